@@ -1,0 +1,47 @@
+// The environment contract: a topology of real servers, each node controllable,
+// every link routed through the fault proxy.
+export interface Endpoint { id: string; host: string; port: number }
+
+export type TopologyName = 'redis' | 'redis-sentinel' | 'zookeeper' | 'mariadb';
+
+export interface TopologyOptions {
+  masters?: number;              // redis: 1..7 independent masters
+  nodes?: number;                // zookeeper: 1 or 3
+  persistence?: 'none' | 'aof-always'; // redis
+  resource?: boolean;            // add a fault-free Redis node for the protected resource
+}
+
+export type NodeRole = 'redis' | 'redis-replica' | 'sentinel' | 'zookeeper' | 'mariadb' | 'resource';
+
+export interface NodeHandle {
+  readonly id: string;           // 'n1', 'n2', ... ('s1'.. sentinels, 'resource')
+  readonly role: NodeRole;
+  readonly port: number;         // the real listening port on 127.0.0.1 (bypasses the proxy)
+  readonly logFile: string;
+  pid(): number | undefined;
+  pause(): Promise<void>;        // SIGSTOP
+  resume(): Promise<void>;       // SIGCONT
+  kill(): Promise<void>;         // SIGKILL
+  restart(o?: { persistence?: 'none' | 'aof-always' }): Promise<void>; // start again after kill (same port, same dir)
+  setClockOffsetMs(ms: number): Promise<void>; // wall-clock offset via the clock shim
+  clockOffsetMs(): number;
+}
+
+/** A directed link through the fault proxy (toxiproxy proxy name = name). */
+export interface Link { name: string; from: string; to: string; listen: Endpoint; upstream: Endpoint }
+
+export interface Environment {
+  readonly topology: TopologyName;
+  readonly nodes: NodeHandle[];
+  readonly links: Link[];        // node→node links, and client links created so far
+  readonly proxyUrl: string;     // Toxiproxy HTTP API (drive it with toxiproxy-node-client)
+  readonly sentinelName?: string;
+  node(id: string): NodeHandle;
+  /** The endpoints client `clientId` uses, one proxied link per (client, data node). */
+  clientEndpoints(clientId: string): Promise<Endpoint[]>;
+  /** Sentinel endpoints for client `clientId` (redis-sentinel), proxied likewise. */
+  sentinelEndpoints?(clientId: string): Promise<Endpoint[]>;
+  /** Endpoint of the fault-free resource node, if requested. */
+  resourceEndpoint?(): Endpoint;
+  down(): Promise<void>;
+}

@@ -1,0 +1,46 @@
+// The history contract (../shared/HISTORY.md) as TypeScript types.
+export type EventType = 'invoke' | 'ok' | 'fail' | 'info';
+export type Process = number | 'nemesis';
+
+/** One line of a history file, as written by the recorder and read by `check`. */
+export interface HistoryEvent {
+  type: EventType;
+  f: string;
+  process: Process;
+  key?: string;
+  value?: unknown;
+  time?: number;
+  index?: number;
+  [extra: string]: unknown;
+}
+
+/**
+ * An invoke paired with its completion. `outcome` 'info' covers both an info
+ * completion and an invoke left unanswered at the end of the file.
+ * Lines are 1-based line numbers in the source file (what users see in reports).
+ */
+export interface Op {
+  id: number;                 // 0-based, in invoke order
+  process: number;
+  f: string;
+  key: string;
+  outcome: 'ok' | 'fail' | 'info';
+  invokeValue: unknown;       // value on the invoke line
+  value: unknown;             // value on the completion line (undefined if none)
+  invokeLine: number;
+  completeLine: number;       // Infinity when unanswered
+  invokeTime?: number;        // ns, from `time`
+  completeTime?: number;
+  invokeSeq: number;          // 0-based position of the invoke among all events (real-time order)
+  completeSeq: number;        // position of the completion; Infinity when unanswered
+}
+
+/** A fault-injection record (process "nemesis"). */
+export interface NemesisEvent { line: number; seq: number; f: string; type: EventType; value?: unknown; time?: number }
+
+export interface ParsedHistory {
+  source: string;            // file path, for messages
+  ops: Op[];                 // client operations (not nemesis), invoke order
+  nemesis: NemesisEvent[];
+  events: number;            // number of event lines read
+}

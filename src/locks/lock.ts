@@ -1,0 +1,53 @@
+// The one interface every lock implementation under test speaks: what a client
+// believes, nothing more. The runner turns these outcomes into history events:
+//   acquire → Held: ok (value {token} if any) | null: fail | throws: info
+//   release → 'released': ok | 'lost': ok {lost:true} | throws DefiniteFailure: fail | throws: info
+//   renew   → 'renewed': ok | 'lost': fail, then a lapse release | throws: info
+import type { Endpoint } from '../env/types.ts';
+
+export interface Held {
+  key: string;
+  token?: number | string;     // fencing token, when the recipe hands one out
+  validUntilMs?: number;       // on the client's monotonic clock (ctx.clock.monoMs)
+  [state: string]: unknown;    // whatever the recipe needs to release (random value, ...)
+}
+
+export interface AcquireOptions { ttlMs: number; waitMs: number }
+
+export interface Lock {
+  readonly name: string;
+  acquire(key: string, o: AcquireOptions): Promise<Held | null>;
+  release(h: Held): Promise<'released' | 'lost'>;
+  renew?(h: Held, ttlMs: number): Promise<'renewed' | 'lost'>;
+  close(): Promise<void>;
+}
+
+/** Thrown when an operation certainly did not take effect (recorded as `fail`). */
+export class DefiniteFailure extends Error {
+  readonly definite = true;
+}
+
+/** The client's clocks. wallMs may be skewed by the nemesis (client clock faults). */
+export interface Clock { wallMs(): number; monoMs(): number }
+
+/** Everything a lock implementation gets to connect with. */
+export interface LockContext {
+  clientId: string;              // unique per worker; recipes use it as the owner value
+  endpoints: Endpoint[];         // data nodes as this client reaches them (through the fault proxy)
+  sentinels?: Endpoint[];        // for Sentinel-based recipes
+  sentinelName?: string;         // the monitored master's name
+  clock: Clock;
+  commandTimeoutMs: number;      // per-command budget; past it the op is indeterminate
+  options?: Record<string, unknown>; // recipe options from the command line (--lock-opt k=v)
+}
+
+/** A recipe in the registry: how to build it, what it needs, where it comes from. */
+export interface LockRecipe {
+  name: string;
+  summary: string;               // one line for `lockpick list`
+  source: string;                // seed file(s) or literature it follows
+  topology: { kind: 'redis'; masters: number } | { kind: 'redis-sentinel' } | { kind: 'zookeeper'; nodes: number } | { kind: 'mariadb' };
+  model: 'mutex' | 'reentrant-mutex' | 'fenced-mutex';
+  fencing: boolean;              // hands out tokens the resource can check
+  create(ctx: LockContext): Lock | Promise<Lock>;
+}

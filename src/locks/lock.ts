@@ -39,6 +39,12 @@ export interface LockContext {
   clock: Clock;
   commandTimeoutMs: number;      // per-command budget; past it the op is indeterminate
   options?: Record<string, unknown>; // recipe options from the command line (--lock-opt k=v)
+  /**
+   * A named point inside a recipe where a scheduled client pause may land
+   * (e.g. 'after-compare' between GET and DEL). Recipes await it at their racy
+   * steps; the runner resolves it at once unless the schedule pauses there.
+   */
+  point?(name: string): Promise<void>;
 }
 
 /** A recipe in the registry: how to build it, what it needs, where it comes from. */

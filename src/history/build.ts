@@ -1,0 +1,138 @@
+// Turns a stream of raw events (one object per line, from JSONL or EDN) into a
+// ParsedHistory: checks every HISTORY.md rule on the way and pairs each
+// completion with its process's open invoke. Shared by every reader so both
+// formats obey exactly the same rules.
+import { HistoryError } from './errors.ts';
+import type { NemesisEvent, Op, ParsedHistory } from './types.ts';
+
+const EVENT_SHAPE = 'an event is {"type":"invoke"|"ok"|"fail"|"info","f":"<op>","process":<integer ≥ 0 or "nemesis">, ...}';
+
+/** Creates Ops with one fixed field order so V8 keeps them all in one hidden class. */
+function newOp(id: number, process: number, f: string, key: string, invokeValue: unknown, line: number, time: number | undefined, seq: number): Op {
+  return {
+    id, process, f, key,
+    outcome: 'info',
+    invokeValue,
+    value: undefined,
+    invokeLine: line,
+    completeLine: Infinity,
+    invokeTime: time,
+    completeTime: undefined,
+    invokeSeq: seq,
+    completeSeq: Infinity,
+  };
+}
+
+export class HistoryBuilder {
+  readonly ops: Op[] = [];
+  readonly nemesis: NemesisEvent[] = [];
+  private seq = 0;
+  /** process → its open invoke. */
+  private readonly open = new Map<number, Op>();
+  /** process → line of the info completion that ended it. */
+  private readonly ended = new Map<number, number>();
+
+  constructor(readonly source: string) {}
+
+  private fail(line: number, rule: string, expected: string, fix: string): never {
+    throw new HistoryError(this.source, line, rule, expected, fix);
+  }
+
+  /** Adds one event read from `line` (1-based). `raw` is whatever the line parsed to. */
+  add(raw: unknown, line: number): void {
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+      this.fail(line, 'not-an-object', `each event must be one object; got ${describe(raw)}`,
+        `write one event object per line: ${EVENT_SHAPE}`);
+    }
+    const ev = raw as Record<string, unknown>;
+    const seq = this.seq;
+    const type = ev.type;
+    const f = ev.f;
+    const process = ev.process;
+    if (type !== 'invoke' && type !== 'ok' && type !== 'fail' && type !== 'info') {
+      this.fail(line, 'unknown-type', `"type" must be "invoke", "ok", "fail" or "info"; got ${describe(type)}`,
+        'use invoke to start an operation and ok / fail / info to complete it');
+    }
+    if (typeof f !== 'string') {
+      this.fail(line, 'missing-f', `"f" must be a string naming the operation (acquire, release, read, ...); got ${describe(f)}`,
+        'add "f" to the event, the same on the invoke and its completion');
+    }
+    const isNemesis = process === 'nemesis';
+    if (!isNemesis && !(typeof process === 'number' && Number.isInteger(process) && process >= 0)) {
+      this.fail(line, 'bad-process', `"process" must be an integer ≥ 0 or "nemesis"; got ${describe(process)}`,
+        'give each logical single-threaded client its own integer process id');
+    }
+    const key = ev.key;
+    if (key !== undefined && typeof key !== 'string') {
+      this.fail(line, 'bad-key', `"key" must be a string when present; got ${describe(key)}`,
+        'write the lock name or register key as a string, or leave "key" out (it then means "")');
+    }
+    let time = ev.time;
+    if (typeof time === 'bigint') time = Number(time);
+    if (time !== undefined && !(typeof time === 'number' && Number.isInteger(time))) {
+      this.fail(line, 'bad-time', `"time" must be an integer (nanoseconds since the run started) when present; got ${describe(time)}`,
+        'write time as integer nanoseconds from a monotonic clock, or leave it out');
+    }
+    const index = ev.index;
+    if (index !== undefined && index !== seq) {
+      this.fail(line, 'bad-index', `"index" must equal the event's 0-based position in the file, ${seq}; got ${describe(index)}`,
+        'renumber "index" from 0 in file order (blank lines do not count), or leave it out');
+    }
+    this.seq = seq + 1;
+
+    if (isNemesis) {
+      // Fault records: not paired (Jepsen's nemesis logs info/info pairs), only kept for reports.
+      this.nemesis.push({ line, seq, f, type, value: ev.value, time: time as number | undefined });
+      return;
+    }
+    const p = process as number;
+    const open = this.open.get(p);
+    if (type === 'invoke') {
+      if (open !== undefined) {
+        this.fail(line, 'second-invoke', `process ${p} invokes ${f} while its ${open.f} from line ${open.invokeLine} is still open (a process has at most one operation outstanding)`,
+          `complete the operation of line ${open.invokeLine} (ok / fail / info) before process ${p} invokes again, or record the new call under another process id`);
+      }
+      const endedAt = this.ended.get(p);
+      if (endedAt !== undefined) {
+        this.fail(line, 'invoke-after-info', `process ${p} invokes ${f} after its info completion at line ${endedAt} (after info a process never invokes again)`,
+          `record the client's later operations under a new process id, as Jepsen does`);
+      }
+      const op = newOp(this.ops.length, p, f, key === undefined ? '' : key as string, ev.value, line, time as number | undefined, seq);
+      this.ops.push(op);
+      this.open.set(p, op);
+      return;
+    }
+    if (open === undefined) {
+      const endedAt = this.ended.get(p);
+      const why = endedAt !== undefined ? `process ${p} already ended with info at line ${endedAt}` : `process ${p} has no open invoke`;
+      this.fail(line, 'completion-without-invoke', `a "${type}" of ${f} must complete an open invoke of the same process, but ${why}`,
+        `add the invoke of ${f} by process ${p} before this line, or remove this line`);
+    }
+    if (open.f !== f || (key !== undefined && key !== open.key)) {
+      const what = open.f !== f ? `f "${f}"` : `key "${key as string}"`;
+      const want = open.f !== f ? `f "${open.f}"` : `key "${open.key}"`;
+      this.fail(line, 'completion-mismatch', `this "${type}" has ${what} but the open invoke of process ${p} (line ${open.invokeLine}) has ${want}`,
+        'a completion must repeat the f (and key, if given) of the invoke it completes');
+    }
+    open.outcome = type;
+    open.value = ev.value;
+    open.completeLine = line;
+    open.completeTime = time as number | undefined;
+    open.completeSeq = seq;
+    this.open.delete(p);
+    if (type === 'info') this.ended.set(p, line);
+  }
+
+  /** Ends the history: invokes still open stay outcome 'info' (they may or may not have happened). */
+  finish(): ParsedHistory {
+    return { source: this.source, ops: this.ops, nemesis: this.nemesis, events: this.seq };
+  }
+}
+
+/** A short rendering of a bad value for messages. */
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing (the field is missing)';
+  let s: string;
+  try { s = typeof v === 'bigint' ? `${v}` : JSON.stringify(v) ?? String(v); } catch { s = String(v); }
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}

@@ -1,0 +1,114 @@
+// Jepsen history.edn reader. A small scanner (strings, comments, char
+// literals, bracket nesting) finds where each op map starts and ends, so it
+// can report the op's line and never hold more than one chunk plus one op in
+// memory; each op map itself is parsed by edn-data. Accepts a vector [...] or
+// list (...) of op maps spanning many lines, and one map per line with no
+// enclosing collection (tagged maps such as #jepsen.history.Op{...} too).
+import { open } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { parseEDNString } from 'edn-data';
+import type { ParseOptions } from 'edn-data/dist/parse.js';
+import { HistoryBuilder } from './build.ts';
+import { HistoryError } from './errors.ts';
+import type { ParsedHistory } from './types.ts';
+
+const CHUNK_BYTES = 1 << 20;
+// Keywords become strings (":nemesis" → "nemesis"), nil → null, sets/lists → arrays.
+const EDN_OPTIONS: ParseOptions = { mapAs: 'object', keywordAs: 'string', listAs: 'array', setAs: 'array', symbolAs: 'string', charAs: 'string' };
+const CLOSER: Record<string, string> = { '[': ']', '(': ')', '{': '}' };
+const WHITESPACE = ' \t\r\n,';
+
+/** Turns an op map's tagged wrapper ({tag, val}) into the plain map. */
+function unwrap(v: unknown): unknown {
+  if (v !== null && typeof v === 'object' && 'tag' in v && 'val' in v && Object.keys(v).length === 2) return (v as { val: unknown }).val;
+  return v;
+}
+
+export async function readEdn(path: string): Promise<ParsedHistory> {
+  const b = new HistoryBuilder(path);
+  const syntax: (line: number, expected: string, fix: string) => never = (line, expected, fix) => {
+    throw new HistoryError(path, line, 'edn-syntax', expected, fix);
+  };
+
+  // Scanner state, kept across chunks.
+  const stack: { close: string; line: number }[] = [];
+  let opDepth = -1;          // nesting depth at which op maps sit: 1 inside [..]/(..), 0 for one map per line
+  let outerClosed = false;
+  let inString = false, inComment = false, escape = false;
+  let line = 1;
+  let segStart = -1, segLine = 0; // start (in `text`) and line of the op map being read
+
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    const decoder = new StringDecoder('utf8');
+    let text = '';
+    let eof = false;
+    while (!eof) {
+      const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, null);
+      let piece: string;
+      if (bytesRead === 0) { eof = true; piece = decoder.end(); } else piece = decoder.write(buf.subarray(0, bytesRead));
+      let i = text.length;
+      text += piece;
+      for (; i < text.length; i++) {
+        const c = text[i]!;
+        if (c === '\n') { line++; inComment = false; continue; }
+        if (inComment) continue;
+        if (inString) {
+          if (escape) escape = false;
+          else if (c === '\\') escape = true;
+          else if (c === '"') inString = false;
+          continue;
+        }
+        if (WHITESPACE.includes(c)) continue;
+        if (c === ';') { inComment = true; continue; }
+        if (c === '"') { inString = true; continue; }
+        if (c === '\\') { i++; continue; } // char literal such as \{ or \"
+        const depth = stack.length;
+        if (opDepth === -1) {
+          // First form of the file: the enclosing collection, or the first op map.
+          opDepth = c === '[' || c === '(' ? 1 : 0;
+        }
+        if (depth === opDepth && segStart === -1) {
+          if (outerClosed) syntax(line, 'nothing may follow the closing bracket of the history collection', 'remove what follows, or put every op map inside the one vector');
+          if (c === '{' || c === '#') { segStart = i; segLine = line; }
+          else if (!(opDepth === 1 && (c === ']' || c === ')'))) {
+            const token = /^[^\s,\]\)}]*/.exec(text.slice(i, i + 40))![0] || c;
+            syntax(line, `each element of the history must be an op map {:type ... :f ... :process ...}; found "${token}"`,
+              'remove the stray value or wrap it in an op map');
+          }
+        }
+        if (c === '[' || c === '(' || c === '{') { stack.push({ close: CLOSER[c]!, line }); continue; }
+        if (c === ']' || c === ')' || c === '}') {
+          const top = stack.pop();
+          if (top === undefined) syntax(line, `unmatched "${c}"`, 'remove it or add the matching opening bracket');
+          if (top.close !== c) syntax(line, `"${c}" closes the "${top.close === '}' ? '{' : top.close === ']' ? '[' : '('}" opened at line ${top.line}; expected "${top.close}"`, 'balance the brackets of this op map');
+          if (stack.length === opDepth && segStart !== -1) {
+            const seg = text.slice(segStart, i + 1);
+            segStart = -1;
+            if (seg.startsWith('#_')) continue; // EDN discard: not an op
+            let v: unknown;
+            try { v = parseEDNString(seg, EDN_OPTIONS); } catch (e) {
+              syntax(segLine, `this op map is not valid EDN: ${(e as Error).message}`, 'fix the op map (balanced brackets, closed strings, an even number of forms)');
+            }
+            b.add(unwrap(v), segLine);
+          } else if (stack.length === 0 && opDepth === 1) {
+            outerClosed = true;
+          }
+        }
+      }
+      // Keep only the op map still being read for the next chunk.
+      if (segStart === -1) text = '';
+      else { text = text.slice(segStart); segStart = 0; }
+    }
+  } finally {
+    await fh.close();
+  }
+  if (inString) syntax(segLine || line, 'a string is never closed', 'add the closing double quote');
+  if (segStart !== -1) syntax(segLine, 'this op map is never closed', 'add the closing "}"');
+  if (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    syntax(top.line, `the collection opened here is never closed (expected "${top.close}" by the end of the file)`, `add the closing "${top.close}" at the end of the file`);
+  }
+  return b.finish();
+}

@@ -1,0 +1,20 @@
+// A history that breaks a HISTORY.md rule: says where, which rule, what was
+// expected and how to fix it. `check` turns this into exit code 2.
+export class HistoryError extends Error {
+  readonly file: string;
+  readonly line: number;       // 1-based; 0 when the problem is the file as a whole
+  readonly rule: string;       // short stable id, e.g. 'completion-without-invoke'
+  readonly expected: string;
+  readonly fix: string;
+
+  constructor(file: string, line: number, rule: string, expected: string, fix: string) {
+    const where = line > 0 ? `${file}:${line}` : file;
+    super(`${where}: ${rule}: ${expected}\n  fix: ${fix}`);
+    this.name = 'HistoryError';
+    this.file = file;
+    this.line = line;
+    this.rule = rule;
+    this.expected = expected;
+    this.fix = fix;
+  }
+}

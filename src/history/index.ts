@@ -1,0 +1,43 @@
+// Reading a history file (JSON Lines or Jepsen EDN) into a ParsedHistory.
+import { open } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { readEdn } from './edn.ts';
+import { readJsonl } from './jsonl.ts';
+import type { ParsedHistory } from './types.ts';
+
+export { HistoryError } from './errors.ts';
+export { HistoryBuilder } from './build.ts';
+export type { HistoryEvent, NemesisEvent, Op, ParsedHistory, Process, EventType } from './types.ts';
+
+export type HistoryFormat = 'jsonl' | 'edn';
+
+/**
+ * The format of a file: by extension (.edn; .jsonl/.json/.ndjson), otherwise by
+ * its first meaningful character ('{"' starts a JSON line; '[', '(', ';', '#'
+ * or '{:' start EDN).
+ */
+export async function detectFormat(path: string): Promise<HistoryFormat> {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.edn') return 'edn';
+  if (ext === '.jsonl' || ext === '.json' || ext === '.ndjson') return 'jsonl';
+  const fh = await open(path, 'r');
+  let head: string;
+  try {
+    const buf = Buffer.alloc(4096);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    head = buf.toString('utf8', 0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+  const m = /^\s*(\S)\s*(\S?)/.exec(head);
+  if (!m) return 'jsonl';
+  const [, first, second] = m;
+  if (first === '[' || first === '(' || first === ';' || first === '#') return 'edn';
+  if (first === '{' && second === ':') return 'edn';
+  return 'jsonl';
+}
+
+/** Reads and validates a history; throws HistoryError naming the line and rule when it breaks HISTORY.md. */
+export async function readHistory(path: string): Promise<ParsedHistory> {
+  return (await detectFormat(path)) === 'edn' ? readEdn(path) : readJsonl(path);
+}

@@ -1,0 +1,186 @@
+// One proxied TCP connection: the client socket, the upstream socket, and a
+// pipe per direction that runs every chunk through the proxy's current toxics.
+// Toxics are read afresh for every chunk, so adding or removing one affects
+// connections that are already open, as in Toxiproxy.
+import net from 'node:net';
+import type { Stream, Toxic } from './toxics.ts';
+
+/** How a connection sees its proxy's toxics. */
+export interface ToxicSource { toxics(stream: Stream): Toxic[] }
+
+const HIGH_WATER = 64; // queued chunks before reading from the source pauses
+const BANDWIDTH_SLICE_MS = 100; // a bandwidth-limited chunk is sent in ≤100 ms slices
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+class Pipe {
+  private queue: { data: Buffer; at: number }[] = [];
+  private running = false;
+  private ended = false; // the source sent FIN (or closed)
+  done = false;          // everything forwarded and the FIN passed on (or the destination is gone)
+  private wake: (() => void) | null = null;
+  private sent = 0; // bytes forwarded, for limit_data
+  private readonly rolls = new Map<string, boolean>(); // toxic name@generation → applies to this connection
+  private readonly timers = new Map<string, NodeJS.Timeout>(); // timeout / reset_peer timers by toxic name@generation
+
+  constructor(private readonly conn: Connection, readonly stream: Stream,
+    private readonly src: net.Socket, private readonly dst: net.Socket) {
+    src.on('data', (data: Buffer) => {
+      this.queue.push({ data, at: Date.now() });
+      if (this.queue.length >= HIGH_WATER) src.pause();
+      void this.run();
+    });
+    src.on('end', () => this.sourceEnded());
+  }
+
+  sourceEnded(): void { this.ended = true; void this.run(); }
+
+  /** The destination socket is gone: nothing more can be delivered. */
+  discard(): void { this.queue = []; this.ended = true; this.markDone(); }
+
+  private markDone(): void {
+    if (this.done) return;
+    this.done = true;
+    this.conn.pipeDone();
+  }
+
+  /** The toxics that apply to this connection (toxicity rolled once per toxic version). */
+  active(): Toxic[] {
+    return this.conn.source.toxics(this.stream).filter((t) => {
+      const key = `${t.name}@${t.generation}`;
+      let applies = this.rolls.get(key);
+      if (applies === undefined) { applies = t.toxicity >= 1 || Math.random() < t.toxicity; this.rolls.set(key, applies); }
+      return applies;
+    });
+  }
+
+  /** Re-reads the toxics: arms timers for new timeout/reset_peer toxics, drops timers of removed ones. */
+  refresh(): void {
+    const active = this.active();
+    const live = new Set<string>();
+    for (const t of active) {
+      const key = `${t.name}@${t.generation}`;
+      if (t.type === 'reset_peer') {
+        live.add(key);
+        if (!this.timers.has(key)) this.timers.set(key, setTimeout(() => this.conn.reset(this.stream), t.attributes.timeout));
+      } else if (t.type === 'timeout' && t.attributes.timeout > 0) {
+        live.add(key);
+        if (!this.timers.has(key)) this.timers.set(key, setTimeout(() => this.conn.close(), t.attributes.timeout));
+      }
+    }
+    for (const [key, timer] of this.timers) if (!live.has(key)) { clearTimeout(timer); this.timers.delete(key); }
+    this.wake?.();
+  }
+
+  stop(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.queue = [];
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (!this.conn.closed && this.queue.length > 0) {
+        // A timeout toxic holds all data (a black hole) until it is removed.
+        while (!this.conn.closed && this.active().some((t) => t.type === 'timeout')) {
+          await new Promise<void>((r) => { this.wake = r; });
+          this.wake = null;
+        }
+        const chunk = this.queue.shift();
+        if (!chunk || this.conn.closed) break;
+        if (this.queue.length < HIGH_WATER / 2) this.src.resume();
+        await this.forward(chunk);
+      }
+      if (this.ended && this.queue.length === 0 && !this.conn.closed && !this.done) {
+        this.dst.end();
+        this.markDone();
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async forward(chunk: { data: Buffer; at: number }): Promise<void> {
+    const toxics = this.active();
+    // Latency counts from when the chunk arrived, so back-to-back chunks are not delayed twice.
+    let delay = 0;
+    for (const t of toxics) {
+      if (t.type !== 'latency') continue;
+      const { latency, jitter } = t.attributes;
+      delay += latency + (jitter > 0 ? Math.round((Math.random() * 2 - 1) * jitter) : 0);
+    }
+    const wait = chunk.at + delay - Date.now();
+    if (wait > 0) await sleep(wait);
+    if (this.conn.closed) return;
+
+    let data = chunk.data;
+    const limit = toxics.find((t) => t.type === 'limit_data');
+    let closeAfter = false;
+    if (limit) {
+      const remaining = Math.max(0, limit.attributes.bytes - this.sent);
+      if (data.length >= remaining) { data = data.subarray(0, remaining); closeAfter = true; }
+    }
+    const rates = toxics.filter((t) => t.type === 'bandwidth' && t.attributes.rate > 0).map((t) => t.attributes.rate);
+    if (rates.length > 0) {
+      const rate = Math.min(...rates); // KB/s = bytes per ms
+      const slice = Math.max(1, Math.floor(rate * BANDWIDTH_SLICE_MS));
+      for (let off = 0; off < data.length && !this.conn.closed; off += slice) {
+        const part = data.subarray(off, off + slice);
+        await sleep(part.length / rate);
+        if (!this.conn.closed) this.dst.write(part);
+      }
+    } else if (data.length > 0) {
+      this.dst.write(data);
+    }
+    this.sent += data.length;
+    if (closeAfter) this.conn.close(true);
+  }
+}
+
+export class Connection {
+  closed = false;
+  private readonly up: Pipe;
+  private readonly down: Pipe;
+
+  constructor(readonly source: ToxicSource, readonly client: net.Socket, readonly upstream: net.Socket,
+    private readonly onClosed: (c: Connection) => void) {
+    this.up = new Pipe(this, 'upstream', client, upstream);
+    this.down = new Pipe(this, 'downstream', upstream, client);
+    for (const s of [client, upstream]) {
+      s.on('error', () => this.close());
+      // A socket that closed cleanly: what it sent still drains to the other side.
+      s.on('close', (hadError) => {
+        if (hadError) return this.close();
+        (s === client ? this.down : this.up).discard();
+        (s === client ? this.up : this.down).sourceEnded();
+      });
+    }
+    this.refresh();
+  }
+
+  pipeDone(): void { if (this.up.done && this.down.done) this.close(); }
+
+  refresh(): void { this.up.refresh(); this.down.refresh(); }
+
+  /** Closes both sides; `graceful` flushes what was already written and sends FIN. */
+  close(graceful = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.up.stop(); this.down.stop();
+    for (const s of [this.client, this.upstream]) {
+      if (graceful) s.destroySoon(); else s.destroy();
+    }
+    this.onClosed(this);
+  }
+
+  /** reset_peer: the receiving side of `stream` gets a TCP RST. */
+  reset(stream: Stream): void {
+    if (this.closed) return;
+    const victim = stream === 'downstream' ? this.client : this.upstream;
+    if (!victim.destroyed) victim.resetAndDestroy();
+    this.close();
+  }
+}

@@ -1,0 +1,140 @@
+// One named proxy: a listener on 127.0.0.1 forwarding to an upstream, with
+// toxics. Disabled = the listener is closed (new connects are refused) and
+// every open connection is closed, as Toxiproxy does.
+import net from 'node:net';
+import { Connection } from './connection.ts';
+import { ApiError, parseToxic, toxicJson, updateToxic } from './toxics.ts';
+import type { Stream, Toxic, ToxicJson } from './toxics.ts';
+
+export interface ProxyJson { name: string; listen: string; upstream: string; enabled: boolean; toxics: ToxicJson[] }
+
+export interface HostPort { host: string; port: number }
+
+/** Parses "host:port"; the proxy only ever listens on loopback. */
+export function parseAddress(field: string, value: unknown, listen: boolean): HostPort {
+  if (typeof value !== 'string') throw new ApiError(400, `proxy ${field} must be a "host:port" string, got ${JSON.stringify(value)}`);
+  const i = value.lastIndexOf(':');
+  const host = value.slice(0, i).replace(/^\[(.*)\]$/, '$1') || '127.0.0.1';
+  const port = Number(value.slice(i + 1));
+  if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535 || (!listen && port === 0)) {
+    throw new ApiError(400, `proxy ${field} ${JSON.stringify(value)} is not "host:port" (e.g. "127.0.0.1:${listen ? '0' : '6379'}")`);
+  }
+  if (listen && host !== '127.0.0.1' && host !== 'localhost') {
+    throw new ApiError(400, `proxy listen ${JSON.stringify(value)}: this proxy listens on loopback only; use "127.0.0.1:PORT" (0 = any free port)`);
+  }
+  return { host: listen ? '127.0.0.1' : host, port };
+}
+
+export class FaultProxy {
+  private server: net.Server | null = null;
+  private readonly conns = new Set<Connection>();
+  private readonly toxicList: Toxic[] = [];
+  private listenAddr: HostPort;
+  private upstreamAddr: HostPort;
+  enabled = false;
+
+  constructor(readonly name: string, listen: unknown, upstream: unknown) {
+    this.listenAddr = parseAddress('listen', listen, true);
+    this.upstreamAddr = parseAddress('upstream', upstream, false);
+  }
+
+  get listen(): string { return `${this.listenAddr.host}:${this.listenAddr.port}`; }
+  get upstream(): string { return `${this.upstreamAddr.host}:${this.upstreamAddr.port}`; }
+
+  json(): ProxyJson {
+    return { name: this.name, listen: this.listen, upstream: this.upstream, enabled: this.enabled, toxics: this.toxicList.map(toxicJson) };
+  }
+
+  async start(): Promise<void> {
+    if (this.server) return;
+    const server = net.createServer((client) => this.accept(client));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (e: NodeJS.ErrnoException) =>
+        reject(new ApiError(500, `proxy ${this.name}: cannot listen on ${this.listen}: ${e.code ?? e.message}`)));
+      server.listen(this.listenAddr.port, this.listenAddr.host, () => resolve());
+    });
+    // Keep the port we were given so a re-enabled proxy comes back at the same address.
+    this.listenAddr = { host: this.listenAddr.host, port: (server.address() as net.AddressInfo).port };
+    this.server = server;
+    this.enabled = true;
+  }
+
+  async stop(): Promise<void> {
+    this.enabled = false;
+    const server = this.server;
+    this.server = null;
+    for (const c of [...this.conns]) c.close();
+    if (server) await new Promise<void>((r) => server.close(() => r()));
+  }
+
+  /** Applies a POST /proxies/{name} body: enabled, listen, upstream (each optional). */
+  async update(body: Record<string, unknown>): Promise<void> {
+    const listen = body.listen !== undefined ? parseAddress('listen', body.listen, true) : this.listenAddr;
+    const upstream = body.upstream !== undefined ? parseAddress('upstream', body.upstream, false) : this.upstreamAddr;
+    if (body.enabled !== undefined && typeof body.enabled !== 'boolean') {
+      throw new ApiError(400, `proxy enabled must be true or false, got ${JSON.stringify(body.enabled)}`);
+    }
+    const enabled = body.enabled ?? this.enabled;
+    const moved = listen.port !== this.listenAddr.port || upstream.host !== this.upstreamAddr.host || upstream.port !== this.upstreamAddr.port;
+    if (moved || !enabled) await this.stop();
+    this.listenAddr = listen;
+    this.upstreamAddr = upstream;
+    if (enabled) await this.start();
+  }
+
+  toxics(stream?: Stream): Toxic[] {
+    return stream ? this.toxicList.filter((t) => t.stream === stream) : [...this.toxicList];
+  }
+
+  toxic(name: string): Toxic {
+    const t = this.toxicList.find((x) => x.name === name);
+    if (!t) throw new ApiError(404, `toxic not found: '${name}' on proxy '${this.name}'`);
+    return t;
+  }
+
+  addToxic(body: unknown): Toxic {
+    const t = parseToxic(body);
+    if (this.toxicList.some((x) => x.name === t.name)) throw new ApiError(409, `toxic already exists: '${t.name}' on proxy '${this.name}'`);
+    this.toxicList.push(t);
+    this.refresh();
+    return t;
+  }
+
+  updateToxic(name: string, body: unknown): Toxic {
+    const i = this.toxicList.indexOf(this.toxic(name));
+    const t = updateToxic(this.toxicList[i]!, body);
+    this.toxicList[i] = t;
+    this.refresh();
+    return t;
+  }
+
+  removeToxic(name: string): void {
+    this.toxicList.splice(this.toxicList.indexOf(this.toxic(name)), 1);
+    this.refresh();
+  }
+
+  removeAllToxics(): void {
+    this.toxicList.length = 0;
+    this.refresh();
+  }
+
+  private refresh(): void { for (const c of this.conns) c.refresh(); }
+
+  private accept(client: net.Socket): void {
+    client.pause(); // hold the client's bytes until the upstream is connected
+    const upstream = net.connect({ host: this.upstreamAddr.host, port: this.upstreamAddr.port });
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
+    const refuse = () => { client.destroy(); upstream.destroy(); };
+    client.once('error', refuse);
+    upstream.once('error', refuse);
+    upstream.once('connect', () => {
+      client.off('error', refuse);
+      upstream.off('error', refuse);
+      if (!this.enabled || client.destroyed) return refuse();
+      const conn = new Connection(this, client, upstream, (c) => this.conns.delete(c));
+      this.conns.add(conn);
+      client.resume();
+    });
+  }
+}

@@ -1,0 +1,263 @@
+// The fault proxy, driven only through toxiproxy-node-client, in front of real
+// TCP servers on 127.0.0.1 (an echo server and a byte-counting sink).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { Toxiproxy, type Proxy } from 'toxiproxy-node-client';
+import { startFaultProxy, type FaultProxyHandle } from '../../src/proxy/index.ts';
+
+let handle: FaultProxyHandle;
+let tp: Toxiproxy;
+let echo: net.Server;
+let sink: net.Server;
+let sinkBytes = 0;
+let seq = 0;
+
+async function listen(server: net.Server): Promise<number> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return (server.address() as net.AddressInfo).port;
+}
+
+function portOf(p: Proxy): number { return Number(p.listen.split(':').pop()); }
+
+/** A fresh proxy in front of `upstreamPort` (the echo server by default). */
+async function newProxy(upstreamPort = (echo.address() as net.AddressInfo).port): Promise<Proxy> {
+  return tp.createProxy({ name: `p${++seq}`, listen: '127.0.0.1:0', upstream: `127.0.0.1:${upstreamPort}` });
+}
+
+async function connect(port: number): Promise<net.Socket> {
+  const s = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => { s.once('connect', resolve); s.once('error', reject); });
+  return s;
+}
+
+/** Collects what a socket receives until `n` bytes arrived, it closed, or `ms` passed. */
+function receive(s: net.Socket, n: number, ms: number): Promise<{ bytes: number; closed: boolean; error?: string; elapsed: number }> {
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    let bytes = 0;
+    const done = (closed: boolean, error?: string) => {
+      clearTimeout(timer);
+      s.removeAllListeners('data');
+      resolve({ bytes, closed, error, elapsed: Date.now() - t0 });
+    };
+    const timer = setTimeout(() => done(false), ms);
+    s.on('data', (d: Buffer) => { bytes += d.length; if (bytes >= n) done(false); });
+    s.once('error', (e: NodeJS.ErrnoException) => done(true, e.code));
+    s.once('close', () => done(true));
+  });
+}
+
+/** One echo round trip of `size` bytes through `port`, in ms. */
+async function roundTrip(port: number, size = 16): Promise<number> {
+  const s = await connect(port);
+  try {
+    const t0 = performance.now();
+    const got = receive(s, size, 10_000);
+    s.write(Buffer.alloc(size, 7));
+    const r = await got;
+    assert.equal(r.bytes, size, `echo of ${size} bytes came back short: ${JSON.stringify(r)}`);
+    return performance.now() - t0;
+  } finally {
+    s.destroy();
+  }
+}
+
+before(async () => {
+  echo = net.createServer((s) => { s.on('error', () => {}); s.pipe(s); });
+  sink = net.createServer((s) => { s.on('error', () => {}); s.on('data', (d) => { sinkBytes += d.length; }); });
+  await listen(echo);
+  await listen(sink);
+  handle = await startFaultProxy();
+  tp = new Toxiproxy(handle.url);
+});
+
+after(async () => {
+  await handle?.stop();
+  echo?.close();
+  sink?.close();
+});
+
+test('proxies: create, list, get, update, populate, reset, delete, with Toxiproxy status codes', async () => {
+  assert.match(await tp.getVersion(), /\d+\.\d+/);
+  const p = await newProxy();
+  assert.equal(p.enabled, true);
+  assert.match(p.listen, /^127\.0\.0\.1:\d+$/);
+  assert.notEqual(portOf(p), 0, 'listen reports the real port');
+  const all = await tp.getAll();
+  assert.ok(all[p.name], 'listed');
+  assert.equal((await tp.get(p.name)).upstream, p.upstream);
+  await assert.rejects(tp.createProxy({ name: p.name, listen: '127.0.0.1:0', upstream: p.upstream }), /409/);
+  await assert.rejects(tp.get('no-such-proxy'), /404/);
+  await assert.rejects(tp.createProxy({ name: 'wide', listen: '0.0.0.0:0', upstream: p.upstream }), /400/);
+
+  const off = await p.update({ enabled: false, listen: p.listen, upstream: p.upstream });
+  assert.equal(off.enabled, false);
+  assert.equal((await tp.get(p.name)).enabled, false);
+  await p.addToxic({ name: 'slow', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 10, jitter: 0 } });
+  await tp.reset();
+  const reset = await tp.get(p.name);
+  assert.equal(reset.enabled, true, 'reset enables every proxy');
+  await assert.rejects(reset.getToxic('slow'), /404/, 'reset removes every toxic');
+
+  const populated = await tp.populate([{ name: `pop${++seq}`, listen: '127.0.0.1:0', upstream: p.upstream }]);
+  const pop = Object.values(populated)[0]!;
+  assert.ok(portOf(pop) > 0);
+  assert.ok((await roundTrip(portOf(pop))) >= 0, 'a populated proxy forwards');
+
+  await p.remove();
+  await assert.rejects(tp.get(p.name), /404/);
+  await assert.rejects(connect(portOf(p)), /ECONNREFUSED/, 'a deleted proxy stops listening');
+});
+
+test('data flows both ways intact', async () => {
+  const p = await newProxy();
+  const s = await connect(portOf(p));
+  const payload = Buffer.from(Array.from({ length: 200_000 }, (_, i) => i % 251));
+  const chunks: Buffer[] = [];
+  const got = new Promise<void>((r) => s.on('data', (d: Buffer) => { chunks.push(d); if (Buffer.concat(chunks).length >= payload.length) r(); }));
+  s.write(payload);
+  await got;
+  assert.ok(Buffer.concat(chunks).equals(payload));
+  s.destroy();
+});
+
+test('disabled: existing connections close, new connects are refused; re-enabled on the same port', async () => {
+  const p = await newProxy();
+  const port = portOf(p);
+  const s = await connect(port);
+  const closed = receive(s, 1, 3000);
+  await p.update({ enabled: false, listen: p.listen, upstream: p.upstream });
+  const r = await closed;
+  assert.equal(r.closed, true, 'the open connection was closed');
+  await assert.rejects(connect(port), /ECONNREFUSED/);
+  await p.update({ enabled: true, listen: p.listen, upstream: p.upstream });
+  assert.ok((await roundTrip(port)) < 1000);
+});
+
+test('latency toxic adds the configured delay (downstream and upstream add up)', async () => {
+  const p = await newProxy();
+  const port = portOf(p);
+  const base = await roundTrip(port);
+  const down = await p.addToxic({ name: 'lat-down', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 200, jitter: 0 } });
+  const d1 = await roundTrip(port);
+  assert.ok(d1 >= 199 && d1 < 200 + base + 60, `downstream latency 200 ms: measured ${d1.toFixed(1)} ms`);
+  await p.addToxic({ name: 'lat-up', type: 'latency', stream: 'upstream', toxicity: 1, attributes: { latency: 100, jitter: 0 } });
+  const d2 = await roundTrip(port);
+  assert.ok(d2 >= 299 && d2 < 300 + base + 60, `200 down + 100 up: measured ${d2.toFixed(1)} ms`);
+  await down.update({ name: 'lat-down', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 50, jitter: 0 } });
+  const d3 = await roundTrip(port);
+  assert.ok(d3 >= 149 && d3 < 150 + base + 60, `updated to 50 down + 100 up: measured ${d3.toFixed(1)} ms`);
+  console.log(`# latency toxic: base ${base.toFixed(1)} ms, 200 → ${d1.toFixed(1)} ms, 300 → ${d2.toFixed(1)} ms, 150 → ${d3.toFixed(1)} ms`);
+});
+
+test('latency toxic applies to connections already open, and jitter stays within bounds', async () => {
+  const p = await newProxy();
+  const s = await connect(portOf(p));
+  await p.addToxic({ name: 'jit', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 100, jitter: 40 } });
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    const got = receive(s, 1, 5000);
+    s.write('x');
+    assert.equal((await got).bytes, 1);
+    const rtt = performance.now() - t0;
+    assert.ok(rtt >= 59 && rtt < 200, `latency 100 ± 40: measured ${rtt.toFixed(1)} ms`);
+  }
+  s.destroy();
+});
+
+test('toxicity 0 leaves connections untouched', async () => {
+  const p = await newProxy();
+  await p.addToxic({ name: 'never', type: 'latency', stream: 'downstream', toxicity: 0, attributes: { latency: 1000, jitter: 0 } });
+  assert.ok((await roundTrip(portOf(p))) < 500);
+});
+
+test('timeout 0 black-holes data until removed; timeout N closes the connection after N ms', async () => {
+  const p = await newProxy();
+  const s = await connect(portOf(p));
+  const hole = await p.addToxic({ name: 'hole', type: 'timeout', stream: 'upstream', toxicity: 1, attributes: { timeout: 0 } });
+  let r = receive(s, 3, 600);
+  s.write('abc');
+  assert.deepEqual({ bytes: (await r).bytes, closed: (await r).closed }, { bytes: 0, closed: false }, 'nothing gets through, the connection stays open');
+  r = receive(s, 3, 2000);
+  await hole.remove();
+  assert.equal((await r).bytes, 3, 'held data is delivered once the toxic is removed');
+  s.destroy();
+
+  const s2 = await connect(portOf(p));
+  await p.addToxic({ name: 'cut', type: 'timeout', stream: 'downstream', toxicity: 1, attributes: { timeout: 300 } });
+  const r2 = await receive(s2, 1, 3000);
+  assert.equal(r2.closed, true);
+  assert.ok(r2.elapsed >= 280 && r2.elapsed < 800, `closed after ${r2.elapsed} ms (timeout 300)`);
+});
+
+test('reset_peer resets the connection with a TCP RST', async () => {
+  const p = await newProxy();
+  const s = await connect(portOf(p));
+  await p.addToxic({ name: 'rst', type: 'reset_peer', stream: 'downstream', toxicity: 1, attributes: { timeout: 200 } });
+  const r = await receive(s, 1, 3000);
+  assert.equal(r.error, 'ECONNRESET', `got ${JSON.stringify(r)}`);
+  assert.ok(r.elapsed >= 180, `reset after ${r.elapsed} ms (timeout 200)`);
+});
+
+test('bandwidth toxic limits throughput', async () => {
+  const p = await newProxy();
+  await p.addToxic({ name: 'bw', type: 'bandwidth', stream: 'downstream', toxicity: 1, attributes: { rate: 100 } });
+  const ms = await roundTrip(portOf(p), 50_000); // 50 KB at 100 KB/s ≈ 500 ms
+  assert.ok(ms >= 450 && ms < 1500, `50 KB at 100 KB/s took ${ms.toFixed(0)} ms`);
+  console.log(`# bandwidth toxic: 50 KB at 100 KB/s took ${ms.toFixed(0)} ms`);
+});
+
+test('limit_data closes after N bytes, per direction (downstream to the client, upstream to the server)', async () => {
+  const p = await newProxy();
+  await p.addToxic({ name: 'lim', type: 'limit_data', stream: 'downstream', toxicity: 1, attributes: { bytes: 1000 } });
+  const s = await connect(portOf(p));
+  const r = receive(s, 10_000, 3000);
+  s.write(Buffer.alloc(5000, 1));
+  const got = await r;
+  assert.deepEqual({ bytes: got.bytes, closed: got.closed }, { bytes: 1000, closed: true });
+
+  const q = await newProxy((sink.address() as net.AddressInfo).port);
+  await q.addToxic({ name: 'lim-up', type: 'limit_data', stream: 'upstream', toxicity: 1, attributes: { bytes: 700 } });
+  const before = sinkBytes;
+  const s2 = await connect(portOf(q));
+  const closed = receive(s2, 1, 3000);
+  s2.write(Buffer.alloc(3000, 2));
+  assert.equal((await closed).closed, true);
+  await new Promise((res) => setTimeout(res, 100));
+  assert.equal(sinkBytes - before, 700, 'the server received exactly the limit');
+});
+
+test('bad toxic bodies are rejected with 400', async () => {
+  const p = await newProxy();
+  const bad = (body: object) => tp.getApi().post(`${handle.url}/proxies/${p.name}/toxics`, body);
+  await assert.rejects(bad({ type: 'earthquake' }), /400/);
+  await assert.rejects(bad({ type: 'latency', stream: 'sideways' }), /400/);
+  await assert.rejects(bad({ type: 'latency', attributes: { latency: -5 } }), /400/);
+  await p.addToxic({ name: 'dup', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 1, jitter: 0 } });
+  await assert.rejects(bad({ name: 'dup', type: 'latency' }), /409/);
+});
+
+test('the proxy child process exits when the process that started it is SIGKILLed', async () => {
+  const script = `import { startFaultProxy } from ${JSON.stringify(new URL('../../src/proxy/index.ts', import.meta.url).href)};
+    const h = await startFaultProxy(); console.log(h.pid); setInterval(() => {}, 1000);`;
+  const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TOXIPROXY_URL: '' },
+  });
+  try {
+    const pid = Number(await new Promise<string>((r) => parent.stdout!.once('data', (d: Buffer) => r(d.toString().trim()))));
+    assert.ok(pid > 0);
+    assert.doesNotThrow(() => process.kill(pid, 0), 'child proxy is running');
+    parent.kill('SIGKILL');
+    const deadline = Date.now() + 5000;
+    let alive = true;
+    while (alive && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      try { process.kill(pid, 0); } catch { alive = false; }
+    }
+    assert.equal(alive, false, `proxy child ${pid} outlived its parent`);
+  } finally {
+    parent.kill('SIGKILL');
+  }
+});

@@ -1,0 +1,29 @@
+// Time and memory limits for a check. Searches call check() every few thousand steps;
+// a reason string means "stop now and answer unknown".
+import { getHeapStatistics } from 'node:v8';
+
+/** Above this share of V8's heap limit we stop before V8 would crash the process. */
+const HEAP_GUARD = 0.85;
+
+export class Budget {
+  private readonly deadline: number;
+  private readonly heapLimit = getHeapStatistics().heap_size_limit * HEAP_GUARD;
+
+  constructor(private readonly timeLimitMs?: number, private readonly maxMemoryBytes?: number) {
+    this.deadline = timeLimitMs === undefined ? Infinity : Date.now() + timeLimitMs;
+  }
+
+  /** Undefined while within limits, else why not. */
+  check(): string | undefined {
+    if (Date.now() > this.deadline) return `time limit of ${this.timeLimitMs} ms reached before a verdict`;
+    if (this.maxMemoryBytes !== undefined) {
+      const rss = process.memoryUsage.rss();
+      if (rss > this.maxMemoryBytes) return `memory limit of ${mb(this.maxMemoryBytes)} reached (resident ${mb(rss)}) before a verdict`;
+    }
+    const heap = getHeapStatistics().used_heap_size;
+    if (heap > this.heapLimit) return `the JavaScript heap is nearly full (${mb(heap)}); raise --max-old-space-size or set a smaller search`;
+    return undefined;
+  }
+}
+
+const mb = (n: number) => `${Math.round(n / 1048576)} MB`;

@@ -1,0 +1,95 @@
+// checkHistory: split a parsed history by the model's partition (per key), decide each part by
+// the model's sweep when it has one (owner-aware lock models) or by the general search, and
+// gather plain-words anomalies. Throws CheckInputError for input the model cannot read.
+import type { Op, ParsedHistory } from '../src/history/types.ts';
+import type { Anomaly, CheckOptions, CheckResult, KeyDetail, Model, Verdict } from './types.ts';
+import { Budget } from './budget.ts';
+import { MODELS, registerModel } from './models/index.ts';
+import type { DescribedModel } from './models/lockpick-model.ts';
+import { searchLinearization } from './search.ts';
+import { SWEEPS, doubleHolderScan } from './sweep.ts';
+import { explainNonlinearizable } from './window.ts';
+
+export { MODELS, registerModel };
+export type { DescribedModel } from './models/lockpick-model.ts';
+
+/** Reports list at most this many anomalies per key; the rest are counted in keys_detail. */
+export const MAX_ANOMALIES_PER_KEY = 20;
+
+/** The history or options do not fit the model: a usage problem (exit 2), not a verdict. */
+export class CheckInputError extends Error {}
+
+export function checkHistory(h: ParsedHistory, o: CheckOptions): CheckResult {
+  const started = performance.now();
+  const model = MODELS[o.model];
+  if (!model) throw new CheckInputError(`unknown model '${o.model}': use one of ${Object.keys(MODELS).join(', ')} (--model NAME)`);
+  validateOps(model, h);
+  const budget = new Budget(o.timeLimitMs, o.maxMemoryBytes);
+  const anomalies: Anomaly[] = [];
+  const keysDetail: Record<string, KeyDetail> = {};
+  let anyInvalid = false;
+  let unknownReason: string | undefined;
+  for (const [key, ops] of partition(model, h.ops)) {
+    const d = checkKey(model, key, ops, budget);
+    const listed = d.anomalies.slice(0, MAX_ANOMALIES_PER_KEY);
+    anomalies.push(...listed);
+    const detail: KeyDetail = { valid: d.valid, ops: ops.length };
+    if (d.reason) detail.reason = d.reason;
+    else if (d.anomalies.length > listed.length) detail.reason = `${d.anomalies.length} anomalies; the first ${listed.length} are listed`;
+    keysDetail[key] = detail;
+    if (d.valid === false) anyInvalid = true;
+    if (d.valid === 'unknown') unknownReason ??= `key "${key}": ${d.reason}`;
+  }
+  const valid: Verdict = anyInvalid ? false : unknownReason ? 'unknown' : true;
+  const elapsed = Math.round(performance.now() - started);
+  const result: CheckResult = {
+    valid, model: model.name, ops: h.ops.length, keys: Object.keys(keysDetail).length,
+    anomalies, keys_detail: keysDetail, elapsed_ms: elapsed, check_ms: elapsed,
+  };
+  if (valid === 'unknown') result.reason = unknownReason;
+  return result;
+}
+
+interface KeyVerdict { valid: Verdict; anomalies: Anomaly[]; reason?: string }
+
+function checkKey(model: Model<any>, key: string, ops: Op[], budget: Budget): KeyVerdict {
+  const over = budget.check();
+  if (over) return { valid: 'unknown', anomalies: [], reason: over };
+  const sweep = SWEEPS.get(model);
+  if (sweep) {
+    const anomalies = sweep(key, ops);
+    return { valid: anomalies.length === 0, anomalies };
+  }
+  // Certain double holders are definite whatever the model; lock-free ops give none.
+  const definite = ops.some((op) => op.f === 'acquire') ? doubleHolderScan(key, ops) : [];
+  const live = ops.filter((op) => op.outcome !== 'fail');
+  const r = searchLinearization(model, live, budget);
+  if (r.result === 'ok') return definite.length ? { valid: false, anomalies: definite } : { valid: true, anomalies: [] };
+  if (r.result === 'unknown') return definite.length ? { valid: false, anomalies: definite, reason: r.reason } : { valid: 'unknown', anomalies: [], reason: r.reason };
+  return { valid: false, anomalies: [...definite, explainNonlinearizable(model, key, live, budget)] };
+}
+
+function partition(model: Model<any>, ops: readonly Op[]): Map<string, Op[]> {
+  const parts = new Map<string, Op[]>();
+  for (const op of ops) {
+    const k = model.partition(op);
+    const list = parts.get(k);
+    if (list) list.push(op); else parts.set(k, [op]);
+  }
+  return parts;
+}
+
+function validateOps(model: DescribedModel<any>, h: ParsedHistory): void {
+  const known = model.operations ? new Set(model.operations) : undefined;
+  for (const op of h.ops) {
+    if (known && !known.has(op.f)) {
+      const fits = Object.values(MODELS).filter((m: DescribedModel<any>) => m.operations?.includes(op.f)).map((m) => m.name);
+      throw new CheckInputError(
+        `${h.source}:${op.invokeLine}: model '${model.name}' has no operation '${op.f}' (it knows ${[...known].join(', ')})` +
+        (fits.length ? `; choose a model that has it with --model (${fits.join(', ')})` : ''),
+      );
+    }
+    const bad = model.validate?.(op);
+    if (bad) throw new CheckInputError(`${h.source}:${op.invokeLine}: ${bad}`);
+  }
+}

@@ -1,0 +1,21 @@
+// The model registry: lockpick's models by name, and registerModel for users' own.
+import type { Model } from '../types.ts';
+import { fencedMutex, knossosMutex, mutex, reentrantMutex } from './mutex.ts';
+import { casRegister, register } from './register.ts';
+
+export const MODELS: Record<string, Model<any>> = {
+  mutex,
+  'knossos-mutex': knossosMutex,
+  'reentrant-mutex': reentrantMutex,
+  'fenced-mutex': fencedMutex,
+  register,
+  'cas-register': casRegister,
+};
+
+/** Adds (or replaces) a model under model.name; `check --model NAME` then finds it. */
+export function registerModel(model: Model<any>): void {
+  for (const fn of ['init', 'step', 'partition', 'hash', 'describe'] as const) {
+    if (typeof model[fn] !== 'function') throw new TypeError(`registerModel: model '${model.name}' has no ${fn}() function; a model needs init, step, partition, hash and describe`);
+  }
+  MODELS[model.name] = model;
+}

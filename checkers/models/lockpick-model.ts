@@ -1,0 +1,12 @@
+// The Model contract plus two optional extras lockpick's own models provide; user models may too.
+import type { Op } from '../../src/history/types.ts';
+import type { Model } from '../types.ts';
+
+export interface DescribedModel<S> extends Model<S> {
+  /** The `f` values this model understands; other ops are rejected up front with a clear error. */
+  readonly operations?: readonly string[];
+  /** Why this op cannot be read by the model (malformed value), or undefined when it is fine. */
+  validate?(op: Op): string | undefined;
+  /** Plain words for what an op does, for messages: "acquire", "read 3", "cas 1→2". */
+  describeOp?(op: Op): string;
+}

@@ -1,0 +1,125 @@
+// General linearizability search for one partition: Wing–Gong–Lowe with memoisation of
+// (set of linearized ops, model state), as in Porcupine. It knows nothing of any model.
+// fail ops must be removed before; info ops (outcome 'info') may take effect at any point
+// after their invoke or never: their returns sit after every other event, and the search
+// succeeds as soon as every ok op is linearized.
+import type { Op } from '../src/history/types.ts';
+import type { Model } from './types.ts';
+import type { Budget } from './budget.ts';
+import { isInconsistent } from './models/inconsistent.ts';
+
+export type SearchOutcome<S> =
+  | { result: 'ok' }
+  | { result: 'fail'; deepest: number[]; deepestState: S }   // deepest: op indices of the longest order found
+  | { result: 'unknown'; reason: string };
+
+const CHECK_EVERY = 4096;
+
+export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budget: Budget): SearchOutcome<S> {
+  const n = ops.length;
+  // Entries: 2i = call of op i, 2i+1 = its return. Node = entry + 1; node 0 is the list head.
+  const order = new Int32Array(2 * n);
+  const pos = new Float64Array(2 * n);
+  let okLeft = 0;
+  for (let i = 0; i < n; i++) {
+    const op = ops[i]!;
+    order[2 * i] = 2 * i;
+    order[2 * i + 1] = 2 * i + 1;
+    pos[2 * i] = op.invokeSeq;
+    pos[2 * i + 1] = op.outcome === 'ok' ? op.completeSeq : Infinity;
+    if (op.outcome === 'ok') okLeft++;
+  }
+  order.sort((a, b) => pos[a]! - pos[b]! || a - b);
+  const next = new Int32Array(2 * n + 1);
+  const prev = new Int32Array(2 * n + 1);
+  let last = 0;
+  for (const e of order) { next[last] = e + 1; prev[e + 1] = last; last = e + 1; }
+  next[last] = -1;
+
+  const lift = (c: number) => {
+    const r = c + 1;
+    next[prev[c]!] = next[c]!; if (next[c] !== -1) prev[next[c]!] = prev[c]!;
+    next[prev[r]!] = next[r]!; if (next[r] !== -1) prev[next[r]!] = prev[r]!;
+  };
+  const unlift = (c: number) => {
+    const r = c + 1;
+    next[prev[r]!] = r; if (next[r] !== -1) prev[next[r]!] = r;
+    next[prev[c]!] = c; if (next[c] !== -1) prev[next[c]!] = c;
+  };
+
+  // Zobrist hashes of the linearized set pick the cache bucket; the bitset itself is compared exactly.
+  const z1 = new Int32Array(n), z2 = new Int32Array(n);
+  let seed = 0x9e3779b9;
+  const rnd = () => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return seed | 0; };
+  for (let i = 0; i < n; i++) { z1[i] = rnd(); z2[i] = rnd(); }
+  const words = (n + 31) >>> 5;
+  const bits = new Uint32Array(words);
+  let h1 = 0, h2 = 0;
+  const cache = new Map<string, Uint32Array[]>();
+  const seen = (key: string): boolean => {
+    const bucket = cache.get(key);
+    if (bucket) {
+      outer: for (const b of bucket) {
+        for (let w = 0; w < words; w++) if (b[w] !== bits[w]) continue outer;
+        return true;
+      }
+      bucket.push(bits.slice());
+    } else cache.set(key, [bits.slice()]);
+    return false;
+  };
+
+  const stackNode = new Int32Array(n);
+  const stackState: S[] = new Array(n);
+  const stackHash: string[] = new Array(n);
+  let sp = 0;
+  let state = model.init();
+  let stateHash = model.hash(state);
+  let deepest: number[] = [];
+  let deepestState = state;
+  let steps = 0;
+  let entry = next[0]!;
+
+  while (okLeft > 0) {
+    if (++steps % CHECK_EVERY === 0) {
+      const reason = budget.check();
+      if (reason) return { result: 'unknown', reason };
+    }
+    const e = entry - 1;
+    const i = e >>> 1;
+    if ((e & 1) === 0) {
+      const op = ops[i]!;
+      const r = model.step(state, op);
+      if (!isInconsistent(r)) {
+        const info = op.outcome !== 'ok';
+        const hs = model.hash(r);
+        // An info op that changes nothing here is never worth linearizing here: skipping it dominates.
+        if (!(info && hs === stateHash)) {
+          bits[i >>> 5]! ^= 1 << (i & 31); h1 ^= z1[i]!; h2 ^= z2[i]!;
+          if (!seen(`${h1}:${h2}:${hs}`)) {
+            stackNode[sp] = entry; stackState[sp] = state; stackHash[sp] = stateHash; sp++;
+            if (sp > deepest.length) { deepest = Array.from(stackNode.subarray(0, sp), (c) => (c - 1) >>> 1); deepestState = r as S; }
+            state = r as S; stateHash = hs;
+            if (!info) okLeft--;
+            lift(entry);
+            entry = next[0]!;
+            continue;
+          }
+          bits[i >>> 5]! ^= 1 << (i & 31); h1 ^= z1[i]!; h2 ^= z2[i]!;
+        }
+      }
+      entry = next[entry]!;
+    } else {
+      // The return of an op not yet linearized: this branch is dead, undo the last choice.
+      if (sp === 0) return { result: 'fail', deepest, deepestState };
+      sp--;
+      const c = stackNode[sp]!;
+      const j = (c - 1) >>> 1;
+      state = stackState[sp]!; stateHash = stackHash[sp]!;
+      bits[j >>> 5]! ^= 1 << (j & 31); h1 ^= z1[j]!; h2 ^= z2[j]!;
+      if (ops[j]!.outcome === 'ok') okLeft++;
+      unlift(c);
+      entry = next[c]!;
+    }
+  }
+  return { result: 'ok' };
+}

@@ -1,0 +1,76 @@
+// A running local environment: its nodes, its links, its teardown.
+import { rmSync } from 'node:fs';
+import type { Endpoint, Environment, Link, TopologyName } from './types.ts';
+import type { ServerNode } from './node.ts';
+import type { LinkTable } from './links.ts';
+import type { ProxyBackend } from './proxy-backend.ts';
+import { onTeardown, removeDir } from './lifecycle.ts';
+
+const DATA_ROLES = new Set(['redis', 'redis-replica', 'zookeeper', 'mariadb']);
+
+export class LocalEnvironment implements Environment {
+  readonly nodes: ServerNode[] = [];
+  sentinelName?: string;
+  private unregister: () => void;
+  private downing: Promise<void> | undefined;
+  /** Called at teardown before the nodes are stopped (e.g. undo iptables rules). */
+  readonly cleanups: (() => Promise<void>)[] = [];
+
+  constructor(
+    readonly topology: TopologyName,
+    readonly root: string,
+    readonly linkTable: LinkTable,
+    private readonly proxy: ProxyBackend | undefined,
+  ) {
+    this.unregister = onTeardown(() => this.down());
+  }
+
+  get proxyUrl(): string {
+    return this.proxy?.url ?? '';
+  }
+
+  get links(): Link[] {
+    return this.linkTable.links;
+  }
+
+  node(id: string): ServerNode {
+    const n = this.nodes.find((x) => x.id === id);
+    if (!n) throw new Error(`lockpick: no node '${id}' in this ${this.topology} environment (nodes: ${this.nodes.map((x) => x.id).join(', ')})`);
+    return n;
+  }
+
+  private async proxiedFor(clientId: string, nodes: ServerNode[]): Promise<Endpoint[]> {
+    if (!/^[A-Za-z0-9_.-]+$/.test(clientId)) throw new Error(`lockpick: client id '${clientId}' must be letters, digits, '_', '.', '-'`);
+    const links = await Promise.all(
+      nodes.map((n) => this.linkTable.ensure(`client:${clientId}`, n.id, { id: n.id, host: '127.0.0.1', port: n.port })),
+    );
+    return links.map((l, i) => ({ id: nodes[i]!.id, host: l.listen.host, port: l.listen.port }));
+  }
+
+  clientEndpoints(clientId: string): Promise<Endpoint[]> {
+    return this.proxiedFor(clientId, this.nodes.filter((n) => DATA_ROLES.has(n.role)));
+  }
+
+  sentinelEndpoints(clientId: string): Promise<Endpoint[]> {
+    return this.proxiedFor(clientId, this.nodes.filter((n) => n.role === 'sentinel'));
+  }
+
+  resourceEndpoint(): Endpoint {
+    const r = this.nodes.find((n) => n.role === 'resource');
+    if (!r) throw new Error(`lockpick: this environment has no resource node; start it with { resource: true }`);
+    return { id: r.id, host: '127.0.0.1', port: r.port };
+  }
+
+  /** Stops every process, the proxy and removes the private dir. Idempotent. */
+  down(): Promise<void> {
+    this.downing ??= (async () => {
+      for (const c of this.cleanups) await c().catch((e: unknown) => console.error(`lockpick: cleanup: ${String(e)}`));
+      await Promise.all(this.nodes.map((n) => n.stop()));
+      await this.proxy?.stop().catch((e: unknown) => console.error(`lockpick: stopping the fault proxy: ${String(e)}`));
+      removeDir(this.root);
+      rmSync(this.root, { recursive: true, force: true });
+      this.unregister();
+    })();
+    return this.downing;
+  }
+}

@@ -1,0 +1,54 @@
+// The `local` environment: real servers from the OS packages on 127.0.0.1,
+// every link through the fault proxy. startEnvironment() is the entry point.
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Toxiproxy } from 'toxiproxy-node-client';
+import type { Environment, TopologyName, TopologyOptions } from './types.ts';
+import { LocalEnvironment } from './environment.ts';
+import { LinkTable } from './links.ts';
+import { cleanupLeftovers } from './lifecycle.ts';
+import { startProxyBackend } from './proxy-backend.ts';
+import { startRedisTopology } from './topology-redis.ts';
+
+export type { Environment, NodeHandle, Link, Endpoint, TopologyName, TopologyOptions } from './types.ts';
+export { cleanupLeftovers, stopEnvUps } from './lifecycle.ts';
+export { MissingBinaryError } from './binaries.ts';
+
+export const TOPOLOGIES: readonly TopologyName[] = ['redis', 'redis-sentinel', 'zookeeper', 'mariadb'];
+
+function validate(topology: TopologyName, o: TopologyOptions): void {
+  if (!TOPOLOGIES.includes(topology)) throw new Error(`lockpick: unknown topology '${topology}'; use one of: ${TOPOLOGIES.join(', ')}`);
+  if (o.masters !== undefined && (!Number.isInteger(o.masters) || o.masters < 1 || o.masters > 7)) {
+    throw new Error(`lockpick: masters must be an integer from 1 to 7, got ${o.masters}`);
+  }
+  if (o.nodes !== undefined && o.nodes !== 1 && o.nodes !== 3) throw new Error(`lockpick: zookeeper nodes must be 1 or 3, got ${o.nodes}`);
+  if (o.persistence !== undefined && o.persistence !== 'none' && o.persistence !== 'aof-always') {
+    throw new Error(`lockpick: persistence must be 'none' or 'aof-always', got '${String(o.persistence)}'`);
+  }
+}
+
+/**
+ * Brings up `topology` and resolves once every server answers a real request.
+ * Call down() when done (it also runs on SIGINT/SIGTERM and at exit).
+ */
+export async function startEnvironment(topology: TopologyName, opts: TopologyOptions = {}): Promise<Environment> {
+  validate(topology, opts);
+  cleanupLeftovers();
+  const root = mkdtempSync(path.join(os.tmpdir(), 'lockpick-env-'));
+  const proxy = await startProxyBackend();
+  const env = new LocalEnvironment(topology, root, new LinkTable(new Toxiproxy(proxy.url)), proxy);
+  try {
+    switch (topology) {
+      case 'redis':
+        await startRedisTopology(env, opts);
+        break;
+      default:
+        throw new Error(`lockpick: topology '${topology}' is not implemented yet`);
+    }
+  } catch (e) {
+    await env.down();
+    throw e;
+  }
+  return env;
+}

@@ -1,0 +1,69 @@
+// The links of an environment: one Toxiproxy proxy per directed link, created
+// and driven only through toxiproxy-node-client. Proxy name = `${from}->${to}`.
+import { Toxiproxy } from 'toxiproxy-node-client';
+import type { Endpoint, Link } from './types.ts';
+import { freePort } from './ports.ts';
+
+export class LinkTable {
+  readonly links: Link[] = [];
+  private readonly pending = new Map<string, Promise<Link>>();
+
+  /** Without a proxy (`tp` undefined) a link is direct: listen = upstream, nothing to cut. */
+  constructor(private readonly tp: Toxiproxy | undefined) {}
+
+  get proxied(): boolean {
+    return this.tp !== undefined;
+  }
+
+  get(from: string, to: string): Link | undefined {
+    return this.links.find((l) => l.from === from && l.to === to);
+  }
+
+  /** The link from→to, created on first use (concurrent callers share one creation). */
+  async ensure(from: string, to: string, upstream: Endpoint): Promise<Link> {
+    const name = `${from}->${to}`;
+    const have = this.get(from, to);
+    if (have) return have;
+    let p = this.pending.get(name);
+    if (!p) {
+      p = this.create(name, from, to, upstream);
+      this.pending.set(name, p);
+      p.finally(() => this.pending.delete(name)).catch(() => {});
+    }
+    return p;
+  }
+
+  /** Adds a link whose listen port was fixed in advance (e.g. written into a peer's config). */
+  async add(from: string, to: string, upstream: Endpoint, listenPort?: number): Promise<Link> {
+    return this.create(`${from}->${to}`, from, to, upstream, listenPort);
+  }
+
+  private async create(name: string, from: string, to: string, upstream: Endpoint, listenPort?: number): Promise<Link> {
+    let link: Link;
+    if (!this.tp) {
+      link = { name, from, to, listen: { ...upstream, id: name }, upstream };
+    } else {
+      let port = listenPort ?? (await freePort());
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await this.tp.createProxy({ name, listen: `127.0.0.1:${port}`, upstream: `${upstream.host}:${upstream.port}` });
+          break;
+        } catch (e) {
+          // Another process took the port between our probe and the proxy's bind.
+          if (listenPort !== undefined || attempt >= 3) throw new Error(`lockpick: creating proxy ${name}: ${String(e)}`);
+          port = await freePort();
+        }
+      }
+      link = { name, from, to, listen: { id: name, host: '127.0.0.1', port }, upstream };
+    }
+    this.links.push(link);
+    return link;
+  }
+
+  /** Re-enables every link and removes its toxics (used before a restart of the world or at teardown). */
+  async removeAll(): Promise<void> {
+    if (!this.tp) return;
+    const all = await this.tp.getAll().catch(() => ({}));
+    await Promise.all(Object.values(all).map((p) => p.remove().catch(() => {})));
+  }
+}

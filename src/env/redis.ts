@@ -1,0 +1,125 @@
+// redis-server and redis-sentinel nodes: config files, start, PING readiness.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import type { Endpoint, NodeRole } from './types.ts';
+import { requireBinary } from './binaries.ts';
+import { shimEnv } from './clock.ts';
+import { ServerNode, type Launcher, type Persistence } from './node.ts';
+import { startAndWait } from './wait.ts';
+
+/** A real PING over a fresh connection; true on PONG (false while loading). */
+export async function redisPing(port: number, host = '127.0.0.1'): Promise<boolean> {
+  const r = new Redis({
+    host,
+    port,
+    lazyConnect: true,
+    connectTimeout: 500,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  r.on('error', () => {});
+  try {
+    await r.connect();
+    return (await r.ping()) === 'PONG';
+  } finally {
+    r.disconnect();
+  }
+}
+
+function persistenceConf(p: Persistence): string[] {
+  // No RDB snapshots either way: 'none' must lose everything on a crash.
+  return p === 'aof-always' ? ['save ""', 'appendonly yes', 'appendfsync always'] : ['save ""', 'appendonly no'];
+}
+
+function baseConf(port: number, dir: string): string[] {
+  return [
+    `port ${port}`,
+    'bind 127.0.0.1',
+    'protected-mode no',
+    `dir ${dir}`,
+    'daemonize no',
+    'logfile ""',
+    // The node dir in the process title too, so leftovers are recognised.
+    'proc-title-template "{title} {listen-addr} {server-mode} {config-file}"',
+  ];
+}
+
+/** The node's private dir and files; a launcher that runs `bin conf` under the clock shim until PING answers. */
+function redisFamilyNode(bin: string, id: string, role: NodeRole, port: number, root: string, kind: 'redis' | 'sentinel') {
+  const dir = path.join(root, id);
+  mkdirSync(dir, { mode: 0o700 });
+  const conf = path.join(dir, `${kind}.conf`);
+  const logFile = path.join(dir, `${kind}.log`);
+  const clockFile = path.join(dir, 'clock-offset');
+  const spawnIt = () =>
+    startAndWait(
+      { name: `${path.basename(bin)} ${id} (127.0.0.1:${port})`, command: bin, args: [conf], cwd: dir, env: shimEnv(clockFile), logFile },
+      { dir },
+      () => redisPing(port),
+      10_000,
+    );
+  const make = (launch: Launcher) => new ServerNode(id, role, port, dir, logFile, clockFile, launch);
+  return { dir, conf, spawnIt, make };
+}
+
+export interface RedisNodeOptions {
+  id: string;
+  role: NodeRole;
+  port: number;
+  root: string;                    // the environment's private dir
+  persistence: Persistence;
+  /** Replicas: the primary's address (a proxy link) and how others should see this node. */
+  replicaOf?: Endpoint;
+  announce?: Endpoint;
+}
+
+export async function createRedisNode(o: RedisNodeOptions): Promise<ServerNode> {
+  const f = redisFamilyNode(requireBinary('redis-server'), o.id, o.role, o.port, o.root, 'redis');
+  let current = o.persistence;
+  const node = f.make(async ({ persistence }) => {
+    const p = persistence ?? current;
+    if (p === 'none') {
+      // A restart without persistence starts empty even if a replica sync left an RDB behind.
+      rmSync(path.join(f.dir, 'dump.rdb'), { force: true });
+      rmSync(path.join(f.dir, 'appendonlydir'), { recursive: true, force: true });
+    }
+    current = p;
+    const lines = [...baseConf(o.port, f.dir), ...persistenceConf(p), 'repl-diskless-sync-delay 0'];
+    if (o.replicaOf) lines.push(`replicaof ${o.replicaOf.host} ${o.replicaOf.port}`);
+    if (o.announce) lines.push(`replica-announce-ip ${o.announce.host}`, `replica-announce-port ${o.announce.port}`);
+    writeFileSync(f.conf, lines.join('\n') + '\n', { mode: 0o600 });
+    return f.spawnIt();
+  });
+  await node.start();
+  return node;
+}
+
+export interface SentinelOptions {
+  id: string;
+  port: number;
+  root: string;
+  masterName: string;
+  master: Endpoint;                // how this sentinel reaches the primary (a proxy link)
+  quorum: number;
+  announce?: Endpoint;             // how other sentinels reach this one
+}
+
+export async function createSentinelNode(o: SentinelOptions): Promise<ServerNode> {
+  const f = redisFamilyNode(requireBinary('redis-sentinel'), o.id, 'sentinel', o.port, o.root, 'sentinel');
+  const m = o.masterName;
+  const lines = [
+    ...baseConf(o.port, f.dir),
+    `sentinel monitor ${m} ${o.master.host} ${o.master.port} ${o.quorum}`,
+    `sentinel down-after-milliseconds ${m} 1000`,
+    `sentinel failover-timeout ${m} 3000`,
+    `sentinel parallel-syncs ${m} 1`,
+  ];
+  if (o.announce) lines.push(`sentinel announce-ip ${o.announce.host}`, `sentinel announce-port ${o.announce.port}`);
+  // Sentinel rewrites its config (state, epochs): written once, kept across restarts.
+  writeFileSync(f.conf, lines.join('\n') + '\n', { mode: 0o600 });
+  const node = f.make(() => f.spawnIt());
+  await node.start();
+  return node;
+}

@@ -1,0 +1,20 @@
+// `redis`: N independent masters (Redlock's setting), plus an optional
+// fault-free resource node that clients reach directly, not through the proxy.
+import type { TopologyOptions } from './types.ts';
+import type { LocalEnvironment } from './environment.ts';
+import { createRedisNode } from './redis.ts';
+import { freePort } from './ports.ts';
+import { settleAll } from './settle.ts';
+
+export async function startRedisTopology(env: LocalEnvironment, o: TopologyOptions): Promise<void> {
+  const persistence = o.persistence ?? 'none';
+  const ids = Array.from({ length: o.masters ?? 1 }, (_, i) => `n${i + 1}`);
+  if (o.resource) ids.push('resource');
+  await settleAll(
+    ids.map(async (id) => {
+      const role = id === 'resource' ? 'resource' : 'redis';
+      return createRedisNode({ id, role, port: await freePort(), root: env.root, persistence });
+    }),
+    (node) => env.nodes.push(node),
+  );
+}

@@ -36,6 +36,8 @@ export interface LockContext {
   endpoints: Endpoint[];         // data nodes as this client reaches them (through the fault proxy)
   sentinels?: Endpoint[];        // for Sentinel-based recipes
   sentinelName?: string;         // the monitored master's name
+  /** Sentinel announces real addresses; map "host:port" → the proxied endpoint (ioredis natMap). */
+  natMap?: Record<string, { host: string; port: number }>;
   clock: Clock;
   commandTimeoutMs: number;      // per-command budget; past it the op is indeterminate
   options?: Record<string, unknown>; // recipe options from the command line (--lock-opt k=v)
@@ -55,5 +57,7 @@ export interface LockRecipe {
   topology: { kind: 'redis'; masters: number } | { kind: 'redis-sentinel' } | { kind: 'zookeeper'; nodes: number } | { kind: 'mariadb' };
   model: 'mutex' | 'reentrant-mutex' | 'fenced-mutex';
   fencing: boolean;              // hands out tokens the resource can check
+  points?: string[];             // names this recipe passes to ctx.point (where a pause may land)
+  optionsHelp?: Record<string, string>; // --lock-opt names → one-line description
   create(ctx: LockContext): Lock | Promise<Lock>;
 }

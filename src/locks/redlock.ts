@@ -1,0 +1,124 @@
+/**
+ * redlock — the Redlock algorithm as seed 003_70610b33bee1e584.txt gives it
+ * (the distlock page; seed 000 sketches the same), over N independent masters
+ * (ctx.endpoints, N = 5 by default):
+ *   1. 获取当前时间（单位是毫秒）                       get the current time in ms
+ *   2. 轮流用相同的key和随机值在N个节点上请求锁 … 超时时间 … 小的多  SET on each node in turn,
+ *      with a per-node timeout much smaller than the TTL (5–50 ms for 10 s)
+ *   3. 只有当客户端在大多数master节点上成功获取了锁 … 而且总共消耗的时间不超过锁释放时间
+ *      held only with a majority (N/2+1) and elapsed < TTL
+ *   4. validity = TTL − elapsed (− drift; drift = TTL·0.01 + 2 ms as in the reference code)
+ *   5. on failure, unlock on every node, even those it thinks it did not lock
+ *   retry after a random delay; release = compare-and-delete on all nodes.
+ * Option clock=wall (default, "get the current time", as the seed says) or
+ * clock=monotonic (antirez's answer to clock jumps) measures the elapsed time.
+ * Point 'before-validity-check' lies between the last SET and the elapsed-time
+ * check: a pause there is caught by the check (with the monotonic clock); a
+ * pause after it (in the critical section) is not.
+ */
+import type { Redis } from 'ioredis';
+import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
+import { DefiniteFailure } from './lock.ts';
+import { openRedis, whenReady, closeAll } from './redis-client.ts';
+import { choiceOption, numberOption } from './options.ts';
+import { isDefinite } from './outcome.ts';
+import { COMPARE_AND_DELETE } from './lua.ts';
+import { randomValue } from './set-px-lua.ts';
+import { sleep } from './retry.ts';
+
+const NAME = 'redlock';
+
+type Vote = 'yes' | 'no' | 'not-sent' | 'unknown';
+
+/** One command on one node, bounded by `ms`; never throws. */
+async function vote(p: Promise<unknown>, ms: number, yes: (v: unknown) => boolean): Promise<Vote> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Vote>((res) => { timer = setTimeout(() => res('unknown'), ms); });
+  const answer = p.then((v) => (yes(v) ? 'yes' : 'no') as Vote, (err) => (isDefinite(err) ? 'not-sent' : 'unknown') as Vote);
+  try {
+    return await Promise.race([answer, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function create(ctx: LockContext): Promise<Lock> {
+  if (ctx.endpoints.length === 0) throw new Error(`lock ${NAME}: client ${ctx.clientId} has no endpoints; Redlock needs N independent masters (topology redis, masters 5)`);
+  const clockKind = choiceOption(ctx, NAME, 'clock', ['wall', 'monotonic'] as const, 'wall');
+  const now = clockKind === 'wall' ? () => ctx.clock.wallMs() : () => ctx.clock.monoMs();
+  const retryDelayMs = numberOption(ctx, NAME, 'retryDelayMs', 200);
+  const parallel = numberOption(ctx, NAME, 'parallel', 0) > 0;
+  const nodes: Redis[] = ctx.endpoints.map((ep) => openRedis(ctx, ep));
+  await Promise.all(nodes.map((r) => whenReady(r, Math.max(1000, ctx.commandTimeoutMs))));
+  const quorum = Math.floor(nodes.length / 2) + 1;
+
+  const unlockAll = (key: string, value: string, ms: number) =>
+    Promise.all(nodes.map((r) => vote(r.eval(COMPARE_AND_DELETE, 1, key, value), ms, (n) => Number(n) === 1)));
+
+  async function attempt(key: string, ttlMs: number): Promise<Held | null> {
+    const nodeTimeoutMs = numberOption(ctx, NAME, 'nodeTimeoutMs', Math.max(10, Math.min(ctx.commandTimeoutMs, Math.floor(ttlMs / 20))));
+    const value = randomValue();
+    const t0 = now();
+    const setOn = (r: Redis) => vote(r.set(key, value, 'PX', ttlMs, 'NX'), nodeTimeoutMs, (v) => v === 'OK');
+    let votes: Vote[];
+    if (parallel) votes = await Promise.all(nodes.map(setOn));
+    else {
+      votes = [];
+      for (const r of nodes) votes.push(await setOn(r));
+    }
+    await ctx.point?.('before-validity-check');
+    const elapsed = now() - t0;
+    const drift = Math.round(ttlMs * 0.01) + 2;
+    const validity = ttlMs - elapsed - drift;
+    const locked = votes.filter((v) => v === 'yes').length;
+    if (locked >= quorum && validity > 0) {
+      return { key, value, validUntilMs: ctx.clock.monoMs() + validity, locked, elapsedMs: elapsed };
+    }
+    // Step 5: unlock everywhere, including where the SET timed out.
+    await unlockAll(key, value, ctx.commandTimeoutMs);
+    return null;
+  }
+
+  return {
+    name: NAME,
+    async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
+      const start = ctx.clock.monoMs();
+      for (;;) {
+        const held = await attempt(key, o.ttlMs);
+        if (held) return held;
+        const left = o.waitMs - (ctx.clock.monoMs() - start);
+        if (left <= 0) return null;
+        await sleep(Math.min(left, Math.floor(Math.random() * retryDelayMs)));
+      }
+    },
+    async release(h: Held) {
+      const votes = await unlockAll(h.key, String(h.value), ctx.commandTimeoutMs);
+      const count = (v: Vote) => votes.filter((x) => x === v).length;
+      if (count('yes') >= quorum) return 'released';
+      if (count('not-sent') === nodes.length) throw new DefiniteFailure(`${NAME} release ${h.key}: no node could be reached`);
+      // A node that did not answer may have deleted our key: the outcome is unknown.
+      if (count('unknown') + count('not-sent') > 0) {
+        throw new Error(`${NAME} release ${h.key}: deleted on ${count('yes')} of ${nodes.length} nodes, ${count('unknown')} did not answer, ${count('not-sent')} unreachable`);
+      }
+      return 'lost';   // every node answered and fewer than a majority still held our value
+    },
+    async close() { await closeAll(nodes); },
+  };
+}
+
+export const recipe: LockRecipe = {
+  name: NAME,
+  summary: 'Redlock over N independent masters: majority, validity = TTL − elapsed − drift, unlock everywhere on failure',
+  source: 'seed 003_70610b33bee1e584.txt (distlock page), seed 000 (RedLock section)',
+  topology: { kind: 'redis', masters: 5 },
+  model: 'mutex',
+  fencing: false,
+  points: ['before-validity-check'],
+  optionsHelp: {
+    clock: 'wall (default, as the seed) | monotonic: the clock that measures the acquisition time',
+    nodeTimeoutMs: 'per-node SET timeout (default TTL/20, at least 10 ms, at most the command timeout)',
+    retryDelayMs: 'upper bound of the random delay between attempts (default 200 ms)',
+    parallel: '1 = send the SETs to all nodes at once (the page\'s "multiplexing"); default 0 = in turn, as the seed',
+  },
+  create,
+};

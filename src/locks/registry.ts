@@ -1,0 +1,35 @@
+// Every lock implementation lockpick knows, by name, and loading a user's own.
+import type { LockRecipe } from './lock.ts';
+import { recipe as setnxGetset, checkRecipe as setnxGetsetCheck } from './setnx-getset.ts';
+import { recipe as setPxDel } from './set-px-del.ts';
+import { recipe as setPxCheckDel } from './set-px-check-del.ts';
+import { recipe as setPxLua } from './set-px-lua.ts';
+import { recipe as setPxLuaFenced } from './set-px-lua-fenced.ts';
+import { recipe as redlock } from './redlock.ts';
+import { recipe as sentinel } from './sentinel.ts';
+import { recipe as redisson } from './redisson-style.ts';
+import { recipe as npmRedlock } from './npm-redlock.ts';
+import { mutexRecipe as npmSemaphore, redlockMutexRecipe as npmSemaphoreRedlock } from './npm-redis-semaphore.ts';
+
+export { loadUserLock } from './user-lock.ts';
+
+export const RECIPES: LockRecipe[] = [
+  setnxGetset,
+  setnxGetsetCheck,
+  setPxDel,
+  setPxCheckDel,
+  setPxLua,
+  setPxLuaFenced,
+  redlock,
+  sentinel,
+  redisson,
+  npmRedlock,
+  npmSemaphore,
+  npmSemaphoreRedlock,
+];
+
+export function getRecipe(name: string): LockRecipe {
+  const r = RECIPES.find((x) => x.name === name);
+  if (r) return r;
+  throw new Error(`unknown lock "${name}"; known locks: ${RECIPES.map((x) => x.name).join(', ')} (or a path to your own module, e.g. --lock ./examples/my-lock.ts)`);
+}

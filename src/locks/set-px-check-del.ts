@@ -1,0 +1,50 @@
+/**
+ * redis-set-px-check-del — seed 002_15d3bf5818abfef5.txt, second version:
+ *   String id = stringRedisTemplate.opsForValue().get(KEY_PREFIX + name);
+ *   if (threadId.equals(id)) { stringRedisTemplate.delete(KEY_PREFIX + name); }
+ * GET, compare, DEL are three steps: a pause after the compare (the runner can
+ * land one at point 'after-compare') lets the lock expire and be re-acquired,
+ * and the DEL then removes the new holder's key.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
+import { connectSingle, setNxPx, RETRY_HELP } from './single-node.ts';
+import { rethrowClassified } from './outcome.ts';
+
+const NAME = 'redis-set-px-check-del';
+
+async function create(ctx: LockContext): Promise<Lock> {
+  const r = await connectSingle(ctx, NAME);
+  // ID_PREFIX = UUID.randomUUID() + "-", then + thread id: one value per client.
+  const value = `${randomUUID()}-${ctx.clientId}`;
+  return {
+    name: NAME,
+    async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
+      return (await setNxPx(r, ctx, NAME, key, value, o.ttlMs, o.waitMs)) ? { key, value } : null;
+    },
+    async release(h: Held) {
+      try {
+        const id = await r.get(h.key);
+        if (id !== h.value) return 'lost';
+        await ctx.point?.('after-compare');
+        await r.del(h.key);
+      } catch (err) {
+        rethrowClassified(err, `${NAME} release ${h.key}`);
+      }
+      return 'released';
+    },
+    async close() { r.disconnect(false); },
+  };
+}
+
+export const recipe: LockRecipe = {
+  name: NAME,
+  summary: 'SET key id NX PX ttl; unlock = GET, compare, DEL (not atomic: a pause after the compare deletes another holder\'s key)',
+  source: 'seed 002_15d3bf5818abfef5.txt (second unlock)',
+  topology: { kind: 'redis', masters: 1 },
+  model: 'mutex',
+  fencing: false,
+  points: ['after-compare'],
+  optionsHelp: RETRY_HELP,
+  create,
+};

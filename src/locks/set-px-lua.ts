@@ -1,0 +1,53 @@
+/**
+ * redis-set-px-lua — seeds 000–003; the distlock page as summarised in
+ * seed 003_70610b33bee1e584.txt:
+ *   SET resource_name my_random_value NX PX 30000
+ *   if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end
+ * "the value must be unique across all clients" (20 random bytes here, as the
+ * page suggests). The atomic compare-and-delete never removes another holder's
+ * key; a 0 from the script means the key was no longer ours → 'lost'.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
+import { connectSingle, setNxPx, RETRY_HELP } from './single-node.ts';
+import { rethrowClassified } from './outcome.ts';
+import { COMPARE_AND_DELETE } from './lua.ts';
+
+const NAME = 'redis-set-px-lua';
+
+/** The Lua unlock, shared with the fenced variant. */
+export async function luaRelease(r: Redis, recipe: string, h: Held): Promise<'released' | 'lost'> {
+  try {
+    const n = await r.eval(COMPARE_AND_DELETE, 1, h.key, String(h.value));
+    return Number(n) === 1 ? 'released' : 'lost';
+  } catch (err) {
+    rethrowClassified(err, `${recipe} unlock ${h.key}`);
+  }
+}
+
+export const randomValue = () => randomBytes(20).toString('hex');
+
+async function create(ctx: LockContext): Promise<Lock> {
+  const r = await connectSingle(ctx, NAME);
+  return {
+    name: NAME,
+    async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
+      const value = randomValue();
+      return (await setNxPx(r, ctx, NAME, key, value, o.ttlMs, o.waitMs)) ? { key, value } : null;
+    },
+    release: (h) => luaRelease(r, NAME, h),
+    async close() { r.disconnect(false); },
+  };
+}
+
+export const recipe: LockRecipe = {
+  name: NAME,
+  summary: 'SET key <random> NX PX ttl; unlock = Lua compare-and-delete (one node)',
+  source: 'seeds 000, 001, 002 (final unlock), 003 (distlock page, single instance)',
+  topology: { kind: 'redis', masters: 1 },
+  model: 'mutex',
+  fencing: false,
+  optionsHelp: RETRY_HELP,
+  create,
+};

@@ -1,0 +1,81 @@
+/**
+ * redis-setnx-getset and redis-setnx-getset-check — seeds 000_d889c99ce48c2b39.txt
+ * and 004_19607cc350ff3a3a.txt: the lock value is the holder's expiry time by
+ * ITS OWN wall clock, and expiry is judged by the wall clock of whoever looks.
+ * Seed 000:
+ *   long ret = resource.setnx(redisKey, expireAt);            // expireAt = now + EXPIRE
+ *   String oldExpireAt = resource.get(redisKey);
+ *   if (oldExpireAt != null && Long.parseLong(oldExpireAt) < now) {
+ *       oldExpireAt = resource.getSet(redisKey, expireAt);
+ *       if (Long.parseLong(oldExpireAt) < now) { flag = true; break; } }
+ *   unlock: resource.del(redisKey);
+ * Seed 004's unlock compares first (get-compare-del, not atomic):
+ *   String remoteValue = jedisCluster.get(key);
+ *   if (time == oldTime) { jedisCluster.del(key); }
+ * Departures, both to keep the recipe runnable: `now` is re-read on every
+ * attempt (seed 000 reads it once, so its wait never ends), and a GETSET that
+ * returns nil wins (seed 004; seed 000 would throw on parseLong(null)).
+ * A client whose clock runs ahead declares a live lock expired: double holder.
+ */
+import type { Redis } from 'ioredis';
+import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
+import { connectSingle, retryMs, RETRY_HELP } from './single-node.ts';
+import { pollAcquire } from './retry.ts';
+import { rethrowClassified } from './outcome.ts';
+
+async function tryOnce(r: Redis, ctx: LockContext, key: string, ttlMs: number): Promise<Held | null> {
+  const now = ctx.clock.wallMs();
+  const expireAt = String(now + ttlMs);
+  if ((await r.setnx(key, expireAt)) === 1) return { key, value: expireAt };
+  const old = await r.get(key);
+  if (old === null || !(Number(old) < now)) return null;   // freed meanwhile (retry SETNX) or not expired
+  const prev = await r.getset(key, expireAt);
+  return prev === null || Number(prev) < now ? { key, value: expireAt } : null;
+}
+
+function make(name: string, checkBeforeDelete: boolean) {
+  return async (ctx: LockContext): Promise<Lock> => {
+    const r = await connectSingle(ctx, name);
+    return {
+      name,
+      acquire: (key: string, o: AcquireOptions) => pollAcquire(ctx, o.waitMs, retryMs(ctx, name), () => tryOnce(r, ctx, key, o.ttlMs)),
+      async release(h: Held) {
+        try {
+          if (checkBeforeDelete) {
+            if ((await r.get(h.key)) !== h.value) return 'lost';
+            await ctx.point?.('after-compare');
+          }
+          await r.del(h.key);
+        } catch (err) {
+          rethrowClassified(err, `${name} release ${h.key}`);
+        }
+        return 'released';
+      },
+      async close() { r.disconnect(false); },
+    };
+  };
+}
+
+const common = {
+  topology: { kind: 'redis', masters: 1 },
+  model: 'mutex',
+  fencing: false,
+  optionsHelp: RETRY_HELP,
+} as const;
+
+export const recipe: LockRecipe = {
+  ...common,
+  name: 'redis-setnx-getset',
+  summary: 'SETNX key <expiry by client clock>; GET, GETSET when expired; unlock = plain DEL',
+  source: 'seed 000_d889c99ce48c2b39.txt (RedisKeyLock), seed 004_19607cc350ff3a3a.txt (acquire)',
+  create: make('redis-setnx-getset', false),
+};
+
+export const checkRecipe: LockRecipe = {
+  ...common,
+  name: 'redis-setnx-getset-check',
+  summary: 'as redis-setnx-getset; unlock = GET, compare own timestamp, DEL (not atomic)',
+  source: 'seed 004_19607cc350ff3a3a.txt (getDistibuteLock / releaseLock)',
+  points: ['after-compare'],
+  create: make('redis-setnx-getset-check', true),
+};

@@ -105,7 +105,7 @@ export class HistoryBuilder {
     if (open === undefined) {
       const endedAt = this.ended.get(p);
       const why = endedAt !== undefined ? `process ${p} already ended with info at line ${endedAt}` : `process ${p} has no open invoke`;
-      this.fail(line, 'completion-without-invoke', `a "${type}" of ${f} must complete an open invoke of the same process, but ${why}`,
+      this.fail(line, 'completion-without-invoke', `${type === 'fail' ? 'a' : 'an'} "${type}" of ${f} must complete an open invoke of the same process, but ${why}`,
         `add the invoke of ${f} by process ${p} before this line, or remove this line`);
     }
     if (open.f !== f || (key !== undefined && key !== open.key)) {

@@ -24,7 +24,8 @@ function unwrap(v: unknown): unknown {
   return v;
 }
 
-export async function readEdn(path: string): Promise<ParsedHistory> {
+/** chunkBytes is for tests (tiny chunks exercise op maps split across reads). */
+export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<ParsedHistory> {
   const b = new HistoryBuilder(path);
   const syntax: (line: number, expected: string, fix: string) => never = (line, expected, fix) => {
     throw new HistoryError(path, line, 'edn-syntax', expected, fix);
@@ -40,12 +41,12 @@ export async function readEdn(path: string): Promise<ParsedHistory> {
 
   const fh = await open(path, 'r');
   try {
-    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    const buf = Buffer.allocUnsafe(chunkBytes);
     const decoder = new StringDecoder('utf8');
     let text = '';
     let eof = false;
     while (!eof) {
-      const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, null);
+      const { bytesRead } = await fh.read(buf, 0, chunkBytes, null);
       let piece: string;
       if (bytesRead === 0) { eof = true; piece = decoder.end(); } else piece = decoder.write(buf.subarray(0, bytesRead));
       let i = text.length;

@@ -9,6 +9,9 @@ export { HistoryError } from './errors.ts';
 export { HistoryBuilder } from './build.ts';
 export type { HistoryEvent, NemesisEvent, Op, ParsedHistory, Process, EventType } from './types.ts';
 
+export { readJsonl } from './jsonl.ts';
+export { readEdn } from './edn.ts';
+
 export type HistoryFormat = 'jsonl' | 'edn';
 
 /**

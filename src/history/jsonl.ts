@@ -9,15 +9,15 @@ import type { ParsedHistory } from './types.ts';
 const CHUNK_BYTES = 1 << 22;
 
 /** Calls onLine(text, lineNumber) for each line of the file (without '\n'), in order. */
-export async function forEachLine(path: string, onLine: (text: string, line: number) => void): Promise<void> {
+export async function forEachLine(path: string, onLine: (text: string, line: number) => void, chunkBytes = CHUNK_BYTES): Promise<void> {
   const fh = await open(path, 'r');
   try {
-    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    const buf = Buffer.allocUnsafe(chunkBytes);
     const decoder = new StringDecoder('utf8');
     let rest = '';
     let line = 0;
     for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, null);
+      const { bytesRead } = await fh.read(buf, 0, chunkBytes, null);
       if (bytesRead === 0) break;
       const text = rest + decoder.write(buf.subarray(0, bytesRead));
       let start = 0;
@@ -34,7 +34,8 @@ export async function forEachLine(path: string, onLine: (text: string, line: num
   }
 }
 
-export async function readJsonl(path: string): Promise<ParsedHistory> {
+/** chunkBytes is for tests (tiny chunks exercise lines split across reads). */
+export async function readJsonl(path: string, chunkBytes = CHUNK_BYTES): Promise<ParsedHistory> {
   const b = new HistoryBuilder(path);
   await forEachLine(path, (text, line) => {
     // Fast path: an event line starts with '{'; anything else is blank or wrong.
@@ -49,6 +50,6 @@ export async function readJsonl(path: string): Promise<ParsedHistory> {
         'fix the line so it is a complete JSON object on one line (no trailing commas, double-quoted keys), or remove it');
     }
     b.add(ev, line);
-  });
+  }, chunkBytes);
   return b.finish();
 }

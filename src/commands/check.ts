@@ -1,0 +1,151 @@
+// `lockpick check FILE...`: read each history, check it against a model, print
+// the verdict (text or --json). Exit: 0 valid, 1 invalid, 2 bad input or usage,
+// 3 unknown (a limit was reached).
+import { parseArgs } from 'node:util';
+import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
+import type { CheckResult } from '../../checkers/types.ts';
+import { HistoryError, readHistory } from '../history/index.ts';
+import { formatResult } from '../report/text.ts';
+
+const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
+
+function modelNames(): string[] {
+  return Object.keys(MODELS);
+}
+
+export function usage(): string {
+  return `usage: lockpick check FILE... [--model M] [--json] [--time-limit S] [--max-memory MB]
+
+Checks each history file (JSON Lines per HISTORY.md, or Jepsen history.edn: a
+vector/list of op maps or one map per line) for linearizability against the
+model and for double holders.
+
+options:
+  --model M          the model (default mutex); one of: ${modelNames().join(', ')}
+  --json             print the result (HISTORY.md's object, plus "file",
+                     "parse_ms", "check_ms") as JSON: one object per file, one
+                     per line (JSON Lines). A file that cannot be read prints
+                     {"file":..., "error":{"line","rule","expected","fix"}}.
+  --time-limit S     seconds the check of each file may take (after parsing);
+                     past it the verdict is "unknown" (exit 3)
+  --max-memory MB    heap the check may use; past it the verdict is "unknown"
+  --help             this text
+
+exit codes: 0 every file valid; 1 some file invalid; 2 bad input or usage (the
+message names the file, line, rule and fix); 3 no verdict for some file (a limit
+was reached) and none invalid. With several files the most serious wins: 2, then 1, then 3.`;
+}
+
+function positiveNumber(name: string, raw: string | undefined): number | undefined | string {
+  if (raw === undefined) return undefined;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v <= 0) return `--${name} must be a positive number; got "${raw}"`;
+  return v;
+}
+
+interface FileOutcome { code: number; json: unknown; text: string; toStderr: boolean }
+
+async function checkFile(file: string, model: string, timeLimitMs: number | undefined, maxMemoryBytes: number | undefined): Promise<FileOutcome> {
+  const t0 = performance.now();
+  let history;
+  try {
+    history = await readHistory(file);
+  } catch (e) {
+    if (e instanceof HistoryError) {
+      return {
+        code: EXIT.usage, toStderr: true, text: `lockpick check: ${e.message}`,
+        json: { file, error: { line: e.line, rule: e.rule, expected: e.expected, fix: e.fix } },
+      };
+    }
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'is a directory' : err.message;
+    return {
+      code: EXIT.usage, toStderr: true, text: `lockpick check: cannot read ${file}: ${why}\n  fix: give the path of a history file (.jsonl or .edn)`,
+      json: { file, error: { line: 0, rule: 'unreadable', expected: why, fix: 'give the path of a history file (.jsonl or .edn)' } },
+    };
+  }
+  const t1 = performance.now();
+  let result: CheckResult;
+  try {
+    result = checkHistory(history, { model, timeLimitMs, maxMemoryBytes });
+  } catch (e) {
+    if (!(e instanceof CheckInputError)) throw e;
+    // The history is well formed but the model cannot read it (e.g. a register op under a lock model).
+    return {
+      code: EXIT.usage, toStderr: true, text: `lockpick check: ${e.message}`,
+      json: { file, error: { line: 0, rule: 'model-mismatch', expected: e.message, fix: 'choose the model that matches the operations with --model' } },
+    };
+  }
+  const t2 = performance.now();
+  result.parse_ms = Math.round(t1 - t0);
+  result.check_ms = Math.round(t2 - t1);
+  result.elapsed_ms = Math.round(t2 - t0);
+  const code = result.valid === true ? EXIT.valid : result.valid === false ? EXIT.invalid : EXIT.unknown;
+  return { code, toStderr: false, text: formatResult(file, result), json: { file, ...result } };
+}
+
+/** Several files: a bad file (2) outranks an invalid one (1), which outranks no verdict (3). */
+function worst(codes: number[]): number {
+  for (const c of [EXIT.usage, EXIT.invalid, EXIT.unknown]) if (codes.includes(c)) return c;
+  return EXIT.valid;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        model: { type: 'string', default: 'mutex' },
+        json: { type: 'boolean', default: false },
+        'time-limit': { type: 'string' },
+        'max-memory': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (e) {
+    console.error(`lockpick check: ${(e as Error).message}\n\n${usage()}`);
+    return EXIT.usage;
+  }
+  const { values, positionals: files } = parsed;
+  if (values.help) {
+    console.log(usage());
+    return EXIT.valid;
+  }
+  if (files.length === 0) {
+    console.error(`lockpick check: no history file given\n\n${usage()}`);
+    return EXIT.usage;
+  }
+  const model = values.model!;
+  if (!modelNames().includes(model)) {
+    console.error(`lockpick check: unknown model "${model}"; known models: ${modelNames().join(', ')}\n  fix: pass --model with one of those`);
+    return EXIT.usage;
+  }
+  const seconds = positiveNumber('time-limit', values['time-limit']);
+  const megabytes = positiveNumber('max-memory', values['max-memory']);
+  for (const bad of [seconds, megabytes]) {
+    if (typeof bad === 'string') {
+      console.error(`lockpick check: ${bad}`);
+      return EXIT.usage;
+    }
+  }
+  const timeLimitMs = seconds === undefined ? undefined : (seconds as number) * 1000;
+  const maxMemoryBytes = megabytes === undefined ? undefined : (megabytes as number) * 1024 * 1024;
+
+  const codes: number[] = [];
+  for (const file of files) {
+    const r = await checkFile(file, model, timeLimitMs, maxMemoryBytes);
+    codes.push(r.code);
+    if (values.json) {
+      console.log(JSON.stringify(r.json));
+      if (r.toStderr) console.error(r.text);
+    } else if (r.toStderr) {
+      console.error(r.text);
+    } else {
+      console.log(r.text);
+    }
+  }
+  return worst(codes);
+}
+

@@ -1,0 +1,26 @@
+// Geometry shared by the server-side SVG (html.ts) and the page script
+// (timeline-script.ts): the same numbers in both places, so a page drawn
+// without JavaScript and one re-laid out by zooming look the same.
+export const G = {
+  width: 1260,     // svg width, px
+  labelW: 64,      // lane label column
+  plotW: 1176,     // plot area
+  top: 58,         // header rows: anomaly tags, fault labels, tick labels
+  laneH: 28,
+  barY: 6, barH: 16,
+  holdY: 9, holdH: 10,
+  minW: 3,         // narrowest bar, px
+  charW: 6.3,      // estimated width of one label character at 11px
+} as const;
+
+/** Round tick positions covering [a0, a1], about n of them. */
+export function niceTicks(a0: number, a1: number, n: number): { ticks: number[]; step: number } {
+  const raw = (a1 - a0) / n;
+  const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
+  const ticks: number[] = [];
+  for (let t = Math.ceil(a0 / step) * step; t <= a1 + step * 1e-9; t += step) ticks.push(Number(t.toFixed(12)));
+  return { ticks, step };
+}
+
+export function decimalsFor(step: number): number { return Math.max(0, Math.min(6, -Math.floor(Math.log10(step)))); }

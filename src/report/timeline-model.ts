@@ -1,0 +1,251 @@
+// What the HTML timeline draws, as plain data: lanes, op bars, holds, fault
+// bands and anomaly marks on one axis (ms from run start, or event order when
+// the history has no times). Big histories are cut to windows around the
+// anomalies so the report stays small; html.ts only turns this into markup.
+import type { Op, ParsedHistory, NemesisEvent } from '../history/types.ts';
+import type { Anomaly, CheckResult } from '../../checkers/types.ts';
+
+/** Above this many ops the timeline shows windows around anomalies, not everything. */
+export const FULL_LIMIT = 2500;
+/** Ops kept on each side of an anomaly's own ops in a cut window. */
+export const CONTEXT_OPS = 25;
+/** At most this many windows are drawn; the rest of the anomalies are listed only. */
+export const MAX_WINDOWS = 12;
+/** Ops still running when a window starts, kept per window (the nearest ones). */
+const MAX_SPANNING = 20;
+
+export type AxisMode = 'time' | 'order';
+
+export interface Hold { process: number; key: string; a: number; b: number; open: boolean; fromLine: number; toLine: number }
+export interface FaultBand { kind: string; label: string; a: number; b: number; open: boolean; lines: number[]; times: (number | undefined)[] }
+export interface FaultMark { label: string; a: number; line: number; time?: number }
+export interface AnomalyMark { index: number; anomaly: Anomaly; a: number; b: number; open: boolean; opIds: Set<number>; window: number }
+
+export interface Window {
+  id: number;
+  a0: number; a1: number;          // axis range drawn
+  ops: Op[];
+  processes: number[];             // lanes, sorted
+  holds: Hold[];
+  anomalies: number[];             // indices into Timeline.anomalies
+  firstOp: number; lastOp: number; // op ids of the window's main range
+}
+
+export interface Timeline {
+  mode: AxisMode;
+  pos: (seq: number, time: number | undefined) => number;
+  windows: Window[];
+  anomalies: AnomalyMark[];
+  bands: FaultBand[];
+  marks: FaultMark[];
+  keys: string[];
+  processes: number;
+  totalOps: number;
+  cut: boolean;
+  end: number;                      // axis value of the last event
+}
+
+/** Axis in ms when every event carries `time`, else event order (HISTORY.md: order is real time). */
+function axisMode(h: ParsedHistory): AxisMode {
+  for (const op of h.ops) {
+    if (op.invokeTime === undefined) return 'order';
+    if (Number.isFinite(op.completeSeq) && op.completeTime === undefined) return 'order';
+  }
+  for (const e of h.nemesis) if (e.time === undefined) return 'order';
+  return h.ops.length + h.nemesis.length > 0 ? 'time' : 'order';
+}
+
+export function opStart(op: Op, pos: Timeline['pos']): number { return pos(op.invokeSeq, op.invokeTime); }
+/** Completion on the axis; undefined when the op never completed. */
+export function opEnd(op: Op, pos: Timeline['pos']): number | undefined {
+  return Number.isFinite(op.completeSeq) ? pos(op.completeSeq, op.completeTime) : undefined;
+}
+
+// "partition-start", "start-partition", ":start", "heal" → kind and phase.
+const PHASE = /(^|[-_:/ ])(start|begin|stop|end|heal|resume|recover)(?=$|[-_:/ ])/i;
+export function faultPhase(f: string): { kind: string; phase: 'start' | 'stop' | 'once' } {
+  const m = PHASE.exec(f);
+  if (!m) return { kind: f, phase: 'once' };
+  const word = m[2]!.toLowerCase();
+  const kind = (f.slice(0, m.index) + f.slice(m.index + m[0].length)).replace(/^[-_:/ ]+|[-_:/ ]+$/g, '') || 'fault';
+  return { kind, phase: word === 'start' || word === 'begin' ? 'start' : 'stop' };
+}
+
+export function shortValue(v: unknown, max = 28): string {
+  if (v === undefined) return '';
+  let s: string;
+  try {
+    // {"client":0,"ms":50} reads better as client=0 ms=50 in a label.
+    s = typeof v === 'string' ? v
+      : v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0
+        ? Object.entries(v).map(([k, x]) => `${k}=${typeof x === 'string' ? x : JSON.stringify(x)}`).join(' ')
+        : JSON.stringify(v) ?? String(v);
+  } catch { s = String(v); }
+  return s.length > max ? s.slice(0, max - 1) + '…' : s;
+}
+
+/** Pairs nemesis start/stop records into bands; other records become one-shot marks. */
+function faultBands(events: NemesisEvent[], pos: Timeline['pos'], end: number): { bands: FaultBand[]; marks: FaultMark[] } {
+  const bands: FaultBand[] = [];
+  const marks: FaultMark[] = [];
+  const open = new Map<string, FaultBand>();
+  const lastClosed = new Map<string, FaultBand>();
+  for (const e of events) {
+    const { kind, phase } = faultPhase(e.f);
+    const at = pos(e.seq, e.time);
+    if (phase === 'start') {
+      lastClosed.delete(kind);
+      const b = open.get(kind);
+      if (b) { b.lines.push(e.line); b.times.push(e.time); if (e.value !== undefined && b.label === kind) b.label = `${kind} ${shortValue(e.value, 40)}`; continue; } // Jepsen: invoke then info of one start
+      const nb: FaultBand = { kind, label: e.value === undefined ? kind : `${kind} ${shortValue(e.value, 40)}`, a: at, b: end, open: true, lines: [e.line], times: [e.time] };
+      open.set(kind, nb);
+      bands.push(nb);
+    } else if (phase === 'stop') {
+      const b = open.get(kind) ?? lastClosed.get(kind);
+      if (!b) { marks.push({ label: e.f, a: at, line: e.line, time: e.time }); continue; }
+      b.b = at; b.open = false; b.lines.push(e.line); b.times.push(e.time);
+      open.delete(kind);
+      lastClosed.set(kind, b);
+    } else {
+      marks.push({ label: e.value === undefined ? e.f : `${e.f} ${shortValue(e.value, 30)}`, a: at, line: e.line, time: e.time });
+    }
+  }
+  return { bands, marks };
+}
+
+/** Lock holds as the clients believed them: acquire ok until the next release that did not fail. */
+export function holdsOf(ops: Op[], pos: Timeline['pos'], end: number): Hold[] {
+  const holds: Hold[] = [];
+  const current = new Map<string, Hold>();
+  for (const op of ops) {
+    if (op.outcome === 'fail') continue;
+    const id = `${op.process}\u0000${op.key}`;
+    if (op.f === 'acquire' && op.outcome === 'ok' && !current.has(id)) {
+      const h: Hold = { process: op.process, key: op.key, a: opEnd(op, pos)!, b: end, open: true, fromLine: op.completeLine, toLine: Infinity };
+      current.set(id, h);
+      holds.push(h);
+    } else if (op.f === 'release') {
+      const h = current.get(id);
+      if (h) { h.b = opStart(op, pos); h.open = false; h.toLine = op.invokeLine; current.delete(id); }
+    }
+  }
+  return holds;
+}
+
+/**
+ * Where an anomaly sits on the axis. A double holder is drawn over the overlap
+ * itself (checkers/messages.ts: lines = [first acquire ok, second acquire ok,
+ * end], times = [second acquire ok, end]); other anomalies over their lines and ops.
+ */
+function anomalyMark(an: Anomaly, index: number, mode: AxisMode, lineAt: Map<number, number>, byId: Map<number, Op>, pos: Timeline['pos'], end: number): AnomalyMark {
+  const opIds = new Set<number>(an.ops ?? []);
+  const mapLines = (ls: number[]): number[] => ls.map((l) => lineAt.get(l)).filter((x): x is number => x !== undefined);
+  if (an.type === 'double-holder' && an.lines.length >= 2) {
+    const times = mode === 'time' && an.times && an.times.length > 0 ? an.times.map((t) => t / 1e6) : undefined;
+    const [a, b] = times ?? mapLines(an.lines.slice(1, 3));
+    if (a !== undefined) return { index, anomaly: an, a, b: b ?? end, open: b === undefined, opIds, window: -1 };
+  }
+  const xs: number[] = mode === 'time' && an.times && an.times.length > 0 ? an.times.map((t) => t / 1e6) : mapLines(an.lines);
+  for (const id of opIds) {
+    const op = byId.get(id);
+    if (!op) continue;
+    xs.push(opStart(op, pos));
+    const e = opEnd(op, pos);
+    if (e !== undefined) xs.push(e);
+  }
+  return { index, anomaly: an, a: xs.length ? Math.min(...xs) : NaN, b: xs.length ? Math.max(...xs) : NaN, open: false, opIds, window: -1 };
+}
+
+/** Array positions of the ops an anomaly names (by id or by line). */
+function anomalyOpIndices(m: AnomalyMark, indexOfId: Map<number, number>, indexOfLine: Map<number, number>): number[] {
+  const out: number[] = [];
+  for (const id of m.opIds) { const i = indexOfId.get(id); if (i !== undefined) out.push(i); }
+  for (const l of m.anomaly.lines) { const i = indexOfLine.get(l); if (i !== undefined) out.push(i); }
+  return out;
+}
+
+export function buildTimeline(h: ParsedHistory, r: CheckResult, limits: { fullLimit?: number; context?: number; maxWindows?: number } = {}): Timeline {
+  const fullLimit = limits.fullLimit ?? FULL_LIMIT;
+  const context = limits.context ?? CONTEXT_OPS;
+  const maxWindows = limits.maxWindows ?? MAX_WINDOWS;
+  const mode = axisMode(h);
+  const pos: Timeline['pos'] = mode === 'time' ? (_s, t) => (t ?? 0) / 1e6 : (s) => s;
+  const ops = h.ops;
+
+  let end = 0;
+  const lineAt = new Map<number, number>();
+  const indexOfLine = new Map<number, number>();
+  const indexOfId = new Map<number, number>();
+  const byId = new Map<number, Op>();
+  const keys = new Set<string>();
+  const procs = new Set<number>();
+  ops.forEach((op, i) => {
+    const a = opStart(op, pos);
+    const b = opEnd(op, pos);
+    lineAt.set(op.invokeLine, a);
+    indexOfLine.set(op.invokeLine, i);
+    indexOfId.set(op.id, i);
+    byId.set(op.id, op);
+    if (b !== undefined) { lineAt.set(op.completeLine, b); indexOfLine.set(op.completeLine, i); }
+    end = Math.max(end, a, b ?? a);
+    keys.add(op.key);
+    procs.add(op.process);
+  });
+  for (const e of h.nemesis) { const x = pos(e.seq, e.time); lineAt.set(e.line, x); end = Math.max(end, x); }
+
+  const { bands, marks } = faultBands(h.nemesis, pos, end);
+  const holds = holdsOf(ops, pos, end);
+  const anomalies = r.anomalies.map((an, i) => anomalyMark(an, i, mode, lineAt, byId, pos, end));
+
+  // Main op ranges (array positions) of the windows.
+  let ranges: { lo: number; hi: number; anomalies: number[] }[] = [];
+  const cut = ops.length > fullLimit;
+  if (!cut) {
+    ranges = [{ lo: 0, hi: ops.length - 1, anomalies: anomalies.map((m) => m.index) }];
+  } else {
+    for (const m of anomalies) {
+      const idx = anomalyOpIndices(m, indexOfId, indexOfLine);
+      if (idx.length === 0) continue;
+      ranges.push({ lo: Math.max(0, Math.min(...idx) - context), hi: Math.min(ops.length - 1, Math.max(...idx) + context), anomalies: [m.index] });
+    }
+    ranges.sort((x, y) => x.lo - y.lo);
+    const merged: typeof ranges = [];
+    for (const rg of ranges) {
+      const last = merged[merged.length - 1];
+      if (last && rg.lo <= last.hi + 1) { last.hi = Math.max(last.hi, rg.hi); last.anomalies.push(...rg.anomalies); }
+      else merged.push({ ...rg, anomalies: [...rg.anomalies] });
+    }
+    ranges = merged.slice(0, maxWindows);
+    if (ranges.length === 0) ranges = [{ lo: 0, hi: Math.min(ops.length, 2 * context + 1) - 1, anomalies: [] }];
+  }
+
+  const windows: Window[] = ranges.map((rg, id) => {
+    const main = ops.slice(rg.lo, rg.hi + 1);
+    let a0 = cut ? Infinity : Math.min(0, ...(main.length ? [opStart(main[0]!, pos)] : [0]));
+    let a1 = cut ? -Infinity : end;
+    if (cut) for (const op of main) { a0 = Math.min(a0, opStart(op, pos)); a1 = Math.max(a1, opEnd(op, pos) ?? opStart(op, pos)); }
+    for (const i of rg.anomalies) { const m = anomalies[i]!; if (Number.isFinite(m.a)) { a0 = Math.min(a0, m.a); a1 = Math.max(a1, cut && m.open ? m.a : m.b); } }
+    if (!(a1 > a0)) a1 = a0 + 1;
+    a1 += (a1 - a0) * 0.03; // room for the last op's label
+    if (cut) a0 -= (a1 - a0) * 0.01;
+    // Ops invoked before the window that were still running when it starts.
+    const spanning: Op[] = [];
+    for (let i = rg.lo - 1; i >= 0 && i >= rg.lo - 2000 && spanning.length < MAX_SPANNING; i--) {
+      const op = ops[i]!;
+      const e = opEnd(op, pos);
+      if (e === undefined || e > a0) spanning.push(op);
+    }
+    const wops = cut ? [...spanning.reverse(), ...main] : main;
+    const wholds = holds.filter((hd) => hd.a <= a1 && hd.b >= a0);
+    const lanes = new Set<number>(wops.map((o) => o.process));
+    for (const hd of wholds) lanes.add(hd.process);
+    for (const i of rg.anomalies) { anomalies[i]!.window = id; for (const p of anomalies[i]!.anomaly.processes) lanes.add(p); }
+    return {
+      id, a0, a1, ops: wops, holds: wholds, anomalies: rg.anomalies,
+      processes: [...lanes].sort((x, y) => x - y),
+      firstOp: main[0]?.id ?? 0, lastOp: main[main.length - 1]?.id ?? 0,
+    };
+  });
+
+  return { mode, pos, windows, anomalies, bands, marks, keys: [...keys].sort(), processes: procs.size, totalOps: ops.length, cut, end };
+}

@@ -1,0 +1,48 @@
+// The stylesheet of timeline.html (inlined). Colours follow Jepsen's timeline:
+// ok green, fail pink, info orange; anomalies red; faults hatched violet.
+export function timelineCss(): string {
+  return `
+body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;padding:14px 18px;color:#1b1b1b;background:#fff}
+header h1{font-size:20px;margin:0 0 4px}
+.verdict{display:inline-block;padding:2px 10px;border-radius:4px;color:#fff;font-weight:700;letter-spacing:.5px}
+.verdict.ok{background:#2e7d32}.verdict.bad{background:#c62828}.verdict.unk{background:#ef6c00}
+.src{font-weight:400;font-family:ui-monospace,Menlo,monospace;font-size:14px;color:#444}
+.facts{margin:2px 0 6px;color:#333}
+table.meta{border-collapse:collapse;font-size:12px;margin-bottom:6px}table.meta th{text-align:left;padding:1px 10px 1px 0;color:#666;font-weight:500}
+table.meta td{font-family:ui-monospace,Menlo,monospace}
+.anoms{border:2px solid #e53935;border-radius:6px;padding:6px 12px;margin:8px 0;background:#fff5f5}
+.anoms.none{border-color:#43a047;background:#f1f8e9}
+.anoms h2{font-size:15px;margin:2px 0 4px}
+.anoms ol{margin:0;padding-left:4px;list-style:none;max-height:260px;overflow:auto}
+.anoms li{margin:3px 0}.anoms a{color:inherit;text-decoration:none;display:block;padding:3px 6px;border-radius:4px}
+.anoms a:hover{background:#ffe0e0}
+.num{display:inline-block;min-width:26px;font-weight:700;color:#c62828}
+.where{font-size:12px;color:#555;margin-left:30px;font-family:ui-monospace,Menlo,monospace}
+.cut{background:#fff8e1;border-left:4px solid #ffb300;padding:6px 10px;margin:8px 0}
+.keys{font-size:13px;color:#444}
+.controls{display:flex;gap:18px;align-items:center;flex-wrap:wrap;margin:8px 0;font-size:12px}
+.lg{display:inline-flex;align-items:center;gap:4px;margin-right:12px}
+section.win{margin:12px 0 18px}section.win h3{font-size:14px;margin:4px 0}
+.zoom{font-size:12px;color:#666}.zoom button{font-size:12px;padding:1px 7px;margin-right:2px;cursor:pointer}
+.scroll{overflow-x:auto}
+svg.tl{display:block;user-select:none;cursor:crosshair}
+.stripe{fill:#000;fill-opacity:0}g.lane:nth-child(even) .stripe{fill-opacity:.035}
+.pl{font:600 12px ui-monospace,Menlo,monospace;fill:#333}
+.tick{stroke:#000;stroke-opacity:.08}.tk{font-size:10px;fill:#666;text-anchor:middle}
+.op{stroke-width:1}.op.ok{fill:#a5d6a7;stroke:#2e7d32}
+.op.fail{fill:#f8bbd0;stroke:#ad1457;stroke-dasharray:3 2}
+.op.info{fill:url(#g-info);stroke:#e65100;stroke-dasharray:4 3}
+.op.bad{stroke:#d50000;stroke-width:2.5}
+.hold{fill:#64b5f6;fill-opacity:.45}
+.fault{fill:url(#p-fault);fill-opacity:.75}
+.flabel{font-size:11px;fill:#4527a0;font-weight:600}
+.mark{stroke:#4527a0;stroke-width:1.5;stroke-dasharray:4 3}
+.an.dh{fill:#e53935;fill-opacity:.45;stroke:#b71c1c;stroke-width:1}
+.an.nlw{fill:#e53935;fill-opacity:.12;stroke:#d50000;stroke-dasharray:5 3}
+.atag{font-size:12px;font-weight:700;fill:#c62828}
+.lbl{font-size:11px;fill:#1b1b1b;pointer-events:none}
+.sel{fill:#1e88e5;fill-opacity:.15;pointer-events:none}
+@keyframes fl{0%,100%{opacity:1}50%{opacity:.15}}.flash{animation:fl .5s 4}
+#tip{position:fixed;display:none;background:#212121;color:#fafafa;font:12px/1.45 ui-monospace,Menlo,monospace;white-space:pre;padding:6px 9px;border-radius:4px;pointer-events:none;z-index:9;max-width:70vw;overflow:hidden}
+`;
+}

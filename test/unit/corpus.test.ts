@@ -1,0 +1,88 @@
+// The public corpora in ../shared/corpus (never copied into this repository):
+// every history must get the verdict its folder's expected.json records.
+// In-process through readHistory + checkHistory (fast); a few through the CLI.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { checkHistory } from '../../checkers/index.ts';
+import { readHistory } from '../../src/history/index.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CORPUS = resolve(ROOT, '../shared/corpus');
+const run = promisify(execFile);
+
+interface Expected { file?: string; model?: string; valid: boolean; valid_under_mutex?: boolean }
+
+function load(folder: string): [string, Expected][] {
+  const file = join(CORPUS, folder, 'expected.json');
+  const entries = Object.entries(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)
+    .filter(([name]) => !name.startsWith('_')) as [string, Expected][];
+  assert.ok(entries.length > 0, `${file} lists no histories`);
+  return entries;
+}
+
+test('the shared corpus is present beside the repository', () => {
+  assert.ok(existsSync(CORPUS), `the corpus folder ${CORPUS} is missing: the checker's tests need ../shared/corpus next to the repository (CI clones it with shared/ beside it)`);
+});
+
+async function verdict(path: string, model: string) {
+  const h = await readHistory(path);
+  return checkHistory(h, { model, timeLimitMs: 60_000 }).valid;
+}
+
+test('etcd: all Jepsen etcd register histories, cas-register', async () => {
+  assert.ok(existsSync(CORPUS), `missing ${CORPUS}`);
+  const entries = load('etcd');
+  assert.equal(entries.length, 102);
+  const wrong: string[] = [];
+  for (const [name, e] of entries) {
+    const got = await verdict(join(CORPUS, 'etcd', e.file ?? `${name}.jsonl`), e.model ?? 'cas-register');
+    if (got !== e.valid) wrong.push(`${name}: expected ${e.valid}, got ${got}`);
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test('knossos: all Knossos EDN histories with the model expected.json names', async () => {
+  assert.ok(existsSync(CORPUS), `missing ${CORPUS}`);
+  const entries = load('knossos');
+  assert.equal(entries.length, 121);
+  const wrong: string[] = [];
+  for (const [name, e] of entries) {
+    const path = join(CORPUS, 'knossos', name);
+    const got = await verdict(path, e.model!);
+    if (got !== e.valid) wrong.push(`${name} (${e.model}): expected ${e.valid}, got ${got}`);
+    if (e.valid_under_mutex !== undefined) {
+      const m = await verdict(path, 'mutex');
+      if (m !== e.valid_under_mutex) wrong.push(`${name} (mutex): expected ${e.valid_under_mutex}, got ${m}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test('a few corpus files through the CLI: exit code and --json verdict', async () => {
+  assert.ok(existsSync(CORPUS), `missing ${CORPUS}`);
+  const etcd = Object.fromEntries(load('etcd'));
+  const cases: [string, string, boolean][] = [
+    ['knossos/mutex/bad/etcd.edn', 'knossos-mutex', false],
+    ['knossos/mutex/bad/etcd.edn', 'mutex', false],
+    ['knossos/cas-register/bad/cas-failure.edn', 'cas-register', false],
+    ['knossos/cas-register/bad/rethink-fail-smaller.edn', 'cas-register', false],
+    ['etcd/etcd_000.jsonl', 'cas-register', etcd['etcd_000']!.valid],
+    ['etcd/etcd_001.jsonl', 'cas-register', etcd['etcd_001']!.valid],
+  ];
+  const knossos = Object.fromEntries(load('knossos'));
+  const good = Object.keys(knossos).find((k) => knossos[k]!.valid)!;
+  cases.push([`knossos/${good}`, 'cas-register', true]);
+  await Promise.all(cases.map(async ([file, model, valid]) => {
+    const r = await run(process.execPath, [join(ROOT, 'bin/lockpick.mjs'), 'check', join(CORPUS, file), '--model', model, '--json'])
+      .then((x) => ({ code: 0, stdout: x.stdout }), (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }));
+    assert.equal(r.code, valid ? 0 : 1, `${file} under ${model}: exit code`);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.valid, valid, `${file} under ${model}`);
+    assert.equal(out.model, model);
+    assert.ok(typeof out.parse_ms === 'number' && typeof out.check_ms === 'number');
+  }));
+});

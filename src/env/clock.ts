@@ -18,7 +18,8 @@ export function shimPath(): string {
 export function writeClockOffset(file: string, ms: number): void {
   if (!Number.isInteger(ms)) throw new Error(`lockpick: clock offset must be an integer of milliseconds, got ${ms}`);
   const tmp = `${file}.tmp`;
-  writeFileSync(tmp, `${ms}\n`, { mode: 0o600 });
+  // Readable by the node's own uid (its dir is private to it already).
+  writeFileSync(tmp, `${ms}\n`, { mode: 0o644 });
   renameSync(tmp, file);
 }
 

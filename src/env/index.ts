@@ -8,8 +8,10 @@ import type { Environment, TopologyName, TopologyOptions } from './types.ts';
 import { LocalEnvironment } from './environment.ts';
 import { LinkTable } from './links.ts';
 import { cleanupLeftovers } from './lifecycle.ts';
+import { cleanupLeftoverChains } from './peer-routing.ts';
 import { startProxyBackend } from './proxy-backend.ts';
 import { startRedisTopology } from './topology-redis.ts';
+import { startSentinelTopology } from './topology-sentinel.ts';
 
 export type { Environment, NodeHandle, Link, Endpoint, TopologyName, TopologyOptions } from './types.ts';
 export { cleanupLeftovers, stopEnvUps } from './lifecycle.ts';
@@ -35,6 +37,7 @@ function validate(topology: TopologyName, o: TopologyOptions): void {
 export async function startEnvironment(topology: TopologyName, opts: TopologyOptions = {}): Promise<Environment> {
   validate(topology, opts);
   cleanupLeftovers();
+  await cleanupLeftoverChains((m) => console.error(m));
   const root = mkdtempSync(path.join(os.tmpdir(), 'lockpick-env-'));
   const proxy = await startProxyBackend();
   const env = new LocalEnvironment(topology, root, new LinkTable(new Toxiproxy(proxy.url)), proxy);
@@ -42,6 +45,9 @@ export async function startEnvironment(topology: TopologyName, opts: TopologyOpt
     switch (topology) {
       case 'redis':
         await startRedisTopology(env, opts);
+        break;
+      case 'redis-sentinel':
+        await startSentinelTopology(env, opts);
         break;
       default:
         throw new Error(`lockpick: topology '${topology}' is not implemented yet`);

@@ -33,24 +33,24 @@ export class LinkTable {
     return p;
   }
 
-  /** Adds a link whose listen port was fixed in advance (e.g. written into a peer's config). */
-  async add(from: string, to: string, upstream: Endpoint, listenPort?: number): Promise<Link> {
-    return this.create(`${from}->${to}`, from, to, upstream, listenPort);
+  /** Adds a node→node link (see peer-routing.ts). */
+  async add(from: string, to: string, upstream: Endpoint): Promise<Link> {
+    return this.create(`${from}->${to}`, from, to, upstream);
   }
 
-  private async create(name: string, from: string, to: string, upstream: Endpoint, listenPort?: number): Promise<Link> {
+  private async create(name: string, from: string, to: string, upstream: Endpoint): Promise<Link> {
     let link: Link;
     if (!this.tp) {
       link = { name, from, to, listen: { ...upstream, id: name }, upstream };
     } else {
-      let port = listenPort ?? (await freePort());
+      let port = await freePort();
       for (let attempt = 0; ; attempt++) {
         try {
           await this.tp.createProxy({ name, listen: `127.0.0.1:${port}`, upstream: `${upstream.host}:${upstream.port}` });
           break;
         } catch (e) {
           // Another process took the port between our probe and the proxy's bind.
-          if (listenPort !== undefined || attempt >= 3) throw new Error(`lockpick: creating proxy ${name}: ${String(e)}`);
+          if (attempt >= 3) throw new Error(`lockpick: creating proxy ${name}: ${String(e)}`);
           port = await freePort();
         }
       }

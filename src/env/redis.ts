@@ -7,6 +7,7 @@ import { requireBinary } from './binaries.ts';
 import { shimEnv } from './clock.ts';
 import { ServerNode, type Launcher, type Persistence } from './node.ts';
 import { startAndWait } from './wait.ts';
+import { chownTree } from './peer-routing.ts';
 
 /** A real PING over a fresh connection; true on PONG (false while loading). */
 export async function redisPing(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -47,19 +48,21 @@ function baseConf(port: number, dir: string): string[] {
 }
 
 /** The node's private dir and files; a launcher that runs `bin conf` under the clock shim until PING answers. */
-function redisFamilyNode(bin: string, id: string, role: NodeRole, port: number, root: string, kind: 'redis' | 'sentinel') {
+function redisFamilyNode(bin: string, id: string, role: NodeRole, port: number, root: string, kind: 'redis' | 'sentinel', uid?: number) {
   const dir = path.join(root, id);
   mkdirSync(dir, { mode: 0o700 });
   const conf = path.join(dir, `${kind}.conf`);
   const logFile = path.join(dir, `${kind}.log`);
   const clockFile = path.join(dir, 'clock-offset');
-  const spawnIt = () =>
-    startAndWait(
-      { name: `${path.basename(bin)} ${id} (127.0.0.1:${port})`, command: bin, args: [conf], cwd: dir, env: shimEnv(clockFile), logFile },
+  const spawnIt = () => {
+    if (uid !== undefined) chownTree(dir, uid);
+    return startAndWait(
+      { name: `${path.basename(bin)} ${id} (127.0.0.1:${port})`, command: bin, args: [conf], cwd: dir, env: shimEnv(clockFile), logFile, uid },
       { dir },
       () => redisPing(port),
       10_000,
     );
+  };
   const make = (launch: Launcher) => new ServerNode(id, role, port, dir, logFile, clockFile, launch);
   return { dir, conf, spawnIt, make };
 }
@@ -73,10 +76,11 @@ export interface RedisNodeOptions {
   /** Replicas: the primary's address (a proxy link) and how others should see this node. */
   replicaOf?: Endpoint;
   announce?: Endpoint;
+  uid?: number;                    // see peer-routing.ts
 }
 
 export async function createRedisNode(o: RedisNodeOptions): Promise<ServerNode> {
-  const f = redisFamilyNode(requireBinary('redis-server'), o.id, o.role, o.port, o.root, 'redis');
+  const f = redisFamilyNode(requireBinary('redis-server'), o.id, o.role, o.port, o.root, 'redis', o.uid);
   let current = o.persistence;
   const node = f.make(async ({ persistence }) => {
     const p = persistence ?? current;
@@ -104,10 +108,11 @@ export interface SentinelOptions {
   master: Endpoint;                // how this sentinel reaches the primary (a proxy link)
   quorum: number;
   announce?: Endpoint;             // how other sentinels reach this one
+  uid?: number;
 }
 
 export async function createSentinelNode(o: SentinelOptions): Promise<ServerNode> {
-  const f = redisFamilyNode(requireBinary('redis-sentinel'), o.id, 'sentinel', o.port, o.root, 'sentinel');
+  const f = redisFamilyNode(requireBinary('redis-sentinel'), o.id, 'sentinel', o.port, o.root, 'sentinel', o.uid);
   const m = o.masterName;
   const lines = [
     ...baseConf(o.port, f.dir),

@@ -11,6 +11,7 @@ export interface ServerSpec {
   cwd: string;              // the node's private dir: also how leftovers are recognised
   env?: Record<string, string>;
   logFile: string;
+  uid?: number;             // run as this uid/gid (peer routing tells nodes apart by uid)
 }
 
 export interface Exit { code: number | null; signal: NodeJS.Signals | null }
@@ -68,6 +69,7 @@ export async function spawnServer(spec: ServerSpec, owned: { dir?: string } = {}
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env },
       stdio: ['ignore', fd, fd],
+      ...(spec.uid !== undefined ? { uid: spec.uid, gid: spec.uid } : {}),
     });
   } finally {
     closeSync(fd);

@@ -1,0 +1,73 @@
+// `redis-sentinel`: primary n1, replicas n2 n3, sentinels s1 s2 s3 (quorum 2,
+// down-after 1000 ms, failover-timeout 3000 ms). Every node→node link
+// (replication, sentinel→server, sentinel→sentinel) goes through the proxy.
+import { Redis } from 'ioredis';
+import type { TopologyOptions } from './types.ts';
+import type { LocalEnvironment } from './environment.ts';
+import { createRedisNode, createSentinelNode } from './redis.ts';
+import { freePort } from './ports.ts';
+import { settleAll } from './settle.ts';
+import { routePeers } from './topology-peers.ts';
+import { waitReady } from './wait.ts';
+
+export const SENTINEL_NAME = 'lockpick';
+const DATA = ['n1', 'n2', 'n3'];
+const SENTINELS = ['s1', 's2', 's3'];
+
+async function query<T>(port: number, f: (r: Redis) => Promise<T>): Promise<T> {
+  const r = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
+  r.on('error', () => {});
+  try {
+    await r.connect();
+    return await f(r);
+  } finally {
+    r.disconnect();
+  }
+}
+
+/** Ready = every sentinel sees the primary, both replicas and the two other sentinels. */
+async function sentinelSeesAll(port: number): Promise<boolean> {
+  return query(port, async (r) => {
+    const replicas = (await r.call('SENTINEL', 'REPLICAS', SENTINEL_NAME)) as unknown[];
+    const others = (await r.call('SENTINEL', 'SENTINELS', SENTINEL_NAME)) as unknown[];
+    return replicas.length === 2 && others.length === 2;
+  });
+}
+
+async function replicaLinkUp(port: number): Promise<boolean> {
+  return query(port, async (r) => /master_link_status:up/.test(await r.info('replication')));
+}
+
+export async function startSentinelTopology(env: LocalEnvironment, o: TopologyOptions): Promise<void> {
+  const persistence = o.persistence ?? 'none';
+  const ports = new Map<string, number>();
+  for (const id of [...DATA, ...SENTINELS, 'resource']) ports.set(id, await freePort());
+  const isData = (id: string) => DATA.includes(id);
+  // Who dials whom: replicas the primary (any data node may be primary after a failover),
+  // sentinels every server and each other; servers never dial sentinels.
+  const uids = await routePeers(
+    env,
+    [...DATA, ...SENTINELS].map((id) => ({ id, ports: [{ port: ports.get(id)! }] })),
+    (a, b) => (isData(a) ? isData(b) : true),
+  );
+  const primary = { id: 'n1', host: '127.0.0.1', port: ports.get('n1')! };
+  env.nodes.push(await createRedisNode({ id: 'n1', role: 'redis', port: primary.port, root: env.root, persistence, uid: uids.get('n1') }));
+  const starts = ['n2', 'n3'].map((id) =>
+    createRedisNode({ id, role: 'redis-replica', port: ports.get(id)!, root: env.root, persistence, replicaOf: primary, uid: uids.get(id) }),
+  );
+  if (o.resource) starts.push(createRedisNode({ id: 'resource', role: 'resource', port: ports.get('resource')!, root: env.root, persistence: 'none' }));
+  await settleAll(starts, (n) => env.nodes.push(n));
+  for (const id of ['n2', 'n3']) {
+    await waitReady(`replica ${id} syncing from n1`, () => replicaLinkUp(ports.get(id)!), { timeoutMs: 10_000 });
+  }
+  await settleAll(
+    SENTINELS.map((id) =>
+      createSentinelNode({ id, port: ports.get(id)!, root: env.root, masterName: SENTINEL_NAME, master: primary, quorum: 2, uid: uids.get(id) }),
+    ),
+    (n) => env.nodes.push(n),
+  );
+  env.sentinelName = SENTINEL_NAME;
+  for (const id of SENTINELS) {
+    await waitReady(`sentinel ${id} discovering replicas and sentinels`, () => sentinelSeesAll(ports.get(id)!), { timeoutMs: 15_000, intervalMs: 50 });
+  }
+}

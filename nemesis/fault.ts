@@ -1,0 +1,70 @@
+// The one way a fault object is made: it records `<kind>-start` and
+// `<kind>-stop` nemesis events, and its stop() is safe to call at any time
+// (before start, twice, or after a start that threw halfway).
+import type { Fault, FaultSpec, NemesisContext } from './types.ts';
+
+/** What a kind implements: start returns details worth recording (resolved targets, ...). */
+export interface FaultImpl {
+  start(): Promise<Record<string, unknown> | void>;
+  /** Undo whatever start did (also after a partial start). Returns details to record. */
+  stop(): Promise<Record<string, unknown> | void>;
+}
+
+let counter = 0;
+
+/** A short unique id for a fault instance (names its toxics, links start/stop events). */
+export function nextFaultId(): string {
+  return `f${++counter}`;
+}
+
+export function defineFault(spec: FaultSpec, ctx: NemesisContext, id: string, impl: FaultImpl): Fault {
+  let phase: 'idle' | 'started' | 'stopped' = 'idle';
+  let stopping: Promise<void> | undefined;
+  const base = () => ({ id, ...(spec.target !== undefined ? { target: spec.target } : {}), ...(spec.params ? { params: spec.params } : {}) });
+  return {
+    kind: spec.kind,
+    async start() {
+      if (phase !== 'idle') throw new Error(`nemesis: fault ${id} (${spec.kind}) was already started`);
+      phase = 'started';
+      let details: Record<string, unknown> | void;
+      try {
+        details = await impl.start();
+      } catch (e) {
+        ctx.record(`${spec.kind}-start-failed`, { ...base(), error: e instanceof Error ? e.message : String(e) });
+        throw e;
+      }
+      ctx.record(`${spec.kind}-start`, { ...base(), ...(details ?? {}) });
+    },
+    stop() {
+      if (phase !== 'started') { phase = 'stopped'; return Promise.resolve(); }
+      stopping ??= (async () => {
+        try {
+          const details = await impl.stop();
+          ctx.record(`${spec.kind}-stop`, { ...base(), ...(details ?? {}) });
+        } finally {
+          phase = 'stopped';
+        }
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** A fault kind: its schema (validation, `lockpick list`) and how to make one. */
+export interface KindDef {
+  schema: import('./spec.ts').KindSchema;
+  create(spec: FaultSpec, ctx: NemesisContext, id: string): FaultImpl;
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
+
+/** Polls `probe` every `everyMs` until it returns a value other than undefined, or `timeoutMs` passes (then undefined). */
+export async function pollUntil<T>(probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 100): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() >= deadline) return undefined;
+    await sleep(everyMs);
+  }
+}

@@ -1,0 +1,99 @@
+// Server wall-clock faults through the clock shim: bump (jump by Δ), strobe
+// (flip between +Δ and the old offset), reset (back to the true time).
+import type { NodeHandle } from '../../src/env/types.ts';
+import type { KindDef } from '../fault.ts';
+import { param } from '../spec.ts';
+import { NODE_TARGETS, resolveNodes } from '../targets.ts';
+
+const DELTA = { type: 'number', required: true, doc: 'wall-clock jump in ms (negative = backwards)' } as const;
+
+/** Remembers each node's offset so stop() puts it back. */
+function offsets(nodes: NodeHandle[]): Map<NodeHandle, number> {
+  return new Map(nodes.map((n) => [n, n.clockOffsetMs()]));
+}
+
+async function restore(saved: Map<NodeHandle, number>): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const [n, ms] of saved) { await n.setClockOffsetMs(ms); out[n.id] = ms; }
+  saved.clear();
+  return out;
+}
+
+export const clockBump: KindDef = {
+  schema: {
+    kind: 'clock-bump',
+    summary: "jump servers' wall clocks by delta_ms (e.g. one Redlock master); healing puts them back",
+    target: NODE_TARGETS,
+    targetRequired: true,
+    params: { delta_ms: DELTA },
+  },
+  create(spec, ctx) {
+    let saved = new Map<NodeHandle, number>();
+    return {
+      async start() {
+        const nodes = await resolveNodes(spec, ctx);
+        saved = offsets(nodes);
+        const now: Record<string, number> = {};
+        for (const [n, ms] of saved) { now[n.id] = ms + param(spec, 'delta_ms', 0); await n.setClockOffsetMs(now[n.id]!); }
+        return { offsets_ms: now };
+      },
+      async stop() { return { offsets_ms: await restore(saved) }; },
+    };
+  },
+};
+
+export const clockStrobe: KindDef = {
+  schema: {
+    kind: 'clock-strobe',
+    summary: "flip servers' wall clocks between +delta_ms and their offset every period_ms",
+    target: NODE_TARGETS,
+    targetRequired: true,
+    params: { delta_ms: DELTA, period_ms: { type: 'number', min: 1, doc: 'time between flips (default 100)' } },
+  },
+  create(spec, ctx) {
+    let saved = new Map<NodeHandle, number>();
+    let timer: NodeJS.Timeout | undefined;
+    let flips = 0;
+    let busy: Promise<unknown> = Promise.resolve();
+    return {
+      async start() {
+        saved = offsets(await resolveNodes(spec, ctx));
+        const flip = () => {
+          flips++;
+          const on = flips % 2 === 1;
+          busy = busy.then(() => Promise.all([...saved].map(([n, ms]) => n.setClockOffsetMs(on ? ms + param(spec, 'delta_ms', 0) : ms)))).catch(() => {});
+        };
+        flip();
+        timer = setInterval(flip, param(spec, 'period_ms', 100));
+        return { nodes: [...saved.keys()].map((n) => n.id) };
+      },
+      async stop() {
+        clearInterval(timer);
+        await busy;
+        return { flips, offsets_ms: await restore(saved) };
+      },
+    };
+  },
+};
+
+export const clockReset: KindDef = {
+  schema: {
+    kind: 'clock-reset',
+    summary: "set servers' wall clocks back to the true time (one-shot)",
+    target: NODE_TARGETS,
+    targetRequired: false,
+    oneShot: true,
+    params: {},
+  },
+  create(spec, ctx) {
+    return {
+      async start() {
+        const nodes = spec.target === undefined ? ctx.env.nodes : await resolveNodes(spec, ctx);
+        const before: Record<string, number> = {};
+        for (const n of nodes) { before[n.id] = n.clockOffsetMs(); await n.setClockOffsetMs(0); }
+        return { previous_offsets_ms: before };
+      },
+      async stop() {},
+    };
+  },
+};

@@ -1,0 +1,72 @@
+// Sentinel failover with the lock key never replicated: cut the primary's
+// replication links first, (optionally wait lead_ms so clients write to the
+// primary alone), then take the primary away so Sentinel promotes a replica
+// that never got the key. Healing brings the old primary back; it keeps
+// answering as master until Sentinel demotes it (the split-brain window),
+// which stop() measures and records.
+import type { NodeHandle } from '../../src/env/types.ts';
+import { pollUntil, sleep, type KindDef } from '../fault.ts';
+import { cutLinks } from '../links.ts';
+import { currentPrimary, redisRole, replicasOf, sentinelPrimary } from '../roles.ts';
+import { param } from '../spec.ts';
+
+const DEMOTION_TIMEOUT_MS = 30_000;
+
+export const failover: KindDef = {
+  schema: {
+    kind: 'failover',
+    summary: 'redis-sentinel: cut replication, take the primary away, wait until Sentinel promotes a replica',
+    target: '',
+    targetRequired: false,
+    params: {
+      how: { type: 'string', values: ['pause', 'partition', 'kill'], doc: "how the primary goes away: 'pause' (SIGSTOP, default), 'partition' (cut from Sentinels and replicas; clients still reach it: split brain), 'kill'" },
+      cut_replication: { type: 'boolean', doc: 'cut the primary↔replica links first so nothing written from now on is copied (default true)' },
+      lead_ms: { type: 'number', min: 0, doc: 'time between cutting replication and taking the primary away (default 0)' },
+      wait_ms: { type: 'number', min: 0, doc: 'how long to wait for Sentinel to promote a replica (default 15000)' },
+      await_demotion: { type: 'boolean', doc: 'when healed, wait until the old primary reports role slave and record the split-brain window (default true)' },
+    },
+  },
+  create(spec, ctx, id) {
+    const env = ctx.env;
+    const how = param(spec, 'how', 'pause');
+    const undo: (() => Promise<void>)[] = [];
+    let old: NodeHandle | undefined;
+    return {
+      async start() {
+        const t0 = Date.now();
+        const p = await currentPrimary(env);
+        old = p;
+        const replicas = replicasOf(env, p).map((n) => n.id);
+        const touches = (ids: string[]) => env.links.filter((l) => (l.from === p.id && ids.includes(l.to)) || (l.to === p.id && ids.includes(l.from)));
+        if (param(spec, 'cut_replication', true)) undo.push(await cutLinks(env, touches(replicas), 'disable', `${id}-repl`));
+        await sleep(param(spec, 'lead_ms', 0));
+        if (how === 'pause') {
+          await p.pause();
+          undo.push(() => p.resume());
+        } else if (how === 'kill') {
+          await p.kill();
+          undo.push(() => p.restart());
+        } else {
+          const sentinels = env.nodes.filter((n) => n.role === 'sentinel').map((n) => n.id);
+          undo.push(await cutLinks(env, touches([...sentinels, ...replicas]), 'disable', `${id}-away`));
+        }
+        const promoted = await pollUntil(async () => {
+          const s = await sentinelPrimary(env);
+          return s !== undefined && s !== p.id ? s : undefined;
+        }, param(spec, 'wait_ms', 15_000));
+        if (!promoted) {
+          throw new Error(`nemesis failover: Sentinel did not promote a replica within ${param(spec, 'wait_ms', 15_000)} ms after ${how} of primary ${p.id}; raise params.wait_ms or check the Sentinel logs`);
+        }
+        return { old_primary: p.id, new_primary: promoted, how, promoted_after_ms: Date.now() - t0 };
+      },
+      async stop() {
+        // The primary comes back first, then replication (reverse order of start).
+        for (const u of undo.splice(0).reverse()) await u();
+        if (!old || !param(spec, 'await_demotion', true)) return { old_primary: old?.id };
+        const back = Date.now();
+        const demoted = await pollUntil(async () => ((await redisRole(old!)) === 'slave' ? true : undefined), DEMOTION_TIMEOUT_MS, 100);
+        return { old_primary: old.id, demoted: demoted === true, split_brain_ms: Date.now() - back };
+      },
+    };
+  },
+};

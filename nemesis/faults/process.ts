@@ -1,0 +1,60 @@
+// Server process faults: pause (SIGSTOP/SIGCONT) and kill (SIGKILL, then restart).
+import type { NodeHandle } from '../../src/env/types.ts';
+import { sleep, type KindDef } from '../fault.ts';
+import { param } from '../spec.ts';
+import { NODE_TARGETS, resolveNodes } from '../targets.ts';
+
+export const pause: KindDef = {
+  schema: {
+    kind: 'pause',
+    summary: 'stop server processes with SIGSTOP (connects succeed, commands hang) until resumed',
+    target: NODE_TARGETS,
+    targetRequired: true,
+    params: {},
+  },
+  create(spec, ctx) {
+    const paused: NodeHandle[] = [];
+    return {
+      async start() {
+        for (const n of await resolveNodes(spec, ctx)) { paused.push(n); await n.pause(); }
+        return { nodes: paused.map((n) => n.id) };
+      },
+      async stop() {
+        for (const n of paused.splice(0)) await n.resume();
+      },
+    };
+  },
+};
+
+export const kill: KindDef = {
+  schema: {
+    kind: 'kill',
+    summary: 'crash server processes with SIGKILL; restart them when healed (optionally not before a delay)',
+    target: NODE_TARGETS,
+    targetRequired: true,
+    params: {
+      persistence: { type: 'string', values: ['none', 'aof-always'], doc: "Redis: restart without persistence (forgets every key) or with AOF fsync always (default: as the node was started)" },
+      restart_delay_ms: { type: 'number', min: 0, doc: "restart no sooner than this long after the kill, even when healed early: the 'delayed restart' mitigation, set it above the lock TTL" },
+    },
+  },
+  create(spec, ctx) {
+    const killed: NodeHandle[] = [];
+    let killedAt = 0;
+    const persistence = spec.params?.persistence as 'none' | 'aof-always' | undefined;
+    return {
+      async start() {
+        killedAt = Date.now();
+        for (const n of await resolveNodes(spec, ctx)) { killed.push(n); await n.kill(); }
+        return { nodes: killed.map((n) => n.id) };
+      },
+      async stop() {
+        if (killed.length === 0) return;
+        await sleep(killedAt + param(spec, 'restart_delay_ms', 0) - Date.now());
+        const down_ms = Date.now() - killedAt;
+        const nodes = killed.splice(0);
+        for (const n of nodes) await n.restart(persistence ? { persistence } : undefined);
+        return { nodes: nodes.map((n) => n.id), down_ms };
+      },
+    };
+  },
+};

@@ -1,0 +1,114 @@
+// Cutting and slowing links through the fault proxy, only via
+// toxiproxy-node-client. Cuts are reference-counted per environment, so two
+// overlapping faults on one link heal correctly: the link comes back when the
+// last of them stops.
+import { Toxiproxy } from 'toxiproxy-node-client';
+import type { Environment, Link } from '../src/env/types.ts';
+
+/** Every toxic the nemesis adds starts with this, so a blanket heal can find them. */
+export const TOXIC_PREFIX = 'nemesis-';
+
+interface LinkState { tp: Toxiproxy; cuts: Map<string, number> }
+const states = new WeakMap<Environment, LinkState>();
+
+function state(env: Environment): LinkState {
+  let s = states.get(env);
+  if (!s) {
+    if (!env.proxyUrl) {
+      throw new Error('nemesis: this environment has no fault proxy (env.proxyUrl is empty), so links cannot be cut or slowed; start it with the proxy enabled');
+    }
+    s = { tp: new Toxiproxy(env.proxyUrl), cuts: new Map() };
+    states.set(env, s);
+  }
+  return s;
+}
+
+async function setEnabled(tp: Toxiproxy, name: string, enabled: boolean): Promise<void> {
+  const p = await tp.get(name);
+  if (p.enabled !== enabled) await p.update({ enabled, listen: p.listen, upstream: p.upstream });
+}
+
+/** 'disable': the proxy refuses and closes connections. 'blackhole': connections stay open, nothing gets through (timeout toxic 0, both ways). */
+export type CutMode = 'disable' | 'blackhole';
+
+/** Cuts `links`; returns the undo. Overlapping cuts of one link nest. */
+export async function cutLinks(env: Environment, links: Link[], mode: CutMode, tag: string): Promise<() => Promise<void>> {
+  const s = state(env);
+  const done: Link[] = [];
+  const undo = async () => {
+    for (const l of done.splice(0).reverse()) {
+      if (mode === 'blackhole') {
+        await removeToxics(s.tp, l.name, `${TOXIC_PREFIX}${tag}-`);
+        continue;
+      }
+      const n = (s.cuts.get(l.name) ?? 1) - 1;
+      if (n > 0) { s.cuts.set(l.name, n); continue; }
+      s.cuts.delete(l.name);
+      await setEnabled(s.tp, l.name, true);
+    }
+  };
+  try {
+    for (const l of links) {
+      if (mode === 'blackhole') {
+        const p = await s.tp.get(l.name);
+        done.push(l);
+        for (const stream of ['upstream', 'downstream'] as const) {
+          await p.addToxic({ name: `${TOXIC_PREFIX}${tag}-hole-${stream}`, type: 'timeout', stream, toxicity: 1, attributes: { timeout: 0 } });
+        }
+      } else {
+        s.cuts.set(l.name, (s.cuts.get(l.name) ?? 0) + 1);
+        done.push(l);
+        await setEnabled(s.tp, l.name, false);
+      }
+    }
+  } catch (e) {
+    await undo().catch(() => {});
+    throw e;
+  }
+  return undo;
+}
+
+export interface LatencyOptions { latencyMs: number; jitterMs: number; streams: ('upstream' | 'downstream')[] }
+
+/** Adds a latency toxic on each link; returns the undo. */
+export async function slowLinks(env: Environment, links: Link[], o: LatencyOptions, tag: string): Promise<() => Promise<void>> {
+  const s = state(env);
+  const done: string[] = [];
+  const undo = async () => {
+    for (const name of done.splice(0)) await removeToxics(s.tp, name, `${TOXIC_PREFIX}${tag}-`);
+  };
+  try {
+    for (const l of links) {
+      const p = await s.tp.get(l.name);
+      done.push(l.name);
+      for (const stream of o.streams) {
+        await p.addToxic({ name: `${TOXIC_PREFIX}${tag}-latency-${stream}`, type: 'latency', stream, toxicity: 1, attributes: { latency: o.latencyMs, jitter: o.jitterMs } });
+      }
+    }
+  } catch (e) {
+    await undo().catch(() => {});
+    throw e;
+  }
+  return undo;
+}
+
+interface RawProxy { toxics?: { name: string }[] }
+
+async function removeToxics(tp: Toxiproxy, proxyName: string, prefix: string): Promise<void> {
+  const raw = (await tp.getApi().get(`${tp.host}/proxies/${encodeURIComponent(proxyName)}`)).data as RawProxy;
+  const p = await tp.get(proxyName);
+  for (const t of raw.toxics ?? []) {
+    if (t.name.startsWith(prefix)) await (await p.getToxic(t.name)).remove();
+  }
+}
+
+/** Blanket heal: every link of `env` enabled, every nemesis toxic removed. */
+export async function healLinks(env: Environment): Promise<void> {
+  if (!env.proxyUrl) return;
+  const s = state(env);
+  s.cuts.clear();
+  for (const l of env.links) {
+    await setEnabled(s.tp, l.name, true);
+    await removeToxics(s.tp, l.name, TOXIC_PREFIX);
+  }
+}

@@ -1,0 +1,105 @@
+// Validation of fault specs against each kind's declared parameters, with
+// errors that name the spec, the field and the fix.
+import type { FaultSchedule, FaultSpec } from './types.ts';
+
+export interface ParamInfo {
+  type: 'number' | 'string' | 'boolean';
+  doc: string;
+  values?: readonly string[];   // allowed strings
+  min?: number;                 // for numbers
+  required?: boolean;
+}
+
+/** What a kind accepts; the table in kinds.ts is also what `lockpick list` prints. */
+export interface KindSchema {
+  kind: string;
+  summary: string;
+  /** What `target` means for this kind ('' = no target). */
+  target: string;
+  targetRequired: boolean;
+  /** One-shot actions take no duration_ms. */
+  oneShot?: boolean;
+  params: Record<string, ParamInfo>;
+}
+
+export class FaultSpecError extends Error {
+  constructor(message: string) { super(message); this.name = 'FaultSpecError'; }
+}
+
+function where(spec: unknown, index?: number): string {
+  const kind = typeof spec === 'object' && spec !== null && 'kind' in spec ? ` (kind ${JSON.stringify((spec as { kind: unknown }).kind)})` : '';
+  return `${index === undefined ? 'fault spec' : `schedule[${index}]`}${kind}`;
+}
+
+const TOP_FIELDS = new Set(['kind', 'at_ms', 'duration_ms', 'target', 'params']);
+
+/** Checks one spec against `schemas`; returns it typed, or throws FaultSpecError. */
+export function validateFaultSpec(spec: unknown, schemas: readonly KindSchema[], index?: number): FaultSpec {
+  const at = where(spec, index);
+  const fail = (msg: string): never => { throw new FaultSpecError(`${at}: ${msg}`); };
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
+    fail(`must be an object like {"kind": "partition", "at_ms": 1000, "duration_ms": 5000, "target": "n1"}`);
+  }
+  const s = spec as Record<string, unknown>;
+  for (const k of Object.keys(s)) {
+    if (!TOP_FIELDS.has(k)) fail(`unknown field '${k}'; a fault spec has only ${[...TOP_FIELDS].join(', ')} (kind-specific settings go in "params")`);
+  }
+  const schema = schemas.find((x) => x.kind === s.kind);
+  if (!schema) fail(`kind must be one of ${schemas.map((x) => x.kind).join(', ')} (see 'lockpick list')`);
+  const sc = schema!;
+  if (typeof s.at_ms !== 'number' || !Number.isFinite(s.at_ms) || s.at_ms < 0) {
+    fail(`at_ms must be a number of milliseconds >= 0 from the start of the run, got ${JSON.stringify(s.at_ms)}`);
+  }
+  if (s.duration_ms !== undefined) {
+    if (sc.oneShot) fail(`'${sc.kind}' is a one-shot action: remove duration_ms`);
+    if (typeof s.duration_ms !== 'number' || !Number.isFinite(s.duration_ms) || s.duration_ms < 0) {
+      fail(`duration_ms must be a number of milliseconds >= 0 (or absent: the fault lasts until the end of the run), got ${JSON.stringify(s.duration_ms)}`);
+    }
+  }
+  if (s.target === undefined) {
+    if (sc.targetRequired) fail(`target is required: ${sc.target}`);
+  } else {
+    if (!sc.target) fail(`'${sc.kind}' takes no target: remove it`);
+    const ok = typeof s.target === 'string' ? s.target !== '' : Array.isArray(s.target) && s.target.length > 0 && s.target.every((t) => typeof t === 'string' && t !== '');
+    if (!ok) fail(`target must be a non-empty string or array of strings: ${sc.target}`);
+  }
+  const params = s.params ?? {};
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) fail(`params must be an object`);
+  const p = params as Record<string, unknown>;
+  for (const [name, v] of Object.entries(p)) {
+    const info = sc.params[name];
+    if (!info) {
+      const known = Object.keys(sc.params);
+      fail(`unknown param '${name}'; '${sc.kind}' takes ${known.length ? known.join(', ') : 'no params'}`);
+    }
+    const i = info!;
+    if (typeof v !== i.type) fail(`params.${name} must be a ${i.type} (${i.doc}), got ${JSON.stringify(v)}`);
+    if (i.values && !i.values.includes(v as string)) fail(`params.${name} must be one of ${i.values.map((x) => JSON.stringify(x)).join(', ')}, got ${JSON.stringify(v)}`);
+    if (i.type === 'number' && (!Number.isFinite(v) || (i.min !== undefined && (v as number) < i.min))) {
+      fail(`params.${name} must be a finite number${i.min !== undefined ? ` >= ${i.min}` : ''} (${i.doc}), got ${JSON.stringify(v)}`);
+    }
+  }
+  for (const [name, i] of Object.entries(sc.params)) {
+    if (i.required && p[name] === undefined) fail(`params.${name} is required (${i.doc})`);
+  }
+  return s as unknown as FaultSpec;
+}
+
+/** Checks a whole schedule (plain JSON data) and returns it typed. */
+export function validateSchedule(schedule: unknown, schemas: readonly KindSchema[]): FaultSchedule {
+  if (!Array.isArray(schedule)) {
+    throw new FaultSpecError(`fault schedule must be a JSON array of fault specs, got ${schedule === null ? 'null' : typeof schedule}`);
+  }
+  return schedule.map((s, i) => validateFaultSpec(s, schemas, i));
+}
+
+/** The target as a list. */
+export function targets(spec: FaultSpec): string[] {
+  return spec.target === undefined ? [] : Array.isArray(spec.target) ? spec.target : [spec.target];
+}
+
+/** A param with its default. */
+export function param<T>(spec: FaultSpec, name: string, fallback: T): T {
+  const v = spec.params?.[name];
+  return (v === undefined ? fallback : v) as T;
+}

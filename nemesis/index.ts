@@ -4,3 +4,4 @@ export { createFault, FAULT_KINDS, checkFaultSpec, checkSchedule, activeFaults }
 export { runSchedule, healAll, planSchedule, type ScheduleStep, type RunScheduleOptions } from './schedule.ts';
 export { FaultSpecError } from './spec.ts';
 export type { Fault, FaultSpec, FaultSchedule, NemesisContext, ClientControl } from './types.ts';
+export { processClients } from './process-clients.ts';

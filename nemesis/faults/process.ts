@@ -49,7 +49,9 @@ export const kill: KindDef = {
       },
       async stop() {
         if (killed.length === 0) return;
-        await sleep(killedAt + param(spec, 'restart_delay_ms', 0) - Date.now());
+        // Timers may fire a millisecond early: loop until the delay has really passed.
+        const due = killedAt + param(spec, 'restart_delay_ms', 0);
+        while (Date.now() < due) await sleep(due - Date.now());
         const down_ms = Date.now() - killedAt;
         const nodes = killed.splice(0);
         for (const n of nodes) await n.restart(persistence ? { persistence } : undefined);

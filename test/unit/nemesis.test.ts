@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Environment } from '../../src/env/types.ts';
+import { processClients } from '../../nemesis/process-clients.ts';
 import { checkFaultSpec, checkSchedule, FAULT_KINDS, FaultSpecError, planSchedule, runSchedule, type ClientControl, type NemesisContext } from '../../nemesis/index.ts';
 
 const bad = (spec: unknown, pattern: RegExp) => assert.throws(() => checkFaultSpec(spec), (e: unknown) => e instanceof FaultSpecError && pattern.test(e.message));
@@ -60,7 +61,7 @@ test('planSchedule: time order, stops before starts at the same instant, open-en
 const children: ChildProcess[] = [];
 after(() => { for (const c of children) c.kill('SIGKILL'); });
 
-/** A ClientControl over real worker processes, as the runner's is. */
+/** Real worker processes behind a ClientControl, as the runner's are. */
 function realClients(n: number): { control: ClientControl; pids: Map<string, number>; offsets: Map<string, number> } {
   const pids = new Map<string, number>();
   const offsets = new Map<string, number>();
@@ -69,16 +70,7 @@ function realClients(n: number): { control: ClientControl; pids: Map<string, num
     children.push(c);
     pids.set(`c${i}`, c.pid!);
   }
-  const pid = (id: string) => { const p = pids.get(id); if (!p) throw new Error(`no client ${id}`); return p; };
-  return {
-    pids, offsets,
-    control: {
-      ids: () => [...pids.keys()],
-      pause: async (id) => { process.kill(pid(id), 'SIGSTOP'); },
-      resume: async (id) => { process.kill(pid(id), 'SIGCONT'); },
-      setClockOffsetMs: async (id, ms) => { pid(id); offsets.set(id, ms); },
-    },
-  };
+  return { pids, offsets, control: processClients(pids, async (id, ms) => { offsets.set(id, ms); }) };
 }
 
 /** 'T' when stopped, 'S'/'R' when running (from /proc). */

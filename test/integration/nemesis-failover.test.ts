@@ -1,0 +1,64 @@
+// The failover fault against real redis-server + redis-sentinel processes:
+// replication cut first, primary paused, a replica promoted without the key;
+// after healing, the old primary answers as master until Sentinel demotes it.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Redis } from 'ioredis';
+import { startEnvironment, type Environment } from '../../src/env/index.ts';
+import { createFault, processClients, type NemesisContext } from '../../nemesis/index.ts';
+import { sentinelPrimary } from '../../nemesis/roles.ts';
+
+let env: Environment;
+let ctx: NemesisContext;
+const events: { f: string; value: Record<string, unknown> }[] = [];
+const conns: Redis[] = [];
+
+before(async () => {
+  env = await startEnvironment('redis-sentinel');
+  ctx = { env, clients: processClients(new Map()), record: (f, value) => events.push({ f, value: value as Record<string, unknown> }) };
+});
+
+after(async () => {
+  for (const c of conns) c.disconnect();
+  await env?.down();
+});
+
+function direct(node: string): Redis {
+  const r = new Redis({ host: '127.0.0.1', port: env.node(node).port, maxRetriesPerRequest: null, commandTimeout: 2000 });
+  r.on('error', () => {});
+  conns.push(r);
+  return r;
+}
+
+test('failover: replication cut, primary paused, the promoted replica never got the key; split-brain window after heal', async () => {
+  const f = createFault({ kind: 'failover', at_ms: 0, params: { how: 'pause', lead_ms: 500 } }, ctx);
+  const starting = f.start();
+  // Inside lead_ms: replication is already cut, the primary still takes writes.
+  await new Promise((r) => setTimeout(r, 250));
+  assert.equal(await direct('n1').set('lock', 'c1', 'PX', 60_000), 'OK');
+  await starting;
+  const start = events.find((e) => e.f === 'failover-start')!.value;
+  assert.equal(start.old_primary, 'n1');
+  const promoted = String(start.new_primary);
+  assert.ok(['n2', 'n3'].includes(promoted), `promoted ${promoted}`);
+  assert.equal(await sentinelPrimary(env), promoted, 'Sentinel reports the new primary');
+  assert.equal(await direct(promoted).get('lock'), null, 'the promoted replica never got the lock key');
+  console.log(`# failover: ${promoted} promoted ${start.promoted_after_ms} ms after the fault started (lead 500 ms)`);
+
+  // Heal: the old primary comes back still believing it is master.
+  const old = direct('n1');
+  const healing = f.stop();
+  let sawMaster = false;
+  for (let i = 0; i < 50 && !sawMaster; i++) {
+    const role = (await old.call('ROLE').catch(() => undefined)) as unknown[] | undefined;
+    sawMaster = Array.isArray(role) && role[0] === 'master';
+    if (!sawMaster) await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.ok(sawMaster, 'old primary answers role master after resuming (split brain)');
+  await healing;
+  const stop = events.find((e) => e.f === 'failover-stop')!.value;
+  assert.equal(stop.demoted, true, `old primary demoted: ${JSON.stringify(stop)}`);
+  console.log(`# failover: split-brain window after resume ${stop.split_brain_ms} ms`);
+  const role = (await old.call('ROLE')) as unknown[];
+  assert.equal(role[0], 'slave');
+});

@@ -12,10 +12,16 @@ import { cleanupLeftoverChains } from './peer-routing.ts';
 import { startProxyBackend } from './proxy-backend.ts';
 import { startRedisTopology } from './topology-redis.ts';
 import { startSentinelTopology } from './topology-sentinel.ts';
+import { startZookeeperTopology } from './topology-zookeeper.ts';
+import { createMariadbNode } from './mariadb.ts';
+import { freePort } from './ports.ts';
 
 export type { Environment, NodeHandle, Link, Endpoint, TopologyName, TopologyOptions } from './types.ts';
 export { cleanupLeftovers, stopEnvUps } from './lifecycle.ts';
 export { MissingBinaryError } from './binaries.ts';
+export { zookeeperMode, fourLetterWord } from './zookeeper.ts';
+export { MARIADB_DATABASE } from './mariadb.ts';
+export { SENTINEL_NAME } from './topology-sentinel.ts';
 
 export const TOPOLOGIES: readonly TopologyName[] = ['redis', 'redis-sentinel', 'zookeeper', 'mariadb'];
 
@@ -49,8 +55,12 @@ export async function startEnvironment(topology: TopologyName, opts: TopologyOpt
       case 'redis-sentinel':
         await startSentinelTopology(env, opts);
         break;
-      default:
-        throw new Error(`lockpick: topology '${topology}' is not implemented yet`);
+      case 'zookeeper':
+        await startZookeeperTopology(env, opts);
+        break;
+      case 'mariadb':
+        env.nodes.push(await createMariadbNode({ id: 'n1', root, port: await freePort() }));
+        break;
     }
   } catch (e) {
     await env.down();

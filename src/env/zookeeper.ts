@@ -1,0 +1,87 @@
+// ZooKeeper 3.8 servers from the Debian package: zoo.cfg, the JVM under the
+// clock shim, readiness and role through the `srvr` four-letter word.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { requireBinary, requireFile } from './binaries.ts';
+import { shimEnv } from './clock.ts';
+import { ServerNode } from './node.ts';
+import { chownTree } from './peer-routing.ts';
+import { startAndWait } from './wait.ts';
+
+export interface ZkPorts { client: number; quorum: number; election: number }
+
+/** Sends a four-letter word to 127.0.0.1:port and returns the whole reply. */
+export function fourLetterWord(port: number, word: string, timeoutMs = 1000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    let out = '';
+    s.setTimeout(timeoutMs, () => s.destroy(new Error(`'${word}' to 127.0.0.1:${port} timed out`)));
+    s.on('connect', () => s.write(word));
+    s.on('data', (d) => (out += d.toString()));
+    s.on('end', () => resolve(out));
+    s.on('error', reject);
+  });
+}
+
+/** 'leader' | 'follower' | 'standalone', or undefined while the server is not serving. */
+export async function zookeeperMode(port: number): Promise<string | undefined> {
+  try {
+    return /^Mode: (\w+)/m.exec(await fourLetterWord(port, 'srvr'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ZkNodeOptions {
+  id: string;                // 'n1'..; myid is the number
+  root: string;
+  ports: ZkPorts;
+  ensemble: { id: string; ports: ZkPorts }[]; // empty or one entry: standalone
+  uid?: number;
+}
+
+export function createZkNode(o: ZkNodeOptions): ServerNode {
+  const java = requireBinary('java');
+  const cp = [
+    requireFile('/usr/share/java/zookeeper.jar', 'zookeeper'),
+    requireFile('/usr/share/java/slf4j-simple.jar', 'zookeeper (libslf4j-java)'),
+  ].join(':');
+  const dir = path.join(o.root, o.id);
+  mkdirSync(path.join(dir, 'data'), { recursive: true, mode: 0o700 });
+  const myid = o.id.replace(/^\D+/, '');
+  writeFileSync(path.join(dir, 'data', 'myid'), `${myid}\n`);
+  const lines = [
+    'tickTime=500',
+    'initLimit=20',
+    'syncLimit=5',
+    `dataDir=${path.join(dir, 'data')}`,
+    `clientPort=${o.ports.client}`,
+    'clientPortAddress=127.0.0.1',
+    '4lw.commands.whitelist=*',
+    'admin.enableServer=false',
+    'maxSessionTimeout=60000',
+  ];
+  if (o.ensemble.length > 1) {
+    for (const m of o.ensemble) lines.push(`server.${m.id.replace(/^\D+/, '')}=127.0.0.1:${m.ports.quorum}:${m.ports.election}`);
+  }
+  const conf = path.join(dir, 'zoo.cfg');
+  writeFileSync(conf, lines.join('\n') + '\n');
+  const logFile = path.join(dir, 'zookeeper.log');
+  const clockFile = path.join(dir, 'clock-offset');
+  return new ServerNode(o.id, 'zookeeper', o.ports.client, dir, logFile, clockFile, async () => {
+    if (o.uid !== undefined) chownTree(dir, o.uid);
+    const args = [
+      '-Xmx128m', '-XX:-UsePerfData', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto',
+      '-Djava.net.preferIPv4Stack=true', '-Dzookeeper.cnxTimeout=1000', `-Dlockpick.node=${dir}`,
+      '-cp', cp, 'org.apache.zookeeper.server.quorum.QuorumPeerMain', conf,
+    ];
+    // Ready = serving clients (a leader elected, or standalone).
+    return startAndWait(
+      { name: `zookeeper ${o.id} (127.0.0.1:${o.ports.client})`, command: java, args, cwd: dir, env: shimEnv(clockFile), logFile, uid: o.uid },
+      { dir },
+      async () => (await zookeeperMode(o.ports.client)) !== undefined,
+      30_000,
+    );
+  });
+}

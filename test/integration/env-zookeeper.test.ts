@@ -1,0 +1,117 @@
+// The `zookeeper` topology against a real 3-server ensemble: startup, a real
+// client through proxied links, leader pause → new leader, session expiry of
+// a partitioned client observed from another client.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { Toxiproxy } from 'toxiproxy-node-client';
+import { startEnvironment, zookeeperMode, type Environment } from '../../src/env/index.ts';
+
+// node-zookeeper-client ships no types: the few calls used here.
+interface ZkClient {
+  connect(): void;
+  close(): void;
+  once(ev: 'connected' | 'expired', f: () => void): void;
+  getSessionId(): Buffer;
+  create(p: string, data: Buffer, mode: number, cb: (e: Error | null, p: string) => void): void;
+  getData(p: string, cb: (e: Error | null, d: Buffer) => void): void;
+  exists(p: string, cb: (e: Error | null, stat: unknown) => void): void;
+}
+const zk = createRequire(import.meta.url)('node-zookeeper-client') as {
+  createClient(conn: string, o: { sessionTimeout: number; spinDelay?: number; retries?: number }): ZkClient;
+  CreateMode: { EPHEMERAL: number; PERSISTENT: number };
+};
+
+let env: Environment;
+const open: ZkClient[] = [];
+
+async function connect(clientId: string, sessionTimeout = 4000): Promise<ZkClient> {
+  const eps = await env.clientEndpoints(clientId);
+  const c = zk.createClient(eps.map((e) => `${e.host}:${e.port}`).join(','), { sessionTimeout, spinDelay: 100 });
+  open.push(c);
+  await new Promise<void>((res) => {
+    c.once('connected', res);
+    c.connect();
+  });
+  return c;
+}
+
+const call = <T>(f: (cb: (e: Error | null, v: T) => void) => void): Promise<T> =>
+  new Promise((res, rej) => f((e, v) => (e ? rej(e) : res(v))));
+
+async function leader(exclude: string[] = []): Promise<string | undefined> {
+  for (const n of env.nodes) {
+    if (!exclude.includes(n.id) && (await zookeeperMode(n.port)) === 'leader') return n.id;
+  }
+  return undefined;
+}
+
+before(async () => {
+  const t0 = performance.now();
+  env = await startEnvironment('zookeeper', { nodes: 3 });
+  const ms = performance.now() - t0;
+  console.log(`zookeeper x3 up (leader elected) in ${ms.toFixed(0)} ms`);
+  assert.ok(ms < 15_000, `3-node ZooKeeper should start in under 15 s, took ${ms.toFixed(0)} ms`);
+});
+
+after(async () => {
+  for (const c of open) c.close();
+  await env?.down();
+});
+
+test('a real client writes through one proxied link and another client reads it', async () => {
+  const a = await connect('a');
+  await call<string>((cb) => a.create('/hello', Buffer.from('world'), zk.CreateMode.PERSISTENT, cb));
+  const b = await connect('b');
+  assert.equal((await call<Buffer>((cb) => b.getData('/hello', cb))).toString(), 'world');
+  assert.ok(await leader(), 'one server reports Mode: leader');
+  for (const name of ['n1->n2', 'n2->n1:election', 'client:a->n3']) {
+    assert.ok(env.links.some((l) => l.name === name), `link ${name} missing`);
+  }
+});
+
+test('pausing the leader yields a new leader', async () => {
+  const old = (await leader())!;
+  const t0 = performance.now();
+  await env.node(old).pause();
+  try {
+    let now: string | undefined;
+    while (!(now = await leader([old]))) {
+      assert.ok(performance.now() - t0 < 20_000, 'no new leader within 20 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    console.log(`new leader ${now} ${(performance.now() - t0).toFixed(0)} ms after pausing ${old}`);
+    assert.notEqual(now, old);
+  } finally {
+    await env.node(old).resume();
+  }
+});
+
+test('a client partitioned past its session timeout loses its ephemeral node', async () => {
+  const holder = await connect('holder', 2000);
+  await call<string>((cb) => holder.create('/lock', Buffer.from('holder'), zk.CreateMode.EPHEMERAL, cb));
+  const watcher = await connect('watcher');
+  assert.ok(await call<unknown>((cb) => watcher.exists('/lock', cb)));
+  const tp = new Toxiproxy(env.proxyUrl);
+  const cut = env.links.filter((l) => l.from === 'client:holder');
+  assert.equal(cut.length, 3);
+  for (const l of cut) {
+    const p = await tp.get(l.name);
+    await p.update({ enabled: false, listen: p.listen, upstream: p.upstream });
+  }
+  const t0 = performance.now();
+  try {
+    while (await call<unknown>((cb) => watcher.exists('/lock', cb))) {
+      assert.ok(performance.now() - t0 < 15_000, 'ephemeral node still there 15 s after the partition');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const ms = performance.now() - t0;
+    console.log(`ephemeral node gone ${ms.toFixed(0)} ms after partitioning its client (session timeout 2000 ms)`);
+    assert.ok(ms > 1000, 'the session must not expire before its timeout');
+  } finally {
+    for (const l of cut) {
+      const p = await tp.get(l.name);
+      await p.update({ enabled: true, listen: p.listen, upstream: p.upstream });
+    }
+  }
+});

@@ -1,0 +1,43 @@
+// `lockpick list`: the lock recipes and fault kinds, one line each.
+import { parseArgs } from 'node:util';
+import { EXIT } from '../cli.ts';
+
+const USAGE = `usage: lockpick list [--json]
+
+Prints the lock recipes (for --lock) and the fault kinds (for --faults) with
+one-line descriptions.`;
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true }).values;
+  } catch (e) {
+    console.error(`lockpick list: ${(e as Error).message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return EXIT.ok;
+  }
+  const { RECIPES } = await import('../locks/registry.ts');
+  const { FAULT_KINDS } = await import('../../nemesis/index.ts');
+  if (values.json) {
+    console.log(JSON.stringify({
+      locks: RECIPES.map((r) => ({ name: r.name, summary: r.summary, source: r.source, topology: r.topology, model: r.model, fencing: r.fencing, points: r.points ?? [], options: r.optionsHelp ?? {} })),
+      faults: FAULT_KINDS,
+    }, null, 2));
+    return EXIT.ok;
+  }
+  const w = Math.max(...RECIPES.map((r) => r.name.length), ...FAULT_KINDS.map((k) => k.kind.length));
+  const out = ['locks (--lock NAME, or --lock ./your-module.ts):'];
+  for (const r of RECIPES) {
+    out.push(`  ${r.name.padEnd(w)}  ${r.summary}`);
+    const opts = Object.entries(r.optionsHelp ?? {});
+    if (opts.length) out.push(`  ${''.padEnd(w)}  options: ${opts.map(([k, v]) => `${k} (${v})`).join('; ')}`);
+  }
+  out.push('', 'faults (--faults KIND,KIND; aliases: clock=clock-bump, restart=kill):');
+  for (const k of FAULT_KINDS) out.push(`  ${k.kind.padEnd(w)}  ${k.summary}`);
+  out.push('', "client-pause in 'lockpick run' lands at named points: 'in-critical-section' and each lock's own points, for longer than the lease.");
+  console.log(out.join('\n'));
+  return EXIT.ok;
+}

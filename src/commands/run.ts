@@ -1,0 +1,113 @@
+// `lockpick run`: hammer a lock implementation under faults and check it.
+import { parseArgs } from 'node:util';
+import { EXIT } from '../cli.ts';
+import { parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
+import { replay, runTest, type RunSummary } from '../runner/index.ts';
+
+const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
+       lockpick run --replay store/<run-id> [--runs N]
+
+Runs property-based clients against a real lock while the nemesis injects
+faults, checks every run, and shrinks a violation to a small schedule.
+
+options:
+  --lock NAME|PATH     a lock from 'lockpick list', or a module exporting a LockRecipe
+  --faults LIST        fault kinds, comma-separated (see 'lockpick list'); default none
+  --clients N          clients at most (default 3)
+  --time S             search time budget in seconds (default 60)
+  --runs N             at most this many runs (default: as many as fit in --time)
+  --shrink-time S      time budget for shrinking a violation (default 60)
+  --seed S             fast-check seed (printed on every run)
+  --ttl MS             lease of every acquire (default 800)
+  --keys N             distinct lock names (default 1)
+  --lock-opt K=V       a recipe option (repeatable; see 'lockpick list')
+  --store DIR          where run directories go (default ./store)
+  --replay DIR         run the plan stored in DIR/test.json again (--runs times at most, default 3)
+  --json               print the summary as JSON on stdout
+exit: 0 safe, 1 unsafe, 2 usage, 3 inconclusive`;
+
+/** Fault names the user may type, and the nemesis kind each means. */
+const ALIASES: Record<string, string> = { clock: 'clock-bump', restart: 'kill', crash: 'kill' };
+
+function int(v: string | undefined, flag: string, dflt: number, min = 1): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < min) throw new UsageError(`${flag} must be a number ≥ ${min}, got '${v}'`);
+  return n;
+}
+
+class UsageError extends Error {}
+
+export async function run(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
+        runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
+        keys: { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
+        replay: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (e) {
+    console.error(`lockpick run: ${(e as Error).message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  if (args.help) {
+    console.log(USAGE);
+    return EXIT.ok;
+  }
+  const json = args.json === true;
+  const log = (line: string) => (json ? console.error(line) : console.log(line));
+  let summary: RunSummary;
+  try {
+    const storeRoot = args.store ?? 'store';
+    if (args.replay) {
+      summary = await replay({ dir: args.replay, runs: int(args.runs, '--runs', 3), storeRoot, resolve: resolveRecipe, log });
+    } else {
+      if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
+      const spec = parseLockArg(args.lock);
+      const recipe = await resolveRecipe(spec).catch((e: Error) => { throw new UsageError(e.message); });
+      const faults = await parseFaults(args.faults);
+      const lockOptions: Record<string, unknown> = {};
+      for (const kv of args['lock-opt'] ?? []) {
+        const i = kv.indexOf('=');
+        if (i <= 0) throw new UsageError(`--lock-opt '${kv}': write it as NAME=VALUE, e.g. --lock-opt retryMs=20`);
+        const v = kv.slice(i + 1);
+        lockOptions[kv.slice(0, i)] = v !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
+      }
+      summary = await runTest({
+        lock: spec, recipe, faults,
+        clients: int(args.clients, '--clients', 3), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),
+        shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
+        ttlMs: int(args.ttl, '--ttl', 800, 50), keys: int(args.keys, '--keys', 1), storeRoot, lockOptions, quiet: json, log,
+      });
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`lockpick run: ${e.message}`);
+      return EXIT.usage;
+    }
+    console.error(`lockpick run: ${(e as Error).message}`);
+    return EXIT.unknown;
+  }
+  if (json) console.log(JSON.stringify(summary));
+  return summary.exitCode;
+}
+
+async function parseFaults(list: string | undefined): Promise<string[]> {
+  if (!list) return [];
+  const { FAULT_KINDS } = await import('../../nemesis/index.ts');
+  const known = FAULT_KINDS.map((k) => k.kind);
+  const out: string[] = [];
+  for (const raw of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const kind = ALIASES[raw] ?? raw;
+    if (!known.includes(kind)) {
+      throw new UsageError(`unknown fault '${raw}'; known faults: ${known.join(', ')} (aliases: ${Object.entries(ALIASES).map(([a, k]) => `${a}=${k}`).join(', ')})`);
+    }
+    if (!out.includes(kind)) out.push(kind);
+  }
+  return out;
+}

@@ -1,0 +1,214 @@
+// The client workers, as the runner and the nemesis see them: one forked child
+// process per client id, reused from run to run. Turns the workers' messages
+// into history events (the parent is the single recorder), assigns logical
+// process ids (a fresh one after every `info`, as in Jepsen), and carries out
+// pauses anchored at named points of the plan.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { forgetProcess, recordProcess } from '../env/lifecycle.ts';
+import type { ClientControl, FaultSpec } from '../../nemesis/types.ts';
+import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
+import type { Recorder } from './recorder.ts';
+
+const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
+const TSX = import.meta.resolve('tsx');
+
+interface Worker {
+  id: string;
+  child: ChildProcess;
+  process: number | null;     // logical process of the current operation chain
+  fresh: boolean;             // the next invoke starts a new logical process
+  done?: (error?: string) => void;
+  stopped: boolean;           // SIGSTOPped by us
+  dead: boolean;
+}
+
+export interface RunReport { errors: string[]; killed: string[]; logs: string[] }
+
+export class ClientPool implements ClientControl {
+  private readonly workers = new Map<string, Worker>();
+  private nextProcess = 0;
+  private active: string[] = [];
+  private anchored: (FaultSpec & { fired?: boolean })[] = [];
+  private runStartMs = 0;
+  private logs: string[] = [];
+  /** Anchored pauses in progress (so the run waits for them). */
+  private pausing = new Set<Promise<void>>();
+  ops = 0;
+
+  constructor(private readonly recorder: Recorder) {}
+
+  ids(): string[] {
+    return [...this.active];
+  }
+
+  private worker(id: string): Worker {
+    const w = this.workers.get(id);
+    if (!w || w.dead) throw new Error(`no client '${id}' in this run (clients: ${this.active.join(', ') || 'none'})`);
+    return w;
+  }
+
+  async pause(id: string): Promise<void> {
+    const w = this.worker(id);
+    w.child.kill('SIGSTOP');
+    w.stopped = true;
+  }
+
+  async resume(id: string): Promise<void> {
+    const w = this.worker(id);
+    w.child.kill('SIGCONT');
+    w.stopped = false;
+  }
+
+  async setClockOffsetMs(id: string, ms: number): Promise<void> {
+    this.send(this.worker(id), { t: 'clock', offsetMs: ms });
+  }
+
+  private send(w: Worker, m: ToWorker): void {
+    if (!w.dead && w.child.connected) w.child.send(m);
+  }
+
+  private async spawn(id: string): Promise<Worker> {
+    const child = fork(WORKER, [id], { execArgv: ['--import', TSX], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const w: Worker = { id, child, process: null, fresh: true, stopped: false, dead: false };
+    if (child.pid) recordProcess({ pid: child.pid, name: `lockpick client ${id}`, kind: 'server', match: 'worker.ts' });
+    child.on('exit', () => {
+      w.dead = true;
+      if (child.pid) forgetProcess(child.pid);
+      w.done?.(`client ${id} exited`);
+    });
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`client worker ${id} did not start within 20 s`)), 20_000);
+      child.once('message', () => { clearTimeout(t); resolve(); });   // the first message is 'ready'
+      child.once('exit', (code) => { clearTimeout(t); reject(new Error(`client worker ${id} exited (code ${code}) while starting`)); });
+    });
+    child.on('message', (m: FromWorker) => this.onMessage(w, m));
+    this.workers.set(id, w);
+    return w;
+  }
+
+  /** Starts the workers for these ids (reusing live ones), all at once. */
+  async ensure(ids: string[]): Promise<void> {
+    await Promise.all(ids.map(async (id) => {
+      const w = this.workers.get(id);
+      if (!w || w.dead) await this.spawn(id);
+    }));
+  }
+
+  private onMessage(w: Worker, m: FromWorker): void {
+    switch (m.t) {
+      case 'invoke': {
+        if (w.fresh || w.process === null) {
+          w.process = this.nextProcess++;
+          w.fresh = false;
+        }
+        this.recorder.append({ type: 'invoke', f: m.f, process: w.process, key: m.key, value: m.value, client: w.id });
+        this.send(w, { t: 'ack', seq: m.seq, process: w.process });
+        break;
+      }
+      case 'complete': {
+        if (w.process === null) break;
+        this.recorder.append({ type: m.type, f: m.f, process: w.process, key: m.key, value: m.value, ...(m.error ? { error: m.error } : {}), ...m.extra });
+        this.ops++;
+        if (m.type === 'info') w.fresh = true;
+        break;
+      }
+      case 'point': {
+        const p = this.pauseAt(w, m.name, m.seq);
+        this.pausing.add(p);
+        void p.finally(() => this.pausing.delete(p));
+        break;
+      }
+      case 'log': this.logs.push(`${w.id}: ${m.message}`); break;
+      case 'done': w.done?.(m.error); break;
+      case 'ready': break;
+    }
+  }
+
+  /** A point question: pause here if an anchored fault of the plan is due, then let it go on. */
+  private async pauseAt(w: Worker, point: string, seq: number): Promise<void> {
+    const now = performance.now() - this.runStartMs;
+    const f = this.anchored.find((x) => !x.fired && x.target === w.id && x.params?.point === point && x.at_ms <= now);
+    if (f) {
+      f.fired = true;
+      const ms = f.duration_ms ?? 0;
+      this.recorder.nemesis('client-pause-start', { client: w.id, point, duration_ms: ms });
+      w.child.kill('SIGSTOP');
+      w.stopped = true;
+      await sleep(ms);
+      w.child.kill('SIGCONT');
+      w.stopped = false;
+      this.recorder.nemesis('client-pause-stop', { client: w.id, point });
+    }
+    this.send(w, { t: 'go', seq });
+  }
+
+  /**
+   * Runs one job per client and waits until all are done. Past `deadlineMs`
+   * clients are asked to stop; those still busy a grace period later are
+   * killed (their open operations stay unanswered: indeterminate).
+   */
+  async run(jobs: RunJob[], anchored: FaultSpec[], deadlineMs: number, graceMs: number): Promise<RunReport> {
+    await this.ensure(jobs.map((j) => j.clientId));
+    this.active = jobs.map((j) => j.clientId);
+    this.anchored = anchored.map((f) => ({ ...f }));
+    this.logs = [];
+    this.runStartMs = performance.now();
+    const errors: string[] = [];
+    const killed: string[] = [];
+    const finished = jobs.map((job) => {
+      const w = this.worker(job.clientId);
+      w.process = null;
+      w.fresh = true;
+      return new Promise<void>((resolve) => {
+        w.done = (error) => {
+          w.done = undefined;
+          if (error) errors.push(`${w.id}: ${error}`);
+          resolve();
+        };
+        this.send(w, job);
+      });
+    });
+    const all = Promise.all(finished);
+    const timer = (ms: number) => sleep(ms).then(() => 'late' as const);
+    if ((await Promise.race([all, timer(deadlineMs)])) === 'late') {
+      for (const id of this.active) this.send(this.workers.get(id)!, { t: 'stop' });
+      if ((await Promise.race([all, timer(graceMs)])) === 'late') {
+        for (const id of this.active) {
+          const w = this.workers.get(id)!;
+          if (w.done) {
+            killed.push(id);
+            this.kill(w);
+          }
+        }
+        await all;
+      }
+    }
+    await Promise.all([...this.pausing]);
+    return { errors, killed, logs: this.logs };
+  }
+
+  /** SIGCONT every client we or the nemesis stopped (healing). */
+  resumeAll(): void {
+    for (const w of this.workers.values()) {
+      if (!w.dead) w.child.kill('SIGCONT');
+      w.stopped = false;
+    }
+  }
+
+  private kill(w: Worker): void {
+    if (w.dead) return;
+    w.child.kill('SIGKILL');
+    w.child.kill('SIGCONT');
+  }
+
+  async close(): Promise<void> {
+    const exits = [...this.workers.values()].filter((w) => !w.dead).map((w) => new Promise<void>((resolve) => {
+      w.child.once('exit', () => resolve());
+      this.kill(w);
+    }));
+    await Promise.race([Promise.all(exits), sleep(3000)]);
+    this.workers.clear();
+  }
+}

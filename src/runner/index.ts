@@ -1,0 +1,213 @@
+// `lockpick run` without the command line: open a session, search (or replay a
+// stored plan), store what happened, and say it in words.
+import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { LockRecipe } from '../locks/lock.ts';
+import type { Verdict } from '../../checkers/types.ts';
+import { planArb } from '../workload/arbitraries.ts';
+import { describePlan, planOps, validatePlan, type RunPlan } from '../workload/plan.ts';
+import type { LockSpec } from './protocol.ts';
+import { Progress } from './progress.ts';
+import { search, type SearchResult } from './search.ts';
+import { Session, topologyOf, type RunOutcome } from './session.ts';
+import { newRunDir, readTestJson, versions, writeEvents, writeJson } from './store.ts';
+import { lockLabel } from './lock-spec.ts';
+
+export interface RunOptions {
+  lock: LockSpec;
+  recipe: LockRecipe;
+  faults: string[];
+  clients: number;
+  timeS: number;
+  runs: number;
+  shrinkTimeS: number;
+  seed?: number;
+  ttlMs: number;
+  keys: number;
+  storeRoot: string;
+  lockOptions?: Record<string, unknown>;
+  quiet?: boolean;          // no progress lines (--json)
+  log(line: string): void;  // where the human report goes
+}
+
+export interface RunSummary {
+  verdict: Verdict;
+  exitCode: 0 | 1 | 3;
+  dir: string;
+  runId: string;
+  seed?: number;
+  path?: string;
+  runs: number;
+  shrinkRuns: number;
+  inconclusive: number;
+  firstAfterMs?: number;
+  ops: number;
+  minimal?: { plan: RunPlan; ops: number; faults: number; anomalies: unknown[]; resource: unknown };
+  replay: string;
+}
+
+function outcomeJson(o: RunOutcome) {
+  return { run: o.run, verdict: o.verdict, check: o.check, resource: o.resource, problems: o.problems, elapsed_ms: Math.round(o.elapsedMs) };
+}
+
+/** Writes counterexample/: that run's history, the timeline and the JUnit file (when the renderers load). */
+async function writeCounterexample(dir: string, o: RunOutcome, meta: Record<string, unknown>): Promise<string> {
+  const cdir = join(dir, 'counterexample');
+  mkdirSync(cdir, { recursive: true });
+  const hpath = join(cdir, 'history.jsonl');
+  writeEvents(hpath, o.events);
+  try {
+    const { readHistory } = await import('../history/index.ts');
+    const h = await readHistory(hpath);
+    const { renderTimelineHtml } = await import('../report/html.ts');
+    writeFileSync(join(cdir, 'timeline.html'), renderTimelineHtml(h, o.check, meta));
+    const { renderJUnit } = await import('../report/junit.ts');
+    writeFileSync(join(cdir, 'junit.xml'), renderJUnit([{ name: String(meta.lock), result: o.check, meta }]));
+  } catch (e) {
+    writeFileSync(join(cdir, 'report-error.txt'), `${(e as Error).stack ?? e}\n`);
+  }
+  return cdir;
+}
+
+async function describeOutcome(o: RunOutcome, file: string): Promise<string> {
+  const lines: string[] = [];
+  try {
+    const { formatResult } = await import('../report/text.ts');
+    lines.push(formatResult(file, o.check));
+  } catch {
+    lines.push(`${file}: valid=${String(o.check.valid)}`);
+    for (const a of o.check.anomalies) lines.push(`  ${a.type}: ${a.message}`);
+  }
+  lines.push(o.resource.message);
+  for (const a of o.resource.anomalies.slice(0, 5)) lines.push(`  ${a.type} on "${a.key}": ${a.message}`);
+  if (o.resource.anomalies.length > 5) lines.push(`  … and ${o.resource.anomalies.length - 5} more`);
+  return lines.join('\n');
+}
+
+/** Runs the session body and always tears the session down, also on SIGINT/SIGTERM. */
+async function withSession<T>(o: { recipe: LockRecipe; lock: LockSpec; historyPath: string; lockOptions?: Record<string, unknown> }, body: (s: Session) => Promise<T>): Promise<T> {
+  const session = await Session.open({ recipe: o.recipe, lock: o.lock, historyPath: o.historyPath, lockOptions: o.lockOptions });
+  const onSignal = (sig: NodeJS.Signals) => {
+    void session.close().finally(() => process.exit(sig === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    return await body(session);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await session.close();
+  }
+}
+
+export async function runTest(o: RunOptions): Promise<RunSummary> {
+  const { id, dir } = newRunDir(o.storeRoot);
+  const topo = topologyOf(o.recipe);
+  const seed = o.seed ?? Math.floor(Math.random() * 0x7fffffff);
+  const test: Record<string, unknown> = {
+    lock: lockLabel(o.lock), lock_spec: o.lock, model: o.recipe.model, fencing: o.recipe.fencing,
+    topology: { name: topo.name, ...topo.opts }, faults: o.faults, clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
+    time_s: o.timeS, runs: o.runs, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
+    versions: versions(), started: new Date().toISOString(), plan: null,
+  };
+  writeJson(join(dir, 'test.json'), test);
+  o.log(`lockpick run ${id}: lock ${lockLabel(o.lock)}, faults ${o.faults.join(',') || 'none'}, ${o.clients} clients, seed ${seed}; history in ${join(dir, 'history.jsonl')}`);
+  return withSession({ recipe: o.recipe, lock: o.lock, historyPath: join(dir, 'history.jsonl'), lockOptions: o.lockOptions }, async (session) => {
+    const { activeFaults } = await import('../../nemesis/index.ts');
+    const progress = new Progress(process.stderr, () => activeFaults(session.nemesisContext()).length, o.quiet);
+    const arb = planArb({
+      clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, keys: o.keys,
+      nodes: session.dataNodes(), points: o.recipe.points ?? [],
+    });
+    let ops = 0;
+    let res: SearchResult;
+    try {
+      res = await search({
+        arb, runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed,
+        runOnce: (plan) => session.runOnce(plan),
+        onRun: (out, phase) => {
+          ops += out.ops;
+          progress.run(out.ops, out.verdict === false, phase, out.problems.length ? out.problems[0] : '');
+        },
+      });
+    } finally {
+      progress.done();
+    }
+    const replay = `lockpick run --replay ${dir}`;
+    const summary: RunSummary = {
+      verdict: res.minimal ? false : res.runs > 0 && res.inconclusive < res.runs ? true : 'unknown',
+      exitCode: res.minimal ? 1 : res.runs > 0 && res.inconclusive < res.runs ? 0 : 3,
+      dir, runId: id, seed: res.seed, path: res.path, runs: res.runs, shrinkRuns: res.shrinkRuns, inconclusive: res.inconclusive,
+      firstAfterMs: res.firstAfterMs, ops, replay,
+    };
+    if (res.minimal) {
+      const m = res.minimal;
+      summary.minimal = { plan: m.plan, ops: m.ops, faults: m.plan.faults.length, anomalies: m.check.anomalies, resource: m.resource };
+      test.plan = m.plan;
+      test.counterexample = { seed: res.seed, path: res.path, run: m.run };
+      writeJson(join(dir, 'test.json'), test);
+      const cdir = await writeCounterexample(dir, m, { lock: lockLabel(o.lock), seed: res.seed, path: res.path, plan: describePlan(m.plan) });
+      o.log(`\nUNSAFE: ${lockLabel(o.lock)} broke after ${res.runs} run(s) (${((res.firstAfterMs ?? 0) / 1000).toFixed(1)} s of search), shrunk in ${res.shrinkRuns} more run(s)${res.shrinkInterrupted ? ' (shrink time ran out)' : ''}.`);
+      o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s)):\n${describePlan(m.plan)}`);
+      o.log(`\n${await describeOutcome(m, join(cdir, 'history.jsonl'))}`);
+      o.log(`\nfast-check seed ${res.seed}, path "${res.path ?? ''}"`);
+      o.log(`timeline: ${join(cdir, 'timeline.html')}`);
+      o.log(`replay:   ${replay}`);
+    } else if (summary.exitCode === 0) {
+      o.log(`\nSAFE so far: ${res.runs} run(s), ${ops} operations, no violation (${res.inconclusive} inconclusive). fast-check seed ${res.seed}.`);
+    } else {
+      o.log(`\nINCONCLUSIVE: ${res.runs} run(s), ${res.inconclusive} without a verdict (clients failed or the check ran out of time).`);
+    }
+    writeJson(join(dir, 'results.json'), {
+      verdict: summary.verdict, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, ops,
+      first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,
+      first: res.first ? outcomeJson(res.first) : null, minimal: res.minimal ? outcomeJson(res.minimal) : null,
+    });
+    return summary;
+  });
+}
+
+export interface ReplayOptions {
+  dir: string;
+  runs: number;
+  storeRoot: string;
+  resolve(spec: LockSpec): Promise<LockRecipe>;
+  log(line: string): void;
+}
+
+/** Runs the plan stored in DIR/test.json again (up to `runs` times, until it breaks). */
+export async function replay(o: ReplayOptions): Promise<RunSummary> {
+  const test = readTestJson(o.dir);
+  const where = join(o.dir, 'test.json');
+  const plan = validatePlan(test.plan, `${where}: "plan"`);
+  const spec = test.lock_spec as LockSpec | undefined;
+  if (!spec || (typeof spec !== 'object')) throw new Error(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it`);
+  const recipe = await o.resolve(spec);
+  const { id, dir } = newRunDir(o.storeRoot);
+  writeJson(join(dir, 'test.json'), { ...test, replay_of: o.dir, versions: versions(), started: new Date().toISOString() });
+  o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
+  return withSession({ recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions: test.lock_options as Record<string, unknown> | undefined }, async (session) => {
+    let last: RunOutcome | undefined;
+    let ops = 0;
+    let n = 0;
+    for (; n < o.runs; n++) {
+      last = await session.runOnce(plan);
+      ops += last.ops;
+      if (last.verdict === false) break;
+    }
+    const unsafe = last?.verdict === false;
+    const summary: RunSummary = {
+      verdict: unsafe ? false : last?.verdict ?? 'unknown', exitCode: unsafe ? 1 : last?.verdict === true ? 0 : 3,
+      dir, runId: id, runs: Math.min(n + 1, o.runs), shrinkRuns: 0, inconclusive: 0, ops, replay: `lockpick run --replay ${o.dir}`,
+    };
+    if (last) {
+      const cdir = await writeCounterexample(dir, last, { lock: lockLabel(spec), replay_of: o.dir, plan: describePlan(plan) });
+      o.log(unsafe ? `\nREPRODUCED in run ${summary.runs} of ${o.runs}:` : `\nNot reproduced in ${o.runs} run(s):`);
+      o.log(await describeOutcome(last, join(cdir, 'history.jsonl')));
+      summary.minimal = { plan, ops: last.ops, faults: plan.faults.length, anomalies: last.check.anomalies, resource: last.resource };
+    }
+    writeJson(join(dir, 'results.json'), { verdict: summary.verdict, runs: summary.runs, last: last ? outcomeJson(last) : null });
+    return summary;
+  });
+}

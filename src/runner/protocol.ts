@@ -1,0 +1,44 @@
+// Messages between the runner (parent, the single recorder) and its client
+// workers (one child process per client, so a client pause is a real SIGSTOP).
+import type { Endpoint } from '../env/types.ts';
+import type { EventType } from '../history/types.ts';
+import type { Attempt } from '../workload/plan.ts';
+
+/** Which lock to build: a registry name or a user's module path. */
+export type LockSpec = { name: string } | { path: string };
+
+export interface RunJob {
+  t: 'run';
+  run: number;
+  clientId: string;
+  lock: LockSpec;
+  endpoints: Endpoint[];
+  sentinels?: Endpoint[];
+  sentinelName?: string;
+  natMap?: Record<string, { host: string; port: number }>;
+  resource: Endpoint;
+  fenced: boolean;
+  keyPrefix: string;
+  ttlMs: number;
+  attempts: Attempt[];
+  commandTimeoutMs: number;
+  options?: Record<string, unknown>;
+  clockOffsetMs: number;
+  /** Named points where this client is to ask the parent before going on (anchored pauses). */
+  pausePoints: string[];
+}
+
+export type ToWorker =
+  | RunJob
+  | { t: 'ack'; seq: number; process: number }     // the invoke is on disk: go ahead
+  | { t: 'go'; seq: number }                        // reply to a point question
+  | { t: 'clock'; offsetMs: number }
+  | { t: 'stop' };                                  // finish the current attempt, close, report done
+
+export type FromWorker =
+  | { t: 'ready' }
+  | { t: 'invoke'; seq: number; f: string; key: string; value?: unknown }
+  | { t: 'complete'; type: Exclude<EventType, 'invoke'>; f: string; key: string; value?: unknown; error?: string; extra?: Record<string, unknown> }
+  | { t: 'point'; seq: number; name: string }
+  | { t: 'log'; message: string }
+  | { t: 'done'; run: number; error?: string };

@@ -1,0 +1,73 @@
+// The protected resource: a counter per lock key on the fault-free `resource`
+// Redis node. Each critical section reads it and writes read+1. Both steps are
+// Lua scripts that append what happened to a log list on the node, so the log is
+// in the resource's own order. With fencing, a step carrying a token lower than
+// the highest one seen is rejected (the read registers its token too, so a stale
+// holder that read before the new holder cannot write after it).
+import { Redis } from 'ioredis';
+import type { Endpoint } from '../env/types.ts';
+import type { ResourceEntry } from '../../checkers/resource.ts';
+
+// KEYS: counter, max-token, log. ARGV: op, token ('' = unfenced), value, client, process, read.
+const STEP = `
+local fenced = ARGV[2] ~= ''
+local t = tonumber(ARGV[2])
+local max = tonumber(redis.call('GET', KEYS[2]) or '-1')
+local prev = tonumber(redis.call('GET', KEYS[1]) or '0')
+local accepted = 1
+if fenced then
+  if t < max then accepted = 0 elseif t > max then redis.call('SET', KEYS[2], ARGV[2]) end
+end
+if accepted == 1 and ARGV[1] == 'write' then redis.call('SET', KEYS[1], ARGV[3]) end
+local e = {op = ARGV[1], client = ARGV[4], process = tonumber(ARGV[5]), prev = prev, accepted = accepted == 1}
+if fenced then e.token = t; e.max = max end
+if ARGV[1] == 'write' then e.value = tonumber(ARGV[3]); e.read = tonumber(ARGV[6]) end
+redis.call('RPUSH', KEYS[3], cjson.encode(e))
+return {accepted, prev}
+`;
+
+function keys(key: string): [string, string, string] {
+  return [`res:${key}:counter`, `res:${key}:max-token`, `res:${key}:log`];
+}
+
+export interface StepResult { accepted: boolean; prev: number }
+
+export class ResourceClient {
+  private readonly r: Redis;
+
+  constructor(ep: Endpoint, timeoutMs: number) {
+    this.r = new Redis({ host: ep.host, port: ep.port, lazyConnect: true, maxRetriesPerRequest: 1, commandTimeout: timeoutMs, enableOfflineQueue: true });
+    this.r.defineCommand('lockpickStep', { numberOfKeys: 3, lua: STEP });
+  }
+
+  private async step(op: 'read' | 'write', key: string, token: number | undefined, value: number, client: string, process: number, read: number): Promise<StepResult> {
+    const fn = (this.r as unknown as Record<string, (...a: unknown[]) => Promise<[number, number]>>).lockpickStep;
+    const [accepted, prev] = await fn.call(this.r, ...keys(key), op, token === undefined ? '' : String(token), String(value), client, String(process), String(read));
+    return { accepted: accepted === 1, prev };
+  }
+
+  read(key: string, token: number | undefined, client: string, process: number): Promise<StepResult> {
+    return this.step('read', key, token, 0, client, process, 0);
+  }
+
+  write(key: string, token: number | undefined, value: number, read: number, client: string, process: number): Promise<StepResult> {
+    return this.step('write', key, token, value, client, process, read);
+  }
+
+  /** The log and final value of each key, in the resource's order. */
+  async collect(keyList: string[]): Promise<{ entries: ResourceEntry[]; finals: Record<string, number> }> {
+    const entries: ResourceEntry[] = [];
+    const finals: Record<string, number> = {};
+    for (const key of keyList) {
+      const [counter, , log] = keys(key);
+      const raw = await this.r.lrange(log, 0, -1);
+      raw.forEach((line, i) => entries.push({ key, seq: i, ...(JSON.parse(line) as Omit<ResourceEntry, 'key' | 'seq'>) }));
+      finals[key] = Number((await this.r.get(counter)) ?? 0);
+    }
+    return { entries, finals };
+  }
+
+  close(): void {
+    this.r.disconnect(false);
+  }
+}

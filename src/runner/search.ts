@@ -1,0 +1,78 @@
+// The property "the lock is safe under this plan", searched with fast-check:
+// runs until the first violation (or the time budget), then shrinks that plan
+// within its own budget. fast-check's interruptAfterTimeLimit abandons the run
+// in flight when time is up, so the run still going is awaited here: a session
+// never runs two plans at once.
+import fc from 'fast-check';
+import type { RunPlan } from '../workload/plan.ts';
+import type { RunOutcome } from './session.ts';
+
+export interface SearchOptions {
+  arb: fc.Arbitrary<RunPlan>;
+  runOnce(plan: RunPlan): Promise<RunOutcome>;
+  runs: number;
+  timeMs: number;
+  shrinkTimeMs: number;
+  seed?: number;
+  onRun?(o: RunOutcome, phase: 'search' | 'shrink'): void;
+}
+
+export interface SearchResult {
+  seed: number;
+  runs: number;                 // plans run while searching
+  shrinkRuns: number;           // plans run while shrinking
+  inconclusive: number;         // runs whose verdict was 'unknown'
+  first?: RunOutcome;           // the first violation found
+  firstAfterMs?: number;        // search time until it was found
+  minimal?: RunOutcome;         // the smallest violation after shrinking
+  path?: string;                // fast-check path of the minimal counterexample
+  shrinkInterrupted: boolean;
+}
+
+export async function search(o: SearchOptions): Promise<SearchResult> {
+  const seed = o.seed ?? Math.floor(Math.random() * 0x7fffffff);
+  const started = Date.now();
+  let inflight: Promise<unknown> = Promise.resolve();
+  const res: SearchResult = { seed, runs: 0, shrinkRuns: 0, inconclusive: 0, shrinkInterrupted: false };
+
+  const runTracked = async (plan: RunPlan, phase: 'search' | 'shrink'): Promise<RunOutcome> => {
+    const p = o.runOnce(plan);
+    inflight = p.catch(() => {});
+    const out = await p;
+    if (phase === 'search') res.runs++; else res.shrinkRuns++;
+    if (out.verdict === 'unknown') res.inconclusive++;
+    o.onRun?.(out, phase);
+    return out;
+  };
+
+  const found = await fc.check(fc.asyncProperty(o.arb, async (plan) => {
+    const out = await runTracked(plan, 'search');
+    if (out.verdict !== false) return true;
+    res.first = out;
+    res.firstAfterMs = Date.now() - started;
+    return false;
+  }), { numRuns: o.runs, seed, endOnFailure: true, interruptAfterTimeLimit: o.timeMs, markInterruptAsFailure: false });
+  await inflight;
+  if (!found.failed || !res.first) return res;
+
+  // Shrink: replay the counterexample by its path (known to fail: not run again), then smaller ones.
+  const known = JSON.stringify(res.first.plan);
+  let skipKnown = true;
+  let shrinkOver = false;
+  res.minimal = res.first;
+  const shrunk = await fc.check(fc.asyncProperty(o.arb, async (plan) => {
+    if (skipKnown && JSON.stringify(plan) === known) {
+      skipKnown = false;
+      return false;
+    }
+    const out = await runTracked(plan, 'shrink');
+    if (out.verdict !== false) return true;
+    if (!shrinkOver) res.minimal = out;   // not a run fast-check already gave up on
+    return false;
+  }), { seed, path: found.counterexamplePath ?? undefined, endOnFailure: false, interruptAfterTimeLimit: Math.max(1, o.shrinkTimeMs), markInterruptAsFailure: false });
+  shrinkOver = true;
+  await inflight;
+  res.path = shrunk.counterexamplePath ?? found.counterexamplePath ?? undefined;
+  res.shrinkInterrupted = shrunk.interrupted;
+  return res;
+}

@@ -1,0 +1,163 @@
+// A session: one environment (the recipe's topology plus the fault-free resource
+// node), one pool of client workers and one recorder, shared by every run of a
+// `lockpick run`. Each run uses its own key names (r<run>-<key>) and fresh
+// process ids, so the whole history.jsonl stays one valid history and every run
+// can be checked on its own.
+import { startEnvironment } from '../env/index.ts';
+import type { Environment, TopologyName, TopologyOptions } from '../env/types.ts';
+import { HistoryBuilder } from '../history/index.ts';
+import type { HistoryEvent } from '../history/types.ts';
+import type { LockRecipe } from '../locks/lock.ts';
+import { checkHistory } from '../../checkers/index.ts';
+import type { CheckResult, Verdict } from '../../checkers/types.ts';
+import { checkResource, type ResourceEntry, type ResourceResult } from '../../checkers/resource.ts';
+import type { NemesisContext } from '../../nemesis/types.ts';
+import { ClientPool } from './clients.ts';
+import { Recorder } from './recorder.ts';
+import { ResourceClient } from './resource-store.ts';
+import { findStaleUnlocks } from './stale-unlock.ts';
+import type { LockSpec, RunJob } from './protocol.ts';
+import { clientId, isAnchoredPause, planHorizonMs, type RunPlan } from '../workload/plan.ts';
+
+export interface SessionOptions {
+  recipe: LockRecipe;
+  lock: LockSpec;
+  historyPath: string;
+  commandTimeoutMs?: number;
+  lockOptions?: Record<string, unknown>;
+  /** Check time limit per run (ms); past it the run's verdict is 'unknown'. */
+  checkTimeMs?: number;
+}
+
+export interface RunOutcome {
+  run: number;
+  plan: RunPlan;
+  verdict: Verdict;                 // false = unsafe
+  check: CheckResult;
+  resource: ResourceResult;
+  events: HistoryEvent[];
+  ops: number;                      // completed operations
+  elapsedMs: number;
+  problems: string[];               // worker errors, killed clients: why a verdict may be 'unknown'
+  resourceEntries: ResourceEntry[];
+}
+
+export function topologyOf(recipe: LockRecipe): { name: TopologyName; opts: TopologyOptions } {
+  const t = recipe.topology;
+  switch (t.kind) {
+    case 'redis': return { name: 'redis', opts: { masters: t.masters, resource: true } };
+    case 'redis-sentinel': return { name: 'redis-sentinel', opts: { resource: true } };
+    case 'zookeeper': return { name: 'zookeeper', opts: { nodes: t.nodes, resource: true } };
+    case 'mariadb': return { name: 'mariadb', opts: { resource: true } };
+  }
+}
+
+export class Session {
+  private runNo = 0;
+  private closed = false;
+
+  private constructor(
+    readonly env: Environment,
+    readonly recorder: Recorder,
+    readonly pool: ClientPool,
+    private readonly resource: ResourceClient,
+    private readonly o: SessionOptions,
+  ) {}
+
+  static async open(o: SessionOptions): Promise<Session> {
+    const { name, opts } = topologyOf(o.recipe);
+    const env = await startEnvironment(name, opts);
+    const recorder = new Recorder(o.historyPath);
+    const ep = env.resourceEndpoint?.();
+    if (!ep) {
+      await env.down();
+      throw new Error(`the ${name} environment has no resource node; it must support the 'resource' option`);
+    }
+    return new Session(env, recorder, new ClientPool(recorder), new ResourceClient(ep, 5000), o);
+  }
+
+  /** Data nodes the node faults may target. */
+  dataNodes(): string[] {
+    return this.env.nodes.filter((n) => n.role !== 'resource' && n.role !== 'sentinel').map((n) => n.id);
+  }
+
+  nemesisContext(): NemesisContext {
+    return { env: this.env, clients: this.pool, record: (f, v) => this.recorder.nemesis(f, v) };
+  }
+
+  async runOnce(plan: RunPlan): Promise<RunOutcome> {
+    const run = ++this.runNo;
+    const started = performance.now();
+    const keyPrefix = `r${run}-`;
+    const recipe = this.o.recipe;
+    const commandTimeoutMs = this.o.commandTimeoutMs ?? 500;
+    const nem = await import('../../nemesis/index.ts');
+    const ctx = this.nemesisContext();
+    const resourceEp = this.env.resourceEndpoint!();
+    const jobs: RunJob[] = await Promise.all(plan.clients.map(async (c, i) => {
+      const id = clientId(i);
+      return {
+        t: 'run' as const, run, clientId: id, lock: this.o.lock,
+        endpoints: await this.env.clientEndpoints(id),
+        sentinels: this.env.sentinelEndpoints ? await this.env.sentinelEndpoints(id) : undefined,
+        sentinelName: this.env.sentinelName,
+        resource: resourceEp, fenced: recipe.fencing, keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
+        commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
+        pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && f.target === id).map((f) => String(f.params!.point)),
+      };
+    }));
+    const anchored = plan.faults.filter(isAnchoredPause);
+    const timed = plan.faults.filter((f) => !isAnchoredPause(f));
+    this.recorder.beginRun();
+    this.recorder.nemesis('run-start', { run, clients: jobs.length, faults: plan.faults.length });
+    const abort = new AbortController();
+    const problems: string[] = [];
+    let report;
+    const schedule = timed.length
+      ? nem.runSchedule(timed, ctx, abort.signal).catch((e: unknown) => { problems.push(`nemesis: ${(e as Error).message}`); })
+      : Promise.resolve();
+    try {
+      report = await this.pool.run(jobs, anchored, planHorizonMs(plan) + 3000, plan.ttlMs + commandTimeoutMs + 2000);
+    } finally {
+      abort.abort();
+      await schedule;
+      await nem.healAll(ctx).catch((e: unknown) => { problems.push(`heal: ${(e as Error).message}`); });
+      this.pool.resumeAll();
+    }
+    this.recorder.nemesis('run-end', { run });
+    const events = this.recorder.endRun();
+    problems.push(...report.errors, ...report.killed.map((id) => `client ${id} did not finish in time and was killed`));
+    const keys = [...new Set(plan.clients.flatMap((c) => c.attempts.map((a) => keyPrefix + a.key)))];
+    const { entries, finals } = await this.resource.collect(keys);
+    const resource = checkResource(entries, finals);
+    const check = checkEvents(events, recipe.model, this.o.checkTimeMs ?? 20_000, plan.ttlMs);
+    let verdict: Verdict = check.valid === false || !resource.valid ? false : check.valid;
+    // A run whose clients could not even start says nothing about the lock.
+    if (verdict === true && report.errors.length > 0) verdict = 'unknown';
+    const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;
+    return { run, plan, verdict, check, resource, events, ops, elapsedMs: performance.now() - started, problems, resourceEntries: entries };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.pool.close();
+      this.resource.close();
+    } finally {
+      this.recorder.close();
+      await this.env.down();
+    }
+  }
+}
+
+/** Checks one run's events (already in real-time order) against the model, and names stale unlocks. */
+export function checkEvents(events: HistoryEvent[], model: string, timeLimitMs: number, leaseMs: number): CheckResult {
+  const b = new HistoryBuilder('run');
+  events.forEach((e, i) => b.add(e, i + 1));
+  const h = b.finish();
+  const r = checkHistory(h, { model, timeLimitMs });
+  const stale = findStaleUnlocks(h, leaseMs);
+  if (stale.length === 0) return r;
+  return { ...r, valid: false, anomalies: [...stale, ...r.anomalies] };
+}

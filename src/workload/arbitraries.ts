@@ -1,0 +1,106 @@
+// fast-check arbitraries for a run plan. Small pieces that compose: an attempt,
+// a client, one fault per kind, the plan. Every number shrinks toward 0 and every
+// list toward its shortest, so a violation shrinks to few attempts and few faults.
+// Fault generators are aimed at where locks break (a pause longer than the lease,
+// a clock jump larger than the lease), so one run has a real chance to show it.
+import fc from 'fast-check';
+import type { FaultSpec } from '../../nemesis/types.ts';
+import { CRITICAL_SECTION, clientId, type Attempt, type ClientPlan, type RunPlan } from './plan.ts';
+
+export interface WorkloadOptions {
+  clients: number;        // at most this many clients (at least min(2, clients))
+  faults: string[];       // fault kinds to draw from; [] = no faults
+  ttlMs: number;          // lease of every acquire
+  keys?: number;          // distinct lock names (default 1)
+  maxAttempts?: number;   // per client (default 5)
+  maxFaults?: number;     // per run (default 2)
+  nodes: string[];        // data node ids the node faults may target
+  points?: string[];      // recipe pause points, besides 'in-critical-section'
+  renew?: boolean;        // the lock has renew(): let attempts use it
+}
+
+export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
+  const keys = Array.from({ length: Math.max(1, o.keys ?? 1) }, (_, i) => `k${i}`);
+  return fc.record({
+    key: fc.constantFrom(...keys),
+    delayMs: fc.integer({ min: 0, max: o.ttlMs }),
+    waitMs: fc.integer({ min: 0, max: 2 * o.ttlMs }),
+    // Well inside the lease, so a fault-free run never outlives its lease by design.
+    holdMs: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 5) }),
+    renew: o.renew ? fc.boolean() : fc.constant(false),
+  });
+}
+
+export function clientArb(o: WorkloadOptions): fc.Arbitrary<ClientPlan> {
+  const max = Math.max(1, o.maxAttempts ?? 5);
+  return fc.record({ attempts: fc.array(attemptArb(o), { minLength: 1, maxLength: max, size: 'max' }) });
+}
+
+/** Generators for the fault kinds the runner knows how to aim; others get a plain timed spec. */
+export function faultArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSpec> {
+  const ttl = o.ttlMs;
+  const clients = Array.from({ length: o.clients }, (_, i) => clientId(i));
+  const nodes = o.nodes.length ? o.nodes : ['n1'];
+  const at = fc.integer({ min: 0, max: 2 * ttl });
+  const beyondLease = fc.integer({ min: ttl + 100, max: 2 * ttl + 500 });
+  switch (kind) {
+    case 'client-pause':
+      // Anchored at a named point: a pause in the critical section longer than the
+      // lease is the classic GC-pause failure; recipe points (e.g. 'after-compare') too.
+      return fc.record({
+        kind: fc.constant(kind), at_ms: fc.integer({ min: 0, max: ttl }), duration_ms: beyondLease,
+        target: fc.constantFrom(...clients),
+        params: fc.record({ point: fc.constantFrom(CRITICAL_SECTION, ...(o.points ?? [])) }),
+      });
+    case 'client-clock':
+      // A skew larger than the lease makes other holders' expiry timestamps look past (or own ones stale).
+      return fc.record({
+        kind: fc.constant(kind), at_ms: at, target: fc.constantFrom(...clients),
+        params: fc.record({ delta_ms: fc.oneof(fc.integer({ min: ttl + 100, max: 4 * ttl }), fc.integer({ min: -4 * ttl, max: -(ttl + 100) })) }),
+      });
+    case 'clock-bump':
+      // A forward jump larger than the lease expires the key at once (Redis keeps absolute expiry times).
+      return fc.record({
+        kind: fc.constant(kind), at_ms: at, target: fc.constantFrom(...nodes),
+        params: fc.record({ delta_ms: fc.integer({ min: ttl + 200, max: 4 * ttl }) }),
+      });
+    case 'kill':
+      // Restarted without persistence after a short time: the lock key is forgotten.
+      return fc.record({
+        kind: fc.constant(kind), at_ms: at, duration_ms: fc.integer({ min: 0, max: 300 }),
+        target: fc.constantFrom(...nodes), params: fc.constant({ persistence: 'none' }),
+      });
+    case 'pause':
+      return fc.record({ kind: fc.constant(kind), at_ms: at, duration_ms: beyondLease, target: fc.constantFrom(...nodes) });
+    case 'partition':
+      return fc.record({
+        kind: fc.constant(kind), at_ms: at, duration_ms: beyondLease,
+        target: fc.constantFrom(...nodes, ...clients.map((c) => `client:${c}`)),
+      });
+    case 'latency':
+      return fc.record({
+        kind: fc.constant(kind), at_ms: at, duration_ms: beyondLease, target: fc.constantFrom(...nodes),
+        params: fc.record({ latency_ms: fc.integer({ min: 50, max: ttl }) }),
+      });
+    case 'failover':
+      return fc.record({ kind: fc.constant(kind), at_ms: at, duration_ms: beyondLease });
+    default:
+      return fc.record({ kind: fc.constant(kind), at_ms: at, duration_ms: beyondLease, target: fc.constantFrom(...nodes) });
+  }
+}
+
+export function faultsArb(o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
+  if (o.faults.length === 0) return fc.constant([]);
+  const one = fc.oneof(...o.faults.map((k) => faultArb(k, o)));
+  // At least one fault when faults were asked for: a run without any tests nothing new.
+  return fc.array(one, { minLength: 1, maxLength: Math.max(1, o.maxFaults ?? 2), size: 'max' });
+}
+
+export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
+  const n = Math.max(1, o.clients);
+  return fc.record({
+    ttlMs: fc.constant(o.ttlMs),
+    clients: fc.array(clientArb(o), { minLength: Math.min(2, n), maxLength: n, size: 'max' }),
+    faults: faultsArb(o),
+  });
+}

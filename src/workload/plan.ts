@@ -1,0 +1,132 @@
+// A run plan: plain JSON (so fast-check can generate and shrink it, test.json can
+// store it and `--replay` can run it again). Clients are positional: clients[i]
+// is client id `c${i + 1}`; faults name clients and nodes by id.
+import type { FaultSpec } from '../../nemesis/types.ts';
+
+/** One lock attempt of one client: wait, acquire, critical section, release. */
+export interface Attempt {
+  key: string;        // lock name (the runner prefixes it per run)
+  delayMs: number;    // think time before the acquire
+  waitMs: number;     // how long acquire may retry before giving up
+  holdMs: number;     // time between the resource read and write in the critical section
+  renew: boolean;     // call lock.renew once in the critical section (when the lock has one)
+}
+
+export interface ClientPlan { attempts: Attempt[] }
+
+export interface RunPlan {
+  ttlMs: number;          // lease of every acquire in this run
+  clients: ClientPlan[];
+  /**
+   * The fault schedule. `client-pause` with params.point is anchored: from at_ms on,
+   * the first time the client reaches that named point it is SIGSTOPped for
+   * duration_ms (the runner does these); every other spec goes to the nemesis.
+   */
+  faults: FaultSpec[];
+}
+
+export const CRITICAL_SECTION = 'in-critical-section';
+
+export function clientId(index: number): string {
+  return `c${index + 1}`;
+}
+
+export function isAnchoredPause(f: FaultSpec): boolean {
+  return f.kind === 'client-pause' && typeof f.params?.point === 'string';
+}
+
+/** Operations the plan can produce at most (acquire + release per attempt, + renew). */
+export function planOps(plan: RunPlan): number {
+  let n = 0;
+  for (const c of plan.clients) for (const a of c.attempts) n += a.renew ? 3 : 2;
+  return n;
+}
+
+/** Longest a client could take if nothing stalls it: what the run waits for at most (plus faults). */
+export function planHorizonMs(plan: RunPlan): number {
+  let longest = 0;
+  for (const c of plan.clients) {
+    let t = 0;
+    for (const a of c.attempts) t += a.delayMs + a.waitMs + a.holdMs + 50;
+    longest = Math.max(longest, t);
+  }
+  let faults = 0;
+  for (const f of plan.faults) faults = Math.max(faults, f.at_ms + (f.duration_ms ?? 0));
+  return longest + faults;
+}
+
+function target(f: FaultSpec): string {
+  if (f.target === undefined) return '';
+  return Array.isArray(f.target) ? f.target.join(', ') : f.target;
+}
+
+function params(p: Record<string, unknown> | undefined, skip: string[]): string {
+  if (!p) return '';
+  const rest = Object.entries(p).filter(([k]) => !skip.includes(k));
+  return rest.length ? ` (${rest.map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ')})` : '';
+}
+
+/** One fault in words, e.g. "at 120 ms: pause client c2 for 1300 ms when it reaches in-critical-section". */
+export function describeFault(f: FaultSpec): string {
+  const at = `at ${f.at_ms} ms`;
+  const dur = f.duration_ms !== undefined ? ` for ${f.duration_ms} ms` : '';
+  const t = target(f);
+  const p = f.params ?? {};
+  switch (f.kind) {
+    case 'client-pause':
+      return isAnchoredPause(f)
+        ? `from ${f.at_ms} ms: pause client ${t}${dur} the next time it reaches '${String(p.point)}'`
+        : `${at}: pause client ${t}${dur}`;
+    case 'client-clock':
+      return `${at}: move client ${t}'s clock by ${String(p.delta_ms)} ms${dur}`;
+    case 'clock-bump':
+      return `${at}: jump node ${t}'s wall clock by ${String(p.delta_ms)} ms${dur}`;
+    case 'pause':
+      return `${at}: pause (SIGSTOP) node ${t}${dur}`;
+    case 'kill':
+      return `${at}: kill -9 node ${t}, restart it ${dur ? `after ${f.duration_ms} ms` : 'at the end'}${p.persistence === 'none' ? ' without persistence' : params(p, [])}`;
+    case 'partition':
+      return `${at}: partition ${t}${dur}${params(p, [])}`;
+    default:
+      return `${at}: ${f.kind} ${t}${dur}${params(p, [])}`;
+  }
+}
+
+/** The plan in words, one line per client and per fault. */
+export function describePlan(plan: RunPlan): string {
+  const lines: string[] = [`lease (TTL) ${plan.ttlMs} ms; ${plan.clients.length} client(s), ${planOps(plan)} operations at most, ${plan.faults.length} fault(s)`];
+  plan.clients.forEach((c, i) => {
+    const steps = c.attempts.map((a) =>
+      `${a.delayMs ? `wait ${a.delayMs} ms, ` : ''}lock '${a.key}' (retry up to ${a.waitMs} ms), hold ${a.holdMs} ms${a.renew ? ', renew' : ''}, unlock`);
+    lines.push(`  client ${clientId(i)}: ${steps.join('; then ')}`);
+  });
+  if (plan.faults.length === 0) lines.push('  no faults');
+  for (const f of plan.faults) lines.push(`  fault: ${describeFault(f)}`);
+  return lines.join('\n');
+}
+
+/** Checks a plan read from a file; throws naming the place and the fix. */
+export function validatePlan(x: unknown, where: string): RunPlan {
+  const bad = (what: string): never => {
+    throw new Error(`${where}: ${what}\n  fix: give "plan" as {"ttlMs": n, "clients": [{"attempts": [{"key","delayMs","waitMs","holdMs","renew"}]}], "faults": [FaultSpec...]} (as lockpick run writes it)`);
+  };
+  if (!x || typeof x !== 'object') bad('the plan is missing or not an object');
+  const p = x as Record<string, unknown>;
+  if (typeof p.ttlMs !== 'number' || p.ttlMs <= 0) bad('"ttlMs" must be a positive number');
+  if (!Array.isArray(p.clients) || p.clients.length === 0) bad('"clients" must be a non-empty array');
+  (p.clients as unknown[]).forEach((c, i) => {
+    const at = (c as Record<string, unknown> | null)?.attempts;
+    if (!Array.isArray(at)) bad(`clients[${i}].attempts must be an array`);
+    (at as unknown[]).forEach((a, j) => {
+      const r = a as Record<string, unknown>;
+      for (const k of ['delayMs', 'waitMs', 'holdMs']) if (typeof r?.[k] !== 'number') bad(`clients[${i}].attempts[${j}].${k} must be a number`);
+      if (typeof r.key !== 'string') bad(`clients[${i}].attempts[${j}].key must be a string`);
+    });
+  });
+  if (!Array.isArray(p.faults)) bad('"faults" must be an array');
+  (p.faults as unknown[]).forEach((f, i) => {
+    const r = f as Record<string, unknown>;
+    if (typeof r?.kind !== 'string' || typeof r.at_ms !== 'number') bad(`faults[${i}] needs "kind" (string) and "at_ms" (number)`);
+  });
+  return x as RunPlan;
+}

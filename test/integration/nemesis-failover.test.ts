@@ -62,3 +62,23 @@ test('failover: replication cut, primary paused, the promoted replica never got 
   const role = (await old.call('ROLE')) as unknown[];
   assert.equal(role[0], 'slave');
 });
+
+test("partition 'primary-replicas' cuts replication of the current primary, and heals", async () => {
+  const f = createFault({ kind: 'partition', at_ms: 0, target: 'primary-replicas' }, ctx);
+  await f.start();
+  const start = events.filter((e) => e.f === 'partition-start').at(-1)!.value;
+  const replica = (start.shape as string).match(/replicas (\S+?)(,|$)/)![1]!;
+  const linkState = async () => /master_link_status:(\w+)/.exec(await direct(replica).info('replication'))![1];
+  const waitFor = async (want: string) => {
+    for (let i = 0; (await linkState()) !== want; i++) {
+      assert.ok(i < 200, `replica ${replica} link never became ${want}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  try {
+    await waitFor('down');
+  } finally {
+    await f.stop();
+  }
+  await waitFor('up');
+});

@@ -42,6 +42,9 @@ export function openSentinelRedis(ctx: LockContext, extra: Partial<RedisOptions>
     // Keep every connection on the proxied links the environment gave us.
     updateSentinels: false,
     natMap: ctx.natMap,
+    // Follow +switch-master at once (ioredis' own option), as a production client
+    // should; otherwise a connection to a paused old primary just times out.
+    failoverDetector: true,
     sentinelCommandTimeout: ctx.commandTimeoutMs,
     sentinelRetryStrategy: (times) => Math.min(50 * times, 500),
     connectionName: `lockpick:${ctx.clientId}`,

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Redis } from 'ioredis';
 import { startEnvironment, type Environment } from '../../src/env/index.ts';
-import { getRecipe } from '../../src/locks/registry.ts';
+import { getRecipe, loadUserLock } from '../../src/locks/registry.ts';
 import type { Lock } from '../../src/locks/lock.ts';
 import { admin, closeLocks, contend, contextFor, locksFor, realClock, sleep } from './locks-support.ts';
 
@@ -168,4 +168,17 @@ test('redisson-style: the watchdog keeps the lease past its TTL; a waiter wakes 
   // Woken by the PUBLISH, not by the remaining pttl (~2.7 s) running out.
   assert.ok(at - releasedAt < 500, `woke ${(at - releasedAt).toFixed(0)} ms after the unlock`);
   assert.equal(await b!.release(h!), 'released');
+});
+
+test('examples/my-lock.ts (a user lock loaded by path): mutual exclusion, stale release → lost', async () => {
+  const recipe = await loadUserLock('examples/my-lock.ts');
+  const ls = await locksFor(env, recipe, ['user-a', 'user-b', 'user-c']);
+  opened.push(...ls);
+  await contend(ls, 'user:mx', counter, 4);
+  const [a, b] = ls;
+  const ha = await a!.acquire('user:stale', { ttlMs: 300, waitMs: 0 });
+  const hb = await b!.acquire('user:stale', { ttlMs: 10_000, waitMs: 2000 });
+  assert.ok(ha && hb);
+  assert.equal(await a!.release(ha!), 'lost');
+  assert.equal(await b!.release(hb!), 'released');
 });

@@ -57,3 +57,20 @@ export async function contend(locks: Lock[], key: string, counter: Redis, rounds
   assert.equal(Number(await counter.get(counterKey)), acquired, 'read-modify-write under the lock lost an update');
   return { acquired };
 }
+
+/**
+ * Sentinel names primaries by their real address; a client must still go
+ * through its own proxied link to that node. natMap: real "host:port" → proxied.
+ */
+export async function sentinelContext(env: Environment, clientId: string, extra: Partial<LockContext> = {}): Promise<LockContext> {
+  const endpoints = await env.clientEndpoints(clientId);
+  const natMap: Record<string, { host: string; port: number }> = {};
+  for (const ep of endpoints) natMap[`127.0.0.1:${env.node(ep.id).port}`] = { host: ep.host, port: ep.port };
+  return {
+    ...(await contextFor(env, clientId)),
+    sentinels: await env.sentinelEndpoints!(clientId),
+    sentinelName: env.sentinelName,
+    natMap,
+    ...extra,
+  };
+}

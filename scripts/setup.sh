@@ -16,6 +16,7 @@ declare -A WHY=(
   [mariadb-server]="MySQL-family locks (unique-key insert, SELECT ... FOR UPDATE)"
   [iptables]="cutting links that cannot be routed through the fault proxy"
   [gcc]="building the clock shim (native/clockshim.c)"
+  [default-jre-headless]="the JVM ZooKeeper runs on"
 )
 missing=()
 for pkg in "${!WHY[@]}"; do
@@ -40,10 +41,26 @@ else
 fi
 
 # --- clock shim ---------------------------------------------------------------
+# LD_PRELOAD library that moves a server's wall clock (libfaketime deadlocks redis 7).
 mkdir -p build
-if [ -f native/clockshim.c ] && { [ ! -f build/libclockshim.so ] || [ native/clockshim.c -nt build/libclockshim.so ]; }; then
-  say "building the clock shim build/libclockshim.so"
-  cc -O2 -shared -fPIC -o build/libclockshim.so native/clockshim.c
+if [ ! -f build/libclockshim.so ] || [ native/clockshim.c -nt build/libclockshim.so ]; then
+  say "building the clock shim build/libclockshim.so (cc -shared -fPIC native/clockshim.c)"
+  cc -O2 -Wall -shared -fPIC -o build/libclockshim.so native/clockshim.c
 else
-  say "clock shim up to date"
+  say "clock shim up to date: build/libclockshim.so"
 fi
+
+# --- what the local environment needs at run time ----------------------------
+for bin in redis-server redis-sentinel java mariadbd mariadb-install-db cc; do
+  if ! PATH="$PATH:/usr/sbin:/sbin" command -v "$bin" >/dev/null 2>&1; then
+    say "ERROR: $bin is still missing after the install above; see the apt-get output" >&2
+    exit 1
+  fi
+done
+for jar in /usr/share/java/zookeeper.jar /usr/share/java/slf4j-simple.jar; do
+  [ -r "$jar" ] || { say "ERROR: $jar missing (Debian package zookeeper)" >&2; exit 1; }
+done
+if [ "$(id -u)" -ne 0 ] || ! iptables -w 5 -t nat -S >/dev/null 2>&1; then
+  say "note: not root or no iptables nat: node-to-node links will be direct (client links are still proxied)"
+fi
+say "ready"

@@ -6,7 +6,7 @@
 import type { Op, ParsedHistory } from '../history/types.ts';
 import type { CheckResult } from '../../checkers/types.ts';
 import { buildTimeline, opStart, opEnd, shortValue, type Timeline, type Window, type AnomalyMark } from './timeline-model.ts';
-import { G, niceTicks, decimalsFor } from './timeline-geometry.ts';
+import { G, niceTicks, tickLabel } from './timeline-geometry.ts';
 import { timelineScript } from './timeline-script.ts';
 import { timelineCss } from './timeline-style.ts';
 
@@ -50,6 +50,13 @@ function faultsDuring(tl: Timeline, a: number, b: number): string[] {
   return [...new Set(tl.bands.filter((f) => f.a <= b && f.b >= a).map((f) => f.kind))];
 }
 
+/** The latest fault that started before x (a one-shot event or a period's start). */
+function lastFaultBefore(tl: Timeline, x: number): { kind: string; label: string; a: number } | undefined {
+  let best: { kind: string; label: string; a: number } | undefined;
+  for (const f of [...tl.bands, ...tl.marks.map((m) => ({ kind: m.label, label: m.label, a: m.a }))]) if (f.a <= x && (!best || f.a > best.a)) best = f;
+  return best;
+}
+
 function anomalyWhere(tl: Timeline, m: AnomalyMark): string {
   const an = m.anomaly;
   const bits: string[] = [an.type];
@@ -57,16 +64,20 @@ function anomalyWhere(tl: Timeline, m: AnomalyMark): string {
   if (an.processes.length) bits.push(`process${an.processes.length > 1 ? 'es' : ''} ${an.processes.join(', ')}`);
   if (an.lines.length) bits.push(an.lines.length > 1 ? `lines ${Math.min(...an.lines)}–${Math.max(...an.lines)}` : `line ${an.lines[0]}`);
   if (Number.isFinite(m.a)) bits.push(m.b > m.a ? `${at(tl, m.a)} – ${at(tl, m.b)}` : at(tl, m.a));
-  if (Number.isFinite(m.a)) { const f = faultsDuring(tl, m.a, m.b); if (f.length) bits.push(`during ${f.join(', ')}`); }
+  if (Number.isFinite(m.a)) {
+    const f = faultsDuring(tl, m.a, m.b);
+    if (f.length) bits.push(`during ${f.join(', ')}`);
+    const last = lastFaultBefore(tl, m.a);
+    if (last && !f.includes(last.kind)) bits.push(`after ${last.label} at ${at(tl, last.a)}`);
+  }
   return bits.join(' · ');
 }
 
 function ticksSvg(tl: Timeline, w: Window, X: (a: number) => number, h: number): string {
   const { ticks, step } = niceTicks(w.a0, w.a1, 10);
-  const d = decimalsFor(step);
   return ticks.map((v) => {
     const x = X(v).toFixed(1);
-    return `<line x1="${x}" x2="${x}" y1="${G.top - 6}" y2="${h}" class="tick"/><text x="${x}" y="${G.top - 10}" class="tk">${tl.mode === 'time' ? `${v.toFixed(d)} ms` : `#${v.toFixed(0)}`}</text>`;
+    return `<line x1="${x}" x2="${x}" y1="${G.top - 6}" y2="${h}" class="tick"/><text x="${x}" y="${G.top - 10}" class="tk">${tickLabel(v, step, tl.mode)}</text>`;
   }).join('');
 }
 
@@ -94,19 +105,23 @@ function windowSvg(tl: Timeline, w: Window): string {
     if (f.b < w.a0 || f.a > w.a1) continue;
     const tip = `fault: ${f.label}\nfrom ${at(tl, f.a)} (${lineOf(f.lines[0]!)})\n${f.open ? 'never healed in this history' : `to ${at(tl, f.b)} (${lineOf(f.lines[f.lines.length - 1]!)})`}`;
     out.push(rect(X, f.a, f.b, G.top, plotH, `class="fault full" data-tip="${escapeHtml(tip)}"`));
-    out.push(`<text x="${Math.max(G.labelW + 2, X(f.a) + 2).toFixed(1)}" y="${G.top - 26}" data-a="${n(f.a)}" class="flabel">${escapeHtml(f.label)}</text>`);
+    out.push(rect(X, f.a, f.b, G.top - 38, 15, `class="fstrip" data-tip="${escapeHtml(tip)}"`));
+    out.push(`<text x="${Math.max(G.labelW + 2, X(f.a) + 2).toFixed(1)}" y="${G.top - 27}" data-a="${n(f.a)}" data-b="${n(f.b)}" class="flabel">${escapeHtml(f.label)}</text>`);
   }
   for (const m of tl.marks) {
     if (m.a < w.a0 || m.a > w.a1) continue;
     const x = X(m.a).toFixed(1);
-    out.push(`<line x1="${x}" x2="${x}" y1="${G.top - 22}" y2="${G.top + plotH}" data-a="${n(m.a)}" class="mark" data-tip="${escapeHtml(`fault event: ${m.label}\nat ${at(tl, m.a)} (line ${m.line})`)}"/>`);
-    out.push(`<text x="${(X(m.a) + 2).toFixed(1)}" y="${G.top - 26}" data-a="${n(m.a)}" class="flabel">${escapeHtml(m.label)}</text>`);
+    out.push(`<line x1="${x}" x2="${x}" y1="${G.top - 38}" y2="${G.top + plotH}" data-a="${n(m.a)}" class="mark" data-tip="${escapeHtml(`fault event: ${m.label}\nat ${at(tl, m.a)} (line ${m.line})`)}"/>`);
+    out.push(`<text x="${(X(m.a) + 2).toFixed(1)}" y="${G.top - 27}" data-a="${n(m.a)}" class="flabel">${escapeHtml(m.label)}</text>`);
   }
   // Anomaly tags in the top row, numbered as in the list.
   for (const i of w.anomalies) {
     const m = tl.anomalies[i]!;
     if (!Number.isFinite(m.a)) continue;
-    out.push(`<text x="${Math.max(G.labelW + 2, X(m.a) + 2).toFixed(1)}" y="14" data-a="${n(m.a)}" class="atag an-${i}">#${i + 1} ${escapeHtml(m.anomaly.type)}</text>`);
+    // A guide across all lanes: an overlap of a fraction of a millisecond is still seen at full zoom-out.
+    out.push(`<line x1="${X(m.a).toFixed(1)}" x2="${X(m.a).toFixed(1)}" y1="18" y2="${G.top + plotH}" data-a="${n(m.a)}" class="aguide an-${i}"/>`);
+    const tag = w.anomalies.length === 1 ? `#${i + 1} ${m.anomaly.type}` : `#${i + 1}`;
+    out.push(`<text x="${Math.max(G.labelW + 2, X(m.a) + 2).toFixed(1)}" y="14" data-a="${n(m.a)}" data-b="${n(m.b)}" class="atag an-${i}" data-tip="${escapeHtml(`#${i + 1} ${m.anomaly.message}`)}">${escapeHtml(tag)}</text>`);
   }
   out.push('</g>');
   out.push(`<g class="axis">${ticksSvg(tl, w, X, G.top + plotH)}</g>`);
@@ -187,8 +202,8 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
   const anomSection = tl.anomalies.length
     ? `<section class="anoms"><h2>${fmtInt(tl.anomalies.length)} anomal${tl.anomalies.length === 1 ? 'y' : 'ies'} (click one to zoom to it)</h2><ol>${listed}</ol>${more}</section>`
     : `<section class="anoms none"><h2>${r.valid === true ? 'No anomalies: the history is consistent with the model.' : `No anomalies listed${r.reason ? `: ${escapeHtml(r.reason)}` : ''}.`}</h2></section>`;
-  const keyDetail = Object.entries(r.keys_detail).filter(([, d]) => d.valid !== true);
-  const keysNote = keyDetail.length ? `<p class="keys">Keys not valid: ${keyDetail.slice(0, 20).map(([k, d]) => `<code>${escapeHtml(k)}</code> ${d.valid === false ? 'invalid' : 'unknown'}${d.reason ? ` (${escapeHtml(d.reason)})` : ''}`).join(', ')}${keyDetail.length > 20 ? ', …' : ''}</p>` : '';
+  const keyDetail = tl.keys.length > 1 ? Object.entries(r.keys_detail).filter(([, d]) => d.valid !== true) : [];
+  const keysNote = keyDetail.length ? `<p class="keys">Keys not valid: ${keyDetail.slice(0, 20).map(([k, d]) => `<code>${escapeHtml(k || '(default)')}</code> ${d.valid === false ? 'invalid' : 'unknown'}${d.reason ? ` (${escapeHtml(d.reason)})` : ''}`).join(', ')}${keyDetail.length > 20 ? ', …' : ''}</p>` : '';
   const drawnOps = tl.windows.reduce((s, w) => s + w.ops.length, 0);
   const cutNote = tl.cut
     ? `<p class="cut">This history has ${fmtInt(tl.totalOps)} ops: it was cut to keep this page small. Drawn: ${tl.windows.length} window${tl.windows.length === 1 ? '' : 's'} (${fmtInt(drawnOps)} ops) ${tl.anomalies.length ? 'around the anomalies, each with the ops just before and after' : 'at the start of the run'}. The full history is ${escapeHtml(h.source)}.</p>`

@@ -23,4 +23,9 @@ export function niceTicks(a0: number, a1: number, n: number): { ticks: number[];
   return { ticks, step };
 }
 
-export function decimalsFor(step: number): number { return Math.max(0, Math.min(6, -Math.floor(Math.log10(step)))); }
+
+/** A tick's label: ms, or seconds once ticks are a second or more apart; event numbers without times. */
+export function tickLabel(v: number, step: number, mode: string): string {
+  if (mode !== 'time') return '#' + v.toFixed(0);
+  return step >= 1000 ? (v / 1000).toFixed(Math.max(0, Math.min(6, -Math.floor(Math.log10(step / 1000))))) + ' s' : v.toFixed(Math.max(0, Math.min(6, -Math.floor(Math.log10(step))))) + ' ms';
+}

@@ -11,6 +11,8 @@ export const FULL_LIMIT = 2500;
 export const CONTEXT_OPS = 25;
 /** At most this many windows are drawn; the rest of the anomalies are listed only. */
 export const MAX_WINDOWS = 12;
+/** A non-linearizable window with more ops than this outlines only its culprit op. */
+export const MAX_OUTLINED = 40;
 /** Ops still running when a window starts, kept per window (the nearest ones). */
 const MAX_SPANNING = 20;
 
@@ -138,7 +140,13 @@ export function holdsOf(ops: Op[], pos: Timeline['pos'], end: number): Hold[] {
  * end], times = [second acquire ok, end]); other anomalies over their lines and ops.
  */
 function anomalyMark(an: Anomaly, index: number, mode: AxisMode, lineAt: Map<number, number>, byId: Map<number, Op>, pos: Timeline['pos'], end: number): AnomalyMark {
-  const opIds = new Set<number>(an.ops ?? []);
+  let ids = an.ops ?? [];
+  if (ids.length > MAX_OUTLINED) {
+    // Outlining hundreds of ops says nothing: keep the ones on the anomaly's own lines (the culprit).
+    const lines = new Set(an.lines);
+    ids = ids.filter((id) => { const op = byId.get(id); return op !== undefined && (lines.has(op.invokeLine) || lines.has(op.completeLine)); });
+  }
+  const opIds = new Set<number>(ids);
   const mapLines = (ls: number[]): number[] => ls.map((l) => lineAt.get(l)).filter((x): x is number => x !== undefined);
   if (an.type === 'double-holder' && an.lines.length >= 2) {
     const times = mode === 'time' && an.times && an.times.length > 0 ? an.times.map((t) => t / 1e6) : undefined;

@@ -2,14 +2,14 @@
 // (buttons, drag to select, click on an anomaly), the hover tooltip and the
 // key filter. Plain browser JavaScript, inlined; the page also reads fine
 // without it (html.ts draws the first layout itself).
-import { G, niceTicks, decimalsFor } from './timeline-geometry.ts';
+import { G, niceTicks, tickLabel } from './timeline-geometry.ts';
 
 export function timelineScript(): string {
   return `(function(){
 "use strict";
 var G=${JSON.stringify(G)};
 ${niceTicks.toString()}
-${decimalsFor.toString()}
+${tickLabel.toString()}
 var tip=document.getElementById('tip');
 var wins=[].slice.call(document.querySelectorAll('section.win'));
 var keyFilter='';
@@ -27,7 +27,11 @@ function layout(svg){
       el.setAttribute('x',x0.toFixed(1));el.setAttribute('width',(x1-x0).toFixed(1));
     }else if(el.tagName==='line'){el.setAttribute('x1',x.toFixed(1));el.setAttribute('x2',x.toFixed(1));
       el.style.display=(x<G.labelW||x>end)?'none':'';}
-    else{var tx=el.classList.contains('flabel')||el.classList.contains('atag')?Math.max(G.labelW+2,x+2):x+2;el.setAttribute('x',tx.toFixed(1));}
+    else if(el.classList.contains('flabel')||el.classList.contains('atag')){
+      // Labels of periods stick to the left edge while their period is in view; others hide when out of view.
+      var xe=el.dataset.b!==undefined?X(+el.dataset.b):x;
+      el.setAttribute('x',Math.max(G.labelW+2,x+2).toFixed(1));el.style.display=(xe<G.labelW||x>end)?'none':'';}
+    else el.setAttribute('x',(x+2).toFixed(1));
   });
   labels(svg,X,end);
   axis(svg,s,X);
@@ -44,10 +48,10 @@ function labels(svg,X,end){
   });
 }
 function axis(svg,s,X){
-  var g=svg.querySelector('g.axis'),t=niceTicks(s.v0,s.v1,10),d=decimalsFor(t.step),h=+svg.getAttribute('height');
+  var g=svg.querySelector('g.axis'),t=niceTicks(s.v0,s.v1,10),h=+svg.getAttribute('height');
   var out='';
   t.ticks.forEach(function(v){var x=X(v).toFixed(1);
-    out+='<line x1="'+x+'" x2="'+x+'" y1="'+(G.top-6)+'" y2="'+h+'" class="tick"/><text x="'+x+'" y="'+(G.top-10)+'" class="tk">'+(s.mode==='time'?v.toFixed(d)+' ms':'#'+v.toFixed(0))+'</text>';});
+    out+='<line x1="'+x+'" x2="'+x+'" y1="'+(G.top-6)+'" y2="'+h+'" class="tick"/><text x="'+x+'" y="'+(G.top-10)+'" class="tk">'+tickLabel(v,t.step,s.mode)+'</text>';});
   g.innerHTML=out;
 }
 function zoom(svg,v0,v1){if(!(v1>v0))return;svg.dataset.v0=v0;svg.dataset.v1=v1;layout(svg);}
@@ -89,5 +93,8 @@ if(kf)kf.addEventListener('change',function(){keyFilter=kf.value;wins.forEach(fu
   svg.setAttribute('height',y+8);svg.querySelectorAll('.full').forEach(function(el){el.setAttribute('height',Math.max(0,y-G.top));});
   layout(svg);});});
 wins.forEach(function(sec){var svg=sec.querySelector('svg.tl');if(svg)layout(svg);});
+// timeline.html#a2 opens zoomed on anomaly #2 (links from CI logs).
+var hm=/^#a(\\d+)$/.exec(location.hash),ha=hm&&document.querySelector('a[data-anom="'+(hm[1]-1)+'"]');
+if(ha)ha.click();
 })();`;
 }

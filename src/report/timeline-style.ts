@@ -35,11 +35,13 @@ svg.tl{display:block;user-select:none;cursor:crosshair}
 .op.bad{stroke:#d50000;stroke-width:2.5}
 .hold{fill:#64b5f6;fill-opacity:.45}
 .fault{fill:url(#p-fault);fill-opacity:.75}
-.flabel{font-size:11px;fill:#4527a0;font-weight:600}
+.flabel{font-size:11px;fill:#311b92;font-weight:600;pointer-events:none}
+.fstrip{fill:#b39ddb;stroke:#7e57c2}
 .mark{stroke:#4527a0;stroke-width:1.5;stroke-dasharray:4 3}
 .an.dh{fill:#e53935;fill-opacity:.45;stroke:#b71c1c;stroke-width:1}
 .an.nlw{fill:#e53935;fill-opacity:.12;stroke:#d50000;stroke-dasharray:5 3}
-.atag{font-size:12px;font-weight:700;fill:#c62828}
+.aguide{stroke:#d50000;stroke-width:1.5;stroke-opacity:.7;pointer-events:none}
+.atag{font-size:12px;font-weight:700;fill:#c62828;cursor:help}
 .lbl{font-size:11px;fill:#1b1b1b;pointer-events:none}
 .sel{fill:#1e88e5;fill-opacity:.15;pointer-events:none}
 @keyframes fl{0%,100%{opacity:1}50%{opacity:.15}}.flash{animation:fl .5s 4}

@@ -1,0 +1,149 @@
+// `lockpick report PATH`: render a history file or a stored run (store/<run-id>
+// with history.jsonl and, when present, results.json and test.json) as text,
+// JSON, JUnit XML or the HTML timeline. Uses the stored verdict when it was
+// made under the same model, otherwise checks the history again.
+// Exit codes as `check`: 0 valid, 1 invalid, 2 bad input or usage, 3 unknown.
+import { parseArgs } from 'node:util';
+import { existsSync, statSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
+import type { CheckResult } from '../../checkers/types.ts';
+import { HistoryError, readHistory } from '../history/index.ts';
+import type { ParsedHistory } from '../history/types.ts';
+import { formatResult } from '../report/text.ts';
+import { renderJUnit } from '../report/junit.ts';
+import { renderTimelineHtml } from '../report/html.ts';
+
+const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
+const FORMATS = ['text', 'json', 'junit', 'html'] as const;
+type Format = (typeof FORMATS)[number];
+
+export function usage(): string {
+  return `usage: lockpick report PATH [--format text|json|junit|html] [--out FILE] [--model M]
+
+Renders a checked history for people or CI. PATH is a history file (.jsonl or
+Jepsen .edn) or a stored run directory store/<run-id> holding history.jsonl and,
+when the run wrote them, results.json (the verdict) and test.json (what was run).
+The stored verdict is used when its model is the one asked for; otherwise the
+history is checked again.
+
+options:
+  --format F   html (default): one self-contained timeline.html: a lane per
+               process, call/return bars, lock holds, fault periods, anomalies
+               listed in words and drawn in red (big histories are cut to
+               windows around the anomalies);
+               text: the human summary; json: the result object;
+               junit: JUnit XML for CI (invalid = failure, unknown = error)
+  --out FILE   where to write; html defaults to <run dir or history's dir>/timeline.html,
+               the others to standard output
+  --model M    the model (default: test.json's model, else results.json's, else
+               mutex); one of: ${Object.keys(MODELS).join(', ')}
+  --help       this text
+
+exit codes: 0 valid, 1 invalid, 2 bad input or usage, 3 unknown (no verdict).`;
+}
+
+class ReportError extends Error {}
+
+interface Inputs { historyPath: string; dir: string; runId?: string; results?: unknown; test?: Record<string, unknown> }
+
+async function readJson(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8'));
+  } catch (e) {
+    throw new ReportError(`${path}: not readable as JSON (${(e as Error).message})\n  fix: remove or repair the file; the history alone is enough (it is checked again)`);
+  }
+}
+
+/** Finds the history (and the run's stored files) for PATH. */
+async function locate(path: string): Promise<Inputs> {
+  if (!existsSync(path)) throw new ReportError(`${path}: no such file or directory\n  fix: give a history file (.jsonl or .edn) or a run directory store/<run-id>`);
+  if (!statSync(path).isDirectory()) return { historyPath: path, dir: dirname(path) };
+  const historyPath = ['history.jsonl', 'history.edn'].map((f) => join(path, f)).find((f) => existsSync(f));
+  if (!historyPath) throw new ReportError(`${path}: no history.jsonl in this directory\n  fix: give a run directory store/<run-id> written by 'lockpick run', or a history file`);
+  const inputs: Inputs = { historyPath, dir: path, runId: basename(resolve(path)) };
+  if (existsSync(join(path, 'results.json'))) inputs.results = await readJson(join(path, 'results.json'));
+  if (existsSync(join(path, 'test.json'))) {
+    const t = await readJson(join(path, 'test.json'));
+    if (t !== null && typeof t === 'object' && !Array.isArray(t)) inputs.test = t as Record<string, unknown>;
+  }
+  return inputs;
+}
+
+/** results.json as a CheckResult: the object itself, or under "result" (older or wrapped forms). */
+function storedResult(raw: unknown): CheckResult | undefined {
+  const o = raw !== null && typeof raw === 'object' && 'result' in raw ? (raw as { result: unknown }).result : raw;
+  if (o === null || typeof o !== 'object') return undefined;
+  const r = o as Partial<CheckResult>;
+  const ok = (r.valid === true || r.valid === false || r.valid === 'unknown') && typeof r.model === 'string' && Array.isArray(r.anomalies);
+  return ok ? { keys_detail: {}, ops: 0, keys: 0, elapsed_ms: 0, ...r } as CheckResult : undefined;
+}
+
+const modelFrom = (o: unknown): string | undefined =>
+  o !== null && typeof o === 'object' && typeof (o as { model?: unknown }).model === 'string' ? (o as { model: string }).model : undefined;
+
+function render(format: Format, name: string, h: ParsedHistory, r: CheckResult, meta: Record<string, unknown>): string {
+  switch (format) {
+    case 'text': return `${formatResult(name, r)}\n`;
+    case 'json': return `${JSON.stringify({ file: h.source, ...r })}\n`;
+    case 'junit': return renderJUnit([{ name, result: r, meta }]);
+    case 'html': return renderTimelineHtml(h, r, meta);
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv, allowPositionals: true,
+      options: { format: { type: 'string', default: 'html' }, out: { type: 'string' }, model: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+    });
+  } catch (e) {
+    console.error(`lockpick report: ${(e as Error).message}\n\n${usage()}`);
+    return EXIT.usage;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) { console.log(usage()); return EXIT.valid; }
+  if (positionals.length !== 1) {
+    console.error(`lockpick report: give exactly one PATH (got ${positionals.length})\n\n${usage()}`);
+    return EXIT.usage;
+  }
+  const format = values.format as Format;
+  if (!FORMATS.includes(format)) {
+    console.error(`lockpick report: unknown --format "${values.format}"\n  fix: use one of ${FORMATS.join(', ')}`);
+    return EXIT.usage;
+  }
+  try {
+    const inputs = await locate(positionals[0]!);
+    const model = values.model ?? modelFrom(inputs.test) ?? modelFrom(storedResult(inputs.results)) ?? 'mutex';
+    if (!(model in MODELS)) throw new ReportError(`unknown model "${model}"${values.model ? '' : ' (from the run\'s test.json or results.json)'}; known models: ${Object.keys(MODELS).join(', ')}\n  fix: pass --model with one of those`);
+    const h = await readHistory(inputs.historyPath);
+    const stored = storedResult(inputs.results);
+    if (inputs.results !== undefined && !stored) console.error(`lockpick report: ${join(inputs.dir, 'results.json')} is not a check result; checking the history again`);
+    const r = stored && stored.model === model ? stored : checkHistory(h, { model });
+    const name = inputs.runId ?? h.source;
+    const meta: Record<string, unknown> = { ...(inputs.runId ? { run: inputs.runId } : {}), ...(inputs.test ?? {}) };
+    const text = render(format, name, h, r, meta);
+    const out = values.out ?? (format === 'html' ? join(inputs.dir, 'timeline.html') : undefined);
+    if (out) {
+      await writeFile(out, text);
+      const verdict = r.valid === true ? 'valid' : r.valid === false ? `INVALID, ${r.anomalies.length} anomal${r.anomalies.length === 1 ? 'y' : 'ies'}` : 'unknown';
+      console.log(`lockpick report: wrote ${out} (${Math.ceil(Buffer.byteLength(text) / 1024)} KB; ${verdict})`);
+    } else {
+      process.stdout.write(text);
+    }
+    return r.valid === true ? EXIT.valid : r.valid === false ? EXIT.invalid : EXIT.unknown;
+  } catch (e) {
+    if (e instanceof ReportError || e instanceof HistoryError || e instanceof CheckInputError) {
+      console.error(`lockpick report: ${e.message}`);
+      return EXIT.usage;
+    }
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EACCES' || err.code === 'ENOENT' || err.code === 'EISDIR') {
+      console.error(`lockpick report: ${err.message}\n  fix: check the path and that it can be read (and the --out directory written)`);
+      return EXIT.usage;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,72 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { doubleHolderEvents } from './report-fixtures.ts';
+
+const bin = resolve(import.meta.dirname, '../../bin/lockpick.mjs');
+let dir: string;
+const lockpick = (...args: string[]) => {
+  const r = spawnSync(process.execPath, [bin, 'report', ...args], { encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+};
+/** A stored run: store/<run-id>/history.jsonl (+ test.json, optionally results.json). */
+function storeRun(id: string, results?: unknown): string {
+  const run = join(dir, 'store', id);
+  mkdirSync(run, { recursive: true });
+  writeFileSync(join(run, 'history.jsonl'), doubleHolderEvents().map((e) => JSON.stringify(e)).join('\n') + '\n');
+  writeFileSync(join(run, 'test.json'), JSON.stringify({ lock: 'set-px-del', model: 'mutex', seed: 42 }));
+  if (results !== undefined) writeFileSync(join(run, 'results.json'), JSON.stringify(results));
+  return run;
+}
+
+before(() => { dir = mkdtempSync(join(tmpdir(), 'lockpick-report-')); });
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('a stored run renders to <run>/timeline.html by default and exits 1 on a double holder', () => {
+  const run = storeRun('run-1');
+  const r = lockpick(run);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.out, /wrote .*run-1\/timeline\.html .*INVALID, 1 anomaly/);
+  const html = readFileSync(join(run, 'timeline.html'), 'utf8');
+  assert.match(html, /both held it from line 7 to line 9/);
+  assert.match(html, /<th>lock<\/th><td>set-px-del<\/td>/);
+});
+
+test('junit and json go to standard output; --out writes a file', () => {
+  const run = storeRun('run-2');
+  const j = lockpick(run, '--format', 'junit');
+  assert.equal(j.code, 1);
+  assert.match(j.out, /^<\?xml[^]*<testsuite name="run-2"[^]*<failure type="double-holder"/);
+  const js = lockpick(run, '--format', 'json');
+  assert.equal(JSON.parse(js.out).valid, false);
+  const out = join(dir, 'x.txt');
+  assert.equal(lockpick(join(run, 'history.jsonl'), '--format', 'text', '--out', out).code, 1);
+  assert.match(readFileSync(out, 'utf8'), /INVALID under model mutex/);
+});
+
+test('a stored results.json is used when its model is the one asked for; another model re-checks', () => {
+  const stored = { valid: true, model: 'mutex', ops: 6, keys: 1, anomalies: [], keys_detail: {}, elapsed_ms: 1 };
+  const run = storeRun('run-3', stored);
+  assert.equal(lockpick(run, '--format', 'json').code, 0, 'the stored verdict, not a new check');
+  const again = lockpick(run, '--format', 'json', '--model', 'knossos-mutex');
+  assert.equal(again.code, 1);
+  assert.equal(JSON.parse(again.out).model, 'knossos-mutex');
+});
+
+test('bad input exits 2 with a message that names the place and the fix', () => {
+  const missing = lockpick(join(dir, 'nope'));
+  assert.equal(missing.code, 2);
+  assert.match(missing.err, /nope: no such file or directory\n {2}fix: give a history file/);
+  mkdirSync(join(dir, 'empty'));
+  assert.match(lockpick(join(dir, 'empty')).err, /no history\.jsonl in this directory/);
+  assert.equal(lockpick(storeRun('run-4'), '--format', 'pdf').code, 2);
+  const bad = join(dir, 'bad.jsonl');
+  writeFileSync(bad, '{"type":"ok","f":"acquire","process":1}\n');
+  const b = lockpick(bad, '--format', 'text');
+  assert.equal(b.code, 2);
+  assert.match(b.err, /bad\.jsonl:1/);
+  assert.equal(existsSync(join(dir, 'timeline.html')), false);
+});

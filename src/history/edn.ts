@@ -16,7 +16,6 @@ const CHUNK_BYTES = 1 << 20;
 // Keywords become strings (":nemesis" → "nemesis"), nil → null, sets/lists → arrays.
 const EDN_OPTIONS: ParseOptions = { mapAs: 'object', keywordAs: 'string', listAs: 'array', setAs: 'array', symbolAs: 'string', charAs: 'string' };
 const CLOSER: Record<string, string> = { '[': ']', '(': ')', '{': '}' };
-const WHITESPACE = ' \t\r\n,';
 
 /** Turns an op map's tagged wrapper ({tag, val}) into the plain map. */
 function unwrap(v: unknown): unknown {
@@ -35,7 +34,7 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<P
   const stack: { close: string; line: number }[] = [];
   let opDepth = -1;          // nesting depth at which op maps sit: 1 inside [..]/(..), 0 for one map per line
   let outerClosed = false;
-  let inString = false, inComment = false, escape = false;
+  let inString = false, inComment = false, escape = false, skipNext = false;
   let line = 1;
   let segStart = -1, segLine = 0; // start (in `text`) and line of the op map being read
 
@@ -52,20 +51,25 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<P
       let i = text.length;
       text += piece;
       for (; i < text.length; i++) {
-        const c = text[i]!;
-        if (c === '\n') { line++; inComment = false; continue; }
+        const code = text.charCodeAt(i);
+        if (code === 10 /* \n */) { line++; inComment = false; skipNext = false; continue; }
         if (inComment) continue;
         if (inString) {
           if (escape) escape = false;
-          else if (c === '\\') escape = true;
-          else if (c === '"') inString = false;
+          else if (code === 92 /* \\ */) escape = true;
+          else if (code === 34 /* " */) inString = false;
           continue;
         }
-        if (WHITESPACE.includes(c)) continue;
+        if (skipNext) { skipNext = false; continue; }
+        if (code === 32 || code === 44 || code === 9 || code === 13) continue; // EDN whitespace, commas included
+        const c = text[i]!;
         if (c === ';') { inComment = true; continue; }
         if (c === '"') { inString = true; continue; }
-        if (c === '\\') { i++; continue; } // char literal such as \{ or \"
+        if (c === '\\') { skipNext = true; continue; } // char literal such as \{ or \"
+        const structural = c === '[' || c === ']' || c === '(' || c === ')' || c === '{' || c === '}';
         const depth = stack.length;
+        // Inside an op map only brackets matter; edn-data reads the rest.
+        if (!structural && (segStart !== -1 || (depth !== opDepth && opDepth !== -1))) continue;
         if (opDepth === -1) {
           // First form of the file: the enclosing collection, or the first op map.
           opDepth = c === '[' || c === '(' ? 1 : 0;
@@ -78,6 +82,7 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<P
             syntax(line, `each element of the history must be an op map {:type ... :f ... :process ...}; found "${token}"`,
               'remove the stray value or wrap it in an op map');
           }
+          if (!structural) continue;
         }
         if (c === '[' || c === '(' || c === '{') { stack.push({ close: CLOSER[c]!, line }); continue; }
         if (c === ']' || c === ')' || c === '}') {

@@ -1,8 +1,8 @@
 // One MariaDB server: mariadb-install-db into a private datadir, then mariadbd
-// on a free port; ready when mysql2 connects and runs SELECT 1. A database
+// on a free port (from a cached pristine datadir); ready when mysql2 connects and runs SELECT 1. A database
 // `lockpick` is created for lock tables; user root, no password.
 import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
@@ -10,6 +10,7 @@ import { requireBinary } from './binaries.ts';
 import { shimEnv } from './clock.ts';
 import { ServerNode } from './node.ts';
 import { startAndWait } from './wait.ts';
+import { stateDir } from './state.ts';
 
 export const MARIADB_DATABASE = 'lockpick';
 
@@ -23,6 +24,28 @@ async function mysqlReady(port: number): Promise<boolean> {
   }
 }
 
+/**
+ * A freshly initialised datadir, made once per mariadbd build and copied for
+ * each node: mariadb-install-db takes 1-3 s, a copy a few ms.
+ */
+async function pristineDatadir(installDb: string, mariadbd: string): Promise<string> {
+  const tag = `mariadb-datadir-${Math.floor(statSync(mariadbd).mtimeMs)}`;
+  const dest = path.join(stateDir(), tag);
+  if (existsSync(dest)) return dest;
+  const tmp = mkdtempSync(path.join(stateDir(), `${tag}.tmp-`));
+  try {
+    await promisify(execFile)(installDb, [
+      '--no-defaults', `--datadir=${path.join(tmp, 'data')}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db',
+    ]);
+    renameSync(path.join(tmp, 'data'), dest);
+  } catch (e) {
+    if (!existsSync(dest)) throw new Error(`lockpick: mariadb-install-db failed: ${String((e as { stderr?: string }).stderr ?? e)}`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return dest;
+}
+
 export async function createMariadbNode(o: { id: string; root: string; port: number }): Promise<ServerNode> {
   const mariadbd = requireBinary('mariadbd');
   const installDb = requireBinary('mariadb-install-db');
@@ -31,13 +54,7 @@ export async function createMariadbNode(o: { id: string; root: string; port: num
   mkdirSync(dir, { mode: 0o700 });
   const logFile = path.join(dir, 'mariadb.log');
   const clockFile = path.join(dir, 'clock-offset');
-  try {
-    await promisify(execFile)(installDb, [
-      '--no-defaults', `--datadir=${data}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db',
-    ]);
-  } catch (e) {
-    throw new Error(`lockpick: mariadb-install-db into ${data} failed: ${String((e as { stderr?: string }).stderr ?? e)}`);
-  }
+  cpSync(await pristineDatadir(installDb, mariadbd), data, { recursive: true });
   const node = new ServerNode(o.id, 'mariadb', o.port, dir, logFile, clockFile, () =>
     startAndWait(
       {

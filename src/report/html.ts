@@ -20,7 +20,7 @@ const n = (x: number): string => (Number.isInteger(x) ? String(x) : x.toFixed(4)
 const fmtInt = (x: number): string => x.toLocaleString('en-US');
 
 function at(tl: Timeline, x: number): string {
-  return tl.mode === 'time' ? `${x.toFixed(3)} ms` : `event #${x}`;
+  return tl.mode === 'time' ? `${x.toFixed(3)} ms` : `event #${Math.round(x)}`;
 }
 function lineOf(l: number): string { return Number.isFinite(l) ? `line ${l}` : 'end of history'; }
 
@@ -146,12 +146,17 @@ function windowSvg(tl: Timeline, w: Window): string {
     }
   }
   const anomalousOps = new Map<number, number>();
-  for (const i of w.anomalies) for (const id of tl.anomalies[i]!.opIds) anomalousOps.set(id, i);
+  const culpritLines = new Set<number>();
+  for (const i of w.anomalies) {
+    for (const id of tl.anomalies[i]!.opIds) anomalousOps.set(id, i);
+    if (tl.anomalies[i]!.anomaly.type === 'nonlinearizable') for (const l of tl.anomalies[i]!.anomaly.lines) culpritLines.add(l);
+  }
   for (const op of w.ops) {
     const a = opStart(op, tl.pos);
     const b = opEnd(op, tl.pos);
     const bad = anomalousOps.get(op.id);
-    const cls = `op ${op.outcome}${bad === undefined ? '' : ` bad an-${bad}`}`;
+    const culprit = bad !== undefined && (culpritLines.has(op.invokeLine) || culpritLines.has(op.completeLine));
+    const cls = `op ${op.outcome}${bad === undefined ? '' : ` bad an-${bad}`}${culprit ? ' culprit' : ''}`;
     byLane.get(op.process)!.push(rect(X, a, op.outcome === 'info' ? undefined : b, G.barY, G.barH, `class="${cls}" data-key="${escapeHtml(op.key)}" data-tip="${escapeHtml(opTip(op, tl))}"`));
     if (!labelsByLane.has(op.process)) labelsByLane.set(op.process, []);
     labelsByLane.get(op.process)!.push({ a, text: opLabel(op, multiKey), key: op.key });
@@ -214,7 +219,7 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
   const windows = tl.windows.map((w) => {
     const heading = tl.cut
       ? `Window ${w.id + 1}: ops ${w.firstOp}–${w.lastOp}, ${at(tl, w.a0)} – ${at(tl, w.a1)}${w.anomalies.length ? ` (anomal${w.anomalies.length === 1 ? 'y' : 'ies'} ${w.anomalies.map((i) => `#${i + 1}`).join(', ')})` : ''}`
-      : `Whole run: ${at(tl, w.a0)} – ${at(tl, w.a1)}`;
+      : `Whole run: ${at(tl, w.a0)} – ${at(tl, tl.end)}`;
     const zoom = '<span class="zoom"><button data-z="left">◀</button><button data-z="in">+</button><button data-z="out">-</button><button data-z="right">▶</button><button data-z="reset">reset</button> drag across the timeline to zoom · double-click to reset · hover a bar for its times and lines</span>';
     return `<section class="win" id="w${w.id}"><h3>${escapeHtml(heading)}</h3>${zoom}<div class="scroll">${windowSvg(tl, w)}</div></section>`;
   }).join('');

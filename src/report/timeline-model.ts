@@ -187,18 +187,22 @@ export function buildTimeline(h: ParsedHistory, r: CheckResult, limits: { fullLi
   const byId = new Map<number, Op>();
   const keys = new Set<string>();
   const procs = new Set<number>();
-  ops.forEach((op, i) => {
+  // Only the lines and ops the anomalies name are indexed: a million-op history stays one quick pass.
+  const wantLines = new Set<number>();
+  const wantIds = new Set<number>();
+  for (const an of r.anomalies) { for (const l of an.lines) wantLines.add(l); for (const id of an.ops ?? []) wantIds.add(id); }
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
     const a = opStart(op, pos);
     const b = opEnd(op, pos);
-    lineAt.set(op.invokeLine, a);
-    indexOfLine.set(op.invokeLine, i);
-    indexOfId.set(op.id, i);
-    byId.set(op.id, op);
-    if (b !== undefined) { lineAt.set(op.completeLine, b); indexOfLine.set(op.completeLine, i); }
-    end = Math.max(end, a, b ?? a);
+    if (wantLines.has(op.invokeLine)) { lineAt.set(op.invokeLine, a); indexOfLine.set(op.invokeLine, i); }
+    if (b !== undefined && wantLines.has(op.completeLine)) { lineAt.set(op.completeLine, b); indexOfLine.set(op.completeLine, i); }
+    if (wantIds.has(op.id)) { indexOfId.set(op.id, i); byId.set(op.id, op); }
+    if (a > end) end = a;
+    if (b !== undefined && b > end) end = b;
     keys.add(op.key);
     procs.add(op.process);
-  });
+  }
   for (const e of h.nemesis) { const x = pos(e.seq, e.time); lineAt.set(e.line, x); end = Math.max(end, x); }
 
   const { bands, marks } = faultBands(h.nemesis, pos, end);

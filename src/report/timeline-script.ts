@@ -54,7 +54,10 @@ function axis(svg,s,X){
     out+='<line x1="'+x+'" x2="'+x+'" y1="'+(G.top-6)+'" y2="'+h+'" class="tick"/><text x="'+x+'" y="'+(G.top-10)+'" class="tk">'+tickLabel(v,t.step,s.mode)+'</text>';});
   g.innerHTML=out;
 }
-function zoom(svg,v0,v1){if(!(v1>v0))return;svg.dataset.v0=v0;svg.dataset.v1=v1;layout(svg);}
+function zoom(svg,v0,v1){if(!(v1>v0))return;var s=st(svg),w=v1-v0;
+  // Stay inside the window's range: never show time before the run or after its end.
+  if(w>=s.a1-s.a0){v0=s.a0;v1=s.a1;}else if(v0<s.a0){v0=s.a0;v1=s.a0+w;}else if(v1>s.a1){v1=s.a1;v0=s.a1-w;}
+  svg.dataset.v0=v0;svg.dataset.v1=v1;layout(svg);}
 function toA(svg,px){var s=st(svg),r=svg.getBoundingClientRect(),sx=G.width/r.width;return s.v0+((px-r.left)*sx-G.labelW)*(s.v1-s.v0)/G.plotW;}
 wins.forEach(function(sec){
   var svg=sec.querySelector('svg.tl');if(!svg)return;

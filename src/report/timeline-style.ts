@@ -33,6 +33,7 @@ svg.tl{display:block;user-select:none;cursor:crosshair}
 .op.fail{fill:#f8bbd0;stroke:#ad1457;stroke-dasharray:3 2}
 .op.info{fill:url(#g-info);stroke:#e65100;stroke-dasharray:4 3}
 .op.bad{stroke:#d50000;stroke-width:2.5}
+.op.culprit{fill:#ff5252;stroke:#b71c1c;stroke-width:3}
 .hold{fill:#64b5f6;fill-opacity:.45}
 .fault{fill:url(#p-fault);fill-opacity:.75}
 .flabel{font-size:11px;fill:#311b92;font-weight:600;pointer-events:none}

@@ -62,7 +62,8 @@ test('a nonlinearizable window outlines its ops', () => {
   const r = doubleHolderResult();
   r.anomalies = [{ type: 'nonlinearizable', key: 'orders', processes: [1], lines: [13, 14], ops: [2, 3, 5], message: 'no order of the 3 operations fits' }];
   const html = renderTimelineHtml(h, r);
-  assert.equal([...html.matchAll(/class="op ok bad an-0"/g)].length, 3);
+  assert.equal([...html.matchAll(/class="op ok bad an-0( culprit)?"/g)].length, 3);
+  assert.equal([...html.matchAll(/class="op ok bad an-0 culprit"/g)].length, 1, "the op on the anomaly's lines stands out");
   assert.match(html, /class="an nlw an-0"/);
 });
 

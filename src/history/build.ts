@@ -5,6 +5,17 @@
 import { HistoryError } from './errors.ts';
 import type { NemesisEvent, Op, ParsedHistory } from './types.ts';
 
+/** Process ids below this go in a plain array (Jepsen's grow by one per info), the rest in a Map. */
+const SMALL_PROCESS = 1 << 16;
+
+/** A map from process id to T, fast for the usual small ids: the lookup runs twice per event. */
+class ProcessTable<T> {
+  private readonly small: (T | undefined)[] = [];
+  private readonly large = new Map<number, T>();
+  get(p: number): T | undefined { return p < SMALL_PROCESS ? this.small[p] : this.large.get(p); }
+  set(p: number, v: T): void { if (p < SMALL_PROCESS) this.small[p] = v; else this.large.set(p, v); }
+  delete(p: number): void { if (p < SMALL_PROCESS) this.small[p] = undefined; else this.large.delete(p); }
+}
 const EVENT_SHAPE = 'an event is {"type":"invoke"|"ok"|"fail"|"info","f":"<op>","process":<integer ≥ 0 or "nemesis">, ...}';
 
 /** Creates Ops with one fixed field order so V8 keeps them all in one hidden class. */
@@ -28,9 +39,9 @@ export class HistoryBuilder {
   readonly nemesis: NemesisEvent[] = [];
   private seq = 0;
   /** process → its open invoke. */
-  private readonly open = new Map<number, Op>();
+  private readonly open = new ProcessTable<Op>();
   /** process → line of the info completion that ended it. */
-  private readonly ended = new Map<number, number>();
+  private readonly ended = new ProcessTable<number>();
 
   constructor(readonly source: string) {}
 

@@ -1,34 +1,47 @@
 // JSON Lines reader: reads the file in fixed-size chunks and splits lines
 // itself, so a history of millions of events never sits in memory as one text.
 import { open } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
 import { HistoryBuilder } from './build.ts';
 import { HistoryError } from './errors.ts';
 import type { ParsedHistory } from './types.ts';
 
 const CHUNK_BYTES = 1 << 22;
 
-/** Calls onLine(text, lineNumber) for each line of the file (without '\n'), in order. */
+/**
+ * Calls onLine(text, lineNumber) for each line of the file (without '\n'), in order.
+ * Decodes only whole lines: a '\n' byte never sits inside a multi-byte UTF-8
+ * character, so each chunk is cut after its last '\n' and the tail carried over.
+ */
 export async function forEachLine(path: string, onLine: (text: string, line: number) => void, chunkBytes = CHUNK_BYTES): Promise<void> {
   const fh = await open(path, 'r');
   try {
-    const buf = Buffer.allocUnsafe(chunkBytes);
-    const decoder = new StringDecoder('utf8');
-    let rest = '';
+    let buf = Buffer.allocUnsafe(chunkBytes);
+    let carry = 0; // bytes of an unfinished line at the start of buf
     let line = 0;
     for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, chunkBytes, null);
-      if (bytesRead === 0) break;
-      const text = rest + decoder.write(buf.subarray(0, bytesRead));
+      if (carry === buf.length) { // a line longer than the buffer: grow it
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, carry);
+        buf = bigger;
+      }
+      const { bytesRead } = await fh.read(buf, carry, buf.length - carry, null);
+      const end = carry + bytesRead;
+      if (bytesRead === 0) {
+        if (end > 0) onLine(buf.toString('utf8', 0, end), ++line);
+        break;
+      }
+      const lastNl = buf.lastIndexOf(10, end - 1);
+      if (lastNl < carry) { carry = end; continue; }
+      const text = buf.toString('utf8', 0, lastNl);
       let start = 0;
       for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
         onLine(text.slice(start, nl), ++line);
         start = nl + 1;
       }
-      rest = text.slice(start);
+      onLine(text.slice(start), ++line);
+      carry = end - lastNl - 1;
+      buf.copy(buf, 0, lastNl + 1, end);
     }
-    rest += decoder.end();
-    if (rest.length > 0) onLine(rest, ++line);
   } finally {
     await fh.close();
   }

@@ -25,8 +25,9 @@ export function usage(): string {
 Renders a checked history for people or CI. PATH is a history file (.jsonl or
 Jepsen .edn) or a stored run directory store/<run-id> holding history.jsonl and,
 when the run wrote them, results.json (the verdict) and test.json (what was run).
-The stored verdict is used when its model is the one asked for; otherwise the
-history is checked again.
+A run's shrunk counterexample is in store/<run-id>/counterexample (report it the
+same way). A stored check result is used when its model is the one asked for;
+otherwise the history is checked again.
 
 options:
   --format F   html (default): one self-contained timeline.html: a lane per
@@ -62,7 +63,10 @@ async function locate(path: string): Promise<Inputs> {
   if (!statSync(path).isDirectory()) return { historyPath: path, dir: dirname(path) };
   const historyPath = ['history.jsonl', 'history.edn'].map((f) => join(path, f)).find((f) => existsSync(f));
   if (!historyPath) throw new ReportError(`${path}: no history.jsonl in this directory\n  fix: give a run directory store/<run-id> written by 'lockpick run', or a history file`);
-  const inputs: Inputs = { historyPath, dir: path, runId: basename(resolve(path)) };
+  const abs = resolve(path);
+  // store/<id>/counterexample is named after its run.
+  const runId = basename(abs) === 'counterexample' ? `${basename(dirname(abs))}/counterexample` : basename(abs);
+  const inputs: Inputs = { historyPath, dir: path, runId };
   if (existsSync(join(path, 'results.json'))) inputs.results = await readJson(join(path, 'results.json'));
   if (existsSync(join(path, 'test.json'))) {
     const t = await readJson(join(path, 'test.json'));
@@ -71,9 +75,14 @@ async function locate(path: string): Promise<Inputs> {
   return inputs;
 }
 
-/** results.json as a CheckResult: the object itself, or under "result" (older or wrapped forms). */
+/**
+ * results.json as a CheckResult when it holds one for this history: the object itself, or under
+ * "result" / "check". The runner's summary of a whole search ({verdict, runs, minimal, ...}) is not
+ * one: its verdicts belong to single runs, so the history is checked again.
+ */
 function storedResult(raw: unknown): CheckResult | undefined {
-  const o = raw !== null && typeof raw === 'object' && 'result' in raw ? (raw as { result: unknown }).result : raw;
+  const wrapped = raw !== null && typeof raw === 'object' ? ((raw as { result?: unknown }).result ?? (raw as { check?: unknown }).check) : undefined;
+  const o = wrapped ?? raw;
   if (o === null || typeof o !== 'object') return undefined;
   const r = o as Partial<CheckResult>;
   const ok = (r.valid === true || r.valid === false || r.valid === 'unknown') && typeof r.model === 'string' && Array.isArray(r.anomalies);
@@ -120,7 +129,6 @@ export async function run(argv: string[]): Promise<number> {
     if (!(model in MODELS)) throw new ReportError(`unknown model "${model}"${values.model ? '' : ' (from the run\'s test.json or results.json)'}; known models: ${Object.keys(MODELS).join(', ')}\n  fix: pass --model with one of those`);
     const h = await readHistory(inputs.historyPath);
     const stored = storedResult(inputs.results);
-    if (inputs.results !== undefined && !stored) console.error(`lockpick report: ${join(inputs.dir, 'results.json')} is not a check result; checking the history again`);
     const r = stored && stored.model === model ? stored : checkHistory(h, { model });
     const name = inputs.runId ?? h.source;
     const meta: Record<string, unknown> = { ...(inputs.runId ? { run: inputs.runId } : {}), ...(inputs.test ?? {}) };
@@ -133,6 +141,8 @@ export async function run(argv: string[]): Promise<number> {
     } else {
       process.stdout.write(text);
     }
+    const minimal = join(inputs.dir, 'counterexample', 'history.jsonl');
+    if (inputs.runId && existsSync(minimal)) console.error(`lockpick report: this run's shrunk counterexample: lockpick report ${join(inputs.dir, 'counterexample')}`);
     return r.valid === true ? EXIT.valid : r.valid === false ? EXIT.invalid : EXIT.unknown;
   } catch (e) {
     if (e instanceof ReportError || e instanceof HistoryError || e instanceof CheckInputError) {

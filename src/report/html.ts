@@ -196,7 +196,10 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
   const facts = [`model <b>${escapeHtml(r.model)}</b>`, `${fmtInt(tl.totalOps)} ops`, `${fmtInt(tl.keys.length)} key${tl.keys.length === 1 ? '' : 's'}`,
     `${fmtInt(tl.processes)} processes`, `${fmtInt(h.nemesis.length)} fault events`, `checked in ${fmtInt(Math.round(r.elapsed_ms))} ms`,
     tl.mode === 'time' ? 'time axis: ms from run start' : 'axis: event order (the history has no times)'];
-  const metaRows = meta ? Object.entries(meta).filter(([, x]) => x !== undefined).map(([k, x]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(shortValue(x, 160))}</td></tr>`).join('') : '';
+  const metaEntries = meta ? Object.entries(meta).filter(([, x]) => x !== undefined && x !== null) : [];
+  const metaRows = metaEntries.map(([k, x]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(shortValue(x, 160))}</td></tr>`).join('');
+  // The run's description folds away; a one-line summary of what matters most stays visible.
+  const metaLine = metaEntries.filter(([k]) => ['run', 'lock', 'faults', 'seed', 'path'].includes(k)).map(([k, x]) => `${escapeHtml(k)} <code>${escapeHtml(shortValue(x, 60))}</code>`).join(' · ');
 
   const listed = tl.anomalies.slice(0, MAX_LISTED).map((m) => {
     const drawn = m.window >= 0 && Number.isFinite(m.a);
@@ -229,7 +232,7 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
 <title>${escapeHtml(title)}</title><style>${timelineCss()}</style></head>
 <body>
 <header><h1><span class="verdict ${v.cls}">${v.word}</span> <span class="src">${escapeHtml(h.source)}</span></h1>
-<p class="facts">${facts.join(' · ')}</p>${metaRows ? `<table class="meta">${metaRows}</table>` : ''}</header>
+<p class="facts">${facts.join(' · ')}</p>${metaRows ? `<details class="meta"><summary>${metaLine || 'about this run'}</summary><table class="meta">${metaRows}</table></details>` : ''}</header>
 ${anomSection}${keysNote}${cutNote}
 <div class="controls">${keySelect}<span class="legend">${legend()}</span></div>
 <svg width="0" height="0" style="position:absolute"><defs>

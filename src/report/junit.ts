@@ -18,6 +18,8 @@ export function xmlEscape(s: string): string {
 
 const attrs = (o: Record<string, string | number | undefined>): string =>
   Object.entries(o).filter(([, v]) => v !== undefined).map(([k, v]) => ` ${k}="${xmlEscape(String(v))}"`).join('');
+/** Property values stay short: a run's whole plan does not belong in every CI summary. */
+const clip = (s: string, max = 300): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 const seconds = (ms: number): string => (Math.max(0, ms) / 1000).toFixed(3);
 
 function describe(a: Anomaly): string {
@@ -71,7 +73,7 @@ export function renderJUnit(results: JUnitEntry[]): string {
     tests += cases.length; failures += f; errors += e; totalMs += r.elapsed_ms;
     const props = { model: r.model, ops: r.ops, keys: r.keys, valid: String(r.valid), ...(meta ?? {}) };
     const propXml = Object.entries(props).filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `      <property${attrs({ name: k, value: typeof v === 'string' ? v : JSON.stringify(v) })}/>`).join('\n');
+      .map(([k, v]) => `      <property${attrs({ name: k, value: clip(typeof v === 'string' ? v : JSON.stringify(v) ?? String(v)) })}/>`).join('\n');
     return [
       `  <testsuite${attrs({ name, tests: cases.length, failures: f, errors: e, skipped: 0, time: seconds(r.elapsed_ms) })}>`,
       `    <properties>\n${propXml}\n    </properties>`,

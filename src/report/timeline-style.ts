@@ -8,6 +8,7 @@ header h1{font-size:20px;margin:0 0 4px}
 .verdict.ok{background:#2e7d32}.verdict.bad{background:#c62828}.verdict.unk{background:#ef6c00}
 .src{font-weight:400;font-family:ui-monospace,Menlo,monospace;font-size:14px;color:#444}
 .facts{margin:2px 0 6px;color:#333}
+details.meta{font-size:13px;margin-bottom:4px}details.meta summary{cursor:pointer;color:#444}
 table.meta{border-collapse:collapse;font-size:12px;margin-bottom:6px}table.meta th{text-align:left;padding:1px 10px 1px 0;color:#666;font-weight:500}
 table.meta td{font-family:ui-monospace,Menlo,monospace}
 .anoms{border:2px solid #e53935;border-radius:6px;padding:6px 12px;margin:8px 0;background:#fff5f5}

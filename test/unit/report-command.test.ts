@@ -56,6 +56,18 @@ test('a stored results.json is used when its model is the one asked for; another
   assert.equal(JSON.parse(again.out).model, 'knossos-mutex');
 });
 
+test("the runner's search summary in results.json is not this history's verdict: the history is checked", () => {
+  const run = storeRun('run-5', { verdict: true, runs: 3, inconclusive: 0, minimal: null });
+  const r = lockpick(run, '--format', 'json');
+  assert.equal(r.code, 1, 'the double holder in history.jsonl is found');
+  assert.equal(r.err, '');
+  mkdirSync(join(run, 'counterexample'));
+  writeFileSync(join(run, 'counterexample', 'history.jsonl'), readFileSync(join(run, 'history.jsonl')));
+  assert.match(lockpick(run, '--format', 'text').err, /shrunk counterexample: lockpick report .*run-5\/counterexample/);
+  const c = lockpick(join(run, 'counterexample'), '--format', 'junit');
+  assert.match(c.out, /<testsuite name="run-5\/counterexample"/);
+});
+
 test('bad input exits 2 with a message that names the place and the fix', () => {
   const missing = lockpick(join(dir, 'nope'));
   assert.equal(missing.code, 2);

@@ -7,6 +7,7 @@ import type { Op } from '../src/history/types.ts';
 import type { Model } from './types.ts';
 import type { Budget } from './budget.ts';
 import { isInconsistent } from './models/inconsistent.ts';
+import type { DescribedModel } from './models/lockpick-model.ts';
 
 export type SearchOutcome<S> =
   | { result: 'ok' }
@@ -47,26 +48,51 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
     next[prev[c]!] = c; if (next[c] !== -1) prev[next[c]!] = c;
   };
 
-  // Zobrist hashes of the linearized set pick the cache bucket; the bitset itself is compared exactly.
+  // Memo: a configuration is (ok ops linearized, info ops linearized, state). It is dominated by a
+  // visited one with the same ok ops and state and a subset of its info ops (unplaced info ops
+  // can still be placed later or never), so the cache keys on the ok ops and state only (Zobrist
+  // hash of the ok ops picks the bucket) and keeps an antichain of info sets per bucket.
   const z1 = new Int32Array(n), z2 = new Int32Array(n);
   let seed = 0x9e3779b9;
   const rnd = () => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return seed | 0; };
-  for (let i = 0; i < n; i++) { z1[i] = rnd(); z2[i] = rnd(); }
   const words = (n + 31) >>> 5;
+  const okMask = new Uint32Array(words);
+  for (let i = 0; i < n; i++) {
+    if (ops[i]!.outcome === 'ok') { z1[i] = rnd(); z2[i] = rnd(); okMask[i >>> 5]! |= 1 << (i & 31); }
+  }
   const bits = new Uint32Array(words);
   let h1 = 0, h2 = 0;
   const cache = new Map<string, Uint32Array[]>();
   const seen = (key: string): boolean => {
     const bucket = cache.get(key);
-    if (bucket) {
-      outer: for (const b of bucket) {
-        for (let w = 0; w < words; w++) if (b[w] !== bits[w]) continue outer;
-        return true;
+    if (!bucket) { cache.set(key, [bits.slice()]); return false; }
+    outer: for (const b of bucket) {
+      for (let w = 0; w < words; w++) {
+        const cur = bits[w]!, old = b[w]!;
+        // old must not have anything cur lacks, and must have every ok op cur has.
+        if ((old & ~cur) !== 0 || (cur & ~old & okMask[w]!) !== 0) continue outer;
       }
-      bucket.push(bits.slice());
-    } else cache.set(key, [bits.slice()]);
+      return true;
+    }
+    bucket.push(bits.slice());
     return false;
   };
+
+  // Interchangeable info ops (same model.opKey, e.g. two unanswered "write 2"): once both are
+  // invoked, placing the later one is the mirror image of placing the earlier, so only the
+  // earliest unplaced one of each kind is tried.
+  const twin = new Int32Array(n).fill(-1);
+  const opKey = (model as DescribedModel<S>).opKey;
+  if (opKey) {
+    const lastOfKind = new Map<string, number>();
+    for (let i = 0; i < n; i++) {
+      if (ops[i]!.outcome === 'ok') continue;
+      const k = opKey(ops[i]!);
+      const j = lastOfKind.get(k);
+      if (j !== undefined && ops[j]!.invokeSeq < ops[i]!.invokeSeq) twin[i] = j;
+      lastOfKind.set(k, i);
+    }
+  }
 
   const stackNode = new Int32Array(n);
   const stackState: S[] = new Array(n);
@@ -87,6 +113,8 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
     const e = entry - 1;
     const i = e >>> 1;
     if ((e & 1) === 0) {
+      const t = twin[i]!;
+      if (t >= 0 && (bits[t >>> 5]! & (1 << (t & 31))) === 0) { entry = next[entry]!; continue; }
       const op = ops[i]!;
       const r = model.step(state, op);
       if (!isInconsistent(r)) {

@@ -7,6 +7,12 @@ export interface DescribedModel<S> extends Model<S> {
   readonly operations?: readonly string[];
   /** Why this op cannot be read by the model (malformed value), or undefined when it is fine. */
   validate?(op: Op): string | undefined;
+  /**
+   * Optional: ops with equal keys have the same effect in every state (e.g. f and value for a
+   * register; a lock op's effect depends on its process too). The search then tries only one
+   * of several interchangeable unanswered ops. Omit it when unsure: it is only a speed-up.
+   */
+  opKey?(op: Op): string;
   /** Plain words for what an op does, for messages: "acquire", "read 3", "cas 1→2". */
   describeOp?(op: Op): string;
 }

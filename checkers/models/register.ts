@@ -16,6 +16,9 @@ function readOrWrite(s: string, op: Op): string | Inconsistent {
   return got === s ? s : inconsistent(`process ${op.process} read ${got} but the register held ${s}`);
 }
 
+/** Register ops act the same whoever calls them: f and argument say it all. */
+const opKey = (op: Op): string => `${op.f} ${canonical(argOf(op))}`;
+
 function describeOp(op: Op): string {
   if (op.f === 'read') return op.outcome === 'ok' ? `read ${canonical(op.value)}` : 'read (no answer)';
   if (op.f === 'write') return `write ${canonical(argOf(op))}`;
@@ -33,6 +36,7 @@ export const register: DescribedModel<string> = {
   hash: (s) => s,
   describe: (s) => `value ${s}`,
   describeOp,
+  opKey,
 };
 
 export const casRegister: DescribedModel<string> = {
@@ -55,4 +59,5 @@ export const casRegister: DescribedModel<string> = {
   hash: (s) => s,
   describe: (s) => `value ${s}`,
   describeOp,
+  opKey,
 };

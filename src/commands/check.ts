@@ -33,7 +33,7 @@ options:
 
 exit codes: 0 every file valid; 1 some file invalid; 2 bad input or usage (the
 message names the file, line, rule and fix); 3 no verdict for some file (a limit
-was reached) and none invalid. With several files the most serious wins: 2, then 1, then 3.`;
+was reached, or the checker failed) and none invalid. With several files the most serious wins: 2, then 1, then 3.`;
 }
 
 function positiveNumber(name: string, raw: string | undefined): number | undefined | string {
@@ -69,7 +69,7 @@ async function checkFile(file: string, model: string, timeLimitMs: number | unde
   try {
     result = checkHistory(history, { model, timeLimitMs, maxMemoryBytes });
   } catch (e) {
-    if (!(e instanceof CheckInputError)) throw e;
+    if (!(e instanceof CheckInputError)) return internalError(file, model, e, Math.round(t1 - t0));
     // The history is well formed but the model cannot read it (e.g. a register op under a lock model).
     return {
       code: EXIT.usage, toStderr: true, text: `lockpick check: ${e.message}`,
@@ -82,6 +82,17 @@ async function checkFile(file: string, model: string, timeLimitMs: number | unde
   result.elapsed_ms = Math.round(t2 - t0);
   const code = result.valid === true ? EXIT.valid : result.valid === false ? EXIT.invalid : EXIT.unknown;
   return { code, toStderr: false, text: formatResult(file, result), json: { file, ...result } };
+}
+
+/**
+ * A bug in a checker is no verdict (exit 3), never a made-up one: exit 1 would
+ * read as "your lock is unsafe". The stack goes to stderr for the bug report.
+ */
+function internalError(file: string, model: string, e: unknown, parseMs: number): FileOutcome {
+  const reason = `internal error in the checker (a lockpick bug, please report it): ${(e as Error)?.message ?? String(e)}`;
+  const result: CheckResult = { valid: 'unknown', model, ops: 0, keys: 0, anomalies: [], keys_detail: {}, elapsed_ms: parseMs, parse_ms: parseMs, reason };
+  console.error((e as Error)?.stack ?? String(e));
+  return { code: EXIT.unknown, toStderr: false, text: formatResult(file, result), json: { file, ...result } };
 }
 
 /** Several files: a bad file (2) outranks an invalid one (1), which outranks no verdict (3). */

@@ -28,12 +28,14 @@ options:
                      {"file":..., "error":{"line","rule","expected","fix"}}.
   --time-limit S     seconds the check of each file may take (after parsing);
                      past it the verdict is "unknown" (exit 3)
-  --max-memory MB    heap the check may use; past it the verdict is "unknown"
+  --max-memory MB    resident memory (RSS) the process may reach while checking;
+                     past it the verdict is "unknown" (exit 3)
   --help             this text
 
 exit codes: 0 every file valid; 1 some file invalid; 2 bad input or usage (the
 message names the file, line, rule and fix); 3 no verdict for some file (a limit
-was reached, or the checker failed) and none invalid. With several files the most serious wins: 2, then 1, then 3.`;
+was reached, or the checker failed) and none invalid. With several files the
+most serious wins: 2, then 1, then 3.`;
 }
 
 function positiveNumber(name: string, raw: string | undefined): number | undefined | string {

@@ -53,7 +53,7 @@ function faultsDuring(tl: Timeline, a: number, b: number): string[] {
 /** The latest fault that started before x (a one-shot event or a period's start). */
 function lastFaultBefore(tl: Timeline, x: number): { kind: string; label: string; a: number } | undefined {
   let best: { kind: string; label: string; a: number } | undefined;
-  for (const f of [...tl.bands, ...tl.marks.map((m) => ({ kind: m.label, label: m.label, a: m.a }))]) if (f.a <= x && (!best || f.a > best.a)) best = f;
+  for (const f of [...tl.bands, ...tl.marks.filter((m) => !m.section).map((m) => ({ kind: m.label, label: m.label, a: m.a }))]) if (f.a <= x && (!best || f.a > best.a)) best = f;
   return best;
 }
 
@@ -101,19 +101,26 @@ function windowSvg(tl: Timeline, w: Window): string {
   out.push(`<clipPath id="clip${w.id}"><rect x="${G.labelW}" y="0" width="${G.plotW}" height="${height}"/></clipPath>`);
   out.push(`<g clip-path="url(#clip${w.id})">`);
   // Fault periods: full height, behind everything, labelled in the header row.
+  const heads: { x: number; text: string; attrs: string }[] = [];
   for (const f of tl.bands) {
     if (f.b < w.a0 || f.a > w.a1) continue;
-    const tip = `fault: ${f.label}\nfrom ${at(tl, f.a)} (${lineOf(f.lines[0]!)})\n${f.open ? 'never healed in this history' : `to ${at(tl, f.b)} (${lineOf(f.lines[f.lines.length - 1]!)})`}`;
+    const tip = `fault: ${f.label}${f.value === undefined ? '' : `\nvalue: ${shortValue(f.value, 200)}`}\nfrom ${at(tl, f.a)} (${lineOf(f.lines[0]!)})\n${f.open ? 'never healed in this history' : `to ${at(tl, f.b)} (${lineOf(f.lines[f.lines.length - 1]!)})`}`;
     out.push(rect(X, f.a, f.b, G.top, plotH, `class="fault full" data-tip="${escapeHtml(tip)}"`));
     out.push(rect(X, f.a, f.b, G.top - 38, 15, `class="fstrip" data-tip="${escapeHtml(tip)}"`));
-    out.push(`<text x="${Math.max(G.labelW + 2, X(f.a) + 2).toFixed(1)}" y="${G.top - 27}" data-a="${n(f.a)}" data-b="${n(f.b)}" class="flabel">${escapeHtml(f.label)}</text>`);
+    heads.push({ x: Math.max(G.labelW + 2, X(f.a) + 2), text: f.label, attrs: `data-a="${n(f.a)}" data-b="${n(f.b)}" class="flabel"` });
   }
   for (const m of tl.marks) {
     if (m.a < w.a0 || m.a > w.a1) continue;
     const x = X(m.a).toFixed(1);
-    out.push(`<line x1="${x}" x2="${x}" y1="${G.top - 38}" y2="${G.top + plotH}" data-a="${n(m.a)}" class="mark" data-tip="${escapeHtml(`fault event: ${m.label}\nat ${at(tl, m.a)} (line ${m.line})`)}"/>`);
-    out.push(`<text x="${(X(m.a) + 2).toFixed(1)}" y="${G.top - 27}" data-a="${n(m.a)}" class="flabel">${escapeHtml(m.label)}</text>`);
+    out.push(`<line x1="${x}" x2="${x}" y1="${G.top - 38}" y2="${G.top + plotH}" data-a="${n(m.a)}" class="mark${m.section ? ' sect' : ''}" data-tip="${escapeHtml(`${m.section ? '' : 'fault event: '}${m.label}\nat ${at(tl, m.a)} (line ${m.line})`)}"/>`);
+    heads.push({ x: X(m.a) + 2, text: m.label, attrs: `data-a="${n(m.a)}" class="flabel${m.section ? ' sect' : ''}"` });
   }
+  // Header labels that would run into the next one are hidden (hover the strip for them).
+  heads.sort((p, q) => p.x - q.x).forEach((hd, i) => {
+    const next = heads[i + 1]?.x ?? end + 400;
+    const hidden = hd.x + hd.text.length * G.charW > next - 4;
+    out.push(`<text x="${hd.x.toFixed(1)}" y="${G.top - 27}" ${hd.attrs}${hidden ? ' style="visibility:hidden"' : ''}>${escapeHtml(hd.text)}</text>`);
+  });
   // Anomaly tags in the top row, numbered as in the list.
   for (const i of w.anomalies) {
     const m = tl.anomalies[i]!;

@@ -19,8 +19,8 @@ const MAX_SPANNING = 20;
 export type AxisMode = 'time' | 'order';
 
 export interface Hold { process: number; key: string; a: number; b: number; open: boolean; fromLine: number; toLine: number }
-export interface FaultBand { kind: string; label: string; a: number; b: number; open: boolean; lines: number[]; times: (number | undefined)[] }
-export interface FaultMark { label: string; a: number; line: number; time?: number }
+export interface FaultBand { kind: string; label: string; a: number; b: number; open: boolean; lines: number[]; times: (number | undefined)[]; value?: unknown }
+export interface FaultMark { label: string; a: number; line: number; time?: number; section?: boolean }
 export interface AnomalyMark { index: number; anomaly: Anomaly; a: number; b: number; open: boolean; opIds: Set<number>; window: number }
 
 export interface Window {
@@ -86,30 +86,57 @@ export function shortValue(v: unknown, max = 28): string {
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }
 
-/** Pairs nemesis start/stop records into bands; other records become one-shot marks. */
+/** A fault's value for a label: nested objects flattened one level, the pairing `id` left out. */
+export function faultValue(v: unknown, max: number): string {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return shortValue(v, max);
+  const flat: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (k === 'id') continue;
+    if (x !== null && typeof x === 'object' && !Array.isArray(x)) Object.assign(flat, x);
+    else flat[k] = x;
+  }
+  return shortValue(flat, max);
+}
+
+/** Where a start/stop record pairs: its kind, and the fault's own id when it has one (overlapping faults of one kind). */
+function pairKey(kind: string, v: unknown): string {
+  const id = v !== null && typeof v === 'object' ? (v as { id?: unknown }).id : undefined;
+  return id === undefined ? kind : `${kind}\u0000${String(id)}`;
+}
+
+/**
+ * Pairs nemesis start/stop records into bands; other records become one-shot marks.
+ * The runner's run-start/run-end records are not faults: they become section marks.
+ */
 function faultBands(events: NemesisEvent[], pos: Timeline['pos'], end: number): { bands: FaultBand[]; marks: FaultMark[] } {
   const bands: FaultBand[] = [];
   const marks: FaultMark[] = [];
   const open = new Map<string, FaultBand>();
   const lastClosed = new Map<string, FaultBand>();
+  const label = (kind: string, v: unknown): string => (v === undefined ? kind : `${kind} ${faultValue(v, 40)}`.trim());
   for (const e of events) {
     const { kind, phase } = faultPhase(e.f);
     const at = pos(e.seq, e.time);
+    if (kind === 'run') {
+      if (phase === 'start') marks.push({ label: label('run', e.value), a: at, line: e.line, time: e.time, section: true });
+      continue;
+    }
+    const k = pairKey(kind, e.value);
     if (phase === 'start') {
-      lastClosed.delete(kind);
-      const b = open.get(kind);
-      if (b) { b.lines.push(e.line); b.times.push(e.time); if (e.value !== undefined && b.label === kind) b.label = `${kind} ${shortValue(e.value, 40)}`; continue; } // Jepsen: invoke then info of one start
-      const nb: FaultBand = { kind, label: e.value === undefined ? kind : `${kind} ${shortValue(e.value, 40)}`, a: at, b: end, open: true, lines: [e.line], times: [e.time] };
-      open.set(kind, nb);
+      lastClosed.delete(k);
+      const b = open.get(k);
+      if (b) { b.lines.push(e.line); b.times.push(e.time); if (e.value !== undefined && b.label === kind) b.label = label(kind, e.value); continue; } // Jepsen: invoke then info of one start
+      const nb: FaultBand = { kind, label: label(kind, e.value), a: at, b: end, open: true, lines: [e.line], times: [e.time], value: e.value };
+      open.set(k, nb);
       bands.push(nb);
     } else if (phase === 'stop') {
-      const b = open.get(kind) ?? lastClosed.get(kind);
+      const b = open.get(k) ?? lastClosed.get(k);
       if (!b) { marks.push({ label: e.f, a: at, line: e.line, time: e.time }); continue; }
       b.b = at; b.open = false; b.lines.push(e.line); b.times.push(e.time);
-      open.delete(kind);
-      lastClosed.set(kind, b);
+      open.delete(k);
+      lastClosed.set(k, b);
     } else {
-      marks.push({ label: e.value === undefined ? e.f : `${e.f} ${shortValue(e.value, 30)}`, a: at, line: e.line, time: e.time });
+      marks.push({ label: label(e.f, e.value), a: at, line: e.line, time: e.time });
     }
   }
   return { bands, marks };
@@ -206,6 +233,8 @@ export function buildTimeline(h: ParsedHistory, r: CheckResult, limits: { fullLi
   for (const e of h.nemesis) { const x = pos(e.seq, e.time); lineAt.set(e.line, x); end = Math.max(end, x); }
 
   const { bands, marks } = faultBands(h.nemesis, pos, end);
+  let first = ops.length ? opStart(ops[0]!, pos) : end;
+  if (h.nemesis.length) first = Math.min(first, pos(h.nemesis[0]!.seq, h.nemesis[0]!.time));
   const holds = holdsOf(ops, pos, end);
   const anomalies = r.anomalies.map((an, i) => anomalyMark(an, i, mode, lineAt, byId, pos, end));
 
@@ -233,13 +262,14 @@ export function buildTimeline(h: ParsedHistory, r: CheckResult, limits: { fullLi
 
   const windows: Window[] = ranges.map((rg, id) => {
     const main = ops.slice(rg.lo, rg.hi + 1);
-    let a0 = cut ? Infinity : Math.min(0, ...(main.length ? [opStart(main[0]!, pos)] : [0]));
+    // A whole run starts at its first event (a counterexample cut from a longer invocation starts late).
+    let a0 = cut ? Infinity : first;
     let a1 = cut ? -Infinity : end;
     if (cut) for (const op of main) { a0 = Math.min(a0, opStart(op, pos)); a1 = Math.max(a1, opEnd(op, pos) ?? opStart(op, pos)); }
     for (const i of rg.anomalies) { const m = anomalies[i]!; if (Number.isFinite(m.a)) { a0 = Math.min(a0, m.a); a1 = Math.max(a1, cut && m.open ? m.a : m.b); } }
     if (!(a1 > a0)) a1 = a0 + 1;
     a1 += (a1 - a0) * 0.03; // room for the last op's label
-    if (cut) a0 -= (a1 - a0) * 0.01;
+    a0 = Math.max(first >= 0 ? 0 : -Infinity, a0 - (a1 - a0) * 0.01); // never before the run started
     // Ops invoked before the window that were still running when it starts.
     const spanning: Op[] = [];
     for (let i = rg.lo - 1; i >= 0 && i >= rg.lo - 2000 && spanning.length < MAX_SPANNING; i--) {

@@ -37,6 +37,10 @@ function layout(svg){
   axis(svg,s,X);
 }
 function labels(svg,X,end){
+  var hs=[].slice.call(svg.querySelectorAll('text.flabel')).filter(function(t){return t.style.display!=='none';});
+  hs.sort(function(p,q){return p.getAttribute('x')-q.getAttribute('x');});
+  for(var j=0;j<hs.length;j++){var hx=+hs[j].getAttribute('x'),hn=j+1<hs.length?+hs[j+1].getAttribute('x'):end+400;
+    hs[j].style.visibility=hx+hs[j].textContent.length*G.charW>hn-4?'hidden':'visible';}
   svg.querySelectorAll('g.lane').forEach(function(lane){
     var ls=[].slice.call(lane.querySelectorAll('text.lbl')).filter(function(t){return lane.style.display!=='none'&&t.getAttribute('display')!=='none'&&(!keyFilter||t.dataset.key===keyFilter);});
     ls.sort(function(p,q){return p.dataset.a-q.dataset.a;});

@@ -38,8 +38,9 @@ svg.tl{display:block;user-select:none;cursor:crosshair}
 .hold{fill:#64b5f6;fill-opacity:.45}
 .fault{fill:url(#p-fault);fill-opacity:.75}
 .flabel{font-size:11px;fill:#311b92;font-weight:600;pointer-events:none}
+.flabel.sect{fill:#757575;font-weight:500}
 .fstrip{fill:#b39ddb;stroke:#7e57c2}
-.mark{stroke:#4527a0;stroke-width:1.5;stroke-dasharray:4 3}
+.mark{stroke:#4527a0;stroke-width:1.5;stroke-dasharray:4 3}.mark.sect{stroke:#9e9e9e;stroke-width:1;stroke-dasharray:2 3}
 .an.dh{fill:#e53935;fill-opacity:.45;stroke:#b71c1c;stroke-width:1}
 .an.nlw{fill:#e53935;fill-opacity:.12;stroke:#d50000;stroke-dasharray:5 3}
 .aguide{stroke:#d50000;stroke-width:1.5;stroke-opacity:.7;pointer-events:none}

@@ -118,3 +118,21 @@ test('a big history with no anomalies shows its start and says it was cut', () =
   assert.match(html, /it was cut to keep this page small\. Drawn: 1 window \(51 ops\) at the start of the run/);
   assert.match(html, /No anomalies: the history is consistent with the model/);
 });
+
+test("the runner's records: overlapping faults pair by id, run-start/run-end are sections, a late history starts at its first event", () => {
+  const ev = [
+    { type: 'info', f: 'run-start', process: 'nemesis', value: { run: 28 }, time: 24_000e6 },
+    { type: 'invoke', f: 'acquire', process: 61, key: 'k', time: 24_100e6 }, { type: 'ok', f: 'acquire', process: 61, key: 'k', time: 24_101e6 },
+    { type: 'info', f: 'clock-bump-start', process: 'nemesis', value: { id: 'f48', target: 'n1', params: { delta_ms: 3187 } }, time: 24_200e6 },
+    { type: 'info', f: 'clock-bump-start', process: 'nemesis', value: { id: 'f47', target: 'n1', params: { delta_ms: 2875 } }, time: 24_300e6 },
+    { type: 'info', f: 'clock-bump-stop', process: 'nemesis', value: { id: 'f47' }, time: 24_400e6 },
+    { type: 'info', f: 'clock-bump-stop', process: 'nemesis', value: { id: 'f48' }, time: 24_500e6 },
+    { type: 'invoke', f: 'release', process: 61, key: 'k', time: 24_600e6 }, { type: 'ok', f: 'release', process: 61, key: 'k', time: 24_601e6 },
+    { type: 'info', f: 'run-end', process: 'nemesis', value: { run: 28 }, time: 24_700e6 },
+  ];
+  const r: CheckResult = { valid: true, model: 'mutex', ops: 2, keys: 1, anomalies: [], keys_detail: {}, elapsed_ms: 0 };
+  const tl = buildTimeline(build(ev), r);
+  assert.deepEqual(tl.bands.map((b) => [b.label, b.a, b.b]), [['clock-bump target=n1 delta_ms=3187', 24_200, 24_500], ['clock-bump target=n1 delta_ms=2875', 24_300, 24_400]]);
+  assert.deepEqual(tl.marks.map((m) => [m.label, m.section]), [['run run=28', true]]);
+  assert.ok(tl.windows[0]!.a0 >= 23_990 && tl.windows[0]!.a0 <= 24_000, `starts at the first event, not 0: ${tl.windows[0]!.a0}`);
+});

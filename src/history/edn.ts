@@ -61,7 +61,7 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<P
           continue;
         }
         if (skipNext) { skipNext = false; continue; }
-        if (code === 32 || code === 44 || code === 9 || code === 13) continue; // EDN whitespace, commas included
+        if (code === 32 || code === 44 || code === 9 || code === 13 || code === 0xfeff) continue; // EDN whitespace, commas included (and a byte-order mark)
         const c = text[i]!;
         if (c === ';') { inComment = true; continue; }
         if (c === '"') { inString = true; continue; }

@@ -53,6 +53,7 @@ export async function readJsonl(path: string, chunkBytes = CHUNK_BYTES): Promise
   await forEachLine(path, (text, line) => {
     // Fast path: an event line starts with '{'; anything else is blank or wrong.
     if (text.charCodeAt(0) !== 123 /* { */) {
+      if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1); // byte-order mark
       if (text.trim() === '') return;
     }
     let ev: unknown;

@@ -71,6 +71,12 @@ test('lines split across read chunks (tiny chunks, multi-byte UTF-8) read exactl
   assert.equal(whole.ops[1]!.key, 'schlüssel-€-1');
 });
 
+test('a UTF-8 byte-order mark at the start is ignored (JSON Lines and EDN)', async () => {
+  const j = await readHistory(tmpHistory('\ufeff' + jsonl({ type: 'invoke', f: 'acquire', process: 0 })));
+  const e = await readHistory(tmpHistory('\ufeff[{:type :invoke, :f :acquire, :process 0}]', 'edn'));
+  assert.deepEqual([j.ops.length, e.ops.length, j.ops[0]!.invokeLine, e.ops[0]!.invokeLine], [1, 1, 1, 1]);
+});
+
 test('an empty file is a history with no operations', async () => {
   const h = await readHistory(tmpHistory(''));
   assert.deepEqual([h.events, h.ops.length, h.nemesis.length], [0, 0, 0]);

@@ -22,6 +22,8 @@ export interface LockSimOptions {
   buggyPerMille?: number;
   /** ‰ of a holder's next ops that are renews (default 200); renews that die in info block the key for good. */
   renewPerMille?: number;
+  /** Stop once this many ops have been invoked (steps still caps the run). */
+  maxOps?: number;
   /** Emit a nemesis event now and then (models ignore them). */
   nemesis?: boolean;
 }
@@ -53,9 +55,12 @@ export function simulateLock(o: LockSimOptions, ch: Choices, emit: (e: HistoryEv
   }));
   let nextPid = o.clients;
   let time = 0;
+  let invokes = 0;
+  const maxOps = o.maxOps ?? Infinity;
   const info = o.infoPerMille ?? 0, fail = o.failPerMille ?? 0;
   const ev = (type: HistoryEvent['type'], c: Client, value?: unknown) => {
     const e: HistoryEvent = { type, f: c.f, process: c.pid, key: c.key, time: (time += 1000) };
+    if (type === 'invoke') invokes++;
     if (value !== undefined) e.value = value;
     emit(e);
   };
@@ -71,7 +76,7 @@ export function simulateLock(o: LockSimOptions, ch: Choices, emit: (e: HistoryEv
     c.pid = nextPid++; c.phase = 'idle'; c.holding = undefined;
   };
 
-  for (let step = 0; step < o.steps; step++) {
+  for (let step = 0; step < o.steps && invokes < maxOps; step++) {
     if (o.nemesis && ch.chance(5)) emit({ type: 'info', f: ch.chance(500) ? 'partition-start' : 'partition-stop', process: 'nemesis', time: (time += 1000) });
     const c = clients[ch.int(clients.length)]!;
     if (c.phase === 'idle') {

@@ -1,0 +1,115 @@
+// `npm run bench`: the checker end to end through the real CLI on generated histories.
+// Mutex: 1e3..1e6 ops, 10 clients, 1 and 100 keys, 0% and 1% info ops, valid and with one
+// injected double holder. Register: the general search on a few hundred ops with tens of info
+// ops, and a larger one under a small --time-limit (must answer unknown, exit 3).
+// Each case is written to a temp file, checked by `node bin/lockpick.mjs check FILE --json` in a
+// child process (wall time, peak RSS of that process), then deleted.
+// Options: --max-ops N (skip bigger mutex cases), --only-mutex, --only-register.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeSync, openSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { HistoryEvent } from '../src/history/types.ts';
+import { seeded } from '../test/support/choices.ts';
+import { injectDoubleHolder, injectWrongRead } from '../test/support/inject.ts';
+import { simulateLock } from '../test/support/lock-sim.ts';
+import { simulateRegister } from '../test/support/register-sim.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({ options: { 'max-ops': { type: 'string' }, 'only-mutex': { type: 'boolean' }, 'only-register': { type: 'boolean' } } });
+const maxOps = Number(args['max-ops'] ?? 1e6);
+
+interface Case { name: string; model: string; keys: number; infoPct: number; events: () => HistoryEvent[]; extra?: string[]; expect: string }
+interface Row { case: string; ops: number; keys: number; info: string; verdict: string; parse_ms: number; check_ms: number; wall_ms: number; ops_per_s: number; peak_mb: number; exit: number }
+
+function mutexEvents(ops: number, keys: number, infoPct: number, doubleHolder: boolean): HistoryEvent[] {
+  const events: HistoryEvent[] = [];
+  // Each op gets two chances to end in info (before / after taking effect): ‰ per chance = pct * 5.
+  simulateLock({ clients: 10, keys, steps: Infinity, maxOps: ops, infoPerMille: infoPct * 5, failPerMille: 20, renewPerMille: 0 }, seeded(ops + keys + infoPct), (e) => events.push(e));
+  return doubleHolder ? injectDoubleHolder(events, Math.floor(events.length / 3)).events : events;
+}
+
+function registerEvents(steps: number, infoPerMille: number, wrongRead: boolean): HistoryEvent[] {
+  const events: HistoryEvent[] = [];
+  simulateRegister({ clients: 5, keys: 1, steps, cas: true, infoPerMille }, seeded(steps + infoPerMille), (e) => events.push(e));
+  return wrongRead ? injectWrongRead(events, Math.floor(events.length / 2)).events : events;
+}
+
+function writeJsonl(file: string, events: HistoryEvent[]): void {
+  const fd = openSync(file, 'w');
+  try {
+    for (let i = 0; i < events.length; i += 20_000) {
+      writeSync(fd, events.slice(i, i + 20_000).map((e) => JSON.stringify(e)).join('\n') + '\n');
+    }
+  } finally { closeSync(fd); }
+}
+
+function runCli(file: string, model: string, extra: string[]): Promise<{ code: number; out: string; err: string; wall: number }> {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const child = spawn(process.execPath, ['--import', path.join(repoRoot, 'bench/rss-hook.mjs'), path.join(repoRoot, 'bin/lockpick.mjs'), 'check', file, '--model', model, '--json', ...extra], { cwd: repoRoot });
+    let out = '', err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, out, err, wall: performance.now() - t }));
+  });
+}
+
+const cases: Case[] = [];
+if (!args['only-register']) {
+  for (const ops of [1e3, 1e4, 1e5, 1e6].filter((n) => n <= maxOps)) {
+    for (const keys of [1, 100]) {
+      for (const infoPct of [0, 1]) {
+        for (const dh of [false, true]) {
+          cases.push({ name: `mutex${dh ? ' +1 double holder' : ''}`, model: 'mutex', keys, infoPct, events: () => mutexEvents(ops, keys, infoPct, dh), expect: dh ? 'false' : 'true' });
+        }
+      }
+    }
+  }
+}
+if (!args['only-mutex']) {
+  cases.push({ name: 'cas-register search', model: 'cas-register', keys: 1, infoPct: 10, events: () => registerEvents(1000, 60, false), expect: 'true' });
+  cases.push({ name: 'cas-register search +1 wrong read', model: 'cas-register', keys: 1, infoPct: 10, events: () => registerEvents(1000, 60, true), expect: 'false' });
+  cases.push({ name: 'cas-register at --time-limit 0.2', model: 'cas-register', keys: 1, infoPct: 30, events: () => registerEvents(20000, 200, true), extra: ['--time-limit', '0.2'], expect: 'unknown' });
+}
+
+const dir = mkdtempSync(path.join(tmpdir(), 'lockpick-bench-'));
+const rows: Row[] = [];
+let failures = 0;
+try {
+  for (const c of cases) {
+    const events = c.events();
+    const file = path.join(dir, 'history.jsonl');
+    writeJsonl(file, events);
+    const ops = events.filter((e) => e.type === 'invoke').length;
+    const info = events.filter((e) => e.type === 'info' && e.process !== 'nemesis').length;
+    (globalThis as { gc?: () => void }).gc?.();
+    const r = await runCli(file, c.model, c.extra ?? []);
+    rmSync(file);
+    const rss = Number(/BENCH_MAX_RSS_KB=(\d+)/.exec(r.err)?.[1] ?? NaN);
+    let res: { valid?: unknown; parse_ms?: number; check_ms?: number; reason?: string } = {};
+    try { res = JSON.parse(r.out.trim().split('\n')[0] ?? '{}'); } catch { /* reported below */ }
+    const verdict = String(res.valid);
+    if (verdict !== c.expect) { failures++; console.error(`UNEXPECTED ${c.name}: verdict ${verdict}, expected ${c.expect} (exit ${r.code})\n${r.err.slice(0, 2000)}`); }
+    rows.push({
+      case: c.name, ops, keys: c.keys, info: `${((100 * info) / ops).toFixed(1)}%`, verdict,
+      parse_ms: res.parse_ms ?? NaN, check_ms: res.check_ms ?? NaN, wall_ms: Math.round(r.wall),
+      ops_per_s: Math.round(ops / (r.wall / 1000)), peak_mb: Math.round(rss / 1024), exit: r.code,
+    });
+    printRow(rows[rows.length - 1]!);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function printRow(r: Row): void {
+  if (rows.length === 1) {
+    console.log('| case | ops | keys | info | verdict | exit | parse_ms | check_ms | wall ms | ops/s | peak MB |');
+    console.log('|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|');
+  }
+  console.log(`| ${r.case} | ${r.ops} | ${r.keys} | ${r.info} | ${r.verdict} | ${r.exit} | ${r.parse_ms} | ${r.check_ms} | ${r.wall_ms} | ${r.ops_per_s} | ${r.peak_mb} |`);
+}
+if (failures) { console.error(`${failures} case(s) gave an unexpected verdict`); process.exitCode = 1; }

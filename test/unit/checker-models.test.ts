@@ -1,0 +1,172 @@
+// Hand-written histories for every model rule in HISTORY.md, with the verdict and what the
+// report must say. Line n of a history is events[n-1].
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CheckInputError, checkHistory, MODELS, registerModel } from '../../checkers/index.ts';
+import type { HistoryEvent } from '../../src/history/types.ts';
+import type { CheckResult } from '../../checkers/types.ts';
+import { toParsed } from '../support/history.ts';
+import { seeded } from '../support/choices.ts';
+import { injectWrongRead } from '../support/inject.ts';
+import { simulateRegister } from '../support/register-sim.ts';
+
+type T = HistoryEvent['type'];
+const e = (type: T, f: string, process: number, value?: unknown): HistoryEvent =>
+  value === undefined ? { type, f, process, key: 'k' } : { type, f, process, key: 'k', value };
+/** invoke + completion back to back. */
+const op = (type: T, f: string, p: number, value?: unknown) => [e('invoke', f, p), e(type, f, p, value)];
+const check = (model: string, events: HistoryEvent[], timeLimitMs?: number): CheckResult => checkHistory(toParsed(events), { model, timeLimitMs });
+const types = (r: CheckResult) => r.anomalies.map((a) => a.type);
+
+test('mutex: sequential holds are valid; overlapping acquires are a double holder with lines and message', () => {
+  assert.equal(check('mutex', [...op('ok', 'acquire', 0), ...op('ok', 'release', 0), ...op('ok', 'acquire', 1), ...op('ok', 'release', 1)]).valid, true);
+  const r = check('mutex', [...op('ok', 'acquire', 0), ...op('ok', 'acquire', 1), ...op('ok', 'release', 0)]);
+  assert.equal(r.valid, false);
+  assert.deepEqual(types(r), ['double-holder']);
+  assert.deepEqual(r.anomalies[0]!.processes, [0, 1]);
+  assert.deepEqual(r.anomalies[0]!.lines, [2, 4, 5]);
+  assert.equal(r.anomalies[0]!.message, `process 1's acquire at line 3 returned ok at line 4, but process 0 held lock "k" since line 2 (acquire ok) until its release at line 5: both held it from line 4 to line 5`);
+});
+
+test('mutex: a release may take effect before a concurrent acquire completes', () => {
+  const events = [...op('ok', 'acquire', 0), e('invoke', 'release', 0), ...op('ok', 'acquire', 1), e('ok', 'release', 0)];
+  assert.equal(check('mutex', events).valid, true);
+});
+
+test('mutex: lost lease ({"lost":true}) ends the hold at the release invoke', () => {
+  const ok = [...op('ok', 'acquire', 0), e('invoke', 'release', 0), ...op('ok', 'acquire', 1), e('ok', 'release', 0, { lost: true })];
+  assert.equal(check('mutex', ok).valid, true);
+  const bad = [...op('ok', 'acquire', 0), ...op('ok', 'acquire', 1), ...op('ok', 'release', 0, { lost: true })];
+  assert.deepEqual(types(check('mutex', bad)), ['double-holder']);
+});
+
+test('mutex: a lapse after a failed renew frees the lock; without it the holder keeps it to the end', () => {
+  const lapse = [...op('ok', 'acquire', 0), ...op('fail', 'renew', 0), ...op('ok', 'release', 0, { lapse: true }), ...op('ok', 'acquire', 1)];
+  assert.equal(check('mutex', lapse).valid, true);
+  const noLapse = [...op('ok', 'acquire', 0), ...op('fail', 'renew', 0), ...op('ok', 'acquire', 1)];
+  const r = check('mutex', noLapse);
+  assert.deepEqual(types(r), ['double-holder']);
+  assert.match(r.anomalies[0]!.message, /to the end of the history \(it never released it\)/);
+});
+
+test('mutex: a failed release leaves the process holding', () => {
+  const r = check('mutex', [...op('ok', 'acquire', 0), ...op('fail', 'release', 0), ...op('ok', 'acquire', 1)]);
+  assert.deepEqual(types(r), ['double-holder']);
+  assert.match(r.anomalies[0]!.message, /its release at line 3 failed, so it still held it/);
+});
+
+test('mutex: info release frees at its invoke; info acquire need not take effect', () => {
+  assert.equal(check('mutex', [...op('ok', 'acquire', 0), ...op('info', 'release', 0), ...op('ok', 'acquire', 1)]).valid, true);
+  assert.equal(check('mutex', [...op('info', 'acquire', 0), ...op('ok', 'acquire', 1), ...op('ok', 'release', 1)]).valid, true);
+  // unanswered at the end of the file = info
+  assert.equal(check('mutex', [...op('ok', 'acquire', 0), e('invoke', 'release', 0), ...op('ok', 'acquire', 1)]).valid, true);
+});
+
+test('mutex: release or renew ok by a non-holder is stale; re-acquiring while holding is not allowed', () => {
+  const r = check('mutex', [...op('ok', 'acquire', 0), ...op('ok', 'release', 0), ...op('ok', 'release', 0)]);
+  assert.deepEqual(types(r), ['stale-release']);
+  assert.deepEqual(r.anomalies[0]!.processes, [0]);
+  assert.match(r.anomalies[0]!.message, /process 0's release of lock "k" at line 5 returned ok, but process 0 was not the holder: process 0's hold from line 2 had ended with its release at line 3/);
+  assert.deepEqual(types(check('mutex', [...op('ok', 'renew', 2)])), ['stale-renew']);
+  assert.deepEqual(types(check('mutex', [...op('ok', 'acquire', 0), ...op('ok', 'acquire', 0)])), ['nonlinearizable']);
+});
+
+test('reentrant-mutex: the holder nests; the lock frees only at the last release', () => {
+  const nested = [...op('ok', 'acquire', 0), ...op('ok', 'acquire', 0), ...op('ok', 'release', 0), ...op('ok', 'release', 0), ...op('ok', 'acquire', 1)];
+  assert.equal(check('reentrant-mutex', nested).valid, true);
+  assert.equal(check('mutex', nested).valid, false);
+  const early = [...op('ok', 'acquire', 0), ...op('ok', 'acquire', 0), ...op('ok', 'release', 0), ...op('ok', 'acquire', 1)];
+  assert.deepEqual(types(check('reentrant-mutex', early)), ['double-holder']);
+});
+
+test('fenced-mutex: tokens must grow in acquire order', () => {
+  const grow = [...op('ok', 'acquire', 0, { token: 1 }), ...op('ok', 'release', 0), ...op('ok', 'acquire', 1, { token: 2 })];
+  assert.equal(check('fenced-mutex', grow).valid, true);
+  for (const t of [1, 0]) {
+    const r = check('fenced-mutex', [...op('ok', 'acquire', 0, { token: 1 }), ...op('ok', 'release', 0), ...op('ok', 'acquire', 1, { token: t })]);
+    assert.deepEqual(types(r), ['stale-token']);
+    assert.deepEqual(r.anomalies[0]!.processes, [0, 1]);
+    assert.match(r.anomalies[0]!.message, new RegExp(`process 1's acquire of lock "k" returned token ${t} at line 6, but process 0 had already been given token 1 at line 2`));
+  }
+  // string tokens of digits compare as numbers
+  assert.equal(check('fenced-mutex', [...op('ok', 'acquire', 0, { token: '9' }), ...op('ok', 'release', 0), ...op('ok', 'acquire', 1, { token: '10' })]).valid, true);
+});
+
+test('knossos-mutex: owner-unaware; an info acquire may take effect to explain a release', () => {
+  const events = [...op('ok', 'acquire', 0), ...op('ok', 'release', 0), ...op('info', 'acquire', 1), ...op('ok', 'release', 2)];
+  assert.equal(check('knossos-mutex', events).valid, true);
+  assert.deepEqual(types(check('mutex', events)), ['stale-release']);
+  const r = check('knossos-mutex', [...op('ok', 'acquire', 0), ...op('ok', 'release', 0), ...op('ok', 'release', 1)]);
+  assert.deepEqual(types(r), ['nonlinearizable']);
+  assert.deepEqual(r.anomalies[0]!.lines, [5, 6]);
+  assert.match(r.anomalies[0]!.message, /process 1 released while the lock was free/);
+});
+
+test('register: reads return the last write (initially null); info writes may or may not have happened', () => {
+  assert.equal(check('register', [...op('ok', 'read', 0, null), ...op('ok', 'write', 1, 3), ...op('ok', 'read', 0, 3)]).valid, true);
+  assert.equal(check('register', [...op('info', 'write', 1, 3), ...op('ok', 'read', 0, 3), ...op('ok', 'read', 2, 3)]).valid, true);
+  assert.equal(check('register', [...op('info', 'write', 1, 3), ...op('ok', 'read', 0, null)]).valid, true);
+  const r = check('register', [...op('ok', 'write', 1, 3), ...op('ok', 'read', 0, 3), ...op('ok', 'read', 2, 4), ...op('ok', 'write', 1, 5)]);
+  assert.equal(r.valid, false);
+  const a = r.anomalies[0]!;
+  assert.equal(a.type, 'nonlinearizable');
+  assert.deepEqual(a.processes, [2]);
+  assert.deepEqual(a.lines, [5, 6]);
+  assert.deepEqual(a.ops, [0, 1, 2]); // the shortest failing prefix: the write, the good read, the bad read
+  assert.match(a.message, /process 2's read 4 \(lines 5–6\)/);
+  assert.match(a.message, /process 2 read 4 but the register held 3/);
+});
+
+test('cas-register: cas needs the expected value; failed cas ops are dropped', () => {
+  const events = [...op('ok', 'write', 0, 1), ...op('fail', 'cas', 1, [2, 3]), ...op('ok', 'cas', 1, [1, 2]), ...op('ok', 'read', 2, 2)];
+  assert.equal(check('cas-register', events).valid, true);
+  const r = check('cas-register', [...op('ok', 'write', 0, 1), ...op('ok', 'cas', 1, [2, 3])]);
+  assert.match(r.anomalies[0]!.message, /cas 2→3 succeeded but the register held 1/);
+});
+
+test('per-key partitioning: keys are independent', () => {
+  const a = (type: T, f: string, p: number, key: string): HistoryEvent => ({ type, f, process: p, key });
+  const r = checkHistory(toParsed([a('invoke', 'acquire', 0, 'x'), a('ok', 'acquire', 0, 'x'), a('invoke', 'acquire', 1, 'y'), a('ok', 'acquire', 1, 'y')]), { model: 'mutex' });
+  assert.equal(r.valid, true);
+  assert.equal(r.keys, 2);
+  assert.deepEqual(r.keys_detail, { x: { valid: true, ops: 1 }, y: { valid: true, ops: 1 } });
+});
+
+test('bad input: unknown model, ops the model does not know, malformed cas', () => {
+  const h = toParsed([...op('ok', 'read', 0, 1)]);
+  assert.throws(() => checkHistory(h, { model: 'nope' }), (err: Error) => err instanceof CheckInputError && /unknown model 'nope': use one of mutex/.test(err.message));
+  assert.throws(() => checkHistory(h, { model: 'mutex' }), (err: Error) => err instanceof CheckInputError && /simulated.jsonl:1: model 'mutex' has no operation 'read'.*--model \(register, cas-register\)/.test(err.message));
+  assert.throws(() => checkHistory(toParsed([...op('ok', 'cas', 0, 7)]), { model: 'cas-register' }), /simulated.jsonl:1: a cas needs "value": \[expected, new\], got 7/);
+});
+
+test('limits: a memory limit below the current use gives unknown with the reason, not a crash', () => {
+  const r = checkHistory(toParsed([...op('ok', 'write', 0, 1)]), { model: 'register', maxMemoryBytes: 1 });
+  assert.equal(r.valid, 'unknown');
+  assert.match(r.reason ?? '', /memory limit of 0 MB reached/);
+  assert.equal(r.keys_detail.k!.valid, 'unknown');
+});
+
+test('limits: a search past its time limit gives unknown with the reason', () => {
+  // ~7000 cas-register ops, a third of them unanswered, one impossible read in the middle:
+  // proving it impossible takes far longer than 20 ms.
+  const events: HistoryEvent[] = [];
+  simulateRegister({ clients: 5, keys: 1, steps: 20_000, cas: true, infoPerMille: 200 }, seeded(7), (ev) => events.push(ev));
+  const r = checkHistory(toParsed(injectWrongRead(events, events.length >> 1).events), { model: 'cas-register', timeLimitMs: 20 });
+  assert.equal(r.valid, 'unknown');
+  assert.match(r.reason ?? '', /key "r0": time limit of 20 ms reached before a verdict/);
+});
+
+test('registerModel: a user model is checked by the general search', () => {
+  // A counter: inc adds 1, get ok must return the count.
+  registerModel({
+    name: 'test-counter', description: 'counter',
+    init: () => 0,
+    step: (s: number, o) => (o.f === 'inc' ? s + 1 : o.outcome !== 'ok' || o.value === s ? s : { inconsistent: true, reason: `get ${String(o.value)} but count ${s}` }),
+    partition: (o) => o.key, hash: (s) => String(s), describe: (s) => `count ${s}`,
+  });
+  assert.ok(MODELS['test-counter']);
+  assert.equal(check('test-counter', [...op('ok', 'inc', 0), ...op('ok', 'get', 1, 1)]).valid, true);
+  assert.equal(check('test-counter', [...op('ok', 'inc', 0), ...op('ok', 'get', 1, 2)]).valid, false);
+  assert.throws(() => registerModel({ name: 'broken' } as never), /model 'broken' has no init\(\) function/);
+  delete MODELS['test-counter'];
+});

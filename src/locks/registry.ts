@@ -10,6 +10,11 @@ import { recipe as sentinel } from './sentinel.ts';
 import { recipe as redisson } from './redisson-style.ts';
 import { recipe as npmRedlock } from './npm-redlock.ts';
 import { mutexRecipe as npmSemaphore, redlockMutexRecipe as npmSemaphoreRedlock } from './npm-redis-semaphore.ts';
+import { recipe as zkEphemeralSequential } from './zk-ephemeral-sequential.ts';
+import { recipe as zkEphemeral } from './zk-ephemeral.ts';
+import { recipe as mysqlUniqueKey } from './mysql-unique-key.ts';
+import { recipe as mysqlForUpdate } from './mysql-for-update.ts';
+import { recipe as mysqlGetLock } from './mysql-get-lock.ts';
 
 export { loadUserLock } from './user-lock.ts';
 
@@ -26,6 +31,11 @@ export const RECIPES: LockRecipe[] = [
   npmRedlock,
   npmSemaphore,
   npmSemaphoreRedlock,
+  zkEphemeralSequential,
+  zkEphemeral,
+  mysqlUniqueKey,
+  mysqlForUpdate,
+  mysqlGetLock,
 ];
 
 export function getRecipe(name: string): LockRecipe {

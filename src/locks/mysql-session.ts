@@ -1,0 +1,86 @@
+// What the MySQL recipes whose lock lives in a server session share
+// (SELECT ... FOR UPDATE, GET_LOCK): one dedicated connection per hold, with
+// the session timeouts that decide when the server gives up on a silent client.
+// While the client holds, its session is idle; past wait_timeout the server
+// ends the session and InnoDB rolls back (or GET_LOCK's lock goes) — the lock
+// is free while the client still believes it holds. The client only learns
+// it at unlock, from the dead connection: 'lost'.
+import { DefiniteFailure, type Held, type LockContext } from './lock.ts';
+import { DATABASE_OPTION_HELP, MysqlConn, RETRY_OPTION_HELP } from './mysql-client.ts';
+import { numberOption } from './options.ts';
+
+export const SESSION_OPTIONS_HELP: Record<string, string> = {
+  waitTimeoutS: 'wait_timeout, net_read_timeout, net_write_timeout (s) of the lock session: how long the server keeps a silent holder (default 1; server default 28800)',
+  retryMs: RETRY_OPTION_HELP,
+  database: DATABASE_OPTION_HELP,
+};
+
+/** Holds and their dedicated connections. */
+export class SessionHolds {
+  private next = 1;
+  private readonly conns = new Map<number, MysqlConn>();
+  private readonly waitTimeoutS: number;
+
+  constructor(private readonly ctx: LockContext, private readonly recipe: string) {
+    this.waitTimeoutS = numberOption(ctx, recipe, 'waitTimeoutS', 1);
+    if (!Number.isInteger(this.waitTimeoutS) || this.waitTimeoutS < 1) {
+      throw new Error(`lock ${recipe}: option waitTimeoutS=${this.waitTimeoutS} must be a whole number of seconds ≥ 1 (the server's unit); pass e.g. --lock-opt waitTimeoutS=1`);
+    }
+  }
+
+  /** A new connection for one hold, with the session timeouts set; DefiniteFailure if none. */
+  async open(): Promise<MysqlConn> {
+    const c = await MysqlConn.open(this.ctx, this.recipe);
+    try {
+      const t = this.waitTimeoutS;
+      await c.exec(`SET SESSION wait_timeout = ${t}, net_read_timeout = ${t}, net_write_timeout = ${t}`);
+    } catch (err) {
+      c.destroy();
+      throw err;
+    }
+    return c;
+  }
+
+  /** Remembers `c` as the connection of a new hold. */
+  hold(key: string, c: MysqlConn): Held {
+    const id = this.next++;
+    this.conns.set(id, c);
+    return { key, conn: id, session: c.threadId };
+  }
+
+  connOf(h: Held): MysqlConn | undefined {
+    return this.conns.get(h.conn as number);
+  }
+
+  /**
+   * Ends a hold with `unlock` (COMMIT, RELEASE_LOCK): 'released' when it
+   * succeeded, 'lost' when the session had already ended (the server released
+   * the lock then). `ok` judges the statement's result.
+   */
+  async end(h: Held, unlock: string, params: unknown[], ok: (result: unknown) => boolean): Promise<'released' | 'lost'> {
+    const c = this.conns.get(h.conn as number);
+    this.conns.delete(h.conn as number);
+    if (!c || c.closed) return 'lost';
+    try {
+      const r = await c.exec(unlock, params);
+      return ok(r) ? 'released' : 'lost';
+    } catch (err) {
+      // The connection died under the unlock: either way the session is over and its lock with it.
+      if (err instanceof DefiniteFailure || (c.closed && isConnectionLost(err))) return 'lost';
+      throw err;
+    } finally {
+      c.destroy();
+    }
+  }
+
+  close(): void {
+    for (const c of this.conns.values()) c.destroy();
+    this.conns.clear();
+  }
+}
+
+/** The server or the network ended the connection (as opposed to our own timeout). */
+function isConnectionLost(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  return code === 'PROTOCOL_CONNECTION_LOST' || code === 'ECONNRESET' || code === 'EPIPE';
+}

@@ -1,0 +1,133 @@
+// What the two ZooKeeper recipes share: their options, the client's current
+// session (replaced when it dies), and release/renew of an ephemeral node.
+// Release is the seeds' "delete the node I created" (删除自己创建的那个子节点):
+//   live session, delete ok → 'released'; NO_NODE → 'lost';
+//   session expired (or abandoned) → its ephemeral node is gone: 'lost'
+//   (a Java client's delete on an expired handle throws SessionExpiredException).
+// onDisconnect decides what the client does with what its session tells it:
+//   'ignore'        — the sloppy client: no renew, it acts as holder until release;
+//   'treat-as-loss' — Curator's advice for SUSPENDED/LOST: a hold made before a
+//                     Disconnected/Expired (or a silent link) is gone; renew()
+//                     answers 'lost' then (and deletes the node if it still can).
+import type { Held, LockContext } from './lock.ts';
+import { DefiniteFailure } from './lock.ts';
+import { choiceOption, numberOption } from './options.ts';
+import { isNoNode, ZkSession } from './zookeeper-client.ts';
+
+export const ON_DISCONNECT = ['ignore', 'treat-as-loss'] as const;
+export type OnDisconnect = (typeof ON_DISCONNECT)[number];
+
+export const ZK_OPTIONS_HELP: Record<string, string> = {
+  sessionTimeoutMs: 'ZooKeeper session timeout asked for (default 2000; the server grants 1000..60000 with tickTime 500)',
+  onDisconnect: "'treat-as-loss' (default: a hold seen through Disconnected/Expired is lost; renew says so) or 'ignore' (keeps believing it holds)",
+};
+
+export interface ZkOptions { sessionTimeoutMs: number; onDisconnect: OnDisconnect }
+
+export function zkOptions(ctx: LockContext, recipe: string): ZkOptions {
+  const sessionTimeoutMs = numberOption(ctx, recipe, 'sessionTimeoutMs', 2000);
+  if (sessionTimeoutMs < 1000 || sessionTimeoutMs > 60_000) {
+    throw new Error(`lock ${recipe}: option sessionTimeoutMs=${sessionTimeoutMs} is outside what the server grants (1000..60000 with tickTime 500); pass e.g. --lock-opt sessionTimeoutMs=2000`);
+  }
+  return { sessionTimeoutMs, onDisconnect: choiceOption(ctx, recipe, 'onDisconnect', ON_DISCONNECT, 'treat-as-loss') };
+}
+
+/** A node under /locks for the key (any characters, one path segment). */
+export const lockPath = (key: string) => `/locks/${encodeURIComponent(key)}`;
+
+/** What a ZooKeeper hold remembers: its node, the session that made it, the loss count then. */
+export interface ZkHeld extends Held { path: string; session: ZkSession; epoch: number }
+
+/** The client's session: one at a time, replaced lazily after it died or was abandoned. */
+export class SessionHolder {
+  private current: ZkSession | undefined;
+  private readonly all = new Set<ZkSession>();
+
+  constructor(private readonly ctx: LockContext, private readonly recipe: string, readonly o: ZkOptions) {}
+
+  /** A live session (connecting a new one if needed); DefiniteFailure when none can be had in time. */
+  async get(): Promise<ZkSession> {
+    if (this.current && !this.current.dead) return this.current;
+    const s = await ZkSession.open(this.ctx, this.recipe, this.o.sessionTimeoutMs, Math.max(1000, this.ctx.commandTimeoutMs));
+    this.all.add(s);
+    this.current = s;
+    return s;
+  }
+
+  /** After an unknown outcome: end the session so any node it may have made goes away. */
+  abandon(s: ZkSession): void {
+    s.close();
+  }
+
+  /** Runs `op`; an unknown outcome abandons the session before the error goes on. */
+  async guarded<T>(s: ZkSession, op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (err) {
+      if (!(err instanceof DefiniteFailure) && !isAnswer(err)) this.abandon(s);
+      throw err;
+    }
+  }
+
+  /** Deletes the hold's own node: 'released', or 'lost' when it (or its session) is gone. */
+  async release(h: ZkHeld): Promise<'released' | 'lost'> {
+    if (h.session.dead) return 'lost';
+    try {
+      await this.guarded(h.session, () => h.session.remove(h.path));
+      return 'released';
+    } catch (err) {
+      if (isNoNode(err)) return 'lost';
+      if (h.session.dead) return 'lost'; // expired while we asked: the node went with it
+      throw err;
+    }
+  }
+
+  /** treat-as-loss: still held only if no loss was seen since the grant and the node is still this session's. */
+  async renew(h: ZkHeld): Promise<'renewed' | 'lost'> {
+    if (!h.session.dead && h.session.lossEpoch === h.epoch) {
+      try {
+        const stat = await this.guarded(h.session, () => h.session.exists(h.path));
+        if (stat && stat.ephemeralOwner.equals(h.session.sessionId()) && h.session.lossEpoch === h.epoch) return 'renewed';
+      } catch {
+        // No answer: a careful client stops believing (and the session was abandoned).
+      }
+    }
+    // Given up: free the node in the background if the session still can, so
+    // waiters need not wait for the expiry (no answer abandons the session: same effect).
+    void this.release(h).catch(() => {});
+    return 'lost';
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.all) s.close();
+    this.all.clear();
+    this.current = undefined;
+  }
+}
+
+/** A ZooKeeper answer (NO_NODE, NODE_EXISTS, SESSION_EXPIRED, ...): the request was decided. */
+function isAnswer(err: unknown): boolean {
+  const code = (err as { getCode?: () => number })?.getCode?.();
+  return code !== undefined && code !== -4; // -4 = CONNECTION_LOSS: sent, answer lost
+}
+
+/**
+ * Waits until `wake` fires, the session changes, or `ms` pass. The watch set
+ * before calling fires `wake`; the session's change covers a watch lost with
+ * a dead connection.
+ */
+export function waitForChange(s: ZkSession, ms: number, arm: (wake: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(t);
+      off();
+      resolve();
+    };
+    const t = setTimeout(finish, Math.max(0, ms));
+    const off = s.onChange(finish);
+    arm(finish);
+  });
+}

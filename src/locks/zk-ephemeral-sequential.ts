@@ -1,0 +1,93 @@
+/**
+ * zk-ephemeral-sequential — seeds 000_d889c99ce48c2b39.txt and 001_cc471920e4f2c944.txt
+ * (ZooKeeper section). Seed 000, step by step:
+ *   1. create "locknode/guid-lock-" with CreateMode.EPHEMERAL_SEQUENTIAL;
+ *   2. getChildren("locknode");
+ *   3. "如果发现自己在步骤1中创建的节点是所有节点中序号最小的，那么就认为这个客户端获得了锁"
+ *      (if my node has the lowest sequence number, I hold the lock);
+ *   4. otherwise "监视比自己创建节点的序列号小的最大的节点" — watch the next-lower
+ *      node only (no herd effect, which seed 001 warns about), and check again
+ *      when it changes.
+ *   release: "删除自己创建的那个子节点" (delete the node I created).
+ * Nodes live under /locks/<key>/<client>-lock-NNNNNNNNNN. The sequence number is
+ * the fencing token: holders are granted in sequence order, so tokens grow.
+ * An acquire that runs out of wait budget deletes its node (the seed's code
+ * leaves it: that waiter would then hold the lock later without knowing).
+ * Option afterWait='assume-held' reproduces seed 000's own "不太严谨的代码"
+ * (not rigorous code): waitForLock returns after the watch fires or the wait
+ * times out, and acquireDistributedLock returns as if the lock were held.
+ * The session rules (what a Disconnected/Expired means) are in zk-common.ts.
+ */
+import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
+import { choiceOption } from './options.ts';
+import { lockPath, SessionHolder, waitForChange, ZK_OPTIONS_HELP, zkOptions, type ZkHeld } from './zk-common.ts';
+import { CreateMode, isNoNode, type ZkSession } from './zookeeper-client.ts';
+
+const NAME = 'zk-ephemeral-sequential';
+const AFTER_WAIT = ['recheck', 'assume-held'] as const;
+
+/** The 10-digit counter ZooKeeper appends to a sequential node's name. */
+export const sequenceOf = (name: string) => Number(name.slice(-10));
+
+async function create(ctx: LockContext): Promise<Lock> {
+  const o = zkOptions(ctx, NAME);
+  const afterWait = choiceOption(ctx, NAME, 'afterWait', AFTER_WAIT, 'recheck');
+  const sessions = new SessionHolder(ctx, NAME, o);
+  await sessions.get().catch(() => {}); // connect early; acquire retries if this failed
+  const prefix = `${encodeURIComponent(ctx.clientId)}-lock-`;
+
+  /** Steps 2–4 until held (the node's name) or out of budget (null, node deleted). */
+  async function queue(s: ZkSession, dir: string, mine: string, deadline: number): Promise<string | null> {
+    for (;;) {
+      const kids = (await s.children(dir)).filter((c) => c.includes('-lock-')).sort((a, b) => sequenceOf(a) - sequenceOf(b));
+      const i = kids.indexOf(mine);
+      if (i < 0) throw new Error(`${NAME}: my node ${dir}/${mine} vanished while its session lives`);
+      if (i === 0) return mine;
+      const left = deadline - ctx.clock.monoMs();
+      if (left <= 0 && afterWait === 'recheck') {
+        await s.remove(`${dir}/${mine}`).catch((err: unknown) => { if (!isNoNode(err)) throw err; });
+        return null;
+      }
+      // exists() with a watch: checks and registers in one request, so no deletion is missed.
+      const pred = `${dir}/${kids[i - 1]}`;
+      await waitForChange(s, left, (wake) => { s.exists(pred, wake).then((st) => { if (!st) wake(); }, wake); });
+      if (afterWait === 'assume-held') return mine;
+      if (s.dead) throw new Error(`${NAME}: session expired while waiting in ${dir}`);
+    }
+  }
+
+  return {
+    name: NAME,
+    async acquire(key: string, a: AcquireOptions): Promise<Held | null> {
+      const deadline = ctx.clock.monoMs() + a.waitMs;
+      const s = await sessions.get();
+      const dir = lockPath(key);
+      return sessions.guarded(s, async () => {
+        await s.mkdirp(dir);
+        const path = await s.create(`${dir}/${prefix}`, CreateMode.EPHEMERAL_SEQUENTIAL);
+        const mine = path.slice(dir.length + 1);
+        const got = await queue(s, dir, mine, deadline);
+        if (!got) return null;
+        const held: ZkHeld = { key, path, token: sequenceOf(mine), session: s, epoch: s.lossEpoch };
+        return held;
+      });
+    },
+    release: (h) => sessions.release(h as ZkHeld),
+    ...(o.onDisconnect === 'treat-as-loss' ? { renew: (h: Held) => sessions.renew(h as ZkHeld) } : {}),
+    close: () => sessions.close(),
+  };
+}
+
+export const recipe: LockRecipe = {
+  name: NAME,
+  summary: 'ZooKeeper EPHEMERAL_SEQUENTIAL under /locks/<key>: lowest sequence holds, each waiter watches its predecessor; token = sequence',
+  source: 'seeds 000 (ZooKeeper section), 001 (ZooKeeper, herd effect)',
+  topology: { kind: 'zookeeper', nodes: 3 },
+  model: 'fenced-mutex',
+  fencing: true,
+  optionsHelp: {
+    ...ZK_OPTIONS_HELP,
+    afterWait: "'recheck' (default: after the watch fires, look again who is lowest) or 'assume-held' (seed 000's code: proceed as holder after the watch or the wait timeout)",
+  },
+  create,
+};

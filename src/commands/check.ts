@@ -4,10 +4,10 @@
 import { parseArgs } from 'node:util';
 import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
 import type { CheckResult } from '../../checkers/types.ts';
+import { EXIT } from '../cli.ts';
 import { HistoryError, readHistory } from '../history/index.ts';
 import { formatResult } from '../report/text.ts';
 
-const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
 
 function modelNames(): string[] {
   return Object.keys(MODELS);
@@ -82,7 +82,7 @@ async function checkFile(file: string, model: string, timeLimitMs: number | unde
   result.parse_ms = Math.round(t1 - t0);
   result.check_ms = Math.round(t2 - t1);
   result.elapsed_ms = Math.round(t2 - t0);
-  const code = result.valid === true ? EXIT.valid : result.valid === false ? EXIT.invalid : EXIT.unknown;
+  const code = result.valid === true ? EXIT.ok : result.valid === false ? EXIT.invalid : EXIT.unknown;
   return { code, toStderr: false, text: formatResult(file, result), json: { file, ...result } };
 }
 
@@ -100,7 +100,7 @@ function internalError(file: string, model: string, e: unknown, parseMs: number)
 /** Several files: a bad file (2) outranks an invalid one (1), which outranks no verdict (3). */
 function worst(codes: number[]): number {
   for (const c of [EXIT.usage, EXIT.invalid, EXIT.unknown]) if (codes.includes(c)) return c;
-  return EXIT.valid;
+  return EXIT.ok;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -124,7 +124,7 @@ export async function run(argv: string[]): Promise<number> {
   const { values, positionals: files } = parsed;
   if (values.help) {
     console.log(usage());
-    return EXIT.valid;
+    return EXIT.ok;
   }
   if (files.length === 0) {
     console.error(`lockpick check: no history file given\n\n${usage()}`);

@@ -3,7 +3,8 @@
 // Mutual exclusion held for the resource when every accepted write was written
 // on top of the value its writer read (no one wrote in between) and the final
 // value counts every accepted write. With fencing, steps carrying a token lower
-// than the highest seen are rejected: those are reported as prevented (good).
+// than the highest seen (or equal to it, from another client) are rejected:
+// those are reported as prevented (good).
 import type { Anomaly } from './types.ts';
 
 /** One step as the resource logged it (src/runner/resource-store.ts). */
@@ -51,6 +52,7 @@ export function checkResource(entries: readonly ResourceEntry[], finals: Record<
     log.sort((a, b) => a.seq - b.seq);
     let last: ResourceEntry | undefined;   // last accepted write
     let maxToken = -Infinity;
+    let maxOwner = '';
     let acceptedHere = 0;
     for (const e of log) {
       if (e.token !== undefined) fenced = true;
@@ -59,13 +61,16 @@ export function checkResource(entries: readonly ResourceEntry[], finals: Record<
         continue;
       }
       if (e.token !== undefined) {
-        if (e.token < maxToken) {
+        if (e.token < maxToken || (e.token === maxToken && e.client !== maxOwner)) {
           anomalies.push({
             type: 'stale-token', key, processes: [e.process], lines: [],
-            message: `the resource accepted a ${e.op} by client ${e.client} (process ${e.process}) with fencing token ${e.token} after it had seen token ${maxToken}`,
+            message: `the resource accepted a ${e.op} by client ${e.client} (process ${e.process}) with fencing token ${e.token} after it had seen token ${maxToken}${e.token === maxToken ? ` from client ${maxOwner}` : ''}`,
           });
         }
-        maxToken = Math.max(maxToken, e.token);
+        if (e.token > maxToken) {
+          maxToken = e.token;
+          maxOwner = e.client;
+        }
       }
       if (e.op !== 'write') continue;
       writes++;

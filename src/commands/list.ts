@@ -32,6 +32,7 @@ export async function run(argv: string[]): Promise<number> {
   const out = ['locks (--lock NAME, or --lock ./your-module.ts):'];
   for (const r of RECIPES) {
     out.push(`  ${r.name.padEnd(w)}  ${r.summary}`);
+    if (r.points?.length) out.push(`  ${''.padEnd(w)}  pause points: ${r.points.join(', ')}`);
     const opts = Object.entries(r.optionsHelp ?? {});
     if (opts.length) out.push(`  ${''.padEnd(w)}  options: ${opts.map(([k, v]) => `${k} (${v})`).join('; ')}`);
   }

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { EXIT } from '../cli.ts';
 import { parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
+import { CRITICAL_SECTION } from '../workload/plan.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
        lockpick run --replay store/<run-id> [--runs N]
@@ -20,9 +21,13 @@ options:
   --seed S             fast-check seed (printed on every run)
   --ttl MS             lease of every acquire (default 800)
   --keys N             distinct lock names (default 1)
+  --pause-at LIST      points where client-pause lands: in-critical-section and the lock's own
+                       points (e.g. after-compare; see 'lockpick list'); default all of them
   --lock-opt K=V       a recipe option (repeatable; see 'lockpick list')
   --store DIR          where run directories go (default ./store)
   --replay DIR         run the plan stored in DIR/test.json again (--runs times at most, default 3)
+  --property P         what must hold: lock (its history), resource (the protected counter:
+                       no lost update, no stale write), or both (default)
   --json               print the summary as JSON on stdout
 exit: 0 safe, 1 unsafe, 2 usage, 3 inconclusive`;
 
@@ -46,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
       options: {
         lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
         runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
-        keys: { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
+        keys: { type: 'string' }, 'pause-at': { type: 'string' }, property: { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
         replay: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -71,6 +76,9 @@ export async function run(argv: string[]): Promise<number> {
       const spec = parseLockArg(args.lock);
       const recipe = await resolveRecipe(spec).catch((e: Error) => { throw new UsageError(e.message); });
       const faults = await parseFaults(args.faults);
+      const property = args.property ?? 'both';
+      if (property !== 'lock' && property !== 'resource' && property !== 'both') throw new UsageError(`--property must be lock, resource or both, got '${property}'`);
+      const pausePoints = parsePausePoints(args['pause-at'], recipe.points ?? []);
       const lockOptions: Record<string, unknown> = {};
       for (const kv of args['lock-opt'] ?? []) {
         const i = kv.indexOf('=');
@@ -82,7 +90,7 @@ export async function run(argv: string[]): Promise<number> {
         lock: spec, recipe, faults,
         clients: int(args.clients, '--clients', 3), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),
         shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
-        ttlMs: int(args.ttl, '--ttl', 800, 50), keys: int(args.keys, '--keys', 1), storeRoot, lockOptions, quiet: json, log,
+        ttlMs: int(args.ttl, '--ttl', 800, 50), keys: int(args.keys, '--keys', 1), pausePoints, property, storeRoot, lockOptions, quiet: json, log,
       });
     }
   } catch (e) {
@@ -95,6 +103,16 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (json) console.log(JSON.stringify(summary));
   return summary.exitCode;
+}
+
+function parsePausePoints(list: string | undefined, recipePoints: string[]): string[] | undefined {
+  if (!list) return undefined;
+  const known = [CRITICAL_SECTION, ...recipePoints];
+  const out = list.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const p of out) {
+    if (!known.includes(p)) throw new UsageError(`--pause-at: this lock has no point '${p}'; its points: ${known.join(', ')}`);
+  }
+  return out;
 }
 
 async function parseFaults(list: string | undefined): Promise<string[]> {

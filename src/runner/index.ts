@@ -5,11 +5,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import type { LockRecipe } from '../locks/lock.ts';
 import type { Verdict } from '../../checkers/types.ts';
 import { planArb } from '../workload/arbitraries.ts';
-import { describePlan, planOps, validatePlan, type RunPlan } from '../workload/plan.ts';
+import { CRITICAL_SECTION, describePlan, planOps, validatePlan, type RunPlan } from '../workload/plan.ts';
 import type { LockSpec } from './protocol.ts';
 import { Progress } from './progress.ts';
 import { search, type SearchResult } from './search.ts';
-import { Session, topologyOf, type RunOutcome } from './session.ts';
+import { Session, topologyOf, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, versions, writeEvents, writeJson } from './store.ts';
 import { lockLabel } from './lock-spec.ts';
 
@@ -24,8 +24,11 @@ export interface RunOptions {
   seed?: number;
   ttlMs: number;
   keys: number;
+  /** Named points client pauses may land at (default: 'in-critical-section' and the recipe's own). */
+  pausePoints?: string[];
   storeRoot: string;
   lockOptions?: Record<string, unknown>;
+  property?: 'lock' | 'resource' | 'both';
   quiet?: boolean;          // no progress lines (--json)
   log(line: string): void;  // where the human report goes
 }
@@ -42,6 +45,8 @@ export interface RunSummary {
   inconclusive: number;
   firstAfterMs?: number;
   ops: number;
+  lockViolations: number;       // runs whose lock history was invalid
+  resource: { lostUpdates: number; staleWritesAccepted: number; staleStepsPrevented: number };
   minimal?: { plan: RunPlan; ops: number; faults: number; anomalies: unknown[]; resource: unknown };
   replay: string;
 }
@@ -85,8 +90,8 @@ async function describeOutcome(o: RunOutcome, file: string): Promise<string> {
 }
 
 /** Runs the session body and always tears the session down, also on SIGINT/SIGTERM. */
-async function withSession<T>(o: { recipe: LockRecipe; lock: LockSpec; historyPath: string; lockOptions?: Record<string, unknown> }, body: (s: Session) => Promise<T>): Promise<T> {
-  const session = await Session.open({ recipe: o.recipe, lock: o.lock, historyPath: o.historyPath, lockOptions: o.lockOptions });
+async function withSession<T>(o: SessionOptions, body: (s: Session) => Promise<T>): Promise<T> {
+  const session = await Session.open(o);
   const onSignal = (sig: NodeJS.Signals) => {
     void session.close().finally(() => process.exit(sig === 'SIGINT' ? 130 : 143));
   };
@@ -107,20 +112,22 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   const seed = o.seed ?? Math.floor(Math.random() * 0x7fffffff);
   const test: Record<string, unknown> = {
     lock: lockLabel(o.lock), lock_spec: o.lock, model: o.recipe.model, fencing: o.recipe.fencing,
-    topology: { name: topo.name, ...topo.opts }, faults: o.faults, clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
+    topology: { name: topo.name, ...topo.opts }, faults: o.faults, pause_points: o.pausePoints ?? null, property: o.property ?? 'both', clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
     time_s: o.timeS, runs: o.runs, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
     versions: versions(), started: new Date().toISOString(), plan: null,
   };
   writeJson(join(dir, 'test.json'), test);
   o.log(`lockpick run ${id}: lock ${lockLabel(o.lock)}, faults ${o.faults.join(',') || 'none'}, ${o.clients} clients, seed ${seed}; history in ${join(dir, 'history.jsonl')}`);
-  return withSession({ recipe: o.recipe, lock: o.lock, historyPath: join(dir, 'history.jsonl'), lockOptions: o.lockOptions }, async (session) => {
+  return withSession({ recipe: o.recipe, lock: o.lock, historyPath: join(dir, 'history.jsonl'), lockOptions: o.lockOptions, property: o.property }, async (session) => {
     const { activeFaults } = await import('../../nemesis/index.ts');
     const progress = new Progress(process.stderr, () => activeFaults(session.nemesisContext()).length, o.quiet);
     const arb = planArb({
       clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, keys: o.keys,
-      nodes: session.dataNodes(), points: o.recipe.points ?? [],
+      nodes: session.dataNodes(), points: o.pausePoints ?? [CRITICAL_SECTION, ...(o.recipe.points ?? [])],
     });
     let ops = 0;
+    let lockViolations = 0;
+    const resource = { lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0 };
     let res: SearchResult;
     try {
       res = await search({
@@ -128,6 +135,10 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         runOnce: (plan) => session.runOnce(plan),
         onRun: (out, phase) => {
           ops += out.ops;
+          if (out.lockVerdict === false) lockViolations++;
+          resource.lostUpdates += out.resource.lostUpdates;
+          resource.staleWritesAccepted += out.resource.staleWritesAccepted;
+          resource.staleStepsPrevented += out.resource.staleStepsPrevented;
           progress.run(out.ops, out.verdict === false, phase, out.problems.length ? out.problems[0] : '');
         },
       });
@@ -139,7 +150,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       verdict: res.minimal ? false : res.runs > 0 && res.inconclusive < res.runs ? true : 'unknown',
       exitCode: res.minimal ? 1 : res.runs > 0 && res.inconclusive < res.runs ? 0 : 3,
       dir, runId: id, seed: res.seed, path: res.path, runs: res.runs, shrinkRuns: res.shrinkRuns, inconclusive: res.inconclusive,
-      firstAfterMs: res.firstAfterMs, ops, replay,
+      firstAfterMs: res.firstAfterMs, ops, lockViolations, resource, replay,
     };
     if (res.minimal) {
       const m = res.minimal;
@@ -155,12 +166,15 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       o.log(`timeline: ${join(cdir, 'timeline.html')}`);
       o.log(`replay:   ${replay}`);
     } else if (summary.exitCode === 0) {
-      o.log(`\nSAFE so far: ${res.runs} run(s), ${ops} operations, no violation (${res.inconclusive} inconclusive). fast-check seed ${res.seed}.`);
+      o.log(`\nSAFE so far${o.property && o.property !== 'both' ? ` (property: ${o.property})` : ''}: ${res.runs} run(s), ${ops} operations, no violation (${res.inconclusive} inconclusive). fast-check seed ${res.seed}.`);
+      if (o.property === 'resource') {
+        o.log(`the lock itself was broken in ${lockViolations} run(s) (double holders); the resource lost ${resource.lostUpdates} update(s), accepted ${resource.staleWritesAccepted} stale write(s) and rejected ${resource.staleStepsPrevented} stale step(s) by fencing`);
+      }
     } else {
       o.log(`\nINCONCLUSIVE: ${res.runs} run(s), ${res.inconclusive} without a verdict (clients failed or the check ran out of time).`);
     }
     writeJson(join(dir, 'results.json'), {
-      verdict: summary.verdict, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, ops,
+      verdict: summary.verdict, property: o.property ?? 'both', lock_violations: lockViolations, resource_totals: resource, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, ops,
       first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,
       first: res.first ? outcomeJson(res.first) : null, minimal: res.minimal ? outcomeJson(res.minimal) : null,
     });
@@ -187,7 +201,8 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   const { id, dir } = newRunDir(o.storeRoot);
   writeJson(join(dir, 'test.json'), { ...test, replay_of: o.dir, versions: versions(), started: new Date().toISOString() });
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
-  return withSession({ recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions: test.lock_options as Record<string, unknown> | undefined }, async (session) => {
+  const property = (test.property as RunOptions['property']) ?? 'both';
+  return withSession({ recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions: test.lock_options as Record<string, unknown> | undefined, property }, async (session) => {
     let last: RunOutcome | undefined;
     let ops = 0;
     let n = 0;
@@ -200,6 +215,8 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     const summary: RunSummary = {
       verdict: unsafe ? false : last?.verdict ?? 'unknown', exitCode: unsafe ? 1 : last?.verdict === true ? 0 : 3,
       dir, runId: id, runs: Math.min(n + 1, o.runs), shrinkRuns: 0, inconclusive: 0, ops, replay: `lockpick run --replay ${o.dir}`,
+      lockViolations: last?.lockVerdict === false ? 1 : 0,
+      resource: { lostUpdates: last?.resource.lostUpdates ?? 0, staleWritesAccepted: last?.resource.staleWritesAccepted ?? 0, staleStepsPrevented: last?.resource.staleStepsPrevented ?? 0 },
     };
     if (last) {
       const cdir = await writeCounterexample(dir, last, { lock: lockLabel(spec), replay_of: o.dir, plan: describePlan(plan) });

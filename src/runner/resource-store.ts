@@ -9,14 +9,23 @@ import type { Endpoint } from '../env/types.ts';
 import type { ResourceEntry } from '../../checkers/resource.ts';
 
 // KEYS: counter, max-token, log. ARGV: op, token ('' = unfenced), value, client, process, read.
+// max-token holds "<token> <client>": a token equal to the highest seen is
+// accepted only from the client that brought it first (a second grant with
+// the same token, e.g. after the lock node restarted its counter, is stale).
 const STEP = `
 local fenced = ARGV[2] ~= ''
 local t = tonumber(ARGV[2])
-local max = tonumber(redis.call('GET', KEYS[2]) or '-1')
+local seen = redis.call('GET', KEYS[2])
+local max, owner = -1, ''
+if seen then
+  local a, b = string.match(seen, '^(%S+) (.*)$')
+  max, owner = tonumber(a), b
+end
 local prev = tonumber(redis.call('GET', KEYS[1]) or '0')
 local accepted = 1
 if fenced then
-  if t < max then accepted = 0 elseif t > max then redis.call('SET', KEYS[2], ARGV[2]) end
+  if t < max or (t == max and owner ~= ARGV[4]) then accepted = 0
+  elseif t > max then redis.call('SET', KEYS[2], ARGV[2] .. ' ' .. ARGV[4]) end
 end
 if accepted == 1 and ARGV[1] == 'write' then redis.call('SET', KEYS[1], ARGV[3]) end
 local e = {op = ARGV[1], client = ARGV[4], process = tonumber(ARGV[5]), prev = prev, accepted = accepted == 1}

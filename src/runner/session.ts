@@ -25,6 +25,8 @@ export interface SessionOptions {
   historyPath: string;
   commandTimeoutMs?: number;
   lockOptions?: Record<string, unknown>;
+  /** What must hold: the lock's history ('lock'), the protected resource ('resource'), or both (default). */
+  property?: 'lock' | 'resource' | 'both';
   /** Check time limit per run (ms); past it the run's verdict is 'unknown'. */
   checkTimeMs?: number;
 }
@@ -32,7 +34,8 @@ export interface SessionOptions {
 export interface RunOutcome {
   run: number;
   plan: RunPlan;
-  verdict: Verdict;                 // false = unsafe
+  verdict: Verdict;                 // false = unsafe (under the session's property)
+  lockVerdict: Verdict;             // the lock's history alone
   check: CheckResult;
   resource: ResourceResult;
   events: HistoryEvent[];
@@ -131,11 +134,14 @@ export class Session {
     const { entries, finals } = await this.resource.collect(keys);
     const resource = checkResource(entries, finals);
     const check = checkEvents(events, recipe.model, this.o.checkTimeMs ?? 20_000, plan.ttlMs);
-    let verdict: Verdict = check.valid === false || !resource.valid ? false : check.valid;
+    const property = this.o.property ?? 'both';
+    let verdict: Verdict = property === 'resource' ? resource.valid
+      : property === 'lock' ? check.valid
+        : check.valid === false || !resource.valid ? false : check.valid;
     // A run whose clients could not even start says nothing about the lock.
     if (verdict === true && report.errors.length > 0) verdict = 'unknown';
     const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;
-    return { run, plan, verdict, check, resource, events, ops, elapsedMs: performance.now() - started, problems, resourceEntries: entries };
+    return { run, plan, verdict, lockVerdict: check.valid, check, resource, events, ops, elapsedMs: performance.now() - started, problems, resourceEntries: entries };
   }
 
   async close(): Promise<void> {

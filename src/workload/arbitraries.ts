@@ -12,10 +12,10 @@ export interface WorkloadOptions {
   faults: string[];       // fault kinds to draw from; [] = no faults
   ttlMs: number;          // lease of every acquire
   keys?: number;          // distinct lock names (default 1)
-  maxAttempts?: number;   // per client (default 5)
+  maxAttempts?: number;   // per client (default 3)
   maxFaults?: number;     // per run (default 2)
   nodes: string[];        // data node ids the node faults may target
-  points?: string[];      // recipe pause points, besides 'in-critical-section'
+  points?: string[];      // where client pauses may land (default: 'in-critical-section')
   renew?: boolean;        // the lock has renew(): let attempts use it
 }
 
@@ -23,7 +23,7 @@ export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
   const keys = Array.from({ length: Math.max(1, o.keys ?? 1) }, (_, i) => `k${i}`);
   return fc.record({
     key: fc.constantFrom(...keys),
-    delayMs: fc.integer({ min: 0, max: o.ttlMs }),
+    delayMs: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),
     waitMs: fc.integer({ min: 0, max: 2 * o.ttlMs }),
     // Well inside the lease, so a fault-free run never outlives its lease by design.
     holdMs: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 5) }),
@@ -32,7 +32,7 @@ export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
 }
 
 export function clientArb(o: WorkloadOptions): fc.Arbitrary<ClientPlan> {
-  const max = Math.max(1, o.maxAttempts ?? 5);
+  const max = Math.max(1, o.maxAttempts ?? 3);
   return fc.record({ attempts: fc.array(attemptArb(o), { minLength: 1, maxLength: max, size: 'max' }) });
 }
 
@@ -41,8 +41,9 @@ export function faultArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSp
   const ttl = o.ttlMs;
   const clients = Array.from({ length: o.clients }, (_, i) => clientId(i));
   const nodes = o.nodes.length ? o.nodes : ['n1'];
-  const at = fc.integer({ min: 0, max: 2 * ttl });
-  const beyondLease = fc.integer({ min: ttl + 100, max: 2 * ttl + 500 });
+  const at = fc.integer({ min: 0, max: ttl });
+  // Longer than the lease, not much longer: runs stay short.
+  const beyondLease = fc.integer({ min: ttl + 100, max: Math.floor(1.5 * ttl) + 200 });
   switch (kind) {
     case 'client-pause':
       // Anchored at a named point: a pause in the critical section longer than the
@@ -50,7 +51,7 @@ export function faultArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSp
       return fc.record({
         kind: fc.constant(kind), at_ms: fc.integer({ min: 0, max: ttl }), duration_ms: beyondLease,
         target: fc.constantFrom(...clients),
-        params: fc.record({ point: fc.constantFrom(CRITICAL_SECTION, ...(o.points ?? [])) }),
+        params: fc.record({ point: fc.constantFrom(...(o.points?.length ? o.points : [CRITICAL_SECTION])) }),
       });
     case 'client-clock':
       // A skew larger than the lease makes other holders' expiry timestamps look past (or own ones stale).

@@ -16,6 +16,7 @@
  * its COMMIT finds the connection gone ('lost'). Also 连接池爆满: one connection
  * stays busy per holder. Table: test_lock_row(id) (separate from mysql-unique-key's).
  */
+import type { RowDataPacket } from 'mysql2/promise';
 import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
 import { DefiniteFailure } from './lock.ts';
 import { ER_LOCK_WAIT_TIMEOUT, isServerError, mysqlRetryMs, type MysqlConn } from './mysql-client.ts';
@@ -36,12 +37,13 @@ async function create(ctx: LockContext): Promise<Lock> {
     let waitS = -1;
     for (;;) {
       const s = Math.max(0, Math.floor((deadline - ctx.clock.monoMs()) / 1000));
-      if (s !== waitS) {
+      if (s > 0 && s !== waitS) {
         await c.exec(`SET SESSION innodb_lock_wait_timeout = ${s}`);
         waitS = s;
       }
       try {
-        await c.exec('SELECT id FROM test_lock_row WHERE id = ? FOR UPDATE', [key], s * 1000);
+        // Under a second left: NOWAIT (innodb_lock_wait_timeout = 0 still waits a while).
+        await c.exec(`SELECT id FROM test_lock_row WHERE id = ? FOR UPDATE${s > 0 ? '' : ' NOWAIT'}`, [key], s * 1000);
         return true;
       } catch (err) {
         if (!(isServerError(err) && err.errno === ER_LOCK_WAIT_TIMEOUT)) throw err;
@@ -49,6 +51,21 @@ async function create(ctx: LockContext): Promise<Lock> {
       const left = deadline - ctx.clock.monoMs();
       if (left <= 0) return false;
       await sleep(Math.min(retryMs, left));
+    }
+  }
+
+  /**
+   * Makes the row exist. Looked at first with a plain (non-locking) read: an
+   * INSERT IGNORE of an existing key waits for the holder's row lock.
+   */
+  async function ensureRow(c: MysqlConn, key: string): Promise<void> {
+    if ((await c.exec<RowDataPacket[]>('SELECT id FROM test_lock_row WHERE id = ?', [key])).length > 0) return;
+    await c.exec('SET SESSION innodb_lock_wait_timeout = 1');
+    try {
+      await c.exec('INSERT IGNORE INTO test_lock_row (id) VALUES (?)', [key], 1000);
+    } catch (err) {
+      // Someone inserted it and locked it meanwhile: the row exists now.
+      if (!(isServerError(err) && err.errno === ER_LOCK_WAIT_TIMEOUT)) throw err;
     }
   }
 
@@ -62,7 +79,7 @@ async function create(ctx: LockContext): Promise<Lock> {
           await c.exec(CREATE_TABLE);
           tableReady = true;
         }
-        await c.exec('INSERT IGNORE INTO test_lock_row (id) VALUES (?)', [key]);
+        await ensureRow(c, key);
         await c.exec('START TRANSACTION');
         if (await lockRow(c, key, deadline)) return holds.hold(key, c);
         c.destroy(); // ends the transaction (rollback)

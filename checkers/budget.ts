@@ -6,11 +6,18 @@ import { getHeapStatistics } from 'node:v8';
 const HEAP_GUARD = 0.85;
 
 export class Budget {
-  private readonly deadline: number;
+  private deadline: number;
   private readonly heapLimit = getHeapStatistics().heap_size_limit * HEAP_GUARD;
 
   constructor(private readonly timeLimitMs?: number, private readonly maxMemoryBytes?: number) {
     this.deadline = timeLimitMs === undefined ? Infinity : Date.now() + timeLimitMs;
+  }
+
+  /** The same memory limit and a deadline at most ms from now (and no later than this one's). */
+  narrowed(ms: number): Budget {
+    const b = new Budget(ms, this.maxMemoryBytes);
+    b.deadline = Math.min(this.deadline, b.deadline);
+    return b;
   }
 
   /** Undefined while within limits, else why not. */

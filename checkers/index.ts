@@ -16,6 +16,10 @@ export type { DescribedModel } from './models/lockpick-model.ts';
 /** Reports list at most this many anomalies per key; the rest are counted in keys_detail. */
 export const MAX_ANOMALIES_PER_KEY = 20;
 
+/** Time for finding the shortest failing window: this many times the deciding search, at least EXPLAIN_MIN_MS. */
+const EXPLAIN_FACTOR = 2;
+const EXPLAIN_MIN_MS = 2000;
+
 /** The history or options do not fit the model: a usage problem (exit 2), not a verdict. */
 export class CheckInputError extends Error {}
 
@@ -63,10 +67,15 @@ function checkKey(model: Model<any>, key: string, ops: Op[], budget: Budget): Ke
   // Certain double holders are definite whatever the model; lock-free ops give none.
   const definite = ops.some((op) => op.f === 'acquire') ? doubleHolderScan(key, ops) : [];
   const live = ops.filter((op) => op.outcome !== 'fail');
+  const started = performance.now();
   const r = searchLinearization(model, live, budget);
+  const searchMs = performance.now() - started;
   if (r.result === 'ok') return definite.length ? { valid: false, anomalies: definite } : { valid: true, anomalies: [] };
   if (r.result === 'unknown') return definite.length ? { valid: false, anomalies: definite, reason: r.reason } : { valid: 'unknown', anomalies: [], reason: r.reason };
-  return { valid: false, anomalies: [...definite, explainNonlinearizable(model, key, live, budget)] };
+  // The verdict is in; finding the shortest failing prefix may take a few more searches, but
+  // never more than a few times the first one (it stops at the shortest prefix found by then).
+  const explainBudget = budget.narrowed(Math.max(EXPLAIN_MIN_MS, EXPLAIN_FACTOR * searchMs));
+  return { valid: false, anomalies: [...definite, explainNonlinearizable(model, key, live, explainBudget)] };
 }
 
 function partition(model: Model<any>, ops: readonly Op[]): Map<string, Op[]> {

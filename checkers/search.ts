@@ -125,7 +125,6 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
           bits[i >>> 5]! ^= 1 << (i & 31); h1 ^= z1[i]!; h2 ^= z2[i]!;
           if (!seen(`${h1}:${h2}:${hs}`)) {
             stackNode[sp] = entry; stackState[sp] = state; stackHash[sp] = stateHash; sp++;
-            if (sp > deepest.length) { deepest = Array.from(stackNode.subarray(0, sp), (c) => (c - 1) >>> 1); deepestState = r as S; }
             state = r as S; stateHash = hs;
             if (!info) okLeft--;
             lift(entry);
@@ -138,6 +137,9 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
       entry = next[entry]!;
     } else {
       // The return of an op not yet linearized: this branch is dead, undo the last choice.
+      // A dead end deeper than any before is the best partial order so far (kept for the report;
+      // copied only here, so a search that never backtracks copies nothing).
+      if (sp > deepest.length) { deepest = Array.from(stackNode.subarray(0, sp), (c) => (c - 1) >>> 1); deepestState = state; }
       if (sp === 0) return { result: 'fail', deepest, deepestState };
       sp--;
       const c = stackNode[sp]!;

@@ -16,7 +16,12 @@ export type SearchOutcome<S> =
 
 const CHECK_EVERY = 4096;
 
-export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budget: Budget): SearchOutcome<S> {
+/**
+ * watch: records, by hash, every state in which op `watch.op` (an index into ops) could take
+ * effect, i.e. the model states the search reaches while that op is ready to be placed. On a
+ * failing search (which explores everything) that is the complete set: what the model expected.
+ */
+export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budget: Budget, watch?: { op: number; states: Map<string, S> }): SearchOutcome<S> {
   const n = ops.length;
   // Entries: 2i = call of op i, 2i+1 = its return. Node = entry + 1; node 0 is the list head.
   const order = new Int32Array(2 * n);
@@ -116,6 +121,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
       const t = twin[i]!;
       if (t >= 0 && (bits[t >>> 5]! & (1 << (t & 31))) === 0) { entry = next[entry]!; continue; }
       const op = ops[i]!;
+      if (watch && i === watch.op) watch.states.set(stateHash, state);
       const r = model.step(state, op);
       if (!isInconsistent(r)) {
         const info = op.outcome !== 'ok';

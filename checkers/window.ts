@@ -2,7 +2,7 @@
 // (binary search over ok completions; failing is monotone in the prefix) and a plain-words
 // account of where the longest consistent order found breaks down.
 import type { Op } from '../src/history/types.ts';
-import type { Anomaly, Model } from './types.ts';
+import type { Anomaly, Inconsistent, Model } from './types.ts';
 import type { Budget } from './budget.ts';
 import { searchLinearization } from './search.ts';
 import { isInconsistent } from './models/inconsistent.ts';
@@ -31,16 +31,27 @@ export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: rea
     if (r.result === 'unknown') break; // out of budget: keep the shortest failing prefix so far
     if (r.result === 'fail') { hi = mid; minimal = p; result = r; } else lo = mid + 1;
   }
-  const culprit = minimal.find((o) => o.completeSeq === cuts[hi]) ?? minimal[minimal.length - 1]!;
+  const culpritAt = minimal.findIndex((o) => o.completeSeq === cuts[hi]);
+  const culprit = minimal[culpritAt >= 0 ? culpritAt : minimal.length - 1]!;
   const m = model as DescribedModel<S>;
   const say = (op: Op) => `process ${op.process}'s ${m.describeOp ? m.describeOp(op) : op.f} (lines ${op.invokeLine}–${Number.isFinite(op.completeLine) ? op.completeLine : 'no answer'})`;
+  // What the model expected: every state in which the culprit could have taken effect.
+  const watch = { op: minimal.indexOf(culprit), states: new Map<string, S>() };
+  const watched = searchLinearization(model, minimal, budget, watch);
   let detail = '';
-  if (result.result === 'fail') {
-    const placed = result.deepest.length;
-    const s = result.deepestState;
-    const step = model.step(s, culprit);
-    detail = ` The longest consistent order found places ${placed} of them, leaving the ${model.name} ${model.describe(s)}` +
-      (isInconsistent(step) ? `; then ${step.reason}.` : '.');
+  if (watched.result === 'fail') {
+    const states = [...watch.states.values()];
+    const steps = states.map((st) => ({ st, r: model.step(st, culprit) }));
+    const refused = steps.filter((x) => isInconsistent(x.r));
+    const fits = steps.filter((x) => !isInconsistent(x.r));
+    const list = (xs: { st: S }[]) => orList(xs.map((x) => model.describe(x.st)).sort());
+    if (states.length === 0) detail = ' No consistent order of the operations before it even reaches a point where it could take effect.';
+    else {
+      if (refused.length) detail += ` Where it could take effect the ${model.name} was in state ${list(refused)}` + (refused.length === 1 ? `: ${(refused[0]!.r as Inconsistent).reason}.` : ', none of which allows it.');
+      if (fits.length) detail += ` It fits only in state ${list(fits)}, and from there the other operations cannot all be ordered.`;
+    }
+  } else if (result.result === 'fail') {
+    detail = ` The longest consistent order found places ${result.deepest.length} of them and ends in state: ${model.describe(result.deepestState)}.`;
   }
   const lastLine = Math.max(...minimal.map((o) => (Number.isFinite(o.completeLine) ? o.completeLine : o.invokeLine)));
   return {
@@ -51,6 +62,11 @@ export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: rea
     ops: minimal.filter((o) => o.outcome !== 'fail').map((o) => o.id),
     message:
       `no order of the ${minimal.length} operations on ${key === '' ? 'this key' : `key "${key}"`} up to line ${lastLine} fits the ${model.name} model; ` +
-      `the history up to just before ${say(culprit)} returned still fits, so that op is where it breaks.${detail}`,
+      `everything before ${say(culprit)} returned still fits, so that is where it breaks.${detail}`,
   };
+}
+
+/** "a", "a or b", "a, b or c". */
+function orList(xs: string[]): string {
+  return xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`;
 }

@@ -3,12 +3,14 @@
 // Release is the seeds' "delete the node I created" (删除自己创建的那个子节点):
 //   live session, delete ok → 'released'; NO_NODE → 'lost';
 //   session expired (or abandoned) → its ephemeral node is gone: 'lost'
-//   (a Java client's delete on an expired handle throws SessionExpiredException).
+//   (a Java client's delete on an expired handle throws SessionExpiredException);
+//   cut off → it waits up to the session timeout for one of those answers.
 // onDisconnect decides what the client does with what its session tells it:
 //   'ignore'        — the sloppy client: no renew, it acts as holder until release;
 //   'treat-as-loss' — Curator's advice for SUSPENDED/LOST: a hold made before a
 //                     Disconnected/Expired (or a silent link) is gone; renew()
-//                     answers 'lost' then (and deletes the node if it still can).
+//                     and release() answer 'lost' then (deleting the node if
+//                     the session still can, so waiters need not wait for expiry).
 import type { Held, LockContext } from './lock.ts';
 import { DefiniteFailure } from './lock.ts';
 import { choiceOption, numberOption } from './options.ts';
@@ -71,6 +73,21 @@ export class SessionHolder {
 
   /** Deletes the hold's own node: 'released', or 'lost' when it (or its session) is gone. */
   async release(h: ZkHeld): Promise<'released' | 'lost'> {
+    if (this.o.onDisconnect === 'treat-as-loss' && this.lapsed(h)) {
+      // The client gave the hold up when it saw the loss; tidy up behind it.
+      if (!h.session.dead) void this.delete(h).catch(() => {});
+      return 'lost';
+    }
+    // Cut off: wait until the session is back or certainly gone (≤ its timeout).
+    await h.session.whenConnected(this.o.sessionTimeoutMs + this.ctx.commandTimeoutMs);
+    return this.delete(h);
+  }
+
+  private lapsed(h: ZkHeld): boolean {
+    return h.session.dead || h.session.lossEpoch !== h.epoch;
+  }
+
+  private async delete(h: ZkHeld): Promise<'released' | 'lost'> {
     if (h.session.dead) return 'lost';
     try {
       await this.guarded(h.session, () => h.session.remove(h.path));
@@ -84,17 +101,17 @@ export class SessionHolder {
 
   /** treat-as-loss: still held only if no loss was seen since the grant and the node is still this session's. */
   async renew(h: ZkHeld): Promise<'renewed' | 'lost'> {
-    if (!h.session.dead && h.session.lossEpoch === h.epoch) {
+    if (!this.lapsed(h)) {
       try {
         const stat = await this.guarded(h.session, () => h.session.exists(h.path));
-        if (stat && stat.ephemeralOwner.equals(h.session.sessionId()) && h.session.lossEpoch === h.epoch) return 'renewed';
+        if (stat && stat.ephemeralOwner.equals(h.session.sessionId()) && !this.lapsed(h)) return 'renewed';
       } catch {
         // No answer: a careful client stops believing (and the session was abandoned).
       }
     }
     // Given up: free the node in the background if the session still can, so
     // waiters need not wait for the expiry (no answer abandons the session: same effect).
-    void this.release(h).catch(() => {});
+    if (!h.session.dead) void this.delete(h).catch(() => {});
     return 'lost';
   }
 

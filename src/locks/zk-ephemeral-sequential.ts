@@ -18,7 +18,7 @@
  * times out, and acquireDistributedLock returns as if the lock were held.
  * The session rules (what a Disconnected/Expired means) are in zk-common.ts.
  */
-import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
+import { DefiniteFailure, type AcquireOptions, type Held, type Lock, type LockContext, type LockRecipe } from './lock.ts';
 import { choiceOption } from './options.ts';
 import { lockPath, SessionHolder, waitForChange, ZK_OPTIONS_HELP, zkOptions, type ZkHeld } from './zk-common.ts';
 import { CreateMode, isNoNode, type ZkSession } from './zookeeper-client.ts';
@@ -62,15 +62,19 @@ async function create(ctx: LockContext): Promise<Lock> {
       const deadline = ctx.clock.monoMs() + a.waitMs;
       const s = await sessions.get();
       const dir = lockPath(key);
-      return sessions.guarded(s, async () => {
-        await s.mkdirp(dir);
-        const path = await s.create(`${dir}/${prefix}`, CreateMode.EPHEMERAL_SEQUENTIAL);
-        const mine = path.slice(dir.length + 1);
-        const got = await queue(s, dir, mine, deadline);
-        if (!got) return null;
-        const held: ZkHeld = { key, path, token: sequenceOf(mine), session: s, epoch: s.lossEpoch };
-        return held;
-      });
+      await sessions.guarded(s, () => s.mkdirp(dir));
+      const path = await sessions.guarded(s, () => s.create(`${dir}/${prefix}`, CreateMode.EPHEMERAL_SEQUENTIAL));
+      const mine = path.slice(dir.length + 1);
+      try {
+        if (!(await queue(s, dir, mine, deadline))) return null;
+      } catch (err) {
+        // Our node may still sit in the queue and be granted to nobody: end the
+        // session so it goes. Whether it was ever lowest is unknown: not a definite failure.
+        sessions.abandon(s);
+        throw err instanceof DefiniteFailure ? new Error(err.message) : err;
+      }
+      const held: ZkHeld = { key, path, token: sequenceOf(mine), session: s, epoch: s.lossEpoch };
+      return held;
     },
     release: (h) => sessions.release(h as ZkHeld),
     ...(o.onDisconnect === 'treat-as-loss' ? { renew: (h: Held) => sessions.renew(h as ZkHeld) } : {}),

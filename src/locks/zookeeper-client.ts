@@ -8,7 +8,8 @@
 // It also keeps what a careful client knows about its session: every
 // Disconnected/Expired bumps `lossEpoch`, and a connection the server has been
 // silent on for 2/3 of the session timeout counts as lost too (the Java client's
-// read timeout; node-zookeeper-client itself never notices a black-holed link).
+// read timeout; node-zookeeper-client itself never notices a black-holed link),
+// and silence for a whole session timeout ends the session on the client side.
 import { createRequire } from 'node:module';
 import type { EventEmitter } from 'node:events';
 import { DefiniteFailure, type LockContext } from './lock.ts';
@@ -173,8 +174,16 @@ export class ZkSession {
   }
 
   private beat(): void {
-    if (!this.connected()) return;
+    if (this.dead) return;
     const silentMs = this.ctx.clock.monoMs() - this.lastHeardMs;
+    // Not a word for a whole session timeout: the server has expired us by now
+    // (Curator 3's client-side LOST); close, so the client stops waiting for it.
+    if (silentMs > this.sessionTimeoutMs) {
+      this.lossEpoch++;
+      this.close();
+      return;
+    }
+    if (!this.connected()) return;
     if (!this.suspect && silentMs > (2 * this.sessionTimeoutMs) / 3) {
       this.suspect = true;
       this.lossEpoch++;

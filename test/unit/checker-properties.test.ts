@@ -9,11 +9,15 @@ import { searchLinearization } from '../../checkers/search.ts';
 import { SWEEPS } from '../../checkers/sweep.ts';
 import type { Op } from '../../src/history/types.ts';
 import { lockHistoryArb, registerHistoryArb } from '../support/arbitraries.ts';
-import { toParsed } from '../support/history.ts';
+import { toJsonl, toParsed } from '../support/history.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { readHistory } from '../../src/history/index.ts';
 import { injectDoubleHolder, injectStaleRelease, injectStaleToken, injectWrongRead, type Injected } from '../support/inject.ts';
 import { randomLockOpsArb } from '../support/random-lock-ops.ts';
 
-const RUNS = 150;
+const RUNS = 200;
 
 test('(1) histories of a correct lock are valid under mutex and fenced-mutex', () => {
   fc.assert(fc.property(lockHistoryArb({ tokens: true }), (events) => {
@@ -95,7 +99,23 @@ test('(3) sweep and search agree on simulated lock histories (correct, buggy, in
 });
 
 test('(3) sweep and search agree on arbitrary well-formed lock histories', () => {
-  fc.assert(fc.property(randomLockOpsArb(40), (events) => {
+  fc.assert(fc.property(randomLockOpsArb(50), (events) => {
     for (const model of ['mutex', 'fenced-mutex', 'reentrant-mutex']) agree(model, events);
-  }), { numRuns: 1500 });
+  }), { numRuns: 3000 });
+});
+
+test('simulated histories written as JSONL read back to the same verdict and anomalies', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lockpick-sim-'));
+  try {
+    const samples = fc.sample(fc.tuple(lockHistoryArb({ tokens: true }), fc.nat(), fc.boolean()), { numRuns: 40 });
+    for (const [events, pick, inject] of samples) {
+      const evs = inject ? injectDoubleHolder(events, pick).events : events;
+      const file = path.join(dir, 'h.jsonl');
+      writeFileSync(file, toJsonl(evs));
+      const fromFile = checkHistory(await readHistory(file), { model: 'fenced-mutex' });
+      const direct = checkHistory(toParsed(evs, file), { model: 'fenced-mutex' });
+      assert.equal(fromFile.valid, !inject);
+      assert.deepEqual(fromFile.anomalies, direct.anomalies);
+    }
+  } finally { rmSync(dir, { recursive: true, force: true }); }
 });

@@ -15,6 +15,7 @@ import { startSentinelTopology } from './topology-sentinel.ts';
 import { startZookeeperTopology } from './topology-zookeeper.ts';
 import { createMariadbNode } from './mariadb.ts';
 import { freePort } from './ports.ts';
+import { createRedisNode } from './redis.ts';
 
 export type { Environment, NodeHandle, Link, Endpoint, TopologyName, TopologyOptions } from './types.ts';
 export { cleanupLeftovers, stopEnvUps } from './lifecycle.ts';
@@ -61,6 +62,10 @@ export async function startEnvironment(topology: TopologyName, opts: TopologyOpt
       case 'mariadb':
         env.nodes.push(await createMariadbNode({ id: 'n1', root, port: await freePort() }));
         break;
+    }
+    // The protected resource is a fault-free Redis node whatever the lock service is.
+    if (opts.resource && !env.nodes.some((n) => n.role === 'resource') && (topology === 'zookeeper' || topology === 'mariadb')) {
+      env.nodes.push(await createRedisNode({ id: 'resource', role: 'resource', port: await freePort(), root, persistence: 'none' }));
     }
   } catch (e) {
     await env.down();

@@ -46,6 +46,7 @@ export interface RunSummary {
   firstAfterMs?: number;
   ops: number;
   lockViolations: number;       // runs whose lock history was invalid
+  firstAnomalies?: unknown[];   // of the first violating run (before shrinking)
   resource: { lostUpdates: number; staleWritesAccepted: number; staleStepsPrevented: number };
   minimal?: { plan: RunPlan; ops: number; faults: number; anomalies: unknown[]; resource: unknown };
   replay: string;
@@ -151,10 +152,11 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       exitCode: res.minimal ? 1 : res.runs > 0 && res.inconclusive < res.runs ? 0 : 3,
       dir, runId: id, seed: res.seed, path: res.path, runs: res.runs, shrinkRuns: res.shrinkRuns, inconclusive: res.inconclusive,
       firstAfterMs: res.firstAfterMs, ops, lockViolations, resource, replay,
+      firstAnomalies: res.first ? [...res.first.check.anomalies, ...res.first.resource.anomalies] : undefined,
     };
     if (res.minimal) {
       const m = res.minimal;
-      summary.minimal = { plan: m.plan, ops: m.ops, faults: m.plan.faults.length, anomalies: m.check.anomalies, resource: m.resource };
+      summary.minimal = { plan: m.plan, ops: m.ops, faults: m.plan.faults.length, anomalies: [...m.check.anomalies, ...m.resource.anomalies], resource: m.resource };
       test.plan = m.plan;
       test.counterexample = { seed: res.seed, path: res.path, run: m.run };
       writeJson(join(dir, 'test.json'), test);

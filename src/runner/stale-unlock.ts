@@ -3,6 +3,9 @@
 //  A. the unlock was sent after another process's acquire had returned ok (and
 //     that process had not released yet): it can only have removed that
 //     process's key (a plain DEL after the lease expired);
+//  C. the unlock was sent after the holder's lease had run out (counted from
+//     its acquire's ok, so later than the real expiry) and reported success:
+//     an unconditional unlock then deletes whichever client's lock is there;
 //  B. the unlock was sent before and returned after another process's acquire
 //     ok (a pause between compare and delete), and a third process then got
 //     the lock while that one still held it, inside its lease: nothing but the
@@ -42,6 +45,18 @@ export function findStaleUnlocks(h: ParsedHistory, leaseMs: number): Anomaly[] {
           lines: [mine.acquire.completeLine, victimA.acquire.completeLine, rel.invokeLine],
           times: [rel.invokeTime, victimA.acquire.completeTime].filter((t): t is number => t !== undefined),
           message: `stale unlock: process ${mine.process} unlocked "${key}" at line ${rel.invokeLine} while process ${victimA.process} held it (since line ${victimA.acquire.completeLine}), and the unlock reported success: it removed process ${victimA.process}'s lock`,
+        });
+        continue;
+      }
+      // C: sent after the lease had run out, and it reported success.
+      const acquired = mine.acquire.completeTime;
+      if (acquired !== undefined && rel.invokeTime !== undefined && rel.invokeTime - acquired > lease) {
+        const late = Math.round((rel.invokeTime - acquired - lease) / 1e6);
+        out.push({
+          type: 'stale-release', key, processes: [mine.process],
+          lines: [mine.acquire.completeLine, rel.invokeLine, rel.completeLine],
+          times: [acquired, rel.invokeTime],
+          message: `stale unlock: process ${mine.process} unlocked "${key}" at line ${rel.invokeLine}, ${late} ms after its ${leaseMs} ms lease had run out, and the unlock reported success: an unlock that does not check the owner deletes whichever client's lock is there`,
         });
         continue;
       }

@@ -8,7 +8,7 @@ import type { FaultSpec } from '../../nemesis/types.ts';
 import { CRITICAL_SECTION, clientId, type Attempt, type ClientPlan, type RunPlan } from './plan.ts';
 
 export interface WorkloadOptions {
-  clients: number;        // at most this many clients (at least min(2, clients))
+  clients: number;        // this many clients (some may shrink to no attempts)
   faults: string[];       // fault kinds to draw from; [] = no faults
   ttlMs: number;          // lease of every acquire
   keys?: number;          // distinct lock names (default 1)
@@ -24,16 +24,18 @@ export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
   return fc.record({
     key: fc.constantFrom(...keys),
     delayMs: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),
-    waitMs: fc.integer({ min: 0, max: 2 * o.ttlMs }),
+    // Long enough to outlast a holder, so clients keep contending while a fault is on.
+    waitMs: fc.integer({ min: Math.floor(o.ttlMs / 2), max: 2 * o.ttlMs }),
     // Well inside the lease, so a fault-free run never outlives its lease by design.
-    holdMs: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 5) }),
+    holdMs: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 4) }),
     renew: o.renew ? fc.boolean() : fc.constant(false),
   });
 }
 
 export function clientArb(o: WorkloadOptions): fc.Arbitrary<ClientPlan> {
   const max = Math.max(1, o.maxAttempts ?? 3);
-  return fc.record({ attempts: fc.array(attemptArb(o), { minLength: 1, maxLength: max, size: 'max' }) });
+  // Empty is allowed: shrinking silences the clients a violation does not need.
+  return fc.record({ attempts: fc.array(attemptArb(o), { minLength: 0, maxLength: max, size: 'max' }) });
 }
 
 /** Generators for the fault kinds the runner knows how to aim; others get a plain timed spec. */
@@ -48,8 +50,11 @@ export function faultArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSp
     case 'client-pause':
       // Anchored at a named point: a pause in the critical section longer than the
       // lease is the classic GC-pause failure; recipe points (e.g. 'after-compare') too.
+      // Around the lease: resuming just after it ran out finds the next holder still
+      // holding (what a stale unlock needs); a pause begun late in the lease needs less.
       return fc.record({
-        kind: fc.constant(kind), at_ms: fc.integer({ min: 0, max: ttl }), duration_ms: beyondLease,
+        kind: fc.constant(kind), at_ms: fc.integer({ min: 0, max: Math.floor(ttl / 2) }),
+        duration_ms: fc.integer({ min: ttl - Math.floor(ttl / 4), max: ttl + Math.floor(ttl / 2) }),
         target: fc.constantFrom(...clients),
         params: fc.record({ point: fc.constantFrom(...(o.points?.length ? o.points : [CRITICAL_SECTION])) }),
       });
@@ -101,7 +106,8 @@ export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
   const n = Math.max(1, o.clients);
   return fc.record({
     ttlMs: fc.constant(o.ttlMs),
-    clients: fc.array(clientArb(o), { minLength: Math.min(2, n), maxLength: n, size: 'max' }),
+    // Always all n clients, so every fault's client target exists; idle ones shrink to no attempts.
+    clients: fc.array(clientArb(o), { minLength: n, maxLength: n }),
     faults: faultsArb(o),
   });
 }

@@ -94,8 +94,10 @@ export function describeFault(f: FaultSpec): string {
 
 /** The plan in words, one line per client and per fault. */
 export function describePlan(plan: RunPlan): string {
-  const lines: string[] = [`lease (TTL) ${plan.ttlMs} ms; ${plan.clients.length} client(s), ${planOps(plan)} operations at most, ${plan.faults.length} fault(s)`];
+  const busy = plan.clients.filter((c) => c.attempts.length > 0).length;
+  const lines: string[] = [`lease (TTL) ${plan.ttlMs} ms; ${busy} busy client(s) of ${plan.clients.length}, ${planOps(plan)} operations at most, ${plan.faults.length} fault(s)`];
   plan.clients.forEach((c, i) => {
+    if (c.attempts.length === 0) return;
     const steps = c.attempts.map((a) =>
       `${a.delayMs ? `wait ${a.delayMs} ms, ` : ''}lock '${a.key}' (retry up to ${a.waitMs} ms), hold ${a.holdMs} ms${a.renew ? ', renew' : ''}, unlock`);
     lines.push(`  client ${clientId(i)}: ${steps.join('; then ')}`);

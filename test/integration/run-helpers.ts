@@ -1,0 +1,38 @@
+// Runs `lockpick run ... --json` as a user would and returns its exit code and summary.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunSummary } from '../../src/runner/index.ts';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const bin = path.join(repoRoot, 'bin/lockpick.mjs');
+
+export function tempStore(): string {
+  return mkdtempSync(path.join(os.tmpdir(), 'lockpick-store-'));
+}
+
+export interface CliResult { code: number | null; summary?: RunSummary; stdout: string; stderr: string; ms: number }
+
+export function lockpick(args: string[], timeoutMs = 150_000): Promise<CliResult> {
+  const t0 = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => { child.kill('SIGTERM'); reject(new Error(`lockpick ${args.join(' ')} took over ${timeoutMs} ms\n${stderr}`)); }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      let summary: RunSummary | undefined;
+      try { summary = JSON.parse(stdout.trim().split('\n').pop() ?? '') as RunSummary; } catch { /* no JSON: the caller says why */ }
+      resolve({ code, summary, stdout, stderr, ms: Date.now() - t0 });
+    });
+  });
+}
+
+export function anomalyTypes(r: CliResult): string[] {
+  return ((r.summary?.minimal?.anomalies ?? []) as { type: string }[]).map((a) => a.type);
+}

@@ -75,7 +75,7 @@ function checkKey(model: Model<any>, key: string, ops: Op[], budget: Budget): Ke
   // The verdict is in; finding the shortest failing prefix may take a few more searches, but
   // never more than a few times the first one (it stops at the shortest prefix found by then).
   const explainBudget = budget.narrowed(Math.max(EXPLAIN_MIN_MS, EXPLAIN_FACTOR * searchMs));
-  return { valid: false, anomalies: [...definite, explainNonlinearizable(model, key, live, explainBudget)] };
+  return { valid: false, anomalies: [...definite, explainNonlinearizable(model, key, live, r, explainBudget)] };
 }
 
 function partition(model: Model<any>, ops: readonly Op[]): Map<string, Op[]> {

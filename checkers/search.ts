@@ -6,12 +6,15 @@
 import type { Op } from '../src/history/types.ts';
 import type { Model } from './types.ts';
 import type { Budget } from './budget.ts';
+import { LinearizedSet } from './memo.ts';
 import { isInconsistent } from './models/inconsistent.ts';
 import type { DescribedModel } from './models/lockpick-model.ts';
 
 export type SearchOutcome<S> =
   | { result: 'ok' }
-  | { result: 'fail'; deepest: number[]; deepestState: S }   // deepest: op indices of the longest order found
+  // deepest: op indices of the longest order found. blockedAt: the latest completion (event
+  // position) of an ok op that stopped the search; every prefix cut before it is linearizable.
+  | { result: 'fail'; deepest: number[]; deepestState: S; blockedAt: number }
   | { result: 'unknown'; reason: string };
 
 const CHECK_EVERY = 4096;
@@ -53,35 +56,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
     next[prev[c]!] = c; if (next[c] !== -1) prev[next[c]!] = c;
   };
 
-  // Memo: a configuration is (ok ops linearized, info ops linearized, state). It is dominated by a
-  // visited one with the same ok ops and state and a subset of its info ops (unplaced info ops
-  // can still be placed later or never), so the cache keys on the ok ops and state only (Zobrist
-  // hash of the ok ops picks the bucket) and keeps an antichain of info sets per bucket.
-  const z1 = new Int32Array(n), z2 = new Int32Array(n);
-  let seed = 0x9e3779b9;
-  const rnd = () => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return seed | 0; };
-  const words = (n + 31) >>> 5;
-  const okMask = new Uint32Array(words);
-  for (let i = 0; i < n; i++) {
-    if (ops[i]!.outcome === 'ok') { z1[i] = rnd(); z2[i] = rnd(); okMask[i >>> 5]! |= 1 << (i & 31); }
-  }
-  const bits = new Uint32Array(words);
-  let h1 = 0, h2 = 0;
-  const cache = new Map<string, Uint32Array[]>();
-  const seen = (key: string): boolean => {
-    const bucket = cache.get(key);
-    if (!bucket) { cache.set(key, [bits.slice()]); return false; }
-    outer: for (const b of bucket) {
-      for (let w = 0; w < words; w++) {
-        const cur = bits[w]!, old = b[w]!;
-        // old must not have anything cur lacks, and must have every ok op cur has.
-        if ((old & ~cur) !== 0 || (cur & ~old & okMask[w]!) !== 0) continue outer;
-      }
-      return true;
-    }
-    bucket.push(bits.slice());
-    return false;
-  };
+  const set = new LinearizedSet(ops);
 
   // Interchangeable info ops (same model.opKey, e.g. two unanswered "write 2"): once both are
   // invoked, placing the later one is the mirror image of placing the earlier, so only the
@@ -107,6 +82,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
   let stateHash = model.hash(state);
   let deepest: number[] = [];
   let deepestState = state;
+  let blockedAt = -1;
   let steps = 0;
   let entry = next[0]!;
 
@@ -119,7 +95,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
     const i = e >>> 1;
     if ((e & 1) === 0) {
       const t = twin[i]!;
-      if (t >= 0 && (bits[t >>> 5]! & (1 << (t & 31))) === 0) { entry = next[entry]!; continue; }
+      if (t >= 0 && !set.has(t)) { entry = next[entry]!; continue; }
       const op = ops[i]!;
       if (watch && i === watch.op) watch.states.set(stateHash, state);
       const r = model.step(state, op);
@@ -128,8 +104,8 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
         const hs = model.hash(r);
         // An info op that changes nothing here is never worth linearizing here: skipping it dominates.
         if (!(info && hs === stateHash)) {
-          bits[i >>> 5]! ^= 1 << (i & 31); h1 ^= z1[i]!; h2 ^= z2[i]!;
-          if (!seen(`${h1}:${h2}:${hs}`)) {
+          set.add(i, !info);
+          if (!set.seenWith(hs)) {
             stackNode[sp] = entry; stackState[sp] = state; stackHash[sp] = stateHash; sp++;
             state = r as S; stateHash = hs;
             if (!info) okLeft--;
@@ -137,7 +113,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
             entry = next[0]!;
             continue;
           }
-          bits[i >>> 5]! ^= 1 << (i & 31); h1 ^= z1[i]!; h2 ^= z2[i]!;
+          set.remove(i, !info);
         }
       }
       entry = next[entry]!;
@@ -146,12 +122,14 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
       // A dead end deeper than any before is the best partial order so far (kept for the report;
       // copied only here, so a search that never backtracks copies nothing).
       if (sp > deepest.length) { deepest = Array.from(stackNode.subarray(0, sp), (c) => (c - 1) >>> 1); deepestState = state; }
-      if (sp === 0) return { result: 'fail', deepest, deepestState };
+      // Every return before this one was lifted, so every ok op completing earlier is placed here.
+      if (ops[i]!.completeSeq > blockedAt) blockedAt = ops[i]!.completeSeq;
+      if (sp === 0) return { result: 'fail', deepest, deepestState, blockedAt };
       sp--;
       const c = stackNode[sp]!;
       const j = (c - 1) >>> 1;
       state = stackState[sp]!; stateHash = stackHash[sp]!;
-      bits[j >>> 5]! ^= 1 << (j & 31); h1 ^= z1[j]!; h2 ^= z2[j]!;
+      set.remove(j, ops[j]!.outcome === 'ok');
       if (ops[j]!.outcome === 'ok') okLeft++;
       unlift(c);
       entry = next[c]!;

@@ -1,10 +1,10 @@
 // For a key the search found non-linearizable: the shortest failing prefix of the history
-// (binary search over ok completions; failing is monotone in the prefix) and a plain-words
+// (failing is monotone in the prefix, so it can be searched for) and a plain-words
 // account of where the longest consistent order found breaks down.
 import type { Op } from '../src/history/types.ts';
 import type { Anomaly, Inconsistent, Model } from './types.ts';
 import type { Budget } from './budget.ts';
-import { searchLinearization } from './search.ts';
+import { searchLinearization, type SearchOutcome } from './search.ts';
 import { isInconsistent } from './models/inconsistent.ts';
 import type { DescribedModel } from './models/lockpick-model.ts';
 
@@ -18,29 +18,46 @@ function prefix(ops: readonly Op[], t: number): Op[] {
   return out;
 }
 
-export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: readonly Op[], budget: Budget): Anomaly {
-  // Smallest ok completion at which the prefix stops being linearizable. Invariant: prefix(cuts[hi]) fails.
+/** A report lists at most this many op ids of the window (the ones nearest the culprit). */
+const MAX_WINDOW_OPS = 1000;
+
+interface Attempt<S> { k: number; ops: Op[]; culprit: Op; result: SearchOutcome<S>; states: Map<string, S> }
+
+/**
+ * failed: the deciding search's outcome on all of ops. Every prefix cut before its blockedAt is
+ * linearizable, so the search for the shortest failing prefix gallops upward from there (the
+ * culprit is usually the very next completion), then bisects. Each attempt also records the
+ * states in which its last op could have taken effect: on the shortest failing prefix, what the
+ * model expected of that op.
+ */
+export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: readonly Op[], failed: Extract<SearchOutcome<S>, { result: 'fail' }>, budget: Budget): Anomaly {
   const cuts = ops.filter((o) => o.outcome === 'ok').map((o) => o.completeSeq).sort((a, b) => a - b);
-  let lo = 0, hi = cuts.length - 1;
-  let minimal = prefix(ops, cuts[hi]!);
-  let result = searchLinearization(model, minimal, budget);
-  while (lo < hi && result.result === 'fail') {
-    const mid = (lo + hi) >>> 1;
-    const p = prefix(ops, cuts[mid]!);
-    const r = searchLinearization(model, p, budget);
-    if (r.result === 'unknown') break; // out of budget: keep the shortest failing prefix so far
-    if (r.result === 'fail') { hi = mid; minimal = p; result = r; } else lo = mid + 1;
+  const attempt = (k: number): Attempt<S> => {
+    const p = prefix(ops, cuts[k]!);
+    const at = p.findIndex((o) => o.completeSeq === cuts[k]);
+    const states = new Map<string, S>();
+    return { k, ops: p, culprit: p[at]!, result: searchLinearization(model, p, budget, { op: at, states }), states };
+  };
+  let pass = Math.max(0, cuts.indexOf(failed.blockedAt)) - 1;
+  let best: Attempt<S> | undefined;
+  for (let step = 1; pass + 1 < cuts.length; step *= 2) {
+    const t = attempt(Math.min(pass + step, cuts.length - 1));
+    if (t.result.result === 'unknown') break;
+    if (t.result.result === 'fail') { best = t; break; }
+    pass = t.k;
   }
-  const culpritAt = minimal.findIndex((o) => o.completeSeq === cuts[hi]);
-  const culprit = minimal[culpritAt >= 0 ? culpritAt : minimal.length - 1]!;
+  while (best && pass + 1 < best.k) {
+    const t = attempt((pass + best.k) >>> 1);
+    if (t.result.result === 'unknown') break; // out of budget: keep the shortest failing prefix so far
+    if (t.result.result === 'fail') best = t; else pass = t.k;
+  }
+  const minimal = best?.ops ?? ops.slice();
+  const culprit = best?.culprit ?? ops.find((o) => o.completeSeq === failed.blockedAt) ?? ops[ops.length - 1]!;
   const m = model as DescribedModel<S>;
   const say = (op: Op) => `process ${op.process}'s ${m.describeOp ? m.describeOp(op) : op.f} (lines ${op.invokeLine}–${Number.isFinite(op.completeLine) ? op.completeLine : 'no answer'})`;
-  // What the model expected: every state in which the culprit could have taken effect.
-  const watch = { op: minimal.indexOf(culprit), states: new Map<string, S>() };
-  const watched = searchLinearization(model, minimal, budget, watch);
   let detail = '';
-  if (watched.result === 'fail') {
-    const states = [...watch.states.values()];
+  if (best) {
+    const states = [...best.states.values()];
     const steps = states.map((st) => ({ st, r: model.step(st, culprit) }));
     const refused = steps.filter((x) => isInconsistent(x.r));
     const fits = steps.filter((x) => !isInconsistent(x.r));
@@ -50,19 +67,23 @@ export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: rea
       if (refused.length) detail += ` Where it could take effect the ${model.name} was in state ${list(refused)}` + (refused.length === 1 ? `: ${(refused[0]!.r as Inconsistent).reason}.` : ', none of which allows it.');
       if (fits.length) detail += ` It fits only in state ${list(fits)}, and from there the other operations cannot all be ordered.`;
     }
-  } else if (result.result === 'fail') {
-    detail = ` The longest consistent order found places ${result.deepest.length} of them and ends in state: ${model.describe(result.deepestState)}.`;
+  } else {
+    detail = ` (The search for the shortest failing window ran out of time; this is the whole history.) The longest consistent order found places ${failed.deepest.length} of them and ends in state: ${model.describe(failed.deepestState)}.`;
   }
-  const lastLine = Math.max(...minimal.map((o) => (Number.isFinite(o.completeLine) ? o.completeLine : o.invokeLine)));
+  const proven = best !== undefined && pass + 1 === best.k;
+  const lastLine = minimal.reduce((mx, o) => Math.max(mx, Number.isFinite(o.completeLine) ? o.completeLine : o.invokeLine), 0);
+  const ids = minimal.filter((o) => o.outcome !== 'fail').map((o) => o.id);
   return {
     type: 'nonlinearizable',
     key,
     processes: [culprit.process],
     lines: [culprit.invokeLine, culprit.completeLine],
-    ops: minimal.filter((o) => o.outcome !== 'fail').map((o) => o.id),
+    ops: ids.length > MAX_WINDOW_OPS ? ids.slice(-MAX_WINDOW_OPS) : ids,
     message:
       `no order of the ${minimal.length} operations on ${key === '' ? 'this key' : `key "${key}"`} up to line ${lastLine} fits the ${model.name} model; ` +
-      `everything before ${say(culprit)} returned still fits, so that is where it breaks.${detail}`,
+      (proven
+        ? `everything before ${say(culprit)} returned still fits, so that is where it breaks.`
+        : `it breaks at or before ${say(culprit)} (out of time to narrow it further).`) + detail,
   };
 }
 

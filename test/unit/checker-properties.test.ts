@@ -18,6 +18,8 @@ import { injectDoubleHolder, injectStaleRelease, injectStaleToken, injectWrongRe
 import { randomLockOpsArb } from '../support/random-lock-ops.ts';
 
 const RUNS = 200;
+/** A slow case must fail loudly, not spend the suite's time shrinking. */
+const BOUND = { interruptAfterTimeLimit: 120_000, markInterruptAsFailure: true };
 
 test('(1) histories of a correct lock are valid under mutex and fenced-mutex', () => {
   fc.assert(fc.property(lockHistoryArb({ tokens: true }), (events) => {
@@ -26,7 +28,7 @@ test('(1) histories of a correct lock are valid under mutex and fenced-mutex', (
       const r = checkHistory(h, { model });
       assert.equal(r.valid, true, `${model}: ${JSON.stringify(r.anomalies)}`);
     }
-  }), { numRuns: RUNS });
+  }), { numRuns: RUNS, ...BOUND });
 });
 
 test('(1) histories of a correct register / cas-register are valid', () => {
@@ -34,7 +36,7 @@ test('(1) histories of a correct register / cas-register are valid', () => {
     fc.assert(fc.property(registerHistoryArb({ cas }), (events) => {
       const r = checkHistory(toParsed(events), { model: cas ? 'cas-register' : 'register', timeLimitMs: 10_000 });
       assert.equal(r.valid, true, JSON.stringify(r.anomalies));
-    }), { numRuns: RUNS });
+    }), { numRuns: RUNS, ...BOUND });
   }
 });
 
@@ -49,27 +51,27 @@ test('(2) one injected double holder is found and names both processes', () => {
   fc.assert(fc.property(lockHistoryArb({ tokens: false }), fc.nat(), (events, pick) => {
     const inj = injectDoubleHolder(events, pick);
     for (const model of ['mutex', 'fenced-mutex', 'reentrant-mutex', 'knossos-mutex']) assertNamed(inj, model, 'double-holder');
-  }), { numRuns: RUNS });
+  }), { numRuns: RUNS, ...BOUND });
 });
 
 test('(2) one injected stale release is found and names its process', () => {
   fc.assert(fc.property(lockHistoryArb({}), fc.nat(), (events, pick) => {
     const inj = injectStaleRelease(events, pick);
     for (const model of ['mutex', 'fenced-mutex', 'reentrant-mutex']) assertNamed(inj, model, 'stale-release');
-  }), { numRuns: RUNS });
+  }), { numRuns: RUNS, ...BOUND });
 });
 
 test('(2) one injected stale fencing token is found and names both processes', () => {
   fc.assert(fc.property(lockHistoryArb({ tokens: true }), fc.nat(), (events, pick) => {
     assertNamed(injectStaleToken(events, pick), 'fenced-mutex', 'stale-token');
-  }), { numRuns: RUNS });
+  }), { numRuns: RUNS, ...BOUND });
 });
 
 test('(2) one injected wrong register read is found and names the reader', () => {
   for (const cas of [false, true]) {
     fc.assert(fc.property(registerHistoryArb({ cas }), fc.nat(), (events, pick) => {
       assertNamed(injectWrongRead(events, pick), cas ? 'cas-register' : 'register', 'nonlinearizable');
-    }), { numRuns: RUNS });
+    }), { numRuns: RUNS, ...BOUND });
   }
 });
 
@@ -95,13 +97,13 @@ test('(3) sweep and search agree on simulated lock histories (correct, buggy, in
   );
   fc.assert(fc.property(arb, (events) => {
     for (const model of ['mutex', 'fenced-mutex', 'reentrant-mutex']) agree(model, events);
-  }), { numRuns: RUNS });
+  }), { numRuns: RUNS, ...BOUND });
 });
 
 test('(3) sweep and search agree on arbitrary well-formed lock histories', () => {
   fc.assert(fc.property(randomLockOpsArb(50), (events) => {
     for (const model of ['mutex', 'fenced-mutex', 'reentrant-mutex']) agree(model, events);
-  }), { numRuns: 3000 });
+  }), { numRuns: 3000, ...BOUND });
 });
 
 test('simulated histories written as JSONL read back to the same verdict and anomalies', async () => {

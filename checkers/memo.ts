@@ -1,0 +1,101 @@
+// The search's memo: which ops are linearized, and which (set, state) configurations were seen.
+// A configuration is dominated by a seen one with the same ok ops and state and a subset of its
+// info ops (unplaced info ops can still be placed later or never), so the cache keys on a Zobrist
+// hash of the ok ops plus the state hash and keeps, per bucket, an antichain of info sets.
+// Snapshots are compact so long histories fit: ok ops are placed roughly in order, so a set is
+// stored as "every ok op in the first `base` words" + the few words above it + the info ops placed.
+import type { Op } from '../src/history/types.ts';
+
+interface Snapshot { base: number; tail: Uint32Array; infos: Int32Array }
+const NO_INFOS = new Int32Array(0);
+
+export class LinearizedSet {
+  readonly bits: Uint32Array;
+  private readonly okMask: Uint32Array;
+  private readonly okTotal: Int32Array;
+  private readonly okCount: Int32Array;
+  private readonly z1: Int32Array;
+  private readonly z2: Int32Array;
+  private h1 = 0;
+  private h2 = 0;
+  private base = 0;        // every ok op in words below base is placed
+  private top = -1;        // highest word holding a placed ok op
+  private readonly infos: number[] = []; // placed info ops, in placing order (the search undoes LIFO)
+  private readonly cache = new Map<string, Snapshot[]>();
+  size = 0;
+
+  constructor(ops: readonly Op[]) {
+    const n = ops.length, words = (n + 31) >>> 5;
+    this.bits = new Uint32Array(words);
+    this.okMask = new Uint32Array(words);
+    this.okTotal = new Int32Array(words);
+    this.okCount = new Int32Array(words);
+    this.z1 = new Int32Array(n);
+    this.z2 = new Int32Array(n);
+    let seed = 0x9e3779b9;
+    const rnd = () => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return seed | 0; };
+    for (let i = 0; i < n; i++) {
+      if (ops[i]!.outcome !== 'ok') continue;
+      this.z1[i] = rnd(); this.z2[i] = rnd();
+      this.okMask[i >>> 5]! |= 1 << (i & 31);
+      this.okTotal[i >>> 5]!++;
+    }
+    this.advanceBase();
+  }
+
+  has(i: number): boolean { return (this.bits[i >>> 5]! & (1 << (i & 31))) !== 0; }
+
+  add(i: number, ok: boolean): void {
+    const w = i >>> 5;
+    this.bits[w]! |= 1 << (i & 31);
+    if (!ok) { this.infos.push(i); return; }
+    this.h1 ^= this.z1[i]!; this.h2 ^= this.z2[i]!;
+    this.okCount[w]!++;
+    if (w > this.top) this.top = w;
+    if (w === this.base) this.advanceBase();
+  }
+
+  /** Undoes the most recent add of an info op, or any ok op. */
+  remove(i: number, ok: boolean): void {
+    const w = i >>> 5;
+    this.bits[w]! &= ~(1 << (i & 31));
+    if (!ok) { this.infos.pop(); return; }
+    this.h1 ^= this.z1[i]!; this.h2 ^= this.z2[i]!;
+    this.okCount[w]!--;
+    if (w < this.base) this.base = w;
+    if (w === this.top) while (this.top >= 0 && this.okCount[this.top] === 0) this.top--;
+  }
+
+  /** True when (current set, state) is dominated by a configuration seen before; else records it. */
+  seenWith(stateHash: string): boolean {
+    const key = `${this.h1}:${this.h2}:${stateHash}`;
+    const bucket = this.cache.get(key);
+    if (bucket) {
+      for (const s of bucket) if (this.sameOk(s) && this.hasAll(s.infos)) return true;
+    }
+    const infos = this.infos.length ? Int32Array.from(this.infos) : NO_INFOS;
+    const len = Math.max(0, this.top - this.base + 1);
+    const tail = new Uint32Array(len);
+    for (let j = 0; j < len; j++) tail[j] = this.bits[this.base + j]! & this.okMask[this.base + j]!;
+    const snap = { base: this.base, tail, infos };
+    if (bucket) bucket.push(snap); else this.cache.set(key, [snap]);
+    this.size++;
+    return false;
+  }
+
+  private sameOk(s: Snapshot): boolean {
+    if (s.base !== this.base || s.tail.length !== Math.max(0, this.top - this.base + 1)) return false;
+    // Compare as bit patterns: `&` yields a signed int, Uint32Array holds the same bits unsigned.
+    for (let j = 0; j < s.tail.length; j++) if ((s.tail[j]! ^ (this.bits[this.base + j]! & this.okMask[this.base + j]!)) !== 0) return false;
+    return true;
+  }
+
+  private hasAll(xs: Int32Array): boolean {
+    for (let j = 0; j < xs.length; j++) if (!this.has(xs[j]!)) return false;
+    return true;
+  }
+
+  private advanceBase(): void {
+    while (this.base < this.okTotal.length && this.okCount[this.base] === this.okTotal[this.base]) this.base++;
+  }
+}

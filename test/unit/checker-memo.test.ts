@@ -1,0 +1,39 @@
+// The search's memo (LinearizedSet) against a plain model of what it must answer: a configuration
+// is seen when an earlier one had the same ok ops, the same state and a subset of its info ops.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { LinearizedSet } from '../../checkers/memo.ts';
+import type { Op } from '../../src/history/types.ts';
+
+const opsOf = (outcomes: boolean[]): Op[] => outcomes.map((ok, id) => ({
+  id, process: id, f: 'write', key: '', outcome: ok ? 'ok' : 'info', invokeValue: 1, value: undefined,
+  invokeLine: id + 1, completeLine: ok ? id + 2 : Infinity, invokeSeq: id, completeSeq: ok ? id + 1 : Infinity,
+}));
+
+test('LinearizedSet answers "seen" exactly like the plain definition (LIFO adds and removes)', () => {
+  const arb = fc.record({
+    outcomes: fc.array(fc.boolean(), { minLength: 1, maxLength: 100, size: 'max' }), // crosses word and bit-31 borders
+    moves: fc.array(fc.record({ pop: fc.nat({ max: 2 }), op: fc.nat(), state: fc.nat({ max: 1 }) }), { maxLength: 400, size: 'max' }),
+  });
+  fc.assert(fc.property(arb, ({ outcomes, moves }) => {
+    const ops = opsOf(outcomes);
+    const set = new LinearizedSet(ops);
+    const seen: { ok: string; info: number[]; state: string }[] = [];
+    const cur = new Set<number>();
+    const stack: number[] = [];
+    const okKey = () => [...cur].filter((j) => outcomes[j]).sort((a, b) => a - b).join(',');
+    for (const m of moves) {
+      if (m.pop === 0 && stack.length) { const i = stack.pop()!; set.remove(i, outcomes[i]!); cur.delete(i); continue; }
+      const i = m.op % ops.length;
+      if (cur.has(i)) continue;
+      set.add(i, outcomes[i]!); cur.add(i);
+      const state = String(m.state);
+      const expected = seen.some((c) => c.state === state && c.ok === okKey() && c.info.every((j) => cur.has(j)));
+      assert.equal(set.seenWith(state), expected);
+      for (let j = 0; j < ops.length; j++) assert.equal(set.has(j), cur.has(j));
+      if (expected) { set.remove(i, outcomes[i]!); cur.delete(i); }
+      else { seen.push({ ok: okKey(), info: [...cur].filter((j) => !outcomes[j]), state }); stack.push(i); }
+    }
+  }), { numRuns: 300 });
+});

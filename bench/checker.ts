@@ -73,6 +73,8 @@ if (!args['only-register']) {
 if (!args['only-mutex']) {
   cases.push({ name: 'cas-register search', model: 'cas-register', keys: 1, infoPct: 10, events: () => registerEvents(1000, 60, false), expect: 'true' });
   cases.push({ name: 'cas-register search +1 wrong read', model: 'cas-register', keys: 1, infoPct: 10, events: () => registerEvents(1000, 60, true), expect: 'false' });
+  cases.push({ name: 'cas-register search', model: 'cas-register', keys: 1, infoPct: 1, events: () => registerEvents(30000, 5, false), expect: 'true' });
+  cases.push({ name: 'cas-register search +1 wrong read', model: 'cas-register', keys: 1, infoPct: 1, events: () => registerEvents(30000, 5, true), expect: 'false' });
   cases.push({ name: 'cas-register at --time-limit 0.2', model: 'cas-register', keys: 1, infoPct: 30, events: () => registerEvents(20000, 200, true), extra: ['--time-limit', '0.2'], expect: 'unknown' });
 }
 

@@ -1,0 +1,26 @@
+// `lockpick run` end to end on real Redis: clocks and crashes. Client clock skew
+// breaks the SETNX-timestamp recipe; a server clock jump or a restart without
+// persistence breaks even the Lua-unlock recipe (one node).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
+
+async function expectDoubleHolder(lock: string, faults: string): Promise<void> {
+  const r = await lockpick(['run', '--lock', lock, '--faults', faults, '--clients', '3', '--time', '60', '--shrink-time', '8',
+    '--store', tempStore(), '--json']);
+  assert.equal(r.code, 1, r.stderr);
+  const s = r.summary!;
+  const first = (s.firstAnomalies as { type: string }[]).map((a) => a.type);
+  assert.ok(first.includes('double-holder'), `first violation: ${first}`);
+  assert.ok(anomalyTypes(r).length > 0);
+  assert.ok(s.minimal!.faults >= 1 && s.minimal!.faults <= 2, `faults: ${s.minimal!.faults}`);
+  assert.ok(s.minimal!.plan.faults.every((f) => faults.split(',').includes(f.kind)));
+  assert.ok(s.firstAfterMs! < 60_000);
+  assert.match(r.stderr, /UNSAFE/);
+}
+
+test('redis-setnx-getset + client clock skew: double holder', () => expectDoubleHolder('redis-setnx-getset', 'client-clock'));
+
+test('redis-set-px-lua + server clock jump: double holder', () => expectDoubleHolder('redis-set-px-lua', 'clock-bump'));
+
+test('redis-set-px-lua + restart without persistence: double holder', () => expectDoubleHolder('redis-set-px-lua', 'kill'));

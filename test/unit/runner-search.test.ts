@@ -1,0 +1,55 @@
+// The search/shrink driver on a stand-in run function (pure logic: what counts
+// as unsafe is decided by the plan alone), checking the budgets, the shrinking,
+// and that runs never overlap even when fast-check gives up on one.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { planArb } from '../../src/workload/arbitraries.ts';
+import { planOps, type RunPlan } from '../../src/workload/plan.ts';
+import { search } from '../../src/runner/search.ts';
+import type { RunOutcome } from '../../src/runner/session.ts';
+
+function fakeRun(unsafe: (p: RunPlan) => boolean, ms: number) {
+  let running = 0;
+  let overlapped = false;
+  let n = 0;
+  const runOnce = async (plan: RunPlan): Promise<RunOutcome> => {
+    if (running++ > 0) overlapped = true;
+    await sleep(ms);
+    running--;
+    const bad = unsafe(plan);
+    return { run: ++n, plan, verdict: !bad, lockVerdict: !bad, ops: planOps(plan), elapsedMs: ms, problems: [], events: [], resourceEntries: [],
+      check: { valid: !bad, model: 'mutex', ops: 0, keys: 0, anomalies: [], keys_detail: {}, elapsed_ms: 0 },
+      resource: { valid: true, fenced: false, keys: 0, writes: 0, accepted: 0, lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0, anomalies: [], message: '' } };
+  };
+  return { runOnce, overlapped: () => overlapped };
+}
+
+const arb = planArb({ clients: 3, faults: ['client-pause'], ttlMs: 800, nodes: ['n1'] });
+
+test('finds a violation, shrinks it, and reports seed and path', async () => {
+  const f = fakeRun((p) => p.clients.some((c) => c.attempts.length >= 2), 1);
+  const r = await search({ arb, runOnce: f.runOnce, runs: 200, timeMs: 10_000, shrinkTimeMs: 10_000, seed: 3 });
+  assert.ok(r.first && r.minimal);
+  assert.equal(planOps(r.minimal.plan), 4);
+  assert.equal(r.seed, 3);
+  assert.ok(r.path && /^\d+(:\d+)*$/.test(r.path));
+  assert.equal(f.overlapped(), false);
+});
+
+test('a safe lock runs until the time budget, and runs never overlap', async () => {
+  const f = fakeRun(() => false, 30);
+  const t0 = Date.now();
+  const r = await search({ arb, runOnce: f.runOnce, runs: 1_000_000, timeMs: 300, shrinkTimeMs: 1000 });
+  assert.ok(Date.now() - t0 < 2000);
+  assert.ok(r.runs >= 3 && !r.first);
+  assert.equal(f.overlapped(), false);
+});
+
+test('shrinking stops at its own budget and keeps the smallest violation so far', async () => {
+  const f = fakeRun((p) => p.faults.length > 0, 40);
+  const r = await search({ arb, runOnce: f.runOnce, runs: 100, timeMs: 5000, shrinkTimeMs: 150, seed: 1 });
+  assert.ok(r.minimal);
+  assert.ok(r.shrinkRuns <= 6, `${r.shrinkRuns} shrink runs in 150 ms of 40 ms runs`);
+  assert.equal(f.overlapped(), false);
+});

@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
+import { describePlan, planOps, validatePlan, isAnchoredPause, type RunPlan } from '../../src/workload/plan.ts';
+import { checkSchedule } from '../../nemesis/index.ts';
+
+const base: WorkloadOptions = { clients: 3, faults: ['client-pause', 'client-clock', 'clock-bump', 'kill', 'pause', 'partition', 'latency'], ttlMs: 800, nodes: ['n1'], points: ['in-critical-section', 'after-compare'] };
+
+test('generated plans are valid, bounded, and their faults are aimed beyond the lease', () => {
+  fc.assert(fc.property(planArb(base), (plan) => {
+    validatePlan(plan, 'generated');
+    assert.equal(plan.clients.length, 3);
+    assert.ok(plan.faults.length >= 1 && plan.faults.length <= 2);
+    for (const c of plan.clients) for (const a of c.attempts) assert.ok(a.holdMs <= 200 && a.waitMs >= 400);
+    for (const f of plan.faults) {
+      if (f.kind === 'clock-bump' || f.kind === 'client-clock') assert.ok(Math.abs(f.params!.delta_ms as number) > 800);
+      if (f.kind === 'client-pause') assert.ok(['c1', 'c2', 'c3'].includes(f.target as string) && isAnchoredPause(f));
+    }
+    // Everything but the anchored client pauses is a schedule the nemesis accepts.
+    checkSchedule(plan.faults.filter((f) => !isAnchoredPause(f)));
+  }), { numRuns: 200 });
+});
+
+test('no faults asked: no faults generated', () => {
+  fc.assert(fc.property(planArb({ ...base, faults: [] }), (plan) => plan.faults.length === 0), { numRuns: 50 });
+});
+
+test('a violation shrinks to few operations and one fault', () => {
+  // Stand-in property for "unsafe": some client pauses and some attempt holds ≥ 50 ms.
+  const unsafe = (p: RunPlan) => p.faults.some((f) => f.kind === 'client-pause') && p.clients.some((c) => c.attempts.some((a) => a.holdMs >= 50));
+  const r = fc.check(fc.property(planArb(base), (p) => !unsafe(p)), { seed: 7, numRuns: 500 });
+  assert.ok(r.failed);
+  const min = r.counterexample![0];
+  assert.equal(min.faults.length, 1);
+  assert.equal(planOps(min), 2);
+  assert.match(describePlan(min), /pause client c\d for \d+ ms the next time it reaches/);
+});
+
+test('validatePlan names the place and the fix', () => {
+  assert.throws(() => validatePlan({ ttlMs: 800, clients: [{ attempts: [{ key: 'k0' }] }], faults: [] }, 'x/test.json'),
+    /x\/test\.json: clients\[0\]\.attempts\[0\]\.delayMs must be a number\n {2}fix:/);
+  assert.throws(() => validatePlan(null, 'y'), /y: the plan is missing/);
+});

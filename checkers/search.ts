@@ -19,12 +19,21 @@ export type SearchOutcome<S> =
 
 const CHECK_EVERY = 4096;
 
-/**
- * watch: records, by hash, every state in which op `watch.op` (an index into ops) could take
- * effect, i.e. the model states the search reaches while that op is ready to be placed. On a
- * failing search (which explores everything) that is the complete set: what the model expected.
- */
-export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budget: Budget, watch?: { op: number; states: Map<string, S> }): SearchOutcome<S> {
+export interface SearchOptions<S> {
+  /**
+   * Records, by hash, every state in which op `watch.op` (an index into ops) could take effect,
+   * i.e. the states the search reaches while that op is ready to be placed. On a failing search
+   * (which explores everything) that is the complete set: what the model expected of it.
+   */
+  watch?: { op: number; states: Map<string, S> };
+  /** Start from this state instead of model.init(). */
+  initial?: S;
+  /** Explore everything and collect every state a complete order can end in ('ok' if any). */
+  finals?: Map<string, S>;
+}
+
+export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budget: Budget, opts: SearchOptions<S> = {}): SearchOutcome<S> {
+  const { watch, finals } = opts;
   const n = ops.length;
   // Entries: 2i = call of op i, 2i+1 = its return. Node = entry + 1; node 0 is the list head.
   const order = new Int32Array(2 * n);
@@ -78,22 +87,23 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
   const stackState: S[] = new Array(n);
   const stackHash: string[] = new Array(n);
   let sp = 0;
-  let state = model.init();
+  let state = opts.initial !== undefined ? opts.initial : model.init();
   let stateHash = model.hash(state);
   let deepest: number[] = [];
   let deepestState = state;
   let blockedAt = -1;
   let steps = 0;
   let entry = next[0]!;
+  if (finals && okLeft === 0) finals.set(stateHash, state);
 
-  while (okLeft > 0) {
+  while (okLeft > 0 || finals) {
     if (++steps % CHECK_EVERY === 0) {
       const reason = budget.check();
       if (reason) return { result: 'unknown', reason };
     }
     const e = entry - 1;
     const i = e >>> 1;
-    if ((e & 1) === 0) {
+    if (entry !== -1 && (e & 1) === 0) {
       const t = twin[i]!;
       if (t >= 0 && !set.has(t)) { entry = next[entry]!; continue; }
       const op = ops[i]!;
@@ -109,6 +119,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
             stackNode[sp] = entry; stackState[sp] = state; stackHash[sp] = stateHash; sp++;
             state = r as S; stateHash = hs;
             if (!info) okLeft--;
+            if (finals && okLeft === 0) finals.set(hs, state);
             lift(entry);
             entry = next[0]!;
             continue;
@@ -118,13 +129,14 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
       }
       entry = next[entry]!;
     } else {
-      // The return of an op not yet linearized: this branch is dead, undo the last choice.
+      // The return of an op not yet linearized (or, collecting finals, the end of the list or
+      // an info op's return): this branch is done, undo the last choice.
       // A dead end deeper than any before is the best partial order so far (kept for the report;
       // copied only here, so a search that never backtracks copies nothing).
       if (sp > deepest.length) { deepest = Array.from(stackNode.subarray(0, sp), (c) => (c - 1) >>> 1); deepestState = state; }
       // Every return before this one was lifted, so every ok op completing earlier is placed here.
-      if (ops[i]!.completeSeq > blockedAt) blockedAt = ops[i]!.completeSeq;
-      if (sp === 0) return { result: 'fail', deepest, deepestState, blockedAt };
+      if (entry !== -1 && ops[i]!.completeSeq > blockedAt && okLeft > 0) blockedAt = ops[i]!.completeSeq;
+      if (sp === 0) return finals?.size ? { result: 'ok' } : { result: 'fail', deepest, deepestState, blockedAt };
       sp--;
       const c = stackNode[sp]!;
       const j = (c - 1) >>> 1;

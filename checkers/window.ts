@@ -36,7 +36,7 @@ export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: rea
     const p = prefix(ops, cuts[k]!);
     const at = p.findIndex((o) => o.completeSeq === cuts[k]);
     const states = new Map<string, S>();
-    return { k, ops: p, culprit: p[at]!, result: searchLinearization(model, p, budget, { op: at, states }), states };
+    return { k, ops: p, culprit: p[at]!, result: searchLinearization(model, p, budget, { watch: { op: at, states } }), states };
   };
   let pass = Math.max(0, cuts.indexOf(failed.blockedAt)) - 1;
   let best: Attempt<S> | undefined;
@@ -51,7 +51,8 @@ export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: rea
     if (t.result.result === 'unknown') break; // out of budget: keep the shortest failing prefix so far
     if (t.result.result === 'fail') best = t; else pass = t.k;
   }
-  const minimal = best?.ops ?? ops.slice();
+  let minimal = best?.ops ?? ops.slice();
+  const trimmed = best && pass + 1 === best.k ? trimLeft(model, best.ops, best.culprit, budget) : undefined;
   const culprit = best?.culprit ?? ops.find((o) => o.completeSeq === failed.blockedAt) ?? ops[ops.length - 1]!;
   const m = model as DescribedModel<S>;
   const say = (op: Op) => `process ${op.process}'s ${m.describeOp ? m.describeOp(op) : op.f} (lines ${op.invokeLine}–${Number.isFinite(op.completeLine) ? op.completeLine : 'no answer'})`;
@@ -71,6 +72,15 @@ export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: rea
     detail = ` (The search for the shortest failing window ran out of time; this is the whole history.) The longest consistent order found places ${failed.deepest.length} of them and ends in state: ${model.describe(failed.deepestState)}.`;
   }
   const proven = best !== undefined && pass + 1 === best.k;
+  let from = '';
+  if (trimmed) {
+    minimal = trimmed.window;
+    const carried = trimmed.window.filter((o) => o.invokeSeq < trimmed.cut.invokeSeq).length;
+    from = ` From line ${trimmed.cut.invokeLine} on (nothing was in flight there) the ${model.name} could only be in state ` +
+      `${orList([...trimmed.states.values()].map((st) => model.describe(st)).sort())}, whatever the order of the ${trimmed.before} operations before; ` +
+      (minimal.length === 1 ? 'from there this one operation cannot take effect' : `from there these ${minimal.length} operations cannot be ordered`) +
+      (carried ? ` (${carried} of them earlier unanswered ones that might take effect later).` : '.');
+  }
   const lastLine = minimal.reduce((mx, o) => Math.max(mx, Number.isFinite(o.completeLine) ? o.completeLine : o.invokeLine), 0);
   const ids = minimal.filter((o) => o.outcome !== 'fail').map((o) => o.id);
   return {
@@ -80,14 +90,49 @@ export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: rea
     lines: [culprit.invokeLine, culprit.completeLine],
     ops: ids.length > MAX_WINDOW_OPS ? ids.slice(-MAX_WINDOW_OPS) : ids,
     message:
-      `no order of the ${minimal.length} operations on ${key === '' ? 'this key' : `key "${key}"`} up to line ${lastLine} fits the ${model.name} model; ` +
+      `no order of the ${(best?.ops ?? ops).length} operations on ${key === '' ? 'this key' : `key "${key}"`} up to line ${lastLine} fits the ${model.name} model; ` +
       (proven
         ? `everything before ${say(culprit)} returned still fits, so that is where it breaks.`
-        : `it breaks at or before ${say(culprit)} (out of time to narrow it further).`) + detail,
+        : `it breaks at or before ${say(culprit)} (out of time to narrow it further).`) + from + detail,
   };
 }
 
 /** "a", "a or b", "a, b or c". */
 function orList(xs: string[]): string {
   return xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`;
+}
+
+/** Most cuts tried when trimming a window from the left (each costs a full search of what precedes it). */
+const MAX_CUTS = 8;
+
+interface Trimmed<S> { cut: Op; window: Op[]; states: Map<string, S>; before: number }
+
+/**
+ * The shortest failing prefix, trimmed from the left at a point where no ok op is in flight:
+ * the ops before the cut can only leave the model in a few states (all collected); if the rest,
+ * with the earlier unanswered ops still free to take effect, fails from every one of them, the
+ * rest alone shows the violation. Latest cuts first; undefined when no cut works in budget.
+ */
+function trimLeft<S>(model: Model<S>, p: readonly Op[], culprit: Op, budget: Budget): Trimmed<S> | undefined {
+  const cuts: Op[] = [];
+  let okEnd = -1;
+  for (const o of p) {
+    if (o.invokeSeq > culprit.invokeSeq) break;
+    if (okEnd < o.invokeSeq && o !== p[0]) cuts.push(o);
+    if (o.outcome === 'ok') okEnd = Math.max(okEnd, o.completeSeq);
+  }
+  for (const cut of cuts.reverse().slice(0, MAX_CUTS)) {
+    const before = p.filter((o) => o.invokeSeq < cut.invokeSeq);
+    const states = new Map<string, S>();
+    if (searchLinearization(model, before, budget, { finals: states }).result !== 'ok') return undefined;
+    const window = p.filter((o) => o.invokeSeq >= cut.invokeSeq || o.outcome !== 'ok');
+    let shows = true;
+    for (const initial of states.values()) {
+      const r = searchLinearization(model, window, budget, { initial });
+      if (r.result === 'unknown') return undefined;
+      if (r.result === 'ok') { shows = false; break; }
+    }
+    if (shows) return { cut, window, states, before: before.length };
+  }
+  return undefined;
 }

@@ -70,7 +70,13 @@ test('(2) one injected stale fencing token is found and names both processes', (
 test('(2) one injected wrong register read is found and names the reader', () => {
   for (const cas of [false, true]) {
     fc.assert(fc.property(registerHistoryArb({ cas }), fc.nat(), (events, pick) => {
-      assertNamed(injectWrongRead(events, pick), cas ? 'cas-register' : 'register', 'nonlinearizable');
+      const inj = injectWrongRead(events, pick);
+      assertNamed(inj, cas ? 'cas-register' : 'register', 'nonlinearizable');
+      // The window holds the bad read, and it is never longer than the history.
+      const h = toParsed(inj.events);
+      const a = checkHistory(h, { model: cas ? 'cas-register' : 'register', timeLimitMs: 10_000 }).anomalies[0]!;
+      const bad = h.ops.find((o) => o.value === 'never-written')!;
+      assert.ok(a.ops?.includes(bad.id) && a.ops.length <= h.ops.length, JSON.stringify(a));
     }), { numRuns: RUNS, ...BOUND });
   }
 });

@@ -71,7 +71,7 @@ function checkKey(model: Model<any>, key: string, ops: Op[], budget: Budget): Ke
   const r = searchLinearization(model, live, budget);
   const searchMs = performance.now() - started;
   if (r.result === 'ok') return definite.length ? { valid: false, anomalies: definite } : { valid: true, anomalies: [] };
-  if (r.result === 'unknown') return definite.length ? { valid: false, anomalies: definite, reason: r.reason } : { valid: 'unknown', anomalies: [], reason: r.reason };
+  if (r.result === 'unknown') return definite.length ? { valid: false, anomalies: definite, reason: `the double holders decide it; the linearizability search stopped: ${r.reason}` } : { valid: 'unknown', anomalies: [], reason: r.reason };
   // The verdict is in; finding the shortest failing prefix may take a few more searches, but
   // never more than a few times the first one (it stops at the shortest prefix found by then).
   const explainBudget = budget.narrowed(Math.max(EXPLAIN_MIN_MS, EXPLAIN_FACTOR * searchMs));

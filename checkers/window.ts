@@ -1,6 +1,7 @@
 // For a key the search found non-linearizable: the shortest failing prefix of the history
-// (failing is monotone in the prefix, so it can be searched for) and a plain-words
-// account of where the longest consistent order found breaks down.
+// (failing is monotone in the prefix, so it can be searched for), trimmed from the left where
+// that is provably still failing, and a plain-words account: which op breaks it, which states
+// the model could be in at the window's start and where that op could have taken effect.
 import type { Op } from '../src/history/types.ts';
 import type { Anomaly, Inconsistent, Model } from './types.ts';
 import type { Budget } from './budget.ts';

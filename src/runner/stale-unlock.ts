@@ -63,7 +63,9 @@ export function findStaleUnlocks(h: ParsedHistory, leaseMs: number): Anomaly[] {
       // B: in flight across a later acquire, and a third process got in while that one held it.
       for (const q of holds) {
         if (q.process === mine.process || !(q.start > rel.invokeSeq && q.start < rel.completeSeq)) continue;
-        const r = holds.find((x) => x.process !== q.process && x.process !== mine.process && x.start > q.start && x.start < q.end && withinLease(q, x));
+        // The third may be the unlocking process itself, acquiring again after its unlock returned.
+        const r = holds.find((x) => x.process !== q.process && (x.process !== mine.process || x.start > rel.completeSeq) &&
+          x.start > q.start && x.start < q.end && withinLease(q, x));
         if (!r) continue;
         out.push({
           type: 'stale-release', key, processes: [mine.process, q.process, r.process],

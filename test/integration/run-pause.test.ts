@@ -37,7 +37,7 @@ test('redis-set-px-del + client pause longer than the TTL: double holder and sta
 test('redis-set-px-check-del + a pause between compare and delete: stale unlock found', async () => {
   const store = tempStore();
   const r = await lockpick(['run', '--lock', 'redis-set-px-check-del', '--faults', 'client-pause', '--pause-at', 'after-compare',
-    '--clients', '4', '--time', '60', '--shrink-time', '5', '--store', store, '--json']);
+    '--clients', '6', '--time', '60', '--shrink-time', '5', '--store', store, '--json']);
   assert.equal(r.code, 1, r.stderr);
   const types = anomalyTypes(r);
   const first = (r.summary!.firstAnomalies as { type: string }[]).map((a) => a.type);

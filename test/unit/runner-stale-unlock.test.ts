@@ -53,6 +53,17 @@ test('B: an unlock in flight across another acquire, then a third process gets i
   assert.deepEqual(found[0]!.processes, [0, 1, 2]);
 });
 
+test('B: the unlocking process itself may be the one that gets in next', () => {
+  const h = parse([
+    ev('invoke', 'acquire', 0, 0), ev('ok', 'acquire', 0, 1),
+    ev('invoke', 'release', 0, 100),
+    ev('invoke', 'acquire', 1, 200), ev('ok', 'acquire', 1, 801),
+    ev('ok', 'release', 0, 900),
+    ev('invoke', 'acquire', 0, 901), ev('ok', 'acquire', 0, 902),
+  ]);
+  assert.deepEqual(findStaleUnlocks(h, 800)[0]!.processes, [0, 1, 0]);
+});
+
 test('a clean history has none', () => {
   const h = parse([ev('invoke', 'acquire', 0, 0), ev('ok', 'acquire', 0, 1), ev('invoke', 'release', 0, 100), ev('ok', 'release', 0, 101),
     ev('invoke', 'acquire', 1, 102), ev('ok', 'acquire', 1, 103), ev('invoke', 'release', 1, 200), ev('ok', 'release', 1, 201)]);

@@ -79,13 +79,24 @@ export class Session {
     return new Session(env, recorder, new ClientPool(recorder), new ResourceClient(ep, 5000), o);
   }
 
+  /** Sentinel announces real addresses: map each to this client's proxied endpoint of that node. */
+  private natMap(endpoints: { id: string; host: string; port: number }[]): Record<string, { host: string; port: number }> {
+    const map: Record<string, { host: string; port: number }> = {};
+    for (const ep of endpoints) map[`127.0.0.1:${this.env.node(ep.id).port}`] = { host: ep.host, port: ep.port };
+    return map;
+  }
+
   /** Data nodes the node faults may target. */
   dataNodes(): string[] {
     return this.env.nodes.filter((n) => n.role !== 'resource' && n.role !== 'sentinel').map((n) => n.id);
   }
 
+  private ctx?: NemesisContext;
+
+  /** One context for the whole session: the nemesis tracks active faults per context. */
   nemesisContext(): NemesisContext {
-    return { env: this.env, clients: this.pool, record: (f, v) => this.recorder.nemesis(f, v) };
+    this.ctx ??= { env: this.env, clients: this.pool, record: (f, v) => this.recorder.nemesis(f, v) };
+    return this.ctx;
   }
 
   async runOnce(plan: RunPlan): Promise<RunOutcome> {
@@ -99,11 +110,13 @@ export class Session {
     const resourceEp = this.env.resourceEndpoint!();
     const jobs: RunJob[] = await Promise.all(plan.clients.map(async (c, i) => {
       const id = clientId(i);
+      const endpoints = await this.env.clientEndpoints(id);
+      const hasSentinels = this.env.nodes.some((n) => n.role === 'sentinel');
       return {
-        t: 'run' as const, run, clientId: id, lock: this.o.lock,
-        endpoints: await this.env.clientEndpoints(id),
-        sentinels: this.env.sentinelEndpoints ? await this.env.sentinelEndpoints(id) : undefined,
+        t: 'run' as const, run, clientId: id, lock: this.o.lock, endpoints,
+        sentinels: hasSentinels && this.env.sentinelEndpoints ? await this.env.sentinelEndpoints(id) : undefined,
         sentinelName: this.env.sentinelName,
+        natMap: hasSentinels ? this.natMap(endpoints) : undefined,
         resource: resourceEp, fenced: recipe.fencing, keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
         commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
         pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && f.target === id).map((f) => String(f.params!.point)),

@@ -1,0 +1,40 @@
+// `lockpick run` end to end (issue 5) on the npm lock libraries, unpatched, under
+// the faults that break the redlock recipe. What they do, asserted as measured:
+// npm:redlock and redis-semaphore's Mutex / RedlockMutex lose mutual exclusion
+// to a client pause longer than the lease (their refresh timers stop too);
+// npm:redlock and RedlockMutex to Kleppmann's scenario and to a master restarted
+// without persistence; the delayed restart keeps npm:redlock safe.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { assertDoubleHolder, assertSafe, replayScenario, searchPauseDoubleHolder } from './run-scenarios.ts';
+
+test('npm:redlock + client pause longer than the TTL: double holder', async () => {
+  await searchPauseDoubleHolder('npm:redlock', 40);
+});
+
+test("npm:redlock + Kleppmann's scenario: double holder", async () => {
+  assertDoubleHolder(await replayScenario('npm-redlock-kleppmann'));
+});
+
+test('npm:redlock + one master restarted without persistence: double holder', async () => {
+  assertDoubleHolder(await replayScenario('npm-redlock-restart'));
+});
+
+test('npm:redlock + the restart delayed beyond the TTL: safe', async () => {
+  const r = await replayScenario('npm-redlock-restart-delayed');
+  assertSafe(r);
+  // The restart really waited past the lease (npm:redlock's second client gives up meanwhile: no double holder).
+  const history = readFileSync(path.join(r.summary!.dir, 'history.jsonl'), 'utf8');
+  const down = /"f":"kill-stop".*?"down_ms":(\d+)/.exec(history);
+  assert.ok(down && Number(down[1]) >= 6000, `kill-stop: ${down?.[0]}`);
+});
+
+test('npm:redis-semaphore (Mutex, one node) + client pause longer than the TTL: double holder', async () => {
+  await searchPauseDoubleHolder('npm:redis-semaphore');
+});
+
+test("npm:redis-semaphore-redlock (RedlockMutex) + Kleppmann's scenario: double holder", async () => {
+  assertDoubleHolder(await replayScenario('npm-redis-semaphore-redlock-kleppmann'));
+});

@@ -7,7 +7,7 @@ import mysql, { type Connection, type RowDataPacket } from 'mysql2/promise';
 import { startEnvironment, MARIADB_DATABASE, type Environment } from '../../src/env/index.ts';
 import { getRecipe } from '../../src/locks/registry.ts';
 import type { Held, Lock } from '../../src/locks/lock.ts';
-import { closeLocks, contextFor, sleep } from './locks-support.ts';
+import { closeLocks, contendInMemory, contextFor, sleep } from './locks-support.ts';
 
 let env: Environment;
 let admin: Connection;
@@ -33,32 +33,11 @@ async function rows(sql: string, params: unknown[] = []): Promise<RowDataPacket[
   return (await admin.query<RowDataPacket[]>(sql, params))[0];
 }
 
-/** N clients, `rounds` each, on one key: nobody overlaps, every release is 'released'. */
-async function contend(locks: Lock[], key: string, rounds: number): Promise<void> {
-  let inside = 0;
-  let maxInside = 0;
-  let counter = 0;
-  await Promise.all(locks.map(async (lock) => {
-    for (let i = 0; i < rounds; i++) {
-      const h = await lock.acquire(key, { ttlMs: 1000, waitMs: 10_000 });
-      assert.ok(h, `${lock.name}: acquire within 10 s under light contention`);
-      inside++;
-      maxInside = Math.max(maxInside, inside);
-      const v = counter;
-      await sleep(3);
-      counter = v + 1;
-      inside--;
-      assert.equal(await lock.release(h), 'released', `${lock.name}: release of a live hold`);
-    }
-  }));
-  assert.equal(maxInside, 1, `${locks[0]?.name}: two clients inside the critical section at once`);
-  assert.equal(counter, locks.length * rounds, 'read-modify-write under the lock lost an update');
-}
 
 for (const name of ['mysql-unique-key', 'mysql-for-update', 'mysql-get-lock']) {
   test(`${name}: mutual exclusion among 4 contending clients`, async () => {
     const ls = await Promise.all([0, 1, 2, 3].map((i) => lockFor(name, `mx-${name}-${i}`)));
-    await contend(ls, `mx:${name}`, 4);
+    await contendInMemory(ls, `mx:${name}`, 4);
   });
 
   test(`${name}: taken while held (waiter times out), free after release`, async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import type { Environment } from '../../src/env/index.ts';
-import type { Clock, Lock, LockContext, LockRecipe } from '../../src/locks/lock.ts';
+import type { Clock, Held, Lock, LockContext, LockRecipe } from '../../src/locks/lock.ts';
 
 export const realClock: Clock = { wallMs: () => Date.now(), monoMs: () => performance.now() };
 
@@ -73,4 +73,32 @@ export async function sentinelContext(env: Environment, clientId: string, extra:
     natMap,
     ...extra,
   };
+}
+
+/**
+ * N clients, `rounds` each, on one key, counting in memory: nobody overlaps and
+ * every release is 'released'. Returns every grant (for token checks).
+ */
+export async function contendInMemory(locks: Lock[], key: string, rounds: number): Promise<Held[]> {
+  let inside = 0;
+  let maxInside = 0;
+  let counter = 0;
+  const grants: Held[] = [];
+  await Promise.all(locks.map(async (lock) => {
+    for (let i = 0; i < rounds; i++) {
+      const h = await lock.acquire(key, { ttlMs: 1000, waitMs: 10_000 });
+      assert.ok(h, `${lock.name}: acquire within 10 s under light contention`);
+      grants.push(h);
+      inside++;
+      maxInside = Math.max(maxInside, inside);
+      const v = counter;
+      await sleep(3);
+      counter = v + 1;
+      inside--;
+      assert.equal(await lock.release(h), 'released', `${lock.name}: release of a live hold`);
+    }
+  }));
+  assert.equal(maxInside, 1, `${locks[0]?.name}: two clients inside the critical section at once`);
+  assert.equal(counter, locks.length * rounds, 'read-modify-write under the lock lost an update');
+  return grants;
 }

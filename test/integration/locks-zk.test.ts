@@ -6,7 +6,7 @@ import { Toxiproxy } from 'toxiproxy-node-client';
 import { startEnvironment, type Environment } from '../../src/env/index.ts';
 import { getRecipe } from '../../src/locks/registry.ts';
 import type { Held, Lock, LockContext } from '../../src/locks/lock.ts';
-import { closeLocks, contextFor, sleep } from './locks-support.ts';
+import { closeLocks, contendInMemory, contextFor, sleep } from './locks-support.ts';
 
 const SESSION_MS = 1000; // the least the server grants with tickTime 500
 let env: Environment;
@@ -37,34 +37,11 @@ async function setLinks(clientId: string, enabled: boolean): Promise<void> {
 }
 
 /** N clients, `rounds` each, on one key: nobody overlaps, every release is 'released'. */
-async function contend(locks: Lock[], key: string, rounds: number): Promise<Held[]> {
-  let inside = 0;
-  let maxInside = 0;
-  let counter = 0;
-  const grants: Held[] = [];
-  await Promise.all(locks.map(async (lock) => {
-    for (let i = 0; i < rounds; i++) {
-      const h = await lock.acquire(key, { ttlMs: 1000, waitMs: 10_000 });
-      assert.ok(h, `${lock.name}: acquire within 10 s under light contention`);
-      grants.push(h);
-      inside++;
-      maxInside = Math.max(maxInside, inside);
-      const v = counter;
-      await sleep(3);
-      counter = v + 1;
-      inside--;
-      assert.equal(await lock.release(h), 'released', `${lock.name}: release of a live hold`);
-    }
-  }));
-  assert.equal(maxInside, 1, `${locks[0]?.name}: two clients inside the critical section at once`);
-  assert.equal(counter, locks.length * rounds, 'read-modify-write under the lock lost an update');
-  return grants;
-}
 
 for (const name of ['zk-ephemeral-sequential', 'zk-ephemeral']) {
   test(`${name}: mutual exclusion among 4 contending clients`, async () => {
     const ls = await Promise.all([0, 1, 2, 3].map((i) => lockFor(name, `mx-${name}-${i}`)));
-    const grants = await contend(ls, `mx:${name}`, 5);
+    const grants = await contendInMemory(ls, `mx:${name}`, 5);
     if (name === 'zk-ephemeral-sequential') {
       const tokens = grants.map((g) => Number(g.token));
       assert.deepEqual(tokens, [...tokens].sort((a, b) => a - b), 'fencing tokens grow with every grant');

@@ -47,19 +47,19 @@ function wait(ms: number, signal?: AbortSignal): Promise<void> {
 export async function runSchedule(schedule: unknown, ctx: NemesisContext, signal?: AbortSignal, opts: RunScheduleOptions = {}): Promise<void> {
   const specs = checkSchedule(schedule);
   const steps = planSchedule(specs);
-  const t0 = Date.now();
+  const t0 = performance.now();   // monotonic: the host clock may be stepped
   const faults: Fault[] = specs.map((s) => createFault(s, ctx));
   let failure: unknown;
   try {
     for (const step of steps) {
-      await wait(t0 + step.at_ms - Date.now(), signal);
+      await wait(t0 + step.at_ms - performance.now(), signal);
       if (signal?.aborted) break;
       const f = faults[step.index]!;
       if (step.action === 'start') await f.start(); else await f.stop();
     }
     const openEnded = specs.some((s) => s.duration_ms === undefined);
     if (!signal?.aborted && openEnded) {
-      if (opts.runMs !== undefined) await wait(t0 + opts.runMs - Date.now(), signal);
+      if (opts.runMs !== undefined) await wait(t0 + opts.runMs - performance.now(), signal);
       else if (signal) await new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
     }
   } catch (e) {

@@ -5,6 +5,7 @@
 // pauses anchored at named points of the plan.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forgetProcess, recordProcess } from '../env/lifecycle.ts';
 import type { ClientControl, FaultSpec } from '../../nemesis/types.ts';
@@ -20,6 +21,7 @@ interface Worker {
   process: number | null;     // logical process of the current operation chain
   fresh: boolean;             // the next invoke starts a new logical process
   done?: (error?: string) => void;
+  prepared?: () => void;      // the current job's lock is built and the client waits for 'start'
   stopped: boolean;           // SIGSTOPped by us
   dead: boolean;
 }
@@ -122,6 +124,7 @@ export class ClientPool implements ClientControl {
       }
       case 'log': this.logs.push(`${w.id}: ${m.message}`); break;
       case 'done': w.done?.(m.error); break;
+      case 'prepared': w.prepared?.(); w.prepared = undefined; break;
       case 'ready': break;
     }
   }
@@ -145,33 +148,45 @@ export class ClientPool implements ClientControl {
   }
 
   /**
-   * Runs one job per client and waits until all are done. Past `deadlineMs`
-   * clients are asked to stop; those still busy a grace period later are
-   * killed (their open operations stay unanswered: indeterminate).
+   * Runs one job per client and waits until all are done. Every client first
+   * builds its lock; then `onStart` runs and all clients are told to start, so
+   * the plan's client delays and the nemesis' fault times share one time 0.
+   * Past `deadlineMs` (from the start) clients are asked to stop; those still
+   * busy a grace period later are killed (their open operations stay
+   * unanswered: indeterminate).
    */
-  async run(jobs: RunJob[], anchored: FaultSpec[], deadlineMs: number, graceMs: number): Promise<RunReport> {
+  async run(jobs: RunJob[], anchored: FaultSpec[], deadlineMs: number, graceMs: number, onStart: () => void = () => {}): Promise<RunReport> {
     await this.ensure(jobs.map((j) => j.clientId));
     this.active = jobs.map((j) => j.clientId);
     this.anchored = anchored.map((f) => ({ ...f }));
     this.logs = [];
-    this.runStartMs = performance.now();
     const errors: string[] = [];
     const killed: string[] = [];
+    const prepared: Promise<void>[] = [];
     const finished = jobs.map((job) => {
       const w = this.worker(job.clientId);
       w.process = null;
       w.fresh = true;
+      prepared.push(new Promise<void>((resolve) => { w.prepared = resolve; }));
       return new Promise<void>((resolve) => {
         w.done = (error) => {
           w.done = undefined;
+          w.prepared?.();   // a client that failed while building its lock is not waited for
+          w.prepared = undefined;
           if (error) errors.push(`${w.id}: ${error}`);
           resolve();
         };
         this.send(w, job);
       });
     });
-    const all = Promise.all(finished);
     const timer = (ms: number) => sleep(ms).then(() => 'late' as const);
+    if ((await Promise.race([Promise.all(prepared), timer(20_000)])) === 'late') {
+      errors.push('some clients did not connect within 20 s; the run started without waiting for them');
+    }
+    this.runStartMs = performance.now();
+    onStart();
+    for (const id of this.active) this.send(this.workers.get(id)!, { t: 'start' });
+    const all = Promise.all(finished);
     if ((await Promise.race([all, timer(deadlineMs)])) === 'late') {
       for (const id of this.active) this.send(this.workers.get(id)!, { t: 'stop' });
       if ((await Promise.race([all, timer(graceMs)])) === 'late') {

@@ -33,10 +33,12 @@ export type ToWorker =
   | { t: 'ack'; seq: number; process: number }     // the invoke is on disk: go ahead
   | { t: 'go'; seq: number }                        // reply to a point question
   | { t: 'clock'; offsetMs: number }
+  | { t: 'start' }                                  // every client is prepared: time 0 of the run is now
   | { t: 'stop' };                                  // finish the current attempt, close, report done
 
 export type FromWorker =
   | { t: 'ready' }
+  | { t: 'prepared'; run: number }                  // lock built and connected; waiting for 'start'
   | { t: 'invoke'; seq: number; f: string; key: string; value?: unknown }
   | { t: 'complete'; type: Exclude<EventType, 'invoke'>; f: string; key: string; value?: unknown; error?: string; extra?: Record<string, unknown> }
   | { t: 'point'; seq: number; name: string }

@@ -129,11 +129,13 @@ export class Session {
     const abort = new AbortController();
     const problems: string[] = [];
     let report;
-    const schedule = timed.length
-      ? nem.runSchedule(timed, ctx, abort.signal).catch((e: unknown) => { problems.push(`nemesis: ${(e as Error).message}`); })
-      : Promise.resolve();
+    let schedule: Promise<void> = Promise.resolve();
+    // The schedule starts at the clients' time 0 (once all are connected), so a replay times faults the same way.
+    const startSchedule = () => {
+      if (timed.length) schedule = nem.runSchedule(timed, ctx, abort.signal).catch((e: unknown) => { problems.push(`nemesis: ${(e as Error).message}`); });
+    };
     try {
-      report = await this.pool.run(jobs, anchored, planHorizonMs(plan) + 3000, plan.ttlMs + commandTimeoutMs + 2000);
+      report = await this.pool.run(jobs, anchored, planHorizonMs(plan) + 3000, plan.ttlMs + commandTimeoutMs + 2000, startSchedule);
     } finally {
       abort.abort();
       await schedule;

@@ -150,6 +150,7 @@ class Client {
 }
 
 let pausePoints: string[] = [];
+let started: (() => void) | undefined;
 
 /** The lock's named points: ask the parent only where the plan may pause this client. */
 async function point(name: string): Promise<void> {
@@ -177,6 +178,11 @@ async function runJob(job: RunJob): Promise<void> {
       point,
     };
     lock = await recipe.create(ctx);
+    // Connecting takes a variable time; the plan's times count from one
+    // instant shared with the nemesis, so wait for the parent's 'start'.
+    const go = new Promise<void>((resolve) => { started = resolve; });
+    send({ t: 'prepared', run: job.run });
+    await go;
     await new Client(job, lock, res).runAll();
   } catch (e) {
     error = e instanceof Error ? e.stack ?? e.message : String(e);
@@ -193,7 +199,8 @@ process.on('message', (m: ToWorker) => {
     case 'ack': waiting.get(m.seq)?.(m.process); waiting.delete(m.seq); break;
     case 'go': waiting.get(m.seq)?.(); waiting.delete(m.seq); break;
     case 'clock': clockOffsetMs = m.offsetMs; break;
-    case 'stop': stopping = true; break;
+    case 'start': started?.(); started = undefined; break;
+    case 'stop': stopping = true; started?.(); started = undefined; break;
   }
 });
 // The runner is gone (even kill -9): a client must not outlive it.

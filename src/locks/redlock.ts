@@ -15,6 +15,14 @@
  * Point 'before-validity-check' lies between the last SET and the elapsed-time
  * check: a pause there is caught by the check (with the monotonic clock); a
  * pause after it (in the critical section) is not.
+ *
+ * redlock-fenced adds the fencing token Kleppmann says Redlock lacks, the
+ * only way it can get one without a consensus service: each node keeps a
+ * counter `<key>:fence`; the SET also reads it, the token is the largest
+ * read + 1, written back (never lowered) to a majority before the grant.
+ * Any two majorities share a node, so a later grant reads a value at least
+ * as large, as long as no node forgets (a restart without persistence does:
+ * the runs show the tokens then repeat).
  */
 import type { Redis } from 'ioredis';
 import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
@@ -27,6 +35,20 @@ import { randomValue } from './set-px-lua.ts';
 import { sleep } from './retry.ts';
 
 const NAME = 'redlock';
+
+/** SET NX PX and, when it is granted, the node's fencing counter; -1 when not granted. */
+const SET_AND_READ_FENCE = `
+if redis.call("set", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
+    return tonumber(redis.call("get", KEYS[2]) or "0")
+end
+return -1`;
+
+/** Raises the node's fencing counter to ARGV[1] (never lowers it), if the lock is still ours. */
+const RAISE_FENCE = `
+if redis.call("get", KEYS[1]) ~= ARGV[1] then return 0 end
+local c = tonumber(redis.call("get", KEYS[2]) or "0")
+if c < tonumber(ARGV[2]) then redis.call("set", KEYS[2], ARGV[2]) end
+return 1`;
 
 type Vote = 'yes' | 'no' | 'not-sent' | 'unknown';
 
@@ -42,7 +64,8 @@ async function vote(p: Promise<unknown>, ms: number, yes: (v: unknown) => boolea
   }
 }
 
-async function create(ctx: LockContext): Promise<Lock> {
+async function create(ctx: LockContext, fenced = false): Promise<Lock> {
+  const NAME = fenced ? 'redlock-fenced' : 'redlock';
   if (ctx.endpoints.length === 0) throw new Error(`lock ${NAME}: client ${ctx.clientId} has no endpoints; Redlock needs N independent masters (topology redis, masters 5)`);
   const clockKind = choiceOption(ctx, NAME, 'clock', ['wall', 'monotonic'] as const, 'wall');
   const now = clockKind === 'wall' ? () => ctx.clock.wallMs() : () => ctx.clock.monoMs();
@@ -59,20 +82,35 @@ async function create(ctx: LockContext): Promise<Lock> {
     const nodeTimeoutMs = numberOption(ctx, NAME, 'nodeTimeoutMs', Math.max(10, Math.min(ctx.commandTimeoutMs, Math.floor(ttlMs / 20))));
     const value = randomValue();
     const t0 = now();
-    const setOn = (r: Redis) => vote(r.set(key, value, 'PX', ttlMs, 'NX'), nodeTimeoutMs, (v) => v === 'OK');
+    const fences: number[] = [];
+    const setOn = fenced
+      ? (r: Redis) => vote(r.eval(SET_AND_READ_FENCE, 2, key, `${key}:fence`, value, ttlMs), nodeTimeoutMs, (v) => {
+        if (Number(v) < 0) return false;
+        fences.push(Number(v));
+        return true;
+      })
+      : (r: Redis) => vote(r.set(key, value, 'PX', ttlMs, 'NX'), nodeTimeoutMs, (v) => v === 'OK');
     let votes: Vote[];
     if (parallel) votes = await Promise.all(nodes.map(setOn));
     else {
       votes = [];
       for (const r of nodes) votes.push(await setOn(r));
     }
+    let token: number | undefined;
+    if (fenced && votes.filter((v) => v === 'yes').length >= quorum) {
+      // Write the token back to a majority before using it, so the next grant's read sees it.
+      token = Math.max(...fences) + 1;
+      const raised = await Promise.all(nodes.map((r, i) => votes[i] !== 'yes' ? Promise.resolve<Vote>('not-sent')
+        : vote(r.eval(RAISE_FENCE, 2, key, `${key}:fence`, value, token!), nodeTimeoutMs, (n) => Number(n) === 1)));
+      if (raised.filter((v) => v === 'yes').length < quorum) token = undefined;
+    }
     await ctx.point?.('before-validity-check');
     const elapsed = now() - t0;
     const drift = Math.round(ttlMs * 0.01) + 2;
     const validity = ttlMs - elapsed - drift;
     const locked = votes.filter((v) => v === 'yes').length;
-    if (locked >= quorum && validity > 0) {
-      return { key, value, validUntilMs: ctx.clock.monoMs() + validity, locked, elapsedMs: elapsed };
+    if (locked >= quorum && validity > 0 && (!fenced || token !== undefined)) {
+      return { key, value, validUntilMs: ctx.clock.monoMs() + validity, locked, elapsedMs: elapsed, ...(fenced ? { token } : {}) };
     }
     // Step 5: unlock everywhere, including where the SET timed out.
     await unlockAll(key, value, ctx.commandTimeoutMs);
@@ -121,4 +159,14 @@ export const recipe: LockRecipe = {
     parallel: '1 = send the SETs to all nodes at once (the page\'s "multiplexing"); default 0 = in turn, as the seed',
   },
   create,
+};
+
+export const fencedRecipe: LockRecipe = {
+  ...recipe,
+  name: 'redlock-fenced',
+  summary: 'redlock plus a fencing token: max of the nodes\' counters + 1, written back to a majority before the grant',
+  source: 'seed 003 (distlock page) + Kleppmann 2016 (fencing tokens, which Redlock does not give)',
+  model: 'fenced-mutex',
+  fencing: true,
+  create: (ctx) => create(ctx, true),
 };

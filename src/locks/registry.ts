@@ -5,7 +5,7 @@ import { recipe as setPxDel } from './set-px-del.ts';
 import { recipe as setPxCheckDel } from './set-px-check-del.ts';
 import { recipe as setPxLua } from './set-px-lua.ts';
 import { recipe as setPxLuaFenced } from './set-px-lua-fenced.ts';
-import { recipe as redlock } from './redlock.ts';
+import { recipe as redlock, fencedRecipe as redlockFenced } from './redlock.ts';
 import { recipe as sentinel } from './sentinel.ts';
 import { recipe as redisson } from './redisson-style.ts';
 import { recipe as npmRedlock } from './npm-redlock.ts';
@@ -26,6 +26,7 @@ export const RECIPES: LockRecipe[] = [
   setPxLua,
   setPxLuaFenced,
   redlock,
+  redlockFenced,
   sentinel,
   redisson,
   npmRedlock,

@@ -48,7 +48,7 @@ export interface RunSummary {
   lockViolations: number;       // runs whose lock history was invalid
   firstAnomalies?: unknown[];   // of the first violating run (before shrinking)
   resource: { lostUpdates: number; staleWritesAccepted: number; staleStepsPrevented: number };
-  minimal?: { plan: RunPlan; ops: number; faults: number; anomalies: unknown[]; resource: unknown };
+  minimal?: { plan: RunPlan; ops: number; faults: number; anomalies: unknown[]; resource: unknown; confirmed?: boolean };
   replay: string;
 }
 
@@ -125,6 +125,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const arb = planArb({
       clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, keys: o.keys,
       nodes: session.dataNodes(), points: o.pausePoints ?? [CRITICAL_SECTION, ...(o.recipe.points ?? [])],
+      reentrant: o.recipe.model === 'reentrant-mutex',
     });
     let ops = 0;
     let lockViolations = 0;
@@ -156,13 +157,13 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     };
     if (res.minimal) {
       const m = res.minimal;
-      summary.minimal = { plan: m.plan, ops: m.ops, faults: m.plan.faults.length, anomalies: [...m.check.anomalies, ...m.resource.anomalies], resource: m.resource };
+      summary.minimal = { plan: m.plan, ops: m.ops, faults: m.plan.faults.length, anomalies: [...m.check.anomalies, ...m.resource.anomalies], resource: m.resource, confirmed: res.minimalConfirmed };
       test.plan = m.plan;
       test.counterexample = { seed: res.seed, path: res.path, run: m.run };
       writeJson(join(dir, 'test.json'), test);
       const cdir = await writeCounterexample(dir, m, { lock: lockLabel(o.lock), seed: res.seed, path: res.path, plan: describePlan(m.plan) });
       o.log(`\nUNSAFE: ${lockLabel(o.lock)} broke after ${res.runs} run(s) (${((res.firstAfterMs ?? 0) / 1000).toFixed(1)} s of search), shrunk in ${res.shrinkRuns} more run(s)${res.shrinkInterrupted ? ' (shrink time ran out)' : ''}.`);
-      o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s)):\n${describePlan(m.plan)}`);
+      o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? 'broke the lock again on a confirmation run' : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
       o.log(`\n${await describeOutcome(m, join(cdir, 'history.jsonl'))}`);
       o.log(`\nfast-check seed ${res.seed}, path "${res.path ?? ''}"`);
       o.log(`timeline: ${join(cdir, 'timeline.html')}`);

@@ -1,11 +1,12 @@
 // The property "the lock is safe under this plan", searched with fast-check:
 // runs until the first violation (or the time budget), then shrinks that plan
-// within its own budget. fast-check's interruptAfterTimeLimit abandons the run
+// within its own budget (shrink.ts). fast-check's interruptAfterTimeLimit abandons the run
 // in flight when time is up, so the run still going is awaited here: a session
 // never runs two plans at once.
 import fc from 'fast-check';
 import type { RunPlan } from '../workload/plan.ts';
 import type { RunOutcome } from './session.ts';
+import { shrinkRun } from './shrink.ts';
 
 export interface SearchOptions {
   arb: fc.Arbitrary<RunPlan>;
@@ -27,6 +28,7 @@ export interface SearchResult {
   minimal?: RunOutcome;         // the smallest violation after shrinking
   path?: string;                // fast-check path of the minimal counterexample
   shrinkInterrupted: boolean;
+  minimalConfirmed?: boolean;   // the minimal plan broke the lock again on a confirmation run
 }
 
 export async function search(o: SearchOptions): Promise<SearchResult> {
@@ -55,24 +57,12 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
   await inflight;
   if (!found.failed || !res.first) return res;
 
-  // Shrink: replay the counterexample by its path (known to fail: not run again), then smaller ones.
-  const known = JSON.stringify(res.first.plan);
-  let skipKnown = true;
-  let shrinkOver = false;
-  res.minimal = res.first;
-  const shrunk = await fc.check(fc.asyncProperty(o.arb, async (plan) => {
-    if (skipKnown && JSON.stringify(plan) === known) {
-      skipKnown = false;
-      return false;
-    }
-    const out = await runTracked(plan, 'shrink');
-    if (out.verdict !== false) return true;
-    if (!shrinkOver) res.minimal = out;   // not a run fast-check already gave up on
-    return false;
-  }), { seed, path: found.counterexamplePath ?? undefined, endOnFailure: false, interruptAfterTimeLimit: Math.max(1, o.shrinkTimeMs), markInterruptAsFailure: false });
-  shrinkOver = true;
-  await inflight;
-  res.path = shrunk.counterexamplePath ?? found.counterexamplePath ?? undefined;
+  // Shrink with what the checker found (src/runner/shrink.ts); the seed and
+  // path name the first counterexample, which fast-check replays exactly.
+  const shrunk = await shrinkRun(res.first, { arb: o.arb, budgetMs: Math.max(1, o.shrinkTimeMs), runOnce: (plan) => runTracked(plan, 'shrink') });
+  res.minimal = shrunk.minimal;
+  res.path = found.counterexamplePath ?? undefined;
   res.shrinkInterrupted = shrunk.interrupted;
+  res.minimalConfirmed = shrunk.confirmed;
   return res;
 }

@@ -117,7 +117,7 @@ export class Session {
         sentinels: hasSentinels && this.env.sentinelEndpoints ? await this.env.sentinelEndpoints(id) : undefined,
         sentinelName: this.env.sentinelName,
         natMap: hasSentinels ? this.natMap(endpoints) : undefined,
-        resource: resourceEp, fenced: recipe.fencing, keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
+        resource: resourceEp, fenced: recipe.fencing, reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
         commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
         pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && f.target === id).map((f) => String(f.params!.point)),
       };

@@ -10,6 +10,9 @@
 //     ok (a pause between compare and delete), and a third process then got
 //     the lock while that one still held it, inside its lease: nothing but the
 //     unlock can have freed it.
+//  B2. as B, but the unlock's reply was recorded just before the next
+//     holder's acquire reply (the two raced): the unlock ran while that acquire
+//     was in flight and finished after the unlocker's own lease had run out.
 // The double holders themselves are the checker's; this names their cause.
 import { buildHolds, type Hold } from '../../checkers/holds.ts';
 import type { Anomaly } from '../../checkers/types.ts';
@@ -61,6 +64,7 @@ export function findStaleUnlocks(h: ParsedHistory, leaseMs: number): Anomaly[] {
         continue;
       }
       // B: in flight across a later acquire, and a third process got in while that one held it.
+      let named = false;
       for (const q of holds) {
         if (q.process === mine.process || !(q.start > rel.invokeSeq && q.start < rel.completeSeq)) continue;
         // The third may be the unlocking process itself, acquiring again after its unlock returned.
@@ -71,6 +75,22 @@ export function findStaleUnlocks(h: ParsedHistory, leaseMs: number): Anomaly[] {
           type: 'stale-release', key, processes: [mine.process, q.process, r.process],
           lines: [rel.invokeLine, q.acquire.completeLine, rel.completeLine, r.acquire.completeLine],
           message: `stale unlock: process ${mine.process}'s unlock of "${key}" (lines ${rel.invokeLine}–${rel.completeLine}) was still running when process ${q.process} acquired it (line ${q.acquire.completeLine}); then process ${r.process} acquired it (line ${r.acquire.completeLine}) while ${q.process} held it within its lease: the unlock removed process ${q.process}'s lock`,
+        });
+        named = true;
+        break;
+      }
+      if (named) continue;
+      // B2: finished after its own lease ran out, while a later acquire was in flight.
+      const done = rel.completeTime;
+      if (acquired === undefined || done === undefined || done - acquired <= lease) continue;
+      for (const q of holds) {
+        if (q.process === mine.process || !(q.start > rel.completeSeq && q.acquire.invokeSeq < rel.completeSeq)) continue;
+        const r = holds.find((x) => x.process !== q.process && x.start > q.start && x.start < q.end && withinLease(q, x));
+        if (!r) continue;
+        out.push({
+          type: 'stale-release', key, processes: [mine.process, q.process, r.process],
+          lines: [rel.invokeLine, rel.completeLine, q.acquire.completeLine, r.acquire.completeLine],
+          message: `stale unlock: process ${mine.process}'s unlock of "${key}" (lines ${rel.invokeLine}–${rel.completeLine}) finished ${Math.round((done - acquired - lease) / 1e6)} ms after its ${leaseMs} ms lease had run out, while process ${q.process}'s acquire was in flight (ok at line ${q.acquire.completeLine}); then process ${r.process} acquired it (line ${r.acquire.completeLine}) while ${q.process} held it within its lease: the unlock removed process ${q.process}'s lock`,
         });
         break;
       }

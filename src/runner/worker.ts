@@ -88,6 +88,7 @@ class Client {
       send({ t: 'log', message: `resource read failed: ${(e as Error).message}` });
     }
     await point(CRITICAL_SECTION);
+    if (a.reenter && this.job.reentrant && !(await this.reenter(key))) return false;
     if (a.renew && this.lock.renew) {
       await sleep(a.holdMs / 2);
       if (!(await this.renew(held, key))) return false;
@@ -103,6 +104,26 @@ class Client {
       }
     }
     return true;
+  }
+
+  /** Locks the held key again and unlocks it once (a reentrant hold); false when this process ended (an info). */
+  private async reenter(key: string): Promise<boolean> {
+    await invoke('acquire', key);
+    let inner: Held | null;
+    try {
+      inner = await this.lock.acquire(key, { ttlMs: this.job.ttlMs, waitMs: 0 });
+    } catch (e) {
+      const definite = e instanceof DefiniteFailure;
+      complete(definite ? 'fail' : 'info', 'acquire', key, undefined, e);
+      return definite;
+    }
+    if (!inner) {
+      // Not re-entered (the hold was lost meanwhile): the outer hold goes on as the client believes it.
+      complete('fail', 'acquire', key);
+      return true;
+    }
+    complete('ok', 'acquire', key, inner.token !== undefined ? { token: inner.token } : undefined, undefined, { lease_ms: this.job.ttlMs });
+    return (await this.release(inner, key)) === 'done';
   }
 
   private async renew(held: Held, key: string): Promise<boolean> {
@@ -129,23 +150,25 @@ class Client {
     }
   }
 
-  private async release(held: Held, key: string): Promise<void> {
+  /** 'done' when answered (ok), 'info' when the outcome is unknown (this process ended), 'stuck' when it kept failing. */
+  private async release(held: Held, key: string): Promise<'done' | 'info' | 'stuck'> {
     for (let tries = 0; tries < 3; tries++) {
       await invoke('release', key);
       try {
         const r = await this.lock.release(held);
         complete('ok', 'release', key, r === 'lost' ? { lost: true } : undefined);
-        return;
+        return 'done';
       } catch (e) {
         if (!(e instanceof DefiniteFailure)) {
           complete('info', 'release', key, undefined, e);
-          return;
+          return 'info';
         }
         complete('fail', 'release', key, undefined, e);
         await sleep(50);
       }
     }
     this.stuck = true;
+    return 'stuck';
   }
 }
 

@@ -17,6 +17,7 @@ export interface WorkloadOptions {
   nodes: string[];        // data node ids the node faults may target
   points?: string[];      // where client pauses may land (default: 'in-critical-section')
   renew?: boolean;        // the lock has renew(): let attempts use it
+  reentrant?: boolean;    // the lock is reentrant: let attempts lock the same key again while holding it
 }
 
 export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
@@ -29,7 +30,9 @@ export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
     // Well inside the lease, so a fault-free run never outlives its lease by design.
     holdMs: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 4) }),
     renew: o.renew ? fc.boolean() : fc.constant(false),
-  });
+    // Only reentrant locks get the field at all, so other plans read as before.
+    ...(o.reentrant ? { reenter: fc.boolean() } : {}),
+  }) as fc.Arbitrary<Attempt>;
 }
 
 export function clientArb(o: WorkloadOptions): fc.Arbitrary<ClientPlan> {

@@ -10,6 +10,7 @@ export interface Attempt {
   waitMs: number;     // how long acquire may retry before giving up
   holdMs: number;     // time between the resource read and write in the critical section
   renew: boolean;     // call lock.renew once in the critical section (when the lock has one)
+  reenter?: boolean;  // acquire the same key again inside the critical section, then release it (reentrant locks)
 }
 
 export interface ClientPlan { attempts: Attempt[] }
@@ -35,10 +36,10 @@ export function isAnchoredPause(f: FaultSpec): boolean {
   return f.kind === 'client-pause' && typeof f.params?.point === 'string';
 }
 
-/** Operations the plan can produce at most (acquire + release per attempt, + renew). */
+/** Operations the plan can produce at most (acquire + release per attempt, + renew, + a nested acquire and release). */
 export function planOps(plan: RunPlan): number {
   let n = 0;
-  for (const c of plan.clients) for (const a of c.attempts) n += a.renew ? 3 : 2;
+  for (const c of plan.clients) for (const a of c.attempts) n += 2 + (a.renew ? 1 : 0) + (a.reenter ? 2 : 0);
   return n;
 }
 
@@ -99,7 +100,7 @@ export function describePlan(plan: RunPlan): string {
   plan.clients.forEach((c, i) => {
     if (c.attempts.length === 0) return;
     const steps = c.attempts.map((a) =>
-      `${a.delayMs ? `wait ${a.delayMs} ms, ` : ''}lock '${a.key}' (retry up to ${a.waitMs} ms), hold ${a.holdMs} ms${a.renew ? ', renew' : ''}, unlock`);
+      `${a.delayMs ? `wait ${a.delayMs} ms, ` : ''}lock '${a.key}' (retry up to ${a.waitMs} ms), ${a.reenter ? 'lock it again and unlock (re-entry), ' : ''}hold ${a.holdMs} ms${a.renew ? ', renew' : ''}, unlock`);
     lines.push(`  client ${clientId(i)}: ${steps.join('; then ')}`);
   });
   if (plan.faults.length === 0) lines.push('  no faults');
@@ -123,6 +124,7 @@ export function validatePlan(x: unknown, where: string): RunPlan {
       const r = a as Record<string, unknown>;
       for (const k of ['delayMs', 'waitMs', 'holdMs']) if (typeof r?.[k] !== 'number') bad(`clients[${i}].attempts[${j}].${k} must be a number`);
       if (typeof r.key !== 'string') bad(`clients[${i}].attempts[${j}].key must be a string`);
+      if (r.reenter !== undefined && typeof r.reenter !== 'boolean') bad(`clients[${i}].attempts[${j}].reenter must be true or false`);
     });
   });
   if (!Array.isArray(p.faults)) bad('"faults" must be an array');

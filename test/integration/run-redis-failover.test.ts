@@ -1,12 +1,13 @@
 // `lockpick run` end to end (issue 5): Redis Sentinel loses the lock in a
 // failover before replication, with and without WAIT 1 (fixed schedules in
 // scenarios/), and the Redisson-style watchdog lock breaks when its client is
-// paused (the watchdog stops with it), found by search.
+// paused (the watchdog stops with it), found by search; its runs re-enter the
+// lock and the reentrant-mutex model counts the holds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CliResult } from './run-helpers.ts';
+import { lockpick, tempStore, type CliResult } from './run-helpers.ts';
 import { assertDoubleHolder, replayScenario, searchPauseDoubleHolder } from './run-scenarios.ts';
 
 /** The stored history shows the failover: a replica promoted, the old primary demoted after it came back. */
@@ -33,4 +34,43 @@ test('redis-sentinel (WAIT 1 after the SET) + failover before replication: still
 test('redisson-style + client pause longer than the TTL (the watchdog stops too): double holder', async () => {
   const r = await searchPauseDoubleHolder('redisson-style');
   assert.match(r.stderr, /under model reentrant-mutex/);
+});
+
+test('redisson-style runs re-enter the lock; the reentrant-mutex model counts the holds (and catches a missing inner unlock)', async () => {
+  const r = await lockpick(['run', '--lock', 'redisson-style', '--clients', '3', '--time', '8', '--store', tempStore(), '--json'], 60_000);
+  assert.equal(r.code, 0, r.stderr);
+  const file = path.join(r.summary!.dir, 'history.jsonl');
+  const lines = readFileSync(file, 'utf8').trim().split('\n');
+  type Ev = { type: string; f: string; process: number | string; key?: string };
+  const events = lines.map((l) => JSON.parse(l) as Ev);
+  // Nested holds: an ok acquire by a process that already holds that key.
+  const depth = new Map<string, number>();
+  const nested: number[] = [];
+  const open = new Map<number | string, Ev>();
+  events.forEach((e, i) => {
+    if (e.process === 'nemesis') return;
+    if (e.type === 'invoke') { open.set(e.process, e); return; }
+    const k = `${e.process}/${e.key}`;
+    if (e.type === 'ok' && e.f === 'acquire') {
+      if ((depth.get(k) ?? 0) > 0) nested.push(i);
+      depth.set(k, (depth.get(k) ?? 0) + 1);
+    }
+    if (e.type === 'ok' && e.f === 'release') depth.set(k, (depth.get(k) ?? 1) - 1);
+  });
+  assert.ok(nested.length >= 3, `only ${nested.length} re-entries in ${r.summary!.runs} runs`);
+  const ok = await lockpick(['check', file, '--model', 'reentrant-mutex']);
+  assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+  // Drop the inner release (invoke and ok) that follows a re-entry whose key someone else locks later: that holder must now be a violation.
+  for (const at of nested) {
+    const e = events[at]!;
+    const rel = events.findIndex((x, j) => j > at && x.process === e.process && x.f === 'release' && x.type === 'invoke');
+    const later = events.some((x, j) => j > rel && x.key === e.key && x.process !== e.process && x.f === 'acquire' && x.type === 'ok');
+    if (rel < 0 || events[rel + 1]?.process !== e.process || !later) continue;
+    const cut = path.join(r.summary!.dir, 'cut.jsonl');
+    writeFileSync(cut, lines.filter((_, j) => j !== rel && j !== rel + 1).map((l, j) => l.replace(/"index":\d+/, `"index":${j}`)).join('\n') + '\n');
+    const bad = await lockpick(['check', cut, '--model', 'reentrant-mutex']);
+    assert.equal(bad.code, 1, `a hold left at count 1 went unnoticed:\n${bad.stdout}`);
+    return;
+  }
+  assert.fail('no re-entry followed by another client\'s lock of the same key to tamper with');
 });

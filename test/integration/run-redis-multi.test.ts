@@ -2,7 +2,8 @@
 // breaks under a client pause longer than the lease, under Kleppmann's scenario
 // (partial partitions plus a forward clock jump on one master) and under a
 // master restarted without persistence; the delayed restart keeps it safe, and
-// so does a fault-free run with 8 clients. The fixed schedules are the
+// so does a fault-free run with 8 clients; redlock-fenced keeps the resource
+// right under the same pauses. The fixed schedules are the
 // scenarios/<name>/test.json files, run with `lockpick run --replay`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,4 +36,15 @@ test('redlock, no faults, 8 clients: safe', async () => {
   const r = await lockpick(['run', '--lock', 'redlock', '--clients', '8', '--time', '15', '--store', tempStore(), '--json'], 60_000);
   assertSafe(r);
   assert.ok(r.summary!.ops >= 100, `only ${r.summary!.ops} operations`);
+});
+
+test('redlock-fenced + client pause longer than the TTL: the lock breaks, the fenced resource accepts no stale write', async () => {
+  const r = await lockpick(['run', '--lock', 'redlock-fenced', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--property', 'resource',
+    '--clients', '3', '--time', '25', '--store', tempStore(), '--json'], 70_000);
+  assert.equal(r.code, 0, r.stderr);
+  const s = r.summary!;
+  assert.equal(s.resource.staleWritesAccepted, 0);
+  assert.equal(s.resource.lostUpdates, 0);
+  assert.ok(s.lockViolations > 0, 'no run had a double holder: the pauses did not bite');
+  assert.ok(s.resource.staleStepsPrevented > 0, 'fencing never rejected a stale step');
 });

@@ -69,3 +69,31 @@ test('a clean history has none', () => {
     ev('invoke', 'acquire', 1, 102), ev('ok', 'acquire', 1, 103), ev('invoke', 'release', 1, 200), ev('ok', 'release', 1, 201)]);
   assert.deepEqual(findStaleUnlocks(h, 800), []);
 });
+
+test('B2: the unlock\'s reply raced the next acquire\'s reply, after the unlocker\'s lease had run out', () => {
+  const h = parse([
+    ev('invoke', 'acquire', 0, 0), ev('ok', 'acquire', 0, 1),
+    ev('invoke', 'release', 0, 100),                        // paused after the compare
+    ev('invoke', 'acquire', 1, 50),
+    ev('invoke', 'acquire', 2, 60),
+    ev('ok', 'release', 0, 1000),                           // its DEL ran just after process 1's SET…
+    ev('ok', 'acquire', 1, 1001),                           // …whose reply came in second
+    ev('ok', 'acquire', 2, 1050),
+    ev('invoke', 'release', 1, 1100), ev('ok', 'release', 1, 1101),
+  ]);
+  const [a] = findStaleUnlocks(h, 800);
+  assert.deepEqual(a!.processes, [0, 1, 2]);
+  assert.match(a!.message, /finished 199 ms after its 800 ms lease had run out, while process 1's acquire was in flight/);
+});
+
+test('B2 needs the unlock to end after its own lease: a normal hand-over is not blamed', () => {
+  const h = parse([
+    ev('invoke', 'acquire', 0, 0), ev('ok', 'acquire', 0, 1),
+    ev('invoke', 'acquire', 1, 50),
+    ev('invoke', 'acquire', 2, 60),
+    ev('invoke', 'release', 0, 100), ev('ok', 'release', 0, 101),
+    ev('ok', 'acquire', 1, 102),
+    ev('ok', 'acquire', 2, 150),                            // a double holder with another cause
+  ]);
+  assert.deepEqual(findStaleUnlocks(h, 800), []);
+});

@@ -42,3 +42,15 @@ test('validatePlan names the place and the fix', () => {
     /x\/test\.json: clients\[0\]\.attempts\[0\]\.delayMs must be a number\n {2}fix:/);
   assert.throws(() => validatePlan(null, 'y'), /y: the plan is missing/);
 });
+
+test('re-entry: only reentrant locks get it; it counts two operations and reads in words', () => {
+  const plain = fc.sample(planArb(base), { numRuns: 50, seed: 4 });
+  assert.ok(plain.every((p) => p.clients.every((c) => c.attempts.every((a) => !('reenter' in a)))));
+  const re = fc.sample(planArb({ ...base, reentrant: true }), { numRuns: 50, seed: 4 });
+  const attempts = re.flatMap((p) => p.clients.flatMap((c) => c.attempts));
+  assert.ok(attempts.some((a) => a.reenter === true) && attempts.some((a) => a.reenter === false));
+  const one: RunPlan = { ttlMs: 800, clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 800, holdMs: 10, renew: false, reenter: true }] }], faults: [] };
+  assert.equal(planOps(one), 4);
+  assert.match(describePlan(one), /lock 'k0' .*lock it again and unlock \(re-entry\)/);
+  assert.throws(() => validatePlan({ ...one, clients: [{ attempts: [{ ...one.clients[0]!.attempts[0], reenter: 'yes' }] }] }, 'p'), /p: clients\[0\]\.attempts\[0\]\.reenter must be true or false/);
+});

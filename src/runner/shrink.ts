@@ -1,0 +1,166 @@
+// Shrinking a violating plan on real servers. A run costs seconds and its
+// timing varies, so fast-check's blind shrink (halving every number in turn)
+// spends the budget on candidates that cannot fail. This shrinker uses what
+// the checker found:
+//   1. prune: keep only the clients the anomalies name, and only their
+//      attempts up to the anomaly (one run, a few tries);
+//   2. structure: drop one fault, silence one client, then drop one attempt
+//      at a time (latest first);
+//   3. numbers: fast-check's own shrink stream for the plan (no context
+//      needed), for smaller delays and times.
+// A candidate counts as failing if any of its tries breaks the lock; the
+// smallest failing plan so far is kept whatever the budget does. A violation
+// seen once may have been luck, so the result is confirmed at the end: the
+// smallest plans are run once more, smallest first, and the first that breaks
+// again is the result (else the smallest, marked unconfirmed).
+import type fc from 'fast-check';
+import { planOps, type RunPlan } from '../workload/plan.ts';
+import type { RunOutcome } from './session.ts';
+
+/** The clients the anomalies of a run name, and how many attempts of each happened up to the last anomaly line. */
+export function involvement(o: Pick<RunOutcome, 'events' | 'check' | 'resource'>): { clients: Set<string>; attempts: Map<string, number> } | null {
+  const clientOf = new Map<number, string>();
+  for (const e of o.events) if (e.process !== 'nemesis' && typeof e.client === 'string') clientOf.set(e.process as number, e.client);
+  const anomalies = [...o.check.anomalies, ...o.resource.anomalies];
+  const clients = new Set<string>();
+  for (const a of anomalies) for (const p of a.processes) {
+    const c = clientOf.get(p);
+    if (c) clients.add(c);
+  }
+  if (clients.size === 0) return null;
+  // Lines of a run's check are 1-based positions in its events; resource anomalies have none.
+  const lines = o.check.anomalies.flatMap((a) => a.lines);
+  const upTo = lines.length && o.resource.anomalies.length === 0 ? Math.max(...lines) : o.events.length;
+  const attempts = new Map<string, number>();
+  o.events.slice(0, upTo).forEach((e) => {
+    if (e.type === 'invoke' && e.f === 'acquire' && typeof e.client === 'string') attempts.set(e.client, (attempts.get(e.client) ?? 0) + 1);
+  });
+  return { clients, attempts };
+}
+
+/** The plan cut down to the clients and attempts the violation involved; null when that cuts nothing. */
+export function prunePlan(plan: RunPlan, o: Pick<RunOutcome, 'events' | 'check' | 'resource'>): RunPlan | null {
+  const inv = involvement(o);
+  if (!inv) return null;
+  const pruned: RunPlan = {
+    ...plan,
+    clients: plan.clients.map((c, i) => {
+      const id = `c${i + 1}`;
+      if (!inv.clients.has(id)) return { attempts: [] };
+      return { attempts: c.attempts.slice(0, Math.max(1, inv.attempts.get(id) ?? c.attempts.length)) };
+    }),
+  };
+  return planOps(pruned) < planOps(plan) ? pruned : null;
+}
+
+/** Smaller plans by structure: one fault fewer (never none), one client silenced, then one attempt fewer, latest attempts first. */
+export function* structuralCandidates(plan: RunPlan): Generator<RunPlan> {
+  if (plan.faults.length > 1) {
+    for (let i = plan.faults.length - 1; i >= 0; i--) yield { ...plan, faults: plan.faults.filter((_, j) => j !== i) };
+  }
+  const busy = plan.clients.map((c, i) => (c.attempts.length > 1 ? i : -1)).filter((i) => i >= 0);
+  if (plan.clients.filter((c) => c.attempts.length > 0).length > 1) {
+    for (const ci of busy) yield { ...plan, clients: plan.clients.map((c, j) => (j === ci ? { attempts: [] } : c)) };
+  }
+  const where: [number, number][] = [];
+  plan.clients.forEach((c, ci) => c.attempts.forEach((_, ai) => where.push([ci, ai])));
+  where.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  for (const [ci, ai] of where) {
+    yield { ...plan, clients: plan.clients.map((c, j) => (j === ci ? { attempts: c.attempts.filter((_, k) => k !== ai) } : c)) };
+  }
+}
+
+export interface ShrinkOptions {
+  arb: fc.Arbitrary<RunPlan>;
+  runOnce(plan: RunPlan): Promise<RunOutcome>;
+  budgetMs: number;
+  /** Runs per structural candidate before it counts as safe (timing varies run to run). */
+  tries?: number;
+  /** Runs spent confirming the result after the budget (default 2). */
+  confirmRuns?: number;
+}
+
+export interface ShrinkResult {
+  minimal: RunOutcome;
+  runs: number;
+  interrupted: boolean;
+  /** The minimal plan broke the lock again on a confirmation run (or shrinking found nothing smaller and no run was left to confirm). */
+  confirmed: boolean;
+}
+
+export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<ShrinkResult> {
+  const deadline = performance.now() + o.budgetMs;
+  const tries = Math.max(1, o.tries ?? 2);
+  let best = first;
+  const chain: RunOutcome[] = [];   // every accepted smaller violation, in order
+  let runs = 0;
+  let interrupted = false;
+  const seen = new Set<string>([JSON.stringify(first.plan)]);
+  const timeLeft = () => {
+    if (performance.now() < deadline) return true;
+    interrupted = true;
+    return false;
+  };
+  /** Runs the candidate up to n times; the violating outcome, or null. */
+  const attempt = async (plan: RunPlan, n: number): Promise<RunOutcome | null> => {
+    const key = JSON.stringify(plan);
+    if (seen.has(key)) return null;
+    seen.add(key);
+    for (let i = 0; i < n && timeLeft(); i++) {
+      const out = await o.runOnce(plan);
+      runs++;
+      if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: ${planOps(plan)} ops, ${plan.faults.length} fault(s), try ${i + 1}/${n}: ${out.verdict}\n`);
+      if (out.verdict === false) return out;
+    }
+    return null;
+  };
+
+  const pruned = prunePlan(best.plan, best);
+  const accept = (out: RunOutcome | null): boolean => {
+    if (!out) return false;
+    best = out;
+    chain.push(out);
+    return true;
+  };
+  if (pruned) accept(await attempt(pruned, tries + 1));
+  // Structure until no single removal fails any more.
+  for (let progress = true; progress && timeLeft();) {
+    progress = false;
+    for (const cand of structuralCandidates(best.plan)) {
+      if (!timeLeft()) break;
+      if (accept(await attempt(cand, tries))) {
+        // A smaller run may involve fewer clients still.
+        const again = prunePlan(best.plan, best);
+        if (again) accept(await attempt(again, 1));
+        progress = true;
+        break;
+      }
+    }
+  }
+  // Numbers: the first failing candidate of fast-check's stream wins, then its stream.
+  for (let progress = o.arb.canShrinkWithoutContext(best.plan); progress && timeLeft();) {
+    progress = false;
+    if (!o.arb.canShrinkWithoutContext(best.plan)) break;
+    for (const cand of o.arb.shrink(best.plan, undefined)) {
+      if (!timeLeft()) break;
+      if (planOps(cand.value) > planOps(best.plan) || cand.value.faults.length > best.plan.faults.length) continue;
+      if (accept(await attempt(cand.value, 1))) {
+        progress = true;
+        break;
+      }
+    }
+  }
+  if (chain.length === 0) return { minimal: first, runs, interrupted, confirmed: true };
+  // Confirm: smallest first, one run each, within confirmRuns.
+  let left = Math.max(0, o.confirmRuns ?? 2);
+  const bySize = [...chain].reverse();
+  for (const c of bySize) {
+    if (left-- <= 0) break;
+    const out = await o.runOnce(c.plan);
+    runs++;
+    if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: confirm ${planOps(c.plan)} ops: ${out.verdict}\n`);
+    if (out.verdict === false) return { minimal: out, runs, interrupted, confirmed: true };
+  }
+  // Not seen again: still a violation that happened (its history shows it), but a replay may need several runs.
+  return { minimal: best, runs, interrupted, confirmed: false };
+}

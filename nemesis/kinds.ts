@@ -48,14 +48,16 @@ export function createFault(spec: FaultSpec, ctx: NemesisContext): Fault {
   let set = active.get(ctx);
   if (!set) { set = new Set(); active.set(ctx, set); }
   const live = set;
-  return {
+  // The set holds this wrapper (not the inner fault), so a stop from healAll also takes it out.
+  const tracked: Fault = {
     kind: fault.kind,
     async start() {
-      live.add(fault); // before start: a start that throws halfway is still healed
+      live.add(tracked); // before start: a start that throws halfway is still healed
       await fault.start();
     },
     async stop() {
-      try { await fault.stop(); } finally { live.delete(fault); }
+      try { await fault.stop(); } finally { live.delete(tracked); }
     },
   };
+  return tracked;
 }

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Environment } from '../../src/env/types.ts';
 import { processClients } from '../../nemesis/process-clients.ts';
-import { checkFaultSpec, checkSchedule, FAULT_KINDS, FaultSpecError, planSchedule, runSchedule, type ClientControl, type NemesisContext } from '../../nemesis/index.ts';
+import { activeFaults, checkFaultSpec, checkSchedule, FAULT_KINDS, FaultSpecError, planSchedule, runSchedule, type ClientControl, type NemesisContext } from '../../nemesis/index.ts';
 
 const bad = (spec: unknown, pattern: RegExp) => assert.throws(() => checkFaultSpec(spec), (e: unknown) => e instanceof FaultSpecError && pattern.test(e.message));
 
@@ -146,4 +146,6 @@ test('runSchedule heals every fault when a start throws, and when aborted', asyn
   await run;
   assert.ok(Date.now() - t0 < 1000, 'abort ends the run at once');
   assert.equal(state(pids2.get('c1')!) === 'T', false, 'healed on abort');
+  assert.deepEqual(activeFaults(ctx2), [], 'a fault healed by healAll is no longer counted as active');
+  assert.deepEqual(activeFaults(ctx), []);
 });

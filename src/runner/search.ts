@@ -26,7 +26,7 @@ export interface SearchResult {
   first?: RunOutcome;           // the first violation found
   firstAfterMs?: number;        // search time until it was found
   minimal?: RunOutcome;         // the smallest violation after shrinking
-  path?: string;                // fast-check path of the minimal counterexample
+  path?: string;                // fast-check path of the first counterexample (with seed, fast-check replays it)
   shrinkInterrupted: boolean;
   minimalConfirmed?: boolean;   // the minimal plan broke the lock again on a confirmation run
 }

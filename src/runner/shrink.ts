@@ -14,7 +14,7 @@
 // smallest plans are run once more, smallest first, and the first that breaks
 // again is the result (else the smallest, marked unconfirmed).
 import type fc from 'fast-check';
-import { planOps, type RunPlan } from '../workload/plan.ts';
+import { clientId, planOps, type RunPlan } from '../workload/plan.ts';
 import type { RunOutcome } from './session.ts';
 
 /** The clients the anomalies of a run name, and how many attempts of each happened up to the last anomaly line. */
@@ -45,7 +45,7 @@ export function prunePlan(plan: RunPlan, o: Pick<RunOutcome, 'events' | 'check' 
   const pruned: RunPlan = {
     ...plan,
     clients: plan.clients.map((c, i) => {
-      const id = `c${i + 1}`;
+      const id = clientId(i);
       if (!inv.clients.has(id)) return { attempts: [] };
       return { attempts: c.attempts.slice(0, Math.max(1, inv.attempts.get(id) ?? c.attempts.length)) };
     }),
@@ -138,9 +138,8 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
     }
   }
   // Numbers: the first failing candidate of fast-check's stream wins, then its stream.
-  for (let progress = o.arb.canShrinkWithoutContext(best.plan); progress && timeLeft();) {
+  for (let progress = true; progress && timeLeft() && o.arb.canShrinkWithoutContext(best.plan);) {
     progress = false;
-    if (!o.arb.canShrinkWithoutContext(best.plan)) break;
     for (const cand of o.arb.shrink(best.plan, undefined)) {
       if (!timeLeft()) break;
       if (planOps(cand.value) > planOps(best.plan) || cand.value.faults.length > best.plan.faults.length) continue;

@@ -61,21 +61,28 @@ class Client {
     await sleep(a.delayMs);
     if (stopping) return;
     const key = this.job.keyPrefix + a.key;
+    const held = await this.acquire(key, a.waitMs);
+    if (typeof held !== 'object') return;
+    if (await this.criticalSection(held, key, a, tokenNumber(held))) await this.release(held, key);
+  }
+
+  /** One recorded acquire: the hold, or 'fail' (certainly not held), or 'info' (unknown: this process ended). */
+  private async acquire(key: string, waitMs: number): Promise<Held | 'fail' | 'info'> {
     await invoke('acquire', key);
     let held: Held | null;
     try {
-      held = await this.lock.acquire(key, { ttlMs: this.job.ttlMs, waitMs: a.waitMs });
+      held = await this.lock.acquire(key, { ttlMs: this.job.ttlMs, waitMs });
     } catch (e) {
-      complete(e instanceof DefiniteFailure ? 'fail' : 'info', 'acquire', key, undefined, e);
-      return;
+      const outcome = e instanceof DefiniteFailure ? 'fail' : 'info';
+      complete(outcome, 'acquire', key, undefined, e);
+      return outcome;
     }
     if (!held) {
       complete('fail', 'acquire', key);
-      return;
+      return 'fail';
     }
-    const token = tokenNumber(held);
     complete('ok', 'acquire', key, held.token !== undefined ? { token: held.token } : undefined, undefined, { lease_ms: this.job.ttlMs });
-    if (await this.criticalSection(held, key, a, token)) await this.release(held, key);
+    return held;
   }
 
   /** Read, (pause point), hold, write; false when the hold already ended (renew lost or unknown). */
@@ -108,21 +115,9 @@ class Client {
 
   /** Locks the held key again and unlocks it once (a reentrant hold); false when this process ended (an info). */
   private async reenter(key: string): Promise<boolean> {
-    await invoke('acquire', key);
-    let inner: Held | null;
-    try {
-      inner = await this.lock.acquire(key, { ttlMs: this.job.ttlMs, waitMs: 0 });
-    } catch (e) {
-      const definite = e instanceof DefiniteFailure;
-      complete(definite ? 'fail' : 'info', 'acquire', key, undefined, e);
-      return definite;
-    }
-    if (!inner) {
-      // Not re-entered (the hold was lost meanwhile): the outer hold goes on as the client believes it.
-      complete('fail', 'acquire', key);
-      return true;
-    }
-    complete('ok', 'acquire', key, inner.token !== undefined ? { token: inner.token } : undefined, undefined, { lease_ms: this.job.ttlMs });
+    const inner = await this.acquire(key, 0);
+    // Not re-entered ('fail': the hold was lost meanwhile): the outer hold goes on as the client believes it.
+    if (typeof inner !== 'object') return inner === 'fail';
     return (await this.release(inner, key)) === 'done';
   }
 

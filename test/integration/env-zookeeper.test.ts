@@ -70,6 +70,9 @@ test('a real client writes through one proxied link and another client reads it'
   }
 });
 
+// Behind the proxies a re-election takes ~13 s, once 20+ s in CI (probably: a follower's
+// election connection to the paused leader goes through a live proxy, so it
+// hangs instead of being refused); 45 s is the bound, the time is printed.
 test('pausing the leader yields a new leader', async () => {
   const old = (await leader())!;
   const t0 = performance.now();
@@ -77,7 +80,7 @@ test('pausing the leader yields a new leader', async () => {
   try {
     let now: string | undefined;
     while (!(now = await leader([old]))) {
-      assert.ok(performance.now() - t0 < 20_000, 'no new leader within 20 s');
+      assert.ok(performance.now() - t0 < 45_000, 'no new leader within 45 s');
       await new Promise((r) => setTimeout(r, 100));
     }
     console.log(`new leader ${now} ${(performance.now() - t0).toFixed(0)} ms after pausing ${old}`);

@@ -1,6 +1,11 @@
 // The `lockpick` command line: one subcommand per module in src/commands/.
 // Each module exports `run(argv): Promise<number>` returning the exit code.
-export const EXIT = { ok: 0, invalid: 1, usage: 2, unknown: 3 } as const;
+// Exit codes are a contract (README "Exit codes", src/errors.ts): a command
+// that throws UsageError exits 2, InconclusiveError 3, anything else 4.
+import { readFileSync } from 'node:fs';
+import { EXIT, exitCodeOf } from './errors.ts';
+
+export { EXIT };
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> }> = {
   check: { summary: 'check history files for linearizability and double holders', load: () => import('./commands/check.ts') },
@@ -9,23 +14,51 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run(argv
   env: { summary: 'bring a topology of real servers up or down (env up TOPOLOGY | env down)', load: () => import('./commands/env.ts') },
   proxy: { summary: "run lockpick's Toxiproxy-compatible fault proxy standalone", load: () => import('./commands/proxy.ts') },
   report: { summary: 'render a stored run or a history as text, JSON, JUnit or HTML', load: () => import('./commands/report.ts') },
+  version: { summary: 'print the version of lockpick (also --version)', load: async () => ({ run: async () => { console.log(`lockpick ${packageVersion()}`); return EXIT.ok; } }) },
 };
+
+/** The exit codes as every --help states them (README "Exit codes"). */
+export const EXIT_HELP = `exit codes: 0 safe/valid, 1 unsafe/invalid, 2 bad input or usage, 3 inconclusive (no verdict),
+            4 internal error of lockpick, 130 interrupted (README "Exit codes")`;
 
 export function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`);
-  return `usage: lockpick <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun 'lockpick <command> --help' for a command's options.`;
+  return `usage: lockpick <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun 'lockpick <command> --help' for a command's options.\n${EXIT_HELP}`;
+}
+
+/** The version in lockpick's package.json. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** The one message of an internal error (bin/lockpick.mjs words it the same for a failure to load). */
+export function internalError(e: unknown): string {
+  return `lockpick: internal error (a bug in lockpick, please report it): ${(e as Error)?.stack ?? String(e)}`;
 }
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    console.log(usage());
+    if (name) console.log(usage());
+    else console.error(`lockpick: no command given.\n\n${usage()}`);
     return name ? EXIT.ok : EXIT.usage;
   }
-  const cmd = COMMANDS[name];
-  if (!cmd) {
+  const key = name === '--version' || name === '-V' ? 'version' : name;
+  // hasOwn: 'toString' and friends are not commands.
+  if (!Object.hasOwn(COMMANDS, key)) {
     console.error(`lockpick: unknown command '${name}'.\n\n${usage()}`);
     return EXIT.usage;
   }
-  return (await cmd.load()).run(rest);
+  try {
+    return await (await COMMANDS[key]!.load()).run(rest);
+  } catch (e) {
+    const code = exitCodeOf(e);
+    if (code === undefined) {
+      console.error(internalError(e));
+      return EXIT.internal;
+    }
+    console.error(`lockpick ${name}: ${(e as Error).message}`);
+    return code;
+  }
 }

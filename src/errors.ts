@@ -1,0 +1,30 @@
+// The exit-code contract of every `lockpick` command (README "Exit codes"), and
+// the two kinds of failure that are not a bug of lockpick. Anything else thrown
+// out of a command is an internal error: exit 4, never 1 (a verdict) or 3.
+export const EXIT = { ok: 0, invalid: 1, usage: 2, unknown: 3, internal: 4, interrupted: 130 } as const;
+
+/** What the user gave is wrong (arguments, options, files, store paths, replay dirs, lock modules): exit 2. */
+export class UsageError extends Error {
+  readonly exitCode = EXIT.usage;
+}
+
+/** No test was possible, through no fault of the input (an environment that did not start, a full disk): exit 3. */
+export class InconclusiveError extends Error {
+  readonly exitCode = EXIT.unknown;
+}
+
+/** The exit code an error stands for: 2 or 3 for the classes above, undefined for anything else (an internal error). */
+export function exitCodeOf(e: unknown): 2 | 3 | undefined {
+  return e instanceof UsageError || e instanceof InconclusiveError ? e.exitCode : undefined;
+}
+
+/** "ENOSPC" → "no space left on device (ENOSPC)": the reason of a failed file operation, in words. */
+export function fsReason(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  if (typeof err?.code === 'string' && typeof err.message === 'string') {
+    // Node's messages read "ENOSPC: no space left on device, write": keep the words, name the code.
+    const words = /^[A-Z]+: ([^,]+)/.exec(err.message)?.[1];
+    return words ? `${words} (${err.code})` : `${err.message} (${err.code})`;
+  }
+  return String((e as Error)?.message ?? e);
+}

@@ -50,10 +50,28 @@ export function defineFault(spec: FaultSpec, ctx: NemesisContext, id: string, im
   };
 }
 
-/** A fault kind: its schema (validation, `lockpick list`) and how to make one. */
+/** What a kind's generator may aim at, and the scale of the run (all from the session). */
+export interface FaultGenOptions {
+  ttlMs: number;
+  clients: string[];      // client ids of the run ('c1', ...)
+  nodes: string[];        // data node ids node faults may target
+  points: string[];       // named points a client pause may land at
+  topology: string;       // the environment's topology name ('redis', 'redis-sentinel', ...)
+}
+
+/**
+ * A fault kind, one file each (a nemesis package, as in Jepsen): its schema
+ * (validation, `lockpick list`, the topologies it applies to), how to make
+ * one, how to draw specs aimed where locks break, and how to say a spec in
+ * words. The contract test iterates over every registered kind.
+ */
 export interface KindDef {
   schema: import('./spec.ts').KindSchema;
   create(spec: FaultSpec, ctx: NemesisContext, id: string): FaultImpl;
+  /** A small group of specs (usually one) that the nemesis accepts for this topology. */
+  generate(o: FaultGenOptions): import('fast-check').Arbitrary<FaultSpec[]>;
+  /** The spec in words, e.g. "at 120 ms: partition client c1 for 900 ms". */
+  describe(spec: FaultSpec): string;
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));

@@ -10,17 +10,36 @@ import { kill, pause } from './faults/process.ts';
 import { validateFaultSpec, validateSchedule, type KindSchema } from './spec.ts';
 import type { FaultSchedule } from './types.ts';
 
-const KINDS: readonly KindDef[] = [partition, latency, pause, kill, clockBump, clockStrobe, clockReset, failover, clientPause, clientClock];
+/** The registry: one line per fault kind (each kind is one file under faults/). */
+export const KINDS: readonly KindDef[] = [partition, latency, pause, kill, clockBump, clockStrobe, clockReset, failover, clientPause, clientClock];
+
+/** The kind's definition, or undefined. */
+export function kindDef(kind: string): KindDef | undefined {
+  return KINDS.find((k) => k.schema.kind === kind);
+}
+
+/** A spec in words, by its kind's own describe (a kind nobody registered is said plainly). */
+export function describeFault(spec: FaultSpec): string {
+  const def = kindDef(spec.kind);
+  return def ? def.describe(spec) : `at ${spec.at_ms} ms: ${spec.kind} ${JSON.stringify(spec.target ?? '')}`;
+}
+
+/** Why `kind` cannot act on `topology`, or undefined when it can. */
+export function topologyProblem(kind: string, topology: string): string | undefined {
+  const t = kindDef(kind)?.schema.topologies;
+  return t && !t.includes(topology) ? `fault '${kind}' needs a ${t.join(' or ')} topology; this lock runs on ${topology}` : undefined;
+}
 
 export const SCHEMAS: readonly KindSchema[] = KINDS.map((k) => k.schema);
 
 /** For `lockpick list`: kind, one-line summary, what target means, params with their docs. */
-export const FAULT_KINDS: readonly { kind: string; summary: string; target: string; oneShot: boolean; params: Record<string, string> }[] =
+export const FAULT_KINDS: readonly { kind: string; summary: string; target: string; oneShot: boolean; topologies: readonly string[] | 'any'; params: Record<string, string> }[] =
   SCHEMAS.map((s) => ({
     kind: s.kind,
     summary: s.summary,
     target: s.target,
     oneShot: s.oneShot === true,
+    topologies: s.topologies ?? 'any',
     params: Object.fromEntries(Object.entries(s.params).map(([n, p]) => [n, `${p.type}${p.required ? ', required' : ''}: ${p.doc}`])),
   }));
 

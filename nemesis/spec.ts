@@ -19,6 +19,8 @@ export interface KindSchema {
   targetRequired: boolean;
   /** One-shot actions take no duration_ms. */
   oneShot?: boolean;
+  /** The topologies it can act on (absent: every one); `lockpick run` refuses it elsewhere. */
+  topologies?: readonly string[];
   params: Record<string, ParamInfo>;
 }
 

@@ -1,11 +1,17 @@
 // Server wall-clock faults through the clock shim: bump (jump by Δ), strobe
 // (flip between +Δ and the old offset), reset (back to the true time).
 import type { NodeHandle } from '../../src/env/types.ts';
-import type { KindDef } from '../fault.ts';
+import fc from 'fast-check';
+import type { KindDef, FaultGenOptions } from '../fault.ts';
+import type { FaultSpec } from '../types.ts';
+import { at, beyondLease, lasting, single, someNode, startAt, targetText } from '../words.ts';
 import { param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
 
 const DELTA = { type: 'number', required: true, doc: 'wall-clock jump in ms (negative = backwards)' } as const;
+
+/** Larger than the lease: a key set before the jump has expired after it. */
+const bigJump = (o: FaultGenOptions) => fc.integer({ min: o.ttlMs + 200, max: 4 * o.ttlMs });
 
 /** Remembers each node's offset so stop() puts it back. */
 function offsets(nodes: NodeHandle[]): Map<NodeHandle, number> {
@@ -40,6 +46,9 @@ export const clockBump: KindDef = {
       async stop() { return { offsets_ms: await restore(saved) }; },
     };
   },
+  // A forward jump larger than the lease expires the key at once (Redis keeps absolute expiry times).
+  generate: (o) => single(fc.record({ kind: fc.constant('clock-bump'), at_ms: startAt(o), target: someNode(o), params: fc.record({ delta_ms: bigJump(o) }) })),
+  describe: (f) => `${at(f)}: jump node ${targetText(f)}'s wall clock by ${String(f.params?.delta_ms)} ms${lasting(f)}`,
 };
 
 export const clockStrobe: KindDef = {
@@ -74,6 +83,11 @@ export const clockStrobe: KindDef = {
       },
     };
   },
+  generate: (o) => single(fc.record({
+    kind: fc.constant('clock-strobe'), at_ms: startAt(o), duration_ms: beyondLease(o), target: someNode(o),
+    params: fc.record({ delta_ms: bigJump(o), period_ms: fc.integer({ min: Math.max(1, Math.floor(o.ttlMs / 4)), max: o.ttlMs }) }),
+  })),
+  describe: (f) => `${at(f)}: flip node ${targetText(f)}'s wall clock between +${String(f.params?.delta_ms)} ms and true time every ${String(f.params?.period_ms ?? 100)} ms${lasting(f)}`,
 };
 
 export const clockReset: KindDef = {
@@ -96,4 +110,13 @@ export const clockReset: KindDef = {
       async stop() {},
     };
   },
+  // Reset only means something after a jump: the group is a bump that lasts, then the reset.
+  generate: (o) => fc.record({
+    node: someNode(o), bumpAt: startAt(o), after: fc.integer({ min: 100, max: o.ttlMs }),
+    delta: fc.integer({ min: o.ttlMs + 200, max: 4 * o.ttlMs }),
+  }).map(({ node, bumpAt, after, delta }): FaultSpec[] => [
+    { kind: 'clock-bump', at_ms: bumpAt, target: node, params: { delta_ms: delta } },
+    { kind: 'clock-reset', at_ms: bumpAt + after, target: node },
+  ]),
+  describe: (f) => `${at(f)}: set ${f.target === undefined ? 'every server' : `node ${targetText(f)}`}'s wall clock back to the true time`,
 };

@@ -5,7 +5,9 @@
 // answering as master until Sentinel demotes it (the split-brain window),
 // which stop() measures and records.
 import type { NodeHandle } from '../../src/env/types.ts';
+import fc from 'fast-check';
 import { pollUntil, sleep, type KindDef } from '../fault.ts';
+import { at, beyondLease, single, startAt } from '../words.ts';
 import { cutLinks } from '../links.ts';
 import { currentPrimary, redisRole, replicasOf, sentinelPrimary } from '../roles.ts';
 import { param } from '../spec.ts';
@@ -18,6 +20,7 @@ export const failover: KindDef = {
     summary: 'redis-sentinel: cut replication, take the primary away, wait until Sentinel promotes a replica',
     target: '',
     targetRequired: false,
+    topologies: ['redis-sentinel'],
     params: {
       how: { type: 'string', values: ['pause', 'partition', 'kill'], doc: "how the primary goes away: 'pause' (SIGSTOP, default), 'partition' (cut from Sentinels and replicas; clients still reach it: split brain), 'kill'" },
       cut_replication: { type: 'boolean', doc: 'cut the primary↔replica links first so nothing written from now on is copied (default true)' },
@@ -69,4 +72,9 @@ export const failover: KindDef = {
       },
     };
   },
+  generate: (o) => single(fc.record({
+    kind: fc.constant('failover'), at_ms: startAt(o), duration_ms: beyondLease(o),
+    params: fc.record({ lead_ms: fc.integer({ min: 0, max: o.ttlMs }) }),
+  })),
+  describe: (f) => `${at(f)}: Sentinel failover (${String(f.params?.how ?? 'pause')} the primary${f.params?.lead_ms ? ` ${String(f.params.lead_ms)} ms after cutting replication` : ''}), heal${f.duration_ms !== undefined ? ` ${f.duration_ms} ms later` : ' at the end'}`,
 };

@@ -1,5 +1,7 @@
 // partition: cut links through the fault proxy; latency: slow them down.
+import fc from 'fast-check';
 import type { KindDef } from '../fault.ts';
+import { at, beyondLease, lasting, paramsText, single, someClient, startAt, targetText } from '../words.ts';
 import { cutLinks, slowLinks, type CutMode } from '../links.ts';
 import { param } from '../spec.ts';
 import { LINK_TARGETS, resolveLinks } from '../targets.ts';
@@ -26,6 +28,12 @@ export const partition: KindDef = {
       async stop() { await undo?.(); },
     };
   },
+  // One server cut off from everyone, or one client cut off from every server.
+  generate: (o) => single(fc.record({
+    kind: fc.constant('partition'), at_ms: startAt(o), duration_ms: beyondLease(o),
+    target: fc.oneof(fc.constantFrom(...(o.nodes.length ? o.nodes : ['n1'])), someClient(o).map((c) => `client:${c}`)),
+  })),
+  describe: (f) => `${at(f)}: partition ${targetText(f)}${lasting(f)}${paramsText(f)}`,
 };
 
 export const latency: KindDef = {
@@ -53,4 +61,10 @@ export const latency: KindDef = {
       async stop() { await undo?.(); },
     };
   },
+  generate: (o) => single(fc.record({
+    kind: fc.constant('latency'), at_ms: startAt(o), duration_ms: beyondLease(o),
+    target: fc.constantFrom(...(o.nodes.length ? o.nodes : ['n1'])),
+    params: fc.record({ latency_ms: fc.integer({ min: 50, max: o.ttlMs }) }),
+  })),
+  describe: (f) => `${at(f)}: slow links of ${targetText(f)} by ${String(f.params?.latency_ms)} ms${lasting(f)}${paramsText(f, ['latency_ms'])}`,
 };

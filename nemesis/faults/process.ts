@@ -1,6 +1,8 @@
 // Server process faults: pause (SIGSTOP/SIGCONT) and kill (SIGKILL, then restart).
 import type { NodeHandle } from '../../src/env/types.ts';
+import fc from 'fast-check';
 import { sleep, type KindDef } from '../fault.ts';
+import { at, beyondLease, lasting, paramsText, single, someNode, startAt, targetText } from '../words.ts';
 import { param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
 
@@ -24,6 +26,8 @@ export const pause: KindDef = {
       },
     };
   },
+  generate: (o) => single(fc.record({ kind: fc.constant('pause'), at_ms: startAt(o), duration_ms: beyondLease(o), target: someNode(o) })),
+  describe: (f) => `${at(f)}: pause (SIGSTOP) node ${targetText(f)}${lasting(f)}`,
 };
 
 export const kill: KindDef = {
@@ -59,4 +63,12 @@ export const kill: KindDef = {
       },
     };
   },
+  // Restarted without persistence after a short time: Redis forgets the lock key
+  // (other servers restart as they were started: ZooKeeper and MariaDB keep their data).
+  generate: (o) => single(fc.record({
+    kind: fc.constant('kill'), at_ms: startAt(o), duration_ms: fc.integer({ min: 0, max: 300 }), target: someNode(o),
+    ...(o.topology === 'redis' || o.topology === 'redis-sentinel' ? { params: fc.constant({ persistence: 'none' }) } : {}),
+  })),
+  describe: (f) => `${at(f)}: kill -9 node ${targetText(f)}, restart it ${f.duration_ms !== undefined ? `after ${f.duration_ms} ms` : 'at the end'}` +
+    `${f.params?.persistence === 'none' ? ' without persistence' : paramsText(f)}`,
 };

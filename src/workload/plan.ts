@@ -2,6 +2,7 @@
 // store it and `--replay` can run it again). Clients are positional: clients[i]
 // is client id `c${i + 1}`; faults name clients and nodes by id.
 import type { FaultSpec } from '../../nemesis/types.ts';
+import { describeFault as describeKind } from '../../nemesis/kinds.ts';
 
 /** One lock attempt of one client: wait, acquire, critical section, release. */
 export interface Attempt {
@@ -56,41 +57,9 @@ export function planHorizonMs(plan: RunPlan): number {
   return longest + faults;
 }
 
-function target(f: FaultSpec): string {
-  if (f.target === undefined) return '';
-  return Array.isArray(f.target) ? f.target.join(', ') : f.target;
-}
-
-function params(p: Record<string, unknown> | undefined, skip: string[]): string {
-  if (!p) return '';
-  const rest = Object.entries(p).filter(([k]) => !skip.includes(k));
-  return rest.length ? ` (${rest.map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ')})` : '';
-}
-
-/** One fault in words, e.g. "at 120 ms: pause client c2 for 1300 ms when it reaches in-critical-section". */
+/** One fault in words, by its kind (nemesis/faults/*). */
 export function describeFault(f: FaultSpec): string {
-  const at = `at ${f.at_ms} ms`;
-  const dur = f.duration_ms !== undefined ? ` for ${f.duration_ms} ms` : '';
-  const t = target(f);
-  const p = f.params ?? {};
-  switch (f.kind) {
-    case 'client-pause':
-      return isAnchoredPause(f)
-        ? `from ${f.at_ms} ms: pause client ${t}${dur} the next time it reaches '${String(p.point)}'`
-        : `${at}: pause client ${t}${dur}`;
-    case 'client-clock':
-      return `${at}: move client ${t}'s clock by ${String(p.delta_ms)} ms${dur}`;
-    case 'clock-bump':
-      return `${at}: jump node ${t}'s wall clock by ${String(p.delta_ms)} ms${dur}`;
-    case 'pause':
-      return `${at}: pause (SIGSTOP) node ${t}${dur}`;
-    case 'kill':
-      return `${at}: kill -9 node ${t}, restart it ${dur ? `after ${f.duration_ms} ms` : 'at the end'}${p.persistence === 'none' ? ' without persistence' : params(p, [])}`;
-    case 'partition':
-      return `${at}: partition ${t}${dur}${params(p, [])}`;
-    default:
-      return `${at}: ${f.kind} ${t}${dur}${params(p, [])}`;
-  }
+  return describeKind(f);
 }
 
 /** The plan in words, one line per client and per fault. */

@@ -1,0 +1,26 @@
+// Shared pieces of the fault kinds' generators and words, so each kind's file
+// says only what is particular to it.
+import fc from 'fast-check';
+import type { FaultSpec } from './types.ts';
+import type { FaultGenOptions } from './fault.ts';
+
+/** "at 120 ms" */
+export const at = (f: FaultSpec) => `at ${f.at_ms} ms`;
+/** " for 900 ms", or "" for a fault that lasts to the end of the run */
+export const lasting = (f: FaultSpec) => (f.duration_ms !== undefined ? ` for ${f.duration_ms} ms` : '');
+/** The target as written: "n1", "client:c1, n2" */
+export const targetText = (f: FaultSpec) => (f.target === undefined ? '' : Array.isArray(f.target) ? f.target.join(', ') : f.target);
+/** Params other than `skip`, as " (k v, ...)" */
+export function paramsText(f: FaultSpec, skip: string[] = []): string {
+  const rest = Object.entries(f.params ?? {}).filter(([k]) => !skip.includes(k));
+  return rest.length ? ` (${rest.map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ')})` : '';
+}
+
+/** Somewhere in the first lease of the run: when clients contend. */
+export const startAt = (o: FaultGenOptions) => fc.integer({ min: 0, max: o.ttlMs });
+/** Longer than the lease, not much longer: runs stay short. */
+export const beyondLease = (o: FaultGenOptions) => fc.integer({ min: o.ttlMs + 100, max: Math.floor(1.5 * o.ttlMs) + 200 });
+export const someNode = (o: FaultGenOptions) => fc.constantFrom(...(o.nodes.length ? o.nodes : ['n1']));
+export const someClient = (o: FaultGenOptions) => fc.constantFrom(...(o.clients.length ? o.clients : ['c1']));
+/** One spec as a group of one. */
+export const single = (a: fc.Arbitrary<FaultSpec>): fc.Arbitrary<FaultSpec[]> => a.map((s) => [s]);

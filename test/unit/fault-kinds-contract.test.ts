@@ -1,0 +1,74 @@
+// The contract every registered fault kind keeps (a new kind cannot be forgotten):
+// its generator draws specs the nemesis accepts on every topology it applies to,
+// each spec reads in words, and one-shot kinds carry no duration. Starting and
+// healing each kind on real servers is test/integration/run-fault-kinds.test.ts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { KINDS, checkFaultSpec, describeFault, planSchedule, topologyProblem } from '../../nemesis/index.ts';
+import { faultArb, planArb } from '../../src/workload/arbitraries.ts';
+import { isAnchoredPause } from '../../src/workload/plan.ts';
+
+const TOPOLOGIES: Record<string, string[]> = {
+  redis: ['n1', 'n2', 'n3', 'n4', 'n5'], 'redis-sentinel': ['n1', 'n2', 'n3'], zookeeper: ['n1', 'n2', 'n3'], mariadb: ['n1'],
+};
+
+for (const def of KINDS) {
+  const kind = def.schema.kind;
+  test(`fault kind '${kind}': generated specs are valid, scheduled and said in words`, () => {
+    const where = Object.keys(TOPOLOGIES).filter((t) => !topologyProblem(kind, t));
+    assert.ok(where.length > 0, `${kind} applies to no topology`);
+    for (const topology of where) {
+      const o = { clients: 3, faults: [kind], ttlMs: 800, nodes: TOPOLOGIES[topology]!, points: ['in-critical-section', 'after-compare'], topology };
+      fc.assert(fc.property(faultArb(kind, o), (group) => {
+        assert.ok(group.length >= 1);
+        assert.ok(group.some((s) => s.kind === kind), `the group holds a '${kind}' spec`);
+        for (const s of group) {
+          if (!isAnchoredPause(s)) checkFaultSpec(s);
+          if (def.schema.oneShot && s.kind === kind) assert.equal(s.duration_ms, undefined);
+          const words = describeFault(s);
+          assert.match(words, /\d+ ms/, `${kind} says when: ${words}`);
+          assert.ok(!words.includes('{') && !words.includes('undefined'), `${kind} reads in words: ${words}`);
+        }
+        planSchedule(group.filter((s) => !isAnchoredPause(s)));
+      }), { numRuns: 60 });
+      // Aimed where locks break: targets are the topology's nodes or the run's clients.
+      const targets = fc.sample(faultArb(kind, o), { numRuns: 60, seed: 1 }).flat().flatMap((s) => (s.target === undefined ? [] : [s.target].flat()));
+      for (const t of targets) assert.ok(o.nodes.includes(t) || /^(client:)?c[1-3]$/.test(t), `${kind} targets ${t}`);
+    }
+  });
+}
+
+test('a kind that needs a topology says so; others apply everywhere', () => {
+  assert.match(topologyProblem('failover', 'redis')!, /fault 'failover' needs a redis-sentinel topology; this lock runs on redis/);
+  assert.equal(topologyProblem('failover', 'redis-sentinel'), undefined);
+  assert.equal(topologyProblem('partition', 'zookeeper'), undefined);
+});
+
+test('kill forgets Redis keys (persistence none) but leaves other servers as started', () => {
+  const redis = fc.sample(faultArb('kill', { clients: 2, faults: ['kill'], ttlMs: 800, nodes: ['n1'], topology: 'redis' }), 20).flat();
+  assert.ok(redis.every((s) => s.params?.persistence === 'none'));
+  const zk = fc.sample(faultArb('kill', { clients: 2, faults: ['kill'], ttlMs: 800, nodes: ['n1'], topology: 'zookeeper' }), 20).flat();
+  assert.ok(zk.every((s) => s.params === undefined));
+});
+
+test('clock-reset comes after the jump it undoes, on the same node', () => {
+  for (const g of fc.sample(faultArb('clock-reset', { clients: 2, faults: ['clock-reset'], ttlMs: 800, nodes: ['n1', 'n2'] }), 30)) {
+    const [bump, reset] = g;
+    assert.equal(bump!.kind, 'clock-bump');
+    assert.equal(reset!.kind, 'clock-reset');
+    assert.equal(bump!.target, reset!.target);
+    assert.ok(reset!.at_ms > bump!.at_ms);
+  }
+});
+
+test('every kind at once: plans stay valid schedules', () => {
+  const all = KINDS.map((k) => k.schema.kind).filter((k) => !topologyProblem(k, 'redis'));
+  fc.assert(fc.property(planArb({ clients: 3, faults: all, ttlMs: 800, nodes: ['n1'] }), (plan) => {
+    planSchedule(plan.faults.filter((f) => !isAnchoredPause(f)));
+  }), { numRuns: 100 });
+});
+
+test('an unknown kind has no generator: the error lists the known ones', () => {
+  assert.throws(() => faultArb('gremlins', { clients: 1, faults: [], ttlMs: 800, nodes: ['n1'] }), /no fault kind 'gremlins' \(known: partition, latency/);
+});

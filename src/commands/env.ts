@@ -3,7 +3,9 @@
 // `lockpick env down` stops every running `env up` and any leftovers (pid files).
 import { parseArgs } from 'node:util';
 import { recordProcess } from '../env/lifecycle.ts';
-import { startEnvironment, stopEnvUps, TOPOLOGIES, MissingBinaryError, type TopologyName } from '../env/index.ts';
+import { startEnvironment, stopEnvUps, TOPOLOGIES, validateTopology, type TopologyName, type TopologyOptions } from '../env/index.ts';
+import { EXIT_HELP } from '../cli.ts';
+import { EXIT, InconclusiveError, UsageError } from '../errors.ts';
 
 const USAGE = `usage: lockpick env up TOPOLOGY [--masters N] [--nodes N] [--persistence none|aof-always] [--resource] [--json]
        lockpick env down
@@ -16,7 +18,10 @@ const USAGE = `usage: lockpick env up TOPOLOGY [--masters N] [--nodes N] [--pers
   --nodes N        zookeeper: ensemble size, 1 or 3 (default 3)
   --persistence P  redis: none (default) or aof-always (appendfsync always)
   --resource       also start a fault-free Redis node for the protected resource
-  --json           print one JSON object instead of text`;
+  --json           print one JSON object instead of text
+
+${EXIT_HELP}
+env up: 2 on bad options, 3 when the servers fail to start`;
 
 export async function run(argv: string[]): Promise<number> {
   let parsed;
@@ -35,43 +40,50 @@ export async function run(argv: string[]): Promise<number> {
     });
   } catch (e) {
     console.error(`lockpick env: ${(e as Error).message}\n\n${USAGE}`);
-    return 2;
+    return EXIT.usage;
   }
   const { values, positionals } = parsed;
   if (values.help) {
     console.log(USAGE);
-    return 0;
+    return EXIT.ok;
   }
   const [action, topology, ...extra] = positionals;
   if (action === 'down' && !topology) {
     const n = await stopEnvUps((m) => console.log(m));
     console.log(n === 0 ? 'lockpick env down: nothing was running' : `lockpick env down: stopped ${n}`);
-    return 0;
+    return EXIT.ok;
   }
   if (action !== 'up' || !topology || extra.length > 0) {
     console.error(`lockpick env: expected 'up TOPOLOGY' or 'down'\n\n${USAGE}`);
-    return 2;
-  }
-  if (!TOPOLOGIES.includes(topology as TopologyName)) {
-    console.error(`lockpick env up: unknown topology '${topology}'; use one of: ${TOPOLOGIES.join(', ')}`);
-    return 2;
+    return EXIT.usage;
   }
   const num = (flag: string, v: string | undefined): number | undefined => {
     if (v === undefined) return undefined;
-    if (!/^\d+$/.test(v)) throw new Error(`lockpick env up: --${flag} expects a whole number, got '${v}'`);
+    if (!/^\d+$/.test(v)) throw new UsageError(`--${flag} expects a whole number, got '${v}'`);
     return Number(v);
   };
-  let env;
+  let opts: TopologyOptions;
   try {
-    env = await startEnvironment(topology as TopologyName, {
+    opts = {
       masters: num('masters', values.masters),
       nodes: num('nodes', values.nodes),
-      persistence: values.persistence as 'none' | 'aof-always' | undefined,
+      persistence: values.persistence as TopologyOptions['persistence'],
       resource: values.resource,
-    });
+    };
+    validateTopology(topology as TopologyName, opts);
   } catch (e) {
-    console.error(e instanceof MissingBinaryError ? e.message : String((e as Error).message ?? e));
-    return 1;
+    if (!(e instanceof UsageError)) throw e;
+    console.error(`lockpick env up: ${e.message}\n  fix: see 'lockpick env --help'`);
+    return EXIT.usage;
+  }
+  let env;
+  try {
+    env = await startEnvironment(topology as TopologyName, opts);
+  } catch (e) {
+    if (!(e instanceof InconclusiveError)) throw e;
+    // Not a verdict and not a usage error: no test is possible here (exit 3).
+    console.error(`lockpick env up: ${e.message}\n  fix: make the servers startable here (bash scripts/setup.sh installs them); 'lockpick env down' stops what an earlier run left`);
+    return EXIT.unknown;
   }
   recordProcess({ pid: process.pid, name: `lockpick env up ${topology}`, kind: 'env-up', match: 'env' });
   const clients = await env.clientEndpoints('c1');

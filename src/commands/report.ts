@@ -2,7 +2,9 @@
 // with history.jsonl and, when present, results.json and test.json) as text,
 // JSON, JUnit XML or the HTML timeline. Uses the stored verdict when it was
 // made under the same model, otherwise checks the history again.
-// Exit codes as `check`: 0 valid, 1 invalid, 2 bad input or usage, 3 unknown.
+// Exit codes as `check` (README "Exit codes"): 0 valid, 1 invalid, 2 bad input
+// or usage (also an --out that cannot be written), 3 unknown; anything else
+// thrown is lockpick's own failure and exits 4 through src/cli.ts.
 import { parseArgs } from 'node:util';
 import { existsSync, statSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -14,8 +16,12 @@ import type { ParsedHistory } from '../history/types.ts';
 import { formatResult } from '../report/text.ts';
 import { renderJUnit } from '../report/junit.ts';
 import { renderTimelineHtml } from '../report/html.ts';
+import { EXIT_HELP } from '../cli.ts';
+import { fsReason } from '../errors.ts';
 
 const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
+/** File-system errors on a path the user gave: bad input (exit 2), not lockpick's failure. */
+const INPUT_FS_ERRORS = new Set(['EACCES', 'EPERM', 'ENOENT', 'EISDIR', 'ENOTDIR', 'ELOOP', 'ENAMETOOLONG']);
 const FORMATS = ['text', 'json', 'junit', 'html'] as const;
 type Format = (typeof FORMATS)[number];
 
@@ -42,7 +48,7 @@ options:
                mutex); one of: ${Object.keys(MODELS).join(', ')}
   --help       this text
 
-exit codes: 0 valid, 1 invalid, 2 bad input or usage, 3 unknown (no verdict).`;
+${EXIT_HELP}`;
 }
 
 class ReportError extends Error {}
@@ -126,7 +132,8 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const inputs = await locate(positionals[0]!);
     const model = values.model ?? modelFrom(inputs.test) ?? modelFrom(storedResult(inputs.results)) ?? 'mutex';
-    if (!(model in MODELS)) throw new ReportError(`unknown model "${model}"${values.model ? '' : ' (from the run\'s test.json or results.json)'}; known models: ${Object.keys(MODELS).join(', ')}\n  fix: pass --model with one of those`);
+    // hasOwn: "toString" or "constructor" (in test.json or --model) is no model.
+    if (!Object.hasOwn(MODELS, model)) throw new ReportError(`unknown model "${model}"${values.model ? '' : ' (from the run\'s test.json or results.json)'}; known models: ${Object.keys(MODELS).join(', ')}\n  fix: pass --model with one of those`);
     const h = await readHistory(inputs.historyPath);
     const stored = storedResult(inputs.results);
     const r = stored && stored.model === model ? stored : checkHistory(h, { model });
@@ -135,7 +142,9 @@ export async function run(argv: string[]): Promise<number> {
     const text = render(format, name, h, r, meta);
     const out = values.out ?? (format === 'html' ? join(inputs.dir, 'timeline.html') : undefined);
     if (out) {
-      await writeFile(out, text);
+      await writeFile(out, text).catch((e: unknown) => {
+        throw new ReportError(`cannot write ${out}: ${fsReason(e)}\n  fix: give --out a file in a directory that exists and can be written`);
+      });
       const verdict = r.valid === true ? 'valid' : r.valid === false ? `INVALID, ${r.anomalies.length} anomal${r.anomalies.length === 1 ? 'y' : 'ies'}` : 'unknown';
       console.log(`lockpick report: wrote ${out} (${Math.ceil(Buffer.byteLength(text) / 1024)} KB; ${verdict})`);
     } else {
@@ -150,8 +159,8 @@ export async function run(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     const err = e as NodeJS.ErrnoException;
-    if (err.code === 'EACCES' || err.code === 'ENOENT' || err.code === 'EISDIR') {
-      console.error(`lockpick report: ${err.message}\n  fix: check the path and that it can be read (and the --out directory written)`);
+    if (typeof err.code === 'string' && INPUT_FS_ERRORS.has(err.code)) {
+      console.error(`lockpick report: cannot read ${err.path ?? positionals[0]}: ${fsReason(err)}\n  fix: check the path and that it can be read`);
       return EXIT.usage;
     }
     throw e;

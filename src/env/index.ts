@@ -16,6 +16,7 @@ import { startZookeeperTopology } from './topology-zookeeper.ts';
 import { createMariadbNode } from './mariadb.ts';
 import { freePort } from './ports.ts';
 import { createRedisNode } from './redis.ts';
+import { InconclusiveError, UsageError } from '../errors.ts';
 
 export type { Environment, NodeHandle, Link, Endpoint, TopologyName, TopologyOptions } from './types.ts';
 export { cleanupLeftovers, stopEnvUps } from './lifecycle.ts';
@@ -26,23 +27,32 @@ export { SENTINEL_NAME } from './topology-sentinel.ts';
 
 export const TOPOLOGIES: readonly TopologyName[] = ['redis', 'redis-sentinel', 'zookeeper', 'mariadb'];
 
-function validate(topology: TopologyName, o: TopologyOptions): void {
-  if (!TOPOLOGIES.includes(topology)) throw new Error(`lockpick: unknown topology '${topology}'; use one of: ${TOPOLOGIES.join(', ')}`);
+/** Bad options are the user's to fix (exit 2); throws UsageError naming the option. */
+export function validateTopology(topology: TopologyName, o: TopologyOptions): void {
+  if (!TOPOLOGIES.includes(topology)) throw new UsageError(`unknown topology '${topology}'; use one of: ${TOPOLOGIES.join(', ')}`);
   if (o.masters !== undefined && (!Number.isInteger(o.masters) || o.masters < 1 || o.masters > 7)) {
-    throw new Error(`lockpick: masters must be an integer from 1 to 7, got ${o.masters}`);
+    throw new UsageError(`masters must be an integer from 1 to 7, got ${o.masters}`);
   }
-  if (o.nodes !== undefined && o.nodes !== 1 && o.nodes !== 3) throw new Error(`lockpick: zookeeper nodes must be 1 or 3, got ${o.nodes}`);
+  if (o.nodes !== undefined && o.nodes !== 1 && o.nodes !== 3) throw new UsageError(`zookeeper nodes must be 1 or 3, got ${o.nodes}`);
   if (o.persistence !== undefined && o.persistence !== 'none' && o.persistence !== 'aof-always') {
-    throw new Error(`lockpick: persistence must be 'none' or 'aof-always', got '${String(o.persistence)}'`);
+    throw new UsageError(`persistence must be 'none' or 'aof-always', got '${String(o.persistence)}'`);
   }
 }
 
 /**
  * Brings up `topology` and resolves once every server answers a real request.
  * Call down() when done (it also runs on SIGINT/SIGTERM and at exit).
+ * Bad options throw UsageError; any failure to start throws InconclusiveError
+ * (no test is possible: exit 3, README "Exit codes") with the reason as cause.
  */
 export async function startEnvironment(topology: TopologyName, opts: TopologyOptions = {}): Promise<Environment> {
-  validate(topology, opts);
+  validateTopology(topology, opts);
+  return bringUp(topology, opts).catch((e: unknown) => {
+    throw new InconclusiveError(`the ${topology} environment failed to start: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+  });
+}
+
+async function bringUp(topology: TopologyName, opts: TopologyOptions): Promise<Environment> {
   cleanupLeftovers();
   await cleanupLeftoverChains((m) => console.error(m));
   const root = mkdtempSync(path.join(os.tmpdir(), 'lockpick-env-'));

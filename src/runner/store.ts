@@ -1,26 +1,54 @@
 // store/<run-id>/: history.jsonl (every event of the invocation, written as it
 // happens), test.json (what was run: lock, topology, faults, plan, seed,
 // versions), results.json (verdicts), counterexample/ (the minimal failing run).
+// A store path that cannot be used is the user's to fix (UsageError, exit 2); a
+// disk that fills up or fails on the way makes the run inconclusive (exit 3).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { HistoryEvent } from '../history/types.ts';
+import { fsReason, InconclusiveError, UsageError } from '../errors.ts';
+import { validatePlan } from '../workload/plan.ts';
+import { packageVersion } from '../cli.ts';
+
+/** The disk, not the path, failed: nothing the user could have given better. */
+const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO']);
+
+function storeError(what: string, e: unknown, fix: string): Error {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code === undefined) return e as Error;   // not a file-system error: lockpick's own
+  return DISK_ERRORS.has(code)
+    ? new InconclusiveError(`${what}: ${fsReason(e)}; the run is inconclusive\n  fix: free some space (or use --store on another disk) and run again`, { cause: e })
+    : new UsageError(`${what}: ${fsReason(e)}\n  fix: ${fix}`, { cause: e });
+}
 
 export function newRunDir(root: string): { id: string; dir: string } {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
   const id = `${stamp}-${randomBytes(3).toString('hex')}`;
   const dir = resolve(root, id);
-  mkdirSync(dir, { recursive: true });
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw storeError(`--store ${root}: cannot create the run directory ${dir}`, e, 'give --store a directory that can be written (it is created if missing), e.g. --store ./store');
+  }
   return { id, dir };
 }
 
+function writeFileOrThrow(path: string, text: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (e) {
+    throw storeError(`cannot write ${path}`, e, 'give --store a directory that can be written');
+  }
+}
+
 export function writeJson(path: string, data: unknown): void {
-  writeFileSync(path, JSON.stringify(data, null, 2) + '\n');
+  writeFileOrThrow(path, JSON.stringify(data, null, 2) + '\n');
 }
 
 export function writeEvents(path: string, events: HistoryEvent[]): void {
-  writeFileSync(path, events.map((e) => JSON.stringify(e)).join('\n') + (events.length ? '\n' : ''));
+  writeFileOrThrow(path, events.map((e) => JSON.stringify(e)).join('\n') + (events.length ? '\n' : ''));
 }
 
 let cached: Record<string, string> | undefined;
@@ -36,8 +64,7 @@ export function versions(): Record<string, string> {
     v.redis = 'not found';
   }
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    v.lockpick = pkg.version;
+    v.lockpick = packageVersion();
   } catch {
     v.lockpick = 'unknown';
   }
@@ -45,17 +72,43 @@ export function versions(): Record<string, string> {
   return v;
 }
 
+/**
+ * DIR/test.json of a run to replay, checked: it parses, holds a valid "plan" and a
+ * "lock_spec". Anything missing or malformed is a UsageError naming the file.
+ */
 export function readTestJson(dir: string): Record<string, unknown> {
   const path = join(dir, 'test.json');
+  const fix = `give a run directory written by 'lockpick run', e.g. --replay store/<run-id>, or a scenario: --replay scenarios/NAME`;
+  if (!existsSync(dir)) throw new UsageError(`--replay ${dir}: no such directory\n  fix: ${fix}`);
+  if (!statSync(dir).isDirectory()) throw new UsageError(`--replay ${dir}: not a directory\n  fix: ${fix}`);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
-  } catch {
-    throw new Error(`--replay ${dir}: no test.json there (${path}); give a run directory written by 'lockpick run', e.g. store/<run-id>`);
+  } catch (e) {
+    throw new UsageError(`--replay ${dir}: cannot read ${path}: ${fsReason(e)}\n  fix: ${fix}`);
+  }
+  let test: unknown;
+  try {
+    test = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${path}: not valid JSON (${(e as Error).message})\n  fix: it must be the test.json 'lockpick run' wrote; ${fix}`);
+  }
+  if (test === null || typeof test !== 'object' || Array.isArray(test)) {
+    throw new UsageError(`${path}: not a JSON object\n  fix: it must be the test.json 'lockpick run' wrote; ${fix}`);
+  }
+  const t = test as Record<string, unknown>;
+  // A search without a violation stores "plan": null: there is nothing to replay.
+  if (t.plan === null || t.plan === undefined) {
+    throw new UsageError(`${path}: "plan" is ${t.plan === null ? 'null (that run found no violation, so no plan was kept)' : 'missing'}\n  fix: replay a run that found a violation (its test.json holds the plan) or a scenario directory`);
   }
   try {
-    return JSON.parse(text) as Record<string, unknown>;
+    validatePlan(t.plan, `${path}: "plan"`);
   } catch (e) {
-    throw new Error(`${path}: not valid JSON (${(e as Error).message}); it should be the test.json 'lockpick run' wrote`);
+    throw new UsageError((e as Error).message);
   }
+  const spec = t.lock_spec as Record<string, unknown> | undefined;
+  if (!spec || typeof spec !== 'object' || (typeof spec.name !== 'string' && typeof spec.path !== 'string')) {
+    throw new UsageError(`${path}: "lock_spec" is missing or wrong\n  fix: it must be {"name": "<lock>"} or {"path": "<module>"} as 'lockpick run' wrote it`);
+  }
+  return t;
 }

@@ -3,7 +3,10 @@
 //   acquire → Held: ok (value {token} if any) | null: fail | throws: info
 //   release → 'released': ok | 'lost': ok {lost:true} | throws DefiniteFailure: fail | throws: info
 //   renew   → 'renewed': ok | 'lost': fail, then a lapse release | throws: info
+// Anything else returned (undefined, 42, 'ok', a create() that is not a Lock)
+// breaks the contract: the run stops with exit 2 (src/locks/contract.ts).
 import type { Endpoint } from '../env/types.ts';
+import { UsageError } from '../errors.ts';
 
 export interface Held {
   key: string;
@@ -22,9 +25,37 @@ export interface Lock {
   close(): Promise<void>;
 }
 
-/** Thrown when an operation certainly did not take effect (recorded as `fail`). */
+/**
+ * Thrown when an operation certainly did not take effect (recorded as `fail`).
+ * The runner recognises it by its brand, `lockpickDefiniteFailure: true`, not by
+ * `instanceof` (a user's module may load another copy of lockpick), so a module
+ * that cannot import this class may throw a plain Error carrying the brand:
+ *   throw Object.assign(new Error('not sent: no connection'), { lockpickDefiniteFailure: true });
+ */
 export class DefiniteFailure extends Error {
   readonly definite = true;
+  readonly lockpickDefiniteFailure = true;
+  override name = 'DefiniteFailure';
+}
+
+/** True for a DefiniteFailure of any copy of lockpick, or any error carrying its brand. */
+export function isDefiniteFailure(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && (e as { lockpickDefiniteFailure?: unknown }).lockpickDefiniteFailure === true;
+}
+
+/**
+ * A lock broke the Lock contract (acquire returned undefined, release returned
+ * garbage, ...): the run says nothing about the lock. The user's module is bad
+ * input, so this is a UsageError (exit 2, `lockpick run: <message>`). Branded
+ * like DefiniteFailure.
+ */
+export class LockContractError extends UsageError {
+  readonly lockpickLockContract = true;
+  override name = 'LockContractError';
+}
+
+export function isLockContractError(e: unknown): e is LockContractError {
+  return typeof e === 'object' && e !== null && (e as { lockpickLockContract?: unknown }).lockpickLockContract === true;
 }
 
 /** The client's clocks. wallMs may be skewed by the nemesis (client clock faults). */

@@ -5,7 +5,7 @@
 // ends the session and InnoDB rolls back (or GET_LOCK's lock goes) — the lock
 // is free while the client still believes it holds. The client only learns
 // it at unlock, from the dead connection: 'lost'.
-import { DefiniteFailure, type Held, type LockContext } from './lock.ts';
+import { isDefiniteFailure, type Held, type LockContext } from './lock.ts';
 import { DATABASE_OPTION_HELP, MysqlConn, RETRY_OPTION_HELP } from './mysql-client.ts';
 import { numberOption } from './options.ts';
 
@@ -66,7 +66,7 @@ export class SessionHolds {
       return ok(r) ? 'released' : 'lost';
     } catch (err) {
       // The connection died under the unlock: either way the session is over and its lock with it.
-      if (err instanceof DefiniteFailure || (c.closed && isConnectionLost(err))) return 'lost';
+      if (isDefiniteFailure(err) || (c.closed && isConnectionLost(err))) return 'lost';
       throw err;
     } finally {
       c.destroy();

@@ -15,7 +15,7 @@
  * waiting is polling (retryMs).
  */
 import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
-import { DefiniteFailure } from './lock.ts';
+import { DefiniteFailure, isDefiniteFailure } from './lock.ts';
 import { DATABASE_OPTION_HELP, ER_DUP_ENTRY, isServerError, MysqlConn, mysqlRetryMs, RETRY_OPTION_HELP } from './mysql-client.ts';
 import { pollAcquire } from './retry.ts';
 
@@ -41,7 +41,7 @@ async function create(ctx: LockContext): Promise<Lock> {
       await c.exec(CREATE_TABLE);
     } catch (err) {
       c.destroy();
-      throw err instanceof DefiniteFailure ? err : new DefiniteFailure(`${NAME}: cannot create table test_lock: ${(err as Error).message}`);
+      throw isDefiniteFailure(err) ? err : new DefiniteFailure(`${NAME}: cannot create table test_lock: ${(err as Error).message}`);
     }
     conn = c;
     return c;

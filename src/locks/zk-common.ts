@@ -12,7 +12,7 @@
 //                     and release() answer 'lost' then (deleting the node if
 //                     the session still can, so waiters need not wait for expiry).
 import type { Held, LockContext } from './lock.ts';
-import { DefiniteFailure } from './lock.ts';
+import { isDefiniteFailure } from './lock.ts';
 import { choiceOption, numberOption } from './options.ts';
 import { isNoNode, ZkSession } from './zookeeper-client.ts';
 
@@ -66,7 +66,7 @@ export class SessionHolder {
     try {
       return await op();
     } catch (err) {
-      if (!(err instanceof DefiniteFailure) && !isAnswer(err)) this.abandon(s);
+      if (!isDefiniteFailure(err) && !isAnswer(err)) this.abandon(s);
       throw err;
     }
   }

@@ -18,7 +18,7 @@
  * times out, and acquireDistributedLock returns as if the lock were held.
  * The session rules (what a Disconnected/Expired means) are in zk-common.ts.
  */
-import { DefiniteFailure, type AcquireOptions, type Held, type Lock, type LockContext, type LockRecipe } from './lock.ts';
+import { isDefiniteFailure, type AcquireOptions, type Held, type Lock, type LockContext, type LockRecipe } from './lock.ts';
 import { choiceOption } from './options.ts';
 import { lockPath, SessionHolder, waitForChange, ZK_OPTIONS_HELP, zkOptions, type ZkHeld } from './zk-common.ts';
 import { CreateMode, isNoNode, type ZkSession } from './zookeeper-client.ts';
@@ -71,7 +71,7 @@ async function create(ctx: LockContext): Promise<Lock> {
         // Our node may still sit in the queue and be granted to nobody: end the
         // session so it goes. Whether it was ever lowest is unknown: not a definite failure.
         sessions.abandon(s);
-        throw err instanceof DefiniteFailure ? new Error(err.message) : err;
+        throw isDefiniteFailure(err) ? new Error((err as Error).message) : err;
       }
       const held: ZkHeld = { key, path, token: sequenceOf(mine), session: s, epoch: s.lossEpoch };
       return held;

@@ -26,7 +26,13 @@ interface Worker {
   dead: boolean;
 }
 
-export interface RunReport { errors: string[]; killed: string[]; logs: string[] }
+export interface RunReport {
+  errors: string[]; killed: string[]; logs: string[];
+  /** The first Lock contract violation a client saw (the run then stops lockpick with exit 2). */
+  contract?: string;
+  /** Uncaught errors that killed a worker (t: 'crash'), this run's and any since the last report. */
+  crashes: string[];
+}
 
 export class ClientPool implements ClientControl {
   private readonly workers = new Map<string, Worker>();
@@ -35,6 +41,8 @@ export class ClientPool implements ClientControl {
   private anchored: (FaultSpec & { fired?: boolean })[] = [];
   private runStartMs = 0;
   private logs: string[] = [];
+  /** What workers told about contract violations and crashes since the last report (run() hands it over). */
+  private found: Pick<RunReport, 'contract' | 'crashes'> = { crashes: [] };
   /** Anchored pauses in progress (so the run waits for them). */
   private pausing = new Set<Promise<void>>();
   ops = 0;
@@ -123,6 +131,8 @@ export class ClientPool implements ClientControl {
         break;
       }
       case 'log': this.logs.push(`${w.id}: ${m.message}`); break;
+      case 'contract': this.found.contract ??= m.message; break;
+      case 'crash': this.found.crashes.push(`client ${w.id} crashed: ${m.error}`); break;
       case 'done': w.done?.(m.error); break;
       case 'prepared': w.prepared?.(); w.prepared = undefined; break;
       case 'ready': break;
@@ -201,7 +211,9 @@ export class ClientPool implements ClientControl {
       }
     }
     await Promise.all([...this.pausing]);
-    return { errors, killed, logs: this.logs };
+    const found = this.found;
+    this.found = { crashes: [] };
+    return { errors, killed, logs: this.logs, ...found };
   }
 
   /** SIGCONT every client we or the nemesis stopped (healing). */

@@ -44,4 +44,8 @@ export type FromWorker =
   | { t: 'complete'; type: Exclude<EventType, 'invoke'>; f: string; key: string; value?: unknown; error?: string; extra?: Record<string, unknown> }
   | { t: 'point'; seq: number; name: string }
   | { t: 'log'; message: string }
+  /** The lock broke the Lock contract (src/locks/contract.ts): this client stopped; the run ends with exit 2. */
+  | { t: 'contract'; method: string; message: string }
+  /** An uncaught exception or unhandled rejection: the worker exits (70) right after this. */
+  | { t: 'crash'; error: string }
   | { t: 'done'; run: number; error?: string };

@@ -7,7 +7,7 @@ import { startEnvironment } from '../env/index.ts';
 import type { Environment, TopologyName, TopologyOptions } from '../env/types.ts';
 import { HistoryBuilder } from '../history/index.ts';
 import type { HistoryEvent } from '../history/types.ts';
-import type { LockRecipe } from '../locks/lock.ts';
+import { LockContractError, type LockRecipe } from '../locks/lock.ts';
 import { checkHistory } from '../../checkers/index.ts';
 import type { CheckResult, Verdict } from '../../checkers/types.ts';
 import { checkResource, type ResourceEntry, type ResourceResult } from '../../checkers/resource.ts';
@@ -144,6 +144,8 @@ export class Session {
     }
     this.recorder.nemesis('run-end', { run });
     const events = this.recorder.endRun();
+    // A lock that broke its contract says nothing about safety: stop with exit 2 (the history is complete).
+    if (report.contract) throw new LockContractError(report.contract);
     problems.push(...report.errors, ...report.killed.map((id) => `client ${id} did not finish in time and was killed`));
     const keys = [...new Set(plan.clients.flatMap((c) => c.attempts.map((a) => keyPrefix + a.key)))];
     const { entries, finals } = await this.resource.collect(keys);

@@ -2,24 +2,30 @@
 // real SIGSTOP that stops its timers, watchdogs and lease arithmetic too).
 // It builds the lock, runs its attempts, and tells the parent about every
 // operation: an invoke waits for the parent's ack (the event is on disk before
-// the operation starts); completions are sent as they happen.
+// the operation starts); completions are sent as they happen. Every answer of
+// the lock is checked against the Lock contract (src/locks/contract.ts) before
+// it becomes history; a client clock fault moves every wall clock of this
+// process (skewed-clock.ts).
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DefiniteFailure, type Held, type Lock, type LockContext } from '../locks/lock.ts';
+import { isDefiniteFailure, isLockContractError, LockContractError, type Held, type Lock, type LockContext } from '../locks/lock.ts';
+import { checkAcquired, checkCreated, checkReleased, checkRenewed, type ContractViolation } from '../locks/contract.ts';
+import { installSkewedClock } from './skewed-clock.ts';
 import { ResourceClient } from './resource-store.ts';
 import { resolveRecipe } from './lock-spec.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Attempt } from '../workload/plan.ts';
 import { CRITICAL_SECTION } from '../workload/plan.ts';
 
-let clockOffsetMs = 0;
+// Date.now(), new Date(), performance.timeOrigin read true time + the client-clock fault's offset.
+const clock = installSkewedClock();
 let stopping = false;
 let seq = 0;
 let process_ = -1;   // the logical process the parent assigned to our current operation
 const waiting = new Map<number, (process?: number) => void>();
 
 function send(m: FromWorker): void {
-  process.send?.(m);
+  if (process.connected) process.send?.(m);
 }
 
 function ask(m: { t: 'invoke'; f: string; key: string; value?: unknown } | { t: 'point'; name: string }): Promise<number | undefined> {
@@ -45,14 +51,22 @@ function tokenNumber(h: Held): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
+/** The lock broke its contract: the operation is recorded as info (the history stays valid), the parent told, attempts stop. */
+function violated(f: string, key: string, v: ContractViolation): never {
+  complete('info', f, key, undefined, `contract violation: ${v.message}`);
+  send({ t: 'contract', method: v.method, message: v.message });
+  throw new LockContractError(v.message);
+}
+
 class Client {
-  private stuck = false;   // a release failed for good: this client still holds the lock
+  /** When each hold's lease last started (acquire or renew ok), on the monotonic clock: a lapse waits for its end. */
+  private readonly leaseFrom = new WeakMap<Held, number>();
 
   constructor(private readonly job: RunJob, private readonly lock: Lock, private readonly res: ResourceClient) {}
 
   async runAll(): Promise<void> {
     for (const a of this.job.attempts) {
-      if (stopping || this.stuck) break;
+      if (stopping) break;
       await this.attempt(a);
     }
   }
@@ -69,20 +83,24 @@ class Client {
   /** One recorded acquire: the hold, or 'fail' (certainly not held), or 'info' (unknown: this process ended). */
   private async acquire(key: string, waitMs: number): Promise<Held | 'fail' | 'info'> {
     await invoke('acquire', key);
-    let held: Held | null;
+    let held: unknown;
     try {
       held = await this.lock.acquire(key, { ttlMs: this.job.ttlMs, waitMs });
     } catch (e) {
-      const outcome = e instanceof DefiniteFailure ? 'fail' : 'info';
+      const outcome = isDefiniteFailure(e) ? 'fail' : 'info';
       complete(outcome, 'acquire', key, undefined, e);
       return outcome;
     }
-    if (!held) {
+    const bad = checkAcquired(key, held, this.job.fenced);
+    if (bad) violated('acquire', key, bad);
+    if (held === null) {
       complete('fail', 'acquire', key);
       return 'fail';
     }
-    complete('ok', 'acquire', key, held.token !== undefined ? { token: held.token } : undefined, undefined, { lease_ms: this.job.ttlMs });
-    return held;
+    const h = held as Held;
+    this.leaseFrom.set(h, performance.now());
+    complete('ok', 'acquire', key, h.token !== undefined ? { token: h.token } : undefined, undefined, { lease_ms: this.job.ttlMs });
+    return h;
   }
 
   /** Read, (pause point), hold, write; false when the hold already ended (renew lost or unknown). */
@@ -95,7 +113,7 @@ class Client {
       send({ t: 'log', message: `resource read failed: ${(e as Error).message}` });
     }
     await point(CRITICAL_SECTION);
-    if (a.reenter && this.job.reentrant && !(await this.reenter(key))) return false;
+    if (a.reenter && this.job.reentrant && !(await this.reenter(held, key))) return false;
     if (a.renew && this.lock.renew) {
       await sleep(a.holdMs / 2);
       if (!(await this.renew(held, key))) return false;
@@ -113,29 +131,26 @@ class Client {
     return true;
   }
 
-  /** Locks the held key again and unlocks it once (a reentrant hold); false when this process ended (an info). */
-  private async reenter(key: string): Promise<boolean> {
+  /** Locks the held key again and unlocks it once (a reentrant hold); false when the hold ended (an info, or a lapse). */
+  private async reenter(outer: Held, key: string): Promise<boolean> {
     const inner = await this.acquire(key, 0);
     // Not re-entered ('fail': the hold was lost meanwhile): the outer hold goes on as the client believes it.
     if (typeof inner !== 'object') return inner === 'fail';
-    return (await this.release(inner, key)) === 'done';
+    const r = await this.release(inner, key);
+    if (r !== 'lapsed') return r === 'done';
+    // The inner release never got through and the lease has run out since: the outer hold is over too.
+    await this.lapse(outer, key);
+    return false;
   }
 
   private async renew(held: Held, key: string): Promise<boolean> {
     await invoke('renew', key);
+    const renewedAt = performance.now();
+    let r: unknown;
     try {
-      const r = await this.lock.renew!(held, this.job.ttlMs);
-      if (r === 'renewed') {
-        complete('ok', 'renew', key);
-        return true;
-      }
-      // Told it no longer holds: a failed renew, then the client stops believing (a lapse).
-      complete('fail', 'renew', key, { lost: true });
-      await invoke('release', key);
-      complete('ok', 'release', key, { lapse: true });
-      return false;
+      r = await this.lock.renew!(held, this.job.ttlMs);
     } catch (e) {
-      if (e instanceof DefiniteFailure) {
+      if (isDefiniteFailure(e)) {
         complete('fail', 'renew', key, undefined, e);
         return true;
       }
@@ -143,27 +158,68 @@ class Client {
       complete('info', 'renew', key, undefined, e);
       return false;
     }
+    const bad = checkRenewed(key, r);
+    if (bad) violated('renew', key, bad);
+    if (r === 'renewed') {
+      this.leaseFrom.set(held, renewedAt);
+      complete('ok', 'renew', key);
+      return true;
+    }
+    // Told it no longer holds: a failed renew, then the client stops believing (a lapse, at once:
+    // the server said the lock is gone, so nothing is left to wait for).
+    complete('fail', 'renew', key, { lost: true });
+    await this.recordLapse(key);
+    return false;
   }
 
-  /** 'done' when answered (ok), 'info' when the outcome is unknown (this process ended), 'stuck' when it kept failing. */
-  private async release(held: Held, key: string): Promise<'done' | 'info' | 'stuck'> {
+  /**
+   * 'done' when answered (ok), 'info' when the outcome is unknown (this process ended),
+   * 'lapsed' when every attempt certainly failed and the client gave up (a lapse is recorded).
+   */
+  private async release(held: Held, key: string): Promise<'done' | 'info' | 'lapsed'> {
     for (let tries = 0; tries < 3; tries++) {
       await invoke('release', key);
+      let r: unknown;
       try {
-        const r = await this.lock.release(held);
-        complete('ok', 'release', key, r === 'lost' ? { lost: true } : undefined);
-        return 'done';
+        r = await this.lock.release(held);
       } catch (e) {
-        if (!(e instanceof DefiniteFailure)) {
+        if (!isDefiniteFailure(e)) {
           complete('info', 'release', key, undefined, e);
           return 'info';
         }
         complete('fail', 'release', key, undefined, e);
         await sleep(50);
+        continue;
       }
+      const bad = checkReleased(key, r);
+      if (bad) violated('release', key, bad);
+      complete('ok', 'release', key, r === 'lost' ? { lost: true } : undefined);
+      return 'done';
     }
-    this.stuck = true;
-    return 'stuck';
+    // Gave up: the server still holds the lock (every release certainly failed). The client left its
+    // critical section at the first release invoke; the lapse ends the hold as the client sees it,
+    // so this process may acquire again. The client goes on with its attempts (it used to stop here,
+    // which left its hold open to the end of the history and silenced it for the rest of the run).
+    await this.lapse(held, key);
+    return 'lapsed';
+  }
+
+  /**
+   * A lapse (HISTORY.md): the client stops believing without telling the server because its lease
+   * ran out by its own clock. So it is recorded once the lease has run out, counted on the monotonic
+   * clock from the hold's last grant (acquire or renew ok, which is after the server started it):
+   * recorded earlier, the model would free the lock before the server may, and a second grant
+   * inside the lease (a real violation) would pass.
+   */
+  private async lapse(held: Held, key: string): Promise<void> {
+    const left = (this.leaseFrom.get(held) ?? 0) + this.job.ttlMs - performance.now();
+    if (left > 0) await sleep(left);
+    await this.recordLapse(key);
+  }
+
+  private async recordLapse(key: string): Promise<void> {
+    await invoke('release', key);
+    complete('ok', 'release', key, { lapse: true });
   }
 }
 
@@ -177,7 +233,7 @@ async function point(name: string): Promise<void> {
 
 async function runJob(job: RunJob): Promise<void> {
   stopping = false;
-  clockOffsetMs = job.clockOffsetMs;
+  clock.setOffsetMs(job.clockOffsetMs);
   pausePoints = job.pausePoints;
   let lock: Lock | undefined;
   const res = new ResourceClient(job.resource, Math.max(2000, job.commandTimeoutMs));
@@ -190,12 +246,18 @@ async function runJob(job: RunJob): Promise<void> {
       sentinels: job.sentinels,
       sentinelName: job.sentinelName,
       natMap: job.natMap,
-      clock: { wallMs: () => Date.now() + clockOffsetMs, monoMs: () => performance.now() },
+      clock: { wallMs: clock.wallMs, monoMs: () => performance.now() },
       commandTimeoutMs: job.commandTimeoutMs,
       options: job.options,
       point,
     };
-    lock = await recipe.create(ctx);
+    const created: unknown = await recipe.create(ctx);
+    const bad = checkCreated(created);
+    if (bad) {
+      send({ t: 'contract', method: bad.method, message: bad.message });
+      throw new LockContractError(bad.message);
+    }
+    lock = created as Lock;
     // Connecting takes a variable time; the plan's times count from one
     // instant shared with the nemesis, so wait for the parent's 'start'.
     const go = new Promise<void>((resolve) => { started = resolve; });
@@ -203,7 +265,8 @@ async function runJob(job: RunJob): Promise<void> {
     await go;
     await new Client(job, lock, res).runAll();
   } catch (e) {
-    error = e instanceof Error ? e.stack ?? e.message : String(e);
+    // A contract violation was already told (t: 'contract'); its stack would say nothing more.
+    error = isLockContractError(e) ? e.message : e instanceof Error ? e.stack ?? e.message : String(e);
   } finally {
     await lock?.close().catch(() => {});
     res.close();
@@ -216,11 +279,31 @@ process.on('message', (m: ToWorker) => {
     case 'run': void runJob(m); break;
     case 'ack': waiting.get(m.seq)?.(m.process); waiting.delete(m.seq); break;
     case 'go': waiting.get(m.seq)?.(); waiting.delete(m.seq); break;
-    case 'clock': clockOffsetMs = m.offsetMs; break;
+    case 'clock': clock.setOffsetMs(m.offsetMs); break;
     case 'start': started?.(); started = undefined; break;
     case 'stop': stopping = true; started?.(); started = undefined; break;
   }
 });
 // The runner is gone (even kill -9): a client must not outlive it.
 process.on('disconnect', () => process.exit(0));
+
+// An error thrown outside any operation (node-zookeeper-client throws "Unknown code" from its
+// socket handler under partitions) would kill this worker between operations unnoticed: tell the
+// parent, which makes the run inconclusive, then exit 70 (EX_SOFTWARE) once the message is out.
+let crashed = false;
+function crash(e: unknown): void {
+  if (crashed) return;
+  crashed = true;
+  const exit = () => process.exit(70);
+  if (!process.connected || !process.send) exit();
+  const error = e instanceof Error ? e.stack ?? e.message : String(e);
+  setTimeout(exit, 2000);   // the parent is not reading (stopped): do not hang
+  try {
+    process.send!({ t: 'crash', error } satisfies FromWorker, undefined, {}, exit);
+  } catch {
+    exit();
+  }
+}
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
 send({ t: 'ready' });

@@ -23,7 +23,7 @@ export function fsReason(e: unknown): string {
   const err = e as NodeJS.ErrnoException;
   if (typeof err?.code === 'string' && typeof err.message === 'string') {
     // Node's messages read "ENOSPC: no space left on device, write": keep the words, name the code.
-    const words = /^[A-Z]+: ([^,]+)/.exec(err.message)?.[1];
+    const words = /\b[A-Z][A-Z0-9]+: ([^,]+)/.exec(err.message)?.[1];
     return words ? `${words} (${err.code})` : `${err.message} (${err.code})`;
   }
   return String((e as Error)?.message ?? e);

@@ -1,11 +1,13 @@
 // `lockpick list`: the lock recipes and fault kinds, one line each.
 import { parseArgs } from 'node:util';
-import { EXIT } from '../cli.ts';
+import { EXIT, EXIT_HELP } from '../cli.ts';
 
 const USAGE = `usage: lockpick list [--json]
 
 Prints the lock recipes (for --lock) and the fault kinds (for --faults) with
-one-line descriptions.`;
+one-line descriptions.
+
+${EXIT_HELP}`;
 
 export async function run(argv: string[]): Promise<number> {
   let values;

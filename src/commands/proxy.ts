@@ -1,6 +1,9 @@
 // `lockpick proxy --port P`: run the Toxiproxy-compatible fault proxy in the
 // foreground until Ctrl-C / SIGTERM.
+import { parseArgs } from 'node:util';
 import { serve } from '../proxy/server-main.ts';
+import { EXIT_HELP } from '../cli.ts';
+import { EXIT, fsReason } from '../errors.ts';
 
 const USAGE = `usage: lockpick proxy [--port P]
 
@@ -11,18 +14,38 @@ toxiproxy-node-client or curl, e.g.
   curl -X POST http://127.0.0.1:8474/proxies/r1/toxics -d '{"type":"latency","attributes":{"latency":100}}'
 Toxics: latency (latency, jitter ms), timeout (timeout ms; 0 = hold forever),
 reset_peer (timeout ms), bandwidth (rate KB/s), limit_data (bytes); stream
-upstream|downstream; toxicity 0..1. Prints {"url": ...} once ready.`;
+upstream|downstream; toxicity 0..1. Prints {"url": ...} once ready.
+
+${EXIT_HELP}
+proxy: 2 also for a port that cannot be listened on`;
+
+/** A port the user gave that cannot be listened on: bad input, not a bug. */
+const LISTEN_ERRORS = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL']);
 
 export async function run(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
+  let values;
+  try {
+    values = parseArgs({ args: argv, options: { port: { type: 'string', default: '8474' }, help: { type: 'boolean', short: 'h' } }, strict: true }).values;
+  } catch (e) {
+    console.error(`lockpick proxy: ${(e as Error).message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  if (values.help) {
     console.log(USAGE);
-    return 0;
+    return EXIT.ok;
+  }
+  const port = Number(values.port);
+  if (!/^\d+$/.test(values.port) || port > 65535) {
+    console.error(`lockpick proxy: --port ${JSON.stringify(values.port)}: expected a port number 0..65535\n  fix: e.g. --port 8474, or --port 0 for any free port`);
+    return EXIT.usage;
   }
   try {
-    await serve(argv);
+    await serve(['--port', String(port)]);
   } catch (e) {
-    console.error(`lockpick proxy: ${e instanceof Error ? e.message : String(e)}\n\n${USAGE}`);
-    return 2;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string' || !LISTEN_ERRORS.has(code)) throw e;   // lockpick's own failure: exit 4
+    console.error(`lockpick proxy: cannot listen on 127.0.0.1:${port}: ${fsReason(e)}\n  fix: give another --port, or --port 0 for any free port`);
+    return EXIT.usage;
   }
   // Stay up: the server keeps the event loop alive until a signal stops it.
   return new Promise<number>(() => {});

@@ -1,6 +1,7 @@
 // `lockpick run`: hammer a lock implementation under faults and check it.
 import { parseArgs } from 'node:util';
-import { EXIT } from '../cli.ts';
+import { EXIT, EXIT_HELP } from '../cli.ts';
+import { InconclusiveError, UsageError } from '../errors.ts';
 import { parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
 import { CRITICAL_SECTION } from '../workload/plan.ts';
@@ -29,7 +30,11 @@ options:
   --property P         what must hold: lock (its history), resource (the protected counter:
                        no lost update, no stale write), or both (default)
   --json               print the summary as JSON on stdout
-exit: 0 safe, 1 unsafe, 2 usage, 3 inconclusive`;
+
+${EXIT_HELP}
+  2 here: a bad option, an unknown lock or fault, a lock module that does not load,
+    a --store that is not a directory, a --replay DIR without a valid test.json;
+  3 here: limits reached, the environment failed to start, or no effective test`;
 
 /** Fault names the user may type, and the nemesis kind each means. */
 const ALIASES: Record<string, string> = { clock: 'clock-bump', restart: 'kill', crash: 'kill' };
@@ -37,11 +42,19 @@ const ALIASES: Record<string, string> = { clock: 'clock-bump', restart: 'kill', 
 function int(v: string | undefined, flag: string, dflt: number, min = 1): number {
   if (v === undefined) return dflt;
   const n = Number(v);
-  if (!Number.isFinite(n) || n < min) throw new UsageError(`${flag} must be a number ≥ ${min}, got '${v}'`);
+  if (v.trim() === '' || !Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number ≥ ${min}, got '${v}'`);
   return n;
 }
 
-class UsageError extends Error {}
+/**
+ * The recipe for `--lock` (or a replay's lock_spec); a lock that cannot be had is
+ * the user's to fix (exit 2). The registry itself is imported first, outside: if
+ * lockpick's own module fails to load, that is an internal error (exit 4).
+ */
+async function recipeFor(spec: Parameters<typeof resolveRecipe>[0]) {
+  await import('../locks/registry.ts');
+  return resolveRecipe(spec).catch((e: Error) => { throw new UsageError(e.message); });
+}
 
 export async function run(argv: string[]): Promise<number> {
   let args;
@@ -70,11 +83,11 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const storeRoot = args.store ?? 'store';
     if (args.replay) {
-      summary = await replay({ dir: args.replay, runs: int(args.runs, '--runs', 3), storeRoot, resolve: resolveRecipe, log });
+      summary = await replay({ dir: args.replay, runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log });
     } else {
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
       const spec = parseLockArg(args.lock);
-      const recipe = await resolveRecipe(spec).catch((e: Error) => { throw new UsageError(e.message); });
+      const recipe = await recipeFor(spec);
       const faults = await parseFaults(args.faults);
       const property = args.property ?? 'both';
       if (property !== 'lock' && property !== 'resource' && property !== 'both') throw new UsageError(`--property must be lock, resource or both, got '${property}'`);
@@ -94,12 +107,13 @@ export async function run(argv: string[]): Promise<number> {
       });
     }
   } catch (e) {
-    if (e instanceof UsageError) {
+    // Bad input → 2, no test possible (the environment did not start, the disk
+    // filled) → 3; anything else is lockpick's own failure: src/cli.ts exits 4.
+    if (e instanceof UsageError || e instanceof InconclusiveError) {
       console.error(`lockpick run: ${e.message}`);
-      return EXIT.usage;
+      return e.exitCode;
     }
-    console.error(`lockpick run: ${(e as Error).message}`);
-    return EXIT.unknown;
+    throw e;
   }
   if (json) console.log(JSON.stringify(summary));
   return summary.exitCode;

@@ -22,5 +22,11 @@ export const startAt = (o: FaultGenOptions) => fc.integer({ min: 0, max: o.ttlMs
 export const beyondLease = (o: FaultGenOptions) => fc.integer({ min: o.ttlMs + 100, max: Math.floor(1.5 * o.ttlMs) + 200 });
 export const someNode = (o: FaultGenOptions) => fc.constantFrom(...(o.nodes.length ? o.nodes : ['n1']));
 export const someClient = (o: FaultGenOptions) => fc.constantFrom(...(o.clients.length ? o.clients : ['c1']));
-/** One spec as a group of one. */
-export const single = (a: fc.Arbitrary<FaultSpec>): fc.Arbitrary<FaultSpec[]> => a.map((s) => [s]);
+/**
+ * One spec as a group of one. The unmapper lets fast-check shrink a stored plan's
+ * faults without the context it generated them with (src/runner/shrink.ts does).
+ */
+export const single = (a: fc.Arbitrary<FaultSpec>): fc.Arbitrary<FaultSpec[]> => a.map((s) => [s], (v) => {
+  if (!Array.isArray(v) || v.length !== 1) throw new Error('not a group of one fault');
+  return v[0];
+});

@@ -12,6 +12,7 @@ import { search, type SearchResult } from './search.ts';
 import { Session, topologyOf, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, versions, writeEvents, writeJson } from './store.ts';
 import { lockLabel } from './lock-spec.ts';
+import { addRun, describeCoverage, emptyCoverage, gaps, type Coverage } from './coverage.ts';
 
 export interface RunOptions {
   lock: LockSpec;
@@ -50,10 +51,16 @@ export interface RunSummary {
   resource: { lostUpdates: number; staleWritesAccepted: number; staleStepsPrevented: number };
   minimal?: { plan: RunPlan; ops: number; faults: number; anomalies: unknown[]; resource: unknown; confirmed?: boolean };
   replay: string;
+  coverage: Coverage;
+  /** Why no SAFE verdict could be given (exit 3); empty otherwise. */
+  gaps: string[];
 }
 
 function outcomeJson(o: RunOutcome) {
-  return { run: o.run, verdict: o.verdict, check: o.check, resource: o.resource, problems: o.problems, elapsed_ms: Math.round(o.elapsedMs) };
+  return {
+    run: o.run, verdict: o.verdict, check: o.check, resource: o.resource, problems: o.problems, inconclusive: o.inconclusive,
+    faults: o.faults, stats: o.stats, elapsed_ms: Math.round(o.elapsedMs),
+  };
 }
 
 /** Writes counterexample/: that run's history, the timeline and the JUnit file (when the renderers load). */
@@ -90,11 +97,18 @@ async function describeOutcome(o: RunOutcome, file: string): Promise<string> {
   return lines.join('\n');
 }
 
-/** Runs the session body and always tears the session down, also on SIGINT/SIGTERM. */
-async function withSession<T>(o: SessionOptions, body: (s: Session) => Promise<T>): Promise<T> {
+/**
+ * Runs the session body and always tears the session down, also on SIGINT/SIGTERM
+ * (exit 130/143); `onInterrupt` first stores what was found so far.
+ */
+async function withSession<T>(o: SessionOptions, body: (s: Session) => Promise<T>, onInterrupt: () => Promise<void> = async () => {}): Promise<T> {
   const session = await Session.open(o);
+  let interrupted = false;
   const onSignal = (sig: NodeJS.Signals) => {
-    void session.close().finally(() => process.exit(sig === 'SIGINT' ? 130 : 143));
+    if (interrupted) return;
+    interrupted = true;
+    void onInterrupt().catch((e: unknown) => process.stderr.write(`lockpick: could not store the results: ${(e as Error).message}\n`))
+      .finally(() => session.close().finally(() => process.exit(sig === 'SIGINT' ? 130 : 143)));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
@@ -119,17 +133,29 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   };
   writeJson(join(dir, 'test.json'), test);
   o.log(`lockpick run ${id}: lock ${lockLabel(o.lock)}, faults ${o.faults.join(',') || 'none'}, ${o.clients} clients, seed ${seed}; history in ${join(dir, 'history.jsonl')}`);
+  const coverage = emptyCoverage(o.faults);
+  let ops = 0;
+  let lockViolations = 0;
+  let firstSeen: RunOutcome | undefined;   // the first violation, kept for an interrupt
+  const resource = { lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0 };
+  const totals = () => ({ property: o.property ?? 'both', lock_violations: lockViolations, resource_totals: resource, ops, coverage });
+  // Ctrl-C: what was found so far is stored and said; a violation already seen stays one.
+  const onInterrupt = async () => {
+    writeJson(join(dir, 'results.json'), {
+      verdict: firstSeen ? false : 'unknown', interrupted: true, ...totals(), runs: coverage.runs, seed, first: firstSeen ? outcomeJson(firstSeen) : null,
+    });
+    if (firstSeen) await writeCounterexample(dir, firstSeen, { lock: lockLabel(o.lock), seed, plan: describePlan(firstSeen.plan) });
+    o.log(`\nINTERRUPTED after ${coverage.runs} run(s): ${firstSeen ? `UNSAFE: a violation was found in run ${firstSeen.run} (not shrunk); its history is in ${join(dir, 'counterexample')}` : 'no violation so far; no verdict'}.`);
+    if (firstSeen) o.log(await describeOutcome(firstSeen, join(dir, 'counterexample', 'history.jsonl')));
+  };
   return withSession({ recipe: o.recipe, lock: o.lock, historyPath: join(dir, 'history.jsonl'), lockOptions: o.lockOptions, property: o.property }, async (session) => {
     const { activeFaults } = await import('../../nemesis/index.ts');
     const progress = new Progress(process.stderr, () => activeFaults(session.nemesisContext()).length, o.quiet);
     const arb = planArb({
-      clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, keys: o.keys,
+      clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, keys: o.keys, topology: topo.name,
       nodes: session.dataNodes(), points: o.pausePoints ?? [CRITICAL_SECTION, ...(o.recipe.points ?? [])],
       reentrant: o.recipe.model === 'reentrant-mutex',
     });
-    let ops = 0;
-    let lockViolations = 0;
-    const resource = { lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0 };
     let res: SearchResult;
     try {
       res = await search({
@@ -141,18 +167,25 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
           resource.lostUpdates += out.resource.lostUpdates;
           resource.staleWritesAccepted += out.resource.staleWritesAccepted;
           resource.staleStepsPrevented += out.resource.staleStepsPrevented;
-          progress.run(out.ops, out.verdict === false, phase, out.problems.length ? out.problems[0] : '');
+          if (phase === 'search') addRun(coverage, out);
+          if (out.verdict === false) firstSeen ??= out;
+          progress.run(out.ops, out.verdict === false, phase, out.verdict === 'unknown' ? out.inconclusive[0] ?? '' : out.problems[0] ?? '');
         },
       });
+    } catch (e) {
+      // A run that could not go on (broken lock contract, history not written): keep the record.
+      writeJson(join(dir, 'results.json'), { verdict: 'unknown', error: (e as Error).message, ...totals(), runs: coverage.runs, seed });
+      throw e;
     } finally {
       progress.done();
     }
     const replay = `lockpick run --replay ${dir}`;
+    const missing = res.minimal ? [] : gaps(coverage);
     const summary: RunSummary = {
-      verdict: res.minimal ? false : res.runs > 0 && res.inconclusive < res.runs ? true : 'unknown',
-      exitCode: res.minimal ? 1 : res.runs > 0 && res.inconclusive < res.runs ? 0 : 3,
+      verdict: res.minimal ? false : missing.length === 0 ? true : 'unknown',
+      exitCode: res.minimal ? 1 : missing.length === 0 ? 0 : 3,
       dir, runId: id, seed: res.seed, path: res.path, runs: res.runs, shrinkRuns: res.shrinkRuns, inconclusive: res.inconclusive,
-      firstAfterMs: res.firstAfterMs, ops, lockViolations, resource, replay,
+      firstAfterMs: res.firstAfterMs, ops, lockViolations, resource, replay, coverage, gaps: missing,
       firstAnomalies: res.first ? [...res.first.check.anomalies, ...res.first.resource.anomalies] : undefined,
     };
     if (res.minimal) {
@@ -165,24 +198,30 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       o.log(`\nUNSAFE: ${lockLabel(o.lock)} broke after ${res.runs} run(s) (${((res.firstAfterMs ?? 0) / 1000).toFixed(1)} s of search), shrunk in ${res.shrinkRuns} more run(s)${res.shrinkInterrupted ? ' (shrink time ran out)' : ''}.`);
       o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? 'broke the lock again on a confirmation run' : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
       o.log(`\n${await describeOutcome(m, join(cdir, 'history.jsonl'))}`);
-      o.log(`\nfast-check seed ${res.seed}, path "${res.path ?? ''}"`);
+      o.log(`\nsearch: ${describeCoverage(coverage)}`);
+      o.log(`fast-check seed ${res.seed}, path "${res.path ?? ''}"`);
       o.log(`timeline: ${join(cdir, 'timeline.html')}`);
       o.log(`replay:   ${replay}`);
     } else if (summary.exitCode === 0) {
-      o.log(`\nSAFE so far${o.property && o.property !== 'both' ? ` (property: ${o.property})` : ''}: ${res.runs} run(s), ${ops} operations, no violation (${res.inconclusive} inconclusive). fast-check seed ${res.seed}.`);
+      o.log(`\nSAFE so far${o.property && o.property !== 'both' ? ` (property: ${o.property})` : ''}: ${ops} operations, no violation. fast-check seed ${res.seed}.`);
+      o.log(`tested: ${describeCoverage(coverage)}`);
       if (o.property === 'resource') {
         o.log(`the lock itself was broken in ${lockViolations} run(s) (double holders); the resource lost ${resource.lostUpdates} update(s), accepted ${resource.staleWritesAccepted} stale write(s) and rejected ${resource.staleStepsPrevented} stale step(s) by fencing`);
       }
     } else {
-      o.log(`\nINCONCLUSIVE: ${res.runs} run(s), ${res.inconclusive} without a verdict (clients failed or the check ran out of time).`);
+      o.log(`\nINCONCLUSIVE: no violation, but no safety promise either:`);
+      for (const g of missing) o.log(`  - ${g}`);
+      o.log(`tested: ${describeCoverage(coverage)}`);
+      const reasons = Object.entries(coverage.inconclusiveReasons).sort((a, b) => b[1] - a[1]).slice(0, 3);
+      if (reasons.length) o.log(`inconclusive runs, most often:\n${reasons.map(([r, n]) => `  ${n} run(s): ${r}`).join('\n')}`);
     }
     writeJson(join(dir, 'results.json'), {
-      verdict: summary.verdict, property: o.property ?? 'both', lock_violations: lockViolations, resource_totals: resource, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, ops,
+      verdict: summary.verdict, ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive,
       first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,
       first: res.first ? outcomeJson(res.first) : null, minimal: res.minimal ? outcomeJson(res.minimal) : null,
     });
     return summary;
-  });
+  }, onInterrupt);
 }
 
 export interface ReplayOptions {
@@ -209,15 +248,20 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     let last: RunOutcome | undefined;
     let ops = 0;
     let n = 0;
+    const coverage = emptyCoverage([...new Set(plan.faults.map((f) => f.kind))]);
     for (; n < o.runs; n++) {
       last = await session.runOnce(plan);
       ops += last.ops;
+      addRun(coverage, last);
       if (last.verdict === false) break;
     }
     const unsafe = last?.verdict === false;
+    // Not reproduced is only "safe" when the plan's faults took effect and the lock was contended.
+    const missing = unsafe ? [] : gaps(coverage);
     const summary: RunSummary = {
-      verdict: unsafe ? false : last?.verdict ?? 'unknown', exitCode: unsafe ? 1 : last?.verdict === true ? 0 : 3,
-      dir, runId: id, runs: Math.min(n + 1, o.runs), shrinkRuns: 0, inconclusive: 0, ops, replay: `lockpick run --replay ${o.dir}`,
+      verdict: unsafe ? false : missing.length === 0 ? true : 'unknown', exitCode: unsafe ? 1 : missing.length === 0 ? 0 : 3,
+      coverage, gaps: missing,
+      dir, runId: id, runs: Math.min(n + 1, o.runs), shrinkRuns: 0, inconclusive: coverage.runs - coverage.conclusive, ops, replay: `lockpick run --replay ${o.dir}`,
       lockViolations: last?.lockVerdict === false ? 1 : 0,
       resource: { lostUpdates: last?.resource.lostUpdates ?? 0, staleWritesAccepted: last?.resource.staleWritesAccepted ?? 0, staleStepsPrevented: last?.resource.staleStepsPrevented ?? 0 },
     };
@@ -227,7 +271,9 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
       o.log(await describeOutcome(last, join(cdir, 'history.jsonl')));
       summary.minimal = { plan, ops: last.ops, faults: plan.faults.length, anomalies: last.check.anomalies, resource: last.resource };
     }
-    writeJson(join(dir, 'results.json'), { verdict: summary.verdict, runs: summary.runs, last: last ? outcomeJson(last) : null });
+    if (missing.length) o.log(`INCONCLUSIVE:\n${missing.map((g) => `  - ${g}`).join('\n')}`);
+    o.log(`tested: ${describeCoverage(coverage)}`);
+    writeJson(join(dir, 'results.json'), { verdict: summary.verdict, runs: summary.runs, coverage, gaps: missing, last: last ? outcomeJson(last) : null });
     return summary;
   });
 }

@@ -37,10 +37,20 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
   let inflight: Promise<unknown> = Promise.resolve();
   const res: SearchResult = { seed, runs: 0, shrinkRuns: 0, inconclusive: 0, shrinkInterrupted: false };
 
+  // An error out of a run (a broken lock contract, the history not written) is not a
+  // counterexample: fast-check would take it for one, so it is kept and rethrown.
+  let fatal: { error: unknown } | undefined;
   const runTracked = async (plan: RunPlan, phase: 'search' | 'shrink'): Promise<RunOutcome> => {
+    if (fatal) throw fatal.error;
     const p = o.runOnce(plan);
     inflight = p.catch(() => {});
-    const out = await p;
+    let out: RunOutcome;
+    try {
+      out = await p;
+    } catch (e) {
+      fatal ??= { error: e };
+      throw e;
+    }
     if (phase === 'search') res.runs++; else res.shrinkRuns++;
     if (out.verdict === 'unknown') res.inconclusive++;
     o.onRun?.(out, phase);
@@ -55,6 +65,7 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
     return false;
   }), { numRuns: o.runs, seed, endOnFailure: true, interruptAfterTimeLimit: o.timeMs, markInterruptAsFailure: false });
   await inflight;
+  if (fatal) throw fatal.error;
   if (!found.failed || !res.first) return res;
 
   // Shrink with what the checker found (src/runner/shrink.ts); the seed and

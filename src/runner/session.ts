@@ -15,9 +15,11 @@ import type { NemesisContext } from '../../nemesis/types.ts';
 import { ClientPool } from './clients.ts';
 import { Recorder } from './recorder.ts';
 import { ResourceClient } from './resource-store.ts';
-import { findStaleUnlocks } from './stale-unlock.ts';
 import type { LockSpec, RunJob } from './protocol.ts';
 import { clientId, isAnchoredPause, planHorizonMs, type RunPlan } from '../workload/plan.ts';
+import { lockStats, type LockStats } from '../../checkers/stats.ts';
+import { faultEffects, type FaultEffects } from './fault-effects.ts';
+import { lockLabel } from './lock-spec.ts';
 
 export interface SessionOptions {
   recipe: LockRecipe;
@@ -41,8 +43,18 @@ export interface RunOutcome {
   events: HistoryEvent[];
   ops: number;                      // completed operations
   elapsedMs: number;
-  problems: string[];               // worker errors, killed clients: why a verdict may be 'unknown'
+  problems: string[];               // worker errors, killed clients, nemesis errors
+  /** Why this run says nothing either way (its verdict is 'unknown' unless it found a violation). */
+  inconclusive: string[];
+  faults: FaultEffects;             // what the nemesis actually did
+  stats: LockStats;                 // ok acquires, releases, contention
   resourceEntries: ResourceEntry[];
+}
+
+/** The words a checker uses for the lock's backend (HISTORY.md: run-start carries it). */
+export function backendOf(recipe: LockRecipe): 'redis' | 'zookeeper' | 'mysql' {
+  const k = recipe.topology.kind;
+  return k === 'zookeeper' ? 'zookeeper' : k === 'mariadb' ? 'mysql' : 'redis';
 }
 
 export function topologyOf(recipe: LockRecipe): { name: TopologyName; opts: TopologyOptions } {
@@ -125,13 +137,15 @@ export class Session {
     const anchored = plan.faults.filter(isAnchoredPause);
     const timed = plan.faults.filter((f) => !isAnchoredPause(f));
     this.recorder.beginRun();
-    this.recorder.nemesis('run-start', { run, clients: jobs.length, faults: plan.faults.length });
+    this.recorder.nemesis('run-start', { run, lock: lockLabel(this.o.lock), backend: backendOf(recipe), clients: jobs.length, faults: plan.faults.length });
     const abort = new AbortController();
     const problems: string[] = [];
     let report;
     let schedule: Promise<void> = Promise.resolve();
+    let time0: number | undefined;
     // The schedule starts at the clients' time 0 (once all are connected), so a replay times faults the same way.
     const startSchedule = () => {
+      time0 = performance.now();
       if (timed.length) schedule = nem.runSchedule(timed, ctx, abort.signal).catch((e: unknown) => { problems.push(`nemesis: ${(e as Error).message}`); });
     };
     try {
@@ -142,11 +156,16 @@ export class Session {
       await nem.healAll(ctx).catch((e: unknown) => { problems.push(`heal: ${(e as Error).message}`); });
       this.pool.resumeAll();
     }
+    const runMs = time0 === undefined ? 0 : performance.now() - time0;
+    const effects = faultEffects(plan.faults, this.recorder.runEvents(), runMs);
+    for (const reason of effects.missing) this.recorder.nemesis('fault-not-applied', { reason });
     this.recorder.nemesis('run-end', { run });
     const events = this.recorder.endRun();
     // A lock that broke its contract says nothing about safety: stop with exit 2 (the history is complete).
     if (report.contract) throw new LockContractError(report.contract);
-    problems.push(...report.errors, ...report.killed.map((id) => `client ${id} did not finish in time and was killed`));
+    problems.push(...report.errors, ...report.crashes);
+    // Killed clients are noted, not disqualifying: their open operations are recorded as unknown.
+    const notes = report.killed.map((id) => `client ${id} did not finish in time and was killed`);
     const keys = [...new Set(plan.clients.flatMap((c) => c.attempts.map((a) => keyPrefix + a.key)))];
     const { entries, finals } = await this.resource.collect(keys);
     const resource = checkResource(entries, finals);
@@ -155,10 +174,17 @@ export class Session {
     let verdict: Verdict = property === 'resource' ? resource.valid
       : property === 'lock' ? check.valid
         : check.valid === false || !resource.valid ? false : check.valid;
-    // A run whose clients could not even start says nothing about the lock.
-    if (verdict === true && report.errors.length > 0) verdict = 'unknown';
+    // A run whose clients failed, whose faults did not all take effect, or whose history could
+    // not be written, says nothing about the lock: inconclusive (a violation seen stays one).
+    const inconclusive = [...problems, ...effects.missing];
+    if (this.recorder.failure) inconclusive.push(this.recorder.failure);
+    if (check.valid === 'unknown' && check.reason) inconclusive.push(`the check stopped: ${check.reason}`);
+    if (verdict === true && inconclusive.length > 0) verdict = 'unknown';
     const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;
-    return { run, plan, verdict, lockVerdict: check.valid, check, resource, events, ops, elapsedMs: performance.now() - started, problems, resourceEntries: entries };
+    return {
+      run, plan, verdict, lockVerdict: check.valid, check, resource, events, ops, elapsedMs: performance.now() - started,
+      problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), resourceEntries: entries,
+    };
   }
 
   async close(): Promise<void> {
@@ -174,15 +200,13 @@ export class Session {
   }
 }
 
-/** Checks one run's events (already in real-time order) against the model, and names the stale unlocks behind a violation. */
-export function checkEvents(events: HistoryEvent[], model: string, timeLimitMs: number, leaseMs: number): CheckResult {
+/**
+ * Checks one run's events (already in real-time order): checkHistory itself names the stale
+ * unlocks, with each acquire's own lease_ms and the backend of the run-start event, so
+ * `lockpick check` of the stored history names the same anomalies. leaseMs is no longer used.
+ */
+export function checkEvents(events: HistoryEvent[], model: string, timeLimitMs: number, _leaseMs?: number): CheckResult {
   const b = new HistoryBuilder('run');
   events.forEach((e, i) => b.add(e, i + 1));
-  const h = b.finish();
-  const r = checkHistory(h, { model, timeLimitMs });
-  // They explain a violation (late unlock → someone else's key gone); alone, a late unlock broke nothing.
-  if (r.valid !== false) return r;
-  const stale = findStaleUnlocks(h, leaseMs);
-  if (stale.length === 0) return r;
-  return { ...r, valid: false, anomalies: [...stale, ...r.anomalies] };
+  return checkHistory(b.finish(), { model, timeLimitMs });
 }

@@ -60,7 +60,11 @@ export function faultsArb(o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
   if (o.faults.length === 0) return fc.constant([]);
   const one = fc.oneof(...o.faults.map((k) => faultArb(k, o)));
   // At least one fault when faults were asked for: a run without any tests nothing new.
-  return fc.array(one, { minLength: 1, maxLength: Math.max(1, o.maxFaults ?? 2), size: 'max' }).map((groups) => groups.flat());
+  // Unmapped as groups of one, so a stored plan still shrinks without its generation context.
+  return fc.array(one, { minLength: 1, maxLength: Math.max(1, o.maxFaults ?? 2), size: 'max' }).map((groups) => groups.flat(), (v) => {
+    if (!Array.isArray(v)) throw new Error('faults must be an array');
+    return v.map((s) => [s]);
+  });
 }
 
 export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {

@@ -9,6 +9,7 @@ import { planOps, type RunPlan } from '../../src/workload/plan.ts';
 import { involvement, prunePlan, shrinkRun, structuralCandidates } from '../../src/runner/shrink.ts';
 import type { RunOutcome } from '../../src/runner/session.ts';
 import type { HistoryEvent } from '../../src/history/types.ts';
+import { emptyStats } from '../../checkers/stats.ts';
 
 const arb = planArb({ clients: 4, faults: ['client-pause'], ttlMs: 800, nodes: ['n1'], maxAttempts: 3 });
 
@@ -24,7 +25,7 @@ function eventsOf(plan: RunPlan): HistoryEvent[] {
 /** A run outcome; unsafe when `bad` names processes (the anomaly's). */
 function outcome(plan: RunPlan, bad: number[] | null, lines: number[] = []): RunOutcome {
   const anomalies = bad ? [{ type: 'double-holder', key: 'k0', processes: bad, lines, message: 'two holders' }] : [];
-  return { run: 1, plan, verdict: !bad, lockVerdict: !bad, ops: planOps(plan), elapsedMs: 1, problems: [], events: eventsOf(plan), resourceEntries: [],
+  return { run: 1, plan, verdict: !bad, lockVerdict: !bad, ops: planOps(plan), elapsedMs: 1, problems: [], inconclusive: [], faults: { applied: {}, healed: {}, missing: [] }, stats: emptyStats(), events: eventsOf(plan), resourceEntries: [],
     check: { valid: !bad, model: 'mutex', ops: 0, keys: 1, anomalies, keys_detail: {}, elapsed_ms: 0 },
     resource: { valid: true, fenced: false, keys: 0, writes: 0, accepted: 0, lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0, anomalies: [], message: '' } };
 }

@@ -1,0 +1,53 @@
+// Did the test test anything? (Jepsen's `stats` checker: a test whose operations
+// never succeeded is not valid.) From one run's events, in real-time order:
+// acquires that succeeded, holds the client ended by releasing, and acquires that
+// met another client's hold on the same key (contention). A SAFE verdict needs all
+// three to be non-zero somewhere in the search.
+import type { HistoryEvent } from '../src/history/types.ts';
+
+export interface LockStats {
+  acquires: number;          // acquire invokes (first acquires, not re-entries)
+  okAcquires: number;        // of them, ok
+  released: number;          // holds ended by a release the client invoked (not a lapse, not the end)
+  contended: number;         // acquires invoked while another process believed it held the key
+}
+
+export const emptyStats = (): LockStats => ({ acquires: 0, okAcquires: 0, released: 0, contended: 0 });
+
+export function addStats(into: LockStats, s: LockStats): LockStats {
+  into.acquires += s.acquires;
+  into.okAcquires += s.okAcquires;
+  into.released += s.released;
+  into.contended += s.contended;
+  return into;
+}
+
+const isLapse = (v: unknown) => typeof v === 'object' && v !== null && (v as { lapse?: unknown }).lapse === true;
+
+export function lockStats(events: readonly HistoryEvent[]): LockStats {
+  const s = emptyStats();
+  // key → processes that believe they hold it (acquire ok … release invoke), with their re-entry depth
+  const holders = new Map<string, Map<number | string, number>>();
+  const ending = new Set<string>();   // releases invoked that end a belief, until they complete
+  for (const e of events) {
+    if (e.process === 'nemesis') continue;
+    const key = e.key ?? '';
+    let byKey = holders.get(key);
+    if (!byKey) holders.set(key, (byKey = new Map()));
+    const depth = byKey.get(e.process) ?? 0;
+    const id = `${String(e.process)}\u0000${key}`;
+    if (e.f === 'acquire' && e.type === 'invoke' && depth === 0) {
+      s.acquires++;
+      if (byKey.size > 0) s.contended++;
+    } else if (e.f === 'acquire' && e.type === 'ok') {
+      if (depth === 0) s.okAcquires++;
+      byKey.set(e.process, depth + 1);
+    } else if (e.f === 'release' && e.type === 'invoke' && depth > 0) {
+      if (depth === 1) { byKey.delete(e.process); ending.add(id); } else byKey.set(e.process, depth - 1);
+    } else if (e.f === 'release' && e.type !== 'invoke' && ending.delete(id)) {
+      // Counted on completion: a lapse (invoke, then ok {lapse}) is not a release, nor is a failed one.
+      if (e.type === 'ok' && !isLapse(e.value)) s.released++;
+    }
+  }
+  return s;
+}

@@ -1,0 +1,68 @@
+// A SAFE verdict is a promise: it may only be given when the test really tested
+// something. Over the conclusive runs of a `lockpick run`: every requested fault
+// kind took effect at least once, some acquire succeeded and was released, and
+// some acquire met another client's hold (contention). Otherwise the run is
+// inconclusive (exit 3) and says which of these was missing.
+import type { RunOutcome } from './session.ts';
+
+export interface Coverage {
+  runs: number;
+  conclusive: number;
+  acquires: number;
+  okAcquires: number;
+  released: number;
+  contended: number;
+  faultsApplied: Record<string, number>;      // per requested kind, in conclusive runs
+  inconclusiveReasons: Record<string, number>; // reason → runs (the first reason of each run)
+}
+
+export function emptyCoverage(requested: readonly string[]): Coverage {
+  return {
+    runs: 0, conclusive: 0, acquires: 0, okAcquires: 0, released: 0, contended: 0,
+    faultsApplied: Object.fromEntries(requested.map((k) => [k, 0])), inconclusiveReasons: {},
+  };
+}
+
+/** Counts one run (violating runs count as conclusive: what they found stands). */
+export function addRun(c: Coverage, out: RunOutcome): void {
+  c.runs++;
+  if (out.verdict === 'unknown') {
+    const why = out.inconclusive[0] ?? 'no verdict';
+    // Numbers (times, ids) vary from run to run; count reasons by their words.
+    const words = why.replace(/\d+/g, 'N').slice(0, 200);
+    c.inconclusiveReasons[words] = (c.inconclusiveReasons[words] ?? 0) + 1;
+    return;
+  }
+  c.conclusive++;
+  c.acquires += out.stats.acquires;
+  c.okAcquires += out.stats.okAcquires;
+  c.released += out.stats.released;
+  c.contended += out.stats.contended;
+  for (const [k, n] of Object.entries(out.faults.applied)) if (k in c.faultsApplied) c.faultsApplied[k]! += n;
+}
+
+/** Why a run without a violation may not be called safe; empty when it may. */
+export function gaps(c: Coverage): string[] {
+  const out: string[] = [];
+  if (c.conclusive === 0) {
+    const top = Object.entries(c.inconclusiveReasons).sort((a, b) => b[1] - a[1])[0];
+    out.push(`no run was conclusive (${c.runs} run(s))${top ? `; most often: ${top[0]} (${top[1]} run(s))` : ''}`);
+    return out;
+  }
+  for (const [k, n] of Object.entries(c.faultsApplied)) {
+    if (n === 0) out.push(`fault '${k}' never took effect in a conclusive run`);
+  }
+  if (c.okAcquires === 0) out.push(`no acquire succeeded (${c.acquires} tried): the lock was never held, so its safety was never tested`);
+  else if (c.released === 0) out.push(`no hold ended with a successful release (${c.okAcquires} acquire(s) ok)`);
+  if (c.contended === 0) {
+    out.push(`no contention: no acquire met another client's hold on the same key; use more clients (--clients), fewer keys, or more time`);
+  }
+  return out;
+}
+
+/** One line for the summary, e.g. "24 runs (22 conclusive), 61 ok acquires, 38 contended, faults applied: partition 20". */
+export function describeCoverage(c: Coverage): string {
+  const faults = Object.entries(c.faultsApplied);
+  return `${c.runs} run(s) (${c.conclusive} conclusive), ${c.acquires} acquire(s): ${c.okAcquires} ok, ${c.released} released, ${c.contended} contended` +
+    (faults.length ? `; faults applied: ${faults.map(([k, n]) => `${k} ${n}`).join(', ')}` : '; no faults asked for');
+}

@@ -1,0 +1,58 @@
+// What the nemesis actually did in one run, read back from the nemesis events it
+// recorded (`<kind>-start`, `<kind>-start-failed`, `<kind>-stop`, `heal-failed`):
+// a fault the plan asked for that never took effect makes the run inconclusive,
+// with the reason in words. The history is the evidence, so `lockpick check` and
+// a reader of history.jsonl see the same thing.
+import type { HistoryEvent } from '../history/types.ts';
+import type { FaultSpec } from '../../nemesis/types.ts';
+import { describeFault, isAnchoredPause } from '../workload/plan.ts';
+
+export interface FaultEffects {
+  applied: Record<string, number>;   // kind → faults that started (took effect)
+  healed: Record<string, number>;    // kind → faults whose stop was recorded
+  missing: string[];                 // one sentence per planned fault that never took effect
+}
+
+/** Nemesis event names that are not a fault kind's own. */
+const RUNNER_EVENTS = new Set(['run-start', 'run-end', 'heal-failed', 'fault-not-applied']);
+
+function kindOf(f: string, suffix: string): string | undefined {
+  return f.endsWith(suffix) && !RUNNER_EVENTS.has(f) ? f.slice(0, -suffix.length) : undefined;
+}
+
+/** runMs: how long the run lasted from its time 0 (for "the run ended before it was due"). */
+export function faultEffects(faults: readonly FaultSpec[], events: readonly HistoryEvent[], runMs: number): FaultEffects {
+  const applied: Record<string, number> = {};
+  const healed: Record<string, number> = {};
+  const failed: Record<string, string[]> = {};
+  for (const e of events) {
+    if (e.process !== 'nemesis') continue;
+    const v = (e.value ?? {}) as Record<string, unknown>;
+    let k: string | undefined;
+    if ((k = kindOf(e.f, '-start-failed'))) (failed[k] ??= []).push(String(v.error ?? 'no reason recorded'));
+    else if ((k = kindOf(e.f, '-start'))) applied[k] = (applied[k] ?? 0) + 1;
+    else if ((k = kindOf(e.f, '-stop'))) healed[k] = (healed[k] ?? 0) + 1;
+  }
+  const missing: string[] = [];
+  const seen: Record<string, number> = {};
+  let earlierFailed = false;
+  for (const f of [...faults].sort((a, b) => a.at_ms - b.at_ms)) {
+    const n = (seen[f.kind] = (seen[f.kind] ?? 0) + 1);
+    if (n <= (applied[f.kind] ?? 0)) continue;
+    const failure = failed[f.kind]?.shift();
+    const what = `fault "${describeFault(f)}" never took effect`;
+    if (failure !== undefined) {
+      missing.push(`${what}: it failed to start: ${failure}`);
+      earlierFailed = true;
+    } else if (isAnchoredPause(f)) {
+      missing.push(`${what}: client ${String(f.target)} did not reach '${String(f.params?.point)}' after ${f.at_ms} ms`);
+    } else if (earlierFailed) {
+      missing.push(`${what}: the schedule stopped at an earlier fault that failed`);
+    } else if (f.at_ms >= runMs) {
+      missing.push(`${what}: the clients were done after ${Math.round(runMs)} ms, before it was due`);
+    } else {
+      missing.push(`${what}: no start was recorded`);
+    }
+  }
+  return { applied, healed, missing };
+}

@@ -1,0 +1,35 @@
+// Every registered fault kind really acts in a `lockpick run` (not only in the
+// nemesis' own tests): its history holds the kind's start and stop events, the
+// run's results count it as applied, and nothing is left faulted afterwards.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { KINDS } from '../../nemesis/index.ts';
+import { lockpick, tempStore } from './run-helpers.ts';
+
+/** Which lock to run each kind against (its topology must have what the kind acts on). */
+const LOCK_FOR: Record<string, string> = { failover: 'redis-sentinel' };
+/** Runs per kind: a failover run waits for promotion and demotion (tens of seconds). */
+const RUNS_FOR: Record<string, number> = { failover: 1 };
+
+for (const def of KINDS) {
+  const kind = def.schema.kind;
+  test(`fault '${kind}' takes effect in a run and is healed`, async () => {
+    const store = tempStore();
+    const runs = RUNS_FOR[kind] ?? 3;
+    const r = await lockpick(['run', '--lock', LOCK_FOR[kind] ?? 'redis-set-px-lua', '--faults', kind, '--runs', String(runs), '--time', '90',
+      '--shrink-time', '0', '--store', store, '--json'], 240_000);
+    assert.ok(r.summary, `no summary (exit ${r.code}):\n${r.stderr}`);
+    assert.notEqual(r.code, 2, r.stderr);
+    assert.notEqual(r.code, 4, r.stderr);
+    const events = readFileSync(path.join(r.summary!.dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const nemesis = events.filter((e) => e.process === 'nemesis').map((e) => e.f as string);
+    assert.ok(nemesis.includes(`${kind}-start`), `${kind}-start recorded; nemesis events: ${[...new Set(nemesis)].join(', ')}`);
+    assert.ok(nemesis.includes(`${kind}-stop`), `${kind}-stop recorded`);
+    assert.ok(!nemesis.some((f) => f.endsWith('-start-failed') || f === 'heal-failed'), nemesis.join(', '));
+    const results = JSON.parse(readFileSync(path.join(r.summary!.dir, 'results.json'), 'utf8'));
+    // Applied in a conclusive run, or it broke the lock (a violation is conclusive too).
+    assert.ok(results.coverage.faultsApplied[kind] > 0 || results.verdict === false, JSON.stringify(results.coverage));
+  });
+}

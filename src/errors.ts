@@ -22,7 +22,7 @@ export function exitCodeOf(e: unknown): 2 | 3 | undefined {
 export function fsReason(e: unknown): string {
   const err = e as NodeJS.ErrnoException;
   if (typeof err?.code === 'string' && typeof err.message === 'string') {
-    // Node's messages read "ENOSPC: no space left on device, write": keep the words, name the code.
+    // Node reads "ENOSPC: no space left on device, write" or "listen EADDRINUSE: address already in use …": keep the words.
     const words = /\b[A-Z][A-Z0-9]+: ([^,]+)/.exec(err.message)?.[1];
     return words ? `${words} (${err.code})` : `${err.message} (${err.code})`;
   }

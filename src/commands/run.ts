@@ -4,6 +4,7 @@ import { EXIT, EXIT_HELP } from '../cli.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
 import { parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
+import { topologyOf } from '../runner/session.ts';
 import { CRITICAL_SECTION } from '../workload/plan.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
@@ -89,6 +90,11 @@ export async function run(argv: string[]): Promise<number> {
       const spec = parseLockArg(args.lock);
       const recipe = await recipeFor(spec);
       const faults = await parseFaults(args.faults);
+      const { topologyProblem } = await import('../../nemesis/index.ts');
+      for (const k of faults) {
+        const p = topologyProblem(k, topologyOf(recipe).name);
+        if (p) throw new UsageError(`--faults: ${p}; leave it out or pick a lock on that topology ('lockpick list')`);
+      }
       const property = args.property ?? 'both';
       if (property !== 'lock' && property !== 'resource' && property !== 'both') throw new UsageError(`--property must be lock, resource or both, got '${property}'`);
       const pausePoints = parsePausePoints(args['pause-at'], recipe.points ?? []);

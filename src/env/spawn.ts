@@ -69,6 +69,9 @@ export async function spawnServer(spec: ServerSpec, owned: { dir?: string } = {}
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env },
       stdio: ['ignore', fd, fd],
+      // Its own process group: a Ctrl-C in the terminal reaches lockpick alone, which
+      // stores what it found and then stops the servers itself (never half-way).
+      detached: true,
       ...(spec.uid !== undefined ? { uid: spec.uid, gid: spec.uid } : {}),
     });
   } finally {

@@ -71,6 +71,7 @@ async function spawnOwn(): Promise<FaultProxyHandle> {
   const tsx = import.meta.resolve('tsx');
   const child = spawn(process.execPath, ['--import', tsx, SERVER_MAIN, '--port', '0', '--exit-with-parent'], {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    detached: true,   // not stopped by the terminal's Ctrl-C: lockpick stops it after storing its results
   });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });

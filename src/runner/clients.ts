@@ -24,6 +24,7 @@ interface Worker {
   prepared?: () => void;      // the current job's lock is built and the client waits for 'start'
   stopped: boolean;           // SIGSTOPped by us
   dead: boolean;
+  killedByUs?: boolean;       // we sent SIGKILL (a client past its deadline, or closing)
 }
 
 export interface RunReport {
@@ -45,6 +46,8 @@ export class ClientPool implements ClientControl {
   private found: Pick<RunReport, 'contract' | 'crashes'> = { crashes: [] };
   /** Anchored pauses in progress (so the run waits for them). */
   private pausing = new Set<Promise<void>>();
+  /** Workers that died on their own between runs: the next run reports them (never respawned silently). */
+  private diedBetweenRuns: string[] = [];
   ops = 0;
 
   constructor(private readonly recorder: Recorder) {}
@@ -80,13 +83,19 @@ export class ClientPool implements ClientControl {
   }
 
   private async spawn(id: string): Promise<Worker> {
-    const child = fork(WORKER, [id], { execArgv: ['--import', TSX], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // detached: its own process group, so a Ctrl-C in the terminal reaches lockpick only,
+    // which stores what it found and then stops the workers (they exit on 'disconnect' too).
+    const child = fork(WORKER, [id], { execArgv: ['--import', TSX], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
     const w: Worker = { id, child, process: null, fresh: true, stopped: false, dead: false };
     if (child.pid) recordProcess({ pid: child.pid, name: `lockpick client ${id}`, kind: 'server', match: 'worker.ts' });
-    child.on('exit', () => {
+    // A send to a worker that just died fails with EPIPE: the exit handler says why.
+    child.on('error', () => {});
+    child.on('exit', (code, signal) => {
       w.dead = true;
       if (child.pid) forgetProcess(child.pid);
-      w.done?.(`client ${id} exited`);
+      const how = `client ${id} exited (${signal ? `signal ${signal}` : `code ${code}`})`;
+      if (w.done) w.done(how);
+      else if (!w.killedByUs) this.diedBetweenRuns.push(`${how} between runs`);
     });
     await new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`client worker ${id} did not start within 20 s`)), 20_000);
@@ -170,7 +179,7 @@ export class ClientPool implements ClientControl {
     this.active = jobs.map((j) => j.clientId);
     this.anchored = anchored.map((f) => ({ ...f }));
     this.logs = [];
-    const errors: string[] = [];
+    const errors: string[] = this.diedBetweenRuns.splice(0);
     const killed: string[] = [];
     const prepared: Promise<void>[] = [];
     const finished = jobs.map((job) => {
@@ -226,6 +235,7 @@ export class ClientPool implements ClientControl {
 
   private kill(w: Worker): void {
     if (w.dead) return;
+    w.killedByUs = true;
     w.child.kill('SIGKILL');
     w.child.kill('SIGCONT');
   }

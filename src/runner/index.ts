@@ -102,22 +102,38 @@ async function describeOutcome(o: RunOutcome, file: string): Promise<string> {
  * (exit 130/143); `onInterrupt` first stores what was found so far.
  */
 async function withSession<T>(o: SessionOptions, body: (s: Session) => Promise<T>, onInterrupt: () => Promise<void> = async () => {}): Promise<T> {
-  const session = await Session.open(o);
-  let interrupted = false;
+  let session: Session | undefined;
+  let interrupted: NodeJS.Signals | undefined;
+  const finish = (sig: NodeJS.Signals) => {
+    void onInterrupt().catch((e: unknown) => process.stderr.write(`lockpick: could not store the results: ${(e as Error).message}\n`))
+      .finally(() => (session?.close() ?? Promise.resolve()).catch(() => {}).finally(() => process.exit(sig === 'SIGINT' ? 130 : 143)));
+  };
+  // Installed before the servers start: a Ctrl-C while they come up waits for them, then stops them.
   const onSignal = (sig: NodeJS.Signals) => {
     if (interrupted) return;
-    interrupted = true;
-    void onInterrupt().catch((e: unknown) => process.stderr.write(`lockpick: could not store the results: ${(e as Error).message}\n`))
-      .finally(() => session.close().finally(() => process.exit(sig === 'SIGINT' ? 130 : 143)));
+    interrupted = sig;
+    if (session) finish(sig);
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
+    try {
+      session = await Session.open(o);
+    } catch (e) {
+      if (interrupted) process.exit(interrupted === 'SIGINT' ? 130 : 143);
+      throw e;
+    }
+    if (interrupted) {
+      finish(interrupted);
+      return await new Promise<never>(() => {});   // finish() exits the process
+    }
     return await body(session);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await session.close();
+    if (!interrupted) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await session?.close();
+    }
   }
 }
 
@@ -173,8 +189,10 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         },
       });
     } catch (e) {
-      // A run that could not go on (broken lock contract, history not written): keep the record.
-      writeJson(join(dir, 'results.json'), { verdict: 'unknown', error: (e as Error).message, ...totals(), runs: coverage.runs, seed });
+      // A run that could not go on (broken lock contract, history not written): keep the record if the disk still takes it.
+      try {
+        writeJson(join(dir, 'results.json'), { verdict: 'unknown', error: (e as Error).message, ...totals(), runs: coverage.runs, seed });
+      } catch { /* the error thrown says why the run stopped; a full disk takes no results.json either */ }
       throw e;
     } finally {
       progress.done();

@@ -20,6 +20,7 @@ import { clientId, isAnchoredPause, planHorizonMs, type RunPlan } from '../workl
 import { lockStats, type LockStats } from '../../checkers/stats.ts';
 import { faultEffects, type FaultEffects } from './fault-effects.ts';
 import { lockLabel } from './lock-spec.ts';
+import { InconclusiveError } from '../errors.ts';
 
 export interface SessionOptions {
   recipe: LockRecipe;
@@ -177,7 +178,8 @@ export class Session {
     // A run whose clients failed, whose faults did not all take effect, or whose history could
     // not be written, says nothing about the lock: inconclusive (a violation seen stays one).
     const inconclusive = [...problems, ...effects.missing];
-    if (this.recorder.failure) inconclusive.push(this.recorder.failure);
+    // The history no longer reaches the disk: no later run could be kept either, so the search stops here.
+    if (this.recorder.failure) throw new InconclusiveError(this.recorder.failure);
     if (check.valid === 'unknown' && check.reason) inconclusive.push(`the check stopped: ${check.reason}`);
     if (verdict === true && inconclusive.length > 0) verdict = 'unknown';
     const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;

@@ -53,7 +53,8 @@ test('kill -9 mid-run: the history is checkable and no process survives the next
 
   // The next invocation clears what the killed one left.
   const next = await lockpick(['run', '--lock', 'redis-set-px-lua', '--time', '1', '--runs', '1', '--store', store, '--json']);
-  assert.equal(next.code, 0, next.stderr);
+  // One short run may see no contention (exit 3); what matters is that it ran (not 2 or 4).
+  assert.ok(next.code === 0 || next.code === 3, `exit ${next.code}\n${next.stderr}`);
   await sleep(500);
   const survivors = pids.filter(alive);
   assert.deepEqual(survivors, [], `still running: ${survivors.map((p) => { try { return readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' '); } catch { return String(p); } }).join(' | ')}`);

@@ -2,7 +2,9 @@
 // (no acquire ever succeeded, no contention), on real Redis.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { lockpick, tempStore } from './run-helpers.ts';
 
@@ -42,4 +44,25 @@ test('a fault kind the topology lacks is refused up front: exit 2', async () => 
   const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--faults', 'failover', '--store', tempStore()]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /fault 'failover' needs a redis-sentinel topology; this lock runs on redis/);
+});
+
+test('a full disk while recording: exit 3 naming ENOSPC, the history parses, nothing left running', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('mounting a tmpfs needs root');
+  const mnt = mkdtempSync(path.join(os.tmpdir(), 'lockpick-full-'));
+  const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=48k', 'tmpfs', mnt], { encoding: 'utf8' });
+  if (mount.status !== 0) return t.skip(`cannot mount a tmpfs here: ${mount.stderr.trim()}`);
+  try {
+    const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '3', '--time', '120', '--shrink-time', '0', '--store', mnt]);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /history\.jsonl: no space left on device \(ENOSPC\) after \d+ events; the run is inconclusive/);
+    const [dir] = readdirSync(mnt);
+    const lines = readFileSync(path.join(mnt, dir!, 'history.jsonl'), 'utf8').split('\n');
+    assert.equal(lines.pop(), '', 'the file ends with a whole line');
+    for (const l of lines) JSON.parse(l);
+    assert.ok(lines.length > 50);
+    const left = spawnSync('pgrep', ['-f', 'src/runner/worker.ts'], { encoding: 'utf8' }).stdout.trim();
+    assert.equal(left, '', 'no client worker outlives lockpick');
+  } finally {
+    spawnSync('umount', [mnt]);
+  }
 });

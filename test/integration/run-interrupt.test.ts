@@ -1,0 +1,62 @@
+// Ctrl-C (SIGINT) at any moment: exit 130, no stack trace, what was found is kept
+// (a violation already seen is written to results.json and said), nothing left running.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { bin, repoRoot, tempStore } from './run-helpers.ts';
+
+function start(args: string[]): { child: ChildProcess; out: () => string; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  return { child, out: () => out, exit: new Promise((r) => child.once('exit', (code) => r(code))) };
+}
+
+/** Client workers, fault proxies and servers in lockpick's private dirs, by command line. */
+function lockpickProcesses(): number[] {
+  const text = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return text.split('\n').filter((l) => /src\/runner\/worker\.ts|src\/proxy\/server-main\.ts|lockpick-[a-z0-9-]*\/|redis-server 127\.0\.0\.1/.test(l))
+    .map((l) => Number(l.trim().split(/\s+/)[0])).filter((p) => p !== process.pid);
+}
+
+async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+test('Ctrl-C while the servers start: exit 130, no stack trace, nothing left running', async () => {
+  const before = new Set(lockpickProcesses());
+  const r = start(['run', '--lock', 'redis-set-px-lua', '--time', '60', '--store', tempStore()]);
+  await sleep(700);
+  r.child.kill('SIGINT');
+  assert.equal(await r.exit, 130, r.out());
+  assert.doesNotMatch(r.out(), /EPIPE|    at |internal error/);
+  await sleep(500);
+  assert.deepEqual(lockpickProcesses().filter((p) => !before.has(p)), []);
+});
+
+test('Ctrl-C after a violation was seen: exit 130, the violation is in results.json and said', async () => {
+  const store = tempStore();
+  const before = new Set(lockpickProcesses());
+  const r = start(['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--time', '90', '--shrink-time', '90', '--store', store]);
+  await until(() => /[1-9]\d* violations/.test(r.out()), 100_000, 'a violation');
+  r.child.kill('SIGINT');
+  assert.equal(await r.exit, 130, r.out());
+  assert.match(r.out(), /INTERRUPTED after \d+ run\(s\): UNSAFE: a violation was found in run \d+ \(not shrunk\)/);
+  assert.match(r.out(), /double-holder|stale-release/);
+  const [dir] = readdirSync(store);
+  const results = JSON.parse(readFileSync(path.join(store, dir!, 'results.json'), 'utf8'));
+  assert.equal(results.verdict, false);
+  assert.equal(results.interrupted, true);
+  assert.ok(results.first.check.anomalies.length > 0);
+  assert.ok(existsSync(path.join(store, dir!, 'counterexample', 'history.jsonl')));
+  await sleep(500);
+  assert.deepEqual(lockpickProcesses().filter((p) => !before.has(p)), []);
+});

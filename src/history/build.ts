@@ -19,7 +19,7 @@ class ProcessTable<T> {
 const EVENT_SHAPE = 'an event is {"type":"invoke"|"ok"|"fail"|"info","f":"<op>","process":<integer ≥ 0 or "nemesis">, ...}';
 
 /** Creates Ops with one fixed field order so V8 keeps them all in one hidden class. */
-function newOp(id: number, process: number, f: string, key: string, invokeValue: unknown, line: number, time: number | undefined, seq: number): Op {
+function newOp(id: number, process: number, f: string, key: string, invokeValue: unknown, line: number, time: number | undefined, seq: number, leaseMs: number | undefined): Op {
   return {
     id, process, f, key,
     outcome: 'info',
@@ -31,6 +31,7 @@ function newOp(id: number, process: number, f: string, key: string, invokeValue:
     completeTime: undefined,
     invokeSeq: seq,
     completeSeq: Infinity,
+    leaseMs,
   };
 }
 
@@ -84,6 +85,11 @@ export class HistoryBuilder {
       this.fail(line, 'bad-time', `"time" must be an integer (nanoseconds since the run started) when present; got ${describe(time)}`,
         'write time as integer nanoseconds from a monotonic clock, or leave it out');
     }
+    const lease = ev.lease_ms;
+    if (lease !== undefined && !(typeof lease === 'number' && Number.isFinite(lease) && lease > 0)) {
+      this.fail(line, 'bad-lease', `"lease_ms" must be a positive number of milliseconds when present (the lease the lock was granted); got ${describe(lease)}`,
+        'write the lease as a number of milliseconds, e.g. "lease_ms": 800, or leave it out if the lock has no lease');
+    }
     const index = ev.index;
     if (index !== undefined && index !== seq) {
       this.fail(line, 'bad-index', `"index" must equal the event's 0-based position in the file, ${seq}; got ${describe(index)}`,
@@ -108,7 +114,7 @@ export class HistoryBuilder {
         this.fail(line, 'invoke-after-info', `process ${p} invokes ${f} after its info completion at line ${endedAt} (after info a process never invokes again)`,
           `record the client's later operations under a new process id, as Jepsen does`);
       }
-      const op = newOp(this.ops.length, p, f, key === undefined ? '' : key as string, ev.value, line, time as number | undefined, seq);
+      const op = newOp(this.ops.length, p, f, key === undefined ? '' : key as string, ev.value, line, time as number | undefined, seq, lease as number | undefined);
       this.ops.push(op);
       this.open.set(p, op);
       return;
@@ -130,6 +136,7 @@ export class HistoryBuilder {
     open.completeLine = line;
     open.completeTime = time as number | undefined;
     open.completeSeq = seq;
+    if (lease !== undefined) open.leaseMs = lease as number;
     this.open.delete(p);
     if (type === 'info') this.ended.set(p, line);
   }

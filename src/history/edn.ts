@@ -5,11 +5,11 @@
 // list (...) of op maps spanning many lines, and one map per line with no
 // enclosing collection (tagged maps such as #jepsen.history.Op{...} too).
 import { open } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
 import { parseEDNString } from 'edn-data';
 import type { ParseOptions } from 'edn-data/dist/parse.js';
 import { HistoryBuilder } from './build.ts';
 import { HistoryError } from './errors.ts';
+import { countNewlines, firstInvalidUtf8, notUtf8 } from './utf8.ts';
 import type { ParsedHistory } from './types.ts';
 
 const CHUNK_BYTES = 1 << 20;
@@ -37,23 +37,44 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<P
   let inString = false, inComment = false, escape = false, skipNext = false;
   let line = 1;
   let segStart = -1, segLine = 0; // start (in `text`) and line of the op map being read
+  // EDN `#_` discards exactly the next form. At op depth the scanner does it itself (inside an
+  // op map edn-data does): `discard` counts the forms still to drop (`#_ #_ a b` drops two).
+  let discard = 0, discardLine = 0;
+  let segDiscard = false;    // the form being read is dropped, not parsed
+  let hashPending = false;   // a '#' at op depth: `#_`, or a tagged form such as #jepsen.history.Op{...}
+  let inToken = false;       // a discarded scalar (keyword, symbol, number) at op depth
+  const stray = (i: number, text: string): never => {
+    const token = /^[^\s,\]\)}]*/.exec(text.slice(i, i + 40))![0] || text[i]!;
+    return syntax(line, `each element of the history must be an op map {:type ... :f ... :process ...}; found "${token}"`,
+      'remove the stray value or wrap it in an op map');
+  };
 
   const fh = await open(path, 'r');
   try {
     const buf = Buffer.allocUnsafe(chunkBytes);
-    const decoder = new StringDecoder('utf8');
+    const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
     let text = '';
     let eof = false;
+    let read = 0;
     while (!eof) {
       const { bytesRead } = await fh.read(buf, 0, chunkBytes, null);
+      const firstChunk = read++ === 0;
       let piece: string;
-      if (bytesRead === 0) { eof = true; piece = decoder.end(); } else piece = decoder.write(buf.subarray(0, bytesRead));
+      try {
+        if (bytesRead === 0) { eof = true; piece = decoder.decode(); } else piece = decoder.decode(buf.subarray(0, bytesRead), { stream: true });
+      } catch {
+        // The bad bytes are in this chunk (or end it): name their line.
+        // Every earlier character has been scanned, so `line` is where this chunk starts.
+        const bad = bytesRead === 0 ? 0 : firstInvalidUtf8(buf.subarray(0, bytesRead), !firstChunk);
+        throw notUtf8(path, line + countNewlines(buf, 0, bad), bytesRead === 0 ? undefined : buf[bad]);
+      }
       let i = text.length;
       text += piece;
       for (; i < text.length; i++) {
         const code = text.charCodeAt(i);
+        if (inToken && (code <= 32 || code === 44 || code === 34 || code === 59 || code === 40 || code === 41 || code === 91 || code === 93 || code === 123 || code === 125)) inToken = false;
         if (code === 10 /* \n */) { line++; inComment = false; skipNext = false; continue; }
-        if (inComment) continue;
+        if (inComment || inToken) continue;
         if (inString) {
           if (escape) escape = false;
           else if (code === 92 /* \\ */) escape = true;
@@ -61,27 +82,49 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<P
           continue;
         }
         if (skipNext) { skipNext = false; continue; }
+        if (hashPending) {
+          hashPending = false;
+          if (code === 95 /* _ */) { segStart = -1; discard++; discardLine = line; continue; }
+          // A tagged form or a set: read on as one form.
+          if (discard > 0) { discard--; segDiscard = true; }
+        }
         if (code === 32 || code === 44 || code === 9 || code === 13 || code === 0xfeff) continue; // EDN whitespace, commas included (and a byte-order mark)
         const c = text[i]!;
         if (c === ';') { inComment = true; continue; }
-        if (c === '"') { inString = true; continue; }
-        if (c === '\\') { skipNext = true; continue; } // char literal such as \{ or \"
         const structural = c === '[' || c === ']' || c === '(' || c === ')' || c === '{' || c === '}';
         const depth = stack.length;
+        const atTop = segStart === -1 && (depth === opDepth || opDepth === -1);
+        if (c === '"') {
+          if (atTop && opDepth !== -1) {
+            if (discard === 0) stray(i, text);
+            discard--;
+          }
+          inString = true;
+          continue;
+        }
+        if (c === '\\') { // char literal such as \{ or \"
+          if (atTop && opDepth !== -1 && discard > 0) discard--;
+          skipNext = true;
+          continue;
+        }
         // Inside an op map only brackets matter; edn-data reads the rest.
-        if (!structural && (segStart !== -1 || (depth !== opDepth && opDepth !== -1))) continue;
+        if (!structural && !atTop) continue;
         if (opDepth === -1) {
           // First form of the file: the enclosing collection, or the first op map.
           opDepth = c === '[' || c === '(' ? 1 : 0;
         }
         if (depth === opDepth && segStart === -1) {
+          const closesOuter = opDepth === 1 && (c === ']' || c === ')');
           if (outerClosed) syntax(line, 'nothing may follow the closing bracket of the history collection', 'remove what follows, or put every op map inside the one vector');
-          if (c === '{' || c === '#') { segStart = i; segLine = line; }
-          else if (!(opDepth === 1 && (c === ']' || c === ')'))) {
-            const token = /^[^\s,\]\)}]*/.exec(text.slice(i, i + 40))![0] || c;
-            syntax(line, `each element of the history must be an op map {:type ... :f ... :process ...}; found "${token}"`,
-              'remove the stray value or wrap it in an op map');
-          }
+          if (c === '#') { segStart = i; segLine = line; hashPending = true; continue; }
+          if (closesOuter) {
+            if (discard > 0) syntax(discardLine, '#_ discards the next form, but none follows before the end of the collection', 'remove the #_');
+          } else if (discard > 0) {
+            discard--;
+            if (!structural) { inToken = true; continue; }
+            segDiscard = true; segStart = i; segLine = line;
+          } else if (c === '{') { segStart = i; segLine = line; }
+          else stray(i, text);
           if (!structural) continue;
         }
         if (c === '[' || c === '(' || c === '{') { stack.push({ close: CLOSER[c]!, line }); continue; }
@@ -92,7 +135,7 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<P
           if (stack.length === opDepth && segStart !== -1) {
             const seg = text.slice(segStart, i + 1);
             segStart = -1;
-            if (seg.startsWith('#_')) continue; // EDN discard: not an op
+            if (segDiscard) { segDiscard = false; continue; } // dropped by #_: not an op
             let v: unknown;
             try { v = parseEDNString(seg, EDN_OPTIONS); } catch (e) {
               syntax(segLine, `this op map is not valid EDN: ${(e as Error).message}`, 'fix the op map (balanced brackets, closed strings, an even number of forms)');
@@ -116,5 +159,6 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<P
     const top = stack[stack.length - 1]!;
     syntax(top.line, `the collection opened here is never closed (expected "${top.close}" by the end of the file)`, `add the closing "${top.close}" at the end of the file`);
   }
+  if (discard > 0) syntax(discardLine, '#_ discards the next form, but none follows before the end of the file', 'remove the #_');
   return b.finish();
 }

@@ -4,6 +4,7 @@ import { open } from 'node:fs/promises';
 import { HistoryBuilder } from './build.ts';
 import { HistoryError } from './errors.ts';
 import type { ParsedHistory } from './types.ts';
+import { countNewlines, firstInvalidUtf8, notUtf8 } from './utf8.ts';
 
 const CHUNK_BYTES = 1 << 22;
 
@@ -11,13 +12,23 @@ const CHUNK_BYTES = 1 << 22;
  * Calls onLine(text, lineNumber) for each line of the file (without '\n'), in order.
  * Decodes only whole lines: a '\n' byte never sits inside a multi-byte UTF-8
  * character, so each chunk is cut after its last '\n' and the tail carried over.
+ * Decoding is strict: invalid UTF-8 throws a HistoryError naming its line.
  */
 export async function forEachLine(path: string, onLine: (text: string, line: number) => void, chunkBytes = CHUNK_BYTES): Promise<void> {
   const fh = await open(path, 'r');
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  let line = 0;
+  const decode = (buf: Buffer, end: number): string => {
+    try {
+      return decoder.decode(buf.subarray(0, end));
+    } catch {
+      const bad = firstInvalidUtf8(buf.subarray(0, end), false);
+      throw notUtf8(path, line + 1 + countNewlines(buf, 0, bad), bad < end ? buf[bad] : undefined);
+    }
+  };
   try {
     let buf = Buffer.allocUnsafe(chunkBytes);
     let carry = 0; // bytes of an unfinished line at the start of buf
-    let line = 0;
     for (;;) {
       if (carry === buf.length) { // a line longer than the buffer: grow it
         const bigger = Buffer.allocUnsafe(buf.length * 2);
@@ -27,12 +38,12 @@ export async function forEachLine(path: string, onLine: (text: string, line: num
       const { bytesRead } = await fh.read(buf, carry, buf.length - carry, null);
       const end = carry + bytesRead;
       if (bytesRead === 0) {
-        if (end > 0) onLine(buf.toString('utf8', 0, end), ++line);
+        if (end > 0) onLine(decode(buf, end), ++line);
         break;
       }
       const lastNl = buf.lastIndexOf(10, end - 1);
       if (lastNl < carry) { carry = end; continue; }
-      const text = buf.toString('utf8', 0, lastNl);
+      const text = decode(buf, lastNl);
       let start = 0;
       for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
         onLine(text.slice(start, nl), ++line);

@@ -33,6 +33,7 @@ export interface Op {
   completeTime?: number;
   invokeSeq: number;          // 0-based position of the invoke among all events (real-time order)
   completeSeq: number;        // position of the completion; Infinity when unanswered
+  leaseMs?: number;           // `lease_ms` of the completion (else the invoke): the lease an acquire or renew was granted
 }
 
 /** A fault-injection record (process "nemesis"). */

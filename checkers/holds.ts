@@ -1,80 +1,161 @@
-// Certain holds of an owner-aware lock (HISTORY.md "Double holder"), built per process from its
-// own sequence of ops, plus the ops that a process could not have done as the holder.
-// A hold runs from its acquire ok to the invoke of the next release that did not fail
-// (ok, lost, lapse or info), or to the end of the history.
+// Owner-aware lock histories, one key, in one pass over the events (HISTORY.md "Double holder"
+// and "What the server holds"). Two questions, kept apart:
+// - what each client BELIEVED: from its acquire ok until the invoke of its next release, whatever
+//   that release's outcome, or its lapse, or the end of the history. Two beliefs of different
+//   processes that overlap are a double holder (findOverlaps).
+// - what the SERVER held (checkers/lease.ts, the same rules as the search models in
+//   checkers/models/mutex.ts): a failed release keeps the hold, an ok or info release ends it,
+//   a lease may run out. Ops the server cannot have allowed are Missteps.
 import type { Op } from '../src/history/types.ts';
+import { leaseEnd, leaseNs, ranOut, releaseKind } from './lease.ts';
 
-export interface Hold {
+/** A client's belief that it holds the lock. */
+export interface Belief {
   process: number;
   acquire: Op;          // the ok acquire that started it
-  release?: Op;         // the release that ended it (ok or info); undefined: held to the end
+  release?: Op;         // the release whose invoke ended it (any outcome); undefined: to the end
   start: number;        // acquire.completeSeq
   end: number;          // release.invokeSeq, or Infinity
-  failedReleases: Op[]; // releases that failed while held (the holder kept the lock)
+  failed: boolean;      // that release failed: the lock stayed held at the server
 }
 
-/** A release or renew ok by a process that did not hold the lock, or a second acquire while holding. */
+/** A hold at the server, as the sweep tracks it. */
+export interface ServerHold {
+  process: number;
+  count: number;        // nesting depth (reentrant-mutex)
+  acquire: Op;          // the acquire that started it (the latest one, when nested)
+  deadline: number;     // ns from which the server may drop it (Infinity: never)
+  lease: number | undefined;
+  leaseFrom: Op;        // the acquire or renew that set the deadline
+  failed?: Op;          // the holder's last release that failed while it held the lock
+}
+
+/** How a process's last server hold ended: its own release, or another process took the lock after its lease. */
+export type HoldEnd =
+  | { hold: ServerHold; release: Op; by?: undefined }
+  /** expired: the lease had run out; otherwise the acquire was itself a violation. */
+  | { hold: ServerHold; by: Op; expired: boolean; release?: undefined };
+
+/** An op the server cannot have allowed. */
 export interface Misstep {
-  kind: 'stale-release' | 'stale-renew' | 'reacquire';
+  /**
+   * held: another process's acquire ok while the server still held the lock for `holder` (and
+   * the beliefs do not overlap: that is a double holder). reacquire: the holder acquired again.
+   * stale-release / stale-renew: a plain release ok or a renew ok by a process that did not hold it.
+   */
+  kind: 'held' | 'reacquire' | 'stale-release' | 'stale-renew';
   op: Op;
-  /** The process's previous hold: for reacquire the one still open, else the last one ended. */
-  previous?: Hold;
+  /** held / reacquire: the hold that still stood. */
+  holder?: ServerHold;
+  /** stale-*: how the process's last hold had ended, if it had one. */
+  previous?: HoldEnd;
+  /** stale-release: the hold standing at the server when the release ran (someone else's, or none). */
+  current?: ServerHold;
 }
 
-export interface Holds { holds: Hold[]; missteps: Misstep[] }
+export interface KeyScan {
+  beliefs: Belief[];
+  missteps: Misstep[];
+  /** Every ok acquire the server granted, in completion order (fenced-mutex checks their tokens). */
+  grants: Op[];
+}
 
 /**
- * ops: all ops of one key in invoke order. reentrant: the holder's acquires nest and each
- * release takes one off. Info acquires are left out (taking effect could only block others);
- * an info release by the holder takes effect at its invoke (the earliest, most permissive point).
+ * Scans the ops of one key (any order). reentrant: the holder's acquires nest and each release
+ * takes one off. Every op sits at the point that suits it best: an acquire at its completion (a
+ * later point only helps), a release or renew at its invoke (an earlier one only helps); failed
+ * ops never happened, info acquires and renews need not take effect (they could only block).
+ * O(n log n) for the sort.
  */
-export function buildHolds(ops: readonly Op[], reentrant = false): Holds {
-  const open = new Map<number, { hold: Hold; depth: number }>();
-  const lastHold = new Map<number, Hold>();
-  const holds: Hold[] = [];
-  const missteps: Misstep[] = [];
+export function scanKey(ops: readonly Op[], reentrant = false): KeyScan {
+  const points: { at: number; op: Op }[] = [];
   for (const op of ops) {
+    if (op.f === 'acquire') { if (op.outcome === 'ok') points.push({ at: op.completeSeq, op }); }
+    else if (op.f === 'release') points.push({ at: op.invokeSeq, op });
+    else if (op.f === 'renew' && op.outcome === 'ok') points.push({ at: op.invokeSeq, op });
+  }
+  points.sort((a, b) => a.at - b.at);
+
+  const beliefs: Belief[] = [];
+  const believing = new Map<number, { belief: Belief; depth: number }>();
+  const ended = new Map<number, HoldEnd>();
+  const missteps: Misstep[] = [];
+  const grants: Op[] = [];
+  let held: ServerHold | undefined;
+
+  const grant = (op: Op, count: number, prev?: ServerHold): ServerHold => {
+    const own = leaseEnd(op);
+    const deadline = Math.max(own, prev?.deadline ?? -Infinity);
+    return {
+      process: op.process, count, acquire: op, deadline, lease: leaseNs(op) ?? prev?.lease,
+      leaseFrom: prev && prev.deadline >= own ? prev.leaseFrom : op,
+    };
+  };
+
+  for (const { op } of points) {
     const p = op.process;
-    const cur = open.get(p);
-    if (op.outcome === 'fail') {
-      if (cur && op.f === 'release') cur.hold.failedReleases.push(op);
-      continue;
-    }
     if (op.f === 'acquire') {
-      if (op.outcome !== 'ok') continue;
-      if (!cur) {
-        const hold: Hold = { process: p, acquire: op, start: op.completeSeq, end: Infinity, failedReleases: [] };
-        open.set(p, { hold, depth: 1 });
-        holds.push(hold);
-      } else if (reentrant) cur.depth++;
-      else missteps.push({ kind: 'reacquire', op, previous: cur.hold });
+      const b = believing.get(p);
+      if (!b) {
+        const belief: Belief = { process: p, acquire: op, start: op.completeSeq, end: Infinity, failed: false };
+        beliefs.push(belief);
+        believing.set(p, { belief, depth: 1 });
+      } else if (reentrant) b.depth++;
+      grants.push(op);
+      if (!held) held = grant(op, 1);
+      else if (held.process === p && reentrant) held = grant(op, held.count + 1, held);
+      else if (ranOut(held.deadline, -1, op)) {
+        if (held.process !== p) ended.set(held.process, { hold: held, by: op, expired: true });
+        held = grant(op, 1);
+      } else {
+        // Two beliefs overlapping here are the double holder findOverlaps reports.
+        if (held.process === p) missteps.push({ kind: 'reacquire', op, holder: held });
+        else if (!believing.has(held.process)) missteps.push({ kind: 'held', op, holder: held });
+        if (held.process !== p) ended.set(held.process, { hold: held, by: op, expired: false });
+        held = grant(op, 1);
+      }
     } else if (op.f === 'release') {
-      if (cur) {
-        if (--cur.depth === 0) {
-          cur.hold.release = op;
-          cur.hold.end = op.invokeSeq;
-          open.delete(p);
-          lastHold.set(p, cur.hold);
-        }
-      } else if (op.outcome === 'ok') missteps.push({ kind: 'stale-release', op, previous: lastHold.get(p) });
-    } else if (op.f === 'renew') {
-      if (!cur && op.outcome === 'ok') missteps.push({ kind: 'stale-renew', op, previous: lastHold.get(p) });
+      const kind = releaseKind(op);
+      const b = believing.get(p);
+      if (b && (kind !== 'plain' || --b.depth === 0)) {
+        b.belief.release = op;
+        b.belief.end = op.invokeSeq;
+        b.belief.failed = op.outcome === 'fail';
+        believing.delete(p);
+      }
+      const mine = held?.process === p ? held : undefined;
+      if (op.outcome === 'fail') { if (mine) mine.failed = op; continue; }
+      if (kind !== 'plain' || (mine && --mine.count === 0)) {
+        if (mine) { ended.set(p, { hold: mine, release: op }); held = undefined; }
+      } else if (!mine && op.outcome === 'ok') {
+        const previous = ended.get(p);
+        // After an acquire that was itself the violation (reported), an unlock is stale only
+        // while the taker still holds the lock (it may have removed the taker's lock); else it
+        // found the lock free and broke nothing more.
+        const harmless = previous?.by !== undefined && !previous.expired && held?.process !== previous.by.process;
+        if (!harmless) missteps.push({ kind: 'stale-release', op, previous, current: held });
+      }
+    } else if (held?.process === p) {
+      const deadline = leaseEnd(op, held.lease);
+      if (deadline > held.deadline) { held.deadline = deadline; held.leaseFrom = op; }
+    } else {
+      missteps.push({ kind: 'stale-renew', op, previous: ended.get(p), current: held });
     }
   }
-  return { holds, missteps };
+  return { beliefs, missteps, grants };
 }
 
-export interface Overlap { first: Hold; second: Hold }
+export interface Overlap { first: Belief; second: Belief }
 
 /**
- * Overlapping holds of different processes, found by one pass over holds in acquire-completion
- * order keeping the hold that ends last so far: every hold that overlaps an earlier one is
- * reported once, against the earlier hold that reaches furthest. O(h log h).
+ * Overlapping beliefs of different processes, found by one pass over them in acquire-completion
+ * order keeping the belief that ends last so far: every belief that overlaps an earlier one is
+ * reported once, against the earlier belief that reaches furthest. O(b log b).
  */
-export function findOverlaps(holds: Hold[]): Overlap[] {
-  const sorted = holds.slice().sort((a, b) => a.start - b.start);
+export function findOverlaps(beliefs: Belief[]): Overlap[] {
+  const sorted = beliefs.slice().sort((a, b) => a.start - b.start);
   const out: Overlap[] = [];
-  let reach: Hold | undefined;
+  let reach: Belief | undefined;
   for (const h of sorted) {
     if (reach && reach.end > h.start && reach.process !== h.process) out.push({ first: reach, second: h });
     if (!reach || h.end > reach.end) reach = h;

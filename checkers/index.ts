@@ -2,15 +2,16 @@
 // the model's sweep when it has one (owner-aware lock models) or by the general search, and
 // gather plain-words anomalies. Throws CheckInputError for input the model cannot read.
 import type { Op, ParsedHistory } from '../src/history/types.ts';
-import type { Anomaly, CheckOptions, CheckResult, KeyDetail, Model, Verdict } from './types.ts';
+import type { Anomaly, Backend, CheckOptions, CheckResult, KeyDetail, Model, Verdict } from './types.ts';
+import { BACKENDS } from './types.ts';
 import { Budget } from './budget.ts';
-import { MODELS, registerModel } from './models/index.ts';
+import { MODELS, modelNamed, registerModel } from './models/index.ts';
 import type { DescribedModel } from './models/lockpick-model.ts';
 import { searchLinearization } from './search.ts';
-import { SWEEPS, doubleHolderScan } from './sweep.ts';
+import { SWEEPS, doubleHolderScan, staleUnlocks } from './sweep.ts';
 import { explainNonlinearizable } from './window.ts';
 
-export { MODELS, registerModel };
+export { MODELS, modelNamed, registerModel };
 export type { DescribedModel } from './models/lockpick-model.ts';
 
 /** Reports list at most this many anomalies per key; the rest are counted in keys_detail. */
@@ -20,21 +21,37 @@ export const MAX_ANOMALIES_PER_KEY = 20;
 const EXPLAIN_FACTOR = 2;
 const EXPLAIN_MIN_MS = 2000;
 
-/** The history or options do not fit the model: a usage problem (exit 2), not a verdict. */
-export class CheckInputError extends Error {}
+/**
+ * The history or options do not fit the model: a usage problem (exit 2), not a verdict. Shaped
+ * like a HistoryError: `FILE:LINE: rule: expected` and a `fix:` line (file '' and line 0 when
+ * the problem is the options, not a place in the file).
+ */
+export class CheckInputError extends Error {
+  constructor(readonly file: string, readonly line: number, readonly rule: string, readonly expected: string, readonly fix: string) {
+    const where = file === '' ? '' : line > 0 ? `${file}:${line}: ` : `${file}: `;
+    super(`${where}${rule}: ${expected}\n  fix: ${fix}`);
+    this.name = 'CheckInputError';
+  }
+}
 
 export function checkHistory(h: ParsedHistory, o: CheckOptions): CheckResult {
   const started = performance.now();
-  const model = MODELS[o.model];
-  if (!model) throw new CheckInputError(`unknown model '${o.model}': use one of ${Object.keys(MODELS).join(', ')} (--model NAME)`);
+  const model = modelNamed(o.model);
+  if (!model) throw new CheckInputError('', 0, 'unknown-model', `there is no model named "${o.model}"`, `use one of ${Object.keys(MODELS).join(', ')} (--model NAME)`);
   validateOps(model, h);
+  if (h.ops.length === 0) {
+    // Nothing was tested: no verdict, never a vacuous "valid".
+    const reason = h.nemesis.length ? 'no operations (the history holds only nemesis events)' : 'no operations';
+    return { valid: 'unknown', model: model.name, ops: 0, keys: 0, anomalies: [], keys_detail: {}, elapsed_ms: 0, check_ms: 0, reason };
+  }
+  const backend = o.backend ?? backendOf(h);
   const budget = new Budget(o.timeLimitMs, o.maxMemoryBytes);
   const anomalies: Anomaly[] = [];
   const keysDetail: Record<string, KeyDetail> = {};
   let anyInvalid = false;
   let unknownReason: string | undefined;
   for (const [key, ops] of partition(model, h.ops)) {
-    const d = checkKey(model, key, ops, budget);
+    const d = checkKey(model, key, ops, budget, backend);
     const listed = d.anomalies.slice(0, MAX_ANOMALIES_PER_KEY);
     anomalies.push(...listed);
     const detail: KeyDetail = { valid: d.valid, ops: ops.length };
@@ -56,12 +73,29 @@ export function checkHistory(h: ParsedHistory, o: CheckOptions): CheckResult {
 
 interface KeyVerdict { valid: Verdict; anomalies: Anomaly[]; reason?: string }
 
-function checkKey(model: Model<any>, key: string, ops: Op[], budget: Budget): KeyVerdict {
+/** The backend the runner recorded in the history's first run-start event, if any. */
+export function backendOf(h: ParsedHistory): Backend | undefined {
+  for (const n of h.nemesis) {
+    if (n.f !== 'run-start') continue;
+    const b = (n.value as { backend?: unknown } | null | undefined)?.backend;
+    if (typeof b === 'string' && (BACKENDS as readonly string[]).includes(b)) return b as Backend;
+  }
+  return undefined;
+}
+
+function checkKey(model: Model<any>, key: string, ops: Op[], budget: Budget, backend: Backend | undefined): KeyVerdict {
+  const d = decideKey(model, key, ops, budget, backend);
+  // An invalid lock key: name the stale unlocks that explain it (alone, a late unlock broke nothing).
+  if (d.valid === false && ops.some((op) => op.f === 'acquire')) d.anomalies.push(...staleUnlocks(model, key, ops, backend));
+  return d;
+}
+
+function decideKey(model: Model<any>, key: string, ops: Op[], budget: Budget, backend: Backend | undefined): KeyVerdict {
   const over = budget.check();
   if (over) return { valid: 'unknown', anomalies: [], reason: over };
   const sweep = SWEEPS.get(model);
   if (sweep) {
-    const anomalies = sweep(key, ops);
+    const anomalies = sweep(key, ops, backend);
     return { valid: anomalies.length === 0, anomalies };
   }
   // Certain double holders are definite whatever the model; lock-free ops give none.
@@ -93,12 +127,14 @@ function validateOps(model: DescribedModel<any>, h: ParsedHistory): void {
   for (const op of h.ops) {
     if (known && !known.has(op.f)) {
       const fits = Object.values(MODELS).filter((m: DescribedModel<any>) => m.operations?.includes(op.f)).map((m) => m.name);
-      throw new CheckInputError(
-        `${h.source}:${op.invokeLine}: model '${model.name}' has no operation '${op.f}' (it knows ${[...known].join(', ')})` +
-        (fits.length ? `; choose a model that has it with --model (${fits.join(', ')})` : ''),
-      );
+      throw new CheckInputError(h.source, op.invokeLine, 'unknown-operation',
+        `model '${model.name}' has no operation '${op.f}' (it knows ${[...known].join(', ')})`,
+        fits.length ? `choose a model that has it with --model (${fits.join(', ')})` : `check the "f" of this line, or register a model that knows '${op.f}'`);
     }
     const bad = model.validate?.(op);
-    if (bad) throw new CheckInputError(`${h.source}:${op.invokeLine}: ${bad}`);
+    if (bad === undefined) continue;
+    if (typeof bad === 'string') throw new CheckInputError(h.source, op.invokeLine, 'bad-value', bad, `fix the value of this ${op.f} so model '${model.name}' can read it, or choose another model with --model`);
+    // A rule on what the op returned: the completion line shows it.
+    throw new CheckInputError(h.source, Number.isFinite(op.completeLine) ? op.completeLine : op.invokeLine, bad.rule, bad.expected, bad.fix);
   }
 }

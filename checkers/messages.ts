@@ -1,18 +1,19 @@
-// Plain-words descriptions of lock anomalies, shared by the sweep and the double-holder scan.
+// Plain-words descriptions of lock anomalies, shared by the sweep, the double-holder scan and the
+// stale-unlock naming. Where the cause depends on how the lock is built (a Redis key, a ZooKeeper
+// sequential znode, a MySQL row), the words follow the backend; without one they stay neutral.
 import type { Op } from '../src/history/types.ts';
-import type { Anomaly } from './types.ts';
-import type { Hold, Misstep, Overlap } from './holds.ts';
+import type { Anomaly, Backend } from './types.ts';
+import type { Belief, HoldEnd, Misstep, Overlap, ServerHold } from './holds.ts';
 
 export const lockName = (key: string) => (key === '' ? 'the lock' : `lock "${key}"`);
 
-const endText = (h: Hold) =>
-  h.release
-    ? `until its ${h.release.f} at line ${h.release.invokeLine}${h.release.outcome === 'info' ? ' (no answer)' : ''}`
-    : h.failedReleases.length
-      ? `to the end of the history (its release at line ${h.failedReleases[0]!.invokeLine} failed, so it still held it)`
-      : 'to the end of the history (it never released it)';
+const endText = (b: Belief) =>
+  b.release
+    ? `until its ${b.release.f} at line ${b.release.invokeLine}${b.release.outcome === 'info' ? ' (no answer)' : b.failed ? ' (which failed: it had left its critical section, though the server kept its lock)' : ''}`
+    : 'to the end of the history (it never released it)';
 
 const defined = (xs: (number | undefined)[]) => xs.filter((x): x is number => x !== undefined && Number.isFinite(x));
+const ms = (ns: number) => Math.round(ns / 1e6);
 
 export function doubleHolder(key: string, { first, second }: Overlap): Anomaly {
   const endOp = first.end <= second.end ? first.release : second.release;
@@ -34,26 +35,72 @@ export function doubleHolder(key: string, { first, second }: Overlap): Anomaly {
   };
 }
 
-function before(m: Misstep): string {
-  const prev = m.previous;
-  if (!prev) return `process ${m.op.process} never acquired it before`;
-  if (prev.release) return `process ${m.op.process}'s hold from line ${prev.acquire.completeLine} had ended with its ${prev.release.f} at line ${prev.release.invokeLine}, and it had not acquired again`;
-  return `process ${m.op.process} held it since line ${prev.acquire.completeLine}`;
+/** The lease in words: "its 800 ms lease (from line 5)". */
+function leaseText(h: ServerHold): string {
+  const lms = h.leaseFrom.leaseMs ?? (h.lease === undefined ? undefined : h.lease / 1e6);
+  const from = h.leaseFrom.f === 'renew' ? `renewed at line ${h.leaseFrom.invokeLine}` : `from line ${h.leaseFrom.invokeLine}`;
+  return `its ${lms === undefined ? '' : `${lms} ms `}lease (${from})`;
 }
 
-export function misstep(key: string, m: Misstep): Anomaly {
+/** Why the server still held h when op (an acquire) returned. */
+function stillHeld(h: ServerHold, op: Op): string {
+  const kept = h.failed ? `its release at line ${h.failed.invokeLine} failed` : 'it had not released it';
+  if (h.deadline !== Infinity) {
+    const early = op.completeTime === undefined ? '' : `; it could run out at ${ms(h.deadline)} ms, this acquire returned at ${ms(op.completeTime)} ms`;
+    return `${kept} and ${leaseText(h)} had not run out${early}`;
+  }
+  if (h.lease !== undefined) return `${kept} and its lease cannot be timed (no "time" on its acquire line)`;
+  return `${kept} and it has no lease`;
+}
+
+function before(p: number, prev: HoldEnd | undefined): string {
+  if (!prev) return `process ${p} never acquired it before`;
+  if (prev.release) return `process ${p}'s hold from line ${prev.hold.acquire.completeLine} had ended with its ${prev.release.f} at line ${prev.release.invokeLine}, and it had not acquired again`;
+  const since = `process ${p}'s hold from line ${prev.hold.acquire.completeLine}`;
+  return prev.expired
+    ? `${since} had ended: ${leaseText(prev.hold)} had run out and process ${prev.by.process} acquired it at line ${prev.by.completeLine}`
+    : `${since} had been taken: process ${prev.by.process} acquired it at line ${prev.by.completeLine} while process ${p} still held it`;
+}
+
+/** What a stale unlock did, by backend: the cause lies in how the unlock finds its lock. */
+export function staleUnlockEffect(backend: Backend | undefined, victim: number): string {
+  switch (backend) {
+    case 'redis': return `the unlock deleted the key, which by then was process ${victim}'s lock`;
+    case 'zookeeper': return `a ZooKeeper unlock deletes only the client's own sequential znode, which was already gone, so it cannot have freed process ${victim}'s lock; it should have answered that the lock was lost`;
+    case 'mysql': return `the unlock deleted the lock's row, which by then was process ${victim}'s`;
+    default: return `an unlock that does not check the owner frees whichever client's lock is there, by then process ${victim}'s`;
+  }
+}
+
+export function misstep(key: string, m: Misstep, backend?: Backend): Anomaly {
   const op = m.op;
-  const base = { key, processes: [op.process], lines: defined([op.invokeLine, op.completeLine]), ops: [op.id, ...(m.previous ? [m.previous.acquire.id] : [])] };
-  if (m.kind === 'reacquire') {
+  const p = op.process;
+  if (m.kind === 'held' || m.kind === 'reacquire') {
+    const h = m.holder!;
+    const lines = defined([h.acquire.completeLine, h.failed?.invokeLine, op.completeLine]);
+    const base = { type: 'nonlinearizable', key, lines, ops: [h.acquire.id, ...defined([h.failed?.id]), op.id], ...(op.completeTime !== undefined ? { times: [op.completeTime] } : {}) };
+    if (m.kind === 'reacquire') {
+      return {
+        ...base, processes: [p],
+        message: `process ${p}'s acquire at line ${op.invokeLine} returned ok, but process ${p} held ${lockName(key)} since line ${h.acquire.completeLine} and had not released it` +
+          `${h.deadline === Infinity ? '' : ` (and ${leaseText(h)} had not run out)`}; an owner-aware mutex is not reentrant`,
+      };
+    }
     return {
-      ...base, type: 'nonlinearizable',
-      message: `process ${op.process}'s acquire at line ${op.invokeLine} returned ok, but ${before(m)} and had not released it; an owner-aware mutex is not reentrant`,
+      ...base, processes: [h.process, p],
+      message: `process ${p} acquired ${lockName(key)} at line ${op.completeLine} while process ${h.process}'s lock was still held at the server: ${stillHeld(h, op)}`,
     };
   }
   const what = m.kind === 'stale-release' ? 'release' : 'renew';
+  const taker = m.previous?.by?.process;
+  let message = `process ${p}'s ${what} of ${lockName(key)} at line ${op.invokeLine} returned ok, but process ${p} was not the holder: ${before(p, m.previous)}`;
+  if (m.kind === 'stale-release' && taker !== undefined && m.current?.process === taker) message += `; ${staleUnlockEffect(backend, taker)}`;
   return {
-    ...base, type: m.kind,
-    message: `process ${op.process}'s ${what} of ${lockName(key)} at line ${op.invokeLine} returned ok, but process ${op.process} was not the holder: ${before(m)}`,
+    type: m.kind, key,
+    processes: taker === undefined ? [p] : [p, taker],
+    lines: defined([op.invokeLine, op.completeLine]),
+    ops: [op.id, ...(m.previous ? [m.previous.hold.acquire.id] : [])],
+    message,
   };
 }
 

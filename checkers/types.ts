@@ -28,8 +28,14 @@ export interface CheckResult {
   reason?: string;           // why 'unknown' (time or memory limit)
 }
 
+/** The kind of server a lock runs on: anomaly messages name causes in its terms. */
+export type Backend = 'redis' | 'zookeeper' | 'mysql';
+export const BACKENDS: readonly Backend[] = ['redis', 'zookeeper', 'mysql'];
+
 export interface CheckOptions {
   model: string;             // model name (default 'mutex')
+  /** For the words of stale-unlock anomalies; default: the history's run-start record, else neutral words. */
+  backend?: Backend;
   timeLimitMs?: number;      // give 'unknown' past this
   maxMemoryBytes?: number;   // give 'unknown' past this
 }

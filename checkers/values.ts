@@ -9,22 +9,19 @@ export function canonical(v: unknown): string {
   return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
 }
 
-/** A fencing token as a comparable bigint or number, or undefined when the value carries none. */
+/** A fencing token (an integer: number, bigint or integer string) as a comparable bigint or number, or undefined when the value carries none. */
 export function tokenOf(value: unknown): bigint | number | undefined {
   if (value === null || typeof value !== 'object' || !('token' in value)) return undefined;
   const t = (value as { token: unknown }).token;
-  if (typeof t === 'number' && Number.isFinite(t)) return t;
+  if (typeof t === 'number' && Number.isInteger(t)) return t;
   if (typeof t === 'bigint') return t;
   if (typeof t === 'string' && /^-?\d+$/.test(t)) return BigInt(t);
   return undefined;
 }
 
-/** a > b for tokens that may be numbers or bigints. */
+/** a > b for integer tokens that may be numbers or bigints. */
 export function tokenGreater(a: bigint | number, b: bigint | number): boolean {
-  if (typeof a === typeof b) return a > b;
-  if (typeof a === 'number' && !Number.isInteger(a)) return a > Number(b);
-  if (typeof b === 'number' && !Number.isInteger(b)) return Number(a) > b;
-  return BigInt(a) > BigInt(b);
+  return typeof a === typeof b ? a > b : BigInt(a) > BigInt(b);
 }
 
 /** Names the op for messages: "process 3's acquire at line 41". */

@@ -3,14 +3,20 @@ import type { Model } from '../types.ts';
 import { fencedMutex, knossosMutex, mutex, reentrantMutex } from './mutex.ts';
 import { casRegister, register } from './register.ts';
 
-export const MODELS: Record<string, Model<any>> = {
+/** Null prototype: a name such as "toString" or "__proto__" is no model (look up with modelNamed). */
+export const MODELS: Record<string, Model<any>> = Object.assign(Object.create(null) as Record<string, Model<any>>, {
   mutex,
   'knossos-mutex': knossosMutex,
   'reentrant-mutex': reentrantMutex,
   'fenced-mutex': fencedMutex,
   register,
   'cas-register': casRegister,
-};
+});
+
+/** The model registered under `name` (own entries only), or undefined. */
+export function modelNamed(name: string): Model<any> | undefined {
+  return Object.hasOwn(MODELS, name) ? MODELS[name] : undefined;
+}
 
 /** Adds (or replaces) a model under model.name; `check --model NAME` then finds it. */
 export function registerModel(model: Model<any>): void {

@@ -1,7 +1,10 @@
 // Lock models from HISTORY.md: owner-aware mutex (default), Jepsen's owner-unaware
 // knossos-mutex, reentrant-mutex and fenced-mutex. States are small immutable values.
+// The owner-aware ones know what the server holds (checkers/lease.ts): a failed release keeps
+// the hold, a lease may run out. The sweep (checkers/holds.ts) applies the same rules.
 import type { Op } from '../../src/history/types.ts';
 import type { Inconsistent } from '../types.ts';
+import { leaseEnd, leaseNs, ranOut, releaseKind } from '../lease.ts';
 import { tokenGreater, tokenOf } from '../values.ts';
 import { inconsistent } from './inconsistent.ts';
 import type { DescribedModel } from './lockpick-model.ts';
@@ -11,22 +14,86 @@ const NONE = -1;
 const who = (h: number) => (h === NONE ? 'nobody' : `process ${h}`);
 const byKey = (op: Op) => op.key;
 
-/** holder: the owning process, or -1 when free. */
-export const mutex: DescribedModel<number> = {
-  name: 'mutex',
-  description: 'owner-aware mutex: acquire needs the lock free; release and renew need the caller to hold it',
-  operations: LOCK_OPS,
-  init: () => NONE,
-  step(h: number, op: Op): number | Inconsistent {
-    if (op.f === 'acquire') {
-      return h === NONE ? op.process : inconsistent(`process ${op.process} acquired while ${who(h)} held the lock`);
+
+/** The server's side of an owner-aware lock. */
+export interface LockState {
+  readonly holder: number;                  // NONE when free
+  readonly count: number;                   // nesting depth (reentrant-mutex); 1 when held otherwise
+  readonly deadline: number;                // ns: the server may drop the hold from then on; Infinity: never
+  readonly lease: number | undefined;       // ns, for renews that record no lease_ms of their own
+  readonly since: number;                   // completeSeq of the acquire that started the hold (-1: no lease)
+  readonly last: bigint | number | null;    // fenced-mutex: the last token handed out
+}
+
+const FREE: LockState = { holder: NONE, count: 0, deadline: Infinity, lease: undefined, since: -1, last: null };
+
+/** A hold started by acquire op (since = -1 when no lease can end it, so equal states hash alike). */
+function started(op: Op, count: number, last: bigint | number | null, prev?: LockState): LockState {
+  const deadline = Math.max(leaseEnd(op), prev?.deadline ?? -Infinity);
+  const lease = leaseNs(op) ?? prev?.lease;
+  const leased = deadline !== Infinity || lease !== undefined;
+  return { holder: op.process, count, deadline, lease, since: leased ? Math.max(op.completeSeq, prev?.since ?? -1) : -1, last };
+}
+
+const free = (s: LockState): LockState => (s.last === null ? FREE : { ...FREE, last: s.last });
+
+function stillHeld(s: LockState): string {
+  return s.deadline === Infinity ? `${who(s.holder)} held the lock` : `${who(s.holder)} held the lock and its lease had not run out`;
+}
+
+/**
+ * One step of an owner-aware lock. reentrant: the holder's acquire nests (count + 1, the lease
+ * refreshed) rather than needing its own lease to have run out. tokens: fenced-mutex.
+ */
+function lockStep(s: LockState, op: Op, reentrant: boolean, tokens: boolean): LockState | Inconsistent {
+  const p = op.process;
+  if (op.f === 'acquire') {
+    let last = s.last;
+    if (tokens) {
+      // An info acquire's token is unknown: leave `last` alone (the most permissive choice).
+      const t = op.outcome === 'ok' ? tokenOf(op.value) : undefined;
+      if (t !== undefined) {
+        if (last !== null && !tokenGreater(t, last)) return inconsistent(`process ${p} got token ${t}, not greater than the earlier token ${last}`);
+        last = t;
+      }
     }
-    if (h !== op.process) return inconsistent(`process ${op.process} ${op.f === 'renew' ? 'renewed' : 'released'} while ${who(h)} held the lock`);
-    return op.f === 'release' ? NONE : h;
-  },
+    if (s.holder === NONE) return started(op, 1, last);
+    if (s.holder === p && reentrant) return started(op, s.count + 1, last, s);
+    if (ranOut(s.deadline, s.since, op)) return started(op, 1, last);
+    return inconsistent(s.holder === p
+      ? `process ${p} acquired again while it held the lock${s.deadline === Infinity ? '' : ' and its lease had not run out'}; an owner-aware mutex is not reentrant`
+      : `process ${p} acquired while ${stillHeld(s)}`);
+  }
+  if (op.f === 'release') {
+    const kind = releaseKind(op);
+    if (kind !== 'plain') return s.holder === p ? free(s) : s; // "not yours" / stopped believing: legal whoever holds it
+    if (s.holder !== p) return inconsistent(`process ${p} released while ${who(s.holder)} held the lock`);
+    return s.count > 1 ? { ...s, count: s.count - 1 } : free(s);
+  }
+  if (s.holder !== p) return inconsistent(`process ${p} renewed while ${who(s.holder)} held the lock`);
+  const deadline = Math.max(s.deadline, leaseEnd(op, s.lease));
+  return deadline === s.deadline ? s : { ...s, deadline, since: Math.max(s.since, 0) };
+}
+
+function describeLock(s: LockState): string {
+  if (s.holder === NONE) return 'free';
+  const depth = s.count > 1 ? ` (${s.count} deep)` : '';
+  const lease = s.deadline === Infinity ? '' : `, its lease running out at ${Math.round(s.deadline / 1e6)} ms`;
+  return `held by process ${s.holder}${depth}${lease}`;
+}
+
+const hashLock = (s: LockState) => (s.holder === NONE ? '-' : `${s.holder}/${s.count}/${s.deadline}/${s.since}/${s.lease}`);
+
+/** Owner-aware mutex (default): holder, plus the lease the server may drop. */
+export const mutex: DescribedModel<LockState> = {
+  name: 'mutex',
+  description: 'owner-aware mutex: acquire needs the lock free (or the holder\'s lease run out); release and renew need the caller to hold it',
+  operations: LOCK_OPS,
+  init: () => FREE,
+  step: (s, op) => lockStep(s, op, false, false),
   partition: byKey,
-  hash: (h) => String(h),
-  describe: (h) => (h === NONE ? 'free' : `held by process ${h}`),
+  hash: hashLock,
+  describe: describeLock,
 };
 
 /** Jepsen's owner-unaware mutex: locked or not, whoever asks. */
@@ -45,51 +112,39 @@ export const knossosMutex: DescribedModel<boolean> = {
   describe: (l) => (l ? 'locked' : 'free'),
 };
 
-interface Reentrant { readonly holder: number; readonly count: number }
-const FREE: Reentrant = { holder: NONE, count: 0 };
-
-export const reentrantMutex: DescribedModel<Reentrant> = {
+export const reentrantMutex: DescribedModel<LockState> = {
   name: 'reentrant-mutex',
   description: 'reentrant mutex: the holder may acquire again (count +1); each release takes one off, the lock frees at 0',
   operations: LOCK_OPS,
   init: () => FREE,
-  step(s: Reentrant, op: Op): Reentrant | Inconsistent {
-    if (op.f === 'acquire') {
-      if (s.holder === NONE) return { holder: op.process, count: 1 };
-      if (s.holder === op.process) return { holder: s.holder, count: s.count + 1 };
-      return inconsistent(`process ${op.process} acquired while ${who(s.holder)} held the lock`);
-    }
-    if (s.holder !== op.process) return inconsistent(`process ${op.process} ${op.f === 'renew' ? 'renewed' : 'released'} while ${who(s.holder)} held the lock`);
-    if (op.f === 'renew') return s;
-    return s.count === 1 ? FREE : { holder: s.holder, count: s.count - 1 };
-  },
+  step: (s, op) => lockStep(s, op, true, false),
   partition: byKey,
-  hash: (s) => `${s.holder}/${s.count}`,
-  describe: (s) => (s.holder === NONE ? 'free' : `held by process ${s.holder} (${s.count} deep)`),
+  hash: hashLock,
+  describe: describeLock,
 };
 
-interface Fenced { readonly holder: number; readonly last: bigint | number | null }
-
-export const fencedMutex: DescribedModel<Fenced> = {
+export const fencedMutex: DescribedModel<LockState> = {
   name: 'fenced-mutex',
   description: 'owner-aware mutex whose acquires return fencing tokens: each acquire ok must carry a token greater than every earlier one',
   operations: LOCK_OPS,
-  init: () => ({ holder: NONE, last: null }),
-  step(s: Fenced, op: Op): Fenced | Inconsistent {
-    if (op.f === 'acquire') {
-      if (s.holder !== NONE) return inconsistent(`process ${op.process} acquired while ${who(s.holder)} held the lock`);
-      // An info acquire's token is unknown: leave `last` alone (the most permissive choice).
-      const t = op.outcome === 'ok' ? tokenOf(op.value) : undefined;
-      if (t === undefined) return { holder: op.process, last: s.last };
-      if (s.last !== null && !tokenGreater(t, s.last)) {
-        return inconsistent(`process ${op.process} got token ${t}, not greater than the earlier token ${s.last}`);
-      }
-      return { holder: op.process, last: t };
-    }
-    const h = mutex.step(s.holder, op);
-    return typeof h === 'number' ? { holder: h, last: s.last } : h;
+  validate(op) {
+    if (op.f !== 'acquire' || op.outcome !== 'ok' || tokenOf(op.value) !== undefined) return undefined;
+    return {
+      rule: 'fenced-token',
+      expected: `under fenced-mutex every ok acquire must carry an integer fencing token, "value": {"token": <integer>}; got ${describeValue(op.value)}`,
+      fix: 'record the token the lock handed out on the acquire\'s ok line, or check with --model mutex if the lock has no fencing tokens',
+    };
   },
+  init: () => FREE,
+  step: (s, op) => lockStep(s, op, false, true),
   partition: byKey,
-  hash: (s) => `${s.holder}/${String(s.last)}`,
-  describe: (s) => `${s.holder === NONE ? 'free' : `held by process ${s.holder}`}, last token ${s.last === null ? 'none' : String(s.last)}`,
+  hash: (s) => `${hashLock(s)}/${String(s.last)}`,
+  describe: (s) => `${describeLock(s)}, last token ${s.last === null ? 'none' : String(s.last)}`,
 };
+
+function describeValue(v: unknown): string {
+  if (v === undefined) return 'no value';
+  let t: string;
+  try { t = typeof v === 'bigint' ? `${v}` : JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}` : x)) ?? String(v); } catch { t = String(v); }
+  return t.length > 60 ? `${t.slice(0, 57)}...` : t;
+}

@@ -3,7 +3,7 @@
 // 3 unknown (a limit was reached).
 import { parseArgs } from 'node:util';
 import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
-import type { CheckResult } from '../../checkers/types.ts';
+import { BACKENDS, type Backend, type CheckResult } from '../../checkers/types.ts';
 import { EXIT } from '../cli.ts';
 import { HistoryError, readHistory } from '../history/index.ts';
 import { formatResult } from '../report/text.ts';
@@ -14,7 +14,7 @@ function modelNames(): string[] {
 }
 
 export function usage(): string {
-  return `usage: lockpick check FILE... [--model M] [--json] [--time-limit S] [--max-memory MB]
+  return `usage: lockpick check FILE... [--model M] [--backend B] [--json] [--time-limit S] [--max-memory MB]
 
 Checks each history file (JSON Lines per HISTORY.md, or Jepsen history.edn: a
 vector/list of op maps or one map per line) for linearizability against the
@@ -22,6 +22,9 @@ model and for double holders.
 
 options:
   --model M          the model (default mutex); one of: ${modelNames().join(', ')}
+  --backend B        the lock's backend, for the words that explain stale
+                     unlocks: ${BACKENDS.join(', ')} (default: what the history's
+                     run-start record says; else neutral words)
   --json             print the result (HISTORY.md's object, plus "file",
                      "parse_ms", "check_ms") as JSON: one object per file, one
                      per line (JSON Lines). A file that cannot be read prints
@@ -34,8 +37,8 @@ options:
 
 exit codes: 0 every file valid; 1 some file invalid; 2 bad input or usage (the
 message names the file, line, rule and fix); 3 no verdict for some file (a limit
-was reached, or the checker failed) and none invalid. With several files the
-most serious wins: 2, then 1, then 3.`;
+was reached, or the history has no operations) and none invalid; 4 an internal
+error of lockpick. With several files the most serious wins: 4, 2, 1, then 3.`;
 }
 
 function positiveNumber(name: string, raw: string | undefined): number | undefined | string {
@@ -47,7 +50,7 @@ function positiveNumber(name: string, raw: string | undefined): number | undefin
 
 interface FileOutcome { code: number; json: unknown; text: string; toStderr: boolean }
 
-async function checkFile(file: string, model: string, timeLimitMs: number | undefined, maxMemoryBytes: number | undefined): Promise<FileOutcome> {
+async function checkFile(file: string, model: string, backend: Backend | undefined, timeLimitMs: number | undefined, maxMemoryBytes: number | undefined): Promise<FileOutcome> {
   const t0 = performance.now();
   let history;
   try {
@@ -69,13 +72,13 @@ async function checkFile(file: string, model: string, timeLimitMs: number | unde
   const t1 = performance.now();
   let result: CheckResult;
   try {
-    result = checkHistory(history, { model, timeLimitMs, maxMemoryBytes });
+    result = checkHistory(history, { model, backend, timeLimitMs, maxMemoryBytes });
   } catch (e) {
     if (!(e instanceof CheckInputError)) return internalError(file, model, e, Math.round(t1 - t0));
     // The history is well formed but the model cannot read it (e.g. a register op under a lock model).
     return {
       code: EXIT.usage, toStderr: true, text: `lockpick check: ${e.message}`,
-      json: { file, error: { line: 0, rule: 'model-mismatch', expected: e.message, fix: 'choose the model that matches the operations with --model' } },
+      json: { file, error: { line: e.line, rule: e.rule, expected: e.expected, fix: e.fix } },
     };
   }
   const t2 = performance.now();
@@ -87,19 +90,19 @@ async function checkFile(file: string, model: string, timeLimitMs: number | unde
 }
 
 /**
- * A bug in a checker is no verdict (exit 3), never a made-up one: exit 1 would
- * read as "your lock is unsafe". The stack goes to stderr for the bug report.
+ * A bug in a checker is no verdict, never a made-up one: exit 4 (internal error), not 1 (which
+ * would read as "your lock is unsafe") nor 3. The stack goes to stderr for the bug report.
  */
 function internalError(file: string, model: string, e: unknown, parseMs: number): FileOutcome {
   const reason = `internal error in the checker (a lockpick bug, please report it): ${(e as Error)?.message ?? String(e)}`;
   const result: CheckResult = { valid: 'unknown', model, ops: 0, keys: 0, anomalies: [], keys_detail: {}, elapsed_ms: parseMs, parse_ms: parseMs, reason };
   console.error((e as Error)?.stack ?? String(e));
-  return { code: EXIT.unknown, toStderr: false, text: formatResult(file, result), json: { file, ...result } };
+  return { code: EXIT.internal, toStderr: false, text: formatResult(file, result), json: { file, ...result } };
 }
 
-/** Several files: a bad file (2) outranks an invalid one (1), which outranks no verdict (3). */
+/** Several files: a checker bug (4), then a bad file (2), outrank an invalid one (1), which outranks no verdict (3). */
 function worst(codes: number[]): number {
-  for (const c of [EXIT.usage, EXIT.invalid, EXIT.unknown]) if (codes.includes(c)) return c;
+  for (const c of [EXIT.internal, EXIT.usage, EXIT.invalid, EXIT.unknown]) if (codes.includes(c)) return c;
   return EXIT.ok;
 }
 
@@ -111,6 +114,7 @@ export async function run(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         model: { type: 'string', default: 'mutex' },
+        backend: { type: 'string' },
         json: { type: 'boolean', default: false },
         'time-limit': { type: 'string' },
         'max-memory': { type: 'string' },
@@ -135,6 +139,11 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`lockpick check: unknown model "${model}"; known models: ${modelNames().join(', ')}\n  fix: pass --model with one of those`);
     return EXIT.usage;
   }
+  const backend = values.backend;
+  if (backend !== undefined && !(BACKENDS as readonly string[]).includes(backend)) {
+    console.error(`lockpick check: unknown backend "${backend}"; known backends: ${BACKENDS.join(', ')}\n  fix: pass --backend with one of those, or leave it out`);
+    return EXIT.usage;
+  }
   const seconds = positiveNumber('time-limit', values['time-limit']);
   const megabytes = positiveNumber('max-memory', values['max-memory']);
   for (const bad of [seconds, megabytes]) {
@@ -148,7 +157,7 @@ export async function run(argv: string[]): Promise<number> {
 
   const codes: number[] = [];
   for (const file of files) {
-    const r = await checkFile(file, model, timeLimitMs, maxMemoryBytes);
+    const r = await checkFile(file, model, backend as Backend | undefined, timeLimitMs, maxMemoryBytes);
     codes.push(r.code);
     if (values.json) {
       console.log(JSON.stringify(r.json));

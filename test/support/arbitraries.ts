@@ -16,9 +16,11 @@ export function lockHistoryArb(o: { maxSteps?: number; tokens?: boolean; buggyPe
     infoPerMille: fc.constantFrom(0, 30, 100, 200),
     failPerMille: fc.constantFrom(0, 100, 300),
     nemesis: fc.boolean(),
+    // A lease of 1 or 3 ms at 0.1 ms per event runs out within 10 or 30 events.
+    leaseMs: fc.constantFrom(undefined, 1, 3),
     choices: choicesArb(o.maxSteps ?? 150),
-  }).map(({ choices, ...rest }) => {
-    const opts: LockSimOptions = { ...rest, steps: choices.length, tokens: o.tokens, buggyPerMille: o.buggyPerMille };
+  }).map(({ choices, leaseMs, ...rest }) => {
+    const opts: LockSimOptions = { ...rest, steps: choices.length, tokens: o.tokens, buggyPerMille: o.buggyPerMille, ...(leaseMs === undefined ? {} : { leaseMs, tickNs: 100_000 }) };
     const events: HistoryEvent[] = [];
     simulateLock(opts, fromArray(choices), (e) => events.push(e));
     return events;

@@ -12,29 +12,16 @@ const pair = (f: string, process: number, key: string, value?: unknown): History
   value === undefined ? { type: 'ok', f, process, key } : { type: 'ok', f, process, key, value },
 ];
 
-/** For each invoke index, the index of its completion (-1 when unanswered). */
-function completions(events: readonly HistoryEvent[]): Int32Array {
-  const done = new Int32Array(events.length).fill(-1);
-  const open = new Map<unknown, number>();
-  events.forEach((e, i) => {
-    if (e.process === 'nemesis') return;
-    if (e.type === 'invoke') open.set(e.process, i);
-    else { const j = open.get(e.process); if (j !== undefined) { done[j] = i; open.delete(e.process); } }
-  });
-  return done;
-}
-
-/** A fresh process acquires (and then releases) a key while another process certainly holds it. */
+/** A fresh process acquires (and then releases) a key while another process believes it holds it. */
 export function injectDoubleHolder(events: readonly HistoryEvent[], pick: number): Injected {
   const q = freshPid(events);
-  const done = completions(events);
   const holds: { at: number; end: number; process: number; key: string }[] = [];
   events.forEach((e, i) => {
     if (e.type !== 'ok' || e.f !== 'acquire' || typeof e.process !== 'number') return;
-    let end = events.length; // the invoke of the next release that does not fail, else the end
+    let end = events.length; // the invoke of the next release, whatever its outcome, else the end
     for (let j = i + 1; j < events.length; j++) {
       const r = events[j]!;
-      if (r.process === e.process && r.type === 'invoke' && r.f === 'release' && (done[j] === -1 || events[done[j]!]!.type !== 'fail')) { end = j; break; }
+      if (r.process === e.process && r.type === 'invoke' && r.f === 'release') { end = j; break; }
     }
     holds.push({ at: i, end, process: e.process, key: e.key ?? '' });
   });
@@ -90,4 +77,20 @@ export function injectWrongRead(events: readonly HistoryEvent[], pick: number): 
   const out = events.slice();
   out[i] = { ...events[i]!, value: 'never-written' };
   return { kind: 'wrong-read', processes: [events[i]!.process as number], events: out };
+}
+
+/**
+ * The same events with every ok acquire given a fencing token, 1, 2, 3... per key in line order
+ * (the order a correct fencing service grants them): for fenced-mutex, which needs a token on
+ * every ok acquire, after an injection added acquires without one.
+ */
+export function withTokens(events: readonly HistoryEvent[]): HistoryEvent[] {
+  const next = new Map<string, number>();
+  return events.map((e) => {
+    if (e.type !== 'ok' || e.f !== 'acquire') return e;
+    const k = e.key ?? '';
+    const t = (next.get(k) ?? 0) + 1;
+    next.set(k, t);
+    return { ...e, value: { token: t } };
+  });
 }

@@ -165,7 +165,7 @@ test('usage errors exit 2 with a message that says what to do', async () => {
   assert.match(missing.stderr, /cannot read histories\/no-such\.jsonl: no such file/);
 
   assert.equal(wrongModel.code, 2);
-  assert.match(wrongModel.stderr, /register-valid\.jsonl:1: model 'mutex' has no operation 'read'.*--model/);
+  assert.match(wrongModel.stderr, /register-valid\.jsonl:1: unknown-operation: model 'mutex' has no operation 'read'.*\n  fix: choose a model that has it with --model/);
 
   assert.equal(help.code, 0);
   assert.match(help.stdout, /^usage: lockpick check FILE\.\.\./);

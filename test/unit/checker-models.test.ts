@@ -22,7 +22,10 @@ test('mutex: sequential holds are valid; overlapping acquires are a double holde
   assert.equal(check('mutex', [...op('ok', 'acquire', 0), ...op('ok', 'release', 0), ...op('ok', 'acquire', 1), ...op('ok', 'release', 1)]).valid, true);
   const r = check('mutex', [...op('ok', 'acquire', 0), ...op('ok', 'acquire', 1), ...op('ok', 'release', 0)]);
   assert.equal(r.valid, false);
-  assert.deepEqual(types(r), ['double-holder']);
+  // And process 0's release, sent while process 1 held the lock, is a stale unlock.
+  assert.deepEqual(types(r), ['double-holder', 'stale-release']);
+  assert.deepEqual(r.anomalies[1]!.processes, [0, 1]);
+  assert.match(r.anomalies[1]!.message, /process 0's release of lock "k" at line 5 returned ok, but process 0 was not the holder: process 0's hold from line 2 had been taken: process 1 acquired it at line 4 while process 0 still held it; an unlock that does not check the owner frees whichever client's lock is there, by then process 1's/);
   assert.deepEqual(r.anomalies[0]!.processes, [0, 1]);
   assert.deepEqual(r.anomalies[0]!.lines, [2, 4, 5]);
   assert.equal(r.anomalies[0]!.message, `process 1's acquire at line 3 returned ok at line 4, but process 0 held lock "k" since line 2 (acquire ok) until its release at line 5: both held it from line 4 to line 5`);
@@ -49,10 +52,14 @@ test('mutex: a lapse after a failed renew frees the lock; without it the holder 
   assert.match(r.anomalies[0]!.message, /to the end of the history \(it never released it\)/);
 });
 
-test('mutex: a failed release leaves the process holding', () => {
+test('mutex: a failed release ends the belief but leaves the lock held at the server', () => {
   const r = check('mutex', [...op('ok', 'acquire', 0), ...op('fail', 'release', 0), ...op('ok', 'acquire', 1)]);
-  assert.deepEqual(types(r), ['double-holder']);
-  assert.match(r.anomalies[0]!.message, /its release at line 3 failed, so it still held it/);
+  assert.deepEqual(types(r), ['nonlinearizable']);
+  assert.deepEqual(r.anomalies[0]!.processes, [0, 1]);
+  assert.deepEqual(r.anomalies[0]!.lines, [2, 3, 6]);
+  assert.equal(r.anomalies[0]!.message, `process 1 acquired lock "k" at line 6 while process 0's lock was still held at the server: its release at line 3 failed and it has no lease`);
+  // A retried release that succeeds frees it.
+  assert.equal(check('mutex', [...op('ok', 'acquire', 0), ...op('fail', 'release', 0), ...op('ok', 'release', 0), ...op('ok', 'acquire', 1)]).valid, true);
 });
 
 test('mutex: info release frees at its invoke; info acquire need not take effect', () => {
@@ -138,9 +145,12 @@ test('per-key partitioning: keys are independent', () => {
 
 test('bad input: unknown model, ops the model does not know, malformed cas', () => {
   const h = toParsed([...op('ok', 'read', 0, 1)]);
-  assert.throws(() => checkHistory(h, { model: 'nope' }), (err: Error) => err instanceof CheckInputError && /unknown model 'nope': use one of mutex/.test(err.message));
-  assert.throws(() => checkHistory(h, { model: 'mutex' }), (err: Error) => err instanceof CheckInputError && /simulated.jsonl:1: model 'mutex' has no operation 'read'.*--model \(register, cas-register\)/.test(err.message));
-  assert.throws(() => checkHistory(toParsed([...op('ok', 'cas', 0, 7)]), { model: 'cas-register' }), /simulated.jsonl:1: a cas needs "value": \[expected, new\], got 7/);
+  for (const name of ['nope', 'toString', '__proto__', 'constructor', 'hasOwnProperty']) {
+    assert.throws(() => checkHistory(h, { model: name }), (err: Error) => err instanceof CheckInputError && err.message.startsWith(`unknown-model: there is no model named "${name}"\n  fix: use one of mutex`), name);
+  }
+  assert.throws(() => checkHistory(h, { model: 'mutex' }), (err: Error) => err instanceof CheckInputError &&
+    /^simulated.jsonl:1: unknown-operation: model 'mutex' has no operation 'read'.*\n  fix: choose a model that has it with --model \(register, cas-register\)$/.test(err.message));
+  assert.throws(() => checkHistory(toParsed([...op('ok', 'cas', 0, 7)]), { model: 'cas-register' }), /simulated.jsonl:1: bad-value: a cas needs "value": \[expected, new\], got 7\n  fix: /);
 });
 
 test('limits: a memory limit below the current use gives unknown with the reason, not a crash', () => {

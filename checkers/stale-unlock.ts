@@ -1,0 +1,95 @@
+// Stale unlocks named as the cause of a violation on their key: an unlock that reported success
+// when it cannot have released the unlocker's own lock. checkHistory adds these to a key that is
+// already invalid (alone, a late unlock that finds the lock free broke nothing). The plain case,
+// an unlock sent after another process had taken the lock, is the model's own stale-release
+// (checkers/holds.ts); these are the shapes the model cannot see:
+//  C. the unlock was sent after the unlocker's lease had certainly run out (counted from its
+//     acquire's ok, so later than the real expiry) and reported success: an unlock that does not
+//     check the owner then deletes whichever client's lock is there;
+//  B. the unlock was sent before and returned after another process q's acquire ok (a pause
+//     between compare and delete), and a third process r then got the lock while q held it,
+//     inside q's lease: nothing but the unlock can have freed it;
+//  B2. as B, but the unlock's reply was recorded just before q's acquire reply (the two raced):
+//     the unlock ran while that acquire was in flight and finished after the unlocker's own lease.
+// Leases are the lease_ms each acquire recorded; without one, C and B2 do not apply and B counts
+// q's hold as unbounded. A ZooKeeper unlock deletes the client's own sequential znode only, so it
+// cannot free another's lock: B and B2 are not named for that backend.
+import type { Op } from '../src/history/types.ts';
+import type { Belief } from './holds.ts';
+import { lockName, staleUnlockEffect } from './messages.ts';
+import { leaseNs, releaseKind } from './lease.ts';
+import type { Anomaly, Backend } from './types.ts';
+
+const ms = (ns: number) => Math.round(ns / 1e6);
+
+/**
+ * beliefs: the key's beliefs (scanKey). named: ids of releases the model already named stale.
+ */
+export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named: ReadonlySet<number>, backend?: Backend): Anomaly[] {
+  const within = (q: Belief, x: Belief) => {
+    const lease = leaseNs(q.acquire);
+    return lease === undefined || q.acquire.completeTime === undefined || x.acquire.completeTime === undefined ||
+      x.acquire.completeTime - q.acquire.completeTime < lease;
+  };
+  const name = lockName(key);
+  const out: Anomaly[] = [];
+  for (const mine of beliefs) {
+    const rel = mine.release;
+    if (!rel || rel.outcome !== 'ok' || releaseKind(rel) !== 'plain' || named.has(rel.id)) continue;
+    const lease = leaseNs(mine.acquire);
+    const acquired = mine.acquire.completeTime;
+    // C: sent after the lease had run out, and it reported success.
+    if (lease !== undefined && acquired !== undefined && rel.invokeTime !== undefined && rel.invokeTime - acquired > lease) {
+      const late = ms(rel.invokeTime - acquired - lease);
+      const effect = backend === 'zookeeper'
+        ? 'its znode was gone with its session by then, so the unlock should have answered that the lock was lost'
+        : backend === 'redis' ? 'a DEL that does not check the owner deletes whichever client\'s lock is there'
+          : 'an unlock that does not check the owner frees whichever client\'s lock is there';
+      out.push({
+        type: 'stale-release', key, processes: [mine.process],
+        lines: [mine.acquire.completeLine, rel.invokeLine, rel.completeLine],
+        times: [acquired, rel.invokeTime],
+        message: `stale unlock: process ${mine.process} unlocked ${name} at line ${rel.invokeLine}, ${late} ms after its ${ms(lease)} ms lease had run out, and the unlock reported success: ${effect}`,
+      });
+      continue;
+    }
+    if (backend === 'zookeeper') continue;
+    // B: in flight across a later acquire, and a third process got in while that one held it.
+    const b = shapeB(beliefs, mine, rel, within);
+    if (b) {
+      const [q, r] = b;
+      out.push({
+        type: 'stale-release', key, processes: [mine.process, q.process, r.process],
+        lines: [rel.invokeLine, q.acquire.completeLine, rel.completeLine, r.acquire.completeLine],
+        message: `stale unlock: process ${mine.process}'s unlock of ${name} (lines ${rel.invokeLine}–${rel.completeLine}) was still running when process ${q.process} acquired it (line ${q.acquire.completeLine}); then process ${r.process} acquired it (line ${r.acquire.completeLine}) while ${q.process} held it within its lease: ${staleUnlockEffect(backend, q.process)}`,
+      });
+      continue;
+    }
+    // B2: finished after its own lease ran out, while a later acquire was in flight.
+    const done = rel.completeTime;
+    if (lease === undefined || acquired === undefined || done === undefined || done - acquired <= lease) continue;
+    for (const q of beliefs) {
+      if (q.process === mine.process || !(q.start > rel.completeSeq && q.acquire.invokeSeq < rel.completeSeq)) continue;
+      const r = beliefs.find((x) => x.process !== q.process && x.start > q.start && x.start < q.end && within(q, x));
+      if (!r) continue;
+      out.push({
+        type: 'stale-release', key, processes: [mine.process, q.process, r.process],
+        lines: [rel.invokeLine, rel.completeLine, q.acquire.completeLine, r.acquire.completeLine],
+        message: `stale unlock: process ${mine.process}'s unlock of ${name} (lines ${rel.invokeLine}–${rel.completeLine}) finished ${ms(done - acquired - lease)} ms after its ${ms(lease)} ms lease had run out, while process ${q.process}'s acquire was in flight (ok at line ${q.acquire.completeLine}); then process ${r.process} acquired it (line ${r.acquire.completeLine}) while ${q.process} held it within its lease: ${staleUnlockEffect(backend, q.process)}`,
+      });
+      break;
+    }
+  }
+  return out;
+}
+
+function shapeB(beliefs: readonly Belief[], mine: Belief, rel: Op, within: (q: Belief, x: Belief) => boolean): [Belief, Belief] | undefined {
+  for (const q of beliefs) {
+    if (q.process === mine.process || !(q.start > rel.invokeSeq && q.start < rel.completeSeq)) continue;
+    // The third may be the unlocking process itself, acquiring again after its unlock returned.
+    const r = beliefs.find((x) => x.process !== q.process && (x.process !== mine.process || x.start > rel.completeSeq) &&
+      x.start > q.start && x.start < q.end && within(q, x));
+    if (r) return [q, r];
+  }
+  return undefined;
+}

@@ -1,0 +1,132 @@
+// Stale unlocks are named by checkHistory itself (checkers/stale-unlock.ts and the model's
+// stale-release), with each acquire's own lease_ms and words that fit the lock's backend, so a
+// run and `lockpick check` of its stored history name the same anomalies.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkHistory } from '../../checkers/index.ts';
+import type { Backend, CheckResult } from '../../checkers/types.ts';
+import type { HistoryEvent } from '../../src/history/types.ts';
+import { checkEvents } from '../../src/runner/session.ts';
+import { toParsed } from '../support/history.ts';
+
+const ms = 1e6;
+/** An event at `time` ms; acquire oks carry an 800 ms lease as the runner records it. */
+const ev = (type: HistoryEvent['type'], f: string, process: number, time: number, value?: unknown): HistoryEvent => ({
+  type, f, process, key: 'k', time: time * ms,
+  ...(value !== undefined ? { value } : {}),
+  ...(type === 'ok' && f === 'acquire' ? { lease_ms: 800 } : {}),
+});
+const check = (events: HistoryEvent[], backend?: Backend): CheckResult => checkHistory(toParsed(events), { model: 'mutex', backend });
+const stale = (r: CheckResult) => r.anomalies.filter((a) => a.type === 'stale-release');
+
+const sentWhileAnotherHeld = [
+  ev('invoke', 'acquire', 0, 0), ev('ok', 'acquire', 0, 1),
+  ev('invoke', 'acquire', 1, 2), ev('ok', 'acquire', 1, 900),       // process 0's lease ran out at 800 ms
+  ev('invoke', 'release', 0, 950), ev('ok', 'release', 0, 951),     // process 0 still believed: a double holder, and its unlock…
+];
+
+test('an unlock sent after another process took the lock, reported ok: stale-release naming both, in the backend\'s words', () => {
+  const words: Record<string, RegExp> = {
+    redis: /the unlock deleted the key, which by then was process 1's lock$/,
+    zookeeper: /a ZooKeeper unlock deletes only the client's own sequential znode, which was already gone, so it cannot have freed process 1's lock; it should have answered that the lock was lost$/,
+    mysql: /the unlock deleted the lock's row, which by then was process 1's$/,
+    neutral: /an unlock that does not check the owner frees whichever client's lock is there, by then process 1's$/,
+  };
+  for (const [backend, want] of Object.entries(words)) {
+    const r = check(sentWhileAnotherHeld, backend === 'neutral' ? undefined : backend as Backend);
+    assert.deepEqual(r.anomalies.map((a) => a.type), ['double-holder', 'stale-release'], backend);
+    const [a] = stale(r);
+    assert.deepEqual(a!.processes, [0, 1]);
+    assert.match(a!.message, /^process 0's release of lock "k" at line 5 returned ok, but process 0 was not the holder: process 0's hold from line 2 had ended: its 800 ms lease \(from line 1\) had run out and process 1 acquired it at line 4; /);
+    assert.match(a!.message, want, backend);
+  }
+});
+
+test('an owner-checked unlock that says lost is no stale unlock', () => {
+  const lost = sentWhileAnotherHeld.slice(0, 5).concat(ev('ok', 'release', 0, 951, { lost: true }));
+  assert.deepEqual(stale(check(lost, 'redis')), []);
+});
+
+test('the backend comes from the history\'s run-start record unless given', () => {
+  const start = (backend: string): HistoryEvent => ({ process: 'nemesis', type: 'info', f: 'run-start', value: { run: 1, lock: 'x', backend } });
+  assert.match(stale(check([start('zookeeper'), ...sentWhileAnotherHeld]))[0]!.message, /ZooKeeper unlock/);
+  assert.match(stale(check([start('zookeeper'), ...sentWhileAnotherHeld], 'redis'))[0]!.message, /deleted the key/);
+  assert.match(stale(check([start('etcd'), ...sentWhileAnotherHeld]))[0]!.message, /does not check the owner/);
+  // The runner's checkEvents is checkHistory: the same anomalies as `lockpick check` of the file.
+  const events = [start('redis'), ...sentWhileAnotherHeld];
+  assert.deepEqual(checkEvents(events, 'mutex', 10_000).anomalies, check(events).anomalies);
+});
+
+/** A double holder of processes 8 and 9 at the end, so the key is invalid for another reason. */
+const thenDoubleHolder = (from: number) => [ev('invoke', 'acquire', 8, from), ev('ok', 'acquire', 8, from + 1), ev('invoke', 'acquire', 9, from + 2), ev('ok', 'acquire', 9, from + 3)];
+
+test('C: an unlock sent after its own lease ran out, reported ok, is named when the key is invalid (alone it broke nothing)', () => {
+  const late = [ev('invoke', 'acquire', 0, 0), ev('ok', 'acquire', 0, 1), ev('invoke', 'release', 0, 1300), ev('ok', 'release', 0, 1301)];
+  assert.equal(check(late).valid, true);
+  const r = check([...late, ...thenDoubleHolder(1400)], 'redis');
+  const [a] = stale(r);
+  assert.deepEqual(a!.processes, [0]);
+  assert.match(a!.message, /process 0 unlocked lock "k" at line 3, 499 ms after its 800 ms lease had run out, and the unlock reported success: a DEL that does not check the owner/);
+  assert.match(stale(check([...late, ...thenDoubleHolder(1400)], 'zookeeper'))[0]!.message, /its znode was gone with its session by then/);
+  // Without lease_ms on the acquire there is no lease to outlive.
+  const noLease = late.map(({ lease_ms: _, ...e }) => e as HistoryEvent);
+  assert.deepEqual(stale(check([...noLease, ...thenDoubleHolder(1400)])), []);
+});
+
+const inFlight = [
+  ev('invoke', 'acquire', 0, 0), ev('ok', 'acquire', 0, 1),
+  ev('invoke', 'release', 0, 100),                       // GET matched, then a pause
+  ev('invoke', 'acquire', 1, 200), ev('ok', 'acquire', 1, 801),
+  ev('ok', 'release', 0, 900),                           // the DEL removed process 1's key
+];
+
+test('B: an unlock in flight across another acquire, then a third process gets in within that one\'s lease', () => {
+  const r = check([...inFlight, ev('invoke', 'acquire', 2, 850), ev('ok', 'acquire', 2, 901)], 'redis');
+  assert.deepEqual(r.anomalies.map((a) => a.type).sort(), ['double-holder', 'stale-release']);
+  const [a] = stale(r);
+  assert.deepEqual(a!.processes, [0, 1, 2]);
+  assert.match(a!.message, /process 0's unlock of lock "k" \(lines 3–6\) was still running when process 1 acquired it \(line 5\); then process 2 acquired it \(line 8\) while 1 held it within its lease: the unlock deleted the key, which by then was process 1's lock/);
+  // The unlocking process itself may be the one that gets in next.
+  const self = check([...inFlight, ev('invoke', 'acquire', 0, 901), ev('ok', 'acquire', 0, 902)], 'redis');
+  assert.deepEqual(stale(self)[0]!.processes, [0, 1, 0]);
+  // A ZooKeeper unlock deletes only its own znode: it is not blamed.
+  assert.deepEqual(stale(check([...inFlight, ev('invoke', 'acquire', 2, 850), ev('ok', 'acquire', 2, 901)], 'zookeeper')), []);
+});
+
+test('a clean history has none', () => {
+  const r = check([ev('invoke', 'acquire', 0, 0), ev('ok', 'acquire', 0, 1), ev('invoke', 'release', 0, 100), ev('ok', 'release', 0, 101),
+    ev('invoke', 'acquire', 1, 102), ev('ok', 'acquire', 1, 103), ev('invoke', 'release', 1, 200), ev('ok', 'release', 1, 201)]);
+  assert.equal(r.valid, true);
+  assert.deepEqual(r.anomalies, []);
+});
+
+test('B2: the unlock\'s reply raced the next acquire\'s reply, after the unlocker\'s lease had run out', () => {
+  const r = check([
+    ev('invoke', 'acquire', 0, 0), ev('ok', 'acquire', 0, 1),
+    ev('invoke', 'release', 0, 100),                        // paused after the compare
+    ev('invoke', 'acquire', 1, 50),
+    ev('invoke', 'acquire', 2, 60),
+    ev('ok', 'release', 0, 1000),                           // its DEL ran just after process 1's SET…
+    ev('ok', 'acquire', 1, 1001),                           // …whose reply came in second
+    ev('ok', 'acquire', 2, 1050),
+    ev('invoke', 'release', 1, 1100), ev('ok', 'release', 1, 1101),
+  ], 'redis');
+  // (Process 1's own lease, counted from its invoke at 50 ms, had run out when process 2 got in:
+  // its release is the model's stale-release; the cause named here is process 0's unlock.)
+  const a = stale(r).find((x) => x.processes.length === 3);
+  assert.deepEqual(a!.processes, [0, 1, 2]);
+  assert.match(a!.message, /finished 199 ms after its 800 ms lease had run out, while process 1's acquire was in flight/);
+});
+
+test('B2 needs the unlock to end after its own lease: a normal hand-over is not blamed', () => {
+  const r = check([
+    ev('invoke', 'acquire', 0, 0), ev('ok', 'acquire', 0, 1),
+    ev('invoke', 'acquire', 1, 50),
+    ev('invoke', 'acquire', 2, 60),
+    ev('invoke', 'release', 0, 100), ev('ok', 'release', 0, 101),
+    ev('ok', 'acquire', 1, 102),
+    ev('ok', 'acquire', 2, 150),                            // a double holder with another cause
+  ], 'redis');
+  assert.equal(r.valid, false);
+  assert.deepEqual(stale(r), []);
+});

@@ -198,7 +198,8 @@ export class ClientPool implements ClientControl {
         this.send(w, job);
       });
     });
-    const timer = (ms: number) => sleep(ms).then(() => 'late' as const);
+    // Unref'd: a deadline that did not fire must not keep lockpick alive after the run (it did, for 20 s).
+    const timer = (ms: number) => sleep(ms, undefined, { ref: false }).then(() => 'late' as const);
     if ((await Promise.race([Promise.all(prepared), timer(20_000)])) === 'late') {
       errors.push('some clients did not connect within 20 s; the run started without waiting for them');
     }
@@ -245,7 +246,7 @@ export class ClientPool implements ClientControl {
       w.child.once('exit', () => resolve());
       this.kill(w);
     }));
-    await Promise.race([Promise.all(exits), sleep(3000)]);
+    await Promise.race([Promise.all(exits), sleep(3000, undefined, { ref: false })]);
     this.workers.clear();
   }
 }

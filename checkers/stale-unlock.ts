@@ -23,7 +23,9 @@ import type { Anomaly, Backend } from './types.ts';
 const ms = (ns: number) => Math.round(ns / 1e6);
 
 /**
- * beliefs: the key's beliefs (scanKey). named: ids of releases the model already named stale.
+ * beliefs: the key's beliefs in acquire-completion order, as scanKey gives them. named: ids of
+ * releases the model already named stale. The searches for a later acquire are binary searches
+ * over that order, so naming stays O(n log n) on a history of a million ops.
  */
 export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named: ReadonlySet<number>, backend?: Backend): Anomaly[] {
   const within = (q: Belief, x: Belief) => {
@@ -68,9 +70,10 @@ export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named:
     // B2: finished after its own lease ran out, while a later acquire was in flight.
     const done = rel.completeTime;
     if (lease === undefined || acquired === undefined || done === undefined || done - acquired <= lease) continue;
-    for (const q of beliefs) {
-      if (q.process === mine.process || !(q.start > rel.completeSeq && q.acquire.invokeSeq < rel.completeSeq)) continue;
-      const r = beliefs.find((x) => x.process !== q.process && x.start > q.start && x.start < q.end && within(q, x));
+    for (let i = firstAfter(beliefs, rel.completeSeq); i < beliefs.length; i++) {
+      const q = beliefs[i]!;
+      if (q.process === mine.process || !(q.acquire.invokeSeq < rel.completeSeq)) continue;
+      const r = startingIn(beliefs, q.start, q.end, (x) => x.process !== q.process && within(q, x));
       if (!r) continue;
       out.push({
         type: 'stale-release', key, processes: [mine.process, q.process, r.process],
@@ -84,12 +87,28 @@ export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named:
 }
 
 function shapeB(beliefs: readonly Belief[], mine: Belief, rel: Op, within: (q: Belief, x: Belief) => boolean): [Belief, Belief] | undefined {
-  for (const q of beliefs) {
-    if (q.process === mine.process || !(q.start > rel.invokeSeq && q.start < rel.completeSeq)) continue;
+  for (let i = firstAfter(beliefs, rel.invokeSeq); i < beliefs.length && beliefs[i]!.start < rel.completeSeq; i++) {
+    const q = beliefs[i]!;
+    if (q.process === mine.process) continue;
     // The third may be the unlocking process itself, acquiring again after its unlock returned.
-    const r = beliefs.find((x) => x.process !== q.process && (x.process !== mine.process || x.start > rel.completeSeq) &&
-      x.start > q.start && x.start < q.end && within(q, x));
+    const r = startingIn(beliefs, q.start, q.end, (x) => x.process !== q.process && (x.process !== mine.process || x.start > rel.completeSeq) && within(q, x));
     if (r) return [q, r];
   }
+  return undefined;
+}
+
+/** Index of the first belief that starts after event `seq` (beliefs sorted by start). */
+function firstAfter(beliefs: readonly Belief[], seq: number): number {
+  let lo = 0, hi = beliefs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (beliefs[mid]!.start > seq) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** The first belief starting strictly between `from` and `to` that passes `ok`. */
+function startingIn(beliefs: readonly Belief[], from: number, to: number, ok: (x: Belief) => boolean): Belief | undefined {
+  for (let i = firstAfter(beliefs, from); i < beliefs.length && beliefs[i]!.start < to; i++) if (ok(beliefs[i]!)) return beliefs[i];
   return undefined;
 }

@@ -12,6 +12,10 @@
 //   release → 'released': ok · 'lost' (the server said the lock was no longer yours): ok {lost}
 //             · throw DefiniteFailure: fail (certainly not released) · any other throw: info
 // So: never swallow an error whose outcome you do not know: throw it.
+// Any other answer (undefined from a forgotten `return`, true, 'ok', ...) breaks
+// the contract: lockpick stops with exit 2 and names the method. DefiniteFailure
+// is known by its brand, so a module without lockpick's class may throw
+//   Object.assign(new Error('not sent'), { lockpickDefiniteFailure: true })
 //
 // This example is the single-instance lock of the Redis "distlock" page:
 // SET key <random> NX PX ttl, unlock with a Lua compare-and-delete.

@@ -94,8 +94,21 @@ function installExitHook(): void {
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const SIGNO: Record<(typeof SIGNALS)[number], number> = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
 let stopping = false;
+let claims = 0;
+
+/**
+ * A caller that handles SIGINT/SIGTERM itself (lockpick run: store what it found,
+ * then tear down) claims them, and these handlers stand aside until released.
+ * The exit hook still kills every server of ours, whatever happens.
+ */
+export function claimSignals(): () => void {
+  claims++;
+  let released = false;
+  return () => { if (!released) { released = true; claims--; } };
+}
 
 async function onSignal(sig: (typeof SIGNALS)[number]): Promise<void> {
+  if (claims > 0) return;
   if (stopping) return; // a second Ctrl-C while tearing down: the exit hook still kills
   stopping = true;
   const all = [...teardowns].map((t) => t().catch((e: unknown) => console.error(`lockpick: teardown: ${String(e)}`)));

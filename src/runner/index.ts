@@ -12,6 +12,7 @@ import { search, type SearchResult } from './search.ts';
 import { Session, topologyOf, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, versions, writeEvents, writeJson } from './store.ts';
 import { lockLabel } from './lock-spec.ts';
+import { claimSignals } from '../env/lifecycle.ts';
 import { addRun, describeCoverage, emptyCoverage, gaps, type Coverage } from './coverage.ts';
 
 export interface RunOptions {
@@ -97,6 +98,11 @@ async function describeOutcome(o: RunOutcome, file: string): Promise<string> {
   return lines.join('\n');
 }
 
+/** process.exit once stdout and stderr took what was written (a pipe would lose the last lines). */
+function exitFlushed(code: number): void {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
 /**
  * Runs the session body and always tears the session down, also on SIGINT/SIGTERM
  * (exit 130/143); `onInterrupt` first stores what was found so far.
@@ -106,7 +112,7 @@ async function withSession<T>(o: SessionOptions, body: (s: Session) => Promise<T
   let interrupted: NodeJS.Signals | undefined;
   const finish = (sig: NodeJS.Signals) => {
     void onInterrupt().catch((e: unknown) => process.stderr.write(`lockpick: could not store the results: ${(e as Error).message}\n`))
-      .finally(() => (session?.close() ?? Promise.resolve()).catch(() => {}).finally(() => process.exit(sig === 'SIGINT' ? 130 : 143)));
+      .finally(() => (session?.close() ?? Promise.resolve()).catch(() => {}).finally(() => exitFlushed(sig === 'SIGINT' ? 130 : 143)));
   };
   // Installed before the servers start: a Ctrl-C while they come up waits for them, then stops them.
   const onSignal = (sig: NodeJS.Signals) => {
@@ -116,11 +122,12 @@ async function withSession<T>(o: SessionOptions, body: (s: Session) => Promise<T
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const release = claimSignals();   // the environment's own handler would exit before the results are stored
   try {
     try {
       session = await Session.open(o);
     } catch (e) {
-      if (interrupted) process.exit(interrupted === 'SIGINT' ? 130 : 143);
+      if (interrupted) exitFlushed(interrupted === 'SIGINT' ? 130 : 143);
       throw e;
     }
     if (interrupted) {
@@ -132,6 +139,7 @@ async function withSession<T>(o: SessionOptions, body: (s: Session) => Promise<T
     if (!interrupted) {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      release();
       await session?.close();
     }
   }
@@ -156,7 +164,9 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   const resource = { lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0 };
   const totals = () => ({ property: o.property ?? 'both', lock_violations: lockViolations, resource_totals: resource, ops, coverage });
   // Ctrl-C: what was found so far is stored and said; a violation already seen stays one.
+  let interrupted = false;
   const onInterrupt = async () => {
+    interrupted = true;
     writeJson(join(dir, 'results.json'), {
       verdict: firstSeen ? false : 'unknown', interrupted: true, ...totals(), runs: coverage.runs, seed, first: firstSeen ? outcomeJson(firstSeen) : null,
     });
@@ -189,6 +199,8 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         },
       });
     } catch (e) {
+      // Interrupted: the session is closing under the run in flight; onInterrupt stored the results.
+      if (interrupted) return await new Promise<never>(() => {});
       // A run that could not go on (broken lock contract, history not written): keep the record if the disk still takes it.
       try {
         writeJson(join(dir, 'results.json'), { verdict: 'unknown', error: (e as Error).message, ...totals(), runs: coverage.runs, seed });

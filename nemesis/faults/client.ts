@@ -46,7 +46,7 @@ export const clientPause: KindDef = {
 export const clientClock: KindDef = {
   schema: {
     kind: 'client-clock',
-    summary: "skew clients' wall clocks (ctx.clock.wallMs) by delta_ms; healing sets them back to true time",
+    summary: "skew clients' wall clocks (Date.now(), new Date(), performance.timeOrigin, ctx.clock.wallMs) by delta_ms; healing sets them back",
     target: CLIENT_TARGETS,
     targetRequired: true,
     params: { delta_ms: { type: 'number', required: true, doc: 'skew in ms (negative = behind)' } },

@@ -164,3 +164,37 @@ test('a schedule heals everything at the end even when a fault start throws', as
   const { readFileSync } = await import('node:fs');
   assert.notEqual(readFileSync(`/proc/${worker.pid}/stat`, 'utf8').replace(/^.*\) /, '')[0], 'T', 'client resumed');
 });
+
+test('every registered kind that acts on redis: a generated spec starts, stops, and leaves everything healed', async () => {
+  const { KINDS, topologyProblem } = await import('../../nemesis/index.ts');
+  const { faultArb } = await import('../../src/workload/arbitraries.ts');
+  const fc = (await import('fast-check')).default;
+  const tp = new Toxiproxy(env.proxyUrl);
+  await clientTo('n1');
+  for (const def of KINDS) {
+    const kind = def.schema.kind;
+    if (topologyProblem(kind, 'redis')) continue;
+    const [group] = fc.sample(faultArb(kind, { clients: 1, faults: [kind], ttlMs: 800, nodes: ['n1', 'n2'], topology: 'redis' }), { numRuns: 1, seed: 3 });
+    const from = events.length;
+    for (const spec of group!) {
+      // An anchored client pause is the runner's; as a nemesis spec it pauses at once.
+      const s = { ...spec, at_ms: 0, params: spec.kind === 'client-pause' ? undefined : spec.params };
+      const f = createFault(s, ctx);
+      await f.start();
+      await f.stop();
+    }
+    for (const l of env.links) {
+      const raw = (await tp.getApi().get(`${env.proxyUrl}/proxies/${encodeURIComponent(l.name)}`)).data as { enabled: boolean; toxics: unknown[] };
+      assert.equal(raw.enabled, true, `${kind}: ${l.name} enabled again`);
+      assert.deepEqual(raw.toxics, [], `${kind}: ${l.name} has no toxics left`);
+    }
+    for (const n of env.nodes) {
+      assert.equal(n.clockOffsetMs(), 0, `${kind}: ${n.id}'s clock is true again`);
+      assert.equal(await direct(n.id).ping(), 'PONG', `${kind}: ${n.id} answers`);
+    }
+    const state = (await import('node:fs')).readFileSync(`/proc/${worker.pid}/stat`, 'utf8').split(') ')[1]![0];
+    assert.notEqual(state, 'T', `${kind}: client c1 is not left stopped`);
+    const mine = events.slice(from).map((e) => e.f);
+    assert.ok(mine.includes(`${kind}-start`) && mine.includes(`${kind}-stop`), `${kind}: start and stop recorded (${mine.join(', ')})`);
+  }
+});

@@ -25,6 +25,8 @@ interface Worker {
   stopped: boolean;           // SIGSTOPped by us
   dead: boolean;
   killedByUs?: boolean;       // we sent SIGKILL (a client past its deadline, or closing)
+  open: boolean;              // an operation of `process` is invoked and not yet complete
+  believes: Map<string, number>; // keys `process` believes it holds (acquire ok … release invoke), re-entry depth
 }
 
 export interface RunReport {
@@ -52,8 +54,9 @@ export class ClientPool implements ClientControl {
 
   constructor(private readonly recorder: Recorder) {}
 
+  /** The run's live clients: a dead one can be neither faulted nor healed. */
   ids(): string[] {
-    return [...this.active];
+    return this.active.filter((id) => this.workers.get(id)?.dead === false);
   }
 
   private worker(id: string): Worker {
@@ -86,7 +89,7 @@ export class ClientPool implements ClientControl {
     // detached: its own process group, so a Ctrl-C in the terminal reaches lockpick only,
     // which stores what it found and then stops the workers (they exit on 'disconnect' too).
     const child = fork(WORKER, [id], { execArgv: ['--import', TSX], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
-    const w: Worker = { id, child, process: null, fresh: true, stopped: false, dead: false };
+    const w: Worker = { id, child, process: null, fresh: true, stopped: false, dead: false, open: false, believes: new Map() };
     if (child.pid) recordProcess({ pid: child.pid, name: `lockpick client ${id}`, kind: 'server', match: 'worker.ts' });
     // A send to a worker that just died fails with EPIPE: the exit handler says why.
     child.on('error', () => {});
@@ -94,7 +97,10 @@ export class ClientPool implements ClientControl {
       w.dead = true;
       if (child.pid) forgetProcess(child.pid);
       const how = `client ${id} exited (${signal ? `signal ${signal}` : `code ${code}`})`;
-      if (w.done) w.done(how);
+      if (w.done) {
+        this.lapseOnDeath(w);
+        w.done(how);
+      }
       else if (!w.killedByUs) this.diedBetweenRuns.push(`${how} between runs`);
     });
     await new Promise<void>((resolve, reject) => {
@@ -121,14 +127,22 @@ export class ClientPool implements ClientControl {
         if (w.fresh || w.process === null) {
           w.process = this.nextProcess++;
           w.fresh = false;
+          w.believes.clear();
         }
         this.recorder.append({ type: 'invoke', f: m.f, process: w.process, key: m.key, value: m.value, client: w.id });
+        w.open = true;
+        const depth = w.believes.get(m.key) ?? 0;
+        if (m.f === 'release' && depth > 0) {
+          if (depth === 1) w.believes.delete(m.key); else w.believes.set(m.key, depth - 1);
+        }
         this.send(w, { t: 'ack', seq: m.seq, process: w.process });
         break;
       }
       case 'complete': {
         if (w.process === null) break;
         this.recorder.append({ type: m.type, f: m.f, process: w.process, key: m.key, value: m.value, ...(m.error ? { error: m.error } : {}), ...m.extra });
+        w.open = false;
+        if (m.f === 'acquire' && m.type === 'ok') w.believes.set(m.key, (w.believes.get(m.key) ?? 0) + 1);
         this.ops++;
         if (m.type === 'info') w.fresh = true;
         break;
@@ -146,6 +160,24 @@ export class ClientPool implements ClientControl {
       case 'prepared': w.prepared?.(); w.prepared = undefined; break;
       case 'ready': break;
     }
+  }
+
+  /**
+   * A client process that died inside its critical section believes nothing any
+   * more: record the end of its beliefs as lapses (HISTORY.md), so a later holder
+   * is not taken for a double holder. With an operation still open the process
+   * cannot invoke again; that operation stays unanswered (unknown).
+   */
+  private lapseOnDeath(w: Worker): void {
+    if (w.process === null || w.open) return;
+    for (const [key, depth] of w.believes) {
+      for (let i = 0; i < depth; i++) {
+        this.recorder.append({ type: 'invoke', f: 'release', process: w.process, key, client: w.id });
+        this.recorder.append({ type: 'ok', f: 'release', process: w.process, key, value: { lapse: true }, error: 'the client process died' });
+      }
+    }
+    w.believes.clear();
+    w.fresh = true;
   }
 
   /** A point question: pause here if an anchored fault of the plan is due, then let it go on. */

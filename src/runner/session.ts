@@ -164,7 +164,7 @@ export class Session {
     const events = this.recorder.endRun();
     // A lock that broke its contract says nothing about safety: stop with exit 2 (the history is complete).
     if (report.contract) throw new LockContractError(report.contract);
-    problems.push(...report.errors, ...report.crashes);
+    problems.push(...report.crashes, ...report.errors);   // a crash says why the client exited
     // Killed clients are noted, not disqualifying: their open operations are recorded as unknown.
     const notes = report.killed.map((id) => `client ${id} did not finish in time and was killed`);
     const keys = [...new Set(plan.clients.flatMap((c) => c.attempts.map((a) => keyPrefix + a.key)))];

@@ -66,3 +66,11 @@ test('a full disk while recording: exit 3 naming ENOSPC, the history parses, not
     spawnSync('umount', [mnt]);
   }
 });
+
+test('a client worker that crashes outside an operation makes its run inconclusive, never safe', async () => {
+  const r = await lockpick(['run', '--lock', './test/fixtures/locks/crash-after-acquire.ts', '--runs', '3', '--time', '30', '--shrink-time', '0', '--store', tempStore(), '--json']);
+  assert.equal(r.code, 3, r.stderr);
+  assert.match(r.stderr, /no run was conclusive \(3 run\(s\)\); most often: client cN crashed: .*Unknown code/);
+  const res = results(r.summary!.dir);
+  assert.equal(res.coverage.conclusive, 0);
+});

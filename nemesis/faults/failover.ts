@@ -73,7 +73,8 @@ export const failover: KindDef = {
     };
   },
   generate: (o) => single(fc.record({
-    kind: fc.constant('failover'), at_ms: startAt(o), duration_ms: beyondLease(o),
+    // Early in the run: promotion takes seconds, and the clients must still be there to meet it.
+    kind: fc.constant('failover'), at_ms: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 4) }), duration_ms: beyondLease(o),
     params: fc.record({ lead_ms: fc.integer({ min: 0, max: o.ttlMs }) }),
   })),
   describe: (f) => `${at(f)}: Sentinel failover (${String(f.params?.how ?? 'pause')} the primary${f.params?.lead_ms ? ` ${String(f.params.lead_ms)} ms after cutting replication` : ''}), heal${f.duration_ms !== undefined ? ` ${f.duration_ms} ms later` : ' at the end'}`,

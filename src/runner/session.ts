@@ -144,6 +144,7 @@ export class Session {
     let report;
     let schedule: Promise<void> = Promise.resolve();
     let time0: number | undefined;
+    let clientsDone: number | undefined;
     // The schedule starts at the clients' time 0 (once all are connected), so a replay times faults the same way.
     const startSchedule = () => {
       time0 = performance.now();
@@ -151,13 +152,15 @@ export class Session {
     };
     try {
       report = await this.pool.run(jobs, anchored, planHorizonMs(plan) + 3000, plan.ttlMs + commandTimeoutMs + 2000, startSchedule);
+      clientsDone = performance.now();
     } finally {
       abort.abort();
       await schedule;
       await nem.healAll(ctx).catch((e: unknown) => { problems.push(`heal: ${(e as Error).message}`); });
       this.pool.resumeAll();
     }
-    const runMs = time0 === undefined ? 0 : performance.now() - time0;
+    // Until the clients were done (not the heal after): a fault due later had nothing to act on.
+    const runMs = time0 === undefined ? 0 : (clientsDone ?? performance.now()) - time0;
     const effects = faultEffects(plan.faults, this.recorder.runEvents(), runMs);
     for (const reason of effects.missing) this.recorder.nemesis('fault-not-applied', { reason });
     this.recorder.nemesis('run-end', { run });

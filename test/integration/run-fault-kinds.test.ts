@@ -10,8 +10,8 @@ import { lockpick, tempStore } from './run-helpers.ts';
 
 /** Which lock to run each kind against (its topology must have what the kind acts on). */
 const LOCK_FOR: Record<string, string> = { failover: 'redis-sentinel' };
-/** Runs per kind: a failover run waits for promotion and demotion (tens of seconds). */
-const RUNS_FOR: Record<string, number> = { failover: 1 };
+/** Runs per kind: a failover run waits for promotion and demotion (tens of seconds), so two. */
+const RUNS_FOR: Record<string, number> = { failover: 2 };
 
 for (const def of KINDS) {
   const kind = def.schema.kind;

@@ -12,10 +12,14 @@ export { DefiniteFailure, isDefiniteFailure, LockContractError, isLockContractEr
 export type { Endpoint } from './env/types.ts';
 
 // The checker: read a history (JSON Lines or Jepsen EDN) and check it against a model.
-export { checkHistory, MODELS, CheckInputError } from '../checkers/index.ts';
+export { MODELS, CheckInputError } from '../checkers/index.ts';
 export type { CheckResult, CheckOptions, Anomaly, Verdict, Model } from '../checkers/types.ts';
 export { readHistory, HistoryError } from './history/index.ts';
 export type { HistoryEvent, NemesisEvent, Op, ParsedHistory, Process, EventType } from './history/index.ts';
 
 // The exit-code contract of the CLI (README "Exit codes").
 export { EXIT, UsageError, InconclusiveError } from './errors.ts';
+
+// The library API for test suites (src/api.ts): runLockTest, and checkHistory of a file, events or a parsed history.
+export { runLockTest, checkHistory } from './api.ts';
+export type { LockTestOptions, CheckHistoryOptions, RunSummary, ProgressEvent } from './api.ts';

@@ -1,7 +1,10 @@
 // `lockpick check FILE...`: read each history, check it against a model, print
-// the verdict (text or --json). Exit: 0 valid, 1 invalid, 2 bad input or usage,
-// 3 unknown (a limit was reached).
+// the verdict (text, --json, or --format junit). Exit: 0 valid, 1 invalid, 2 bad
+// input or usage, 3 unknown (a limit was reached).
 import { parseArgs } from 'node:util';
+import { writeFile } from 'node:fs/promises';
+import { fsReason } from '../errors.ts';
+import { renderJUnit } from '../report/junit.ts';
 import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
 import { BACKENDS, type Backend, type CheckResult } from '../../checkers/types.ts';
 import { EXIT } from '../cli.ts';
@@ -14,7 +17,8 @@ function modelNames(): string[] {
 }
 
 export function usage(): string {
-  return `usage: lockpick check FILE... [--model M] [--backend B] [--json] [--time-limit S] [--max-memory MB]
+  return `usage: lockpick check FILE... [--model M] [--backend B] [--json | --format text|json|junit] [--out FILE]
+                      [--time-limit S] [--max-memory MB]
 
 Checks each history file (JSON Lines per HISTORY.md, or Jepsen history.edn: a
 vector/list of op maps or one map per line) for linearizability against the
@@ -29,6 +33,13 @@ options:
                      "parse_ms", "check_ms") as JSON: one object per file, one
                      per line (JSON Lines). A file that cannot be read prints
                      {"file":..., "error":{"line","rule","expected","fix"}}.
+  --format F         text (default), json (as --json), or junit: one JUnit XML
+                     document for CI, a <testsuite> per file, a <testcase> per
+                     key (invalid = failure, unknown = error). If some file is
+                     bad input, no XML is written at all (exit 2), so CI never
+                     gets an empty or partial report.
+  --out FILE         write the output to FILE instead of standard output;
+                     nothing is written (the file is not created) on bad input
   --time-limit S     seconds the check of each file may take (after parsing);
                      past it the verdict is "unknown" (exit 3)
   --max-memory MB    resident memory (RSS) the process may reach while checking;
@@ -116,6 +127,8 @@ export async function run(argv: string[]): Promise<number> {
         model: { type: 'string', default: 'mutex' },
         backend: { type: 'string' },
         json: { type: 'boolean', default: false },
+        format: { type: 'string' },
+        out: { type: 'string' },
         'time-limit': { type: 'string' },
         'max-memory': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -155,6 +168,17 @@ export async function run(argv: string[]): Promise<number> {
   const timeLimitMs = seconds === undefined ? undefined : (seconds as number) * 1000;
   const maxMemoryBytes = megabytes === undefined ? undefined : (megabytes as number) * 1024 * 1024;
 
+  const format = values.format ?? (values.json ? 'json' : 'text');
+  if (format !== 'text' && format !== 'json' && format !== 'junit') {
+    console.error(`lockpick check: unknown --format "${format}"\n  fix: use text, json or junit`);
+    return EXIT.usage;
+  }
+  if (values.json && format !== 'json') {
+    console.error(`lockpick check: --json and --format ${format} disagree\n  fix: give one of them`);
+    return EXIT.usage;
+  }
+  if (format === 'junit' || values.out !== undefined) return checkToDocument(files, format, values.out, model, backend as Backend | undefined, timeLimitMs, maxMemoryBytes);
+
   const codes: number[] = [];
   for (const file of files) {
     const r = await checkFile(file, model, backend as Backend | undefined, timeLimitMs, maxMemoryBytes);
@@ -171,3 +195,37 @@ export async function run(argv: string[]): Promise<number> {
   return worst(codes);
 }
 
+/**
+ * --format junit or --out: every file is checked first and one document is written
+ * at the end, only if no file was bad input (a 0-byte or partial XML would read as
+ * "no tests" or break the CI's parser). The problems go to stderr as always.
+ */
+async function checkToDocument(files: string[], format: 'text' | 'json' | 'junit', out: string | undefined, model: string, backend: Backend | undefined, timeLimitMs: number | undefined, maxMemoryBytes: number | undefined): Promise<number> {
+  const codes: number[] = [];
+  const done: { file: string; r: FileOutcome }[] = [];
+  for (const file of files) {
+    const r = await checkFile(file, model, backend, timeLimitMs, maxMemoryBytes);
+    codes.push(r.code);
+    if (r.toStderr) console.error(r.text);
+    else done.push({ file, r });
+  }
+  const code = worst(codes);
+  if (codes.includes(EXIT.usage)) {
+    console.error(`lockpick check: nothing written${out ? ` to ${out}` : ''}: fix the input above first`);
+    return code;
+  }
+  const text = format === 'junit'
+    ? renderJUnit(done.map(({ file, r }) => ({ name: file, result: r.json as CheckResult })))
+    : done.map(({ r }) => `${format === 'json' ? JSON.stringify(r.json) : r.text}\n`).join('');
+  if (out === undefined) {
+    process.stdout.write(text);
+    return code;
+  }
+  try {
+    await writeFile(out, text);
+  } catch (e) {
+    console.error(`lockpick check: cannot write ${out}: ${fsReason(e)}\n  fix: give --out a file in a directory that exists and can be written`);
+    return EXIT.usage;
+  }
+  return code;
+}

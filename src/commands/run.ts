@@ -1,5 +1,7 @@
 // `lockpick run`: hammer a lock implementation under faults and check it.
 import { parseArgs } from 'node:util';
+import { accessSync, constants, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { EXIT, EXIT_HELP } from '../cli.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
 import { parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
@@ -31,6 +33,8 @@ options:
   --property P         what must hold: lock (its history), resource (the protected counter:
                        no lost update, no stale write), or both (default)
   --json               print the summary as JSON on stdout
+  --junit PATH         also write the run's JUnit XML to PATH (store/<run-id>/junit.xml is
+                       always written: one testcase per lock × property × fault kinds)
 
 ${EXIT_HELP}
   2 here: a bad option, an unknown lock or fault, a lock module that does not load,
@@ -52,7 +56,7 @@ function int(v: string | undefined, flag: string, dflt: number, min = 1): number
  * the user's to fix (exit 2). The registry itself is imported first, outside: if
  * lockpick's own module fails to load, that is an internal error (exit 4).
  */
-async function recipeFor(spec: Parameters<typeof resolveRecipe>[0]) {
+export async function recipeFor(spec: Parameters<typeof resolveRecipe>[0]) {
   await import('../locks/registry.ts');
   return resolveRecipe(spec).catch((e: Error) => { throw new UsageError(e.message); });
 }
@@ -66,7 +70,7 @@ export async function run(argv: string[]): Promise<number> {
         lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
         runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
         keys: { type: 'string' }, 'pause-at': { type: 'string' }, property: { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
-        replay: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+        replay: { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     }).values;
@@ -83,18 +87,17 @@ export async function run(argv: string[]): Promise<number> {
   let summary: RunSummary;
   try {
     const storeRoot = args.store ?? 'store';
+    const junitPath = args.junit === undefined ? undefined : writablePath(args.junit, '--junit');
+    // The CLI owns the process: Ctrl-C stores what was found and exits 130 (the library API does not).
+    const interrupts = { exitOnSignal: true };
     if (args.replay) {
-      summary = await replay({ dir: args.replay, runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log });
+      summary = await replay({ dir: args.replay, runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts });
     } else {
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
       const spec = parseLockArg(args.lock);
       const recipe = await recipeFor(spec);
       const faults = await parseFaults(args.faults);
-      const { topologyProblem } = await import('../../nemesis/index.ts');
-      for (const k of faults) {
-        const p = topologyProblem(k, topologyOf(recipe).name);
-        if (p) throw new UsageError(`--faults: ${p}; leave it out or pick a lock on that topology ('lockpick list')`);
-      }
+      await refuseTopologyFaults(faults, recipe);
       const property = args.property ?? 'both';
       if (property !== 'lock' && property !== 'resource' && property !== 'both') throw new UsageError(`--property must be lock, resource or both, got '${property}'`);
       const pausePoints = parsePausePoints(args['pause-at'], recipe.points ?? []);
@@ -109,7 +112,8 @@ export async function run(argv: string[]): Promise<number> {
         lock: spec, recipe, faults,
         clients: int(args.clients, '--clients', 3), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),
         shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
-        ttlMs: int(args.ttl, '--ttl', 800, 50), keys: int(args.keys, '--keys', 1), pausePoints, property, storeRoot, lockOptions, quiet: json, log,
+        ttlMs: int(args.ttl, '--ttl', 800, 50), keys: int(args.keys, '--keys', 1), pausePoints, property, storeRoot, lockOptions, log,
+        progress: json ? undefined : process.stderr, junitPath, interrupts,
       });
     }
   } catch (e) {
@@ -125,7 +129,30 @@ export async function run(argv: string[]): Promise<number> {
   return summary.exitCode;
 }
 
-function parsePausePoints(list: string | undefined, recipePoints: string[]): string[] | undefined {
+/** A fault kind the lock's topology lacks (failover on a single Redis) is refused up front (exit 2). */
+export async function refuseTopologyFaults(faults: string[], recipe: Awaited<ReturnType<typeof recipeFor>>): Promise<void> {
+  const { topologyProblem } = await import('../../nemesis/index.ts');
+  for (const k of faults) {
+    const p = topologyProblem(k, topologyOf(recipe).name);
+    if (p) throw new UsageError(`--faults: ${p}; leave it out or pick a lock on that topology ('lockpick list')`);
+  }
+}
+
+/** A file path lockpick will write at the end of the run: checked now, so a typo costs no run (exit 2). */
+function writablePath(p: string, flag: string): string {
+  const abs = resolve(p);
+  let isDir = false;
+  try { isDir = statSync(abs).isDirectory(); } catch { /* not there yet: written at the end */ }
+  if (isDir) throw new UsageError(`${flag} ${p}: is a directory; give a file path, e.g. ${flag} junit.xml`);
+  try {
+    accessSync(dirname(abs), constants.W_OK);
+  } catch {
+    throw new UsageError(`${flag} ${p}: the directory ${dirname(abs)} does not exist or cannot be written; create it first or give another path`);
+  }
+  return abs;
+}
+
+export function parsePausePoints(list: string | undefined, recipePoints: string[]): string[] | undefined {
   if (!list) return undefined;
   const known = [CRITICAL_SECTION, ...recipePoints];
   const out = list.split(',').map((s) => s.trim()).filter(Boolean);
@@ -135,7 +162,7 @@ function parsePausePoints(list: string | undefined, recipePoints: string[]): str
   return out;
 }
 
-async function parseFaults(list: string | undefined): Promise<string[]> {
+export async function parseFaults(list: string | undefined): Promise<string[]> {
   if (!list) return [];
   const { FAULT_KINDS } = await import('../../nemesis/index.ts');
   const known = FAULT_KINDS.map((k) => k.kind);

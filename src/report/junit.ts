@@ -89,3 +89,108 @@ export function renderJUnit(results: JUnitEntry[]): string {
     '',
   ].join('\n');
 }
+
+// ---------------------------------------------------------------------------
+// The JUnit file of a whole `lockpick run` (store/<run-id>/junit.xml, --junit
+// PATH): one suite per lock, one testcase per property × fault kinds. Names are
+// built only from what the user asked for, never from a run's fresh key names
+// (r18-k0) or ids, so a CI server's test history follows them across runs.
+//   safe         → a passing testcase
+//   unsafe       → <failure>: anomalies in words, resource damage, the shrunk
+//                  plan whole, the replay command and the timeline path
+//   inconclusive → <error type="inconclusive"> carrying the gaps. Not <skipped>:
+//                  publishers hide skipped tests, and exit 3 means no safety
+//                  promise; a gate that only warns decides that from the exit code.
+
+export interface RunJUnit {
+  lock: string;
+  property: 'lock' | 'resource' | 'both';
+  faults: string[];
+  replay?: boolean;               // `--replay`: the testcase says so (its own history in CI)
+  verdict: Verdict;
+  interrupted?: boolean;
+  elapsedMs: number;
+  anomalies: Anomaly[];           // the lock's and the resource's, of the run shown
+  resource?: { message: string; lostUpdates: number; staleWritesAccepted: number; staleStepsPrevented: number };
+  plan?: string;                  // describePlan() of the shrunk (or replayed) plan
+  confirmed?: boolean;
+  replayCommand: string;
+  timeline?: string;
+  gaps: string[];
+  tested: string;                 // describeCoverage()
+  properties?: Record<string, unknown>;
+}
+
+/** A run's fresh key names (r18-k0) read as the plan's (k0): stable text across runs. */
+export function normaliseKeys(s: string): string {
+  return s.replace(/\br\d+-(k\d+)\b/g, '$1');
+}
+
+export function runSuiteName(lock: string): string {
+  return `lockpick run ${lock}`;
+}
+
+export function runCaseName(r: Pick<RunJUnit, 'property' | 'faults' | 'replay'>): string {
+  const faults = [...new Set(r.faults)].sort();
+  return `property ${r.property} ${faults.length ? `under faults ${faults.join(',')}` : 'without faults'}${r.replay ? ' (replay)' : ''}`;
+}
+
+function damage(r: RunJUnit['resource']): string {
+  if (!r) return '';
+  const parts = [r.lostUpdates ? `${r.lostUpdates} update(s) lost` : '', r.staleWritesAccepted ? `${r.staleWritesAccepted} stale write(s) accepted` : ''].filter(Boolean);
+  return parts.join(', ');
+}
+
+function failureText(r: RunJUnit): { message: string; body: string } {
+  const types = [...new Set(r.anomalies.map((a) => a.type))];
+  const hurt = damage(r.resource);
+  const message = normaliseKeys(`UNSAFE${r.interrupted ? ' (interrupted, not shrunk)' : ''}: ${r.anomalies.length} anomal${r.anomalies.length === 1 ? 'y' : 'ies'}${types.length ? ` (${types.join(', ')})` : ''}${hurt ? `; ${hurt}` : ''}`);
+  const lines = [message, '', `anomalies:`];
+  r.anomalies.forEach((a, i) => lines.push(`  ${i + 1}. ${a.type}${a.key ? ` on key "${a.key}"` : ''}: ${a.message}`));
+  if (r.resource) {
+    lines.push('', `resource: ${r.resource.message}`);
+    lines.push(`  lost updates: ${r.resource.lostUpdates}, stale writes accepted: ${r.resource.staleWritesAccepted}, stale steps rejected by fencing: ${r.resource.staleStepsPrevented}`);
+  }
+  if (r.plan) {
+    const conf = r.confirmed === undefined ? '' : r.confirmed ? ' (broke the lock again on a confirmation run)' : ' (not seen again on a confirmation run: timing-sensitive, replay with --runs 5)';
+    lines.push('', `${r.replay ? 'replayed plan' : 'minimal schedule'}${conf}:`, r.plan);
+  }
+  lines.push('', `replay:   ${r.replayCommand}`);
+  if (r.timeline) lines.push(`timeline: ${r.timeline}`);
+  lines.push(`tested:   ${r.tested}`);
+  return { message, body: normaliseKeys(lines.join('\n')) };
+}
+
+export function renderRunJUnit(r: RunJUnit): string {
+  const suite = runSuiteName(r.lock);
+  const time = seconds(r.elapsedMs);
+  const head = `    <testcase${attrs({ classname: suite, name: runCaseName(r), time })}`;
+  let testcase: string;
+  let failures = 0, errors = 0;
+  if (r.verdict === false) {
+    failures = 1;
+    const f = failureText(r);
+    testcase = `${head}>\n      <failure${attrs({ type: 'unsafe', message: f.message })}>${xmlEscape(f.body)}</failure>\n    </testcase>`;
+  } else if (r.verdict === 'unknown') {
+    errors = 1;
+    const why = r.interrupted ? ['interrupted before a verdict'] : r.gaps.length ? r.gaps : ['no verdict'];
+    const message = `INCONCLUSIVE: ${why[0]}`;
+    const body = [`INCONCLUSIVE: no violation, but no safety promise either:`, ...why.map((g) => `  - ${g}`), '', `tested:   ${r.tested}`, `replay:   ${r.replayCommand}`].join('\n');
+    testcase = `${head}>\n      <error${attrs({ type: r.interrupted ? 'interrupted' : 'inconclusive', message })}>${xmlEscape(normaliseKeys(body))}</error>\n    </testcase>`;
+  } else {
+    testcase = `${head}>\n      <system-out>${xmlEscape(`SAFE: ${r.tested}`)}</system-out>\n    </testcase>`;
+  }
+  const props = { lock: r.lock, property: r.property, faults: r.faults.join(',') || 'none', replay: r.replayCommand, timeline: r.timeline, ...(r.properties ?? {}) };
+  const propXml = Object.entries(props).filter(([, v]) => v !== undefined && v !== null)
+    .map(([k, v]) => `      <property${attrs({ name: k, value: clip(typeof v === 'string' ? v : JSON.stringify(v) ?? String(v)) })}/>`).join('\n');
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites${attrs({ name: 'lockpick', tests: 1, failures, errors, skipped: 0, time })}>`,
+    `  <testsuite${attrs({ name: suite, tests: 1, failures, errors, skipped: 0, time })}>`,
+    `    <properties>\n${propXml}\n    </properties>`,
+    testcase,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

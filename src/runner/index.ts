@@ -1,19 +1,20 @@
 // `lockpick run` without the command line: open a session, search (or replay a
 // stored plan), store what happened, and say it in words.
-import { join } from 'node:path';
+import { join, relative, isAbsolute } from 'node:path';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { LockRecipe } from '../locks/lock.ts';
 import type { Verdict } from '../../checkers/types.ts';
 import { planArb } from '../workload/arbitraries.ts';
 import { CRITICAL_SECTION, describePlan, planOps, validatePlan, type RunPlan } from '../workload/plan.ts';
 import type { LockSpec } from './protocol.ts';
-import { Progress } from './progress.ts';
+import { Progress, type ProgressEvent, type ProgressSink } from './progress.ts';
 import { search, type SearchResult } from './search.ts';
 import { Session, topologyOf, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, versions, writeEvents, writeJson } from './store.ts';
 import { lockLabel } from './lock-spec.ts';
 import { claimSignals } from '../env/lifecycle.ts';
 import { addRun, describeCoverage, emptyCoverage, gaps, type Coverage } from './coverage.ts';
+import { renderRunJUnit, type RunJUnit } from '../report/junit.ts';
 
 export interface RunOptions {
   lock: LockSpec;
@@ -31,9 +32,23 @@ export interface RunOptions {
   storeRoot: string;
   lockOptions?: Record<string, unknown>;
   property?: 'lock' | 'resource' | 'both';
-  quiet?: boolean;          // no progress lines (--json)
   log(line: string): void;  // where the human report goes
+  /** Where progress lines go (the CLI: process.stderr, unless --json); none when absent. */
+  progress?: ProgressSink;
+  onProgress?(e: ProgressEvent): void;
+  /** Also write the run's JUnit XML here (--junit PATH); store/<run-id>/junit.xml is always written. */
+  junitPath?: string;
+  /** How an interrupt ends the run: see Interrupts. */
+  interrupts?: Interrupts;
 }
+
+/**
+ * The CLI sets `exitOnSignal`: SIGINT/SIGTERM store what was found and exit 130/143
+ * (the environment's own signal handler stands aside meanwhile). The library API
+ * never does; it passes `signal`: an abort stores what was found, stops the servers,
+ * then rejects with the signal's reason (an AbortError unless the caller gave one).
+ */
+export interface Interrupts { exitOnSignal?: boolean; signal?: AbortSignal }
 
 export interface RunSummary {
   verdict: Verdict;
@@ -55,6 +70,10 @@ export interface RunSummary {
   coverage: Coverage;
   /** Why no SAFE verdict could be given (exit 3); empty otherwise. */
   gaps: string[];
+  /** Wall time of the whole run (search, shrink, reports), ms. */
+  elapsedMs: number;
+  /** store/<run-id>/junit.xml (the same text also at --junit PATH when given). */
+  junit: string;
 }
 
 function outcomeJson(o: RunOutcome) {
@@ -64,7 +83,7 @@ function outcomeJson(o: RunOutcome) {
   };
 }
 
-/** Writes counterexample/: that run's history, the timeline and the JUnit file (when the renderers load). */
+/** Writes counterexample/: that run's history and the timeline (when the renderer loads); the JUnit file is the run's (writeJUnit). */
 async function writeCounterexample(dir: string, o: RunOutcome, meta: Record<string, unknown>): Promise<string> {
   const cdir = join(dir, 'counterexample');
   mkdirSync(cdir, { recursive: true });
@@ -75,8 +94,6 @@ async function writeCounterexample(dir: string, o: RunOutcome, meta: Record<stri
     const h = await readHistory(hpath);
     const { renderTimelineHtml } = await import('../report/html.ts');
     writeFileSync(join(cdir, 'timeline.html'), renderTimelineHtml(h, o.check, meta));
-    const { renderJUnit } = await import('../report/junit.ts');
-    writeFileSync(join(cdir, 'junit.xml'), renderJUnit([{ name: String(meta.lock), result: o.check, meta }]));
   } catch (e) {
     writeFileSync(join(cdir, 'report-error.txt'), `${(e as Error).stack ?? e}\n`);
   }
@@ -103,49 +120,104 @@ function exitFlushed(code: number): void {
   process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 }
 
+/** What an aborted library run rejects with: the signal's own reason, else an AbortError. */
+export function abortReason(signal: AbortSignal): Error {
+  const r: unknown = signal.reason;
+  return r instanceof Error ? r : new DOMException(typeof r === 'string' ? r : 'lockpick run aborted', 'AbortError');
+}
+
 /**
- * Runs the session body and always tears the session down, also on SIGINT/SIGTERM
- * (exit 130/143); `onInterrupt` first stores what was found so far.
+ * Runs the session body and always tears the session down. On an interrupt
+ * (Interrupts: SIGINT/SIGTERM for the CLI, the AbortSignal for the library)
+ * `onInterrupt` first stores what was found so far.
  */
-async function withSession<T>(o: SessionOptions, body: (s: Session) => Promise<T>, onInterrupt: () => Promise<void> = async () => {}): Promise<T> {
+async function withSession<T>(o: SessionOptions, ctl: Interrupts, body: (s: Session) => Promise<T>, onInterrupt: () => Promise<void> = async () => {}): Promise<T> {
+  ctl.signal?.throwIfAborted();
   let session: Session | undefined;
-  let interrupted: NodeJS.Signals | undefined;
-  const finish = (sig: NodeJS.Signals) => {
-    void onInterrupt().catch((e: unknown) => process.stderr.write(`lockpick: could not store the results: ${(e as Error).message}\n`))
-      .finally(() => (session?.close() ?? Promise.resolve()).catch(() => {}).finally(() => exitFlushed(sig === 'SIGINT' ? 130 : 143)));
+  let interrupted: NodeJS.Signals | 'abort' | undefined;
+  let closing: Promise<void> | undefined;   // the teardown an interrupt started
+  let rejectAborted: (e: Error) => void = () => {};
+  const aborted = new Promise<never>((_, reject) => { rejectAborted = reject; });
+  aborted.catch(() => {});   // raced below; unobserved when the body wins
+  const finish = (sig: NodeJS.Signals | 'abort') => {
+    const stored = onInterrupt().catch((e: unknown) => {
+      if (sig !== 'abort') process.stderr.write(`lockpick: could not store the results: ${(e as Error).message}\n`);
+    });
+    closing = stored.finally(() => (session?.close() ?? Promise.resolve()).catch(() => {}));
+    if (sig === 'abort') void closing.finally(() => rejectAborted(abortReason(ctl.signal!)));
+    else void closing.finally(() => exitFlushed(sig === 'SIGINT' ? 130 : 143));
   };
-  // Installed before the servers start: a Ctrl-C while they come up waits for them, then stops them.
-  const onSignal = (sig: NodeJS.Signals) => {
+  // Installed before the servers start: an interrupt while they come up waits for them, then stops them.
+  const onSignal = (sig: NodeJS.Signals | 'abort') => {
     if (interrupted) return;
     interrupted = sig;
     if (session) finish(sig);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  const release = claimSignals();   // the environment's own handler would exit before the results are stored
+  const onAbort = () => onSignal('abort');
+  let release = () => {};
+  if (ctl.exitOnSignal) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    release = claimSignals();   // the environment's own handler would exit before the results are stored
+  }
+  ctl.signal?.addEventListener('abort', onAbort, { once: true });
+  const detach = () => {
+    if (ctl.exitOnSignal) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      release();
+    }
+    ctl.signal?.removeEventListener('abort', onAbort);
+  };
   try {
     try {
       session = await Session.open(o);
     } catch (e) {
+      if (interrupted === 'abort') throw abortReason(ctl.signal!);
       if (interrupted) exitFlushed(interrupted === 'SIGINT' ? 130 : 143);
       throw e;
     }
     if (interrupted) {
       finish(interrupted);
-      return await new Promise<never>(() => {});   // finish() exits the process
+      return await aborted;   // a signal: finish() exits the process; an abort rejects once the servers are down
     }
-    return await body(session);
+    try {
+      return await Promise.race([body(session), aborted]);
+    } catch (e) {
+      // The run in flight fails as its servers go away: the abort is the reason, not that failure.
+      if (interrupted === 'abort') throw abortReason(ctl.signal!);
+      throw e;
+    }
   } finally {
-    if (!interrupted) {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      release();
+    if (interrupted === 'abort') {
+      detach();
+      await closing;   // servers down before the promise settles
+    } else if (!interrupted) {
+      detach();
       await session?.close();
     }
   }
 }
 
+/** A lock as CI names it: a registry name, or a module path relative to the working directory. */
+function ciLabel(spec: LockSpec): string {
+  if (!('path' in spec)) return spec.name;
+  const rel = relative(process.cwd(), spec.path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : spec.path;
+}
+
+/** Writes the run's JUnit file into DIR (and the counterexample dir, and --junit PATH when given). */
+function writeJUnit(dir: string, paths: (string | undefined)[], input: RunJUnit): string {
+  const xml = renderRunJUnit(input);
+  const own = join(dir, 'junit.xml');
+  writeFileSync(own, xml);
+  for (const p of paths) if (p) writeFileSync(p, xml);
+  return own;
+}
+
 export async function runTest(o: RunOptions): Promise<RunSummary> {
+  o.interrupts?.signal?.throwIfAborted();
+  const t0 = Date.now();
   const { id, dir } = newRunDir(o.storeRoot);
   const topo = topologyOf(o.recipe);
   const seed = o.seed ?? Math.floor(Math.random() * 0x7fffffff);
@@ -162,7 +234,9 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   let lockViolations = 0;
   let firstSeen: RunOutcome | undefined;   // the first violation, kept for an interrupt
   const resource = { lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0 };
-  const totals = () => ({ property: o.property ?? 'both', lock_violations: lockViolations, resource_totals: resource, ops, coverage });
+  const property = o.property ?? 'both';
+  const totals = () => ({ property, lock_violations: lockViolations, resource_totals: resource, ops, coverage });
+  const junitBase = { lock: ciLabel(o.lock), property, faults: o.faults, replayCommand: `lockpick run --replay ${dir}`, properties: { run: id, seed } };
   // Ctrl-C: what was found so far is stored and said; a violation already seen stays one.
   let interrupted = false;
   const onInterrupt = async () => {
@@ -171,12 +245,17 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       verdict: firstSeen ? false : 'unknown', interrupted: true, ...totals(), runs: coverage.runs, seed, first: firstSeen ? outcomeJson(firstSeen) : null,
     });
     if (firstSeen) await writeCounterexample(dir, firstSeen, { lock: lockLabel(o.lock), seed, plan: describePlan(firstSeen.plan) });
+    writeJUnit(dir, [o.junitPath, firstSeen ? join(dir, 'counterexample', 'junit.xml') : undefined], {
+      ...junitBase, verdict: firstSeen ? false : 'unknown', interrupted: true, elapsedMs: Date.now() - t0, gaps: [], tested: describeCoverage(coverage),
+      anomalies: firstSeen ? [...firstSeen.check.anomalies, ...firstSeen.resource.anomalies] : [], resource: firstSeen?.resource,
+      plan: firstSeen ? describePlan(firstSeen.plan) : undefined, timeline: firstSeen ? join(dir, 'counterexample', 'timeline.html') : undefined,
+    });
     o.log(`\nINTERRUPTED after ${coverage.runs} run(s): ${firstSeen ? `UNSAFE: a violation was found in run ${firstSeen.run} (not shrunk); its history is in ${join(dir, 'counterexample')}` : 'no violation so far; no verdict'}.`);
     if (firstSeen) o.log(await describeOutcome(firstSeen, join(dir, 'counterexample', 'history.jsonl')));
   };
-  return withSession({ recipe: o.recipe, lock: o.lock, historyPath: join(dir, 'history.jsonl'), lockOptions: o.lockOptions, property: o.property }, async (session) => {
+  return withSession({ recipe: o.recipe, lock: o.lock, historyPath: join(dir, 'history.jsonl'), lockOptions: o.lockOptions, property: o.property }, o.interrupts ?? {}, async (session) => {
     const { activeFaults } = await import('../../nemesis/index.ts');
-    const progress = new Progress(process.stderr, () => activeFaults(session.nemesisContext()).length, o.quiet);
+    const progress = new Progress(o.progress, () => activeFaults(session.nemesisContext()).length, o.onProgress);
     const arb = planArb({
       clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, keys: o.keys, topology: topo.name,
       nodes: session.dataNodes(), points: o.pausePoints ?? [CRITICAL_SECTION, ...(o.recipe.points ?? [])],
@@ -217,14 +296,16 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       dir, runId: id, seed: res.seed, path: res.path, runs: res.runs, shrinkRuns: res.shrinkRuns, inconclusive: res.inconclusive,
       firstAfterMs: res.firstAfterMs, ops, lockViolations, resource, replay, coverage, gaps: missing,
       firstAnomalies: res.first ? [...res.first.check.anomalies, ...res.first.resource.anomalies] : undefined,
+      elapsedMs: 0, junit: join(dir, 'junit.xml'),
     };
+    let cdir: string | undefined;
     if (res.minimal) {
       const m = res.minimal;
       summary.minimal = { plan: m.plan, ops: m.ops, faults: m.plan.faults.length, anomalies: [...m.check.anomalies, ...m.resource.anomalies], resource: m.resource, confirmed: res.minimalConfirmed };
       test.plan = m.plan;
       test.counterexample = { seed: res.seed, path: res.path, run: m.run };
       writeJson(join(dir, 'test.json'), test);
-      const cdir = await writeCounterexample(dir, m, { lock: lockLabel(o.lock), seed: res.seed, path: res.path, plan: describePlan(m.plan) });
+      cdir = await writeCounterexample(dir, m, { lock: lockLabel(o.lock), seed: res.seed, path: res.path, plan: describePlan(m.plan) });
       o.log(`\nUNSAFE: ${lockLabel(o.lock)} broke after ${res.runs} run(s) (${((res.firstAfterMs ?? 0) / 1000).toFixed(1)} s of search), shrunk in ${res.shrinkRuns} more run(s)${res.shrinkInterrupted ? ' (shrink time ran out)' : ''}.`);
       o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? 'broke the lock again on a confirmation run' : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
       o.log(`\n${await describeOutcome(m, join(cdir, 'history.jsonl'))}`);
@@ -245,6 +326,13 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       const reasons = Object.entries(coverage.inconclusiveReasons).sort((a, b) => b[1] - a[1]).slice(0, 3);
       if (reasons.length) o.log(`inconclusive runs, most often:\n${reasons.map(([r, n]) => `  ${n} run(s): ${r}`).join('\n')}`);
     }
+    summary.elapsedMs = Date.now() - t0;
+    const m = res.minimal;
+    writeJUnit(dir, [o.junitPath, cdir && join(cdir, 'junit.xml')], {
+      ...junitBase, verdict: summary.verdict, elapsedMs: summary.elapsedMs, gaps: missing, tested: describeCoverage(coverage),
+      anomalies: m ? [...m.check.anomalies, ...m.resource.anomalies] : [], resource: m?.resource, plan: m && describePlan(m.plan),
+      confirmed: m ? res.minimalConfirmed : undefined, timeline: cdir && join(cdir, 'timeline.html'),
+    });
     writeJson(join(dir, 'results.json'), {
       verdict: summary.verdict, ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive,
       first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,
@@ -260,10 +348,14 @@ export interface ReplayOptions {
   storeRoot: string;
   resolve(spec: LockSpec): Promise<LockRecipe>;
   log(line: string): void;
+  junitPath?: string;
+  interrupts?: Interrupts;
 }
 
 /** Runs the plan stored in DIR/test.json again (up to `runs` times, until it breaks). */
 export async function replay(o: ReplayOptions): Promise<RunSummary> {
+  o.interrupts?.signal?.throwIfAborted();
+  const t0 = Date.now();
   const test = readTestJson(o.dir);
   const where = join(o.dir, 'test.json');
   const plan = validatePlan(test.plan, `${where}: "plan"`);
@@ -274,7 +366,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   writeJson(join(dir, 'test.json'), { ...test, replay_of: o.dir, versions: versions(), started: new Date().toISOString() });
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
   const property = (test.property as RunOptions['property']) ?? 'both';
-  return withSession({ recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions: test.lock_options as Record<string, unknown> | undefined, property }, async (session) => {
+  return withSession({ recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions: test.lock_options as Record<string, unknown> | undefined, property }, o.interrupts ?? {}, async (session) => {
     let last: RunOutcome | undefined;
     let ops = 0;
     let n = 0;
@@ -294,15 +386,24 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
       dir, runId: id, runs: Math.min(n + 1, o.runs), shrinkRuns: 0, inconclusive: coverage.runs - coverage.conclusive, ops, replay: `lockpick run --replay ${o.dir}`,
       lockViolations: last?.lockVerdict === false ? 1 : 0,
       resource: { lostUpdates: last?.resource.lostUpdates ?? 0, staleWritesAccepted: last?.resource.staleWritesAccepted ?? 0, staleStepsPrevented: last?.resource.staleStepsPrevented ?? 0 },
+      elapsedMs: 0, junit: join(dir, 'junit.xml'),
     };
+    let cdir: string | undefined;
     if (last) {
-      const cdir = await writeCounterexample(dir, last, { lock: lockLabel(spec), replay_of: o.dir, plan: describePlan(plan) });
+      cdir = await writeCounterexample(dir, last, { lock: lockLabel(spec), replay_of: o.dir, plan: describePlan(plan) });
       o.log(unsafe ? `\nREPRODUCED in run ${summary.runs} of ${o.runs}:` : `\nNot reproduced in ${o.runs} run(s):`);
       o.log(await describeOutcome(last, join(cdir, 'history.jsonl')));
       summary.minimal = { plan, ops: last.ops, faults: plan.faults.length, anomalies: last.check.anomalies, resource: last.resource };
     }
     if (missing.length) o.log(`INCONCLUSIVE:\n${missing.map((g) => `  - ${g}`).join('\n')}`);
     o.log(`tested: ${describeCoverage(coverage)}`);
+    summary.elapsedMs = Date.now() - t0;
+    writeJUnit(dir, [o.junitPath, unsafe && cdir ? join(cdir, 'junit.xml') : undefined], {
+      lock: ciLabel(spec), property, faults: [...new Set(plan.faults.map((f) => f.kind))], replay: true, replayCommand: summary.replay,
+      verdict: summary.verdict, elapsedMs: summary.elapsedMs, gaps: missing, tested: describeCoverage(coverage),
+      anomalies: unsafe && last ? [...last.check.anomalies, ...last.resource.anomalies] : [], resource: unsafe ? last?.resource : undefined,
+      plan: describePlan(plan), timeline: cdir && join(cdir, 'timeline.html'), properties: { run: id, replay_of: o.dir },
+    });
     writeJson(join(dir, 'results.json'), { verdict: summary.verdict, runs: summary.runs, coverage, gaps: missing, last: last ? outcomeJson(last) : null });
     return summary;
   });

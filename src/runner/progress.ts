@@ -1,5 +1,24 @@
-// The progress line on stderr: runs, ops/s, faults active, violations. On a
-// terminal it redraws one line; otherwise it prints a plain line per run.
+// Progress of a search: runs, ops/s, faults active, violations. The CLI gives a
+// stream (stderr): on a terminal it redraws one line, otherwise it prints a plain
+// line per run. The library API gives a callback and no stream, so nothing is
+// written anywhere it did not ask for.
+
+/** Where progress lines go: process.stderr for the CLI, or any object with write(). */
+export interface ProgressSink { write(s: string): unknown; isTTY?: boolean }
+
+/** One update, after every run (also what the library's onProgress receives). */
+export interface ProgressEvent {
+  phase: 'searching' | 'shrinking';
+  runs: number;
+  ops: number;
+  opsPerSec: number;
+  faultsActive: number;
+  violations: number;
+  elapsedMs: number;
+  /** Why the last run said nothing either way, or its first problem; '' when none. */
+  note: string;
+}
+
 export class Progress {
   private runs = 0;
   private ops = 0;
@@ -7,22 +26,32 @@ export class Progress {
   private readonly t0 = Date.now();
   private readonly tty: boolean;
   private timer?: NodeJS.Timeout;
+  private phase: ProgressEvent['phase'] = 'searching';
 
-  constructor(private readonly out: NodeJS.WriteStream, private readonly faultsActive: () => number, private readonly quiet = false) {
-    this.tty = out.isTTY === true && !quiet;
+  constructor(
+    private readonly out: ProgressSink | undefined,
+    private readonly faultsActive: () => number,
+    private readonly onEvent?: (e: ProgressEvent) => void,
+  ) {
+    this.tty = out?.isTTY === true;
     if (this.tty) this.timer = setInterval(() => this.draw(), 250).unref();
   }
 
-  private line(phase: string): string {
-    const s = (Date.now() - this.t0) / 1000;
-    const rate = s > 0 ? Math.round(this.ops / s) : 0;
-    return `${phase}: ${this.runs} runs, ${this.ops} ops, ${rate} ops/s, ${this.faultsActive()} faults active, ${this.violations} violations, ${s.toFixed(0)} s`;
+  private event(note: string): ProgressEvent {
+    const elapsedMs = Date.now() - this.t0;
+    const s = elapsedMs / 1000;
+    return {
+      phase: this.phase, runs: this.runs, ops: this.ops, opsPerSec: s > 0 ? Math.round(this.ops / s) : 0,
+      faultsActive: this.faultsActive(), violations: this.violations, elapsedMs, note,
+    };
   }
 
-  private phase = 'searching';
+  private line(e: ProgressEvent): string {
+    return `${e.phase}: ${e.runs} runs, ${e.ops} ops, ${e.opsPerSec} ops/s, ${e.faultsActive} faults active, ${e.violations} violations, ${(e.elapsedMs / 1000).toFixed(0)} s`;
+  }
 
   private draw(): void {
-    this.out.write(`\r\x1b[K${this.line(this.phase)}`);
+    this.out?.write(`\r\x1b[K${this.line(this.event(''))}`);
   }
 
   run(ops: number, unsafe: boolean, phase: 'search' | 'shrink', note = ''): void {
@@ -30,13 +59,15 @@ export class Progress {
     this.ops += ops;
     if (unsafe) this.violations++;
     this.phase = phase === 'search' ? 'searching' : 'shrinking';
-    if (this.quiet) return;
+    const e = this.event(note);
+    this.onEvent?.(e);
+    if (!this.out) return;
     if (this.tty) this.draw();
-    else this.out.write(`${this.line(this.phase)}${note ? ` (${note})` : ''}\n`);
+    else this.out.write(`${this.line(e)}${note ? ` (${note})` : ''}\n`);
   }
 
   done(): void {
     if (this.timer) clearInterval(this.timer);
-    if (this.tty) this.out.write('\r\x1b[K');
+    if (this.tty) this.out?.write('\r\x1b[K');
   }
 }

@@ -1,0 +1,123 @@
+// lockpick as a library for test suites (node:test, vitest, jest): the same run
+// as `lockpick run --json`, without what only a command line may do. No
+// process.exit, no SIGINT/SIGTERM handlers of its own, nothing written to stdout
+// or stderr: progress goes to `onProgress`, the human report to `log`. The
+// servers are stopped before the promise settles. An aborted `signal` stores
+// what was found (results.json, counterexample/, junit.xml, marked interrupted),
+// stops the servers, then rejects with the signal's reason (an AbortError).
+import { CheckInputError, checkHistory as checkParsed } from '../checkers/index.ts';
+import type { Backend, CheckResult } from '../checkers/types.ts';
+import { HistoryBuilder, readHistory } from './history/index.ts';
+import type { HistoryEvent, ParsedHistory } from './history/types.ts';
+import { parseFaults, parsePausePoints, recipeFor, refuseTopologyFaults } from './commands/run.ts';
+import { runTest, type RunSummary } from './runner/index.ts';
+import { parseLockArg } from './runner/lock-spec.ts';
+import type { LockSpec } from './runner/protocol.ts';
+import type { ProgressEvent } from './runner/progress.ts';
+
+export type { RunSummary } from './runner/index.ts';
+export type { ProgressEvent } from './runner/progress.ts';
+export type { CheckResult } from '../checkers/types.ts';
+
+export interface LockTestOptions {
+  /**
+   * A lock from `lockpick list` ('redis-set-px-lua'), a path to your module
+   * ('./my-lock.ts', relative to the working directory), or { name } / { path }.
+   * Not a recipe object: every client runs in its own process (a pause is a real
+   * SIGSTOP), so each loads the lock by name or module path.
+   */
+  lock: string | LockSpec;
+  /** Fault kinds (`lockpick list`), e.g. ['client-pause']; aliases clock, restart, crash. Default none. */
+  faults?: string[];
+  /** Search budget (default 60 000). */
+  timeMs?: number;
+  /** Budget for shrinking a violation (default 60 000). */
+  shrinkTimeMs?: number;
+  clients?: number;          // default 3
+  ttlMs?: number;            // lease of every acquire, default 800
+  keys?: number;             // distinct lock names, default 1
+  runs?: number;             // at most this many runs (default: as many as fit in timeMs)
+  seed?: number;             // fast-check seed
+  /** Where client pauses land: 'in-critical-section' and the lock's own points (default all). */
+  pauseAt?: string[];
+  property?: 'lock' | 'resource' | 'both';
+  lockOptions?: Record<string, unknown>;
+  /** Where run directories go (default './store', as the CLI). */
+  store?: string;
+  /** Also write the run's JUnit XML here. */
+  junit?: string;
+  signal?: AbortSignal;
+  onProgress?(e: ProgressEvent): void;
+  /** The lines `lockpick run` prints (verdict, minimal schedule, replay command); dropped when absent. */
+  log?(line: string): void;
+}
+
+function positiveInt(v: number | undefined, name: string, dflt: number, min: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isInteger(v) || v < min) throw new RangeError(`runLockTest: ${name} must be a whole number ≥ ${min}, got ${String(v)}`);
+  return v;
+}
+
+/**
+ * Runs the lock under the faults, like `lockpick run --json`, and resolves with
+ * that summary: `verdict` true / false / 'unknown' and `exitCode` 0 / 1 / 3.
+ * Bad options reject with an Error whose `exitCode` is 2 (as the CLI's exit code).
+ */
+export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
+  o.signal?.throwIfAborted();
+  const spec: LockSpec = typeof o.lock === 'string' ? parseLockArg(o.lock) : o.lock;
+  if (!spec || typeof spec !== 'object' || !('name' in spec || 'path' in spec)) {
+    throw new TypeError(`runLockTest: lock must be a lock name, a module path, or {name} / {path}; got ${typeof o.lock}: a recipe object cannot be given, since each client process loads the lock itself`);
+  }
+  const recipe = await recipeFor(spec);
+  const faults = await parseFaults((o.faults ?? []).join(','));
+  await refuseTopologyFaults(faults, recipe);
+  const timeMs = positiveInt(o.timeMs, 'timeMs', 60_000, 1);
+  const shrinkTimeMs = positiveInt(o.shrinkTimeMs, 'shrinkTimeMs', 60_000, 0);
+  return runTest({
+    lock: spec, recipe, faults,
+    clients: positiveInt(o.clients, 'clients', 3, 1), timeS: timeMs / 1000, shrinkTimeS: shrinkTimeMs / 1000,
+    runs: positiveInt(o.runs, 'runs', 1_000_000, 1), seed: o.seed === undefined ? undefined : positiveInt(o.seed, 'seed', 0, 0),
+    ttlMs: positiveInt(o.ttlMs, 'ttlMs', 800, 50), keys: positiveInt(o.keys, 'keys', 1, 1),
+    pausePoints: o.pauseAt ? parsePausePoints(o.pauseAt.join(','), recipe.points ?? []) : undefined,
+    property: o.property ?? 'both', storeRoot: o.store ?? 'store', lockOptions: o.lockOptions ?? {},
+    log: o.log ?? (() => {}), onProgress: o.onProgress, junitPath: o.junit,
+    interrupts: { signal: o.signal },   // never exitOnSignal: the test runner owns the process
+  });
+}
+
+export interface CheckHistoryOptions {
+  model?: string;            // default 'mutex'
+  backend?: Backend;
+  timeLimitMs?: number;
+  maxMemoryBytes?: number;
+}
+
+/**
+ * Checks a history, as `lockpick check`: a file path (JSON Lines or Jepsen EDN)
+ * is read, an array of HISTORY.md events is built (every rule enforced; a broken
+ * one throws HistoryError naming the event by its 1-based index as its line),
+ * and a ParsedHistory from readHistory is checked as it is.
+ */
+export async function checkHistory(fileOrEvents: string | readonly (HistoryEvent | Record<string, unknown>)[] | ParsedHistory, o: CheckHistoryOptions = {}): Promise<CheckResult> {
+  let h: ParsedHistory;
+  if (isParsed(fileOrEvents)) {
+    h = fileOrEvents;   // what readHistory returned
+  } else if (typeof fileOrEvents === 'string') {
+    h = await readHistory(fileOrEvents);
+  } else if (Array.isArray(fileOrEvents)) {
+    const b = new HistoryBuilder('events');
+    fileOrEvents.forEach((e, i) => b.add(e, i + 1));
+    h = b.finish();
+  } else {
+    throw new TypeError('checkHistory: give a history file path or an array of history events');
+  }
+  return checkParsed(h, { model: o.model ?? 'mutex', backend: o.backend, timeLimitMs: o.timeLimitMs, maxMemoryBytes: o.maxMemoryBytes });
+}
+
+function isParsed(x: unknown): x is ParsedHistory {
+  return x !== null && typeof x === 'object' && !Array.isArray(x) && Array.isArray((x as ParsedHistory).ops) && typeof (x as ParsedHistory).source === 'string';
+}
+
+export { CheckInputError };
+export { HistoryError } from './history/index.ts';

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx (no build step), which also
-// lets `--lock ./my-lock.ts` load a user's TypeScript module.
+// Runs the TypeScript sources directly through tsx (no build step; dist/ is the
+// library that `import ... from 'lockpick'` loads). Both of tsx's hooks are
+// registered, ESM and CommonJS, so whatever a user's lock module is (.ts in a
+// CommonJS package, .cjs, .mts, ...) and whatever it requires loads here as it
+// does in the client workers (forked with `--import tsx`, the same two hooks).
 //
 // Exit codes are a contract (README "Exit codes"): whatever goes wrong inside
 // lockpick itself, here too (a failure to load, an uncaught exception, an
@@ -26,8 +29,9 @@ process.on('uncaughtException', internal);
 process.on('unhandledRejection', internal);
 
 try {
-  const { register } = await import('tsx/esm/api');
-  register();
+  const [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
+  esm.register();
+  cjs.register();
   const { main } = await import('../src/cli.ts');
   process.exitCode = await main(process.argv.slice(2));
 } catch (e) {

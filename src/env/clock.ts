@@ -1,18 +1,8 @@
 // The per-node wall-clock offset read by the clock shim (native/clockshim.c).
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { renameSync, writeFileSync } from 'node:fs';
+import { shimPath } from './clock-shim.ts';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** build/libclockshim.so, built by scripts/setup.sh; LOCKPICK_CLOCKSHIM overrides. */
-export function shimPath(): string {
-  const p = process.env.LOCKPICK_CLOCKSHIM ?? path.join(repoRoot, 'build', 'libclockshim.so');
-  if (!existsSync(p)) {
-    throw new Error(`lockpick: the clock shim ${p} is missing; build it with: bash scripts/setup.sh (needs cc from gcc)`);
-  }
-  return p;
-}
+export { shimPath };
 
 /** Writes the offset so the shim sees it on its next wall-clock call (new inode via rename). */
 export function writeClockOffset(file: string, ms: number): void {

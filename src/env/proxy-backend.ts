@@ -10,7 +10,7 @@ export async function startProxyBackend(): Promise<ProxyBackend> {
   const p = await startFaultProxy();
   const pid = p.pid;
   if (pid === undefined) return p;
-  const match = p.kind === 'lockpick' ? 'server-main.ts' : 'toxiproxy-server';
+  const match = p.kind === 'lockpick' ? 'server-main' : 'toxiproxy-server';
   recordProcess({ pid, name: `fault proxy (${p.kind})`, kind: 'proxy', match });
   return {
     url: p.url,

@@ -1,9 +1,16 @@
-// A user's own lock: any module whose default export (or export `recipe`) is a
-// LockRecipe. The CLI runs under tsx, so TypeScript modules load as they are.
+// A user's own lock: a module of whatever kind the user's project is (.ts, .mts,
+// .cts, .js, .mjs, .cjs; an ESM or a CommonJS package) whose default export,
+// export `recipe`, or `module.exports` is a LockRecipe. It is loaded through
+// tsx's tsImport, which handles TypeScript and both module systems without
+// registering hooks for the whole process, so the CLI, each client worker and a
+// library caller (runLockTest in a user's test runner) load it the same way.
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
 import type { LockRecipe } from './lock.ts';
+
+export const LOCK_MODULE_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
 
 const TOPOLOGIES = ['redis', 'redis-sentinel', 'zookeeper', 'mariadb'];
 const MODELS = ['mutex', 'reentrant-mutex', 'fenced-mutex'];
@@ -28,22 +35,78 @@ export function recipeProblems(x: unknown): string[] {
   return problems;
 }
 
-export async function loadUserLock(file: string): Promise<LockRecipe> {
+/**
+ * Where a recipe may sit in a loaded module namespace, in the order looked at,
+ * and the module's export names. A CommonJS module's `module.exports` arrives
+ * as `default`; an ES module compiled to CommonJS (a `.ts` file in a CommonJS
+ * package, marked `__esModule`) carries its own exports inside that object.
+ */
+function candidates(mod: Record<string, unknown>): { found: Array<[string, unknown]>; names: string[] } {
+  const d = mod.default;
+  const inner = typeof d === 'object' && d !== null ? (d as Record<string, unknown>) : undefined;
+  let found: Array<[string, unknown]>;
+  let names = Object.keys(mod);
+  if (inner?.__esModule === true) {
+    found = [['the default export', inner.default], ['export `recipe`', inner.recipe ?? mod.recipe]];
+    names = Object.keys(inner);
+  } else {
+    found = [['the default export (module.exports in CommonJS)', d], ['export `recipe`', mod.recipe]];
+    if (inner) found.push(['module.exports.default', inner.default], ['module.exports.recipe', inner.recipe]);
+  }
+  return { found: found.filter(([, v]) => v !== undefined), names };
+}
+
+/** What a value is, in a few words, for an error message. */
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'function') return `a function${v.name ? ` ${v.name}` : ''}`;
+  if (typeof v !== 'object') return `${typeof v} ${JSON.stringify(v)}`;
+  const keys = Object.keys(v);
+  return keys.length ? `an object with ${keys.slice(0, 8).join(', ')}${keys.length > 8 ? ', ...' : ''}` : 'an empty object';
+}
+
+const EXPECTED = 'export a LockRecipe as `export default recipe`, `export const recipe = ...`, or in CommonJS `module.exports = recipe` (see examples/my-lock.ts)';
+
+/** Picks the recipe out of a loaded module namespace; throws saying what was found and what is expected. */
+export function recipeFromModule(mod: Record<string, unknown>, label: string): LockRecipe {
+  const { found, names } = candidates(mod);
+  for (const [, v] of found) if (recipeProblems(v).length === 0) return v as LockRecipe;
+  // Nothing fits: explain the most specific thing found (an object holding `default`
+  // or `recipe` is a CommonJS exports object, looked into above).
+  const meant = found.filter(([, v]) => !(typeof v === 'object' && v !== null && ('default' in v || 'recipe' in v)));
+  const [where, value] = meant[0] ?? found[0] ?? [];
+  if (where === undefined) {
+    throw new Error(`--lock ${label}: the module exports neither a default nor \`recipe\` (found ${names.length ? `exports ${names.join(', ')}` : 'no exports at all'}); ${EXPECTED}`);
+  }
+  const problems = recipeProblems(value);
+  throw new Error(`--lock ${label}: ${where} is not a LockRecipe (found ${describe(value)}); missing or wrong:\n  - ${problems.join('\n  - ')}\n  ${EXPECTED}`);
+}
+
+// One load per module and process: the client workers resolve the recipe once per run.
+const loaded = new Map<string, Promise<LockRecipe>>();
+
+export function loadUserLock(file: string): Promise<LockRecipe> {
   const abs = path.resolve(file);
+  let p = loaded.get(abs);
+  if (!p) {
+    p = load(file, abs);
+    loaded.set(abs, p);
+    p.catch(() => loaded.delete(abs));   // a fixed file may be tried again
+  }
+  return p;
+}
+
+async function load(file: string, abs: string): Promise<LockRecipe> {
   if (!existsSync(abs)) throw new Error(`--lock ${file}: no such file (${abs}); give the path of a module exporting a LockRecipe, e.g. ./examples/my-lock.ts`);
+  const ext = path.extname(abs);
+  if (!LOCK_MODULE_EXTENSIONS.includes(ext)) {
+    throw new Error(`--lock ${file}: a lock module must be one of ${LOCK_MODULE_EXTENSIONS.join(' ')}, found ${ext ? `'${ext}'` : 'no extension'}`);
+  }
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
+    mod = (await tsImport(pathToFileURL(abs).href, import.meta.url)) as Record<string, unknown>;
   } catch (err) {
     throw new Error(`--lock ${file}: the module failed to load: ${(err as Error).message}`);
   }
-  const candidate = mod.default ?? mod.recipe;
-  if (candidate === undefined) {
-    throw new Error(`--lock ${file}: the module exports neither a default nor \`recipe\`; add \`export default recipe\` (a LockRecipe, see examples/my-lock.ts)`);
-  }
-  const problems = recipeProblems(candidate);
-  if (problems.length) {
-    throw new Error(`--lock ${file}: the exported recipe is missing or has wrong:\n  - ${problems.join('\n  - ')}\n  see examples/my-lock.ts for a complete one`);
-  }
-  return candidate as LockRecipe;
+  return recipeFromModule(mod, file);
 }

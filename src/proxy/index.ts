@@ -19,7 +19,8 @@ export interface FaultProxyHandle {
 }
 
 const READY_TIMEOUT_MS = 15_000;
-const SERVER_MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server-main.ts');
+// .ts under tsx; .js beside this file in the built package (dist/).
+const SERVER_MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), `server-main${path.extname(import.meta.url)}`);
 
 function onPath(bin: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {

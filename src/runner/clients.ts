@@ -5,6 +5,7 @@
 // pauses anchored at named points of the plan.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { basename, extname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forgetProcess, recordProcess } from '../env/lifecycle.ts';
@@ -12,7 +13,8 @@ import type { ClientControl, FaultSpec } from '../../nemesis/types.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Recorder } from './recorder.ts';
 
-const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
+// worker.ts under tsx; worker.js beside this file in the built package (dist/).
+const WORKER = fileURLToPath(new URL(`./worker${extname(import.meta.url)}`, import.meta.url));
 const TSX = import.meta.resolve('tsx');
 
 interface Worker {
@@ -90,7 +92,7 @@ export class ClientPool implements ClientControl {
     // which stores what it found and then stops the workers (they exit on 'disconnect' too).
     const child = fork(WORKER, [id], { execArgv: ['--import', TSX], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
     const w: Worker = { id, child, process: null, fresh: true, stopped: false, dead: false, open: false, believes: new Map() };
-    if (child.pid) recordProcess({ pid: child.pid, name: `lockpick client ${id}`, kind: 'server', match: 'worker.ts' });
+    if (child.pid) recordProcess({ pid: child.pid, name: `lockpick client ${id}`, kind: 'server', match: basename(WORKER) });
     // A send to a worker that just died fails with EPIPE: the exit handler says why.
     child.on('error', () => {});
     child.on('exit', (code, signal) => {

@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import type { LockRecipe } from '../locks/lock.ts';
 import type { LockSpec } from './protocol.ts';
 
-/** A path-looking argument (./x, ../x, /x, or ending in .ts/.js/.mjs) names a user's module. */
+/** A path-looking argument (./x, ../x, /x, or ending in .ts .mts .cts .js .mjs .cjs) names a user's module. */
 export function parseLockArg(arg: string): LockSpec {
-  if (/^(\.{1,2}\/|\/)/.test(arg) || /\.(m?[jt]s)$/.test(arg)) return { path: resolve(arg) };
+  if (/^(\.{1,2}\/|\/)/.test(arg) || /\.[cm]?[jt]s$/.test(arg)) return { path: resolve(arg) };
   return { name: arg };
 }
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Runs the TypeScript sources directly through tsx (no build step; dist/ is the
-// library that `import ... from 'lockpick'` loads). Both of tsx's hooks are
-// registered, ESM and CommonJS, so whatever a user's lock module is (.ts in a
-// CommonJS package, .cjs, .mts, ...) and whatever it requires loads here as it
-// does in the client workers (forked with `--import tsx`, the same two hooks).
+// library that `import ... from 'lockpick'` loads). `import('tsx')` is what
+// `--import tsx` runs in the client workers: both of tsx's hooks, ESM and
+// CommonJS, so whatever a user's lock module is (.ts in a CommonJS package,
+// .cjs, .mts, ...) and whatever it requires loads here as it does there.
 //
 // Exit codes are a contract (README "Exit codes"): whatever goes wrong inside
 // lockpick itself, here too (a failure to load, an uncaught exception, an
@@ -29,9 +29,7 @@ process.on('uncaughtException', internal);
 process.on('unhandledRejection', internal);
 
 try {
-  const [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
-  esm.register();
-  cjs.register();
+  await import('tsx');
   const { main } = await import('../src/cli.ts');
   process.exitCode = await main(process.argv.slice(2));
 } catch (e) {

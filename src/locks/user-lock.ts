@@ -1,14 +1,18 @@
 // A user's own lock: a module of whatever kind the user's project is (.ts, .mts,
 // .cts, .js, .mjs, .cjs; an ESM or a CommonJS package) whose default export,
-// export `recipe`, or `module.exports` is a LockRecipe. It is loaded through
-// tsx's tsImport, which handles TypeScript and both module systems without
-// registering hooks for the whole process, so the CLI, each client worker and a
-// library caller (runLockTest in a user's test runner) load it the same way.
+// export `recipe`, or `module.exports` is a LockRecipe. It is loaded with
+// tsx's hooks (ESM and CommonJS) registered for the process, as `--import tsx`
+// does: the CLI and each client worker have them already, and a library caller
+// (runLockTest in a user's test runner) gets them here on first use. (tsx's
+// tsImport is not used: a CommonJS .ts requiring ioredis after lockpick itself
+// imported ioredis fails there with "Cannot redefine property: default".)
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { tsImport } from 'tsx/esm/api';
 import type { LockRecipe } from './lock.ts';
+
+// tsx's loader has no types: importing it only registers its hooks.
+const TSX_LOADER: string = 'tsx';
 
 export const LOCK_MODULE_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
 
@@ -104,7 +108,8 @@ async function load(file: string, abs: string): Promise<LockRecipe> {
   }
   let mod: Record<string, unknown>;
   try {
-    mod = (await tsImport(pathToFileURL(abs).href, import.meta.url)) as Record<string, unknown>;
+    await import(TSX_LOADER);   // a no-op where tsx is loaded already (same module)
+    mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
   } catch (err) {
     throw new Error(`--lock ${file}: the module failed to load: ${(err as Error).message}`);
   }

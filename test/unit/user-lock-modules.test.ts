@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadUserLock } from '../../src/locks/user-lock.ts';
 
 const RECIPE = (name: string) =>
@@ -31,7 +31,11 @@ function stylesFor(ext: string, type: 'commonjs' | 'module'): Record<string, (n:
   return { ...(esm ? ESM_STYLES : {}), ...(cjs ? CJS_STYLES : {}) };
 }
 
-const root = mkdtempSync(path.join(os.tmpdir(), 'lockpick-modkinds-'));
+// Under the repository's .tmp/ (git-ignored), so user modules resolve packages
+// (ioredis) from its node_modules, as a user's project resolves its own.
+const tmp = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.tmp');
+mkdirSync(tmp, { recursive: true });
+const root = mkdtempSync(path.join(tmp, 'modkinds-'));
 test.after(() => rmSync(root, { recursive: true, force: true }));
 
 for (const type of ['commonjs', 'module'] as const) {
@@ -70,6 +74,18 @@ test('a TypeScript module in a CommonJS package imports a package and lockpick t
   assert.match(r.summary, /^[0-9a-f]{4}$/);
 });
 
+test('a CommonJS-scoped .ts lock importing ioredis after lockpick itself loaded ioredis', async () => {
+  // tsx's tsImport fails here ("Cannot redefine property: default"): the loader must not use it.
+  await import('../../src/locks/registry.ts');
+  const dir = mkdtempSync(path.join(root, 'cjs-ioredis-'));
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'p', type: 'commonjs' }));
+  const file = path.join(dir, 'redis-lock.ts');
+  writeFileSync(file, `import { Redis } from 'ioredis';\nexport default { ...${RECIPE('ioredis')}, summary: typeof Redis };\n`);
+  const r = await loadUserLock(file);
+  assert.equal(r.name, 'ioredis');
+  assert.equal(r.summary, 'function');
+});
+
 test('errors say what was found and what is expected', async () => {
   const dir = mkdtempSync(path.join(root, 'errors-'));
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'p', type: 'commonjs' }));
@@ -81,7 +97,7 @@ test('errors say what was found and what is expected', async () => {
     /summary: a non-empty string/.test(e.message) && !/- name:/.test(e.message) && /module\.exports = recipe/.test(e.message));
   // A TypeScript default export (compiled to CommonJS here) that is a function, not a recipe.
   await assert.rejects(loadUserLock(write('fn.ts', 'export default function create() { return null; }\n')), (e: Error) =>
-    /the default export is not a LockRecipe \(found a function create\)/.test(e.message));
+    /the default export.* is not a LockRecipe \(found a function create\)/.test(e.message));
   // Nothing exported at all: CommonJS still has its (empty) module.exports.
   await assert.rejects(loadUserLock(write('none.cts', 'const x = 1;\n')), /module\.exports in CommonJS\) is not a LockRecipe \(found an empty object\)/);
   await assert.rejects(loadUserLock(write('none.mjs', 'const x = 1;\n')), /exports neither a default nor `recipe` \(found no exports at all\)/);

@@ -11,6 +11,7 @@ import { HistoryBuilder, readHistory } from './history/index.ts';
 import type { HistoryEvent, ParsedHistory } from './history/types.ts';
 import { parseFaults, parsePausePoints, recipeFor, refuseTopologyFaults } from './commands/run.ts';
 import { runTest, type RunSummary } from './runner/index.ts';
+import { UsageError } from './errors.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
 import type { LockSpec } from './runner/protocol.ts';
 import type { ProgressEvent } from './runner/progress.ts';
@@ -54,7 +55,7 @@ export interface LockTestOptions {
 
 function positiveInt(v: number | undefined, name: string, dflt: number, min: number): number {
   if (v === undefined) return dflt;
-  if (!Number.isInteger(v) || v < min) throw new RangeError(`runLockTest: ${name} must be a whole number ≥ ${min}, got ${String(v)}`);
+  if (!Number.isInteger(v) || v < min) throw new UsageError(`runLockTest: ${name} must be a whole number ≥ ${min}, got ${String(v)}`);
   return v;
 }
 

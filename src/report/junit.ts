@@ -148,7 +148,7 @@ function failureText(r: RunJUnit): { message: string; body: string } {
   const lines = [message, '', `anomalies:`];
   r.anomalies.forEach((a, i) => lines.push(`  ${i + 1}. ${a.type}${a.key ? ` on key "${a.key}"` : ''}: ${a.message}`));
   if (r.resource) {
-    lines.push('', `resource: ${r.resource.message}`);
+    lines.push('', `resource: ${r.resource.message.replace(/^resource: /, '')}`);
     lines.push(`  lost updates: ${r.resource.lostUpdates}, stale writes accepted: ${r.resource.staleWritesAccepted}, stale steps rejected by fencing: ${r.resource.staleStepsPrevented}`);
   }
   if (r.plan) {

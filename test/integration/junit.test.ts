@@ -1,0 +1,73 @@
+// `lockpick run` leaves a junit.xml in every run directory (and at --junit PATH),
+// safe, unsafe or inconclusive, and a real JUnit consumer (junit2json) reads it:
+// names stable across runs, a failure with everything CI needs, testcase times.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse, type TestCase, type TestSuites } from 'junit2json';
+import { lockpick, tempStore } from './run-helpers.ts';
+
+async function junitOf(file: string): Promise<{ suite: string; tc: TestCase; doc: TestSuites }> {
+  const doc = (await parse(readFileSync(file, 'utf8'))) as TestSuites;
+  assert.equal(doc.testsuite?.length, 1, file);
+  const s = doc.testsuite![0]!;
+  assert.equal(s.testcase?.length, 1, file);
+  return { suite: s.name!, tc: s.testcase![0]!, doc };
+}
+
+const UNSAFE = ['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--time', '60', '--shrink-time', '8', '--json'];
+
+test('two unsafe runs: the same names, a failure with anomalies, damage, the whole plan, replay and timeline', async () => {
+  const names: string[][] = [];
+  for (let i = 0; i < 2; i++) {
+    const store = tempStore();
+    const extra = path.join(store, 'ci-junit.xml');
+    const r = await lockpick([...UNSAFE, '--store', store, '--junit', extra], 200_000);
+    assert.equal(r.code, 1, r.stderr);
+    const s = r.summary!;
+    assert.equal(s.junit, path.join(s.dir, 'junit.xml'));
+    const own = readFileSync(s.junit, 'utf8');
+    assert.equal(readFileSync(extra, 'utf8'), own, '--junit PATH holds the run\'s JUnit');
+    assert.equal(readFileSync(path.join(s.dir, 'counterexample', 'junit.xml'), 'utf8'), own);
+    const { suite, tc, doc } = await junitOf(s.junit);
+    assert.deepEqual([doc.tests, doc.failures, doc.errors], [1, 1, 0]);
+    names.push([suite, tc.classname!, tc.name!]);
+    assert.ok(typeof tc.time === 'number' && tc.time > 0 && Math.abs(tc.time * 1000 - s.elapsedMs) < 5, `time ${tc.time} vs ${s.elapsedMs} ms`);
+    const f = tc.failure![0]!;
+    assert.equal(f.type, 'unsafe');
+    assert.match(f.message!, /^UNSAFE: \d+ anomal(y|ies) \((double-holder|stale-release|stale-write|lost-update)/);
+    const body = f.inner!;
+    assert.match(body, /anomalies:\n {2}1\. /);
+    assert.match(body, /lost updates: \d+, stale writes accepted: \d+/);
+    assert.match(body, /minimal schedule.*:\nlease \(TTL\) 800 ms;[\s\S]*fault: from \d+ ms: pause client c\d/);
+    assert.ok(body.includes(`replay:   lockpick run --replay ${s.dir}`), body);
+    assert.ok(body.includes(`timeline: ${path.join(s.dir, 'counterexample', 'timeline.html')}`), body);
+    assert.doesNotMatch(own, /r\d+-k\d/, 'a run key name reached the JUnit');
+  }
+  assert.deepEqual(names[0], ['lockpick run redis-set-px-del', 'lockpick run redis-set-px-del', 'property both under faults client-pause']);
+  assert.deepEqual(names[1], names[0]);
+});
+
+test('a safe run and an inconclusive run each leave a junit.xml: a pass, and an error carrying the gaps', async () => {
+  const safe = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '3', '--time', '8', '--json', '--store', tempStore()], 120_000);
+  assert.equal(safe.code, 0, safe.stderr);
+  const a = await junitOf(safe.summary!.junit);
+  assert.deepEqual([a.suite, a.tc.name, a.doc.failures, a.doc.errors, a.tc.failure, a.tc.error], ['lockpick run redis-set-px-lua', 'property both without faults', 0, 0, undefined, undefined]);
+  assert.ok(a.tc.time! > 0);
+
+  const inc = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '1', '--time', '3', '--json', '--store', tempStore()], 120_000);
+  assert.equal(inc.code, 3, inc.stderr);
+  const b = await junitOf(inc.summary!.junit);
+  assert.equal(b.tc.name, 'property both without faults');
+  const err = b.tc.error![0]!;
+  assert.equal(err.type, 'inconclusive');
+  assert.match(err.message!, /^INCONCLUSIVE: no contention/);
+  for (const g of inc.summary!.gaps) assert.ok(err.inner!.includes(g), g);
+});
+
+test('--junit into a directory that does not exist: exit 2 before any server starts', async () => {
+  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--junit', '/nonexistent-dir/junit.xml', '--store', tempStore()], 30_000);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--junit \/nonexistent-dir\/junit\.xml: the directory \/nonexistent-dir does not exist/);
+});

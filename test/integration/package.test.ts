@@ -1,0 +1,159 @@
+// lockpick as a user meets it: `npm pack` this repository, install the tarball
+// into a fresh `npm init -y` project (CommonJS, as npm creates it), and run
+// `npx lockpick run` there on the user's own lock, once as TypeScript that
+// imports lockpick's types from 'lockpick', once as a CommonJS .js module.
+// Needs the npm registry (the install fetches ioredis etc.) and redis-server.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { repoRoot } from './run-helpers.ts';
+import { shimCacheDir } from '../../src/env/clock-shim.ts';
+
+let dir: string;        // holds the tarball and the project
+let project: string;
+let tarball: string;
+
+function sh(cmd: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { cwd, timeout: timeoutMs, maxBuffer: 64 << 20, env: { ...process.env, npm_config_update_notifier: 'false' } },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
+  });
+}
+
+before(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-package-'));
+  const pack = await sh('npm', ['pack', '--pack-destination', dir], repoRoot, 120_000);   // prepack builds dist/
+  assert.equal(pack.code, 0, `npm pack failed:\n${pack.stderr}`);
+  tarball = path.join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz'))!);
+  project = path.join(dir, 'project');
+  execFileSync('mkdir', [project]);
+  const init = await sh('npm', ['init', '-y'], project, 30_000);
+  assert.equal(init.code, 0, init.stderr);
+  const install = await sh('npm', ['install', '--no-audit', '--no-fund', tarball], project, 150_000);
+  assert.equal(install.code, 0, `npm install of the tarball failed:\n${install.stderr}`);
+});
+
+after(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
+
+test('the tarball ships what users need and no tests, bench, CI or evidence', () => {
+  const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
+  for (const banned of ['test/', 'bench/', '.ci/', 'scenarios/evidence/', 'histories/', 'store/', 'build/', 'node_modules/']) {
+    assert.deepEqual(files.filter((f) => f.startsWith(banned)), [], `${banned} must not be packed`);
+  }
+  for (const needed of ['bin/lockpick.mjs', 'src/cli.ts', 'src/runner/worker.ts', 'dist/src/index.js', 'dist/src/index.d.ts',
+    'dist/index.d.cts', 'dist/src/runner/worker.js', 'native/clockshim.c', 'examples/my-lock.ts', 'README.md', 'package.json']) {
+    assert.ok(files.includes(needed), `${needed} must be packed`);
+  }
+  const kB = statSync(tarball).size / 1000;
+  console.log(`# tarball ${path.basename(tarball)}: ${kB.toFixed(1)} kB, ${files.length} files`);
+  assert.ok(kB < 1000, `the tarball is ${kB} kB`);
+});
+
+test('npx lockpick --version, and the library from CommonJS and ESM', async () => {
+  const v = await sh('npx', ['lockpick', '--version'], project, 30_000);
+  const { version } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+  assert.equal(v.code, 0, v.stderr);
+  assert.equal(v.stdout.trim(), `lockpick ${version}`);
+  // The project is CommonJS: require() of the package (an ES module; Node ≥ 20.19).
+  const cjs = await sh(process.execPath, ['-e', "const l = require('lockpick'); console.log(typeof l.checkHistory, l.isDefiniteFailure(new l.DefiniteFailure('x')), Object.keys(l.MODELS).includes('mutex'))"], project, 30_000);
+  assert.equal(cjs.stdout.trim(), 'function true true', cjs.stderr);
+  const esm = await sh(process.execPath, ['--input-type=module', '-e', "import { readHistory, LockContractError } from 'lockpick'; console.log(typeof readHistory, new LockContractError('x').lockpickLockContract)"], project, 30_000);
+  assert.equal(esm.stdout.trim(), 'function true', esm.stderr);
+});
+
+// The unsafe recipe (src/locks/set-px-del.ts): SET NX PX, unlocked by a plain DEL.
+const TS_LOCK = `import type { LockRecipe, Lock, Held, LockContext } from 'lockpick';
+import { Redis } from 'ioredis';
+
+async function create(ctx: LockContext): Promise<Lock> {
+  const ep = ctx.endpoints[0];
+  if (!ep) throw new Error('my-lock: needs one Redis endpoint');
+  const redis = new Redis({ host: ep.host, port: ep.port, commandTimeout: ctx.commandTimeoutMs,
+    maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false, lazyConnect: true });
+  redis.on('error', () => {});
+  await redis.connect();
+  return {
+    name: 'my-lock',
+    async acquire(key, { ttlMs, waitMs }): Promise<Held | null> {
+      const start = ctx.clock.monoMs();
+      for (;;) {
+        if ((await redis.set(key, ctx.clientId, 'PX', ttlMs, 'NX')) === 'OK') return { key };
+        if (ctx.clock.monoMs() - start >= waitMs) return null;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async release(h) {
+      await redis.del(h.key);   // deletes whoever's lock is there
+      return 'released';
+    },
+    async close() { redis.disconnect(false); },
+  };
+}
+
+const recipe: LockRecipe = {
+  name: 'my-lock', summary: 'SET NX PX, plain DEL unlock', source: 'package test',
+  topology: { kind: 'redis', masters: 1 }, model: 'mutex', fencing: false, create,
+};
+export default recipe;
+`;
+
+const JS_LOCK = `const { Redis } = require('ioredis');
+const { DefiniteFailure } = require('lockpick');
+
+async function create(ctx) {
+  const ep = ctx.endpoints[0];
+  const redis = new Redis({ host: ep.host, port: ep.port, commandTimeout: ctx.commandTimeoutMs,
+    maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false, lazyConnect: true });
+  redis.on('error', () => {});
+  await redis.connect();
+  return {
+    name: 'my-lock-cjs',
+    async acquire(key, { ttlMs, waitMs }) {
+      const start = ctx.clock.monoMs();
+      for (;;) {
+        if ((await redis.set(key, ctx.clientId, 'PX', ttlMs, 'NX')) === 'OK') return { key };
+        if (ctx.clock.monoMs() - start >= waitMs) return null;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async release(h) {
+      if (redis.status !== 'ready') throw new DefiniteFailure('not connected: DEL not sent');
+      await redis.del(h.key);
+      return 'released';
+    },
+    async close() { redis.disconnect(false); },
+  };
+}
+
+module.exports = {
+  name: 'my-lock-cjs', summary: 'SET NX PX, plain DEL unlock (CommonJS)', source: 'package test',
+  topology: { kind: 'redis', masters: 1 }, model: 'mutex', fencing: false, create,
+};
+`;
+
+async function runUnsafe(file: string, body: string): Promise<void> {
+  writeFileSync(path.join(project, file), body);
+  const store = path.join(project, `store-${file}`);
+  const r = await sh('npx', ['lockpick', 'run', '--lock', `./${file}`, '--faults', 'client-pause', '--pause-at', 'in-critical-section',
+    '--time', '60', '--shrink-time', '5', '--store', store], project, 150_000);
+  assert.equal(r.code, 1, `expected UNSAFE (exit 1), got ${r.code}:\n${r.stdout}\n${r.stderr.slice(-3000)}`);
+  assert.match(r.stdout, /UNSAFE: .*my-lock/);
+  assert.match(r.stdout, /Minimal schedule/);
+  const runs = readdirSync(store).filter((d) => existsSync(path.join(store, d, 'counterexample', 'history.jsonl')));
+  assert.equal(runs.length, 1, `a shrunk counterexample in ${store}`);
+}
+
+test('npx lockpick run --lock ./my-lock.ts (TypeScript in a CommonJS project, types from lockpick) finds the double holder', { timeout: 160_000 }, async () => {
+  // The installed package has no build/: the clock shim is built into the cache on first need.
+  const cached = path.join(shimCacheDir(path.join(project, 'node_modules', 'lockpick')), 'libclockshim.so');
+  rmSync(cached, { force: true });
+  await runUnsafe('my-lock.ts', TS_LOCK);
+  assert.ok(existsSync(cached), `the clock shim was built into ${cached}`);
+});
+
+test('npx lockpick run --lock ./my-lock.js (CommonJS, require of ioredis and lockpick) finds the double holder', { timeout: 160_000 }, async () => {
+  await runUnsafe('my-lock.js', JS_LOCK);
+});

@@ -13,13 +13,18 @@ function start(args: string[]): { child: ChildProcess; out: () => string; exit: 
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });
-  return { child, out: () => out, exit: new Promise((r) => child.once('exit', (code) => r(code))) };
+  // Killed by SIGINT before lockpick's handler was even installed is what a shell reports as 130 too.
+  return { child, out: () => out, exit: new Promise((r) => child.once('exit', (code, signal) => r(code ?? (signal === 'SIGINT' ? 130 : null)))) };
 }
 
-/** Client workers, fault proxies and servers in lockpick's private dirs, by command line. */
+/**
+ * This checkout's client workers and fault proxies, and redis servers in lockpick's private
+ * dirs, by command line (a machine running another lockpick may show more servers).
+ */
 function lockpickProcesses(): number[] {
   const text = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return text.split('\n').filter((l) => /src\/runner\/worker\.ts|src\/proxy\/server-main\.ts|lockpick-[a-z0-9-]*\/|redis-server 127\.0\.0\.1/.test(l))
+  const ours = [path.join(repoRoot, 'src/runner/worker.ts'), path.join(repoRoot, 'src/proxy/server-main.ts')];
+  return text.split('\n').filter((l) => ours.some((p) => l.includes(p)) || /redis-server 127\.0\.0\.1.*lockpick-env-/.test(l))
     .map((l) => Number(l.trim().split(/\s+/)[0])).filter((p) => p !== process.pid);
 }
 
@@ -34,7 +39,8 @@ async function until(cond: () => boolean, ms: number, what: string): Promise<voi
 test('Ctrl-C while the servers start: exit 130, no stack trace, nothing left running', async () => {
   const before = new Set(lockpickProcesses());
   const r = start(['run', '--lock', 'redis-set-px-lua', '--time', '60', '--store', tempStore()]);
-  await sleep(700);
+  // The first line is printed just before the servers start.
+  await until(() => /lockpick run \S+: lock redis-set-px-lua/.test(r.out()), 30_000, 'the first line');
   r.child.kill('SIGINT');
   assert.equal(await r.exit, 130, r.out());
   assert.doesNotMatch(r.out(), /EPIPE|    at |internal error/);

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { lockpick, tempStore } from './run-helpers.ts';
+import { lockpick, repoRoot, tempStore } from './run-helpers.ts';
 
 function results(dir: string): Record<string, any> {
   return JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'));
@@ -60,8 +60,10 @@ test('a full disk while recording: exit 3 naming ENOSPC, the history parses, not
     assert.equal(lines.pop(), '', 'the file ends with a whole line');
     for (const l of lines) JSON.parse(l);
     assert.ok(lines.length > 50);
-    const left = spawnSync('pgrep', ['-f', 'src/runner/worker.ts'], { encoding: 'utf8' }).stdout.trim();
-    assert.equal(left, '', 'no client worker outlives lockpick');
+    // This checkout's workers only (another checkout's lockpick may be running on the machine).
+    const workers = () => spawnSync('pgrep', ['-f', path.join(repoRoot, 'src/runner/worker.ts')], { encoding: 'utf8' }).stdout.trim();
+    for (let i = 0; i < 30 && workers() !== ''; i++) await new Promise((res) => setTimeout(res, 100));
+    assert.equal(workers(), '', 'no client worker outlives lockpick');
   } finally {
     spawnSync('umount', [mnt]);
   }

@@ -19,7 +19,7 @@
 //
 // This example is the single-instance lock of the Redis "distlock" page:
 // SET key <random> NX PX ttl, unlock with a Lua compare-and-delete.
-// (Outside this repository, import the types from where lockpick is installed.)
+// (Outside this repository: import type { Lock, LockContext, LockRecipe, Held } from 'lockpick'.)
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Lock, LockContext, LockRecipe, Held } from '../src/locks/lock.ts';

@@ -61,10 +61,21 @@ export function isLockContractError(e: unknown): e is LockContractError {
 /** The client's clocks. wallMs may be skewed by the nemesis (client clock faults). */
 export interface Clock { wallMs(): number; monoMs(): number }
 
-/** Everything a lock implementation gets to connect with. */
+/**
+ * Everything a lock implementation gets to connect with. `create(ctx)` is called
+ * once per run in each client worker (one process per client, reused from run
+ * to run), so a lock connects in `create` and disconnects in `close`; time 0 of
+ * the run starts only after every worker's `create` has returned.
+ *
+ * Per topology: `redis` gives one endpoint per master (no password);
+ * `redis-sentinel` gives the data nodes plus `sentinels`, `sentinelName` and
+ * `natMap`; `zookeeper` gives one endpoint per ensemble member (no auth);
+ * `mariadb` gives one endpoint, user `root` with no password, and a database
+ * named `lockpick` that the environment creates.
+ */
 export interface LockContext {
   clientId: string;              // unique per worker; recipes use it as the owner value
-  endpoints: Endpoint[];         // data nodes as this client reaches them (through the fault proxy)
+  endpoints: Endpoint[];         // data nodes as this client reaches them (through the fault proxy): connect only to these
   sentinels?: Endpoint[];        // for Sentinel-based recipes
   sentinelName?: string;         // the monitored master's name
   /** Sentinel announces real addresses; map "host:port" → the proxied endpoint (ioredis natMap). */

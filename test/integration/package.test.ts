@@ -157,3 +157,17 @@ test('npx lockpick run --lock ./my-lock.ts (TypeScript in a CommonJS project, ty
 test('npx lockpick run --lock ./my-lock.js (CommonJS, require of ioredis and lockpick) finds the double holder', { timeout: 160_000 }, async () => {
   await runUnsafe('my-lock.js', JS_LOCK);
 });
+
+test('the library from the built package (dist/) under plain node: runLockTest forks its workers and proxy from dist and loads the .ts lock', { timeout: 90_000 }, async () => {
+  writeFileSync(path.join(project, 'my-lock.ts'), TS_LOCK);
+  writeFileSync(path.join(project, 'lib-run.mjs'), [
+    "import { runLockTest } from 'lockpick';",
+    "const r = await runLockTest({ lock: './my-lock.ts', clients: 3, timeMs: 8_000, store: './store-lib' });",
+    'console.log(JSON.stringify({ exitCode: r.exitCode, gaps: r.gaps, ok: r.coverage.okAcquires }));',
+  ].join('\n'));
+  const r = await sh(process.execPath, ['lib-run.mjs'], project, 80_000);   // no tsx: the package registers it for the lock
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { exitCode: number; gaps: string[]; ok: number };
+  assert.equal(out.exitCode, 0, `no faults, so the DEL unlock is safe here; gaps: ${out.gaps.join('; ')}`);
+  assert.ok(out.ok > 0);
+});

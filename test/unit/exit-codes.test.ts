@@ -139,7 +139,7 @@ test('run: a lock module that cannot be loaded → 2 naming the path', () => {
   const noExport = file('locks/no-export.ts', 'export const helper = 1;\n');
   expectExit(lockpick(['run', '--lock', noExport]), 2, /no-export\.ts: the module exports neither a default nor `recipe`/);
   const wrong = file('locks/wrong.ts', 'export default { name: "w" };\n');
-  expectExit(lockpick(['run', '--lock', wrong]), 2, /wrong\.ts: the exported recipe is missing or has wrong:[^]*create\(ctx\)/);
+  expectExit(lockpick(['run', '--lock', wrong]), 2, /wrong\.ts: the default export \(module\.exports in CommonJS\) is not a LockRecipe[^]*missing or wrong:[^]*create\(ctx\)/);
 });
 
 test('run --store that is a regular file → 2 with the path and the reason, before any server starts', () => {

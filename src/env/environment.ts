@@ -44,7 +44,7 @@ export class LocalEnvironment implements Environment {
     const links = await Promise.all(
       nodes.map((n) => this.linkTable.ensure(`client:${clientId}`, n.id, { id: n.id, host: '127.0.0.1', port: n.port })),
     );
-    return links.map((l, i) => ({ id: nodes[i]!.id, host: l.listen.host, port: l.listen.port }));
+    return links.map((l, i) => ({ id: nodes[i]!.id, host: l.listen.host, port: l.listen.port, ...nodes[i]!.credentials }));
   }
 
   clientEndpoints(clientId: string): Promise<Endpoint[]> {

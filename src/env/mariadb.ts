@@ -74,6 +74,7 @@ export async function createMariadbNode(o: { id: string; root: string; port: num
       20_000,
     ),
   );
+  node.credentials = { user: 'root', password: '', database: 'lockpick' };
   await node.start();
   return node;
 }

@@ -11,6 +11,8 @@ export type Launcher = (o: { persistence?: Persistence }) => Promise<ServerProce
 export class ServerNode implements NodeHandle {
   private proc: ServerProcess | undefined;
   private offsetMs = 0;
+  /** Login a client needs (copied into its endpoints), for servers that have one. */
+  credentials?: { user: string; password: string; database?: string };
 
   constructor(
     readonly id: string,

@@ -1,6 +1,7 @@
 // The environment contract: a topology of real servers, each node controllable,
 // every link routed through the fault proxy.
-export interface Endpoint { id: string; host: string; port: number }
+/** How a client reaches a node; servers that need a login say it here (MariaDB: user, password, database). */
+export interface Endpoint { id: string; host: string; port: number; user?: string; password?: string; database?: string }
 
 export type TopologyName = 'redis' | 'redis-sentinel' | 'zookeeper' | 'mariadb';
 

@@ -70,8 +70,9 @@ export interface Clock { wallMs(): number; monoMs(): number }
  * Per topology: `redis` gives one endpoint per master (no password);
  * `redis-sentinel` gives the data nodes plus `sentinels`, `sentinelName` and
  * `natMap`; `zookeeper` gives one endpoint per ensemble member (no auth);
- * `mariadb` gives one endpoint, user `root` with no password, and a database
- * named `lockpick` that the environment creates.
+ * `mariadb` gives one endpoint carrying its login (`user`, `password`,
+ * `database`: today `root`, no password, and `lockpick`, which the environment
+ * creates); connect with exactly those.
  */
 export interface LockContext {
   clientId: string;              // unique per worker; recipes use it as the owner value

@@ -40,10 +40,10 @@ export class MysqlConn {
   static async open(ctx: LockContext, recipe: string): Promise<MysqlConn> {
     const ep = ctx.endpoints[0];
     if (!ep) throw new Error(`lock ${recipe}: the lock context of client ${ctx.clientId} has no endpoints; it needs the 'mariadb' topology`);
-    const database = String(ctx.options?.database ?? DEFAULT_DATABASE);
+    const database = String(ctx.options?.database ?? ep.database ?? DEFAULT_DATABASE);
     try {
       const conn = await mysql.createConnection({
-        host: ep.host, port: ep.port, user: 'root', database, connectTimeout: Math.max(1000, ctx.commandTimeoutMs),
+        host: ep.host, port: ep.port, user: ep.user ?? 'root', password: ep.password || undefined, database, connectTimeout: Math.max(1000, ctx.commandTimeoutMs),
       });
       return new MysqlConn(conn, ctx);
     } catch (err) {

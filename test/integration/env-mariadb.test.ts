@@ -21,7 +21,9 @@ after(async () => {
 test('mysql2 creates a unique-key lock table and inserts through the proxied link', async () => {
   const [ep] = await env.clientEndpoints('c1');
   assert.notEqual(ep!.port, env.node('n1').port);
-  const c = await mysql.createConnection({ host: ep!.host, port: ep!.port, user: 'root', database: MARIADB_DATABASE });
+  // The endpoint carries the login a lock needs (LockContext.endpoints), nothing guessed by the lock.
+  assert.deepEqual({ user: ep!.user, password: ep!.password, database: ep!.database }, { user: 'root', password: '', database: MARIADB_DATABASE });
+  const c = await mysql.createConnection({ host: ep!.host, port: ep!.port, user: ep!.user, database: ep!.database });
   try {
     await c.query('CREATE TABLE locks (name VARCHAR(64) PRIMARY KEY, owner VARCHAR(64))');
     await c.query('INSERT INTO locks VALUES (?, ?)', ['k', 'c1']);

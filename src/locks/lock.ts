@@ -100,6 +100,13 @@ export interface LockRecipe {
   topology: { kind: 'redis'; masters: number } | { kind: 'redis-sentinel' } | { kind: 'zookeeper'; nodes: number } | { kind: 'mariadb' };
   model: 'mutex' | 'reentrant-mutex' | 'fenced-mutex';
   fencing: boolean;              // hands out tokens the resource can check
+  /**
+   * The server forgets an acquire after ttlMs unless renewed (a lease: SET PX, Redlock).
+   * Then each acquire ok records `lease_ms` and the checker lets another client take the
+   * lock once it ran out. Default: true on redis and redis-sentinel, false on zookeeper
+   * (a session, not a lease) and mariadb (a row or a session lock).
+   */
+  lease?: boolean;
   points?: string[];             // names this recipe passes to ctx.point (where a pause may land)
   optionsHelp?: Record<string, string>; // --lock-opt names → one-line description
   create(ctx: LockContext): Lock | Promise<Lock>;

@@ -18,6 +18,7 @@ export interface RunJob {
   natMap?: Record<string, { host: string; port: number }>;
   resource: Endpoint;
   fenced: boolean;
+  leased: boolean;      // acquires are leases of ttlMs at the server: record lease_ms
   reentrant: boolean;   // the lock's model is reentrant-mutex: attempts may re-enter
   keyPrefix: string;
   ttlMs: number;

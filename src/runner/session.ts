@@ -52,6 +52,11 @@ export interface RunOutcome {
   resourceEntries: ResourceEntry[];
 }
 
+/** Whether the recipe's acquires are leases (LockRecipe.lease, by topology when unset). */
+export function isLeased(recipe: LockRecipe): boolean {
+  return recipe.lease ?? (recipe.topology.kind === 'redis' || recipe.topology.kind === 'redis-sentinel');
+}
+
 /** The words a checker uses for the lock's backend (HISTORY.md: run-start carries it). */
 export function backendOf(recipe: LockRecipe): 'redis' | 'zookeeper' | 'mysql' {
   const k = recipe.topology.kind;
@@ -130,7 +135,7 @@ export class Session {
         sentinels: hasSentinels && this.env.sentinelEndpoints ? await this.env.sentinelEndpoints(id) : undefined,
         sentinelName: this.env.sentinelName,
         natMap: hasSentinels ? this.natMap(endpoints) : undefined,
-        resource: resourceEp, fenced: recipe.fencing, reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
+        resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
         commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
         pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && f.target === id).map((f) => String(f.params!.point)),
       };

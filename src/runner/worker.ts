@@ -99,7 +99,7 @@ class Client {
     }
     const h = held as Held;
     this.leaseFrom.set(h, performance.now());
-    complete('ok', 'acquire', key, h.token !== undefined ? { token: h.token } : undefined, undefined, { lease_ms: this.job.ttlMs });
+    complete('ok', 'acquire', key, h.token !== undefined ? { token: h.token } : undefined, undefined, this.job.leased ? { lease_ms: this.job.ttlMs } : undefined);
     return h;
   }
 

@@ -11,6 +11,8 @@ export interface FaultEffects {
   applied: Record<string, number>;   // kind → faults that started (took effect)
   healed: Record<string, number>;    // kind → faults whose stop was recorded
   missing: string[];                 // one sentence per planned fault that never took effect
+  /** The plan's kinds none of whose faults took effect, each with the first reason: these make the run inconclusive. */
+  kindsMissing: string[];
 }
 
 /** Nemesis event names that are not a fault kind's own. */
@@ -54,5 +56,11 @@ export function faultEffects(faults: readonly FaultSpec[], events: readonly Hist
       missing.push(`${what}: no start was recorded`);
     }
   }
-  return { applied, healed, missing };
+  const kindsMissing: string[] = [];
+  for (const kind of new Set(faults.map((f) => f.kind))) {
+    if ((applied[kind] ?? 0) > 0) continue;
+    const first = missing.find((m) => m.includes(`never took effect`) && faults.some((f) => f.kind === kind && m.startsWith(`fault "${describeFault(f)}"`)));
+    kindsMissing.push(first ?? `no '${kind}' fault took effect`);
+  }
+  return { applied, healed, missing, kindsMissing };
 }

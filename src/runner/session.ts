@@ -185,7 +185,8 @@ export class Session {
         : check.valid === false || !resource.valid ? false : check.valid;
     // A run whose clients failed, whose faults did not all take effect, or whose history could
     // not be written, says nothing about the lock: inconclusive (a violation seen stays one).
-    const inconclusive = [...problems, ...effects.missing];
+    // A kind of the plan none of whose faults took effect: that run did not test it.
+    const inconclusive = [...problems, ...effects.kindsMissing];
     // The history no longer reaches the disk: no later run could be kept either, so the search stops here.
     if (this.recorder.failure) throw new InconclusiveError(this.recorder.failure);
     if (check.valid === 'unknown' && check.reason) inconclusive.push(`the check stopped: ${check.reason}`);

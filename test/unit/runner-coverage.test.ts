@@ -54,6 +54,13 @@ test('fault effects: applied and healed per kind; each missing fault said with i
   assert.match(e.missing[1]!, /flip node n1's wall clock .* never took effect: it failed to start: params\.delta_ms is required/);
   assert.match(e.missing[2]!, /kill -9 node n1.* the schedule stopped at an earlier fault that failed/);
   assert.match(e.missing[3]!, /pause \(SIGSTOP\) node n1.* the schedule stopped at an earlier fault that failed/);
+  // Only partition took effect: the other kinds of the plan make the run inconclusive, each with its first reason.
+  assert.equal(e.kindsMissing.length, 4);
+  assert.match(e.kindsMissing.join('\n'), /clock-strobe|flip node n1/);
+  // Two faults of one kind, one took effect: the kind was tested, the run stays conclusive.
+  const twice = faultEffects([faults[0]!, { ...faults[0]!, at_ms: 5000 }], [nem('partition-start'), nem('partition-stop')], 3000);
+  assert.equal(twice.missing.length, 1);
+  assert.deepEqual(twice.kindsMissing, []);
   const late = faultEffects([faults[4]!], [nem('run-start'), nem('run-end')], 3000);
   assert.match(late.missing[0]!, /pause \(SIGSTOP\) node n1.* the clients were done after 3000 ms, before it was due/);
 });
@@ -61,7 +68,7 @@ test('fault effects: applied and healed per kind; each missing fault said with i
 function outcome(over: Partial<RunOutcome>): RunOutcome {
   return {
     run: 1, plan: { ttlMs: 800, clients: [], faults: [] }, verdict: true, lockVerdict: true, events: [], ops: 4, elapsedMs: 1, problems: [], resourceEntries: [],
-    inconclusive: [], faults: { applied: {}, healed: {}, missing: [] }, stats: { acquires: 2, okAcquires: 2, released: 2, contended: 1 },
+    inconclusive: [], faults: { applied: {}, healed: {}, missing: [], kindsMissing: [] }, stats: { acquires: 2, okAcquires: 2, released: 2, contended: 1 },
     check: { valid: true, model: 'mutex', ops: 0, keys: 0, anomalies: [], keys_detail: {}, elapsed_ms: 0 },
     resource: { valid: true, fenced: false, keys: 0, writes: 0, accepted: 0, lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0, anomalies: [], message: '' },
     ...over,
@@ -73,22 +80,22 @@ test('gates: SAFE needs a conclusive run, every requested fault applied, an ok r
   assert.match(gaps(c)[0]!, /no run was conclusive \(0 run\(s\)\)/);
   addRun(c, outcome({ verdict: 'unknown', inconclusive: ['fault "x" never took effect: client c2 did not reach it after 120 ms'] }));
   assert.match(gaps(c)[0]!, /no run was conclusive \(1 run\(s\)\); most often: fault "x" never took effect: client cN did not reach it after N ms \(1 run\(s\)\)/);
-  addRun(c, outcome({ faults: { applied: { partition: 2 }, healed: {}, missing: [] }, stats: { acquires: 3, okAcquires: 0, released: 0, contended: 0 } }));
+  addRun(c, outcome({ faults: { applied: { partition: 2 }, healed: {}, missing: [], kindsMissing: [] }, stats: { acquires: 3, okAcquires: 0, released: 0, contended: 0 } }));
   assert.deepEqual(gaps(c), [
     "fault 'kill' never took effect in a conclusive run",
     'no acquire succeeded (3 tried): the lock was never held, so its safety was never tested',
     "no contention: no acquire met another client's hold on the same key; use more clients (--clients), fewer keys, or more time",
   ]);
-  addRun(c, outcome({ faults: { applied: { kill: 1 }, healed: {}, missing: [] } }));
+  addRun(c, outcome({ faults: { applied: { kill: 1 }, healed: {}, missing: [], kindsMissing: [] } }));
   assert.deepEqual(gaps(c), []);
   assert.equal(describeCoverage(c), '3 run(s) (2 conclusive), 5 acquire(s): 2 ok, 2 released, 1 contended; faults applied: partition 2, kill 1');
 });
 
 test('gates: faults applied in an inconclusive run do not count; a violating run is conclusive', () => {
   const c = emptyCoverage(['pause']);
-  addRun(c, outcome({ verdict: 'unknown', inconclusive: ['client c1 crashed'], faults: { applied: { pause: 1 }, healed: {}, missing: [] } }));
+  addRun(c, outcome({ verdict: 'unknown', inconclusive: ['client c1 crashed'], faults: { applied: { pause: 1 }, healed: {}, missing: [], kindsMissing: [] } }));
   assert.equal(c.faultsApplied.pause, 0);
-  addRun(c, outcome({ verdict: false, faults: { applied: { pause: 1 }, healed: {}, missing: [] }, stats: emptyStats() }));
+  addRun(c, outcome({ verdict: false, faults: { applied: { pause: 1 }, healed: {}, missing: [], kindsMissing: [] }, stats: emptyStats() }));
   assert.equal(c.conclusive, 1);
   assert.equal(c.faultsApplied.pause, 1);
 });

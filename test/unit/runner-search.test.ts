@@ -19,7 +19,7 @@ function fakeRun(unsafe: (p: RunPlan) => boolean, ms: number) {
     await sleep(ms);
     running--;
     const bad = unsafe(plan);
-    return { run: ++n, plan, verdict: !bad, lockVerdict: !bad, ops: planOps(plan), elapsedMs: ms, problems: [], inconclusive: [], faults: { applied: {}, healed: {}, missing: [] }, stats: emptyStats(), events: [], resourceEntries: [],
+    return { run: ++n, plan, verdict: !bad, lockVerdict: !bad, ops: planOps(plan), elapsedMs: ms, problems: [], inconclusive: [], faults: { applied: {}, healed: {}, missing: [], kindsMissing: [] }, stats: emptyStats(), events: [], resourceEntries: [],
       check: { valid: !bad, model: 'mutex', ops: 0, keys: 0, anomalies: [], keys_detail: {}, elapsed_ms: 0 },
       resource: { valid: true, fenced: false, keys: 0, writes: 0, accepted: 0, lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0, anomalies: [], message: '' } };
   };

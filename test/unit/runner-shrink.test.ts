@@ -25,7 +25,7 @@ function eventsOf(plan: RunPlan): HistoryEvent[] {
 /** A run outcome; unsafe when `bad` names processes (the anomaly's). */
 function outcome(plan: RunPlan, bad: number[] | null, lines: number[] = []): RunOutcome {
   const anomalies = bad ? [{ type: 'double-holder', key: 'k0', processes: bad, lines, message: 'two holders' }] : [];
-  return { run: 1, plan, verdict: !bad, lockVerdict: !bad, ops: planOps(plan), elapsedMs: 1, problems: [], inconclusive: [], faults: { applied: {}, healed: {}, missing: [] }, stats: emptyStats(), events: eventsOf(plan), resourceEntries: [],
+  return { run: 1, plan, verdict: !bad, lockVerdict: !bad, ops: planOps(plan), elapsedMs: 1, problems: [], inconclusive: [], faults: { applied: {}, healed: {}, missing: [], kindsMissing: [] }, stats: emptyStats(), events: eventsOf(plan), resourceEntries: [],
     check: { valid: !bad, model: 'mutex', ops: 0, keys: 1, anomalies, keys_detail: {}, elapsed_ms: 0 },
     resource: { valid: true, fenced: false, keys: 0, writes: 0, accepted: 0, lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0, anomalies: [], message: '' } };
 }

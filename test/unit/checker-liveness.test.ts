@@ -1,0 +1,133 @@
+// The liveness checker on hand-made histories (no servers): a holder that dies
+// with a lock nothing expires, while others keep failing, is a liveness
+// violation in words; a lock that comes back within the bound, quiet periods
+// and plain contention are not.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HistoryBuilder, type HistoryEvent } from '../../src/history/index.ts';
+import { checkLiveness, defaultLivenessBoundMs } from '../../checkers/liveness.ts';
+
+const ms = (n: number) => n * 1e6;
+
+/** Events with times in ms; returns the parsed history plus the lines of the death lapses and the client map. */
+function history(events: (Omit<HistoryEvent, 'time'> & { t: number; client?: string; error?: string })[]) {
+  const b = new HistoryBuilder('test');
+  const deathLines = new Set<number>();
+  const clients = new Map<number, string>();
+  events.forEach(({ t, ...e }, i) => {
+    b.add({ ...e, time: ms(t) } as HistoryEvent, i + 1);
+    if (e.error === 'the client process died') deathLines.add(i + 1);
+    if (e.client && typeof e.process === 'number') clients.set(e.process, e.client);
+  });
+  return { h: b.finish(), deathLines, clients };
+}
+
+/** p0 (c1) acquires k0 at 0 and dies at 100 ms; p1 (c2) tries `tries` times, each failing `each` ms after the last. */
+function deadHolder(tries: number, each: number, then?: 'acquires') {
+  const ev: Parameters<typeof history>[0] = [
+    { type: 'invoke', f: 'acquire', process: 0, key: 'k0', t: 0, client: 'c1' },
+    { type: 'ok', f: 'acquire', process: 0, key: 'k0', t: 5 },
+    { type: 'invoke', f: 'release', process: 0, key: 'k0', t: 100, client: 'c1' },
+    { type: 'ok', f: 'release', process: 0, key: 'k0', t: 100, value: { lapse: true }, error: 'the client process died' },
+  ];
+  let t = 100;
+  for (let i = 0; i < tries; i++) {
+    ev.push({ type: 'invoke', f: 'acquire', process: 1, key: 'k0', t: t + 1, client: 'c2' });
+    t += each;
+    ev.push({ type: 'fail', f: 'acquire', process: 1, key: 'k0', t });
+  }
+  if (then) {
+    ev.push({ type: 'invoke', f: 'acquire', process: 2, key: 'k0', t: t + 1, client: 'c3' });
+    ev.push({ type: 'ok', f: 'acquire', process: 2, key: 'k0', t: t + 2 });
+  }
+  return history(ev);
+}
+
+test('a holder that died with an unexpiring lock while another client kept failing: liveness violation in words', () => {
+  const { h, deathLines, clients } = deadHolder(5, 1000);
+  const r = checkLiveness(h, { boundMs: 2000, deathLines, clients, leased: false });
+  assert.equal(r.violations.length, 1);
+  const v = r.violations[0]!;
+  assert.equal(v.type, 'liveness');
+  assert.equal(v.key, 'k0');
+  assert.deepEqual(v.processes, [0, 1]);
+  assert.equal(v.lines[0], 4, 'starts at the death lapse line');
+  assert.equal(v.lines.at(-1), 14, 'ends at the last failed acquire');
+  assert.equal(r.longest_unavailable_ms, 5000);
+  assert.match(v.message, /^k0 was unavailable for 5\.0 s \(bound 2000 ms\) after process 0 \(client c1\) died while holding it at line 4: 5 acquire\(s\) by 1 client\(s\) failed meanwhile/);
+  assert.match(v.message, /nobody acquired it again/);
+  assert.match(v.message, /nothing on the server expires/);
+});
+
+test('the same within the bound is no violation, but the longest unavailability is still measured', () => {
+  const { h, deathLines } = deadHolder(2, 700);
+  const r = checkLiveness(h, { boundMs: 2000, deathLines });
+  assert.deepEqual(r.violations, []);
+  assert.equal(r.longest_unavailable_ms, 1400);
+});
+
+test('a lock that is acquired again after a long outage names who got it', () => {
+  const { h, deathLines, clients } = deadHolder(4, 1000, 'acquires');
+  const r = checkLiveness(h, { boundMs: 1500, deathLines, clients, leased: true });
+  assert.equal(r.violations.length, 1);
+  assert.match(r.violations[0]!.message, /process 2 \(client c3\) acquired it again at line 14/);
+  assert.match(r.violations[0]!.message, /its lease should have freed it/);
+});
+
+test('nobody trying is no violation: a quiet lock after a death is not unavailable to anyone', () => {
+  const { h, deathLines } = deadHolder(0, 0);
+  assert.deepEqual(checkLiveness(h, { boundMs: 10, deathLines }).violations, []);
+});
+
+test('plain contention (failures while another client holds) is no violation, however long', () => {
+  const ev: Parameters<typeof history>[0] = [
+    { type: 'invoke', f: 'acquire', process: 0, key: 'k0', t: 0 },
+    { type: 'ok', f: 'acquire', process: 0, key: 'k0', t: 5 },
+  ];
+  for (let i = 0; i < 5; i++) {
+    ev.push({ type: 'invoke', f: 'acquire', process: 1, key: 'k0', t: 10 + i * 1000 });
+    ev.push({ type: 'fail', f: 'acquire', process: 1, key: 'k0', t: 1000 + i * 1000 });
+  }
+  ev.push({ type: 'invoke', f: 'release', process: 0, key: 'k0', t: 6000 });
+  ev.push({ type: 'ok', f: 'release', process: 0, key: 'k0', t: 6001 });
+  ev.push({ type: 'invoke', f: 'acquire', process: 1, key: 'k0', t: 6002 });
+  ev.push({ type: 'ok', f: 'acquire', process: 1, key: 'k0', t: 6003 });
+  const r = checkLiveness(history(ev).h, { boundMs: 100 });
+  assert.deepEqual(r.violations, []);
+  assert.equal(r.longest_unavailable_ms, 0);
+});
+
+test('a release that leaves the lock stuck (release fail) and failures after it: said as a failed release', () => {
+  const ev: Parameters<typeof history>[0] = [
+    { type: 'invoke', f: 'acquire', process: 0, key: 'k', t: 0 },
+    { type: 'ok', f: 'acquire', process: 0, key: 'k', t: 1 },
+    { type: 'invoke', f: 'release', process: 0, key: 'k', t: 10 },
+    { type: 'fail', f: 'release', process: 0, key: 'k', t: 20 },
+    { type: 'invoke', f: 'acquire', process: 1, key: 'k', t: 30 },
+    { type: 'info', f: 'acquire', process: 1, key: 'k', t: 3000 },
+  ];
+  const r = checkLiveness(history(ev).h, { boundMs: 1000 });
+  assert.equal(r.violations.length, 1);
+  assert.match(r.violations[0]!.message, /after process 0 left its critical section but failed to release it at line 3/);
+  assert.match(r.violations[0]!.message, /failed or timed out \(1\)/);
+});
+
+test('keys are independent: a stuck k1 does not hide behind a healthy k0', () => {
+  const ev: Parameters<typeof history>[0] = [
+    { type: 'invoke', f: 'acquire', process: 0, key: 'k1', t: 0 },
+    { type: 'ok', f: 'acquire', process: 0, key: 'k1', t: 1 },
+    { type: 'invoke', f: 'release', process: 0, key: 'k1', t: 2 },
+    { type: 'ok', f: 'release', process: 0, key: 'k1', t: 2, value: { lapse: true } },
+    { type: 'invoke', f: 'acquire', process: 1, key: 'k0', t: 3 },
+    { type: 'ok', f: 'acquire', process: 1, key: 'k0', t: 4 },
+    { type: 'invoke', f: 'acquire', process: 2, key: 'k1', t: 5 },
+    { type: 'fail', f: 'acquire', process: 2, key: 'k1', t: 4000 },
+  ];
+  const r = checkLiveness(history(ev).h, { boundMs: 1000 });
+  assert.deepEqual(r.violations.map((v) => v.key), ['k1']);
+  assert.match(r.violations[0]!.message, /stopped believing it held it \(lapse\)/);
+});
+
+test('the default bound is twice the lease plus the longest wait', () => {
+  assert.equal(defaultLivenessBoundMs(800, 1600), 3200);
+});

@@ -17,7 +17,9 @@ for (const def of KINDS) {
   const kind = def.schema.kind;
   test(`fault '${kind}' takes effect in a run and is healed`, async () => {
     const store = tempStore();
-    const runs = RUNS_FOR[kind] ?? 3;
+    // Several runs: in one run a fault may come after the clients are done, or a client may
+    // never reach an anchored pause's point (such runs are inconclusive, by design).
+    const runs = RUNS_FOR[kind] ?? 6;
     const r = await lockpick(['run', '--lock', LOCK_FOR[kind] ?? 'redis-set-px-lua', '--faults', kind, '--runs', String(runs), '--time', '90',
       '--shrink-time', '0', '--store', store, '--json'], 240_000);
     assert.ok(r.summary, `no summary (exit ${r.code}):\n${r.stderr}`);

@@ -3,6 +3,7 @@
 import type { Fault, FaultSpec, NemesisContext } from './types.ts';
 import { defineFault, nextFaultId, type KindDef } from './fault.ts';
 import { clientClock, clientPause } from './faults/client.ts';
+import { clientKill } from './faults/client-kill.ts';
 import { clockBump, clockReset, clockStrobe } from './faults/clock.ts';
 import { failover } from './faults/failover.ts';
 import { latency, partition } from './faults/partition.ts';
@@ -11,7 +12,7 @@ import { validateFaultSpec, validateSchedule, type KindSchema } from './spec.ts'
 import type { FaultSchedule } from './types.ts';
 
 /** The registry: one line per fault kind (each kind is one file under faults/). */
-export const KINDS: readonly KindDef[] = [partition, latency, pause, kill, clockBump, clockStrobe, clockReset, failover, clientPause, clientClock];
+export const KINDS: readonly KindDef[] = [partition, latency, pause, kill, clockBump, clockStrobe, clockReset, failover, clientPause, clientClock, clientKill];
 
 /** The kind's definition, or undefined. */
 export function kindDef(kind: string): KindDef | undefined {

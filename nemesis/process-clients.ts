@@ -1,5 +1,6 @@
 // A ClientControl over client worker processes known by pid: pause is SIGSTOP
-// (the whole process stops, timers and watchdogs included), resume SIGCONT.
+// (the whole process stops, timers and watchdogs included), resume SIGCONT,
+// kill SIGKILL (the client is gone from then on).
 // Clock skew is delegated to `setClock` (how a worker learns its offset is the
 // runner's business).
 import type { ClientControl } from './types.ts';
@@ -14,6 +15,7 @@ export function processClients(pids: Map<string, number>, setClock: (id: string,
     ids: () => [...pids.keys()],
     pause: async (id) => { process.kill(pid(id), 'SIGSTOP'); },
     resume: async (id) => { process.kill(pid(id), 'SIGCONT'); },
+    kill: async (id) => { process.kill(pid(id), 'SIGKILL'); pids.delete(id); },
     setClockOffsetMs: async (id, ms) => { pid(id); await setClock(id, ms); },
   };
 }

@@ -26,6 +26,7 @@ export interface ClientControl {
   pause(clientId: string): Promise<void>;        // SIGSTOP: its timers and watchdogs stop too
   resume(clientId: string): Promise<void>;
   setClockOffsetMs(clientId: string, ms: number): Promise<void>; // skews ctx.clock.wallMs
+  kill(clientId: string): Promise<void>;         // SIGKILL: a holder that dies (not restarted within the run)
 }
 
 /** A running fault: started once, healed by stop() whatever happened. */

@@ -6,7 +6,7 @@ import { EXIT, EXIT_HELP } from '../cli.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
 import { parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
-import { topologyOf } from '../runner/session.ts';
+import { PROPERTIES, topologyOf, type Property } from '../runner/session.ts';
 import { CRITICAL_SECTION } from '../workload/plan.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
@@ -31,7 +31,10 @@ options:
   --store DIR          where run directories go (default ./store)
   --replay DIR         run the plan stored in DIR/test.json again (--runs times at most, default 3)
   --property P         what must hold: lock (its history), resource (the protected counter:
-                       no lost update, no stale write), or both (default)
+                       no lost update, no stale write), both (default: lock + resource),
+                       liveness (no lock stays unavailable past --liveness-ms after its
+                       holder was gone while clients kept trying), or all three (all)
+  --liveness-ms N      the liveness bound (default per run: 2 x TTL + the plan's longest wait)
   --json               print the summary as JSON on stdout
   --junit PATH         also write the run's JUnit XML to PATH (store/<run-id>/junit.xml is
                        always written: one testcase per lock × property × fault kinds)
@@ -69,7 +72,7 @@ export async function run(argv: string[]): Promise<number> {
       options: {
         lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
         runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
-        keys: { type: 'string' }, 'pause-at': { type: 'string' }, property: { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
+        keys: { type: 'string' }, 'pause-at': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
         replay: { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -98,8 +101,9 @@ export async function run(argv: string[]): Promise<number> {
       const recipe = await recipeFor(spec);
       const faults = await parseFaults(args.faults);
       await refuseTopologyFaults(faults, recipe);
-      const property = args.property ?? 'both';
-      if (property !== 'lock' && property !== 'resource' && property !== 'both') throw new UsageError(`--property must be lock, resource or both, got '${property}'`);
+      const property = (args.property ?? 'both') as Property;
+      if (!PROPERTIES.includes(property)) throw new UsageError(`--property must be ${PROPERTIES.join(', ')}, got '${property}'`);
+      const livenessMs = args['liveness-ms'] === undefined ? undefined : int(args['liveness-ms'], '--liveness-ms', 0, 1);
       const pausePoints = parsePausePoints(args['pause-at'], recipe.points ?? []);
       const lockOptions: Record<string, unknown> = {};
       for (const kv of args['lock-opt'] ?? []) {
@@ -112,7 +116,7 @@ export async function run(argv: string[]): Promise<number> {
         lock: spec, recipe, faults,
         clients: int(args.clients, '--clients', 3), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),
         shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
-        ttlMs: int(args.ttl, '--ttl', 800, 50), keys: int(args.keys, '--keys', 1), pausePoints, property, storeRoot, lockOptions, log,
+        ttlMs: int(args.ttl, '--ttl', 800, 50), keys: int(args.keys, '--keys', 1), pausePoints, property, livenessMs, storeRoot, lockOptions, log,
         progress: json ? undefined : process.stderr, junitPath, interrupts,
       });
     }

@@ -104,7 +104,7 @@ export function renderJUnit(results: JUnitEntry[]): string {
 
 export interface RunJUnit {
   lock: string;
-  property: 'lock' | 'resource' | 'both';
+  property: 'lock' | 'resource' | 'both' | 'liveness' | 'all';
   faults: string[];
   replay?: boolean;               // `--replay`: the testcase says so (its own history in CI)
   verdict: Verdict;

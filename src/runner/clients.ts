@@ -29,6 +29,7 @@ interface Worker {
   killedByUs?: boolean;       // we sent SIGKILL (a client past its deadline, or closing)
   open: boolean;              // an operation of `process` is invoked and not yet complete
   believes: Map<string, number>; // keys `process` believes it holds (acquire ok … release invoke), re-entry depth
+  killedByNemesis?: boolean;  // a client-kill fault: an intended death, not a crash of the run
 }
 
 export interface RunReport {
@@ -83,6 +84,15 @@ export class ClientPool implements ClientControl {
     this.send(this.worker(id), { t: 'clock', offsetMs: ms });
   }
 
+  /** SIGKILL (a client-kill fault): the holder dies; its run ends there, not as a crash. */
+  async kill(id: string): Promise<void> {
+    const w = this.worker(id);
+    w.killedByNemesis = true;
+    this.sigkill(w);
+    // Its beliefs end (lapseOnDeath) before anything later is recorded: wait for the exit.
+    if (!w.dead) await new Promise<void>((resolve) => w.child.once('exit', () => resolve()));
+  }
+
   private send(w: Worker, m: ToWorker): void {
     if (!w.dead && w.child.connected) w.child.send(m);
   }
@@ -101,7 +111,7 @@ export class ClientPool implements ClientControl {
       const how = `client ${id} exited (${signal ? `signal ${signal}` : `code ${code}`})`;
       if (w.done) {
         this.lapseOnDeath(w);
-        w.done(how);
+        w.done(w.killedByNemesis ? undefined : how);
       }
       else if (!w.killedByUs) this.diedBetweenRuns.push(`${how} between runs`);
     });
@@ -150,7 +160,7 @@ export class ClientPool implements ClientControl {
         break;
       }
       case 'point': {
-        const p = this.pauseAt(w, m.name, m.seq);
+        const p = this.killAt(w, m.name) ?? this.pauseAt(w, m.name, m.seq);
         this.pausing.add(p);
         void p.finally(() => this.pausing.delete(p));
         break;
@@ -186,6 +196,16 @@ export class ClientPool implements ClientControl {
   private async pauseAt(w: Worker, point: string, seq: number): Promise<void> {
     const now = performance.now() - this.runStartMs;
     const f = this.anchored.find((x) => !x.fired && x.target === w.id && x.params?.point === point && x.at_ms <= now);
+  /** A point question answered by death: an anchored client-kill of the plan is due here (it never goes on). */
+  private killAt(w: Worker, point: string): Promise<void> | undefined {
+    const now = performance.now() - this.runStartMs;
+    const f = this.anchored.find((x) => !x.fired && x.kind === 'client-kill' && x.target === w.id && x.params?.point === point && x.at_ms <= now);
+    if (!f) return undefined;
+    f.fired = true;
+    this.recorder.nemesis('client-kill-start', { client: w.id, point });
+    return this.kill(w.id).then(() => this.recorder.nemesis('client-kill-stop', { client: w.id, point }));
+  }
+
     if (f) {
       f.fired = true;
       const ms = f.duration_ms ?? 0;
@@ -248,7 +268,7 @@ export class ClientPool implements ClientControl {
           const w = this.workers.get(id)!;
           if (w.done) {
             killed.push(id);
-            this.kill(w);
+            this.sigkill(w);
           }
         }
         await all;
@@ -268,7 +288,7 @@ export class ClientPool implements ClientControl {
     }
   }
 
-  private kill(w: Worker): void {
+  private sigkill(w: Worker): void {
     if (w.dead) return;
     w.killedByUs = true;
     w.child.kill('SIGKILL');
@@ -278,7 +298,7 @@ export class ClientPool implements ClientControl {
   async close(): Promise<void> {
     const exits = [...this.workers.values()].filter((w) => !w.dead).map((w) => new Promise<void>((resolve) => {
       w.child.once('exit', () => resolve());
-      this.kill(w);
+      this.sigkill(w);
     }));
     await Promise.race([Promise.all(exits), sleep(3000, undefined, { ref: false })]);
     this.workers.clear();

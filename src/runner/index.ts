@@ -9,7 +9,7 @@ import { CRITICAL_SECTION, describePlan, planOps, validatePlan, type RunPlan } f
 import type { LockSpec } from './protocol.ts';
 import { Progress, type ProgressEvent, type ProgressSink } from './progress.ts';
 import { search, type SearchResult } from './search.ts';
-import { Session, topologyOf, type RunOutcome, type SessionOptions } from './session.ts';
+import { Session, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, versions, writeEvents, writeJson } from './store.ts';
 import { lockLabel } from './lock-spec.ts';
 import { claimSignals } from '../env/lifecycle.ts';
@@ -31,7 +31,9 @@ export interface RunOptions {
   pausePoints?: string[];
   storeRoot: string;
   lockOptions?: Record<string, unknown>;
-  property?: 'lock' | 'resource' | 'both';
+  property?: Property;
+  /** The liveness bound (ms); default per run: 2 × TTL + the plan's longest wait. */
+  livenessMs?: number;
   log(line: string): void;  // where the human report goes
   /** Where progress lines go (the CLI: process.stderr, unless --json); none when absent. */
   progress?: ProgressSink;
@@ -63,6 +65,8 @@ export interface RunSummary {
   firstAfterMs?: number;
   ops: number;
   lockViolations: number;       // runs whose lock history was invalid
+  /** Measured on every run, whatever the property: runs with a liveness violation, the longest unavailability seen. */
+  liveness: LivenessTotals;
   firstAnomalies?: unknown[];   // of the first violating run (before shrinking)
   resource: { lostUpdates: number; staleWritesAccepted: number; staleStepsPrevented: number };
   minimal?: { plan: RunPlan; ops: number; faults: number; anomalies: unknown[]; resource: unknown; confirmed?: boolean };
@@ -76,10 +80,28 @@ export interface RunSummary {
   junit: string;
 }
 
+export interface LivenessTotals {
+  checked: boolean;              // the property asks for liveness (its violations make the run unsafe)
+  violations: number;            // runs with a liveness violation
+  longest_unavailable_ms: number;
+  bound_ms: number | null;       // --liveness-ms, or null: per run, 2 × TTL + the plan's longest wait
+}
+
+function addLiveness(t: LivenessTotals, o: RunOutcome): void {
+  if (!o.liveness) return;
+  if (o.liveness.violations.length) t.violations++;
+  t.longest_unavailable_ms = Math.max(t.longest_unavailable_ms, o.liveness.longest_unavailable_ms);
+}
+
+function describeLiveness(t: LivenessTotals): string {
+  return `liveness${t.checked ? '' : ' (measured, not part of --property)'}: ${t.violations} run(s) with a lock unavailable past the bound`
+    + ` (${t.bound_ms === null ? '2 x TTL + the longest wait' : `${t.bound_ms} ms`}); longest unavailable ${t.longest_unavailable_ms} ms`;
+}
+
 function outcomeJson(o: RunOutcome) {
   return {
     run: o.run, verdict: o.verdict, check: o.check, resource: o.resource, problems: o.problems, inconclusive: o.inconclusive,
-    faults: o.faults, stats: o.stats, elapsed_ms: Math.round(o.elapsedMs),
+    faults: o.faults, stats: o.stats, liveness: o.liveness, elapsed_ms: Math.round(o.elapsedMs),
   };
 }
 
@@ -108,6 +130,10 @@ async function describeOutcome(o: RunOutcome, file: string): Promise<string> {
   } catch {
     lines.push(`${file}: valid=${String(o.check.valid)}`);
     for (const a of o.check.anomalies) lines.push(`  ${a.type}: ${a.message}`);
+  }
+  // Asked-for liveness violations are among check.anomalies (formatResult says them); otherwise a note.
+  if (o.liveness && !o.liveness.checked && o.liveness.violations.length) {
+    lines.push(`liveness (not part of --property): ${o.liveness.violations.length} violation(s), e.g. ${o.liveness.violations[0]!.message}`);
   }
   lines.push(o.resource.message);
   for (const a of o.resource.anomalies.slice(0, 5)) lines.push(`  ${a.type} on "${a.key}": ${a.message}`);
@@ -223,7 +249,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   const seed = o.seed ?? Math.floor(Math.random() * 0x7fffffff);
   const test: Record<string, unknown> = {
     lock: lockLabel(o.lock), lock_spec: o.lock, model: o.recipe.model, fencing: o.recipe.fencing,
-    topology: { name: topo.name, ...topo.opts }, faults: o.faults, pause_points: o.pausePoints ?? null, property: o.property ?? 'both', clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
+    topology: { name: topo.name, ...topo.opts }, faults: o.faults, pause_points: o.pausePoints ?? null, property: o.property ?? 'both', liveness_ms: o.livenessMs ?? null, clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
     time_s: o.timeS, runs: o.runs, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
     versions: versions(), started: new Date().toISOString(), plan: null,
   };
@@ -235,7 +261,8 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   let firstSeen: RunOutcome | undefined;   // the first violation, kept for an interrupt
   const resource = { lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0 };
   const property = o.property ?? 'both';
-  const totals = () => ({ property, lock_violations: lockViolations, resource_totals: resource, ops, coverage });
+  const liveness: LivenessTotals = { checked: wantsLiveness(property), violations: 0, longest_unavailable_ms: 0, bound_ms: o.livenessMs ?? null };
+  const totals = () => ({ property, lock_violations: lockViolations, liveness, resource_totals: resource, ops, coverage });
   const junitBase = { lock: ciLabel(o.lock), property, faults: o.faults, replayCommand: `lockpick run --replay ${dir}`, properties: { run: id, seed } };
   // Ctrl-C: what was found so far is stored and said; a violation already seen stays one.
   let interrupted = false;
@@ -253,13 +280,13 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     o.log(`\nINTERRUPTED after ${coverage.runs} run(s): ${firstSeen ? `UNSAFE: a violation was found in run ${firstSeen.run} (not shrunk); its history is in ${join(dir, 'counterexample')}` : 'no violation so far; no verdict'}.`);
     if (firstSeen) o.log(await describeOutcome(firstSeen, join(dir, 'counterexample', 'history.jsonl')));
   };
-  return withSession({ recipe: o.recipe, lock: o.lock, historyPath: join(dir, 'history.jsonl'), lockOptions: o.lockOptions, property: o.property }, o.interrupts ?? {}, async (session) => {
+  return withSession({ recipe: o.recipe, lock: o.lock, historyPath: join(dir, 'history.jsonl'), lockOptions: o.lockOptions, property: o.property, livenessMs: o.livenessMs }, o.interrupts ?? {}, async (session) => {
     const { activeFaults } = await import('../../nemesis/index.ts');
     const progress = new Progress(o.progress, () => activeFaults(session.nemesisContext()).length, o.onProgress);
     const arb = planArb({
       clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, keys: o.keys, topology: topo.name,
       nodes: session.dataNodes(), points: o.pausePoints ?? [CRITICAL_SECTION, ...(o.recipe.points ?? [])],
-      reentrant: o.recipe.model === 'reentrant-mutex',
+      reentrant: o.recipe.model === 'reentrant-mutex', renew: o.recipe.renews === true, sessionMs: o.recipe.sessionMs?.(o.lockOptions),
     });
     let res: SearchResult;
     try {
@@ -269,6 +296,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         onRun: (out, phase) => {
           ops += out.ops;
           if (out.lockVerdict === false) lockViolations++;
+          if (phase === 'search') addLiveness(liveness, out);
           resource.lostUpdates += out.resource.lostUpdates;
           resource.staleWritesAccepted += out.resource.staleWritesAccepted;
           resource.staleStepsPrevented += out.resource.staleStepsPrevented;
@@ -294,7 +322,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       verdict: res.minimal ? false : missing.length === 0 ? true : 'unknown',
       exitCode: res.minimal ? 1 : missing.length === 0 ? 0 : 3,
       dir, runId: id, seed: res.seed, path: res.path, runs: res.runs, shrinkRuns: res.shrinkRuns, inconclusive: res.inconclusive,
-      firstAfterMs: res.firstAfterMs, ops, lockViolations, resource, replay, coverage, gaps: missing,
+      firstAfterMs: res.firstAfterMs, ops, lockViolations, liveness, resource, replay, coverage, gaps: missing,
       firstAnomalies: res.first ? [...res.first.check.anomalies, ...res.first.resource.anomalies] : undefined,
       elapsedMs: 0, junit: join(dir, 'junit.xml'),
     };
@@ -310,12 +338,14 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? 'broke the lock again on a confirmation run' : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
       o.log(`\n${await describeOutcome(m, join(cdir, 'history.jsonl'))}`);
       o.log(`\nsearch: ${describeCoverage(coverage)}`);
+      o.log(describeLiveness(liveness));
       o.log(`fast-check seed ${res.seed}, path "${res.path ?? ''}"`);
       o.log(`timeline: ${join(cdir, 'timeline.html')}`);
       o.log(`replay:   ${replay}`);
     } else if (summary.exitCode === 0) {
       o.log(`\nSAFE so far${o.property && o.property !== 'both' ? ` (property: ${o.property})` : ''}: ${ops} operations, no violation. fast-check seed ${res.seed}.`);
       o.log(`tested: ${describeCoverage(coverage)}`);
+      o.log(describeLiveness(liveness));
       if (o.property === 'resource') {
         o.log(`the lock itself was broken in ${lockViolations} run(s) (double holders); the resource lost ${resource.lostUpdates} update(s), accepted ${resource.staleWritesAccepted} stale write(s) and rejected ${resource.staleStepsPrevented} stale step(s) by fencing`);
       }
@@ -323,6 +353,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       o.log(`\nINCONCLUSIVE: no violation, but no safety promise either:`);
       for (const g of missing) o.log(`  - ${g}`);
       o.log(`tested: ${describeCoverage(coverage)}`);
+      o.log(describeLiveness(liveness));
       const reasons = Object.entries(coverage.inconclusiveReasons).sort((a, b) => b[1] - a[1]).slice(0, 3);
       if (reasons.length) o.log(`inconclusive runs, most often:\n${reasons.map(([r, n]) => `  ${n} run(s): ${r}`).join('\n')}`);
     }
@@ -366,13 +397,16 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   writeJson(join(dir, 'test.json'), { ...test, replay_of: o.dir, versions: versions(), started: new Date().toISOString() });
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
   const property = (test.property as RunOptions['property']) ?? 'both';
-  return withSession({ recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions: test.lock_options as Record<string, unknown> | undefined, property }, o.interrupts ?? {}, async (session) => {
+  const livenessMs = typeof test.liveness_ms === 'number' ? test.liveness_ms : undefined;
+  return withSession({ recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions: test.lock_options as Record<string, unknown> | undefined, property, livenessMs }, o.interrupts ?? {}, async (session) => {
     let last: RunOutcome | undefined;
     let ops = 0;
     let n = 0;
     const coverage = emptyCoverage([...new Set(plan.faults.map((f) => f.kind))]);
+    const liveness: LivenessTotals = { checked: wantsLiveness(property), violations: 0, longest_unavailable_ms: 0, bound_ms: livenessMs ?? null };
     for (; n < o.runs; n++) {
       last = await session.runOnce(plan);
+      addLiveness(liveness, last);
       ops += last.ops;
       addRun(coverage, last);
       if (last.verdict === false) break;
@@ -384,7 +418,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
       verdict: unsafe ? false : missing.length === 0 ? true : 'unknown', exitCode: unsafe ? 1 : missing.length === 0 ? 0 : 3,
       coverage, gaps: missing,
       dir, runId: id, runs: Math.min(n + 1, o.runs), shrinkRuns: 0, inconclusive: coverage.runs - coverage.conclusive, ops, replay: `lockpick run --replay ${o.dir}`,
-      lockViolations: last?.lockVerdict === false ? 1 : 0,
+      lockViolations: last?.lockVerdict === false ? 1 : 0, liveness,
       resource: { lostUpdates: last?.resource.lostUpdates ?? 0, staleWritesAccepted: last?.resource.staleWritesAccepted ?? 0, staleStepsPrevented: last?.resource.staleStepsPrevented ?? 0 },
       elapsedMs: 0, junit: join(dir, 'junit.xml'),
     };
@@ -404,7 +438,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
       anomalies: unsafe && last ? [...last.check.anomalies, ...last.resource.anomalies] : [], resource: unsafe ? last?.resource : undefined,
       plan: describePlan(plan), timeline: cdir && join(cdir, 'timeline.html'), properties: { run: id, replay_of: o.dir },
     });
-    writeJson(join(dir, 'results.json'), { verdict: summary.verdict, runs: summary.runs, coverage, gaps: missing, last: last ? outcomeJson(last) : null });
+    writeJson(join(dir, 'results.json'), { verdict: summary.verdict, runs: summary.runs, coverage, gaps: missing, liveness, last: last ? outcomeJson(last) : null });
     return summary;
   });
 }

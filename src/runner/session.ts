@@ -11,6 +11,7 @@ import { LockContractError, type LockRecipe } from '../locks/lock.ts';
 import { checkHistory } from '../../checkers/index.ts';
 import type { CheckResult, Verdict } from '../../checkers/types.ts';
 import { checkResource, type ResourceEntry, type ResourceResult } from '../../checkers/resource.ts';
+import { checkLiveness, defaultLivenessBoundMs, type LivenessResult } from '../../checkers/liveness.ts';
 import type { NemesisContext } from '../../nemesis/types.ts';
 import { ClientPool } from './clients.ts';
 import { Recorder } from './recorder.ts';
@@ -28,10 +29,31 @@ export interface SessionOptions {
   historyPath: string;
   commandTimeoutMs?: number;
   lockOptions?: Record<string, unknown>;
-  /** What must hold: the lock's history ('lock'), the protected resource ('resource'), or both (default). */
-  property?: 'lock' | 'resource' | 'both';
+  /** What must hold: see Property. */
+  property?: Property;
+  /** Liveness bound (ms); default per plan: defaultLivenessBoundMs(ttl, longest wait). */
+  livenessMs?: number;
   /** Check time limit per run (ms); past it the run's verdict is 'unknown'. */
   checkTimeMs?: number;
+}
+
+/**
+ * What must hold: the lock's history ('lock'), the protected resource ('resource'),
+ * both of these ('both', the default: safety), the lock becoming available again
+ * after its holder is gone ('liveness'), or all three ('all').
+ */
+export type Property = 'lock' | 'resource' | 'both' | 'liveness' | 'all';
+export const PROPERTIES: readonly Property[] = ['lock', 'resource', 'both', 'liveness', 'all'];
+
+/** Whether the property asks for liveness (then a liveness violation makes the run unsafe). */
+export function wantsLiveness(p: Property): boolean {
+  return p === 'liveness' || p === 'all';
+}
+
+export interface RunLiveness extends LivenessResult {
+  bound_ms: number;
+  /** Whether the property asked for it (its violations then count and are among check.anomalies). */
+  checked: boolean;
 }
 
 export interface RunOutcome {
@@ -50,6 +72,7 @@ export interface RunOutcome {
   faults: FaultEffects;             // what the nemesis actually did
   stats: LockStats;                 // ok acquires, releases, contention
   resourceEntries: ResourceEntry[];
+  liveness?: RunLiveness;           // measured on every run; a verdict only when the property asks
 }
 
 /** Whether the recipe's acquires are leases (LockRecipe.lease, by topology when unset). */
@@ -181,8 +204,13 @@ export class Session {
     const check = checkEvents(events, recipe.model, this.o.checkTimeMs ?? 20_000, plan.ttlMs);
     const property = this.o.property ?? 'both';
     let verdict: Verdict = property === 'resource' ? resource.valid
+    const liveness = runLiveness(events, plan, recipe, property, this.o.livenessMs);
+    // Asked for: its violations are the run's anomalies too (the words, the shrinker, JUnit and the timeline see them).
+    if (liveness.checked) check.anomalies.push(...liveness.violations);
+    const live = liveness.violations.length === 0;
       : property === 'lock' ? check.valid
-        : check.valid === false || !resource.valid ? false : check.valid;
+        : property === 'liveness' ? live
+          : check.valid === false || !resource.valid || (property === 'all' && !live) ? false : check.valid;
     // A run whose clients failed, whose faults did not all take effect, or whose history could
     // not be written, says nothing about the lock: inconclusive (a violation seen stays one).
     // A kind of the plan none of whose faults took effect: that run did not test it.
@@ -194,7 +222,7 @@ export class Session {
     const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;
     return {
       run, plan, verdict, lockVerdict: check.valid, check, resource, events, ops, elapsedMs: performance.now() - started,
-      problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), resourceEntries: entries,
+      problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), resourceEntries: entries, liveness,
     };
   }
 
@@ -212,6 +240,22 @@ export class Session {
 }
 
 /**
+/** The liveness of one run's events: the bound from the plan unless given, the clients and deaths the runner recorded. */
+export function runLiveness(events: HistoryEvent[], plan: RunPlan, recipe: LockRecipe, property: Property, livenessMs?: number): RunLiveness {
+  const longestWait = Math.max(0, ...plan.clients.flatMap((c) => c.attempts.map((a) => a.waitMs)));
+  const bound = livenessMs ?? defaultLivenessBoundMs(plan.ttlMs, longestWait);
+  const b = new HistoryBuilder('run');
+  const clients = new Map<number, string>();
+  const deathLines = new Set<number>();
+  events.forEach((e, i) => {
+    b.add(e, i + 1);
+    if (typeof e.process === 'number' && typeof e.client === 'string') clients.set(e.process, e.client);
+    if (e.f === 'release' && e.error === 'the client process died') deathLines.add(i + 1);
+  });
+  const r = checkLiveness(b.finish(), { boundMs: bound, clients, deathLines, leased: isLeased(recipe) });
+  return { ...r, bound_ms: bound, checked: wantsLiveness(property) };
+}
+
  * Checks one run's events (already in real-time order): checkHistory itself names the stale
  * unlocks, with each acquire's own lease_ms and the backend of the run-start event, so
  * `lockpick check` of the stored history names the same anomalies. leaseMs is no longer used.

@@ -68,7 +68,7 @@ export function checkLiveness(history: ParsedHistory, o: LivenessOptions): Liven
     // Events of interest, each at its position in the history: belief starts/ends, attempt outcomes.
     type Ev = { seq: number; kind: 'hold' | 'end' | 'failed'; op: Op };
     const evs: Ev[] = [];
-    const holding = new Set<number>();
+    const holding = new Map<number, number>();   // process → re-entry depth
     for (const op of ops) {
       if (op.f === 'acquire') {
         if (op.outcome === 'ok' && Number.isFinite(op.completeSeq)) evs.push({ seq: op.completeSeq, kind: 'hold', op });
@@ -112,9 +112,14 @@ export function checkLiveness(history: ParsedHistory, o: LivenessOptions): Liven
     for (const e of evs) {
       if (e.kind === 'hold') {
         close(e.op);
-        holding.add(e.op.process);
+        holding.set(e.op.process, (holding.get(e.op.process) ?? 0) + 1);
       } else if (e.kind === 'end') {
-        if (!holding.delete(e.op.process) || holding.size > 0) continue;
+        const depth = holding.get(e.op.process);
+        if (depth === undefined) continue;
+        // An inner release of a re-entered lock leaves it held by the same process.
+        if (depth > 1) { holding.set(e.op.process, depth - 1); continue; }
+        holding.delete(e.op.process);
+        if (holding.size > 0) continue;
         const t = e.op.invokeTime;
         if (t === undefined) continue;
         win = { holder: e.op.process, cause: goneBecause(e.op, o), line: o.deathLines?.has(e.op.completeLine) ? e.op.completeLine : e.op.invokeLine, timeNs: t, failed: [] };

@@ -131,3 +131,20 @@ test('keys are independent: a stuck k1 does not hide behind a healthy k0', () =>
 test('the default bound is twice the lease plus the longest wait', () => {
   assert.equal(defaultLivenessBoundMs(800, 1600), 3200);
 });
+
+test('re-entry: the inner release leaves the lock held, so failures until the outer release are contention', () => {
+  const ev: Parameters<typeof history>[0] = [
+    { type: 'invoke', f: 'acquire', process: 0, key: 'k', t: 0 },
+    { type: 'ok', f: 'acquire', process: 0, key: 'k', t: 1 },
+    { type: 'invoke', f: 'acquire', process: 0, key: 'k', t: 2 },
+    { type: 'ok', f: 'acquire', process: 0, key: 'k', t: 3 },
+    { type: 'invoke', f: 'release', process: 0, key: 'k', t: 4 },
+    { type: 'ok', f: 'release', process: 0, key: 'k', t: 5 },
+    { type: 'invoke', f: 'acquire', process: 1, key: 'k', t: 6 },
+    { type: 'fail', f: 'acquire', process: 1, key: 'k', t: 5000 },
+    { type: 'invoke', f: 'release', process: 0, key: 'k', t: 5001 },
+    { type: 'ok', f: 'release', process: 0, key: 'k', t: 5002 },
+  ];
+  const r = checkLiveness(history(ev).h, { boundMs: 100 });
+  assert.deepEqual(r.violations, []);
+});

@@ -57,6 +57,7 @@ export interface FaultGenOptions {
   nodes: string[];        // data node ids node faults may target
   points: string[];       // named points a client pause may land at
   topology: string;       // the environment's topology name ('redis', 'redis-sentinel', ...)
+  sessionMs?: number;     // how long the server keeps a silent client's hold (ZooKeeper session timeout), when the lock has one
 }
 
 /**

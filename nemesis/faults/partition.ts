@@ -14,6 +14,7 @@ export const partition: KindDef = {
     targetRequired: true,
     params: {
       mode: { type: 'string', values: ['disable', 'blackhole'], doc: "'disable' (default): connections are closed and refused; 'blackhole': they stay open and nothing gets through" },
+      point: { type: 'string', doc: "anchored (target 'client:<id>' only; lockpick run does these): from at_ms on, cut the client when it next reaches this named point (e.g. 'in-critical-section'); it goes on, and a lock without a lease holds through the cut" },
     },
   },
   create(spec, ctx, id) {
@@ -28,12 +29,28 @@ export const partition: KindDef = {
       async stop() { await undo?.(); },
     };
   },
-  // One server cut off from everyone, or one client cut off from every server.
-  generate: (o) => single(fc.record({
-    kind: fc.constant('partition'), at_ms: startAt(o), duration_ms: beyondLease(o),
-    target: fc.oneof(fc.constantFrom(...(o.nodes.length ? o.nodes : ['n1'])), someClient(o).map((c) => `client:${c}`)),
-  })),
-  describe: (f) => `${at(f)}: partition ${targetText(f)}${lasting(f)}${paramsText(f)}`,
+  // One server cut off from everyone, or one client cut off from every server. Where a hold
+  // lives in a server session (ZooKeeper, MariaDB), also a client cut off while it believes
+  // it holds (anchored in its critical section), past the session timeout: the server ends
+  // its session and frees the lock under it (a closed connection ends a MariaDB session at once).
+  generate: (o) => {
+    const timed = fc.record({
+      kind: fc.constant('partition'), at_ms: startAt(o), duration_ms: beyondLease(o),
+      target: fc.oneof(fc.constantFrom(...(o.nodes.length ? o.nodes : ['n1'])), someClient(o).map((c) => `client:${c}`)),
+    });
+    if (o.topology !== 'zookeeper' && o.topology !== 'mariadb') return single(timed);
+    const s = o.sessionMs;
+    const anchored = fc.record({
+      kind: fc.constant('partition'), at_ms: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),
+      duration_ms: s ? fc.integer({ min: s + 1000, max: Math.floor(1.5 * s) + 1000 }) : beyondLease(o),
+      target: someClient(o).map((c) => `client:${c}`),
+      params: fc.record({ point: fc.constantFrom(...(o.points.length ? o.points : ['in-critical-section'])) }),
+    });
+    return single(fc.oneof(timed, anchored));
+  },
+  describe: (f) => (typeof f.params?.point === 'string'
+    ? `from ${f.at_ms} ms: partition ${targetText(f)}${lasting(f)} the next time it reaches '${f.params.point}' (it goes on)${paramsText(f, ['point'])}`
+    : `${at(f)}: partition ${targetText(f)}${lasting(f)}${paramsText(f)}`),
 };
 
 export const latency: KindDef = {

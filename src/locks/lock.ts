@@ -108,6 +108,10 @@ export interface LockRecipe {
    */
   lease?: boolean;
   points?: string[];             // names this recipe passes to ctx.point (where a pause may land)
+  /** Its Lock has renew() (with some options, at least): run plans then ask for renews in holds. */
+  renews?: boolean;
+  /** How long the server keeps the hold of a client it no longer hears from (ZooKeeper: the session timeout), given --lock-opt options. */
+  sessionMs?(options: Record<string, unknown> | undefined): number;
   optionsHelp?: Record<string, string>; // --lock-opt names → one-line description
   create(ctx: LockContext): Lock | Promise<Lock>;
 }

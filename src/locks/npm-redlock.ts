@@ -88,6 +88,7 @@ export const recipe: LockRecipe = {
   summary: 'the npm package redlock@5.0.0-beta.2 (ioredis), used as its README shows, unpatched',
   source: 'node_modules/redlock/README.md; Redlock per seed 003',
   topology: { kind: 'redis', masters: 5 },
+  renews: true,
   model: 'mutex',
   fencing: false,
   optionsHelp: {

@@ -27,12 +27,15 @@ export const ZK_OPTIONS_HELP: Record<string, string> = {
 export interface ZkOptions { sessionTimeoutMs: number; onDisconnect: OnDisconnect }
 
 export function zkOptions(ctx: LockContext, recipe: string): ZkOptions {
-  const sessionTimeoutMs = numberOption(ctx, recipe, 'sessionTimeoutMs', 2000);
+  const sessionTimeoutMs = numberOption(ctx, recipe, 'sessionTimeoutMs', zkSessionMs(undefined));
   if (sessionTimeoutMs < 1000 || sessionTimeoutMs > 60_000) {
     throw new Error(`lock ${recipe}: option sessionTimeoutMs=${sessionTimeoutMs} is outside what the server grants (1000..60000 with tickTime 500); pass e.g. --lock-opt sessionTimeoutMs=2000`);
   }
   return { sessionTimeoutMs, onDisconnect: choiceOption(ctx, recipe, 'onDisconnect', ON_DISCONNECT, 'treat-as-loss') };
 }
+
+/** The session timeout the recipes ask for, from --lock-opt (LockRecipe.sessionMs). */
+export const zkSessionMs = (options: Record<string, unknown> | undefined) => Number(options?.sessionTimeoutMs ?? 2000);
 
 /** A node under /locks for the key (any characters, one path segment). */
 export const lockPath = (key: string) => `/locks/${encodeURIComponent(key)}`;

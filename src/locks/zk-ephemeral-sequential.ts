@@ -20,7 +20,7 @@
  */
 import { isDefiniteFailure, type AcquireOptions, type Held, type Lock, type LockContext, type LockRecipe } from './lock.ts';
 import { choiceOption } from './options.ts';
-import { lockPath, SessionHolder, waitForChange, ZK_OPTIONS_HELP, zkOptions, type ZkHeld } from './zk-common.ts';
+import { lockPath, SessionHolder, waitForChange, ZK_OPTIONS_HELP, zkOptions, zkSessionMs, type ZkHeld } from './zk-common.ts';
 import { CreateMode, isNoNode, type ZkSession } from './zookeeper-client.ts';
 
 const NAME = 'zk-ephemeral-sequential';
@@ -87,6 +87,8 @@ export const recipe: LockRecipe = {
   summary: 'ZooKeeper EPHEMERAL_SEQUENTIAL under /locks/<key>: lowest sequence holds, each waiter watches its predecessor; token = sequence',
   source: 'seeds 000 (ZooKeeper section), 001 (ZooKeeper, herd effect)',
   topology: { kind: 'zookeeper', nodes: 3 },
+  renews: true,             // with onDisconnect=treat-as-loss
+  sessionMs: zkSessionMs,
   model: 'fenced-mutex',
   fencing: true,
   optionsHelp: {

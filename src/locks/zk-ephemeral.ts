@@ -9,7 +9,7 @@
  * The node is /locks/<key>; no fencing token. Session rules: zk-common.ts.
  */
 import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
-import { lockPath, SessionHolder, waitForChange, ZK_OPTIONS_HELP, zkOptions, type ZkHeld } from './zk-common.ts';
+import { lockPath, SessionHolder, waitForChange, ZK_OPTIONS_HELP, zkOptions, zkSessionMs, type ZkHeld } from './zk-common.ts';
 import { CreateMode, isNodeExists } from './zookeeper-client.ts';
 
 const NAME = 'zk-ephemeral';
@@ -54,6 +54,8 @@ export const recipe: LockRecipe = {
   summary: 'ZooKeeper: one EPHEMERAL znode /locks/<key>; waiters all watch it (herd effect); release = delete',
   source: 'seed 000 (ZooKeeper, the other version), 001 (herd effect)',
   topology: { kind: 'zookeeper', nodes: 3 },
+  renews: true,             // with onDisconnect=treat-as-loss
+  sessionMs: zkSessionMs,
   model: 'mutex',
   fencing: false,
   optionsHelp: ZK_OPTIONS_HELP,

@@ -9,7 +9,9 @@ import { basename, extname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forgetProcess, recordProcess } from '../env/lifecycle.ts';
-import type { ClientControl, FaultSpec } from '../../nemesis/types.ts';
+import type { ClientControl, FaultSpec, NemesisContext } from '../../nemesis/types.ts';
+import { createFault } from '../../nemesis/kinds.ts';
+import { anchoredClient, isAnchoredPartition } from '../workload/plan.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Recorder } from './recorder.ts';
 
@@ -27,9 +29,9 @@ interface Worker {
   stopped: boolean;           // SIGSTOPped by us
   dead: boolean;
   killedByUs?: boolean;       // we sent SIGKILL (a client past its deadline, or closing)
+  killedByNemesis?: boolean;  // a client-kill fault: an intended death, not a crash of the run
   open: boolean;              // an operation of `process` is invoked and not yet complete
   believes: Map<string, number>; // keys `process` believes it holds (acquire ok … release invoke), re-entry depth
-  killedByNemesis?: boolean;  // a client-kill fault: an intended death, not a crash of the run
 }
 
 export interface RunReport {
@@ -45,6 +47,8 @@ export class ClientPool implements ClientControl {
   private nextProcess = 0;
   private active: string[] = [];
   private anchored: (FaultSpec & { fired?: boolean })[] = [];
+  /** The session's nemesis context: anchored partitions cut links through it (set by Session). */
+  nemesis?: NemesisContext;
   private runStartMs = 0;
   private logs: string[] = [];
   /** What workers told about contract violations and crashes since the last report (run() hands it over). */
@@ -80,10 +84,6 @@ export class ClientPool implements ClientControl {
     w.stopped = false;
   }
 
-  async setClockOffsetMs(id: string, ms: number): Promise<void> {
-    this.send(this.worker(id), { t: 'clock', offsetMs: ms });
-  }
-
   /** SIGKILL (a client-kill fault): the holder dies; its run ends there, not as a crash. */
   async kill(id: string): Promise<void> {
     const w = this.worker(id);
@@ -91,6 +91,10 @@ export class ClientPool implements ClientControl {
     this.sigkill(w);
     // Its beliefs end (lapseOnDeath) before anything later is recorded: wait for the exit.
     if (!w.dead) await new Promise<void>((resolve) => w.child.once('exit', () => resolve()));
+  }
+
+  async setClockOffsetMs(id: string, ms: number): Promise<void> {
+    this.send(this.worker(id), { t: 'clock', offsetMs: ms });
   }
 
   private send(w: Worker, m: ToWorker): void {
@@ -192,10 +196,6 @@ export class ClientPool implements ClientControl {
     w.fresh = true;
   }
 
-  /** A point question: pause here if an anchored fault of the plan is due, then let it go on. */
-  private async pauseAt(w: Worker, point: string, seq: number): Promise<void> {
-    const now = performance.now() - this.runStartMs;
-    const f = this.anchored.find((x) => !x.fired && x.target === w.id && x.params?.point === point && x.at_ms <= now);
   /** A point question answered by death: an anchored client-kill of the plan is due here (it never goes on). */
   private killAt(w: Worker, point: string): Promise<void> | undefined {
     const now = performance.now() - this.runStartMs;
@@ -206,6 +206,15 @@ export class ClientPool implements ClientControl {
     return this.kill(w.id).then(() => this.recorder.nemesis('client-kill-stop', { client: w.id, point }));
   }
 
+  /** A point question: pause here if an anchored fault of the plan is due, then let it go on. */
+  private async pauseAt(w: Worker, point: string, seq: number): Promise<void> {
+    const now = performance.now() - this.runStartMs;
+    const f = this.anchored.find((x) => !x.fired && x.kind !== 'client-kill' && anchoredClient(x) === w.id && x.params?.point === point && x.at_ms <= now);
+    if (f && isAnchoredPartition(f)) {
+      f.fired = true;
+      await this.partitionAt(w, f, seq);
+      return;
+    }
     if (f) {
       f.fired = true;
       const ms = f.duration_ms ?? 0;
@@ -218,6 +227,30 @@ export class ClientPool implements ClientControl {
       this.recorder.nemesis('client-pause-stop', { client: w.id, point });
     }
     this.send(w, { t: 'go', seq });
+  }
+
+  /**
+   * An anchored partition: the client's links are cut (recorded as the partition kind's own
+   * start/stop) and it goes on at once, told to hold for as long as the cut lasts: a client
+   * cut off does not know it, so it keeps working (a lock without a lease holds through it,
+   * long enough for a session timeout to end its hold at the server).
+   */
+  private async partitionAt(w: Worker, f: FaultSpec & { fired?: boolean }, seq: number): Promise<void> {
+    const ms = f.duration_ms ?? 0;
+    if (!this.nemesis) throw new Error('clients.ts: an anchored partition needs the nemesis context (Session.nemesisContext sets pool.nemesis)');
+    const { fired: _fired, ...spec } = f;
+    let fault;
+    try {
+      fault = createFault(spec, this.nemesis);
+      await fault.start();
+    } catch {
+      // Recorded as partition-start-failed (fault-effects reports it); the client goes on uncut.
+      this.send(w, { t: 'go', seq });
+      return;
+    }
+    this.send(w, { t: 'go', seq, holdMs: ms });
+    await sleep(ms);
+    await fault.stop();
   }
 
   /**

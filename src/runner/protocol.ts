@@ -33,7 +33,7 @@ export interface RunJob {
 export type ToWorker =
   | RunJob
   | { t: 'ack'; seq: number; process: number }     // the invoke is on disk: go ahead
-  | { t: 'go'; seq: number }                        // reply to a point question
+  | { t: 'go'; seq: number; holdMs?: number }       // reply to a point question (holdMs: an anchored partition there, hold at least this long)
   | { t: 'clock'; offsetMs: number }
   | { t: 'start' }                                  // every client is prepared: time 0 of the run is now
   | { t: 'stop' };                                  // finish the current attempt, close, report done

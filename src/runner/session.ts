@@ -17,7 +17,7 @@ import { ClientPool } from './clients.ts';
 import { Recorder } from './recorder.ts';
 import { ResourceClient } from './resource-store.ts';
 import type { LockSpec, RunJob } from './protocol.ts';
-import { clientId, isAnchoredPause, planHorizonMs, type RunPlan } from '../workload/plan.ts';
+import { anchoredClient, clientId, isAnchoredPause, planHorizonMs, type RunPlan } from '../workload/plan.ts';
 import { lockStats, type LockStats } from '../../checkers/stats.ts';
 import { faultEffects, type FaultEffects } from './fault-effects.ts';
 import { lockLabel } from './lock-spec.ts';
@@ -137,6 +137,7 @@ export class Session {
   /** One context for the whole session: the nemesis tracks active faults per context. */
   nemesisContext(): NemesisContext {
     this.ctx ??= { env: this.env, clients: this.pool, record: (f, v) => this.recorder.nemesis(f, v) };
+    this.pool.nemesis = this.ctx;   // anchored partitions cut links from the pool (ClientPool.pauseAt)
     return this.ctx;
   }
 
@@ -160,7 +161,7 @@ export class Session {
         natMap: hasSentinels ? this.natMap(endpoints) : undefined,
         resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
         commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
-        pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && f.target === id).map((f) => String(f.params!.point)),
+        pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && anchoredClient(f) === id).map((f) => String(f.params!.point)),
       };
     }));
     const anchored = plan.faults.filter(isAnchoredPause);
@@ -203,11 +204,11 @@ export class Session {
     const resource = checkResource(entries, finals);
     const check = checkEvents(events, recipe.model, this.o.checkTimeMs ?? 20_000, plan.ttlMs);
     const property = this.o.property ?? 'both';
-    let verdict: Verdict = property === 'resource' ? resource.valid
     const liveness = runLiveness(events, plan, recipe, property, this.o.livenessMs);
     // Asked for: its violations are the run's anomalies too (the words, the shrinker, JUnit and the timeline see them).
     if (liveness.checked) check.anomalies.push(...liveness.violations);
     const live = liveness.violations.length === 0;
+    let verdict: Verdict = property === 'resource' ? resource.valid
       : property === 'lock' ? check.valid
         : property === 'liveness' ? live
           : check.valid === false || !resource.valid || (property === 'all' && !live) ? false : check.valid;
@@ -239,7 +240,6 @@ export class Session {
   }
 }
 
-/**
 /** The liveness of one run's events: the bound from the plan unless given, the clients and deaths the runner recorded. */
 export function runLiveness(events: HistoryEvent[], plan: RunPlan, recipe: LockRecipe, property: Property, livenessMs?: number): RunLiveness {
   const longestWait = Math.max(0, ...plan.clients.flatMap((c) => c.attempts.map((a) => a.waitMs)));
@@ -256,6 +256,7 @@ export function runLiveness(events: HistoryEvent[], plan: RunPlan, recipe: LockR
   return { ...r, bound_ms: bound, checked: wantsLiveness(property) };
 }
 
+/**
  * Checks one run's events (already in real-time order): checkHistory itself names the stale
  * unlocks, with each acquire's own lease_ms and the backend of the run-start event, so
  * `lockpick check` of the stored history names the same anomalies. leaseMs is no longer used.

@@ -112,14 +112,16 @@ class Client {
     } catch (e) {
       send({ t: 'log', message: `resource read failed: ${(e as Error).message}` });
     }
-    await point(CRITICAL_SECTION);
+    const cutMs = await point(CRITICAL_SECTION);
     if (a.reenter && this.job.reentrant && !(await this.reenter(held, key))) return false;
+    // Cut off here (an anchored partition), the client does not know it and works on: without a
+    // lease it holds through the cut (a session lock then outlives its session at the server).
+    // A leased lock keeps its planned hold, so no hold outlives its lease by design.
+    const holdMs = cutMs !== undefined && !this.job.leased ? Math.max(a.holdMs, cutMs) : a.holdMs;
     if (a.renew && this.lock.renew) {
-      await sleep(a.holdMs / 2);
-      if (!(await this.renew(held, key))) return false;
-      await sleep(a.holdMs / 2);
+      if (!(await this.holdRenewing(held, key, holdMs))) return false;
     } else {
-      await sleep(a.holdMs);
+      await sleep(holdMs);
     }
     if (read?.accepted) {
       try {
@@ -141,6 +143,24 @@ class Client {
     // The inner release never got through and the lease has run out since: the outer hold is over too.
     await this.lapse(outer, key);
     return false;
+  }
+
+  /**
+   * Holds for holdMs, renewing once half way, and every TTL/3 in a longer hold (as a
+   * watchdog does, and as a careful session client checks its session): false when the hold
+   * ended (renew lost or unknown).
+   */
+  private async holdRenewing(held: Held, key: string, holdMs: number): Promise<boolean> {
+    const every = Math.max(50, Math.floor(this.job.ttlMs / 3));
+    const step = holdMs > 2 * every ? every : holdMs / 2;
+    let left = holdMs;
+    do {
+      await sleep(Math.min(step, left));
+      left -= Math.min(step, left);
+      if (!(await this.renew(held, key))) return false;
+    } while (left > step);
+    await sleep(left);
+    return true;
   }
 
   private async renew(held: Held, key: string): Promise<boolean> {
@@ -226,9 +246,12 @@ class Client {
 let pausePoints: string[] = [];
 let started: (() => void) | undefined;
 
-/** The lock's named points: ask the parent only where the plan may pause this client. */
-async function point(name: string): Promise<void> {
-  if (pausePoints.includes(name)) await ask({ t: 'point', name });
+/**
+ * The lock's named points: ask the parent only where the plan may pause this client.
+ * Returns how long the client is cut off from here when an anchored partition fired.
+ */
+async function point(name: string): Promise<number | undefined> {
+  return pausePoints.includes(name) ? ask({ t: 'point', name }) : undefined;
 }
 
 async function runJob(job: RunJob): Promise<void> {
@@ -249,7 +272,7 @@ async function runJob(job: RunJob): Promise<void> {
       clock: { wallMs: clock.wallMs, monoMs: () => performance.now() },
       commandTimeoutMs: job.commandTimeoutMs,
       options: job.options,
-      point,
+      point: async (name: string) => { await point(name); },
     };
     const created: unknown = await recipe.create(ctx);
     const bad = checkCreated(created);
@@ -278,7 +301,7 @@ process.on('message', (m: ToWorker) => {
   switch (m.t) {
     case 'run': void runJob(m); break;
     case 'ack': waiting.get(m.seq)?.(m.process); waiting.delete(m.seq); break;
-    case 'go': waiting.get(m.seq)?.(); waiting.delete(m.seq); break;
+    case 'go': waiting.get(m.seq)?.(m.holdMs); waiting.delete(m.seq); break;
     case 'clock': clock.setOffsetMs(m.offsetMs); break;
     case 'start': started?.(); started = undefined; break;
     case 'stop': stopping = true; started?.(); started = undefined; break;

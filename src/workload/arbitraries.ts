@@ -17,21 +17,33 @@ export interface WorkloadOptions {
   maxFaults?: number;     // per run (default 2)
   nodes: string[];        // data node ids the node faults may target
   points?: string[];      // where client pauses may land (default: 'in-critical-section')
-  renew?: boolean;        // the lock has renew(): let attempts use it
+  renew?: boolean;        // the lock has renew() (LockRecipe.renews): let attempts use it
+  sessionMs?: number;     // how long the server keeps a silent client's hold (LockRecipe.sessionMs: ZooKeeper's session timeout)
   reentrant?: boolean;    // the lock is reentrant: let attempts lock the same key again while holding it
   topology?: string;      // the environment's topology (what some kinds' specs depend on); default 'redis'
 }
 
 export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
   const keys = Array.from({ length: Math.max(1, o.keys ?? 1) }, (_, i) => `k${i}`);
+  const waits: fc.WeightedArbitrary<number>[] = [
+    // Mostly long enough to outlast a holder, so clients keep contending while a fault is on.
+    { weight: 3, arbitrary: fc.integer({ min: Math.floor(o.ttlMs / 2), max: 2 * o.ttlMs }) },
+    // Sometimes shorter than the queue ahead: a wait that runs out while another holds
+    // (what a client that proceeds after its wait, seed 000's ZooKeeper code, breaks on).
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 4) }) },
+  ];
+  // With a session: long enough to see a silent holder's session expire and take over.
+  if (o.sessionMs) waits.push({ weight: 1, arbitrary: fc.integer({ min: o.sessionMs + 1000, max: 2 * o.sessionMs + 1000 }) });
   return fc.record({
     key: fc.constantFrom(...keys),
     delayMs: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),
-    // Long enough to outlast a holder, so clients keep contending while a fault is on.
-    waitMs: fc.integer({ min: Math.floor(o.ttlMs / 2), max: 2 * o.ttlMs }),
-    // Well inside the lease, so a fault-free run never outlives its lease by design.
+    waitMs: fc.oneof(...waits),
+    // Well inside the lease, so a fault-free run never outlives its lease by design. Without a
+    // lease, a client cut off in its critical section holds through the cut (an anchored partition).
     holdMs: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 4) }),
-    renew: o.renew ? fc.boolean() : fc.constant(false),
+    // A session lock's careful client checks its session all through its hold (renew every
+    // TTL/3, src/runner/worker.ts), so those always renew.
+    renew: !o.renew ? fc.constant(false) : o.sessionMs ? fc.constant(true) : fc.boolean(),
     // Only reentrant locks get the field at all, so other plans read as before.
     ...(o.reentrant ? { reenter: fc.boolean() } : {}),
   }) as fc.Arbitrary<Attempt>;
@@ -53,6 +65,7 @@ export function faultArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSp
     nodes: o.nodes.length ? o.nodes : ['n1'],
     points: o.points?.length ? o.points : [CRITICAL_SECTION],
     topology: o.topology ?? 'redis',
+    ...(o.sessionMs ? { sessionMs: o.sessionMs } : {}),
   });
 }
 

@@ -22,7 +22,9 @@ export interface RunPlan {
   /**
    * The fault schedule. `client-pause` with params.point is anchored: from at_ms on,
    * the first time the client reaches that named point it is SIGSTOPped for
-   * duration_ms (the runner does these); every other spec goes to the nemesis.
+   * duration_ms (the runner does these); a `partition` of 'client:<id>' with
+   * params.point cuts that client's links there for duration_ms while it goes on
+   * (a lock without a lease holds through it); every other spec goes to the nemesis.
    */
   faults: FaultSpec[];
 }
@@ -33,8 +35,25 @@ export function clientId(index: number): string {
   return `c${index + 1}`;
 }
 
+/**
+ * A fault the runner fires when its client reaches a named point (not the nemesis at at_ms):
+ * a client pause, a client kill (ClientPool.killAt), or a partition of one client
+ * ('client:<id>', ClientPool.pauseAt cuts its links while it goes on).
+ */
 export function isAnchoredPause(f: FaultSpec): boolean {
-  return f.kind === 'client-pause' && typeof f.params?.point === 'string';
+  if (typeof f.params?.point !== 'string') return false;
+  // client-kill anchors the same way (the runner kills instead of pausing: ClientPool.killAt).
+  return f.kind === 'client-pause' || f.kind === 'client-kill' || isAnchoredPartition(f);
+}
+
+/** An anchored partition: one client cut from every server when it reaches the point. */
+export function isAnchoredPartition(f: FaultSpec): boolean {
+  return f.kind === 'partition' && typeof f.params?.point === 'string' && typeof f.target === 'string' && f.target.startsWith('client:');
+}
+
+/** The client id an anchored fault waits for ('c1' for target 'c1' or 'client:c1'). */
+export function anchoredClient(f: FaultSpec): string | undefined {
+  return typeof f.target === 'string' ? f.target.replace(/^client:/, '') : undefined;
 }
 
 /** Operations the plan can produce at most (acquire + release per attempt, + renew, + a nested acquire and release). */

@@ -12,7 +12,8 @@ test('generated plans are valid, bounded, and their faults are aimed beyond the 
     validatePlan(plan, 'generated');
     assert.equal(plan.clients.length, 3);
     assert.ok(plan.faults.length >= 1 && plan.faults.length <= 2);
-    for (const c of plan.clients) for (const a of c.attempts) assert.ok(a.holdMs <= 200 && a.waitMs >= 400);
+    // Holds inside the lease; waits mostly outlast a holder, some run out first (≤ TTL/4).
+    for (const c of plan.clients) for (const a of c.attempts) assert.ok(a.holdMs <= 200 && (a.waitMs >= 400 || a.waitMs <= 200) && a.waitMs <= 1600);
     for (const f of plan.faults) {
       if (f.kind === 'clock-bump' || f.kind === 'client-clock') assert.ok(Math.abs(f.params!.delta_ms as number) > 800);
       if (f.kind === 'client-pause') assert.ok(['c1', 'c2', 'c3'].includes(f.target as string) && isAnchoredPause(f));
@@ -53,4 +54,22 @@ test('re-entry: only reentrant locks get it; it counts two operations and reads 
   assert.equal(planOps(one), 4);
   assert.match(describePlan(one), /lock 'k0' .*lock it again and unlock \(re-entry\)/);
   assert.throws(() => validatePlan({ ...one, clients: [{ attempts: [{ ...one.clients[0]!.attempts[0], reenter: 'yes' }] }] }, 'p'), /p: clients\[0\]\.attempts\[0\]\.reenter must be true or false/);
+});
+
+test('session locks: partitions anchored in the critical section outlast the session; renew in every attempt; some waits run out early', () => {
+  const o: WorkloadOptions = { ...base, faults: ['partition'], topology: 'zookeeper', nodes: ['n1', 'n2', 'n3'], sessionMs: 2000, renew: true };
+  const plans = fc.sample(planArb(o), { numRuns: 200, seed: 3 });
+  const anchored = plans.flatMap((p) => p.faults).filter(isAnchoredPause);
+  assert.ok(anchored.length > 20, `${anchored.length} anchored partitions`);
+  for (const f of anchored) {
+    assert.equal(f.kind, 'partition');
+    assert.match(String(f.target), /^client:c[1-3]$/);
+    assert.ok(f.duration_ms! > 2000 + 500, `cut for ${f.duration_ms} ms: not past the session timeout`);
+  }
+  const attempts = plans.flatMap((p) => p.clients.flatMap((c) => c.attempts));
+  assert.ok(attempts.every((a) => a.renew));
+  assert.ok(attempts.some((a) => a.waitMs < 200) && attempts.some((a) => a.waitMs > 3000));
+  // Redis keeps its timed partitions only: a leased lock's hold never outlives its lease by design.
+  const redis = fc.sample(planArb({ ...base, faults: ['partition'] }), { numRuns: 100, seed: 3 });
+  assert.ok(redis.every((p) => p.faults.every((f) => !isAnchoredPause(f))));
 });

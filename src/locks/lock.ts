@@ -23,6 +23,26 @@ export interface Lock {
   release(h: Held): Promise<'released' | 'lost'>;
   renew?(h: Held, ttlMs: number): Promise<'renewed' | 'lost'>;
   close(): Promise<void>;
+  /**
+   * Counters the lock may report, read once per run before close() and summed
+   * over clients into the run's coverage (printed per ok acquire, stored in
+   * results.json): e.g. `watchNotifications` (ZooKeeper watches that fired at
+   * this client), `creates` (node create requests), `wakeups` (waits a
+   * notification ended). Only finite numbers are kept.
+   */
+  stats?(): Record<string, number>;
+}
+
+/** A lock's counters (Lock.stats), finite numbers only; undefined if it has none or they cannot be read. */
+export function readLockStats(lock: Lock | undefined): Record<string, number> | undefined {
+  if (typeof lock?.stats !== 'function') return undefined;
+  try {
+    const raw: unknown = lock.stats();
+    if (typeof raw !== 'object' || raw === null) return undefined;
+    return Object.fromEntries(Object.entries(raw).filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1])));
+  } catch {
+    return undefined; // counters are a figure, not the verdict: a broken stats() costs only the figure
+  }
 }
 
 /**

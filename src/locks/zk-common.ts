@@ -43,10 +43,19 @@ export const lockPath = (key: string) => `/locks/${encodeURIComponent(key)}`;
 /** What a ZooKeeper hold remembers: its node, the session that made it, the loss count then. */
 export interface ZkHeld extends Held { path: string; session: ZkSession; epoch: number }
 
+/**
+ * What one client counts for the herd-effect figure (Lock.stats, summed per run
+ * into the coverage): watch notifications the server sent it, create requests
+ * it made (a NODE_EXISTS counts: it was one more request on the ensemble), and
+ * wake-ups (waits ended by a notification, after which the waiter looks again).
+ */
+export interface ZkCounts { watchNotifications: number; creates: number; wakeups: number; [name: string]: number }
+
 /** The client's session: one at a time, replaced lazily after it died or was abandoned. */
 export class SessionHolder {
   private current: ZkSession | undefined;
   private readonly all = new Set<ZkSession>();
+  readonly counts: ZkCounts = { watchNotifications: 0, creates: 0, wakeups: 0 };
 
   constructor(private readonly ctx: LockContext, private readonly recipe: string, readonly o: ZkOptions) {}
 
@@ -116,6 +125,28 @@ export class SessionHolder {
     // waiters need not wait for the expiry (no answer abandons the session: same effect).
     if (!h.session.dead) void this.delete(h).catch(() => {});
     return 'lost';
+  }
+
+  /** A create request, counted (the herd figure's "creates per acquire"). */
+  create(s: ZkSession, path: string, mode: number): Promise<string> {
+    this.counts.creates++;
+    return s.create(path, mode);
+  }
+
+  /**
+   * Waits until `path` is deleted (an exists() watch: checks and registers in
+   * one request, so no deletion is missed), the session changes, or `ms` pass.
+   * True when a watch notification ended the wait. Every notification counts,
+   * also one that arrives after the wait ran out: the server sent it all the same.
+   */
+  async awaitDeletion(s: ZkSession, path: string, ms: number): Promise<boolean> {
+    let notified = false;
+    await waitForChange(s, ms, (wake) => {
+      const watcher = () => { this.counts.watchNotifications++; notified = true; wake(); };
+      s.exists(path, watcher).then((st) => { if (!st) wake(); }, wake);
+    });
+    if (notified) this.counts.wakeups++;
+    return notified;
   }
 
   async close(): Promise<void> {

@@ -20,7 +20,7 @@
  */
 import { isDefiniteFailure, type AcquireOptions, type Held, type Lock, type LockContext, type LockRecipe } from './lock.ts';
 import { choiceOption } from './options.ts';
-import { lockPath, SessionHolder, waitForChange, ZK_OPTIONS_HELP, zkOptions, zkSessionMs, type ZkHeld } from './zk-common.ts';
+import { lockPath, SessionHolder, ZK_OPTIONS_HELP, zkOptions, zkSessionMs, type ZkHeld } from './zk-common.ts';
 import { CreateMode, isNoNode, type ZkSession } from './zookeeper-client.ts';
 
 const NAME = 'zk-ephemeral-sequential';
@@ -48,9 +48,8 @@ async function create(ctx: LockContext): Promise<Lock> {
         await s.remove(`${dir}/${mine}`).catch((err: unknown) => { if (!isNoNode(err)) throw err; });
         return null;
       }
-      // exists() with a watch: checks and registers in one request, so no deletion is missed.
-      const pred = `${dir}/${kids[i - 1]}`;
-      await waitForChange(s, left, (wake) => { s.exists(pred, wake).then((st) => { if (!st) wake(); }, wake); });
+      // Only the predecessor: one waiter woken per release (no herd).
+      await sessions.awaitDeletion(s, `${dir}/${kids[i - 1]}`, left);
       if (afterWait === 'assume-held') return mine;
       if (s.dead) throw new Error(`${NAME}: session expired while waiting in ${dir}`);
     }
@@ -63,7 +62,7 @@ async function create(ctx: LockContext): Promise<Lock> {
       const s = await sessions.get();
       const dir = lockPath(key);
       await sessions.guarded(s, () => s.mkdirp(dir));
-      const path = await sessions.guarded(s, () => s.create(`${dir}/${prefix}`, CreateMode.EPHEMERAL_SEQUENTIAL));
+      const path = await sessions.guarded(s, () => sessions.create(s, `${dir}/${prefix}`, CreateMode.EPHEMERAL_SEQUENTIAL));
       const mine = path.slice(dir.length + 1);
       try {
         if (!(await queue(s, dir, mine, deadline))) return null;
@@ -78,6 +77,7 @@ async function create(ctx: LockContext): Promise<Lock> {
     },
     release: (h) => sessions.release(h as ZkHeld),
     ...(o.onDisconnect === 'treat-as-loss' ? { renew: (h: Held) => sessions.renew(h as ZkHeld) } : {}),
+    stats: () => ({ ...sessions.counts }),
     close: () => sessions.close(),
   };
 }

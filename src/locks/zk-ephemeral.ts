@@ -9,7 +9,7 @@
  * The node is /locks/<key>; no fencing token. Session rules: zk-common.ts.
  */
 import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
-import { lockPath, SessionHolder, waitForChange, ZK_OPTIONS_HELP, zkOptions, zkSessionMs, type ZkHeld } from './zk-common.ts';
+import { lockPath, SessionHolder, ZK_OPTIONS_HELP, zkOptions, zkSessionMs, type ZkHeld } from './zk-common.ts';
 import { CreateMode, isNodeExists } from './zookeeper-client.ts';
 
 const NAME = 'zk-ephemeral';
@@ -29,7 +29,7 @@ async function create(ctx: LockContext): Promise<Lock> {
         await s.mkdirp('/locks');
         for (;;) {
           try {
-            await s.create(path, CreateMode.EPHEMERAL);
+            await sessions.create(s, path, CreateMode.EPHEMERAL);
             const held: ZkHeld = { key, path, session: s, epoch: s.lossEpoch };
             return held;
           } catch (err) {
@@ -38,13 +38,14 @@ async function create(ctx: LockContext): Promise<Lock> {
           const left = deadline - ctx.clock.monoMs();
           if (left <= 0) return null;
           // Watch the holder's node; if it is already gone, try again at once.
-          await waitForChange(s, left, (wake) => { s.exists(path, wake).then((st) => { if (!st) wake(); }, wake); });
+          await sessions.awaitDeletion(s, path, left);
           if (s.dead) throw new Error(`${NAME}: session expired while waiting for ${path}`);
         }
       });
     },
     release: (h) => sessions.release(h as ZkHeld),
     ...(o.onDisconnect === 'treat-as-loss' ? { renew: (h: Held) => sessions.renew(h as ZkHeld) } : {}),
+    stats: () => ({ ...sessions.counts }),
     close: () => sessions.close(),
   };
 }

@@ -40,6 +40,8 @@ export interface RunReport {
   contract?: string;
   /** Uncaught errors that killed a worker (t: 'crash'), this run's and any since the last report. */
   crashes: string[];
+  /** The locks' counters (Lock.stats: watch notifications, creates, ...), summed over this run's clients. */
+  lockStats: Record<string, number>;
 }
 
 export class ClientPool implements ClientControl {
@@ -52,7 +54,7 @@ export class ClientPool implements ClientControl {
   private runStartMs = 0;
   private logs: string[] = [];
   /** What workers told about contract violations and crashes since the last report (run() hands it over). */
-  private found: Pick<RunReport, 'contract' | 'crashes'> = { crashes: [] };
+  private found: Pick<RunReport, 'contract' | 'crashes' | 'lockStats'> = { crashes: [], lockStats: {} };
   /** Anchored pauses in progress (so the run waits for them). */
   private pausing = new Set<Promise<void>>();
   /** Workers that died on their own between runs: the next run reports them (never respawned silently). */
@@ -172,6 +174,9 @@ export class ClientPool implements ClientControl {
       case 'log': this.logs.push(`${w.id}: ${m.message}`); break;
       case 'contract': this.found.contract ??= m.message; break;
       case 'crash': this.found.crashes.push(`client ${w.id} crashed: ${m.error}`); break;
+      case 'lock-stats':
+        for (const [k, n] of Object.entries(m.stats)) this.found.lockStats[k] = (this.found.lockStats[k] ?? 0) + n;
+        break;
       case 'done': w.done?.(m.error); break;
       case 'prepared': w.prepared?.(); w.prepared = undefined; break;
       case 'ready': break;
@@ -309,7 +314,7 @@ export class ClientPool implements ClientControl {
     }
     await Promise.all([...this.pausing]);
     const found = this.found;
-    this.found = { crashes: [] };
+    this.found = { crashes: [], lockStats: {} };
     return { errors, killed, logs: this.logs, ...found };
   }
 

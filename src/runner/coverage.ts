@@ -14,12 +14,16 @@ export interface Coverage {
   contended: number;
   faultsApplied: Record<string, number>;      // per requested kind, in conclusive runs
   inconclusiveReasons: Record<string, number>; // reason → runs (the first reason of each run)
+  /** The lock's own counters (Lock.stats) over the conclusive runs, e.g. ZooKeeper watchNotifications, creates, wakeups. */
+  lockStats: Record<string, number>;
+  /** lockStats / okAcquires, 2 decimals: the herd-effect figure ("watch notifications per ok acquire"). */
+  lockStatsPerOkAcquire: Record<string, number>;
 }
 
 export function emptyCoverage(requested: readonly string[]): Coverage {
   return {
     runs: 0, conclusive: 0, acquires: 0, okAcquires: 0, released: 0, contended: 0,
-    faultsApplied: Object.fromEntries(requested.map((k) => [k, 0])), inconclusiveReasons: {},
+    faultsApplied: Object.fromEntries(requested.map((k) => [k, 0])), inconclusiveReasons: {}, lockStats: {}, lockStatsPerOkAcquire: {},
   };
 }
 
@@ -39,7 +43,13 @@ export function addRun(c: Coverage, out: RunOutcome): void {
   c.released += out.stats.released;
   c.contended += out.stats.contended;
   for (const [k, n] of Object.entries(out.faults.applied)) if (k in c.faultsApplied) c.faultsApplied[k]! += n;
+  for (const [k, n] of Object.entries(out.lockStats ?? {})) c.lockStats[k] = (c.lockStats[k] ?? 0) + n;
+  c.lockStatsPerOkAcquire = c.okAcquires === 0 ? {}
+    : Object.fromEntries(Object.entries(c.lockStats).map(([k, n]) => [k, Math.round((n / c.okAcquires) * 100) / 100]));
 }
+
+/** "watchNotifications" → "watch notifications". */
+const words = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
 
 /** Why a run without a violation may not be called safe; empty when it may. */
 export function gaps(c: Coverage): string[] {
@@ -64,5 +74,12 @@ export function gaps(c: Coverage): string[] {
 export function describeCoverage(c: Coverage): string {
   const faults = Object.entries(c.faultsApplied);
   return `${c.runs} run(s) (${c.conclusive} conclusive), ${c.acquires} acquire(s): ${c.okAcquires} ok, ${c.released} released, ${c.contended} contended` +
-    (faults.length ? `; faults applied: ${faults.map(([k, n]) => `${k} ${n}`).join(', ')}` : '; no faults asked for');
+    (faults.length ? `; faults applied: ${faults.map(([k, n]) => `${k} ${n}`).join(', ')}` : '; no faults asked for') +
+    describeLockStats(c);
+}
+
+/** E.g. "; per ok acquire: 4.8 watch notifications, 5.8 creates, 4.1 wakeups" (empty when the lock counts nothing). */
+function describeLockStats(c: Coverage): string {
+  const per = Object.entries(c.lockStatsPerOkAcquire);
+  return per.length ? `; per ok acquire: ${per.map(([k, n]) => `${n} ${words(k)}`).join(', ')}` : '';
 }

@@ -49,4 +49,6 @@ export type FromWorker =
   | { t: 'contract'; method: string; message: string }
   /** An uncaught exception or unhandled rejection: the worker exits (70) right after this. */
   | { t: 'crash'; error: string }
+  /** The lock's counters (Lock.stats), once per run right before 'done'. */
+  | { t: 'lock-stats'; run: number; stats: Record<string, number> }
   | { t: 'done'; run: number; error?: string };

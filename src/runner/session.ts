@@ -71,6 +71,7 @@ export interface RunOutcome {
   inconclusive: string[];
   faults: FaultEffects;             // what the nemesis actually did
   stats: LockStats;                 // ok acquires, releases, contention
+  lockStats?: Record<string, number>; // the lock's own counters (Lock.stats), summed over clients
   resourceEntries: ResourceEntry[];
   liveness?: RunLiveness;           // measured on every run; a verdict only when the property asks
 }
@@ -223,7 +224,7 @@ export class Session {
     const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;
     return {
       run, plan, verdict, lockVerdict: check.valid, check, resource, events, ops, elapsedMs: performance.now() - started,
-      problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), resourceEntries: entries, liveness,
+      problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), lockStats: report.lockStats, resourceEntries: entries, liveness,
     };
   }
 

@@ -8,7 +8,7 @@
 // process (skewed-clock.ts).
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isDefiniteFailure, isLockContractError, LockContractError, type Held, type Lock, type LockContext } from '../locks/lock.ts';
+import { isDefiniteFailure, isLockContractError, LockContractError, readLockStats, type Held, type Lock, type LockContext } from '../locks/lock.ts';
 import { checkAcquired, checkCreated, checkReleased, checkRenewed, type ContractViolation } from '../locks/contract.ts';
 import { installSkewedClock } from './skewed-clock.ts';
 import { ResourceClient } from './resource-store.ts';
@@ -291,6 +291,8 @@ async function runJob(job: RunJob): Promise<void> {
     // A contract violation was already told (t: 'contract'); its stack would say nothing more.
     error = isLockContractError(e) ? e.message : e instanceof Error ? e.stack ?? e.message : String(e);
   } finally {
+    const stats = readLockStats(lock); // before close: the herd-effect counters of this run
+    if (stats) send({ t: 'lock-stats', run: job.run, stats });
     await lock?.close().catch(() => {});
     res.close();
     send({ t: 'done', run: job.run, error });

@@ -102,7 +102,7 @@ export async function run(argv: string[]): Promise<number> {
       const faults = await parseFaults(args.faults);
       await refuseTopologyFaults(faults, recipe);
       const property = (args.property ?? 'both') as Property;
-      if (!PROPERTIES.includes(property)) throw new UsageError(`--property must be ${PROPERTIES.join(', ')}, got '${property}'`);
+      if (!PROPERTIES.includes(property)) throw new UsageError(`--property must be lock, resource or both (safety), liveness, or all (safety and liveness), got '${property}'`);
       const livenessMs = args['liveness-ms'] === undefined ? undefined : int(args['liveness-ms'], '--liveness-ms', 0, 1);
       const pausePoints = parsePausePoints(args['pause-at'], recipe.points ?? []);
       const lockOptions: Record<string, unknown> = {};

@@ -135,7 +135,13 @@ export function checkLiveness(history: ParsedHistory, o: LivenessOptions): Liven
   return { violations, longest_unavailable_ms: Math.round(longest) };
 }
 
-/** The default bound: twice the lease plus the longest a client waits for the lock (the run's own scale). */
-export function defaultLivenessBoundMs(ttlMs: number, longestWaitMs: number): number {
-  return 2 * ttlMs + longestWaitMs;
+/**
+ * The default bound: what frees a gone holder's lock on its own (its lease, at most one TTL
+ * after its acquire; or the server's session timeout for a session lock), plus one TTL of
+ * slack for the waiters' retries and the server noticing. Not the clients' waits: a failed
+ * acquire is evidence up to its completion, and a lock that came free during a wait would
+ * have been taken then.
+ */
+export function defaultLivenessBoundMs(ttlMs: number, sessionMs = 0): number {
+  return 2 * ttlMs + sessionMs;
 }

@@ -34,7 +34,8 @@ options:
                        no lost update, no stale write), both (default: lock + resource),
                        liveness (no lock stays unavailable past --liveness-ms after its
                        holder was gone while clients kept trying), or all three (all)
-  --liveness-ms N      the liveness bound (default per run: 2 x TTL + the plan's longest wait)
+  --liveness-ms N      the liveness bound (default 2 x TTL, plus the session timeout of a
+                       session lock such as ZooKeeper's)
   --json               print the summary as JSON on stdout
   --junit PATH         also write the run's JUnit XML to PATH (store/<run-id>/junit.xml is
                        always written: one testcase per lock × property × fault kinds)

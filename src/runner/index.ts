@@ -32,7 +32,7 @@ export interface RunOptions {
   storeRoot: string;
   lockOptions?: Record<string, unknown>;
   property?: Property;
-  /** The liveness bound (ms); default per run: 2 × TTL + the plan's longest wait. */
+  /** The liveness bound (ms); default 2 × TTL (+ the session timeout of a session lock). */
   livenessMs?: number;
   log(line: string): void;  // where the human report goes
   /** Where progress lines go (the CLI: process.stderr, unless --json); none when absent. */
@@ -84,18 +84,19 @@ export interface LivenessTotals {
   checked: boolean;              // the property asks for liveness (its violations make the run unsafe)
   violations: number;            // runs with a liveness violation
   longest_unavailable_ms: number;
-  bound_ms: number | null;       // --liveness-ms, or null: per run, 2 × TTL + the plan's longest wait
+  bound_ms: number | null;       // --liveness-ms, else 2 × TTL (+ the session timeout); null before any run
 }
 
 function addLiveness(t: LivenessTotals, o: RunOutcome): void {
   if (!o.liveness) return;
+  t.bound_ms = o.liveness.bound_ms;
   if (o.liveness.violations.length) t.violations++;
   t.longest_unavailable_ms = Math.max(t.longest_unavailable_ms, o.liveness.longest_unavailable_ms);
 }
 
 function describeLiveness(t: LivenessTotals): string {
   return `liveness${t.checked ? '' : ' (measured, not part of --property)'}: ${t.violations} run(s) with a lock unavailable past the bound`
-    + ` (${t.bound_ms === null ? '2 x TTL + the longest wait' : `${t.bound_ms} ms`}); longest unavailable ${t.longest_unavailable_ms} ms`;
+    + ` (${t.bound_ms === null ? 'none measured' : `${t.bound_ms} ms`}); longest unavailable ${t.longest_unavailable_ms} ms`;
 }
 
 function outcomeJson(o: RunOutcome) {

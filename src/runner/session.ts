@@ -31,7 +31,7 @@ export interface SessionOptions {
   lockOptions?: Record<string, unknown>;
   /** What must hold: see Property. */
   property?: Property;
-  /** Liveness bound (ms); default per plan: defaultLivenessBoundMs(ttl, longest wait). */
+  /** Liveness bound (ms); default defaultLivenessBoundMs(ttl, the recipe's session timeout). */
   livenessMs?: number;
   /** Check time limit per run (ms); past it the run's verdict is 'unknown'. */
   checkTimeMs?: number;
@@ -205,7 +205,7 @@ export class Session {
     const resource = checkResource(entries, finals);
     const check = checkEvents(events, recipe.model, this.o.checkTimeMs ?? 20_000, plan.ttlMs);
     const property = this.o.property ?? 'both';
-    const liveness = runLiveness(events, plan, recipe, property, this.o.livenessMs);
+    const liveness = runLiveness(events, recipe, property, this.o.livenessMs ?? defaultLivenessBoundMs(plan.ttlMs, recipe.sessionMs?.(this.o.lockOptions)));
     // Asked for: its violations are the run's anomalies too (the words, the shrinker, JUnit and the timeline see them).
     if (liveness.checked) check.anomalies.push(...liveness.violations);
     const live = liveness.violations.length === 0;
@@ -241,10 +241,8 @@ export class Session {
   }
 }
 
-/** The liveness of one run's events: the bound from the plan unless given, the clients and deaths the runner recorded. */
-export function runLiveness(events: HistoryEvent[], plan: RunPlan, recipe: LockRecipe, property: Property, livenessMs?: number): RunLiveness {
-  const longestWait = Math.max(0, ...plan.clients.flatMap((c) => c.attempts.map((a) => a.waitMs)));
-  const bound = livenessMs ?? defaultLivenessBoundMs(plan.ttlMs, longestWait);
+/** The liveness of one run's events under `bound` ms, with the clients and deaths the runner recorded. */
+export function runLiveness(events: HistoryEvent[], recipe: LockRecipe, property: Property, bound: number): RunLiveness {
   const b = new HistoryBuilder('run');
   const clients = new Map<number, string>();
   const deathLines = new Set<number>();

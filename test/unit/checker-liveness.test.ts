@@ -128,8 +128,9 @@ test('keys are independent: a stuck k1 does not hide behind a healthy k0', () =>
   assert.match(r.violations[0]!.message, /stopped believing it held it \(lapse\)/);
 });
 
-test('the default bound is twice the lease plus the longest wait', () => {
-  assert.equal(defaultLivenessBoundMs(800, 1600), 3200);
+test('the default bound is twice the lease, plus the session timeout of a session lock', () => {
+  assert.equal(defaultLivenessBoundMs(800), 1600);
+  assert.equal(defaultLivenessBoundMs(800, 4000), 5600);
 });
 
 test('re-entry: the inner release leaves the lock held, so failures until the outer release are contention', () => {

@@ -15,6 +15,7 @@ import { UsageError } from './errors.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
 import type { LockSpec } from './runner/protocol.ts';
 import type { ProgressEvent } from './runner/progress.ts';
+import type { Property } from './runner/session.ts';
 
 export type { RunSummary } from './runner/index.ts';
 export type { ProgressEvent } from './runner/progress.ts';
@@ -41,7 +42,10 @@ export interface LockTestOptions {
   seed?: number;             // fast-check seed
   /** Where client pauses land: 'in-critical-section' and the lock's own points (default all). */
   pauseAt?: string[];
-  property?: 'lock' | 'resource' | 'both';
+  /** What must hold: 'lock', 'resource', 'both' (lock and resource, default), 'liveness', 'all'. */
+  property?: Property;
+  /** Liveness bound: a key unavailable longer than this after its holder was gone (default 2 × ttl, + the session timeout). */
+  livenessMs?: number;
   lockOptions?: Record<string, unknown>;
   /** Where run directories go (default './store', as the CLI). */
   store?: string;
@@ -51,6 +55,14 @@ export interface LockTestOptions {
   onProgress?(e: ProgressEvent): void;
   /** The lines `lockpick run` prints (verdict, minimal schedule, replay command); dropped when absent. */
   log?(line: string): void;
+}
+
+const PROPERTIES: readonly Property[] = ['lock', 'resource', 'both', 'liveness', 'all'];
+
+function propertyOf(p: unknown): Property {
+  if (p === undefined) return 'both';
+  if (!PROPERTIES.includes(p as Property)) throw new UsageError(`runLockTest: property must be one of ${PROPERTIES.join(', ')}, got ${JSON.stringify(p)}`);
+  return p as Property;
 }
 
 function positiveInt(v: number | undefined, name: string, dflt: number, min: number): number {
@@ -81,7 +93,7 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
     runs: positiveInt(o.runs, 'runs', 1_000_000, 1), seed: o.seed === undefined ? undefined : positiveInt(o.seed, 'seed', 0, 0),
     ttlMs: positiveInt(o.ttlMs, 'ttlMs', 800, 50), keys: positiveInt(o.keys, 'keys', 1, 1),
     pausePoints: o.pauseAt ? parsePausePoints(o.pauseAt.join(','), recipe.points ?? []) : undefined,
-    property: o.property ?? 'both', storeRoot: o.store ?? 'store', lockOptions: o.lockOptions ?? {},
+    property: propertyOf(o.property), livenessMs: o.livenessMs === undefined ? undefined : positiveInt(o.livenessMs, 'livenessMs', 0, 1), storeRoot: o.store ?? 'store', lockOptions: o.lockOptions ?? {},
     log: o.log ?? (() => {}), onProgress: o.onProgress, junitPath: o.junit,
     interrupts: { signal: o.signal },   // never exitOnSignal: the test runner owns the process
   });

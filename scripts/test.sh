@@ -6,5 +6,11 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 echo "== typecheck (tsc --noEmit)"
 npx tsc --noEmit
-echo "== tests"
-node --import tsx --test --test-concurrency=1 --test-reporter=spec test/unit/*.test.ts test/integration/*.test.ts
+# Unit tests are pure logic: run them side by side. Integration tests share real
+# servers, ports and the machine's clock budget: one file at a time.
+status=0
+echo "== unit tests (concurrently)"
+node --import tsx --test --test-concurrency=2 --test-reporter=spec test/unit/*.test.ts || status=1
+echo "== integration tests (one at a time, real servers)"
+node --import tsx --test --test-concurrency=1 --test-reporter=spec test/integration/*.test.ts || status=1
+exit "$status"

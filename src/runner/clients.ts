@@ -103,12 +103,17 @@ export class ClientPool implements ClientControl {
     if (!w.dead && w.child.connected) w.child.send(m);
   }
 
+  /** Set by close(): an interrupted run in flight must not start workers nobody will stop. */
+  private closed = false;
+
   private async spawn(id: string): Promise<Worker> {
+    if (this.closed) throw new Error(`the client pool is closed; client ${id} is not started`);
     // detached: its own process group, so a Ctrl-C in the terminal reaches lockpick only,
     // which stores what it found and then stops the workers (they exit on 'disconnect' too).
     const child = fork(WORKER, [id], { execArgv: ['--import', TSX], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
     const w: Worker = { id, child, process: null, fresh: true, stopped: false, dead: false, open: false, believes: new Map() };
     if (child.pid) recordProcess({ pid: child.pid, name: `lockpick client ${id}`, kind: 'server', match: basename(WORKER) });
+    this.workers.set(id, w);   // at once, so a close() while it starts stops it too
     // A send to a worker that just died fails with EPIPE: the exit handler says why.
     child.on('error', () => {});
     child.on('exit', (code, signal) => {
@@ -127,7 +132,6 @@ export class ClientPool implements ClientControl {
       child.once('exit', (code) => { clearTimeout(t); reject(new Error(`client worker ${id} exited (code ${code}) while starting`)); });
     });
     child.on('message', (m: FromWorker) => this.onMessage(w, m));
-    this.workers.set(id, w);
     return w;
   }
 
@@ -334,6 +338,7 @@ export class ClientPool implements ClientControl {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const exits = [...this.workers.values()].filter((w) => !w.dead).map((w) => new Promise<void>((resolve) => {
       w.child.once('exit', () => resolve());
       this.sigkill(w);

@@ -143,6 +143,8 @@ export class Session {
   }
 
   async runOnce(plan: RunPlan): Promise<RunOutcome> {
+    // An interrupt closes the session under the search: no new run may start servers' clients then.
+    if (this.closed) throw new Error('the session is closed (interrupted); no further run');
     const run = ++this.runNo;
     const started = performance.now();
     const keyPrefix = `r${run}-`;

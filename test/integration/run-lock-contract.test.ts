@@ -15,13 +15,16 @@ async function expectContractExit(name: string, pattern: RegExp): Promise<void> 
   const r = await lockpick(['run', '--lock', fixture(name), '--time', '20', '--shrink-time', '0', '--store', tempStore()]);
   assert.equal(r.code, 2, `${name}: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
   assert.match(r.stderr, pattern, r.stderr);
-  // Stopped at the first run, not after 20 s of search.
+  // Stopped at the first run that broke the contract, not after 20 s of search.
   assert.ok(r.ms < 20_000, `${name}: took ${r.ms} ms`);
   assert.doesNotMatch(r.stdout + r.stderr, /SAFE|UNSAFE|INCONCLUSIVE/);
-  // The history is complete and valid: one run, the violation recorded as an info with its reason.
+  // The history is complete and valid, the violation recorded as an info with its reason.
   const file = /history in (\S+history\.jsonl)/.exec(r.stdout)![1]!;
   const events = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; f: string; error?: string });
-  assert.equal(events.filter((e) => e.f === 'run-start').length, 1);
+  // A first run may finish without a broken answer (its clients drew no attempt, or every acquire met a
+  // held key: null is a legal answer); the search stops at the first run that breaks the contract.
+  const runs = events.filter((e) => e.f === 'run-start').length;
+  assert.ok(runs >= 1 && runs <= 3, `${runs} runs`);
   assert.equal(events.at(-1)!.f, 'run-end');
   if (name !== 'create-null') assert.ok(events.some((e) => e.type === 'info' && /^contract violation: lock contract: /.test(e.error ?? '')));
   const check = await lockpick(['check', file]);

@@ -13,14 +13,14 @@ const firstTypes = (r: CliResult) => [...anomalyTypes(r), ...((r.summary?.firstA
 const planned = (r: CliResult, re: RegExp) => r.summary!.minimal!.plan.faults.some((f) => re.test(JSON.stringify(f)));
 
 test('seed 000 (afterWait=assume-held), no faults, 3 clients: double holder', async () => {
-  const r = await lockpick([...ZK, '--lock-opt', 'afterWait=assume-held', '--time', '60', '--store', tempStore()], 120_000);
+  const r = await lockpick([...ZK, '--lock-opt', 'afterWait=assume-held', '--time', '100', '--store', tempStore()], 170_000);
   assert.equal(r.code, 1, r.stderr);
   assert.ok(firstTypes(r).includes('double-holder'), `anomalies: ${firstTypes(r)}`);
   console.log(`assume-held: first violation after ${r.summary!.firstAfterMs} ms of search`);
 });
 
 test('onDisconnect=ignore + a client partitioned in its critical section past its session: double holder', async () => {
-  const r = await lockpick([...ZK, '--lock-opt', 'onDisconnect=ignore', '--faults', 'partition', '--time', '70', '--store', tempStore()], 150_000);
+  const r = await lockpick([...ZK, '--lock-opt', 'onDisconnect=ignore', '--faults', 'partition', '--time', '120', '--store', tempStore()], 200_000);
   assert.equal(r.code, 1, r.stderr);
   assert.ok(firstTypes(r).includes('double-holder'), `anomalies: ${firstTypes(r)}`);
   // Found through the anchored cut, and the plans asked for renew (the sloppy client has none to call).

@@ -271,7 +271,11 @@ export class ClientPool implements ClientControl {
    * unanswered: indeterminate).
    */
   async run(jobs: RunJob[], anchored: FaultSpec[], deadlineMs: number, graceMs: number, onStart: () => void = () => {}): Promise<RunReport> {
-    await this.ensure(jobs.map((j) => j.clientId));
+    // A worker of the last run may die just after ensure() saw it (a crash from a timer): start it again.
+    for (let i = 0; i < 3; i++) {
+      await this.ensure(jobs.map((j) => j.clientId));
+      if (jobs.every((j) => this.workers.get(j.clientId)?.dead === false)) break;
+    }
     this.active = jobs.map((j) => j.clientId);
     this.anchored = anchored.map((f) => ({ ...f }));
     this.logs = [];

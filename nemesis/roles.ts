@@ -2,6 +2,7 @@
 // their real ports (bypassing the fault proxy), with ioredis.
 import { Redis } from 'ioredis';
 import type { Environment, NodeHandle } from '../src/env/types.ts';
+import { zookeeperMode } from '../src/env/zookeeper.ts';
 
 const ASK_TIMEOUT_MS = 700;
 
@@ -67,4 +68,20 @@ export async function sentinelPrimary(env: Environment): Promise<string | undefi
   let top: string | undefined;
   for (const [id, v] of votes) if (top === undefined || v > votes.get(top)!) top = id;
   return top;
+}
+
+/**
+ * The ZooKeeper ensemble's leader right now, asked of each server with the
+ * `srvr` four-letter word over its real port (bypassing the proxy). A leader
+ * pause or partition is what makes the ensemble elect anew while sessions wait.
+ */
+export async function currentLeader(env: Environment): Promise<NodeHandle> {
+  const nodes = env.nodes.filter((n) => n.role === 'zookeeper');
+  const modes = await Promise.all(nodes.map((n) => zookeeperMode(n.port)));
+  const i = modes.indexOf('leader');
+  if (i < 0) {
+    const seen = nodes.map((n, j) => `${n.id} ${modes[j] ?? 'no answer'}`).join(', ');
+    throw new Error(`nemesis: no ZooKeeper server says 'Mode: leader' (${seen || 'no zookeeper nodes'}); 'leader' needs a zookeeper ensemble of 3 or more with a leader elected`);
+  }
+  return nodes[i]!;
 }

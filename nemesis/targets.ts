@@ -3,10 +3,10 @@
 // against the live topology, so a replayed schedule means the same thing.
 import type { Link, NodeHandle } from '../src/env/types.ts';
 import type { FaultSpec, NemesisContext } from './types.ts';
-import { currentPrimary, replicasOf } from './roles.ts';
+import { currentLeader, currentPrimary, replicasOf } from './roles.ts';
 import { FaultSpecError, targets } from './spec.ts';
 
-export const NODE_TARGETS = "node ids ('n1', ['n1','n3']), 'all' (every server but sentinels and the resource), 'primary' or 'replicas' (redis-sentinel)";
+export const NODE_TARGETS = "node ids ('n1', ['n1','n3']), 'all' (every server but sentinels and the resource), 'primary' or 'replicas' (redis-sentinel), 'leader' or 'followers' (a zookeeper ensemble)";
 export const LINK_TARGETS =
   "node ids (isolate them: every link crossing their boundary), 'primary' (isolate it), 'client:<id>' (all of that client's links), " +
   "['client:<id>', 'n2'] (that client from those nodes), 'primary-replicas' (replication links), 'minority'/'majority' (split the servers, clients untouched)";
@@ -30,6 +30,9 @@ export async function resolveNodes(spec: FaultSpec, ctx: NemesisContext): Promis
     } else if (t === 'primary' || t === 'replicas') {
       const p = await currentPrimary(ctx.env);
       for (const n of t === 'primary' ? [p] : replicasOf(ctx.env, p)) out.set(n.id, n);
+    } else if (t === 'leader' || t === 'followers') {
+      const l = await currentLeader(ctx.env);
+      for (const n of t === 'leader' ? [l] : ctx.env.nodes.filter((x) => x.role === 'zookeeper' && x.id !== l.id)) out.set(n.id, n);
     } else {
       const n = nodeById(ctx, spec, t);
       out.set(n.id, n);
@@ -94,6 +97,7 @@ export async function resolveLinks(spec: FaultSpec, ctx: NemesisContext): Promis
     const nodes = new Set<string>();
     for (const t of rest) {
       if (t === 'primary') nodes.add((await currentPrimary(env)).id);
+      else if (t === 'leader') nodes.add((await currentLeader(env)).id);
       else nodes.add(nodeById(ctx, spec, t).id);
     }
     // Isolating a node also cuts clients that have not connected yet: make all their links now.

@@ -24,6 +24,12 @@ export const startAt = (o: FaultGenOptions) => fc.integer({ min: 0, max: Math.fl
 /** Longer than the lease, not much longer: runs stay short. */
 export const beyondLease = (o: FaultGenOptions) => fc.integer({ min: o.ttlMs + 100, max: Math.floor(1.5 * o.ttlMs) + 200 });
 export const someNode = (o: FaultGenOptions) => fc.constantFrom(...(o.nodes.length ? o.nodes : ['n1']));
+/**
+ * A node to pause, kill or cut off: by id, or on a ZooKeeper ensemble also 'leader'
+ * (resolved when the fault starts), so the ensemble elects anew while sessions wait.
+ */
+export const someServer = (o: FaultGenOptions) => fc.constantFrom(
+  ...(o.nodes.length ? o.nodes : ['n1']), ...(o.topology === 'zookeeper' && o.nodes.length >= 3 ? ['leader'] : []));
 export const someClient = (o: FaultGenOptions) => fc.constantFrom(...(o.clients.length ? o.clients : ['c1']));
 /**
  * One spec as a group of one. The unmapper lets fast-check shrink a stored plan's

@@ -1,7 +1,7 @@
 // partition: cut links through the fault proxy; latency: slow them down.
 import fc from 'fast-check';
 import type { KindDef } from '../fault.ts';
-import { at, beyondLease, lasting, paramsText, single, someClient, startAt, targetText } from '../words.ts';
+import { at, beyondLease, lasting, paramsText, single, someClient, someServer, startAt, targetText } from '../words.ts';
 import { cutLinks, slowLinks, type CutMode } from '../links.ts';
 import { param } from '../spec.ts';
 import { LINK_TARGETS, resolveLinks } from '../targets.ts';
@@ -36,7 +36,7 @@ export const partition: KindDef = {
   generate: (o) => {
     const timed = fc.record({
       kind: fc.constant('partition'), at_ms: startAt(o), duration_ms: beyondLease(o),
-      target: fc.oneof(fc.constantFrom(...(o.nodes.length ? o.nodes : ['n1'])), someClient(o).map((c) => `client:${c}`)),
+      target: fc.oneof(someServer(o), someClient(o).map((c) => `client:${c}`)),
     });
     if (o.topology !== 'zookeeper' && o.topology !== 'mariadb') return single(timed);
     const s = o.sessionMs;

@@ -2,7 +2,7 @@
 import type { NodeHandle } from '../../src/env/types.ts';
 import fc from 'fast-check';
 import { sleep, type KindDef } from '../fault.ts';
-import { at, beyondLease, lasting, paramsText, single, someNode, startAt, targetText } from '../words.ts';
+import { at, beyondLease, lasting, paramsText, single, someServer, startAt, targetText } from '../words.ts';
 import { param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
 
@@ -26,7 +26,7 @@ export const pause: KindDef = {
       },
     };
   },
-  generate: (o) => single(fc.record({ kind: fc.constant('pause'), at_ms: startAt(o), duration_ms: beyondLease(o), target: someNode(o) })),
+  generate: (o) => single(fc.record({ kind: fc.constant('pause'), at_ms: startAt(o), duration_ms: beyondLease(o), target: someServer(o) })),
   describe: (f) => `${at(f)}: pause (SIGSTOP) node ${targetText(f)}${lasting(f)}`,
 };
 
@@ -66,7 +66,7 @@ export const kill: KindDef = {
   // Restarted without persistence after a short time: Redis forgets the lock key
   // (other servers restart as they were started: ZooKeeper and MariaDB keep their data).
   generate: (o) => single(fc.record({
-    kind: fc.constant('kill'), at_ms: startAt(o), duration_ms: fc.integer({ min: 0, max: 300 }), target: someNode(o),
+    kind: fc.constant('kill'), at_ms: startAt(o), duration_ms: fc.integer({ min: 0, max: 300 }), target: someServer(o),
     ...(o.topology === 'redis' || o.topology === 'redis-sentinel' ? { params: fc.constant({ persistence: 'none' }) } : {}),
   })),
   describe: (f) => `${at(f)}: kill -9 node ${targetText(f)}, restart it ${f.duration_ms !== undefined ? `after ${f.duration_ms} ms` : 'at the end'}` +

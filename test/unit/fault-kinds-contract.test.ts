@@ -32,9 +32,10 @@ for (const def of KINDS) {
         }
         planSchedule(group.filter((s) => !isAnchoredPause(s)));
       }), { numRuns: 60 });
-      // Aimed where locks break: targets are the topology's nodes or the run's clients.
+      // Aimed where locks break: targets are the topology's nodes, a ZooKeeper ensemble's
+      // leader (resolved at start), or the run's clients.
       const targets = fc.sample(faultArb(kind, o), { numRuns: 60, seed: 1 }).flat().flatMap((s) => (s.target === undefined ? [] : [s.target].flat()));
-      for (const t of targets) assert.ok(o.nodes.includes(t) || /^(client:)?c[1-3]$/.test(t), `${kind} targets ${t}`);
+      for (const t of targets) assert.ok(o.nodes.includes(t) || /^(client:)?c[1-3]$/.test(t) || (t === 'leader' && topology === 'zookeeper' && o.nodes.length >= 3), `${kind} targets ${t}`);
     }
   });
 }
@@ -50,6 +51,16 @@ test('kill forgets Redis keys (persistence none) but leaves other servers as sta
   assert.ok(redis.every((s) => s.params?.persistence === 'none'));
   const zk = fc.sample(faultArb('kill', { clients: 2, faults: ['kill'], ttlMs: 800, nodes: ['n1'], topology: 'zookeeper' }), 20).flat();
   assert.ok(zk.every((s) => s.params === undefined));
+});
+
+test("on a ZooKeeper ensemble, pause and partition also aim at the leader; not on one server, not on Redis", () => {
+  const targetsOf = (kind: string, topology: string, nodes: string[]) =>
+    fc.sample(faultArb(kind, { clients: 2, faults: [kind], ttlMs: 800, nodes, topology }), { numRuns: 200, seed: 7 }).flat().map((s) => s.target);
+  for (const kind of ['pause', 'partition']) {
+    assert.ok(targetsOf(kind, 'zookeeper', ['n1', 'n2', 'n3']).includes('leader'), `${kind} on zookeeper x3`);
+    assert.ok(!targetsOf(kind, 'zookeeper', ['n1']).includes('leader'), `${kind} on one zookeeper server`);
+    assert.ok(!targetsOf(kind, 'redis', ['n1', 'n2', 'n3']).includes('leader'), `${kind} on redis`);
+  }
 });
 
 test('clock-reset comes after the jump it undoes, on the same node', () => {

@@ -23,6 +23,13 @@ export function paramsText(f: FaultSpec, skip: string[] = []): string {
 export const startAt = (o: FaultGenOptions) => fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) });
 /** Longer than the lease, not much longer: runs stay short. */
 export const beyondLease = (o: FaultGenOptions) => fc.integer({ min: o.ttlMs + 100, max: Math.floor(1.5 * o.ttlMs) + 200 });
+/**
+ * Longer than the session timeout of a session lock (ZooKeeper), else than the lease: a
+ * server keeps a silent client's hold (and an ensemble its leader) that long.
+ */
+export const beyondSession = (o: FaultGenOptions) => (o.sessionMs
+  ? fc.integer({ min: o.sessionMs + 1000, max: Math.floor(1.5 * o.sessionMs) + 1000 })
+  : beyondLease(o));
 export const someNode = (o: FaultGenOptions) => fc.constantFrom(...(o.nodes.length ? o.nodes : ['n1']));
 /**
  * A node to pause, kill or cut off: by id, or on a ZooKeeper ensemble also 'leader'

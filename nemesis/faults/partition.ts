@@ -1,7 +1,7 @@
 // partition: cut links through the fault proxy; latency: slow them down.
 import fc from 'fast-check';
 import type { KindDef } from '../fault.ts';
-import { at, beyondLease, lasting, paramsText, single, someClient, someServer, startAt, targetText } from '../words.ts';
+import { at, beyondLease, beyondSession, lasting, paramsText, single, someClient, someServer, startAt, targetText } from '../words.ts';
 import { cutLinks, slowLinks, type CutMode } from '../links.ts';
 import { param } from '../spec.ts';
 import { LINK_TARGETS, resolveLinks } from '../targets.ts';
@@ -17,6 +17,8 @@ export const partition: KindDef = {
       point: { type: 'string', doc: "anchored (target 'client:<id>' only; lockpick run does these): from at_ms on, cut the client when it next reaches this named point (e.g. 'in-critical-section'); it goes on, and a lock without a lease holds through the cut" },
     },
   },
+  // Node targets cut whatever links reach the node: client links everywhere, node links where the environment has them.
+  needs: ['client-link'],
   create(spec, ctx, id) {
     let undo: (() => Promise<void>) | undefined;
     const mode = param<CutMode>(spec, 'mode', 'disable');
@@ -39,10 +41,9 @@ export const partition: KindDef = {
       target: fc.oneof(someServer(o), someClient(o).map((c) => `client:${c}`)),
     });
     if (o.topology !== 'zookeeper' && o.topology !== 'mariadb') return single(timed);
-    const s = o.sessionMs;
     const anchored = fc.record({
       kind: fc.constant('partition'), at_ms: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),
-      duration_ms: s ? fc.integer({ min: s + 1000, max: Math.floor(1.5 * s) + 1000 }) : beyondLease(o),
+      duration_ms: beyondSession(o),
       target: someClient(o).map((c) => `client:${c}`),
       params: fc.record({ point: fc.constantFrom(...(o.points.length ? o.points : ['in-critical-section'])) }),
     });
@@ -65,6 +66,7 @@ export const latency: KindDef = {
       stream: { type: 'string', values: ['both', 'upstream', 'downstream'], doc: "direction: 'both' (default; a round trip grows by 2 × latency), 'upstream' (towards the server), 'downstream'" },
     },
   },
+  needs: ['client-link'],
   create(spec, ctx, id) {
     let undo: (() => Promise<void>) | undefined;
     const stream = param(spec, 'stream', 'both');

@@ -2,7 +2,7 @@
 import type { NodeHandle } from '../../src/env/types.ts';
 import fc from 'fast-check';
 import { sleep, type KindDef } from '../fault.ts';
-import { at, beyondLease, lasting, paramsText, single, someServer, startAt, targetText } from '../words.ts';
+import { at, beyondLease, beyondSession, lasting, paramsText, single, someServer, startAt, targetText } from '../words.ts';
 import { param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
 
@@ -14,6 +14,7 @@ export const pause: KindDef = {
     targetRequired: true,
     params: {},
   },
+  needs: ['pause'],
   create(spec, ctx) {
     const paused: NodeHandle[] = [];
     return {
@@ -26,7 +27,12 @@ export const pause: KindDef = {
       },
     };
   },
-  generate: (o) => single(fc.record({ kind: fc.constant('pause'), at_ms: startAt(o), duration_ms: beyondLease(o), target: someServer(o) })),
+  // Past the lease; on a ZooKeeper ensemble also past the session timeout (and the
+  // followers' syncLimit × tickTime, 2.5 s), so a paused leader is replaced and sessions wait.
+  generate: (o) => single(fc.record({
+    kind: fc.constant('pause'), at_ms: startAt(o), target: someServer(o),
+    duration_ms: o.topology === 'zookeeper' ? fc.oneof(beyondLease(o), beyondSession(o)) : beyondLease(o),
+  })),
   describe: (f) => `${at(f)}: pause (SIGSTOP) node ${targetText(f)}${lasting(f)}`,
 };
 
@@ -41,6 +47,8 @@ export const kill: KindDef = {
       restart_delay_ms: { type: 'number', min: 0, doc: "restart no sooner than this long after the kill, even when healed early: the 'delayed restart' mitigation, set it above the lock TTL" },
     },
   },
+  needs: ['kill'],
+  paramNeeds: { persistence: 'restart-persistence' },
   create(spec, ctx) {
     const killed: NodeHandle[] = [];
     let killedAt = 0;

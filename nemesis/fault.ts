@@ -2,6 +2,7 @@
 // `<kind>-stop` nemesis events, and its stop() is safe to call at any time
 // (before start, twice, or after a start that threw halfway).
 import type { Fault, FaultSpec, NemesisContext } from './types.ts';
+import type { Capability } from '../src/env/capabilities.ts';
 
 /** What a kind implements: start returns details worth recording (resolved targets, ...). */
 export interface FaultImpl {
@@ -68,6 +69,10 @@ export interface FaultGenOptions {
  */
 export interface KindDef {
   schema: import('./spec.ts').KindSchema;
+  /** What the environment must be able to do for this kind (src/env/capabilities.ts); a run on an environment kind without it is refused (exit 2). */
+  needs: readonly Capability[];
+  /** Params that need more when present, e.g. kill's persistence needs 'restart-persistence'. */
+  paramNeeds?: Readonly<Record<string, Capability>>;
   create(spec: FaultSpec, ctx: NemesisContext, id: string): FaultImpl;
   /** A small group of specs (usually one) that the nemesis accepts for this topology. */
   generate(o: FaultGenOptions): import('fast-check').Arbitrary<FaultSpec[]>;

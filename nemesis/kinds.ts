@@ -8,8 +8,10 @@ import { clockBump, clockReset, clockStrobe } from './faults/clock.ts';
 import { failover } from './faults/failover.ts';
 import { latency, partition } from './faults/partition.ts';
 import { kill, pause } from './faults/process.ts';
-import { validateFaultSpec, validateSchedule, type KindSchema } from './spec.ts';
+import { FaultSpecError, validateFaultSpec, validateSchedule, type KindSchema } from './spec.ts';
 import type { FaultSchedule } from './types.ts';
+import { missingCapabilities, type EnvKindDef } from '../src/env/env-kinds.ts';
+import type { Capability } from '../src/env/capabilities.ts';
 
 /** The registry: one line per fault kind (each kind is one file under faults/). */
 export const KINDS: readonly KindDef[] = [partition, latency, pause, kill, clockBump, clockStrobe, clockReset, failover, clientPause, clientClock, clientKill];
@@ -31,16 +33,32 @@ export function topologyProblem(kind: string, topology: string): string | undefi
   return t && !t.includes(topology) ? `fault '${kind}' needs a ${t.join(' or ')} topology; this lock runs on ${topology}` : undefined;
 }
 
+/** The capabilities a spec needs: its kind's, plus those of the params it sets. */
+export function specNeeds(spec: Pick<FaultSpec, 'kind' | 'params'>): Capability[] {
+  const def = kindDef(spec.kind);
+  if (!def) return [];
+  const extra = Object.entries(def.paramNeeds ?? {}).filter(([p]) => spec.params?.[p] !== undefined).map(([, c]) => c);
+  return [...new Set([...def.needs, ...extra])];
+}
+
+/** Why a fault (a kind, or a spec with its params) cannot run on environment kind `env`, or undefined when it can. */
+export function capabilityProblem(spec: string | Pick<FaultSpec, 'kind' | 'params'>, env: EnvKindDef): string | undefined {
+  const s = typeof spec === 'string' ? { kind: spec } : spec;
+  const missing = missingCapabilities(env, specNeeds(s));
+  return missing.length ? `fault '${s.kind}' needs ${missing.join(' and ')}, which the ${env.name} environment does not have` : undefined;
+}
+
 export const SCHEMAS: readonly KindSchema[] = KINDS.map((k) => k.schema);
 
 /** For `lockpick list`: kind, one-line summary, what target means, params with their docs. */
-export const FAULT_KINDS: readonly { kind: string; summary: string; target: string; oneShot: boolean; topologies: readonly string[] | 'any'; params: Record<string, string> }[] =
-  SCHEMAS.map((s) => ({
+export const FAULT_KINDS: readonly { kind: string; summary: string; target: string; oneShot: boolean; topologies: readonly string[] | 'any'; needs: readonly Capability[]; params: Record<string, string> }[] =
+  KINDS.map(({ schema: s, needs }) => ({
     kind: s.kind,
     summary: s.summary,
     target: s.target,
     oneShot: s.oneShot === true,
     topologies: s.topologies ?? 'any',
+    needs,
     params: Object.fromEntries(Object.entries(s.params).map(([n, p]) => [n, `${p.type}${p.required ? ', required' : ''}: ${p.doc}`])),
   }));
 
@@ -63,6 +81,9 @@ export function checkSchedule(schedule: unknown): FaultSchedule {
 export function createFault(spec: FaultSpec, ctx: NemesisContext): Fault {
   const s = checkFaultSpec(spec);
   const def = KINDS.find((k) => k.schema.kind === s.kind)!;
+  // The run refuses these up front; this guards schedules given by hand (library, replay of an edited test.json).
+  const problem = ctx.env.envKind ? capabilityProblem(s, ctx.env.envKind) : undefined;
+  if (problem) throw new FaultSpecError(`fault spec (kind '${s.kind}', at_ms ${s.at_ms}): ${problem}`);
   const id = nextFaultId();
   const fault = defineFault(s, ctx, id, def.create(s, ctx, id));
   let set = active.get(ctx);

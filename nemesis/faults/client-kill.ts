@@ -17,6 +17,7 @@ export const clientKill: KindDef = {
     oneShot: true,
     params: {},
   },
+  needs: ['client-process'],
   create(spec, ctx) {
     return {
       async start() {

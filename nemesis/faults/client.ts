@@ -16,6 +16,7 @@ export const clientPause: KindDef = {
     targetRequired: true,
     params: {},
   },
+  needs: ['client-process'],
   create(spec, ctx) {
     const paused: string[] = [];
     return {
@@ -51,6 +52,7 @@ export const clientClock: KindDef = {
     targetRequired: true,
     params: { delta_ms: { type: 'number', required: true, doc: 'skew in ms (negative = behind)' } },
   },
+  needs: ['client-process'],
   create(spec, ctx) {
     const skewed: string[] = [];
     return {

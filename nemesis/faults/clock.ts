@@ -33,6 +33,7 @@ export const clockBump: KindDef = {
     targetRequired: true,
     params: { delta_ms: DELTA },
   },
+  needs: ['clock'],
   create(spec, ctx) {
     let saved = new Map<NodeHandle, number>();
     return {
@@ -59,6 +60,7 @@ export const clockStrobe: KindDef = {
     targetRequired: true,
     params: { delta_ms: DELTA, period_ms: { type: 'number', min: 1, doc: 'time between flips (default 100)' } },
   },
+  needs: ['clock'],
   create(spec, ctx) {
     let saved = new Map<NodeHandle, number>();
     let timer: NodeJS.Timeout | undefined;
@@ -99,6 +101,7 @@ export const clockReset: KindDef = {
     oneShot: true,
     params: {},
   },
+  needs: ['clock'],
   create(spec, ctx) {
     return {
       async start() {

@@ -29,6 +29,8 @@ export const failover: KindDef = {
       await_demotion: { type: 'boolean', doc: 'when healed, wait until the old primary reports role slave and record the split-brain window (default true)' },
     },
   },
+  // It pauses, kills or cuts off the primary and cuts replication: only where lockpick runs the servers.
+  needs: ['failover', 'node-link', 'pause', 'kill'],
   create(spec, ctx, id) {
     const env = ctx.env;
     const how = param(spec, 'how', 'pause');

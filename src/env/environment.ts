@@ -5,11 +5,13 @@ import type { ServerNode } from './node.ts';
 import type { LinkTable } from './links.ts';
 import type { ProxyBackend } from './proxy-backend.ts';
 import { onTeardown, removeDir } from './lifecycle.ts';
+import { LOCAL } from './env-kinds.ts';
 
 const DATA_ROLES = new Set(['redis', 'redis-replica', 'zookeeper', 'mariadb']);
 
 export class LocalEnvironment implements Environment {
   readonly nodes: ServerNode[] = [];
+  readonly envKind = LOCAL;
   sentinelName?: string;
   private unregister: () => void;
   private downing: Promise<void> | undefined;

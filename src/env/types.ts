@@ -33,6 +33,8 @@ export interface Link { name: string; from: string; to: string; listen: Endpoint
 
 export interface Environment {
   readonly topology: TopologyName;
+  /** Where the servers come from and what can be done to them (src/env/env-kinds.ts); absent: assume everything (hand-made test environments). */
+  readonly envKind?: import('./env-kinds.ts').EnvKindDef;
   readonly nodes: NodeHandle[];
   readonly links: Link[];        // node→node links, and client links created so far
   readonly proxyUrl: string;     // Toxiproxy HTTP API (drive it with toxiproxy-node-client)

@@ -83,3 +83,23 @@ test('every kind at once: plans stay valid schedules', () => {
 test('an unknown kind has no generator: the error lists the known ones', () => {
   assert.throws(() => faultArb('gremlins', { clients: 1, faults: [], ttlMs: 800, nodes: ['n1'] }), /no fault kind 'gremlins' \(known: partition, latency/);
 });
+
+test('every kind declares the capabilities it needs, and a kind without them is refused', async () => {
+  const { CAPABILITIES } = await import('../../src/env/capabilities.ts');
+  const { LOCAL } = await import('../../src/env/env-kinds.ts');
+  const { capabilityProblem, specNeeds } = await import('../../nemesis/kinds.ts');
+  for (const def of KINDS) {
+    const kind = def.schema.kind;
+    assert.ok(Array.isArray(def.needs) && def.needs.length > 0, `${kind} declares needs`);
+    for (const c of [...def.needs, ...Object.values(def.paramNeeds ?? {})]) assert.ok(Object.hasOwn(CAPABILITIES, c), `${kind} needs a known capability, got '${c}'`);
+    for (const p of Object.keys(def.paramNeeds ?? {})) assert.ok(p in def.schema.params, `${kind}: paramNeeds names its own param, got '${p}'`);
+    assert.equal(capabilityProblem(kind, LOCAL), undefined, `the local environment runs ${kind}`);
+    const without = { name: 'bare', summary: '', capabilities: Object.keys(CAPABILITIES).filter((c) => !def.needs.includes(c as never)) as never[] };
+    assert.match(capabilityProblem(kind, without)!, new RegExp(`fault '${kind}' needs '${def.needs[0]}' \\(.+\\), which the bare environment does not have`));
+  }
+  // A param can need more than its kind: kill with a persistence choice needs restart-persistence.
+  assert.deepEqual(specNeeds({ kind: 'kill', params: { persistence: 'none' } }), ['kill', 'restart-persistence']);
+  assert.deepEqual(specNeeds({ kind: 'kill' }), ['kill']);
+  const killOnly = { name: 'k', summary: '', capabilities: ['kill'] as const };
+  assert.match(capabilityProblem({ kind: 'kill', params: { persistence: 'none' } }, killOnly)!, /'restart-persistence'/);
+});

@@ -1,0 +1,25 @@
+// What an environment kind can do to its servers (after Jepsen's DB protocol
+// with its optional Kill/Pause protocols). Each fault kind declares the
+// capabilities it needs (KindDef.needs); `lockpick run` refuses a fault whose
+// capability the chosen environment kind lacks, up front, rather than
+// skipping it silently.
+
+/** Every capability, with the words `lockpick list` and the refusals use. */
+export const CAPABILITIES = {
+  'client-process': "pause, kill and skew the clocks of lockpick's own client processes",
+  'client-link': "cut and slow client→server links through lockpick's fault proxy",
+  'node-link': 'cut and slow server→server links (replication, quorum, Sentinel) through the fault proxy',
+  pause: 'pause and resume server processes',
+  kill: 'kill server processes and restart them as they were started',
+  'restart-persistence': 'restart a killed server with or without persistence (Redis: forget every key)',
+  clock: "move servers' wall clocks",
+  failover: 'drive a Sentinel failover (take the primary away, wait for a promotion)',
+} as const;
+
+export type Capability = keyof typeof CAPABILITIES;
+
+export const ALL_CAPABILITIES = Object.keys(CAPABILITIES) as Capability[];
+
+export function isCapability(c: string): c is Capability {
+  return Object.hasOwn(CAPABILITIES, c);
+}

@@ -14,7 +14,7 @@
 import type { Held, LockContext } from './lock.ts';
 import { isDefiniteFailure } from './lock.ts';
 import { choiceOption, numberOption } from './options.ts';
-import { isNoNode, ZkSession } from './zookeeper-client.ts';
+import { isAnswer, isNoNode, ZkSession } from './zookeeper-client.ts';
 
 export const ON_DISCONNECT = ['ignore', 'treat-as-loss'] as const;
 export type OnDisconnect = (typeof ON_DISCONNECT)[number];
@@ -116,7 +116,7 @@ export class SessionHolder {
     if (!this.lapsed(h)) {
       try {
         const stat = await this.guarded(h.session, () => h.session.exists(h.path));
-        if (stat && stat.ephemeralOwner.equals(h.session.sessionId()) && !this.lapsed(h)) return 'renewed';
+        if (stat && stat.ephemeralOwner === h.session.sessionId() && !this.lapsed(h)) return 'renewed';
       } catch {
         // No answer: a careful client stops believing (and the session was abandoned).
       }
@@ -154,12 +154,6 @@ export class SessionHolder {
     this.all.clear();
     this.current = undefined;
   }
-}
-
-/** A ZooKeeper answer (NO_NODE, NODE_EXISTS, SESSION_EXPIRED, ...): the request was decided. */
-function isAnswer(err: unknown): boolean {
-  const code = (err as { getCode?: () => number })?.getCode?.();
-  return code !== undefined && code !== -4; // -4 = CONNECTION_LOSS: sent, answer lost
 }
 
 /**

@@ -1,57 +1,78 @@
-// A ZooKeeper session for lock recipes (node-zookeeper-client), set up so every
-// request has one of three outcomes the runner can record honestly:
-//   answer            → it happened (or the server refused it: NODE_EXISTS, NO_NODE, ...);
-//   never sent        → the session did not (re)connect within the budget, so the
-//                       request is refused here (DefiniteFailure), never queued;
-//   sent, no answer   → timeout or CONNECTION_LOSS: unknown. The caller then
-//                       abandons the session, so its ephemeral nodes go with it.
+// A ZooKeeper session for lock recipes on the `zookeeper` npm package (the
+// Apache C client as a Node addon, built from the tarball it ships), set up so
+// every request has one of three outcomes the runner can record honestly:
+//   answer            → it happened (or the server refused it: ZNODEEXISTS, ZNONODE, ...);
+//   never sent        → the session did not (re)connect within the budget, or the C
+//                       client refused the call at once (a closed/expired handle):
+//                       refused here (DefiniteFailure), never queued;
+//   sent, no answer   → timeout, ZCONNECTIONLOSS, ZOPERATIONTIMEOUT, ZCLOSING: unknown.
+//                       The caller then abandons the session, so its ephemeral nodes go with it.
 // It also keeps what a careful client knows about its session: every
-// Disconnected/Expired bumps `lossEpoch`, and a connection the server has been
-// silent on for 2/3 of the session timeout counts as lost too (the Java client's
-// read timeout; node-zookeeper-client itself never notices a black-holed link),
-// and silence for a whole session timeout ends the session on the client side.
+// disconnect ('connecting' after being connected) or expiry ('close' we did not
+// ask for) bumps `lossEpoch`, a connection the server has been silent on for
+// 2/3 of the session timeout counts as lost too (the C client's own read
+// timeout is the same), and silence for a whole session timeout ends the session
+// on the client side: the C client never declares expiry until a server says so.
 import { createRequire } from 'node:module';
 import type { EventEmitter } from 'node:events';
 import { DefiniteFailure, type LockContext } from './lock.ts';
 
-interface ZkState { name: string; code: number }
-interface ZkException extends Error { getCode(): number }
-export interface ZkStat { ephemeralOwner: Buffer }
-type Cb<T> = (err: ZkException | null, result: T) => void;
+/** What an exists() answer carries that the recipes read: the owning session, as the C client's hex id. */
+export interface ZkStat { ephemeralOwner: string }
+type Done<T> = (rc: number, error: string, result: T) => void;
+// The addon's callback API (lib/zookeeper.js); every a_* call returns the C
+// client's own rc: non-zero means the request was not queued and `done` never runs.
 interface ZkClient extends EventEmitter {
-  connect(): void;
+  init(config: object): ZkClient;
   close(): void;
-  getState(): ZkState;
-  getSessionId(): Buffer;
-  create(path: string, data: Buffer, mode: number, cb: Cb<string>): void;
-  remove(path: string, version: number, cb: (err: ZkException | null) => void): void;
-  exists(path: string, watcher: ((event: unknown) => void) | undefined, cb: Cb<ZkStat | null>): void;
-  getChildren(path: string, watcher: ((event: unknown) => void) | undefined, cb: Cb<string[]>): void;
-  mkdirp(path: string, cb: Cb<string>): void;
+  readonly client_id: string;
+  a_create(path: string, data: Buffer, flags: number, done: Done<string>): number;
+  a_delete_(path: string, version: number, done: Done<undefined>): number;
+  a_exists(path: string, watch: boolean, done: Done<ZkStat | null>): number;
+  aw_exists(path: string, watcher: (type: number, state: number, path: string) => void, done: Done<ZkStat | null>): number;
+  a_get_children(path: string, watch: boolean, done: Done<string[]>): number;
 }
 interface ZkModule {
-  createClient(connectionString: string, o: { sessionTimeout: number; spinDelay: number; retries: number }): ZkClient;
-  CreateMode: { EPHEMERAL: number; EPHEMERAL_SEQUENTIAL: number };
-  State: { SYNC_CONNECTED: ZkState; DISCONNECTED: ZkState; EXPIRED: ZkState };
-  Exception: { NO_NODE: number; NODE_EXISTS: number; SESSION_EXPIRED: number; CONNECTION_LOSS: number };
+  new (config: { connect: string; timeout: number; debug_level: number; host_order_deterministic: boolean }): ZkClient;
+  constants: Record<string, number>;
 }
 
-// The package ships no types; the surface above is all the recipes use.
-const zk = createRequire(import.meta.url)('node-zookeeper-client') as ZkModule;
-export const CreateMode = zk.CreateMode;
+// The package's own .d.ts declares no importable module for this shape; the surface above is all the recipes use.
+const Zk = createRequire(import.meta.url)('zookeeper') as ZkModule;
+const C = Zk.constants;
+export const CreateMode = { PERSISTENT: C.ZOO_PERSISTENT!, EPHEMERAL: C.ZOO_EPHEMERAL!, EPHEMERAL_SEQUENTIAL: C.ZOO_EPHEMERAL_SEQUENTIAL! };
+const OK = C.ZOK!, NO_NODE = C.ZNONODE!, NODE_EXISTS = C.ZNODEEXISTS!;
+/** Sent, but no answer came back: the request may or may not have taken effect. */
+const NO_ANSWER = new Set([C.ZCONNECTIONLOSS, C.ZOPERATIONTIMEOUT, C.ZCLOSING]);
+/** Watch events the server sends (a node created, deleted, changed, its children); not session events. */
+const NODE_EVENTS = new Set([C.ZOO_CREATED_EVENT, C.ZOO_DELETED_EVENT, C.ZOO_CHANGED_EVENT, C.ZOO_CHILD_EVENT]);
+
+/** A ZooKeeper result code as an error (the code is the C client's, e.g. -101 ZNONODE). */
+export class ZkError extends Error {
+  constructor(readonly code: number, what: string, text: string) {
+    super(`zookeeper ${what}: ${text} (${code})`);
+  }
+  getCode(): number { return this.code; }
+}
 
 /** A ZooKeeper error code, or undefined for anything else (timeouts, ...). */
 export function zkCode(err: unknown): number | undefined {
-  return typeof (err as ZkException)?.getCode === 'function' ? (err as ZkException).getCode() : undefined;
+  return err instanceof ZkError ? err.code : undefined;
 }
-export const isNoNode = (err: unknown) => zkCode(err) === zk.Exception.NO_NODE;
-export const isNodeExists = (err: unknown) => zkCode(err) === zk.Exception.NODE_EXISTS;
+export const isNoNode = (err: unknown) => zkCode(err) === NO_NODE;
+export const isNodeExists = (err: unknown) => zkCode(err) === NODE_EXISTS;
+/** A ZooKeeper answer (ZNONODE, ZNODEEXISTS, ZSESSIONEXPIRED, ...): the request was decided. */
+export function isAnswer(err: unknown): boolean {
+  const code = zkCode(err);
+  return code !== undefined && !NO_ANSWER.has(code);
+}
 
 export class ZkSession {
-  /** Bumped on every Disconnected/Expired/silence seen after being connected. */
+  /** Bumped on every disconnect/expiry/silence seen after being connected. */
   lossEpoch = 0;
   /** Expired or closed: its ephemeral nodes are gone (or going); open a new session. */
   dead = false;
+  private isConnected = false;
   private lastHeardMs: number;
   private readonly wakers = new Set<() => void>();
   private readonly heartbeat: NodeJS.Timeout;
@@ -59,7 +80,11 @@ export class ZkSession {
 
   private constructor(private readonly client: ZkClient, private readonly ctx: LockContext, readonly sessionTimeoutMs: number) {
     this.lastHeardMs = ctx.clock.monoMs();
-    client.on('state', (s: ZkState) => this.onState(s));
+    client.on('connect', () => { this.isConnected = true; this.heard(); this.wake(); });
+    client.on('connecting', () => this.lost());
+    // 'close' with a code we did not ask for: ZOO_EXPIRED_SESSION_STATE (a server
+    // said so, or the addon gave up on a connection that kept saying nothing).
+    client.on('close', () => { if (!this.dead) { this.lost(); this.close(); } });
     // Ping at a third of the timeout; count 2/3 of silence as a loss.
     this.heartbeat = setInterval(() => this.beat(), Math.max(50, Math.floor(sessionTimeoutMs / 3)));
     this.heartbeat.unref();
@@ -71,27 +96,24 @@ export class ZkSession {
       throw new Error(`lock ${recipe}: the lock context of client ${ctx.clientId} has no endpoints; it needs the 'zookeeper' topology`);
     }
     const hosts = ctx.endpoints.map((e) => `${e.host}:${e.port}`).join(',');
-    const client = zk.createClient(hosts, { sessionTimeout: sessionTimeoutMs, spinDelay: 100, retries: 0 });
+    // debug_level 0: the C client logs nothing (its stderr would land in the worker's output).
+    const client = new Zk({ connect: hosts, timeout: sessionTimeoutMs, debug_level: 0, host_order_deterministic: false });
     const s = new ZkSession(client, ctx, sessionTimeoutMs);
-    const connected = new Promise<boolean>((resolve) => {
-      const t = setTimeout(() => resolve(false), budgetMs);
-      client.once('connected', () => { clearTimeout(t); resolve(true); });
-    });
-    client.connect();
-    if (!(await connected)) {
+    client.init({});
+    if (!(await s.whenConnected(budgetMs))) {
       s.close();
       throw new DefiniteFailure(`${recipe}: no ZooKeeper session within ${budgetMs} ms (${hosts})`);
     }
-    s.lastHeardMs = ctx.clock.monoMs();
     return s;
   }
 
   connected(): boolean {
-    return !this.dead && this.client.getState().code === zk.State.SYNC_CONNECTED.code;
+    return !this.dead && this.isConnected;
   }
 
-  sessionId(): Buffer {
-    return this.client.getSessionId();
+  /** The session id as the C client prints it (hex), comparable with ZkStat.ephemeralOwner. */
+  sessionId(): string {
+    return this.client.client_id;
   }
 
   /** Wakes `fn` on every change of what this session knows (state, loss); returns the unsubscribe. */
@@ -101,19 +123,29 @@ export class ZkSession {
   }
 
   create(path: string, mode: number): Promise<string> {
-    return this.call(`create ${path}`, (cb) => this.client.create(path, Buffer.alloc(0), mode, cb));
+    return this.call(`create ${path}`, (done) => this.client.a_create(path, Buffer.alloc(0), mode, done));
   }
   remove(path: string): Promise<void> {
-    return this.call(`delete ${path}`, (cb) => this.client.remove(path, -1, (e) => cb(e, undefined)));
+    return this.call<undefined>(`delete ${path}`, (done) => this.client.a_delete_(path, -1, done));
   }
+  /** The node's stat, or null when there is none; `watcher` hears the node's next change (not session events). */
   exists(path: string, watcher?: () => void): Promise<ZkStat | null> {
-    return this.call(`exists ${path}`, (cb) => this.client.exists(path, watcher, cb));
+    const issue = watcher
+      ? (done: Done<ZkStat | null>) => this.client.aw_exists(path, (type) => { if (NODE_EVENTS.has(type)) watcher(); }, done)
+      : (done: Done<ZkStat | null>) => this.client.a_exists(path, false, done);
+    return this.call(`exists ${path}`, issue, NO_NODE);
   }
   children(path: string): Promise<string[]> {
-    return this.call(`getChildren ${path}`, (cb) => this.client.getChildren(path, undefined, cb));
+    return this.call(`getChildren ${path}`, (done) => this.client.a_get_children(path, false, done));
   }
-  mkdirp(path: string): Promise<string> {
-    return this.call(`mkdirp ${path}`, (cb) => this.client.mkdirp(path, cb));
+  /** Creates every missing persistent node of `path` (one at a time; an existing one is fine). */
+  async mkdirp(path: string): Promise<string> {
+    const parts = path.split('/').filter(Boolean);
+    for (let i = 1; i <= parts.length; i++) {
+      const p = `/${parts.slice(0, i).join('/')}`;
+      await this.create(p, CreateMode.PERSISTENT).catch((err: unknown) => { if (!isNodeExists(err)) throw err; });
+    }
+    return path;
   }
 
   /** Ends the session: the server drops its ephemeral nodes now (if it hears us) or at expiry. */
@@ -121,6 +153,7 @@ export class ZkSession {
     clearInterval(this.heartbeat);
     if (!this.dead) {
       this.dead = true;
+      this.isConnected = false;
       this.client.close();
     }
     this.wake();
@@ -141,20 +174,34 @@ export class ZkSession {
    * One request with the command budget. While disconnected it waits for the
    * connection within that budget; if none comes it is refused here (nothing
    * sent: DefiniteFailure). Sent and unanswered within the budget: unknown.
+   * `empty` is a result code that means "no such thing" (resolves null).
    */
-  private async call<T>(what: string, issue: (cb: Cb<T>) => void): Promise<T> {
+  private async call<T>(what: string, issue: (done: Done<T>) => number, empty?: number): Promise<T> {
     if (!(await this.whenConnected(this.ctx.commandTimeoutMs))) {
       throw new DefiniteFailure(`zookeeper ${what}: session ${this.dead ? 'expired or closed' : 'not connected'}`);
     }
     return new Promise<T>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`zookeeper ${what}: no answer within ${this.ctx.commandTimeoutMs} ms`)), this.ctx.commandTimeoutMs);
-      issue((err, result) => {
+      let rc: number;
+      try {
+        rc = issue((code, text, result) => {
+          clearTimeout(t);
+          if (NO_ANSWER.has(code)) return reject(new ZkError(code, what, text)); // sent, answer lost: unknown
+          this.heard();
+          if (code === OK) resolve(result);
+          else if (code === empty) resolve(null as T);
+          else reject(new ZkError(code, what, text));
+        });
+      } catch (err) {
+        // The addon throws on arguments it cannot take: nothing was sent.
         clearTimeout(t);
-        if (err && zkCode(err) === zk.Exception.CONNECTION_LOSS) return reject(err); // sent, answer lost: unknown
-        this.heard();
-        if (err) reject(err);
-        else resolve(result);
-      });
+        return reject(new DefiniteFailure(`zookeeper ${what}: refused by the client: ${(err as Error).message}`));
+      }
+      if (rc !== OK) {
+        // Refused before anything was queued (e.g. -9 ZINVALIDSTATE: the handle is closed or expired).
+        clearTimeout(t);
+        reject(new DefiniteFailure(`zookeeper ${what}: refused by the client (${rc})`));
+      }
     });
   }
 
@@ -163,13 +210,9 @@ export class ZkSession {
     this.suspect = false;
   }
 
-  private onState(s: ZkState): void {
-    if (s.code === zk.State.SYNC_CONNECTED.code) {
-      this.heard();
-    } else if (s.code === zk.State.DISCONNECTED.code || s.code === zk.State.EXPIRED.code) {
-      this.lossEpoch++;
-      if (s.code === zk.State.EXPIRED.code) this.close();
-    }
+  private lost(): void {
+    this.lossEpoch++;
+    this.isConnected = false;
     this.wake();
   }
 
@@ -189,7 +232,7 @@ export class ZkSession {
       this.lossEpoch++;
       this.wake();
     }
-    this.client.exists('/', undefined, (err) => { if (!err) this.heard(); });
+    this.client.a_exists('/', false, (rc) => { if (rc === OK) this.heard(); });
   }
 
   private wake(): void {

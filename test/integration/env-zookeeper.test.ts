@@ -7,37 +7,41 @@ import { createRequire } from 'node:module';
 import { Toxiproxy } from 'toxiproxy-node-client';
 import { startEnvironment, zookeeperMode, type Environment } from '../../src/env/index.ts';
 
-// node-zookeeper-client ships no types: the few calls used here.
+// The `zookeeper` package (the C client) through its promise API: the few calls used here.
 interface ZkClient {
-  connect(): void;
+  init(config: object): ZkClient;
   close(): void;
-  once(ev: 'connected' | 'expired', f: () => void): void;
-  getSessionId(): Buffer;
-  create(p: string, data: Buffer, mode: number, cb: (e: Error | null, p: string) => void): void;
-  getData(p: string, cb: (e: Error | null, d: Buffer) => void): void;
-  exists(p: string, cb: (e: Error | null, stat: unknown) => void): void;
+  once(ev: 'connect', f: () => void): void;
+  create(p: string, data: string, flags: number): Promise<string>;
+  get(p: string, watch: boolean): Promise<[unknown, Buffer]>;
+  exists(p: string, watch: boolean): Promise<unknown>;
 }
-const zk = createRequire(import.meta.url)('node-zookeeper-client') as {
-  createClient(conn: string, o: { sessionTimeout: number; spinDelay?: number; retries?: number }): ZkClient;
-  CreateMode: { EPHEMERAL: number; PERSISTENT: number };
+const ZooKeeper = createRequire(import.meta.url)('zookeeper') as {
+  new (o: { connect: string; timeout: number; debug_level: number }): ZkClient;
+  constants: { ZOO_EPHEMERAL: number; ZOO_PERSISTENT: number; ZNONODE: number };
 };
+const { ZOO_EPHEMERAL, ZOO_PERSISTENT, ZNONODE } = ZooKeeper.constants;
 
 let env: Environment;
 const open: ZkClient[] = [];
 
 async function connect(clientId: string, sessionTimeout = 4000): Promise<ZkClient> {
   const eps = await env.clientEndpoints(clientId);
-  const c = zk.createClient(eps.map((e) => `${e.host}:${e.port}`).join(','), { sessionTimeout, spinDelay: 100 });
+  const c = new ZooKeeper({ connect: eps.map((e) => `${e.host}:${e.port}`).join(','), timeout: sessionTimeout, debug_level: 0 });
   open.push(c);
   await new Promise<void>((res) => {
-    c.once('connected', res);
-    c.connect();
+    c.once('connect', res);
+    c.init({});
   });
   return c;
 }
 
-const call = <T>(f: (cb: (e: Error | null, v: T) => void) => void): Promise<T> =>
-  new Promise((res, rej) => f((e, v) => (e ? rej(e) : res(v))));
+/** exists() as a boolean: the promise API rejects with "-101 no node" for a missing node. */
+const exists = (c: ZkClient, p: string): Promise<boolean> =>
+  c.exists(p, false).then(() => true, (e: Error) => {
+    if (e.message.startsWith(`${ZNONODE} `)) return false;
+    throw e;
+  });
 
 async function leader(exclude: string[] = []): Promise<string | undefined> {
   for (const n of env.nodes) {
@@ -61,9 +65,9 @@ after(async () => {
 
 test('a real client writes through one proxied link and another client reads it', async () => {
   const a = await connect('a');
-  await call<string>((cb) => a.create('/hello', Buffer.from('world'), zk.CreateMode.PERSISTENT, cb));
+  await a.create('/hello', 'world', ZOO_PERSISTENT);
   const b = await connect('b');
-  assert.equal((await call<Buffer>((cb) => b.getData('/hello', cb))).toString(), 'world');
+  assert.equal((await b.get('/hello', false))[1].toString(), 'world');
   assert.ok(await leader(), 'one server reports Mode: leader');
   for (const name of ['n1->n2', 'n2->n1:election', 'client:a->n3']) {
     assert.ok(env.links.some((l) => l.name === name), `link ${name} missing`);
@@ -92,9 +96,9 @@ test('pausing the leader yields a new leader', async () => {
 
 test('a client partitioned past its session timeout loses its ephemeral node', async () => {
   const holder = await connect('holder', 2000);
-  await call<string>((cb) => holder.create('/lock', Buffer.from('holder'), zk.CreateMode.EPHEMERAL, cb));
+  await holder.create('/lock', 'holder', ZOO_EPHEMERAL);
   const watcher = await connect('watcher');
-  assert.ok(await call<unknown>((cb) => watcher.exists('/lock', cb)));
+  assert.ok(await exists(watcher, '/lock'));
   const tp = new Toxiproxy(env.proxyUrl);
   const cut = env.links.filter((l) => l.from === 'client:holder');
   assert.equal(cut.length, 3);
@@ -104,7 +108,7 @@ test('a client partitioned past its session timeout loses its ephemeral node', a
   }
   const t0 = performance.now();
   try {
-    while (await call<unknown>((cb) => watcher.exists('/lock', cb))) {
+    while (await exists(watcher, '/lock')) {
       assert.ok(performance.now() - t0 < 15_000, 'ephemeral node still there 15 s after the partition');
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -1,30 +1,30 @@
-// JSON Lines reader: reads the file in fixed-size chunks and splits lines
-// itself, so a history of millions of events never sits in memory as one text.
+// JSON Lines reader: reads the file in fixed-size chunks and splits lines itself, so a history of
+// millions of events never sits in memory as one text. Lines are scanned as bytes
+// (./jsonl-scan.ts) and only unusual ones are decoded and given to JSON.parse.
 import { open } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
 import { HistoryBuilder } from './build.ts';
 import { HistoryError } from './errors.ts';
+import { LineScanner } from './jsonl-scan.ts';
 import type { ParsedHistory } from './types.ts';
 import { countNewlines, firstInvalidUtf8, notUtf8 } from './utf8.ts';
 
 const CHUNK_BYTES = 1 << 22;
 
 /**
- * Calls onLine(text, lineNumber) for each line of the file (without '\n'), in order.
- * Decodes only whole lines: a '\n' byte never sits inside a multi-byte UTF-8
- * character, so each chunk is cut after its last '\n' and the tail carried over.
- * Decoding is strict: invalid UTF-8 throws a HistoryError naming its line.
+ * Calls onLine(buf, start, end, lineNumber) for each line of the file (bytes [start, end) of buf,
+ * without '\n'), in order; buf is only valid during the call. Each chunk is cut after its last
+ * '\n' and the tail carried over. Decoding is strict: before any line of a chunk is handed on,
+ * the chunk's whole lines are checked to be UTF-8, and invalid bytes throw a HistoryError naming
+ * their line.
  */
-export async function forEachLine(path: string, onLine: (text: string, line: number) => void, chunkBytes = CHUNK_BYTES): Promise<void> {
+export async function forEachLineBytes(path: string, onLine: (buf: Buffer, start: number, end: number, line: number) => void, chunkBytes = CHUNK_BYTES): Promise<void> {
   const fh = await open(path, 'r');
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   let line = 0;
-  const decode = (buf: Buffer, end: number): string => {
-    try {
-      return decoder.decode(buf.subarray(0, end));
-    } catch {
-      const bad = firstInvalidUtf8(buf.subarray(0, end), false);
-      throw notUtf8(path, line + 1 + countNewlines(buf, 0, bad), bad < end ? buf[bad] : undefined);
-    }
+  const validate = (buf: Buffer, end: number): void => {
+    if (isUtf8(buf.subarray(0, end))) return;
+    const bad = firstInvalidUtf8(buf.subarray(0, end), false);
+    throw notUtf8(path, line + 1 + countNewlines(buf, 0, bad), bad < end ? buf[bad] : undefined);
   };
   try {
     let buf = Buffer.allocUnsafe(chunkBytes);
@@ -38,18 +38,17 @@ export async function forEachLine(path: string, onLine: (text: string, line: num
       const { bytesRead } = await fh.read(buf, carry, buf.length - carry, null);
       const end = carry + bytesRead;
       if (bytesRead === 0) {
-        if (end > 0) onLine(decode(buf, end), ++line);
+        if (end > 0) { validate(buf, end); onLine(buf, 0, end, ++line); }
         break;
       }
       const lastNl = buf.lastIndexOf(10, end - 1);
       if (lastNl < carry) { carry = end; continue; }
-      const text = decode(buf, lastNl);
+      validate(buf, lastNl);
       let start = 0;
-      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-        onLine(text.slice(start, nl), ++line);
+      for (let nl = buf.indexOf(10, start); nl !== -1 && nl <= lastNl; nl = buf.indexOf(10, start)) {
+        onLine(buf, start, nl, ++line);
         start = nl + 1;
       }
-      onLine(text.slice(start), ++line);
       carry = end - lastNl - 1;
       buf.copy(buf, 0, lastNl + 1, end);
     }
@@ -58,11 +57,21 @@ export async function forEachLine(path: string, onLine: (text: string, line: num
   }
 }
 
-/** chunkBytes is for tests (tiny chunks exercise lines split across reads). */
-export async function readJsonl(path: string, chunkBytes = CHUNK_BYTES): Promise<ParsedHistory> {
-  const b = new HistoryBuilder(path);
-  await forEachLine(path, (text, line) => {
-    // Fast path: an event line starts with '{'; anything else is blank or wrong.
+/** Calls onLine(text, lineNumber) for each line of the file (without '\n'), in order; strict UTF-8 as forEachLineBytes. */
+export async function forEachLine(path: string, onLine: (text: string, line: number) => void, chunkBytes = CHUNK_BYTES): Promise<void> {
+  await forEachLineBytes(path, (buf, start, end, line) => onLine(buf.toString('utf8', start, end), line), chunkBytes);
+}
+
+/**
+ * Calls onEvent(raw, line) for each event line of a JSON Lines file (blank lines skipped); raw is
+ * only valid during the call. Throws HistoryError for a line that is not JSON.
+ */
+export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes = CHUNK_BYTES): Promise<void> {
+  const scanner = new LineScanner();
+  await forEachLineBytes(path, (buf, start, end, line) => {
+    if (scanner.scan(buf, start, end)) { onEvent(scanner.ev, line); return; }
+    let text = buf.toString('utf8', start, end);
+    // An event line starts with '{'; anything else is blank or wrong.
     if (text.charCodeAt(0) !== 123 /* { */) {
       if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1); // byte-order mark
       if (text.trim() === '') return;
@@ -74,7 +83,13 @@ export async function readJsonl(path: string, chunkBytes = CHUNK_BYTES): Promise
       throw new HistoryError(path, line, 'not-json', `each line must be one JSON object (JSON Lines); this line does not parse: ${(e as Error).message}`,
         'fix the line so it is a complete JSON object on one line (no trailing commas, double-quoted keys), or remove it');
     }
-    b.add(ev, line);
+    onEvent(ev, line);
   }, chunkBytes);
+}
+
+/** chunkBytes is for tests (tiny chunks exercise lines split across reads). */
+export async function readJsonl(path: string, chunkBytes = CHUNK_BYTES): Promise<ParsedHistory> {
+  const b = new HistoryBuilder(path);
+  await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes);
   return b.finish();
 }

@@ -1,0 +1,56 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { LineScanner } from '../../src/history/jsonl-scan.ts';
+
+const FIELDS = ['type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms'] as const;
+
+/** When the byte scanner accepts a line, JSON.parse must accept it too and read the same fields. */
+function agrees(line: string): boolean {
+  const s = new LineScanner();
+  const buf = Buffer.from(line, 'utf8');
+  if (!s.scan(buf, 0, buf.length)) return false;
+  const parsed = JSON.parse(line) as Record<string, unknown>;
+  assert.ok(parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed), line);
+  for (const k of FIELDS) assert.deepEqual(s.ev[k], Object.hasOwn(parsed, k) ? parsed[k] : undefined, `${k} of ${line}`);
+  for (const k of FIELDS) if (Object.is(parsed[k], -0)) assert.ok(Object.is(s.ev[k], -0), line);
+  return true;
+}
+
+test('the common shapes are read by the byte scanner, exactly as JSON.parse reads them', () => {
+  for (const line of [
+    '{"type":"invoke","f":"acquire","process":3,"key":"k0","time":1000}',
+    '{"type":"ok","f":"acquire","process":3,"key":"k0","time":2000,"value":{"token":7},"lease_ms":800}',
+    '{"type":"ok","f":"release","process":3,"value":{"lost":true},"index":0,"error":"x","node":"n1","wall":[1,2]}',
+    '{"process":"nemesis","type":"info","f":"partition-start","value":{"cut":["n1","n2"]}}',
+    ' {"type" : "info" , "f":"read","process":0,"value":null,"x":false,"y":true}\r',
+    '{}', '{"time":-0}', '{"type":"ok","type":"fail"}', '{"value":[]}', '{"index":123456789012345}',
+  ]) assert.ok(agrees(line) || line.startsWith(' '), line);
+});
+
+test('anything unusual falls back to JSON.parse: escapes, non-ASCII, fractions, big or leading-zero numbers, bad syntax', () => {
+  const s = new LineScanner();
+  for (const line of [
+    '{"key":"a\\"b"}', '{"key":"schlüssel"}', '{"time":1.5}', '{"time":1e3}', '{"time":1234567890123456}', '{"time":012}',
+    '{"type":"ok",}', '{"type":"ok"} x', '{type:"ok"}', '{"type":"ok"', '{"value":{"a":1}', '{"value":{"a":}}', '[1]', '{"a":-}',
+    '{"type":"ok"}}', '{"k\u0001":1}', '{"a":tru}', '',
+  ]) {
+    const buf = Buffer.from(line, 'utf8');
+    assert.equal(s.scan(buf, 0, buf.length), false, line);
+  }
+});
+
+test('on random event-like lines and their mutations the scanner never disagrees with JSON.parse', () => {
+  const scalar = fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constantFrom('invoke', 'ok', 'fail', 'info', 'acquire', 'nemesis'), fc.boolean(), fc.constant(null));
+  const val = fc.oneof(scalar, fc.dictionary(fc.string(), scalar), fc.array(scalar));
+  const event = fc.dictionary(fc.oneof(fc.constantFrom(...FIELDS), fc.string()), val);
+  fc.assert(fc.property(event, fc.nat(), fc.string({ maxLength: 3 }), (ev, at, junk) => {
+    const line = JSON.stringify(ev);
+    agrees(line);
+    const cut = at % (line.length + 1);
+    const mutated = line.slice(0, cut) + junk + line.slice(cut + (at % 2));
+    let ok = true;
+    try { JSON.parse(mutated); } catch { ok = false; }
+    if (agrees(mutated)) assert.ok(ok, mutated);
+  }), { numRuns: 3000 });
+});

@@ -36,7 +36,8 @@ export const someNode = (o: FaultGenOptions) => fc.constantFrom(...(o.nodes.leng
  * (resolved when the fault starts), so the ensemble elects anew while sessions wait.
  */
 export const someServer = (o: FaultGenOptions) => fc.constantFrom(
-  ...(o.nodes.length ? o.nodes : ['n1']), ...(o.topology === 'zookeeper' && o.nodes.length >= 3 ? ['leader'] : []));
+  // 'leader' weighs as two nodes: the one ZooKeeper server whose loss makes the ensemble elect.
+  ...(o.nodes.length ? o.nodes : ['n1']), ...(o.topology === 'zookeeper' && o.nodes.length >= 3 ? ['leader', 'leader'] : []));
 export const someClient = (o: FaultGenOptions) => fc.constantFrom(...(o.clients.length ? o.clients : ['c1']));
 /**
  * One spec as a group of one. The unmapper lets fast-check shrink a stored plan's

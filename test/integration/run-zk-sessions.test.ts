@@ -5,6 +5,8 @@
 // node away; the careful client (treat-as-loss, renewing through its holds) stays safe under
 // the same partitions and ZooKeeper server pauses.
 import { test } from 'node:test';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { anomalyTypes, lockpick, tempStore, type CliResult } from './run-helpers.ts';
 
@@ -29,9 +31,16 @@ test('onDisconnect=ignore + a client partitioned in its critical section past it
   console.log(`ignore: first violation after ${r.summary!.firstAfterMs} ms of search`);
 });
 
-test('onDisconnect=treat-as-loss + the same partitions and server pauses: SAFE, renews recorded', async () => {
-  const r = await lockpick([...ZK, '--faults', 'partition,pause', '--time', '60', '--store', tempStore()], 150_000);
+test('onDisconnect=treat-as-loss + the same partitions and server pauses, leader pauses among them: SAFE', async () => {
+  const store = tempStore();
+  const r = await lockpick([...ZK, '--faults', 'partition,pause', '--time', '60', '--store', store], 150_000);
   assert.equal(r.code, 0, `${r.stderr}\n${JSON.stringify(r.summary?.gaps)}`);
   assert.equal(r.summary!.verdict, true);
   assert.ok(r.summary!.coverage.faultsApplied.partition! > 0 && r.summary!.coverage.faultsApplied.pause! > 0);
+  // The ensemble's leader was among the paused servers (resolved when each pause started).
+  const events = readdirSync(store).flatMap((d) => readFileSync(join(store, d, 'history.jsonl'), 'utf8').split('\n'))
+    .filter((l) => l.includes('"pause-start"')).map((l) => JSON.parse(l) as { value: { target: string; nodes: string[] } });
+  const leaderPauses = events.filter((e) => e.value.target === 'leader');
+  assert.ok(leaderPauses.length > 0, `pauses: ${events.map((e) => e.value.target).join(', ')}`);
+  console.log(`treat-as-loss: ${events.length} server pauses applied, ${leaderPauses.length} of the leader (${leaderPauses.map((e) => e.value.nodes[0]).join(', ')})`);
 });

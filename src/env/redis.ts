@@ -111,14 +111,18 @@ export interface SentinelOptions {
   uid?: number;
 }
 
+/** Sentinel's timing here: a primary silent this long is down; a failover attempt times out after this. Plans derive their timescale from them. */
+export const SENTINEL_DOWN_AFTER_MS = 1000;
+export const SENTINEL_FAILOVER_TIMEOUT_MS = 3000;
+
 export async function createSentinelNode(o: SentinelOptions): Promise<ServerNode> {
   const f = redisFamilyNode(requireBinary('redis-sentinel'), o.id, 'sentinel', o.port, o.root, 'sentinel', o.uid);
   const m = o.masterName;
   const lines = [
     ...baseConf(o.port, f.dir),
     `sentinel monitor ${m} ${o.master.host} ${o.master.port} ${o.quorum}`,
-    `sentinel down-after-milliseconds ${m} 1000`,
-    `sentinel failover-timeout ${m} 3000`,
+    `sentinel down-after-milliseconds ${m} ${SENTINEL_DOWN_AFTER_MS}`,
+    `sentinel failover-timeout ${m} ${SENTINEL_FAILOVER_TIMEOUT_MS}`,
     `sentinel parallel-syncs ${m} 1`,
   ];
   if (o.announce) lines.push(`sentinel announce-ip ${o.announce.host}`, `sentinel announce-port ${o.announce.port}`);

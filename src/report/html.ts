@@ -1,14 +1,20 @@
 // One self-contained timeline.html (inline CSS, SVG and script; no external
-// URL): a lane per process, each op a bar from call to return, lock holds,
-// fault periods as shaded bands, anomalies in red with a plain-words list at
-// the top that zooms to each. Big histories are cut to windows around the
-// anomalies (timeline-model.ts) so the file stays small.
+// URL) that tells the lock's story: a lane per client (c1, its process ids as
+// detail) with its ops, the hold it believes and the lease it was granted, the
+// gap between them and who acquired inside it, stale unlocks where they
+// happened, one row per fault in words on the lanes and server nodes it
+// targets, anomalies in red with a plain-words list at the top. Times are ms
+// from the run's start. Big histories are cut to windows around the anomalies
+// (timeline-model.ts) with an overview strip, so the file stays small.
 import type { Op, ParsedHistory } from '../history/types.ts';
 import type { CheckResult } from '../../checkers/types.ts';
 import { buildTimeline, opStart, opEnd, shortValue, type Timeline, type Window, type AnomalyMark } from './timeline-model.ts';
+import { buildStory, type Lane, type LaneKind, type Story, type TimelineExtras } from './timeline-story.ts';
 import { G, niceTicks, tickLabel } from './timeline-geometry.ts';
 import { timelineScript } from './timeline-script.ts';
 import { timelineCss } from './timeline-style.ts';
+
+export type { TimelineExtras } from './timeline-story.ts';
 
 /** Anomalies listed in words at the top; the rest are counted. */
 export const MAX_LISTED = 100;
@@ -24,13 +30,15 @@ function at(tl: Timeline, x: number): string {
 }
 function lineOf(l: number): string { return Number.isFinite(l) ? `line ${l}` : 'end of history'; }
 
-function opTip(op: Op, tl: Timeline): string {
+function opTip(op: Op, tl: Timeline, st: Story): string {
   const a = opStart(op, tl.pos);
   const b = opEnd(op, tl.pos);
-  const head = `p${op.process} ${op.f}${op.key ? ` "${op.key}"` : ''} → ${op.outcome}${op.outcome === 'info' ? ' (unknown: may take effect any time after the call)' : op.outcome === 'fail' ? ' (certainly did not happen)' : ''}`;
+  const who = st.laneOf(op.process) === `p${op.process}` ? `p${op.process}` : `${st.laneOf(op.process)} (p${op.process})`;
+  const head = `${who} ${op.f}${op.key ? ` "${op.key}"` : ''} → ${op.outcome}${op.outcome === 'info' ? ' (unknown: may take effect any time after the call)' : op.outcome === 'fail' ? ' (certainly did not happen)' : ''}`;
   const vals = [
     op.invokeValue !== undefined ? `call value: ${shortValue(op.invokeValue, 80)}` : '',
     op.value !== undefined ? `return value: ${shortValue(op.value, 80)}` : '',
+    op.leaseMs !== undefined ? `lease granted: ${op.leaseMs} ms` : '',
   ].filter(Boolean);
   const call = `call:   ${at(tl, a)} (line ${op.invokeLine})`;
   const ret = b === undefined ? 'return: none (never answered)' : `return: ${at(tl, b)} (line ${op.completeLine})${tl.mode === 'time' ? `, took ${(b - a).toFixed(3)} ms` : ''}`;
@@ -45,39 +53,31 @@ function opLabel(op: Op, multiKey: boolean): string {
   return parts.join(' ');
 }
 
-/** Which fault periods an axis range overlaps, in words. */
-function faultsDuring(tl: Timeline, a: number, b: number): string[] {
-  return [...new Set(tl.bands.filter((f) => f.a <= b && f.b >= a).map((f) => f.kind))];
-}
-
-/** The latest fault that started before x (a one-shot event or a period's start). */
-function lastFaultBefore(tl: Timeline, x: number): { kind: string; label: string; a: number } | undefined {
-  let best: { kind: string; label: string; a: number } | undefined;
-  for (const f of [...tl.bands, ...tl.marks.filter((m) => !m.section).map((m) => ({ kind: m.label, label: m.label, a: m.a }))]) if (f.a <= x && (!best || f.a > best.a)) best = f;
-  return best;
-}
-
-function anomalyWhere(tl: Timeline, m: AnomalyMark): string {
+function anomalyWhere(tl: Timeline, st: Story, m: AnomalyMark): string {
   const an = m.anomaly;
   const bits: string[] = [an.type];
   if (an.key) bits.push(`key "${an.key}"`);
-  if (an.processes.length) bits.push(`process${an.processes.length > 1 ? 'es' : ''} ${an.processes.join(', ')}`);
+  const who = (p: number): string => (st.laneOf(p) === `p${p}` ? String(p) : `${p} (${st.laneOf(p)})`);
+  if (an.processes.length) bits.push(`process${an.processes.length > 1 ? 'es' : ''} ${an.processes.map(who).join(', ')}`);
   if (an.lines.length) bits.push(an.lines.length > 1 ? `lines ${Math.min(...an.lines)}–${Math.max(...an.lines)}` : `line ${an.lines[0]}`);
   if (Number.isFinite(m.a)) bits.push(m.b > m.a ? `${at(tl, m.a)} – ${at(tl, m.b)}` : at(tl, m.a));
   if (Number.isFinite(m.a)) {
-    const f = faultsDuring(tl, m.a, m.b);
-    if (f.length) bits.push(`during ${f.join(', ')}`);
-    const last = lastFaultBefore(tl, m.a);
-    if (last && !f.includes(last.kind)) bits.push(`after ${last.label} at ${at(tl, last.a)}`);
+    // The faults under way, else the last one that started before (the likely cause).
+    const during = [...new Set(st.faults.filter((f) => f.a <= m.b && f.b >= m.a).map((f) => f.words))];
+    if (during.length) bits.push(`during ${during.join('; ')}`);
+    else {
+      const last = st.faults.filter((f) => f.a <= m.a).sort((p, q) => q.a - p.a)[0];
+      if (last) bits.push(`after ${last.words} at ${at(tl, last.a)}`);
+    }
   }
   return bits.join(' · ');
 }
 
-function ticksSvg(tl: Timeline, w: Window, X: (a: number) => number, h: number): string {
+function ticksSvg(tl: Timeline, w: Window, X: (a: number) => number, y0: number, h: number): string {
   const { ticks, step } = niceTicks(w.a0, w.a1, 10);
   return ticks.map((v) => {
     const x = X(v).toFixed(1);
-    return `<line x1="${x}" x2="${x}" y1="${G.top - 6}" y2="${h}" class="tick"/><text x="${x}" y="${G.top - 10}" class="tk">${tickLabel(v, step, tl.mode)}</text>`;
+    return `<line x1="${x}" x2="${x}" y1="${y0}" y2="${h}" class="tick"/><text x="${x}" y="32" class="tk">${tickLabel(v, step, tl.mode)}</text>`;
   }).join('');
 }
 
@@ -88,68 +88,119 @@ function rect(X: (a: number) => number, a: number, b: number | undefined, y: num
   const x1 = Math.max(x0 + G.minW, b === undefined ? end + 2 : Math.min(end + 2, X(b)));
   return `<rect x="${x0.toFixed(1)}" y="${y}" width="${(x1 - x0).toFixed(1)}" height="${h}" data-a="${n(a)}"${b === undefined ? '' : ` data-b="${n(b)}"`} ${attrs}/>`;
 }
+function vline(X: (a: number) => number, a: number, y1: number, y2: number, attrs: string): string {
+  const x = X(a).toFixed(1);
+  return `<line x1="${x}" x2="${x}" y1="${y1}" y2="${y2}" data-a="${n(a)}" ${attrs}/>`;
+}
+/** A text the page script places: `rows` are the y positions it may take (the first free one), `pri` who goes first. */
+function note(X: (a: number) => number, a: number, rows: readonly number[], pri: number, text: string, cls: string, tip: string): string {
+  return `<text x="${(X(a) + 3).toFixed(1)}" y="${rows[0]}" data-a="${n(a)}" data-rows="${rows.join(',')}" data-pri="${pri}" class="note ${cls}" data-tip="${escapeHtml(tip)}">${escapeHtml(text)}</text>`;
+}
 
-function windowSvg(tl: Timeline, w: Window): string {
+const laneHeight = (l: Lane, story: boolean): number => (l.kind === 'client' ? (story ? G.clientH : G.laneH) : l.kind === 'resource' ? G.resourceH : G.laneH);
+
+/** The lanes a window draws: its clients, then the server nodes and keys its faults and anomalies name, then the resource. */
+function windowLanes(w: Window, st: Story): Lane[] {
+  const ids = new Set<string>(w.processes.map((p) => st.laneOf(p)));
+  const inWin = (a: number, b: number): boolean => b >= w.a0 && a <= w.a1;
+  for (const f of st.faults) if (inWin(f.a, f.b)) for (const l of f.lanes) if (l.startsWith('node:')) ids.add(l);
+  for (const s of st.stuck) if (inWin(s.a, s.b)) ids.add(s.lane);
+  if (st.lanes.has('resource') && st.notes.some((x) => x.lane === 'resource' && inWin(x.a, x.a))) ids.add('resource');
+  const order: Record<LaneKind, number> = { client: 0, key: 1, resource: 2, node: 3 };
+  const num = (id: string): number => Number(/(\d+)$/.exec(id)?.[1] ?? 0);
+  return [...ids].map((id) => st.lanes.get(id)!).filter(Boolean)
+    .sort((p, q) => order[p.kind] - order[q.kind] || num(p.id) - num(q.id) || p.id.localeCompare(q.id));
+}
+
+function windowSvg(tl: Timeline, st: Story, w: Window): string {
   const multiKey = tl.keys.length > 1;
   const X = (a: number): number => G.labelW + ((a - w.a0) * G.plotW) / (w.a1 - w.a0);
-  const laneY = new Map(w.processes.map((p, i) => [p, i]));
-  const height = G.top + w.processes.length * G.laneH + 8;
-  const plotH = w.processes.length * G.laneH;
+  const inWin = (a: number, b: number): boolean => b >= w.a0 && a <= w.a1;
+  const faults = st.faults.filter((f) => inWin(f.a, f.b));
+  const lanes = windowLanes(w, st);
+  const story = tl.mode === 'time';
+  const top = G.headH + faults.length * G.faultH + (faults.length ? 6 : 0);
+  const laneY = new Map<string, number>();
+  let y = top;
+  for (const l of lanes) { laneY.set(l.id, y); y += laneHeight(l, story); }
+  const plotBottom = y;
+  const height = plotBottom + 8;
   const end = G.labelW + G.plotW;
   const out: string[] = [];
-  out.push(`<svg class="tl" width="${G.width}" height="${height}" viewBox="0 0 ${G.width} ${height}" data-mode="${tl.mode}" data-a0="${n(w.a0)}" data-a1="${n(w.a1)}" data-v0="${n(w.a0)}" data-v1="${n(w.a1)}">`);
-  out.push(`<clipPath id="clip${w.id}"><rect x="${G.labelW}" y="0" width="${G.plotW}" height="${height}"/></clipPath>`);
+  out.push(`<svg class="tl" tabindex="0" aria-label="timeline window ${w.id + 1}" width="${G.width}" height="${height}" viewBox="0 0 ${G.width} ${height}" data-w="${G.width}" data-top="${top}" data-mode="${tl.mode}" data-a0="${n(w.a0)}" data-a1="${n(w.a1)}" data-v0="${n(w.a0)}" data-v1="${n(w.a1)}">`);
+  out.push(`<clipPath id="clip${w.id}"><rect class="clipr" x="${G.labelW}" y="0" width="${G.plotW}" height="${height}"/></clipPath>`);
+  out.push(`<g class="axis">${ticksSvg(tl, w, X, G.headH - 6, plotBottom)}</g>`);
   out.push(`<g clip-path="url(#clip${w.id})">`);
-  // Fault periods: full height, behind everything, labelled in the header row.
-  const heads: { x: number; text: string; attrs: string }[] = [];
-  for (const f of tl.bands) {
-    if (f.b < w.a0 || f.a > w.a1) continue;
-    const tip = `fault: ${f.label}${f.value === undefined ? '' : `\nvalue: ${shortValue(f.value, 200)}`}\nfrom ${at(tl, f.a)} (${lineOf(f.lines[0]!)})\n${f.open ? 'never healed in this history' : `to ${at(tl, f.b)} (${lineOf(f.lines[f.lines.length - 1]!)})`}`;
-    out.push(rect(X, f.a, f.b, G.top, plotH, `class="fault full" data-tip="${escapeHtml(tip)}"`));
-    out.push(rect(X, f.a, f.b, G.top - 38, 15, `class="fstrip" data-tip="${escapeHtml(tip)}"`));
-    heads.push({ x: Math.max(G.labelW + 2, X(f.a) + 2), text: f.label, attrs: `data-a="${n(f.a)}" data-b="${n(f.b)}" class="flabel"` });
+  // One row per fault, its parameters in words (none hides another).
+  faults.forEach((f, i) => {
+    const fy = G.headH + i * G.faultH;
+    out.push(rect(X, f.a, f.open ? undefined : f.b, fy + 2, G.faultH - 4, `class="frow k-${escapeHtml(f.kind)}" data-tip="${escapeHtml(f.tip)}"`));
+    out.push(`<text x="${Math.max(G.labelW + 2, X(f.a) + 3).toFixed(1)}" y="${fy + 13}" data-a="${n(f.a)}" data-b="${n(f.b)}" class="flabel" data-tip="${escapeHtml(f.tip)}">${escapeHtml(f.words)}</text>`);
+  });
+  // Anomaly tags in the top row, numbered as in the list, with a guide across every lane.
+  for (const i of w.anomalies) {
+    const m = tl.anomalies[i]!;
+    if (!Number.isFinite(m.a)) continue;
+    out.push(vline(X, m.a, 18, plotBottom, `class="aguide an-${i}"`));
+    out.push(note(X, m.a, [14], 0, `#${i + 1} ${m.anomaly.type}`, `atag an-${i}`, `#${i + 1} ${m.anomaly.message}`));
   }
+  // One-shot fault events and run sections: a dashed line, words on hover.
   for (const m of tl.marks) {
     if (m.a < w.a0 || m.a > w.a1) continue;
-    const x = X(m.a).toFixed(1);
-    out.push(`<line x1="${x}" x2="${x}" y1="${G.top - 38}" y2="${G.top + plotH}" data-a="${n(m.a)}" class="mark${m.section ? ' sect' : ''}" data-tip="${escapeHtml(`${m.section ? '' : 'fault event: '}${m.label}\nat ${at(tl, m.a)} (line ${m.line})`)}"/>`);
-    heads.push({ x: X(m.a) + 2, text: m.label, attrs: `data-a="${n(m.a)}" class="flabel${m.section ? ' sect' : ''}"` });
-  }
-  // Header labels that would run into the next one are hidden (hover the strip for them).
-  heads.sort((p, q) => p.x - q.x).forEach((hd, i) => {
-    const next = heads[i + 1]?.x ?? end + 400;
-    const hidden = hd.x + hd.text.length * G.charW > next - 4;
-    out.push(`<text x="${hd.x.toFixed(1)}" y="${G.top - 27}" ${hd.attrs}${hidden ? ' style="visibility:hidden"' : ''}>${escapeHtml(hd.text)}</text>`);
-  });
-  // Anomaly tags in the top row, numbered as in the list.
-  for (const i of w.anomalies) {
-    const m = tl.anomalies[i]!;
-    if (!Number.isFinite(m.a)) continue;
-    // A guide across all lanes: an overlap of a fraction of a millisecond is still seen at full zoom-out.
-    out.push(`<line x1="${X(m.a).toFixed(1)}" x2="${X(m.a).toFixed(1)}" y1="18" y2="${G.top + plotH}" data-a="${n(m.a)}" class="aguide an-${i}"/>`);
-    const tag = w.anomalies.length === 1 ? `#${i + 1} ${m.anomaly.type}` : `#${i + 1}`;
-    out.push(`<text x="${Math.max(G.labelW + 2, X(m.a) + 2).toFixed(1)}" y="14" data-a="${n(m.a)}" data-b="${n(m.b)}" class="atag an-${i}" data-tip="${escapeHtml(`#${i + 1} ${m.anomaly.message}`)}">${escapeHtml(tag)}</text>`);
+    out.push(vline(X, m.a, G.headH - 6, plotBottom, `class="mark${m.section ? ' sect' : ''}" data-tip="${escapeHtml(`${m.section ? '' : 'fault event: '}${m.label}\nat ${at(tl, m.a)} (line ${m.line})`)}"`));
   }
   out.push('</g>');
-  out.push(`<g class="axis">${ticksSvg(tl, w, X, G.top + plotH)}</g>`);
 
-  // Lanes: stripe, label, holds, anomaly bands, op bars, op labels.
-  const byLane = new Map<number, string[]>(w.processes.map((p) => [p, []]));
-  const labelsByLane = new Map<number, { a: number; text: string; key: string }[]>();
+  const byLane = new Map<string, string[]>(lanes.map((l) => [l.id, []]));
+  const push = (lane: string, s: string): void => { byLane.get(lane)?.push(s); };
+  const H = (id: string): number => laneHeight(st.lanes.get(id)!, story);
+  // Faults shade the lanes they target, behind everything else on the lane.
+  for (const f of faults) for (const id of f.lanes) {
+    const node = id.startsWith('node:');
+    push(id, rect(X, f.a, f.open ? undefined : f.b, node ? 3 : 0, node ? G.laneH - 6 : H(id), `class="${node ? 'nfault' : 'fault'} k-${escapeHtml(f.kind)}" data-tip="${escapeHtml(f.tip)}"`));
+    if (node) push(id, note(X, f.a, [18], 2, f.words, 'nnote', f.tip));
+  }
+  for (const s of st.stuck) if (inWin(s.a, s.b)) {
+    const tip = `#${s.anomaly + 1} ${tl.anomalies[s.anomaly]!.anomaly.message}`;
+    push(s.lane, rect(X, s.a, s.b, 3, G.laneH - 6, `class="stuck an-${s.anomaly}" data-tip="${escapeHtml(tip)}"`));
+    push(s.lane, note(X, s.a, [18], 0, s.words, 'snote', tip));
+  }
   for (const hd of w.holds) {
-    const tip = `p${hd.process} holds "${hd.key}"\nfrom ${at(tl, hd.a)} (${lineOf(hd.fromLine)}: acquire ok)\n${hd.open ? 'until the end of the history (never released)' : `until ${at(tl, hd.b)} (${lineOf(hd.toLine)}: release called)`}`;
-    byLane.get(hd.process)!.push(rect(X, hd.a, hd.open ? undefined : hd.b, G.holdY, G.holdH, `class="hold" data-key="${escapeHtml(hd.key)}" data-tip="${escapeHtml(tip)}"`));
+    const lane = st.laneOf(hd.process);
+    const tip = `${lane} (p${hd.process}) believes it holds "${hd.key}"\nfrom ${at(tl, hd.a)} (${lineOf(hd.fromLine)}: acquire ok)\n${hd.open ? 'until the end of the history (never released)' : `until ${at(tl, hd.b)} (${lineOf(hd.toLine)}: release called)`}`;
+    push(lane, rect(X, hd.a, hd.open ? undefined : hd.b, story ? G.holdY : 9, story ? G.holdH : 10, `class="hold" data-key="${escapeHtml(hd.key)}" data-tip="${escapeHtml(tip)}"`));
+  }
+  if (story) {
+    for (const l of st.leases) {
+      if (!inWin(l.a, l.beliefEnd)) continue;
+      const tip = `${l.lane}'s lease on "${l.key}": ${l.leaseMs} ms per grant${l.renewals ? `, renewed ${l.renewals}×` : ''}\ngranted at ${at(tl, l.a)}; the server may drop it from ${at(tl, l.end)}${l.ranOut ? ` (${(l.beliefEnd - l.end).toFixed(0)} ms before ${l.lane} left its critical section)` : ''}`;
+      push(l.lane, rect(X, l.a, l.end, G.leaseY, G.leaseH, `class="lease" data-key="${escapeHtml(l.key)}" data-tip="${escapeHtml(tip)}"`));
+    }
+    for (const g of st.gaps) {
+      if (!inWin(g.a, g.b)) continue;
+      const tip = `${g.lane} still believes it holds "${g.key}" but its lease ran out: ${(g.b - g.a).toFixed(0)} ms past the lease, from ${at(tl, g.a)} to ${at(tl, g.b)}${g.intruders.length ? `\nmeanwhile ${g.intruders.map((i) => `${i.lane} acquired at ${at(tl, i.a)}`).join(', ')}` : ''}`;
+      push(g.lane, rect(X, g.a, g.b, G.holdY - 2, G.leaseY + G.leaseH - G.holdY + 4, `class="gap" data-key="${escapeHtml(g.key)}" data-tip="${escapeHtml(tip)}"`));
+    }
+  }
+  const rows = (lane: string): readonly number[] => (lane === 'resource' ? [16, 32] : G.noteRows);
+  for (const x of st.notes) {
+    if (x.a < w.a0 || x.a > w.a1 || !byLane.has(x.lane) || (!story && x.lane !== 'resource')) continue;
+    const res = x.lane === 'resource';
+    const cls = `n-${x.kind}${x.anomaly === undefined ? '' : ` an-${x.anomaly}`}`;
+    if (x.kind !== 'token' && x.kind !== 'write') push(x.lane, vline(X, x.a, res ? 2 : G.barY - 2, res ? 36 : rows(x.lane)[0]! - 9, `class="tick-${x.kind}${x.anomaly === undefined ? '' : ` an-${x.anomaly}`}" data-tip="${escapeHtml(x.tip)}"`));
+    push(x.lane, note(X, x.a, rows(x.lane), x.pri, x.text, cls, x.tip));
   }
   for (const i of w.anomalies) {
     const m = tl.anomalies[i]!;
-    if (!Number.isFinite(m.a)) continue;
-    const tip = `#${i + 1} ${m.anomaly.message}\n${anomalyWhere(tl, m)}`;
-    // Two holders: a solid band over the overlap on both lanes. A window of ops: outlined, faint band.
+    if (!Number.isFinite(m.a) || m.anomaly.type === 'liveness') continue;
+    const tip = `#${i + 1} ${m.anomaly.message}\n${anomalyWhere(tl, st, m)}`;
+    // Two holders: a band over the overlap on both lanes. A window of ops: outlined, faint band.
     const solid = m.anomaly.type === 'double-holder' || m.opIds.size === 0;
+    if (m.anomaly.type === 'stale-release' && story) continue; // marked at the unlock itself
     const procs = solid ? m.anomaly.processes : [...new Set(w.ops.filter((o) => m.opIds.has(o.id)).map((o) => o.process))];
     const cls = solid ? 'dh' : 'nlw';
-    for (const p of procs) {
-      byLane.get(p)?.push(rect(X, m.a, m.b, 1, G.laneH - 2, `class="an ${cls} an-${i}" data-key="${escapeHtml(m.anomaly.key)}" data-tip="${escapeHtml(tip)}"`));
+    for (const lane of new Set(procs.map((p) => st.laneOf(p)))) {
+      push(lane, rect(X, m.a, m.b, 1, story ? G.leaseY + G.leaseH + 1 : G.laneH - 2, `class="an ${cls} an-${i}" data-key="${escapeHtml(m.anomaly.key)}" data-tip="${escapeHtml(tip)}"`));
     }
   }
   const anomalousOps = new Map<number, number>();
@@ -158,70 +209,117 @@ function windowSvg(tl: Timeline, w: Window): string {
     for (const id of tl.anomalies[i]!.opIds) anomalousOps.set(id, i);
     if (tl.anomalies[i]!.anomaly.type === 'nonlinearizable') for (const l of tl.anomalies[i]!.anomaly.lines) culpritLines.add(l);
   }
+  const barY = story ? G.barY : 6;
+  const barH = story ? G.barH : 16;
   for (const op of w.ops) {
     const a = opStart(op, tl.pos);
     const b = opEnd(op, tl.pos);
     const bad = anomalousOps.get(op.id);
     const culprit = bad !== undefined && (culpritLines.has(op.invokeLine) || culpritLines.has(op.completeLine));
     const cls = `op ${op.outcome}${bad === undefined ? '' : ` bad an-${bad}`}${culprit ? ' culprit' : ''}`;
-    byLane.get(op.process)!.push(rect(X, a, op.outcome === 'info' ? undefined : b, G.barY, G.barH, `class="${cls}" data-key="${escapeHtml(op.key)}" data-tip="${escapeHtml(opTip(op, tl))}"`));
-    if (!labelsByLane.has(op.process)) labelsByLane.set(op.process, []);
-    labelsByLane.get(op.process)!.push({ a, text: opLabel(op, multiKey), key: op.key });
+    const lane = st.laneOf(op.process);
+    push(lane, rect(X, a, op.outcome === 'info' ? undefined : b, barY, barH, `class="${cls}" data-key="${escapeHtml(op.key)}" data-tip="${escapeHtml(opTip(op, tl, st))}"`));
+    push(lane, `<text x="${(X(a) + 2).toFixed(1)}" y="${barY + barH - 3}" data-a="${n(a)}" data-key="${escapeHtml(op.key)}" class="lbl">${escapeHtml(opLabel(op, multiKey))}</text>`);
   }
-  for (const [p, ls] of labelsByLane) {
-    ls.sort((x, y) => x.a - y.a);
-    ls.forEach((l, i) => {
-      const x = X(l.a);
-      const nx = i + 1 < ls.length ? X(ls[i + 1]!.a) : end + 400;
-      const hidden = x < G.labelW - 1 || x > end || x + l.text.length * G.charW > nx - 3;
-      byLane.get(p)!.push(`<text x="${(x + 2).toFixed(1)}" y="${G.barY + 12}" data-a="${n(l.a)}" data-key="${escapeHtml(l.key)}" class="lbl"${hidden ? ' style="visibility:hidden"' : ''}>${escapeHtml(l.text)}</text>`);
-    });
+  out.push('<g class="lanes">');
+  for (const l of lanes) {
+    const ly = laneY.get(l.id)!;
+    const detail = l.detail.length > 14 ? `${l.detail.slice(0, 13)}…` : l.detail;
+    const ltip = l.kind === 'client' ? `client ${l.label}${l.processes.length ? `: process${l.processes.length > 1 ? 'es' : ''} ${l.processes.join(', ')} in the history` : ''}` : l.kind === 'node' ? `server node ${l.label}: the faults that target it` : l.kind === 'key' ? `lock "${l.label}": when nobody could acquire it` : 'the protected resource (a counter each critical section increments)';
+    out.push(`<g class="lane ${l.kind}" data-lane="${escapeHtml(l.id)}"${l.processes.length ? ` data-p="${l.processes.join(' ')}"` : ''} transform="translate(0,${ly})"><rect class="stripe fullw" x="0" y="0" width="${G.width}" height="${laneHeight(l, story)}"/>`
+      + `<text class="pl" x="6" y="${story && l.kind === 'client' ? 16 : 18}" data-tip="${escapeHtml(ltip)}">${escapeHtml(l.label.length > 12 ? `${l.label.slice(0, 11)}…` : l.label)}</text>`
+      + (detail && (story || l.kind !== 'client') ? `<text class="pd" x="6" y="29" data-tip="${escapeHtml(ltip)}">${escapeHtml(detail)}</text>` : '')
+      + `<g clip-path="url(#clip${w.id})">${byLane.get(l.id)!.join('')}</g></g>`);
   }
-  w.processes.forEach((p) => {
-    const y = G.top + laneY.get(p)! * G.laneH;
-    out.push(`<g class="lane" data-p="${p}" transform="translate(0,${y})"><rect class="stripe" x="0" y="0" width="${G.width}" height="${G.laneH}"/><text class="pl" x="6" y="${G.barY + 12}">p${p}</text><g clip-path="url(#clip${w.id})">${byLane.get(p)!.join('')}</g></g>`);
-  });
-  out.push(`<rect class="sel" x="0" y="${G.top}" width="0" height="${plotH}"/>`);
+  out.push('</g>');
+  out.push(`<rect class="sel" x="0" y="${top}" width="0" height="${plotBottom - top}"/>`);
   out.push('</svg>');
   return out.join('');
 }
 
-function legend(): string {
+/** Swatches for the marks this page uses (every mark drawn has its entry). */
+function legend(html: string): string {
   const sw = (cls: string, label: string): string => `<span class="lg"><svg width="34" height="14"><rect class="${cls}" x="1" y="1" width="32" height="12"/></svg>${label}</span>`;
-  return [sw('op ok', 'ok'), sw('op fail', 'fail (did not happen)'), sw('op info', 'info (unknown, open-ended)'), sw('hold', 'holding the lock'),
-    sw('fault', 'fault period'), sw('an dh', 'anomaly (e.g. two holders)'), sw('op ok bad', 'op in a non-linearizable window')].join('');
+  const ln = (cls: string, label: string): string => `<span class="lg"><svg width="14" height="14"><line class="${cls}" x1="7" x2="7" y1="0" y2="14"/></svg>${label}</span>`;
+  const has = (s: string): boolean => html.includes(s);
+  return [
+    sw('op ok', 'ok'), sw('op fail', 'fail (did not happen)'), sw('op info', 'info (unknown, open-ended)'),
+    sw('hold', 'held, as the client believes'),
+    has('class="lease"') ? sw('lease', 'lease as granted (acquire + lease_ms, renewals extend it)') : '',
+    has('class="gap"') ? sw('gap', 'past the lease: still in the critical section') : '',
+    has('class="tick-lease-end') ? ln('tick-lease-end', 'lease ends') : '',
+    has('class="tick-gap-acquire') ? ln('tick-gap-acquire', 'another client acquires inside the gap') : '',
+    has('class="tick-stale-unlock') ? ln('tick-stale-unlock', 'stale unlock (at the unlock)') : '',
+    has('class="note n-token') ? '<span class="lg"><b class="tokl">token n</b>fencing token of the hold</span>' : '',
+    has('class="frow') ? sw('frow', 'fault (one row each, words in full)') : '',
+    has('class="fault ') ? sw('fault', 'fault on the client it targets') : '',
+    has('class="nfault') ? sw('nfault', 'fault on a server node') : '',
+    has('class="mark"') ? ln('mark', 'one-shot fault event') : '',
+    has('class="an dh') ? sw('an dh', 'two clients hold the lock at once') : '',
+    has('class="an nlw') ? sw('op ok bad', 'op in a window no order explains') : '',
+    has('class="stuck') ? sw('stuck', 'lock stuck: nobody could acquire it (liveness)') : '',
+    has('class="tick-write') || has('n-write') ? '<span class="lg">resource lane: each write at the end of its writer\'s hold</span>' : '',
+    has('class="tick-stale-write') ? ln('tick-stale-write', 'stale write accepted (lost update)') : '',
+    has('class="tick-rejected') ? ln('tick-rejected', 'stale write rejected by fencing') : '',
+  ].join('');
+}
+
+/** For a cut history: the whole run as a strip of op density, anomalies in red, the drawn windows boxed (click to go). */
+function overviewSvg(h: ParsedHistory, tl: Timeline): string {
+  const bins = 200;
+  const span = Math.max(tl.end, 1e-9);
+  const counts = new Array<number>(bins).fill(0);
+  for (const op of h.ops) counts[Math.min(bins - 1, Math.max(0, Math.floor((opStart(op, tl.pos) / span) * bins)))]!++;
+  const max = Math.max(1, ...counts);
+  const W = 1000;
+  const H = 36;
+  const bx = (a: number): number => (a / span) * W;
+  const bars = counts.map((c, i) => (c ? `<rect x="${((i * W) / bins).toFixed(1)}" y="${(H - (c / max) * (H - 4)).toFixed(1)}" width="${(W / bins).toFixed(1)}" height="${((c / max) * (H - 4)).toFixed(1)}" class="ovbar"/>` : '')).join('');
+  const wins = tl.windows.map((w) => `<a href="#w${w.id}"><rect x="${bx(w.a0).toFixed(1)}" y="0" width="${Math.max(3, bx(w.a1) - bx(w.a0)).toFixed(1)}" height="${H}" class="ovwin"><title>window ${w.id + 1}: ${escapeHtml(at(tl, w.a0))} – ${escapeHtml(at(tl, w.a1))}</title></rect></a>`).join('');
+  const anoms = tl.anomalies.filter((m) => Number.isFinite(m.a)).slice(0, 2000).map((m) => `<line x1="${bx(m.a).toFixed(1)}" x2="${bx(m.a).toFixed(1)}" y1="0" y2="${H}" class="ovan"/>`).join('');
+  return `<section class="overview"><h3>Overview: the whole history (${fmtInt(tl.totalOps)} ops, ${escapeHtml(at(tl, 0))} – ${escapeHtml(at(tl, tl.end))}); boxes are the windows drawn below, red lines the anomalies</h3>`
+    + `<svg class="ov" viewBox="0 0 ${W} ${H}" preserveAspectRatio="none" width="100%" height="${H}">${bars}${anoms}${wins}</svg></section>`;
 }
 
 function verdictWord(v: CheckResult['valid']): { word: string; cls: string } {
   return v === true ? { word: 'VALID', cls: 'ok' } : v === false ? { word: 'INVALID', cls: 'bad' } : { word: 'UNKNOWN', cls: 'unk' };
 }
 
-export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Record<string, unknown>): string {
+/**
+ * The timeline page of a history and its check result. `meta` is shown as the run's description;
+ * `extras` adds what the history file does not carry (client names, the resource's log).
+ * A library call: `lockpick report`, the runner's counterexample and `lockpick demo` use it.
+ */
+export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Record<string, unknown>, extras?: TimelineExtras): string {
   const tl = buildTimeline(h, r);
+  const st = buildStory(h, tl, extras);
   const v = verdictWord(r.valid);
   const title = `lockpick: ${v.word} — ${h.source}`;
+  const clientLanes = [...st.lanes.values()].filter((l) => l.kind === 'client').length;
   const facts = [`model <b>${escapeHtml(r.model)}</b>`, `${fmtInt(tl.totalOps)} ops`, `${fmtInt(tl.keys.length)} key${tl.keys.length === 1 ? '' : 's'}`,
-    `${fmtInt(tl.processes)} processes`, `${fmtInt(h.nemesis.length)} fault events`, `checked in ${fmtInt(Math.round(r.elapsed_ms))} ms`,
-    tl.mode === 'time' ? 'time axis: ms from run start' : 'axis: event order (the history has no times)'];
+    clientLanes !== tl.processes ? `${fmtInt(clientLanes)} clients (${fmtInt(tl.processes)} processes)` : `${fmtInt(tl.processes)} processes`,
+    `${fmtInt(h.nemesis.length)} fault events`, `checked in ${fmtInt(Math.round(r.elapsed_ms))} ms`,
+    tl.mode === 'time' ? 'time axis: ms from the run\'s start' : 'axis: event order (the history has no times)'];
   const metaEntries = meta ? Object.entries(meta).filter(([, x]) => x !== undefined && x !== null) : [];
-  const metaRows = metaEntries.map(([k, x]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(shortValue(x, 160))}</td></tr>`).join('');
+  const metaRows = metaEntries.map(([k, x]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(typeof x === 'string' ? x : JSON.stringify(x) ?? String(x))}</td></tr>`).join('');
   // The run's description folds away; a one-line summary of what matters most stays visible.
   const metaLine = metaEntries.filter(([k]) => ['run', 'lock', 'faults', 'seed', 'path'].includes(k)).map(([k, x]) => `${escapeHtml(k)} <code>${escapeHtml(shortValue(x, 60))}</code>`).join(' · ');
 
   const listed = tl.anomalies.slice(0, MAX_LISTED).map((m) => {
     const drawn = m.window >= 0 && Number.isFinite(m.a);
-    const body = `<span class="num">#${m.index + 1}</span> ${escapeHtml(m.anomaly.message)}<div class="where">${escapeHtml(anomalyWhere(tl, m))}${drawn ? '' : ' · not drawn (beyond the windows kept)'}</div>`;
-    return drawn ? `<li><a href="#w${m.window}" data-anom="${m.index}" data-win="w${m.window}" data-a="${n(m.a)}" data-b="${n(m.b)}">${body}</a></li>` : `<li>${body}</li>`;
+    const body = `<span class="num">#${m.index + 1}</span> ${escapeHtml(m.anomaly.message)}<div class="where">${escapeHtml(anomalyWhere(tl, st, m))}${drawn ? '' : ' · not drawn (beyond the windows kept)'}</div>`;
+    return drawn ? `<li id="l${m.index + 1}"><a href="#a${m.index + 1}" data-anom="${m.index}" data-win="w${m.window}" data-a="${n(m.a)}" data-b="${n(m.b)}">${body}</a></li>` : `<li>${body}</li>`;
   }).join('');
   const more = tl.anomalies.length > MAX_LISTED ? `<p class="more">… and ${fmtInt(tl.anomalies.length - MAX_LISTED)} more anomalies (all are in results.json / <code>--format json</code>).</p>` : '';
   const anomSection = tl.anomalies.length
-    ? `<section class="anoms"><h2>${fmtInt(tl.anomalies.length)} anomal${tl.anomalies.length === 1 ? 'y' : 'ies'} (click one to zoom to it)</h2><ol>${listed}</ol>${more}</section>`
+    ? `<section class="anoms"><h2>${fmtInt(tl.anomalies.length)} anomal${tl.anomalies.length === 1 ? 'y' : 'ies'} (click one to zoom to it; #a1, #a2 … link to them)</h2><ol>${listed}</ol>${more}</section>`
     : `<section class="anoms none"><h2>${r.valid === true ? 'No anomalies: the history is consistent with the model.' : `No anomalies listed${r.reason ? `: ${escapeHtml(r.reason)}` : ''}.`}</h2></section>`;
+  const resource = st.resourceNote ? `<p class="resnote">${escapeHtml(st.resourceNote)}${extras?.resource?.anomalies.length ? `: ${extras.resource.anomalies.slice(0, 5).map((a) => escapeHtml(a.message)).join('; ')}` : ''}</p>` : '';
   const keyDetail = tl.keys.length > 1 ? Object.entries(r.keys_detail).filter(([, d]) => d.valid !== true) : [];
   const keysNote = keyDetail.length ? `<p class="keys">Keys not valid: ${keyDetail.slice(0, 20).map(([k, d]) => `<code>${escapeHtml(k || '(default)')}</code> ${d.valid === false ? 'invalid' : 'unknown'}${d.reason ? ` (${escapeHtml(d.reason)})` : ''}`).join(', ')}${keyDetail.length > 20 ? ', …' : ''}</p>` : '';
   const drawnOps = tl.windows.reduce((s, w) => s + w.ops.length, 0);
   const cutNote = tl.cut
-    ? `<p class="cut">This history has ${fmtInt(tl.totalOps)} ops: it was cut to keep this page small. Drawn: ${tl.windows.length} window${tl.windows.length === 1 ? '' : 's'} (${fmtInt(drawnOps)} ops) ${tl.anomalies.length ? 'around the anomalies, each with the ops just before and after' : 'at the start of the run'}. The full history is ${escapeHtml(h.source)}.</p>`
+    ? `<p class="cut">This history has ${fmtInt(tl.totalOps)} ops: it was cut to keep this page small. Drawn: ${tl.windows.length} window${tl.windows.length === 1 ? '' : 's'} (${fmtInt(drawnOps)} ops) ${tl.anomalies.length ? 'around the anomalies, each with the ops just before and after' : 'at the start of the run'}. The full history is ${escapeHtml(h.source)}.</p>${overviewSvg(h, tl)}`
     : '';
   const keySelect = tl.keys.length > 1
     ? `<label>key: <select id="keyf"><option value="">all ${fmtInt(tl.keys.length)} keys</option>${tl.keys.slice(0, 500).map((k) => `<option value="${escapeHtml(k)}">${escapeHtml(k || '(empty)')}</option>`).join('')}</select></label>`
@@ -230,8 +328,8 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
     const heading = tl.cut
       ? `Window ${w.id + 1}: ops ${w.firstOp}–${w.lastOp}, ${at(tl, w.a0)} – ${at(tl, w.a1)}${w.anomalies.length ? ` (anomal${w.anomalies.length === 1 ? 'y' : 'ies'} ${w.anomalies.map((i) => `#${i + 1}`).join(', ')})` : ''}`
       : `Whole run: ${at(tl, w.a0)} – ${at(tl, tl.end)}`;
-    const zoom = '<span class="zoom"><button data-z="left">◀</button><button data-z="in">+</button><button data-z="out">-</button><button data-z="right">▶</button><button data-z="reset">reset</button> drag across the timeline to zoom · double-click to reset · hover a bar for its times and lines</span>';
-    return `<section class="win" id="w${w.id}"><h3>${escapeHtml(heading)}</h3>${zoom}<div class="scroll">${windowSvg(tl, w)}</div></section>`;
+    const zoom = '<span class="zoom"><button data-z="left" title="pan left (←)">◀</button><button data-z="in" title="zoom in (+)">+</button><button data-z="out" title="zoom out (-)">-</button><button data-z="right" title="pan right (→)">▶</button><button data-z="reset" title="whole window (0)">reset</button> drag across the timeline or Ctrl+wheel to zoom · keys + - ← → 0 on a focused timeline · double-click to reset · hover a mark for its times and lines</span>';
+    return `<section class="win" id="w${w.id}"><h3><a class="self" href="#w${w.id}">${escapeHtml(heading)}</a></h3>${zoom}<div class="scroll">${windowSvg(tl, st, w)}</div></section>`;
   }).join('');
 
   return `<!doctype html>
@@ -240,11 +338,12 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
 <body>
 <header><h1><span class="verdict ${v.cls}">${v.word}</span> <span class="src">${escapeHtml(h.source)}</span></h1>
 <p class="facts">${facts.join(' · ')}</p>${metaRows ? `<details class="meta"><summary>${metaLine || 'about this run'}</summary><table class="meta">${metaRows}</table></details>` : ''}</header>
-${anomSection}${keysNote}${cutNote}
-<div class="controls">${keySelect}<span class="legend">${legend()}</span></div>
+${anomSection}${resource}${keysNote}${cutNote}
+<div class="controls">${keySelect}<span class="legend">${legend(windows)}</span></div>
 <svg width="0" height="0" style="position:absolute"><defs>
 <linearGradient id="g-info"><stop offset="0" stop-color="#ffb74d" stop-opacity="0.95"/><stop offset="1" stop-color="#ffb74d" stop-opacity="0.08"/></linearGradient>
 <pattern id="p-fault" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#ede7f6"/><rect width="3" height="8" fill="#d1c4e9"/></pattern>
+<pattern id="p-gap" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffebee"/><rect width="2.5" height="6" fill="#ef9a9a"/></pattern>
 </defs></svg>
 ${windows}
 <div id="tip"></div>

@@ -1,14 +1,20 @@
 // Geometry shared by the server-side SVG (html.ts) and the page script
 // (timeline-script.ts): the same numbers in both places, so a page drawn
 // without JavaScript and one re-laid out by zooming look the same.
+// The page script widens each SVG to its window (G.width is the width drawn without script).
 export const G = {
-  width: 1260,     // svg width, px
-  labelW: 64,      // lane label column
-  plotW: 1176,     // plot area
-  top: 58,         // header rows: anomaly tags, fault labels, tick labels
-  laneH: 28,
-  barY: 6, barH: 16,
-  holdY: 9, holdH: 10,
+  width: 1260,     // svg width, px, before the page script fits it to the window
+  labelW: 92,      // lane label column
+  plotW: 1168,     // plot area at G.width
+  headH: 40,       // header rows: anomaly tags (y 14), tick labels (y 32)
+  faultH: 18,      // one row per fault under the header
+  laneH: 28,       // a lane without lock story (old-style op lane, node, key)
+  clientH: 66,     // a client lane: ops, belief, lease, two rows of notes
+  resourceH: 42,
+  barY: 4, barH: 14,
+  holdY: 21, holdH: 8,
+  leaseY: 32, leaseH: 6,
+  noteRows: [51, 62],
   minW: 3,         // narrowest bar, px
   charW: 6.3,      // estimated width of one label character at 11px
 } as const;

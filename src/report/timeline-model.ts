@@ -45,6 +45,7 @@ export interface Timeline {
   totalOps: number;
   cut: boolean;
   end: number;                      // axis value of the last event
+  t0: number;                       // ns of the history's first event: the axis is ms from there (the run's start)
 }
 
 /** Axis in ms when every event carries `time`, else event order (HISTORY.md: order is real time). */
@@ -166,7 +167,7 @@ export function holdsOf(ops: Op[], pos: Timeline['pos'], end: number): Hold[] {
  * itself (checkers/messages.ts: lines = [first acquire ok, second acquire ok,
  * end], times = [second acquire ok, end]); other anomalies over their lines and ops.
  */
-function anomalyMark(an: Anomaly, index: number, mode: AxisMode, lineAt: Map<number, number>, byId: Map<number, Op>, pos: Timeline['pos'], end: number): AnomalyMark {
+function anomalyMark(an: Anomaly, index: number, mode: AxisMode, lineAt: Map<number, number>, byId: Map<number, Op>, pos: Timeline['pos'], end: number, t0: number): AnomalyMark {
   let ids = an.ops ?? [];
   if (ids.length > MAX_OUTLINED) {
     // Outlining hundreds of ops says nothing: keep the ones on the anomaly's own lines (the culprit).
@@ -176,11 +177,11 @@ function anomalyMark(an: Anomaly, index: number, mode: AxisMode, lineAt: Map<num
   const opIds = new Set<number>(ids);
   const mapLines = (ls: number[]): number[] => ls.map((l) => lineAt.get(l)).filter((x): x is number => x !== undefined);
   if (an.type === 'double-holder' && an.lines.length >= 2) {
-    const times = mode === 'time' && an.times && an.times.length > 0 ? an.times.map((t) => t / 1e6) : undefined;
+    const times = mode === 'time' && an.times && an.times.length > 0 ? an.times.map((t) => (t - t0) / 1e6) : undefined;
     const [a, b] = times ?? mapLines(an.lines.slice(1, 3));
     if (a !== undefined) return { index, anomaly: an, a, b: b ?? end, open: b === undefined, opIds, window: -1 };
   }
-  const xs: number[] = mode === 'time' && an.times && an.times.length > 0 ? an.times.map((t) => t / 1e6) : mapLines(an.lines);
+  const xs: number[] = mode === 'time' && an.times && an.times.length > 0 ? an.times.map((t) => (t - t0) / 1e6) : mapLines(an.lines);
   for (const id of opIds) {
     const op = byId.get(id);
     if (!op) continue;
@@ -204,7 +205,10 @@ export function buildTimeline(h: ParsedHistory, r: CheckResult, limits: { fullLi
   const context = limits.context ?? CONTEXT_OPS;
   const maxWindows = limits.maxWindows ?? MAX_WINDOWS;
   const mode = axisMode(h);
-  const pos: Timeline['pos'] = mode === 'time' ? (_s, t) => (t ?? 0) / 1e6 : (s) => s;
+  // Times are shown from the history's first event (its run-start): a counterexample cut from the
+  // 64th second of a search still reads 0–1.1 s.
+  const t0 = mode === 'time' ? Math.min(h.ops[0]?.invokeTime ?? Infinity, h.nemesis[0]?.time ?? Infinity) : 0;
+  const pos: Timeline['pos'] = mode === 'time' ? (_s, t) => ((t ?? t0) - t0) / 1e6 : (s) => s;
   const ops = h.ops;
 
   let end = 0;
@@ -236,7 +240,7 @@ export function buildTimeline(h: ParsedHistory, r: CheckResult, limits: { fullLi
   let first = ops.length ? opStart(ops[0]!, pos) : end;
   if (h.nemesis.length) first = Math.min(first, pos(h.nemesis[0]!.seq, h.nemesis[0]!.time));
   const holds = holdsOf(ops, pos, end);
-  const anomalies = r.anomalies.map((an, i) => anomalyMark(an, i, mode, lineAt, byId, pos, end));
+  const anomalies = r.anomalies.map((an, i) => anomalyMark(an, i, mode, lineAt, byId, pos, end, t0));
 
   // Main op ranges (array positions) of the windows.
   let ranges: { lo: number; hi: number; anomalies: number[] }[] = [];
@@ -289,5 +293,5 @@ export function buildTimeline(h: ParsedHistory, r: CheckResult, limits: { fullLi
     };
   });
 
-  return { mode, pos, windows, anomalies, bands, marks, keys: [...keys].sort(), processes: procs.size, totalOps: ops.length, cut, end };
+  return { mode, pos, windows, anomalies, bands, marks, keys: [...keys].sort(), processes: procs.size, totalOps: ops.length, cut, end, t0: Number.isFinite(t0) ? t0 : 0 };
 }

@@ -28,7 +28,24 @@ section.win{margin:12px 0 18px}section.win h3{font-size:14px;margin:4px 0}
 .scroll{overflow-x:auto}
 svg.tl{display:block;user-select:none;cursor:crosshair}
 .stripe{fill:#000;fill-opacity:0}g.lane:nth-child(even) .stripe{fill-opacity:.035}
-.pl{font:600 12px ui-monospace,Menlo,monospace;fill:#333}
+.pl{font:600 12px ui-monospace,Menlo,monospace;fill:#333}.pd{font:10px ui-monospace,Menlo,monospace;fill:#777}
+g.lane.node .pl{fill:#4527a0}g.lane.key .pl,g.lane.resource .pl{fill:#5d4037}
+.lease{fill:#43a047;fill-opacity:.55;stroke:#2e7d32;stroke-width:1}
+.gap{fill:url(#p-gap);stroke:#c62828;stroke-width:1.2;stroke-dasharray:4 2}
+.note{font-size:10.5px;fill:#333}.note.n-token{fill:#0d47a1;font-weight:600}.tokl{color:#0d47a1;margin-right:4px}
+.note.n-lease-end{fill:#2e7d32;font-weight:600}.note.n-gap-acquire{fill:#e65100;font-weight:700}.note.n-stale-unlock{fill:#b71c1c;font-weight:700}
+.note.n-stale-write{fill:#b71c1c;font-weight:700}.note.n-rejected{fill:#1565c0;font-weight:700}.note.n-write{fill:#555}
+.tick-lease-end{stroke:#2e7d32;stroke-width:2}.tick-gap-acquire{stroke:#e65100;stroke-width:2.5}.tick-stale-unlock{stroke:#b71c1c;stroke-width:3}
+.tick-stale-write{stroke:#b71c1c;stroke-width:3}.tick-rejected{stroke:#1565c0;stroke-width:3}
+.frow{fill:#d1c4e9;stroke:#7e57c2;fill-opacity:.8}.frow.k-clock-bump,.frow.k-clock-strobe,.frow.k-client-clock{fill:#ffe0b2;stroke:#ef6c00}
+.nfault{fill:url(#p-fault);stroke:#7e57c2}.nfault.k-clock-bump,.nfault.k-clock-strobe{fill:#ffe0b2;stroke:#ef6c00}
+.note.nnote{fill:#311b92;font-weight:600}.stuck{fill:#fff3e0;stroke:#e65100;stroke-width:1.5;stroke-dasharray:6 3}.note.snote{fill:#bf360c;font-weight:700}
+.note.atag{font-size:12px;font-weight:700;fill:#c62828;cursor:help}
+.resnote{background:#fff3e0;border-left:4px solid #e65100;padding:6px 10px;margin:8px 0;font-size:13px}
+a.self{color:inherit;text-decoration:none}a.self:hover{text-decoration:underline}
+.overview h3{font-size:13px;margin:6px 0 2px;font-weight:500;color:#444}svg.ov{display:block;border:1px solid #ddd}
+.ovbar{fill:#90a4ae}.ovan{stroke:#d50000;stroke-width:1.5;vector-effect:non-scaling-stroke}.ovwin{fill:#1e88e5;fill-opacity:.12;stroke:#1565c0;vector-effect:non-scaling-stroke;cursor:pointer}
+svg.tl:focus{outline:2px solid #90caf9;outline-offset:1px}
 .tick{stroke:#000;stroke-opacity:.08}.tk{font-size:10px;fill:#666;text-anchor:middle}
 .op{stroke-width:1}.op.ok{fill:#a5d6a7;stroke:#2e7d32}
 .op.fail{fill:#f8bbd0;stroke:#ad1457;stroke-dasharray:3 2}
@@ -41,7 +58,7 @@ svg.tl{display:block;user-select:none;cursor:crosshair}
 .flabel.sect{fill:#757575;font-weight:500}
 .fstrip{fill:#b39ddb;stroke:#7e57c2}
 .mark{stroke:#4527a0;stroke-width:1.5;stroke-dasharray:4 3}.mark.sect{stroke:#9e9e9e;stroke-width:1;stroke-dasharray:2 3}
-.an.dh{fill:#e53935;fill-opacity:.45;stroke:#b71c1c;stroke-width:1}
+.an.dh{fill:#e53935;fill-opacity:.3;stroke:#b71c1c;stroke-width:1}
 .an.nlw{fill:#e53935;fill-opacity:.12;stroke:#d50000;stroke-dasharray:5 3}
 .aguide{stroke:#d50000;stroke-width:1.5;stroke-opacity:.7;pointer-events:none}
 .atag{font-size:12px;font-weight:700;fill:#c62828;cursor:help}

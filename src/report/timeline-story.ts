@@ -1,0 +1,239 @@
+// The lock's story on top of the plain timeline (timeline-model.ts): which
+// client each process is, the lease each acquire was granted (renewals extend
+// it) next to the hold the client believed, the gap between the two and who
+// acquired inside it, stale unlocks where they happened, each fault as its own
+// row in words on the lanes (clients, server nodes) it targets, a liveness
+// stuck interval on its key's lane, and the protected resource's steps. Plain
+// data; html.ts turns it into markup.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import type { Op, ParsedHistory } from '../history/types.ts';
+import type { ResourceEntry, ResourceResult } from '../../checkers/resource.ts';
+import { faultValue, opEnd, opStart, type Timeline } from './timeline-model.ts';
+
+/** What a caller may add that the history file does not carry. All optional. */
+export interface TimelineExtras {
+  /** process → client name ('c1'); read from the history file's invokes when absent. */
+  clients?: ReadonlyMap<number, string> | Record<number, string>;
+  /** The run's resource check and its log (drawn on a resource lane). */
+  resource?: ResourceResult;
+  resourceEntries?: readonly ResourceEntry[];
+}
+
+export type LaneKind = 'client' | 'node' | 'key' | 'resource';
+export interface Lane { id: string; kind: LaneKind; label: string; detail: string; processes: number[] }
+
+export interface Lease {
+  lane: string; process: number; key: string;
+  a: number;            // acquire ok
+  end: number;          // when the server may have dropped it: last grant's call + lease_ms, or the release
+  leaseMs: number; renewals: number; ranOut: boolean;
+  beliefEnd: number;    // release call (or the end of the history)
+  token?: number;
+}
+export interface Gap { lane: string; process: number; key: string; a: number; b: number; intruders: { lane: string; process: number; a: number }[] }
+export interface Note { lane: string; a: number; kind: 'lease-end' | 'gap-acquire' | 'stale-unlock' | 'token' | 'write' | 'stale-write' | 'rejected'; text: string; tip: string; anomaly?: number; pri: number }
+export interface FaultRow { kind: string; words: string; a: number; b: number; open: boolean; lanes: string[]; tip: string }
+export interface Stuck { lane: string; a: number; b: number; words: string; anomaly: number }
+
+export interface Story {
+  lanes: Map<string, Lane>;
+  laneOf: (process: number) => string;
+  leases: Lease[]; gaps: Gap[]; notes: Note[]; faults: FaultRow[]; stuck: Stuck[];
+  resourceNote?: string;
+}
+
+const MAX_SCAN_BYTES = 64 * 1024 * 1024;
+
+/** process → client from the recorder's `client` field on invokes (the parsed history does not keep it). */
+export function clientsFromFile(path: string): Map<number, string> {
+  const out = new Map<number, string>();
+  try {
+    if (!path.endsWith('.jsonl') || !existsSync(path) || statSync(path).size > MAX_SCAN_BYTES) return out;
+    const re = /"process":(\d+)[^\n]*?"client":"([^"\\]{1,40})"/g;
+    for (const m of readFileSync(path, 'utf8').matchAll(re)) out.set(Number(m[1]), m[2]!);
+  } catch { /* no names: lanes say p<id> */ }
+  return out;
+}
+
+const fmtMs = (ms: number): string => (Math.abs(ms) >= 10_000 ? `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s` : `${Math.round(ms)} ms`);
+const signed = (ms: number): string => `${ms >= 0 ? '+' : '−'}${fmtMs(Math.abs(ms))}`;
+
+/** 'client:c1' → c1; anything else is a server node (n3, primary, …). */
+function targetsOf(v: Record<string, unknown>): { clients: string[]; nodes: string[] } {
+  const raw = v.client !== undefined ? [v.client] : Array.isArray(v.target) ? v.target : v.target !== undefined ? [v.target] : [];
+  const clients: string[] = [];
+  const nodes: string[] = [];
+  for (const t of raw.map(String)) {
+    if (t.startsWith('client:')) clients.push(t.slice(7));
+    else if (v.client !== undefined || /^c\d+$/.test(t)) clients.push(t);
+    else nodes.push(t);
+  }
+  return { clients, nodes };
+}
+
+/** A fault in words with its parameters, e.g. "pause c1 1088 ms (> lease 800 ms)". */
+export function faultWords(kind: string, value: unknown, measuredMs: number | undefined, leaseMs?: number): string {
+  const v = (value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
+  const p = (v.params ?? {}) as Record<string, unknown>;
+  const { clients, nodes } = targetsOf(v);
+  const who = [...clients, ...nodes].join(', ') || 'all';
+  const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+  const dur = num(v.duration_ms) ?? num(p.duration_ms) ?? measuredMs;
+  const point = typeof (v.point ?? p.point) === 'string' ? ` at ${String(v.point ?? p.point)}` : '';
+  const forDur = dur === undefined ? '' : ` for ${fmtMs(dur)}`;
+  const vsLease = dur !== undefined && leaseMs !== undefined ? ` (${dur > leaseMs ? '>' : '≤'} lease ${fmtMs(leaseMs)})` : '';
+  switch (kind) {
+    case 'client-pause': return `pause ${who} ${dur === undefined ? '' : fmtMs(dur)}${vsLease}${point}`.replace(/\s+/g, ' ').trim();
+    case 'client-kill': return `kill ${who}${point}`;
+    case 'client-clock': return `clock of ${who} ${signed(num(p.delta_ms) ?? 0)}${forDur}`;
+    case 'partition': return `partition ${typeof v.shape === 'string' ? v.shape : who}${forDur}${point}`;
+    case 'latency': return `slow links of ${who} by ${num(p.latency_ms) ?? '?'} ms${forDur}`;
+    case 'pause': return `pause server ${who}${forDur}${vsLease}`;
+    case 'kill': return `kill server ${who}${forDur === '' ? '' : `, down${forDur}`}`;
+    case 'clock-bump': return `clock of ${who} jumps ${signed(num(p.delta_ms) ?? 0)}${forDur}`;
+    case 'clock-strobe': return `clock of ${who} strobes ${signed(num(p.delta_ms) ?? 0)} every ${num(p.period_ms) ?? '?'} ms${forDur}`;
+    case 'clock-reset': return `clock of ${who} reset`;
+    case 'failover': return `failover of ${who}${forDur}`;
+    default: {
+      const rest = faultValue(value, 200);
+      return `${kind}${rest ? ` ${rest}` : ''}${forDur}`;
+    }
+  }
+}
+
+/** Lease of the hold a client was in at axis time x (for "pause c1 … (> lease 800 ms)"). */
+function leaseAt(leases: Lease[], lane: string, x: number): number | undefined {
+  return leases.find((l) => l.lane === lane && l.a <= x && l.beliefEnd >= x)?.leaseMs ?? leases.filter((l) => l.lane === lane && l.a <= x).pop()?.leaseMs;
+}
+
+function leasesOf(ops: Op[], tl: Timeline, laneOf: (p: number) => string, ns: (t: number) => number): Lease[] {
+  type Open = Lease & { grantEnd: number };
+  const out: Open[] = [];
+  const open = new Map<string, Open>();
+  for (const op of ops) {
+    const id = `${op.process}\u0000${op.key}`;
+    const cur = open.get(id);
+    if (op.f === 'acquire' && op.outcome === 'ok' && !cur) {
+      if (op.leaseMs === undefined || op.invokeTime === undefined) continue;
+      const tok = (op.value as { token?: unknown } | undefined)?.token;
+      const l = { lane: laneOf(op.process), process: op.process, key: op.key, a: opEnd(op, tl.pos)!, end: tl.end, leaseMs: op.leaseMs, renewals: 0, ranOut: false, beliefEnd: tl.end, grantEnd: ns(op.invokeTime) + op.leaseMs, ...(typeof tok === 'number' ? { token: tok } : {}) };
+      open.set(id, l);
+      out.push(l);
+    } else if (cur && op.f === 'renew' && op.outcome === 'ok' && op.invokeTime !== undefined) {
+      cur.grantEnd = Math.max(cur.grantEnd, ns(op.invokeTime) + (op.leaseMs ?? cur.leaseMs));
+      cur.renewals++;
+    } else if (cur && op.f === 'release') {
+      cur.beliefEnd = opStart(op, tl.pos);
+      const done = opEnd(op, tl.pos);
+      // A release that worked ends the lease then; a failed or unknown one leaves it to run out.
+      const freed = op.outcome === 'ok' && done !== undefined ? done : Infinity;
+      cur.end = Math.min(cur.grantEnd, freed, tl.end);
+      cur.ranOut = cur.grantEnd < cur.beliefEnd;
+      open.delete(id);
+    }
+  }
+  for (const l of open.values()) { l.end = Math.min(l.grantEnd, tl.end); l.ranOut = l.grantEnd < l.beliefEnd; }
+  return out.map(({ grantEnd: _g, ...l }) => l);
+}
+
+export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtras = {}): Story {
+  const given = extras.clients instanceof Map ? extras.clients : extras.clients ? new Map(Object.entries(extras.clients).map(([k, v]) => [Number(k), v])) : undefined;
+  const clients = given ?? clientsFromFile(h.source);
+  const lanes = new Map<string, Lane>();
+  const laneOf = (p: number): string => { const c = clients.get(p); return c === undefined ? `p${p}` : c; };
+  for (const op of h.ops) {
+    const id = laneOf(op.process);
+    let l = lanes.get(id);
+    if (!l) lanes.set(id, (l = { id, kind: 'client', label: id, detail: '', processes: [] }));
+    if (!l.processes.includes(op.process)) l.processes.push(op.process);
+  }
+  for (const l of lanes.values()) l.detail = clients.size ? l.processes.map((p) => `p${p}`).join(' ') : '';
+  const ns = (t: number): number => tl.pos(0, t);
+
+  const leases = tl.mode === 'time' ? leasesOf(h.ops, tl, laneOf, ns) : [];
+  const gaps: Gap[] = [];
+  const notes: Note[] = [];
+  const okAcquires = h.ops.filter((o) => o.f === 'acquire' && o.outcome === 'ok');
+  for (const l of leases) {
+    if (l.token !== undefined) notes.push({ lane: l.lane, a: l.a, kind: 'token', text: `token ${l.token}`, tip: `fencing token ${l.token} handed out with this hold`, pri: 3 });
+    if (!l.ranOut) continue;
+    const g: Gap = { lane: l.lane, process: l.process, key: l.key, a: l.end, b: l.beliefEnd, intruders: [] };
+    for (const o of okAcquires) {
+      const x = opEnd(o, tl.pos)!;
+      if (o.key === l.key && o.process !== l.process && x > g.a && x < g.b) g.intruders.push({ lane: laneOf(o.process), process: o.process, a: x });
+    }
+    gaps.push(g);
+    notes.push({ lane: l.lane, a: l.end, kind: 'lease-end', text: 'lease ends', pri: 1,
+      tip: `${l.lane}'s ${fmtMs(l.leaseMs)} lease${l.renewals ? ` (renewed ${l.renewals}×)` : ''} on "${l.key}" ran out at the server by ${l.end.toFixed(3)} ms (counted from the call that granted it)\n${l.lane} still believed it held the lock until ${l.beliefEnd.toFixed(3)} ms: ${fmtMs(l.beliefEnd - l.end)} past its lease` });
+    for (const i of g.intruders) {
+      notes.push({ lane: i.lane, a: i.a, kind: 'gap-acquire', text: `acquires in ${l.lane}'s gap`, pri: 0,
+        tip: `${i.lane} (p${i.process}) acquired "${l.key}" at ${i.a.toFixed(3)} ms: ${l.lane}'s lease had run out at ${l.end.toFixed(3)} ms but ${l.lane} still believed it held the lock (until ${l.beliefEnd.toFixed(3)} ms)` });
+    }
+  }
+
+  // Stale unlocks, at the unlock itself.
+  const releaseByLine = new Map<number, Op>();
+  for (const o of h.ops) if (o.f === 'release') { releaseByLine.set(o.invokeLine, o); releaseByLine.set(o.completeLine, o); }
+  tl.anomalies.forEach((m, i) => {
+    if (m.anomaly.type !== 'stale-release') return;
+    const rel = m.anomaly.lines.map((ln) => releaseByLine.get(ln)).find((o) => o !== undefined && o.process === m.anomaly.processes[0]);
+    if (!rel) return;
+    const x = opStart(rel, tl.pos);
+    // The anomaly's tag and list link go to the unlock, not to the hold it came from.
+    m.a = x;
+    m.b = Math.max(x, opEnd(rel, tl.pos) ?? x);
+    notes.push({ lane: laneOf(rel.process), a: x, kind: 'stale-unlock', text: '✕ stale unlock', anomaly: i, pri: 0,
+      tip: `#${i + 1} stale unlock by ${laneOf(rel.process)} (p${rel.process}) at ${x.toFixed(3)} ms (line ${rel.invokeLine})\n${m.anomaly.message}` });
+  });
+
+  // Faults: one row each, on the lanes they target; server nodes get lanes of their own.
+  const faults: FaultRow[] = tl.bands.map((b) => {
+    const v = (b.value !== null && typeof b.value === 'object' ? b.value : {}) as Record<string, unknown>;
+    const t = targetsOf(v);
+    for (const n of t.nodes) if (!lanes.has(`node:${n}`)) lanes.set(`node:${n}`, { id: `node:${n}`, kind: 'node', label: n, detail: '', processes: [] });
+    const clientLanes = t.clients.filter((c) => lanes.has(c));
+    const lease = t.clients.length === 1 ? leaseAt(leases, t.clients[0]!, b.a) : undefined;
+    const words = faultWords(b.kind, b.value, b.open ? undefined : b.b - b.a, lease);
+    return { kind: b.kind, words, a: b.a, b: b.b, open: b.open, lanes: [...clientLanes, ...t.nodes.map((n) => `node:${n}`)],
+      tip: `fault: ${words}\nfrom ${b.a.toFixed(3)} ms (line ${b.lines[0]})\n${b.open ? 'never healed in this history' : `to ${b.b.toFixed(3)} ms (line ${b.lines[b.lines.length - 1]}), ${fmtMs(b.b - b.a)}`}` };
+  });
+
+  // Liveness: the stuck interval on its key's lane, in words.
+  const stuck: Stuck[] = [];
+  tl.anomalies.forEach((m, i) => {
+    if (m.anomaly.type !== 'liveness' || !Number.isFinite(m.a)) return;
+    const id = `key:${m.anomaly.key}`;
+    if (!lanes.has(id)) lanes.set(id, { id, kind: 'key', label: m.anomaly.key, detail: '', processes: [] });
+    const holder = m.anomaly.processes[0];
+    const words = `${m.anomaly.key} stuck ${fmtMs(m.b - m.a)}${holder === undefined ? '' : ` after ${laneOf(holder)} was gone`}: nobody could acquire it`;
+    stuck.push({ lane: id, a: m.a, b: m.b, words, anomaly: i });
+  });
+
+  // The protected resource: steps carry no time, so each is drawn at its writer's hold.
+  let resourceNote: string | undefined;
+  if (extras.resourceEntries?.length) {
+    lanes.set('resource', { id: 'resource', kind: 'resource', label: 'resource', detail: '', processes: [] });
+    const holdsBy = new Map<number, { a: number; b: number }[]>();
+    for (const hd of tl.windows.flatMap((w) => w.holds)) {
+      const l = holdsBy.get(hd.process) ?? [];
+      if (!l.some((x) => x.a === hd.a)) l.push({ a: hd.a, b: hd.b });
+      holdsBy.set(hd.process, l);
+    }
+    const seen = new Map<number, number>();
+    const stale = new Set((extras.resource?.anomalies ?? []).filter((a) => a.type === 'stale-write').map((a) => a.processes[0]));
+    for (const e of [...extras.resourceEntries].sort((x, y) => x.seq - y.seq)) {
+      if (e.op !== 'write') continue;
+      const k = seen.get(e.process) ?? 0;
+      seen.set(e.process, k + 1);
+      const hold = (holdsBy.get(e.process) ?? []).sort((x, y) => x.a - y.a)[k];
+      if (!hold) continue;
+      const who = laneOf(e.process);
+      const kind = !e.accepted ? 'rejected' : stale.has(e.process) && e.read !== undefined && e.prev !== e.read ? 'stale-write' : 'write';
+      const text = kind === 'rejected' ? `✕ ${who} write rejected${e.token === undefined ? '' : ` (token ${e.token} < ${e.max})`}` : kind === 'stale-write' ? `! ${who} stale write ${e.read}→${e.value} on ${e.prev}` : `${who} writes ${e.value}`;
+      notes.push({ lane: 'resource', a: hold.b, kind, text, pri: kind === 'write' ? 3 : 0,
+        tip: `${text}\n${who} (p${e.process}) ${e.op} on "${e.key}": counter was ${e.prev}${e.read === undefined ? '' : `, it had read ${e.read}`}${e.token === undefined ? '' : `, token ${e.token} (highest seen ${e.max})`}; ${e.accepted ? 'accepted' : 'rejected by the fencing check'}\n(resource steps carry no time: drawn at the end of ${who}'s hold)` });
+    }
+    resourceNote = extras.resource?.message;
+  }
+  return { lanes, laneOf, leases, gaps, notes, faults, stuck, ...(resourceNote ? { resourceNote } : {}) };
+}

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import { KINDS, kindDef } from '../../nemesis/kinds.ts';
+import { aimsFor } from './aims.ts';
 import { CRITICAL_SECTION, clientId, type Attempt, type ClientPlan, type RunPlan } from './plan.ts';
 
 export interface WorkloadOptions {
@@ -21,6 +22,7 @@ export interface WorkloadOptions {
   sessionMs?: number;     // how long the server keeps a silent client's hold (LockRecipe.sessionMs: ZooKeeper's session timeout)
   reentrant?: boolean;    // the lock is reentrant: let attempts lock the same key again while holding it
   topology?: string;      // the environment's topology (what some kinds' specs depend on); default 'redis'
+  ttlFixed?: boolean;     // the user set --ttl: aims keep it instead of the timescale their topology needs
 }
 
 export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
@@ -80,7 +82,18 @@ export function faultsArb(o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
   });
 }
 
+/**
+ * A run plan: uniformly random attempts and faults, or, when the kinds asked for compose a
+ * known failure of the topology (./aims.ts), two times in three a plan drawn around it.
+ */
 export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
+  const random = randomPlanArb(o);
+  const aims = aimsFor(o);
+  if (aims.length === 0) return random;
+  return fc.oneof({ weight: aims.length, arbitrary: random }, ...aims.map((a) => ({ weight: 2, arbitrary: a.plan(o) })));
+}
+
+function randomPlanArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
   const n = Math.max(1, o.clients);
   return fc.record({
     ttlMs: fc.constant(o.ttlMs),

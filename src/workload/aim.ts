@@ -1,0 +1,22 @@
+// An aim: a whole run plan drawn around one known way a lock family breaks,
+// when the failure needs several faults and the clients' timing to line up
+// (Redlock's two majorities that share a node, a failover inside a hold).
+// A random plan of independent faults finds these rarely or never; an aim
+// draws the parts together, and fast-check still chooses every number, node
+// and client, so the search stays random within the shape. One file per aim
+// in ./aims/ plus one line in AIMS (./aims.ts); planArb mixes them with
+// uniform random plans when the kinds they compose were all asked for.
+import type fc from 'fast-check';
+import type { RunPlan } from './plan.ts';
+import type { WorkloadOptions } from './arbitraries.ts';
+
+export interface Aim {
+  name: string;
+  /** The failure it aims at, in words (lockpick list, ARCHITECTURE.md). */
+  summary: string;
+  /** Fault kinds it composes: it is drawn only when every one was asked for (--faults). */
+  kinds: readonly string[];
+  /** Whether the topology fits (e.g. an odd number of independent masters). */
+  applies(o: WorkloadOptions): boolean;
+  plan(o: WorkloadOptions): fc.Arbitrary<RunPlan>;
+}

@@ -1,0 +1,16 @@
+// The aims (./aim.ts): one file each in ./aims/, one line here.
+import type { Aim } from './aim.ts';
+import type { WorkloadOptions } from './arbitraries.ts';
+import { redlockClock, redlockRestart } from './aims/redlock-split.ts';
+import { sentinelFailover } from './aims/sentinel-failover.ts';
+
+export const AIMS: readonly Aim[] = [
+  redlockRestart,
+  redlockClock,
+  sentinelFailover,
+];
+
+/** The aims whose kinds were all asked for and whose topology fits. */
+export function aimsFor(o: WorkloadOptions): Aim[] {
+  return AIMS.filter((a) => a.kinds.every((k) => o.faults.includes(k)) && a.applies(o));
+}

@@ -1,0 +1,89 @@
+// The contract every registered aim keeps, and the shape each one promises:
+// plans the nemesis accepts, built only from the kinds the aim composes, drawn
+// only when all of them were asked for, and lined up as the failure needs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { checkSchedule, describeFault } from '../../nemesis/index.ts';
+import { AIMS, aimsFor } from '../../src/workload/aims.ts';
+import { planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
+import { isAnchoredPause, validatePlan, type RunPlan } from '../../src/workload/plan.ts';
+import { FAILOVER_LEASE_MS } from '../../src/workload/aims/sentinel-failover.ts';
+
+const FITS: WorkloadOptions[] = [
+  { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3', 'n4', 'n5'], topology: 'redis' },
+  { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], topology: 'redis-sentinel' },
+];
+
+for (const aim of AIMS) {
+  test(`aim '${aim.name}': valid plans of its own kinds, drawn only when they were all asked for`, () => {
+    const o = FITS.map((f) => ({ ...f, faults: [...aim.kinds] })).find((f) => aim.applies(f));
+    assert.ok(o, `${aim.name} fits one of the test topologies`);
+    assert.ok(aimsFor(o).includes(aim));
+    for (const k of aim.kinds) assert.ok(!aimsFor({ ...o, faults: aim.kinds.filter((x) => x !== k) }).includes(aim), `not drawn without '${k}'`);
+    assert.ok(!aim.applies({ ...o, clients: 1 }), 'needs two clients');
+    fc.assert(fc.property(aim.plan(o), (plan) => {
+      validatePlan(plan, aim.name);
+      assert.equal(plan.clients.length, o.clients);
+      assert.ok(plan.faults.every((f) => aim.kinds.includes(f.kind)), plan.faults.map((f) => f.kind).join());
+      checkSchedule(plan.faults.filter((f) => !isAnchoredPause(f)));
+      for (const f of plan.faults) assert.match(describeFault(f), /\d+ ms/);
+    }), { numRuns: 100 });
+  });
+}
+
+const reach = (plan: RunPlan, c: string, nodes: string[]) => {
+  const cut = plan.faults.find((f) => f.kind === 'partition' && Array.isArray(f.target) && f.target[0] === `client:${c}`)!;
+  return nodes.filter((n) => !(cut.target as string[]).includes(n));
+};
+
+test('redlock split: two majorities sharing exactly the node that forgets, c1 locks before it forgets, c2 after, inside the lease', () => {
+  const nodes = ['n1', 'n2', 'n3', 'n4', 'n5'];
+  for (const [name, kind] of [['redlock-split-restart', 'kill'], ['redlock-split-clock', 'clock-bump']] as const) {
+    const aim = AIMS.find((a) => a.name === name)!;
+    fc.assert(fc.property(aim.plan({ clients: 3, faults: [...aim.kinds], ttlMs: 800, nodes, topology: 'redis' }), (plan) => {
+      const r1 = reach(plan, 'c1', nodes);
+      const r2 = reach(plan, 'c2', nodes);
+      assert.equal(r1.length, 3);
+      assert.equal(r2.length, 3);
+      const shared = r1.filter((n) => r2.includes(n));
+      const f = plan.faults.find((x) => x.kind === kind)!;
+      assert.deepEqual(shared, [f.target]);
+      const [a1] = plan.clients[0]!.attempts;
+      const [a2] = plan.clients[1]!.attempts;
+      assert.ok(a1!.delayMs < f.at_ms && f.at_ms < a1!.delayMs + a1!.holdMs, 'the node forgets during c1\'s hold');
+      assert.ok(a2!.delayMs >= f.at_ms && a2!.delayMs < a1!.delayMs + a1!.holdMs, 'c2 tries after, while c1 holds');
+      assert.ok(a1!.holdMs <= 0.7 * plan.ttlMs, 'c1 never outlives its lease by design');
+      if (kind === 'kill') assert.equal(f.params!.persistence, 'none');
+      else assert.ok((f.params!.delta_ms as number) > plan.ttlMs);
+      assert.deepEqual(plan.clients[2]!.attempts, []);
+    }), { numRuns: 200 });
+  }
+});
+
+test('sentinel failover: c1 locks between the replication cut and the failover, holds past c2\'s try; the lease fits the promotion', () => {
+  const aim = AIMS.find((a) => a.name === 'sentinel-failover-in-hold')!;
+  const o: WorkloadOptions = { clients: 2, faults: ['failover'], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], topology: 'redis-sentinel' };
+  fc.assert(fc.property(aim.plan(o), (plan) => {
+    assert.equal(plan.ttlMs, FAILOVER_LEASE_MS);
+    const [f] = plan.faults;
+    const lead = f!.params!.lead_ms as number;
+    const [a1] = plan.clients[0]!.attempts;
+    const [a2] = plan.clients[1]!.attempts;
+    assert.ok(f!.at_ms < a1!.delayMs && a1!.delayMs < f!.at_ms + lead);
+    assert.ok(a2!.delayMs > f!.at_ms + lead);
+    assert.ok(a1!.delayMs + a1!.holdMs >= Math.min(a2!.delayMs + a2!.waitMs, a1!.delayMs + plan.ttlMs - 1000));
+    assert.ok(a1!.holdMs <= plan.ttlMs - 1000);
+  }), { numRuns: 200 });
+  // --ttl given: the aim keeps it.
+  for (const plan of fc.sample(aim.plan({ ...o, ttlMs: 20_000, ttlFixed: true }), 20)) assert.equal(plan.ttlMs, 20_000);
+});
+
+test('planArb mixes aimed and uniformly random plans when the kinds compose a known failure', () => {
+  const o: WorkloadOptions = { clients: 3, faults: ['partition', 'kill'], ttlMs: 800, nodes: ['n1', 'n2', 'n3', 'n4', 'n5'], topology: 'redis' };
+  const plans = fc.sample(planArb(o), { numRuns: 300, seed: 3 });
+  const aimed = plans.filter((p) => p.faults.some((f) => Array.isArray(f.target) && f.target.length === 3)).length;
+  assert.ok(aimed > 100 && aimed < 280, `${aimed} of 300 aimed`);
+  // Kill alone composes nothing: every plan is the random kind.
+  assert.equal(fc.sample(planArb({ ...o, faults: ['kill'] }), 100).filter((p) => p.faults.some((f) => f.kind === 'partition')).length, 0);
+});

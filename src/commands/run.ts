@@ -36,6 +36,15 @@ options:
                        holder was gone while clients kept trying), or all three (all)
   --liveness-ms N      the liveness bound (default 2 x TTL, plus the session timeout of a
                        session lock such as ZooKeeper's)
+  --env KIND           where the servers come from: local (default: started here from the OS
+                       packages) or external (yours, named by --endpoints; only client-side
+                       faults: see README "Environment kinds")
+  --endpoints LIST     external servers: redis=HOST:PORT, sentinel=HOST:PORT with master=NAME,
+                       zookeeper=HOST:PORT, mysql=USER:PASS@HOST:PORT/DB, resource=HOST:PORT
+                       (a Redis for the protected counter; default: one started here),
+                       comma-separated, or a .json file; with --replay: instead of the stored ones
+  --key-prefix P       every key the run writes starts with P, then the run id
+                       (default 'lockpick:' on --env external, none locally)
   --json               print the summary as JSON on stdout
   --junit PATH         also write the run's JUnit XML to PATH (store/<run-id>/junit.xml is
                        always written: one testcase per lock × property × fault kinds)
@@ -74,7 +83,7 @@ export async function run(argv: string[]): Promise<number> {
         lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
         runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
         keys: { type: 'string' }, 'pause-at': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
-        replay: { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, 'key-prefix': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     }).values;
@@ -94,14 +103,22 @@ export async function run(argv: string[]): Promise<number> {
     const junitPath = args.junit === undefined ? undefined : writablePath(args.junit, '--junit');
     // The CLI owns the process: Ctrl-C stores what was found and exits 130 (the library API does not).
     const interrupts = { exitOnSignal: true };
+    const env = await parseEnv(args.env, args.endpoints, args.replay !== undefined);
     if (args.replay) {
-      summary = await replay({ dir: args.replay, runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts });
+      if (args['key-prefix'] !== undefined) throw new UsageError('--key-prefix: a replay uses the prefix its test.json stored; leave it out');
+      summary = await replay({ dir: args.replay, runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env });
     } else {
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
       const spec = parseLockArg(args.lock);
       const recipe = await recipeFor(spec);
       const faults = await parseFaults(args.faults);
       await refuseTopologyFaults(faults, recipe);
+      await refuseEnvFaults(faults, env?.kind ?? 'local');
+      if (env?.servers) {
+        const t = topologyOf(recipe);
+        (await import('../env/external.ts')).checkExternalServers(t.name, t.opts, env.servers);
+      }
+      const keyPrefix = parseKeyPrefix(args['key-prefix']);
       const property = (args.property ?? 'both') as Property;
       if (!PROPERTIES.includes(property)) throw new UsageError(`--property must be lock, resource or both (safety), liveness, or all (safety and liveness), got '${property}'`);
       const livenessMs = args['liveness-ms'] === undefined ? undefined : int(args['liveness-ms'], '--liveness-ms', 0, 1);
@@ -118,7 +135,7 @@ export async function run(argv: string[]): Promise<number> {
         clients: int(args.clients, '--clients', 3), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),
         shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
         ttlMs: int(args.ttl, '--ttl', 800, 50), keys: int(args.keys, '--keys', 1), pausePoints, property, livenessMs, storeRoot, lockOptions, log,
-        progress: json ? undefined : process.stderr, junitPath, interrupts,
+        progress: json ? undefined : process.stderr, junitPath, interrupts, env, keyPrefix,
       });
     }
   } catch (e) {
@@ -141,6 +158,40 @@ export async function refuseTopologyFaults(faults: string[], recipe: Awaited<Ret
     const p = topologyProblem(k, topologyOf(recipe).name);
     if (p) throw new UsageError(`--faults: ${p}; leave it out or pick a lock on that topology ('lockpick list')`);
   }
+}
+
+/** --env and --endpoints: which environment kind, and the user's servers for an external one (exit 2 when they do not fit). */
+export async function parseEnv(kind: string | undefined, endpoints: string | undefined, replaying: boolean): Promise<import('../env/env-kinds.ts').EnvSpec | undefined> {
+  const { envKind, ENV_KINDS } = await import('../env/env-kinds.ts');
+  const name = kind ?? (endpoints !== undefined ? 'external' : undefined);
+  if (name === undefined) return undefined;   // local, or (replay) what test.json says
+  if (!envKind(name)) throw new UsageError(`--env: unknown environment kind '${name}'; use one of: ${ENV_KINDS.map((k) => k.name).join(', ')}`);
+  if (name !== 'external') {
+    if (endpoints !== undefined) throw new UsageError(`--endpoints names servers of an external environment; leave it out with --env ${name}, or use --env external`);
+    return { kind: name };
+  }
+  if (endpoints === undefined) {
+    if (replaying) throw new UsageError('--env external with --replay: give --endpoints too, or leave both out to use the stored ones');
+    throw new UsageError('--env external needs --endpoints, e.g. --endpoints redis=127.0.0.1:6379 (see lockpick run --help)');
+  }
+  const { parseEndpoints } = await import('../env/endpoints.ts');
+  return { kind: name, servers: parseEndpoints(endpoints) };
+}
+
+/** A fault the environment kind cannot inject (kill on --env external) is refused up front (exit 2), naming the capability. */
+export async function refuseEnvFaults(faults: string[], kind: string): Promise<void> {
+  const { envKind } = await import('../env/env-kinds.ts');
+  const { capabilityProblem } = await import('../../nemesis/index.ts');
+  for (const k of faults) {
+    const p = capabilityProblem(k, envKind(kind)!);
+    if (p) throw new UsageError(`--faults: ${p}; leave it out, or run it where lockpick starts the servers (--env local)`);
+  }
+}
+
+function parseKeyPrefix(p: string | undefined): string | undefined {
+  if (p === undefined) return undefined;
+  if (!/^[A-Za-z0-9:_.\/-]{1,40}$/.test(p)) throw new UsageError(`--key-prefix '${p}': use 1 to 40 letters, digits or : _ . / -`);
+  return p;
 }
 
 /** A file path lockpick will write at the end of the run: checked now, so a typo costs no run (exit 2). */

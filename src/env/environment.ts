@@ -1,17 +1,23 @@
-// A running local environment: its nodes, its links, its teardown.
+// A running environment: its nodes, its links, its teardown. The local kind
+// starts its servers; the external kind (external.ts) only names the user's.
 import { rmSync } from 'node:fs';
-import type { Endpoint, Environment, Link, TopologyName } from './types.ts';
-import type { ServerNode } from './node.ts';
+import type { Endpoint, Environment, Link, NodeHandle, TopologyName } from './types.ts';
 import type { LinkTable } from './links.ts';
 import type { ProxyBackend } from './proxy-backend.ts';
 import { onTeardown, removeDir } from './lifecycle.ts';
-import { LOCAL } from './env-kinds.ts';
+import { LOCAL, type EnvKindDef } from './env-kinds.ts';
+
+/** A node the environment can reach and tear down (a ServerNode, or an external server's stand-in). */
+export interface ManagedNode extends NodeHandle {
+  /** Login a client needs (copied into its endpoints), for servers that have one. */
+  credentials?: { user: string; password: string; database?: string };
+  stop(): Promise<void>;
+}
 
 const DATA_ROLES = new Set(['redis', 'redis-replica', 'zookeeper', 'mariadb']);
 
 export class LocalEnvironment implements Environment {
-  readonly nodes: ServerNode[] = [];
-  readonly envKind = LOCAL;
+  readonly nodes: ManagedNode[] = [];
   sentinelName?: string;
   private unregister: () => void;
   private downing: Promise<void> | undefined;
@@ -23,6 +29,7 @@ export class LocalEnvironment implements Environment {
     readonly root: string,
     readonly linkTable: LinkTable,
     private readonly proxy: ProxyBackend | undefined,
+    readonly envKind: EnvKindDef = LOCAL,
   ) {
     this.unregister = onTeardown(() => this.down());
   }
@@ -35,16 +42,16 @@ export class LocalEnvironment implements Environment {
     return this.linkTable.links;
   }
 
-  node(id: string): ServerNode {
+  node(id: string): ManagedNode {
     const n = this.nodes.find((x) => x.id === id);
     if (!n) throw new Error(`lockpick: no node '${id}' in this ${this.topology} environment (nodes: ${this.nodes.map((x) => x.id).join(', ')})`);
     return n;
   }
 
-  private async proxiedFor(clientId: string, nodes: ServerNode[]): Promise<Endpoint[]> {
+  private async proxiedFor(clientId: string, nodes: ManagedNode[]): Promise<Endpoint[]> {
     if (!/^[A-Za-z0-9_.-]+$/.test(clientId)) throw new Error(`lockpick: client id '${clientId}' must be letters, digits, '_', '.', '-'`);
     const links = await Promise.all(
-      nodes.map((n) => this.linkTable.ensure(`client:${clientId}`, n.id, { id: n.id, host: '127.0.0.1', port: n.port })),
+      nodes.map((n) => this.linkTable.ensure(`client:${clientId}`, n.id, { id: n.id, host: n.host ?? '127.0.0.1', port: n.port })),
     );
     return links.map((l, i) => ({ id: nodes[i]!.id, host: l.listen.host, port: l.listen.port, ...nodes[i]!.credentials }));
   }
@@ -60,7 +67,7 @@ export class LocalEnvironment implements Environment {
   resourceEndpoint(): Endpoint {
     const r = this.nodes.find((n) => n.role === 'resource');
     if (!r) throw new Error(`lockpick: this environment has no resource node; start it with { resource: true }`);
-    return { id: r.id, host: '127.0.0.1', port: r.port };
+    return { id: r.id, host: r.host ?? '127.0.0.1', port: r.port };
   }
 
   /** Stops every process, the proxy and removes the private dir. Idempotent. */

@@ -17,7 +17,8 @@ export type NodeRole = 'redis' | 'redis-replica' | 'sentinel' | 'zookeeper' | 'm
 export interface NodeHandle {
   readonly id: string;           // 'n1', 'n2', ... ('s1'.. sentinels, 'resource')
   readonly role: NodeRole;
-  readonly port: number;         // the real listening port on 127.0.0.1 (bypasses the proxy)
+  readonly port: number;         // the real listening port (bypasses the proxy)
+  readonly host?: string;        // where it listens when not 127.0.0.1 (an external server)
   readonly logFile: string;
   pid(): number | undefined;
   pause(): Promise<void>;        // SIGSTOP

@@ -13,6 +13,8 @@ import { Session, topologyOf, wantsLiveness, type Property, type RunOutcome, typ
 import { newRunDir, readTestJson, versions, writeEvents, writeJson } from './store.ts';
 import { lockLabel } from './lock-spec.ts';
 import { claimSignals } from '../env/lifecycle.ts';
+import { envJson, envFromTest, keyNamespace } from './env-spec.ts';
+import type { EnvSpec } from '../env/env-kinds.ts';
 import { addRun, describeCoverage, emptyCoverage, gaps, type Coverage } from './coverage.ts';
 import { renderRunJUnit, type RunJUnit } from '../report/junit.ts';
 
@@ -42,6 +44,10 @@ export interface RunOptions {
   junitPath?: string;
   /** How an interrupt ends the run: see Interrupts. */
   interrupts?: Interrupts;
+  /** The environment kind and its servers (default local); stored in test.json for --replay. */
+  env?: EnvSpec;
+  /** Lock and resource keys start with this, then the run id (default 'lockpick:' on an external environment, none locally). */
+  keyPrefix?: string;
 }
 
 /**
@@ -252,7 +258,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     lock: lockLabel(o.lock), lock_spec: o.lock, model: o.recipe.model, fencing: o.recipe.fencing,
     topology: { name: topo.name, ...topo.opts }, faults: o.faults, pause_points: o.pausePoints ?? null, property: o.property ?? 'both', liveness_ms: o.livenessMs ?? null, clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
     time_s: o.timeS, runs: o.runs, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
-    versions: versions(), started: new Date().toISOString(), plan: null,
+    versions: versions(), started: new Date().toISOString(), plan: null, ...envJson(o.env, o.keyPrefix),
   };
   writeJson(join(dir, 'test.json'), test);
   o.log(`lockpick run ${id}: lock ${lockLabel(o.lock)}, faults ${o.faults.join(',') || 'none'}, ${o.clients} clients, seed ${seed}; history in ${join(dir, 'history.jsonl')}`);
@@ -281,7 +287,10 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     o.log(`\nINTERRUPTED after ${coverage.runs} run(s): ${firstSeen ? `UNSAFE: a violation was found in run ${firstSeen.run} (not shrunk); its history is in ${join(dir, 'counterexample')}` : 'no violation so far; no verdict'}.`);
     if (firstSeen) o.log(await describeOutcome(firstSeen, join(dir, 'counterexample', 'history.jsonl')));
   };
-  return withSession({ recipe: o.recipe, lock: o.lock, historyPath: join(dir, 'history.jsonl'), lockOptions: o.lockOptions, property: o.property, livenessMs: o.livenessMs }, o.interrupts ?? {}, async (session) => {
+  return withSession({
+    recipe: o.recipe, lock: o.lock, historyPath: join(dir, 'history.jsonl'), lockOptions: o.lockOptions, property: o.property, livenessMs: o.livenessMs,
+    env: o.env, keyPrefix: keyNamespace(o.env, o.keyPrefix, id),
+  }, o.interrupts ?? {}, async (session) => {
     const { activeFaults } = await import('../../nemesis/index.ts');
     const progress = new Progress(o.progress, () => activeFaults(session.nemesisContext()).length, o.onProgress);
     const arb = planArb({
@@ -382,6 +391,8 @@ export interface ReplayOptions {
   log(line: string): void;
   junitPath?: string;
   interrupts?: Interrupts;
+  /** Servers to use instead of the stored ones (--endpoints again: a password is never stored). */
+  env?: EnvSpec;
 }
 
 /** Runs the plan stored in DIR/test.json again (up to `runs` times, until it breaks). */
@@ -399,7 +410,11 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
   const property = (test.property as RunOptions['property']) ?? 'both';
   const livenessMs = typeof test.liveness_ms === 'number' ? test.liveness_ms : undefined;
-  return withSession({ recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions: test.lock_options as Record<string, unknown> | undefined, property, livenessMs }, o.interrupts ?? {}, async (session) => {
+  const { env, keyPrefix } = envFromTest(test, where, plan, o.env);
+  return withSession({
+    recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions: test.lock_options as Record<string, unknown> | undefined, property, livenessMs,
+    env, keyPrefix: keyNamespace(env, keyPrefix, id),
+  }, o.interrupts ?? {}, async (session) => {
     let last: RunOutcome | undefined;
     let ops = 0;
     let n = 0;

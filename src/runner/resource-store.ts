@@ -35,8 +35,9 @@ redis.call('RPUSH', KEYS[3], cjson.encode(e))
 return {accepted, prev}
 `;
 
+// The lock key first: its prefix (--key-prefix) is then the prefix of everything the run writes.
 function keys(key: string): [string, string, string] {
-  return [`res:${key}:counter`, `res:${key}:max-token`, `res:${key}:log`];
+  return [`${key}:res:counter`, `${key}:res:max-token`, `${key}:res:log`];
 }
 
 export interface StepResult { accepted: boolean; prev: number }

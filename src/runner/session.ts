@@ -3,7 +3,7 @@
 // `lockpick run`. Each run uses its own key names (r<run>-<key>) and fresh
 // process ids, so the whole history.jsonl stays one valid history and every run
 // can be checked on its own.
-import { startEnvironment } from '../env/index.ts';
+import { startEnv, type EnvSpec } from '../env/env-kinds.ts';
 import type { Environment, TopologyName, TopologyOptions } from '../env/types.ts';
 import { HistoryBuilder } from '../history/index.ts';
 import type { HistoryEvent } from '../history/types.ts';
@@ -35,6 +35,10 @@ export interface SessionOptions {
   livenessMs?: number;
   /** Check time limit per run (ms); past it the run's verdict is 'unknown'. */
   checkTimeMs?: number;
+  /** The environment kind and its servers (default: local). */
+  env?: EnvSpec;
+  /** Put before every lock and resource key of the session (an external server's keys stay apart). */
+  keyPrefix?: string;
 }
 
 /**
@@ -111,7 +115,7 @@ export class Session {
 
   static async open(o: SessionOptions): Promise<Session> {
     const { name, opts } = topologyOf(o.recipe);
-    const env = await startEnvironment(name, opts);
+    const env = await startEnv(o.env, name, opts);
     const recorder = new Recorder(o.historyPath);
     const ep = env.resourceEndpoint?.();
     if (!ep) {
@@ -124,7 +128,7 @@ export class Session {
   /** Sentinel announces real addresses: map each to this client's proxied endpoint of that node. */
   private natMap(endpoints: { id: string; host: string; port: number }[]): Record<string, { host: string; port: number }> {
     const map: Record<string, { host: string; port: number }> = {};
-    for (const ep of endpoints) map[`127.0.0.1:${this.env.node(ep.id).port}`] = { host: ep.host, port: ep.port };
+    for (const ep of endpoints) map[`${this.env.node(ep.id).host ?? '127.0.0.1'}:${this.env.node(ep.id).port}`] = { host: ep.host, port: ep.port };
     return map;
   }
 
@@ -147,7 +151,7 @@ export class Session {
     if (this.closed) throw new Error('the session is closed (interrupted); no further run');
     const run = ++this.runNo;
     const started = performance.now();
-    const keyPrefix = `r${run}-`;
+    const keyPrefix = `${this.o.keyPrefix ?? ''}r${run}-`;
     const recipe = this.o.recipe;
     const commandTimeoutMs = this.o.commandTimeoutMs ?? 500;
     const nem = await import('../../nemesis/index.ts');

@@ -31,6 +31,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
   say "OS packages present: ${!WHY[*]}"
 fi
+# Chromium: the timeline browser tests open timeline.html in Debian's chromium (puppeteer-core,
+# no browser download). Not needed to run lockpick, so a failed install only skips those tests.
+if [ -x /usr/bin/chromium ]; then
+  say "chromium present: /usr/bin/chromium (timeline browser tests)"
+else
+  say "will install chromium: the timeline browser tests render timeline.html in headless Chromium"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  if { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null; }; then
+    say "installed: chromium"
+  else
+    say "note: chromium could not be installed: test/integration/timeline-browser.test.ts will be skipped"
+  fi
+fi
 
 # --- npm packages ------------------------------------------------------------
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

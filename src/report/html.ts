@@ -119,13 +119,25 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
   const faults = st.faults.filter((f) => inWin(f.a, f.b));
   const lanes = windowLanes(w, st);
   const story = tl.mode === 'time';
-  const top = G.headH + faults.length * G.faultH + (faults.length ? 6 : 0);
+  // Faults that overlap (band or words) get rows of their own; one that starts after another's
+  // band and words end may share its row (zooming in only moves them apart).
+  const end = G.labelW + G.plotW;
+  const rowEnds: number[] = [];
+  const faultRow = faults.map((f) => {
+    const wpx = f.words.length * G.charW + 6;
+    const x0 = Math.max(G.labelW, Math.min(X(f.a), end - wpx));
+    const x1 = Math.max(f.open ? end : X(f.b), x0 + wpx) + 10;
+    let r = rowEnds.findIndex((e) => e < x0);
+    if (r < 0) r = rowEnds.push(0) - 1;
+    rowEnds[r] = x1;
+    return r;
+  });
+  const top = G.headH + rowEnds.length * G.faultH + (faults.length ? 6 : 0);
   const laneY = new Map<string, number>();
   let y = top;
   for (const l of lanes) { laneY.set(l.id, y); y += laneHeight(l, story); }
   const plotBottom = y;
   const height = plotBottom + 8;
-  const end = G.labelW + G.plotW;
   const out: string[] = [];
   out.push(`<svg class="tl" tabindex="0" aria-label="timeline window ${w.id + 1}" width="${G.width}" height="${height}" viewBox="0 0 ${G.width} ${height}" data-w="${G.width}" data-top="${top}" data-mode="${tl.mode}" data-a0="${n(w.a0)}" data-a1="${n(w.a1)}" data-v0="${n(w.a0)}" data-v1="${n(w.a1)}">`);
   out.push(`<clipPath id="clip${w.id}"><rect class="clipr" x="${G.labelW}" y="0" width="${G.plotW}" height="${height}"/></clipPath>`);
@@ -133,7 +145,7 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
   out.push(`<g clip-path="url(#clip${w.id})">`);
   // One row per fault, its parameters in words (none hides another).
   faults.forEach((f, i) => {
-    const fy = G.headH + i * G.faultH;
+    const fy = G.headH + faultRow[i]! * G.faultH;
     out.push(rect(X, f.a, f.open ? undefined : f.b, fy + 2, G.faultH - 4, `class="frow k-${escapeHtml(f.kind)}" data-tip="${escapeHtml(f.tip)}"`));
     out.push(`<text x="${Math.max(G.labelW + 2, X(f.a) + 3).toFixed(1)}" y="${fy + 13}" data-a="${n(f.a)}" data-b="${n(f.b)}" class="flabel" data-tip="${escapeHtml(f.tip)}">${escapeHtml(f.words)}</text>`);
   });

@@ -45,11 +45,14 @@ function layout(svg){
 }
 // Who may show: fault rows in full (each has its row), then notes by priority in the first free row, then op labels.
 function labels(svg,X,end){
-  svg.querySelectorAll('text.flabel').forEach(function(t){
-    var a=+t.dataset.a,b=+t.dataset.b,xa=X(a),xb=X(b),w=tw(t);
+  var frows={};
+  [].slice.call(svg.querySelectorAll('text.flabel')).sort(function(p,q){return p.dataset.a-q.dataset.a;}).forEach(function(t){
+    var a=+t.dataset.a,b=+t.dataset.b,xa=X(a),xb=X(b),w=tw(t),row=frows[t.getAttribute('y')]||(frows[t.getAttribute('y')]=[]);
     if(xb<G.labelW||xa>end){t.style.visibility='hidden';return;}
     var x=Math.max(G.labelW+3,xa+3);if(x+w>end-2)x=Math.max(G.labelW+3,end-2-w);
-    t.setAttribute('x',x.toFixed(1));t.style.visibility='visible';});
+    // Faults sharing a row: a label pinned to the left edge may meet the next one; the earlier keeps its words.
+    if(row.some(function(s){return x<s[1]+4&&x+w+4>s[0];})){t.style.visibility='hidden';return;}
+    row.push([x,x+w]);t.setAttribute('x',x.toFixed(1));t.style.visibility='visible';});
   var groups=[svg].concat([].slice.call(svg.querySelectorAll('g.lane')));
   groups.forEach(function(g){
     if(!shown(g))return;

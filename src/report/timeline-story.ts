@@ -5,7 +5,7 @@
 // row in words on the lanes (clients, server nodes) it targets, a liveness
 // stuck interval on its key's lane, and the protected resource's steps. Plain
 // data; html.ts turns it into markup.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import type { Op, ParsedHistory } from '../history/types.ts';
 import type { ResourceEntry, ResourceResult } from '../../checkers/resource.ts';
 import { faultValue, opEnd, opStart, type Timeline } from './timeline-model.ts';
@@ -42,16 +42,24 @@ export interface Story {
   resourceNote?: string;
 }
 
-const MAX_SCAN_BYTES = 64 * 1024 * 1024;
-
-/** process → client from the recorder's `client` field on invokes (the parsed history does not keep it). */
+/** process → client from the recorder's `client` field on invokes (the parsed history does not keep it). Read in chunks: a 1M-op file stays a quick pass. */
 export function clientsFromFile(path: string): Map<number, string> {
   const out = new Map<number, string>();
+  if (!path.endsWith('.jsonl') || !existsSync(path)) return out;
+  const re = /"process":(\d+)[^\n]*?"client":"([^"\\]{1,40})"/g;
+  let fd: number | undefined;
   try {
-    if (!path.endsWith('.jsonl') || !existsSync(path) || statSync(path).size > MAX_SCAN_BYTES) return out;
-    const re = /"process":(\d+)[^\n]*?"client":"([^"\\]{1,40})"/g;
-    for (const m of readFileSync(path, 'utf8').matchAll(re)) out.set(Number(m[1]), m[2]!);
-  } catch { /* no names: lanes say p<id> */ }
+    fd = openSync(path, 'r');
+    const buf = Buffer.alloc(4 << 20);
+    let tail = '';
+    for (let got; (got = readSync(fd, buf, 0, buf.length, null)) > 0;) {
+      const text = tail + buf.toString('utf8', 0, got);
+      const cut = text.lastIndexOf('\n') + 1;
+      for (const m of text.slice(0, cut).matchAll(re)) out.set(Number(m[1]), m[2]!);
+      tail = text.slice(cut);
+    }
+    for (const m of tail.matchAll(re)) out.set(Number(m[1]), m[2]!);
+  } catch { /* no names: lanes say p<id> */ } finally { if (fd !== undefined) closeSync(fd); }
   return out;
 }
 
@@ -62,12 +70,15 @@ const signed = (ms: number): string => `${ms >= 0 ? '+' : '−'}${fmtMs(Math.abs
 function targetsOf(v: Record<string, unknown>): { clients: string[]; nodes: string[] } {
   const raw = v.client !== undefined ? [v.client] : Array.isArray(v.target) ? v.target : v.target !== undefined ? [v.target] : [];
   const clients: string[] = [];
-  const nodes: string[] = [];
+  let nodes: string[] = [];
   for (const t of raw.map(String)) {
     if (t.startsWith('client:')) clients.push(t.slice(7));
     else if (v.client !== undefined || /^c\d+$/.test(t)) clients.push(t);
     else nodes.push(t);
   }
+  // A symbolic target (primary, leader) is resolved when the fault starts: the record names the nodes.
+  const named = [v.nodes, v.node, v.old_primary, v.new_primary].flat().filter((x): x is string => typeof x === 'string');
+  if (named.length) nodes = [...new Set(named)];
   return { clients, nodes };
 }
 
@@ -93,7 +104,9 @@ export function faultWords(kind: string, value: unknown, measuredMs: number | un
     case 'clock-bump': return `clock of ${who} jumps ${signed(num(p.delta_ms) ?? 0)}${forDur}`;
     case 'clock-strobe': return `clock of ${who} strobes ${signed(num(p.delta_ms) ?? 0)} every ${num(p.period_ms) ?? '?'} ms${forDur}`;
     case 'clock-reset': return `clock of ${who} reset`;
-    case 'failover': return `failover of ${who}${forDur}`;
+    case 'failover': return typeof v.new_primary === 'string'
+      ? `failover: ${String(v.old_primary ?? '?')} cut off, ${v.new_primary} promoted${num(v.promoted_after_ms) === undefined ? '' : ` after ${num(v.promoted_after_ms)} ms`}${forDur}`
+      : `failover of ${who}${forDur}`;
     default: {
       const rest = faultValue(value, 200);
       return `${kind}${rest ? ` ${rest}` : ''}${forDur}`;
@@ -234,6 +247,17 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
         tip: `${text}\n${who} (p${e.process}) ${e.op} on "${e.key}": counter was ${e.prev}${e.read === undefined ? '' : `, it had read ${e.read}`}${e.token === undefined ? '' : `, token ${e.token} (highest seen ${e.max})`}; ${e.accepted ? 'accepted' : 'rejected by the fencing check'}\n(resource steps carry no time: drawn at the end of ${who}'s hold)` });
     }
     resourceNote = extras.resource?.message;
+  } else if (extras.resource?.anomalies.some((a) => a.processes.length)) {
+    // Only the check's result: its stale writes at the end of the writer's last hold on that key.
+    lanes.set('resource', { id: 'resource', kind: 'resource', label: 'resource', detail: '', processes: [] });
+    for (const an of extras.resource.anomalies) {
+      const p = an.processes[0];
+      const hold = p === undefined ? undefined : tl.windows.flatMap((w) => w.holds).filter((hd) => hd.process === p && hd.key === an.key).sort((x, y) => x.a - y.a).pop();
+      if (!hold) continue;
+      const who = laneOf(p!);
+      notes.push({ lane: 'resource', a: hold.b, kind: 'stale-write', text: `! ${who} ${an.type}`, pri: 0, tip: `${an.message}\n(drawn at the end of ${who}'s last hold on "${an.key}": the resource check gives no time)` });
+    }
+    resourceNote = extras.resource.message;
   }
   return { lanes, laneOf, leases, gaps, notes, faults, stuck, ...(resourceNote ? { resourceNote } : {}) };
 }

@@ -240,6 +240,9 @@ test('the resource lane: a stale write accepted and a write the fencing check re
   const fenced: ResourceEntry[] = [{ key: 'orders', seq: 0, op: 'write', client: 'c1', process: 0, prev: 1, accepted: false, token: 3, max: 4, value: 2, read: 1 }];
   const html2 = renderTimelineHtml(h, doubleHolderResult(), undefined, { resource: checkResource(fenced, { orders: 1 }), resourceEntries: fenced });
   assert.match(lane(html2, 'resource'), /class="note n-rejected"[^>]*>✕ p0 write rejected \(token 3 &lt; 4\)</);
+  // The check's result alone (no log): its stale write at the end of the writer's hold.
+  const html3 = renderTimelineHtml(h, doubleHolderResult(), undefined, { resource });
+  assert.match(lane(html3, 'resource'), /data-a="60.9"[^>]*class="note n-stale-write"[^>]*>! p0 stale-write</);
 });
 
 test('a cut history has an overview strip of the whole run linking to its windows', () => {

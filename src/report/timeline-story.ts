@@ -166,14 +166,25 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
   const leases = tl.mode === 'time' ? leasesOf(h.ops, tl, laneOf, ns) : [];
   const gaps: Gap[] = [];
   const notes: Note[] = [];
-  const okAcquires = h.ops.filter((o) => o.f === 'acquire' && o.outcome === 'ok');
+  // Ok acquires per key by completion, so each gap finds the acquires inside it by binary search.
+  const okByKey = new Map<string, { x: number; op: Op }[]>();
+  for (const o of h.ops) {
+    if (o.f !== 'acquire' || o.outcome !== 'ok') continue;
+    const l = okByKey.get(o.key) ?? [];
+    l.push({ x: opEnd(o, tl.pos)!, op: o });
+    okByKey.set(o.key, l);
+  }
+  for (const l of okByKey.values()) l.sort((p, q) => p.x - q.x);
   for (const l of leases) {
     if (l.token !== undefined) notes.push({ lane: l.lane, a: l.a, kind: 'token', text: `token ${l.token}`, tip: `fencing token ${l.token} handed out with this hold`, pri: 3 });
     if (!l.ranOut) continue;
     const g: Gap = { lane: l.lane, process: l.process, key: l.key, a: l.end, b: l.beliefEnd, intruders: [] };
-    for (const o of okAcquires) {
-      const x = opEnd(o, tl.pos)!;
-      if (o.key === l.key && o.process !== l.process && x > g.a && x < g.b) g.intruders.push({ lane: laneOf(o.process), process: o.process, a: x });
+    const acq = okByKey.get(l.key) ?? [];
+    let lo = 0;
+    for (let hi = acq.length; lo < hi;) { const mid = (lo + hi) >> 1; if (acq[mid]!.x <= g.a) lo = mid + 1; else hi = mid; }
+    for (let i = lo; i < acq.length && acq[i]!.x < g.b; i++) {
+      const o = acq[i]!.op;
+      if (o.process !== l.process) g.intruders.push({ lane: laneOf(o.process), process: o.process, a: acq[i]!.x });
     }
     gaps.push(g);
     notes.push({ lane: l.lane, a: l.end, kind: 'lease-end', text: 'lease ends', pri: 1,

@@ -93,8 +93,8 @@ function vline(X: (a: number) => number, a: number, y1: number, y2: number, attr
   return `<line x1="${x}" x2="${x}" y1="${y1}" y2="${y2}" data-a="${n(a)}" ${attrs}/>`;
 }
 /** A text the page script places: `rows` are the y positions it may take (the first free one), `pri` who goes first. */
-function note(X: (a: number) => number, a: number, rows: readonly number[], pri: number, text: string, cls: string, tip: string): string {
-  return `<text x="${(X(a) + 3).toFixed(1)}" y="${rows[0]}" data-a="${n(a)}" data-rows="${rows.join(',')}" data-pri="${pri}" class="note ${cls}" data-tip="${escapeHtml(tip)}">${escapeHtml(text)}</text>`;
+function note(X: (a: number) => number, a: number, rows: readonly number[], pri: number, text: string, cls: string, tip: string, short?: string): string {
+  return `<text x="${(X(a) + 3).toFixed(1)}" y="${rows[0]}" data-a="${n(a)}" data-rows="${rows.join(',')}" data-pri="${pri}"${short ? ` data-short="${escapeHtml(short)}"` : ''} class="note ${cls}" data-tip="${escapeHtml(tip)}">${escapeHtml(text)}</text>`;
 }
 
 const laneHeight = (l: Lane, story: boolean): number => (l.kind === 'client' ? (story ? G.clientH : G.laneH) : l.kind === 'resource' ? G.resourceH : G.laneH);
@@ -154,7 +154,7 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
     const m = tl.anomalies[i]!;
     if (!Number.isFinite(m.a)) continue;
     out.push(vline(X, m.a, 18, plotBottom, `class="aguide an-${i}"`));
-    out.push(note(X, m.a, [14], 0, `#${i + 1} ${m.anomaly.type}`, `atag an-${i}`, `#${i + 1} ${m.anomaly.message}`));
+    out.push(note(X, m.a, [14], 0, `#${i + 1} ${m.anomaly.type}`, `atag an-${i}`, `#${i + 1} ${m.anomaly.message}`, `#${i + 1}`));
   }
   // One-shot fault events and run sections: a dashed line, words on hover.
   for (const m of tl.marks) {

@@ -63,12 +63,17 @@ function labels(svg,X,end){
       var xa=X(+t.dataset.a),w=tw(t);
       if(!shown(t)||(keyFilter&&t.dataset.key&&t.dataset.key!==keyFilter)||xa<G.labelW-1||xa>end+1){t.style.visibility='hidden';return;}
       var x=xa+3;if(x+w>end-2)x=xa-3-w;
-      if(x<G.labelW+1){t.style.visibility='hidden';return;}
       var rows=t.dataset.rows.split(',');
-      for(var i=0;i<rows.length;i++){var r=rows[i],list=placed[r]||(placed[r]=[]);
-        if(list.every(function(s){return x+w+4<=s[0]||x>=s[1]+4;})){list.push([x,x+w]);
-          t.setAttribute('x',x.toFixed(1));t.setAttribute('y',r);t.style.visibility='visible';return;}}
-      t.style.visibility='hidden';});
+      // A label with a short form (an anomaly tag: "#2") tries that before it hides.
+      if(t.dataset.full===undefined)t.dataset.full=t.textContent;
+      var forms=t.dataset.short?[t.dataset.full,t.dataset.short]:[t.dataset.full];
+      for(var f=0;f<forms.length;f++){
+        if(t.textContent!==forms[f]){t.textContent=forms[f];w=tw(t);x=xa+3;if(x+w>end-2)x=xa-3-w;}
+        if(x<G.labelW+1)continue;
+        for(var i=0;i<rows.length;i++){var r=rows[i],list=placed[r]||(placed[r]=[]);
+          if(list.every(function(s){return x+w+4<=s[0]||x>=s[1]+4;})){list.push([x,x+w]);
+            t.setAttribute('x',x.toFixed(1));t.setAttribute('y',r);t.style.visibility='visible';return;}}}
+      t.textContent=t.dataset.full;t.style.visibility='hidden';});
     if(g===svg)return;
     var ls=[].slice.call(g.querySelectorAll('text.lbl')).filter(function(t){return shown(t)&&(!keyFilter||t.dataset.key===keyFilter);});
     ls.sort(function(p,q){return p.dataset.a-q.dataset.a;});

@@ -10,7 +10,7 @@ header h1{font-size:20px;margin:0 0 4px}
 .facts{margin:2px 0 6px;color:#333}
 details.meta{font-size:13px;margin-bottom:4px}details.meta summary{cursor:pointer;color:#444}
 table.meta{border-collapse:collapse;font-size:12px;margin-bottom:6px}table.meta th{text-align:left;padding:1px 10px 1px 0;color:#666;font-weight:500}
-table.meta td{font-family:ui-monospace,Menlo,monospace}
+table.meta td{font-family:ui-monospace,Menlo,monospace;word-break:break-all}
 .anoms{border:2px solid #e53935;border-radius:6px;padding:6px 12px;margin:8px 0;background:#fff5f5}
 .anoms.none{border-color:#43a047;background:#f1f8e9}
 .anoms h2{font-size:15px;margin:2px 0 4px}

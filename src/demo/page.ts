@@ -1,0 +1,123 @@
+// The HTML of `lockpick demo`: one page per entry (the lock's code, the fault,
+// what went wrong, the run's timeline, the fix) and the catalogue's index.
+// Self-contained pages; the timeline is the run's own timeline.html (written by
+// the replay with src/report/html.ts), framed and linked by relative path.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { escapeHtml as esc } from '../report/html.ts';
+import { getRecipe } from '../locks/registry.ts';
+import { describePlan, validatePlan } from '../workload/plan.ts';
+import type { RunSummary } from '../runner/index.ts';
+import type { DemoEntry } from './entry.ts';
+import type { DemoOutcome } from './run.ts';
+import { excerpt } from './code.ts';
+import { findDemo } from './registry.ts';
+
+const CSS = `body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
+pre{background:#f6f6f6;padding:.7em;overflow-x:auto;font-size:13px;line-height:1.35}
+.verdict{display:inline-block;padding:.15em .6em;border-radius:4px;font-weight:bold;color:#fff}
+.UNSAFE{background:#c0392b}.SAFE{background:#27ae60}.INCONCLUSIVE{background:#7f8c8d}
+.status-ok{color:#27ae60;font-weight:bold}.status-bad{color:#c0392b;font-weight:bold}
+iframe{width:100%;height:720px;border:1px solid #ccc}table{border-collapse:collapse;width:100%}
+td,th{border-bottom:1px solid #e3e3e3;padding:.35em .5em;text-align:left;vertical-align:top}
+.ln{color:#999;user-select:none}`;
+
+function page(title: string, body: string): string {
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<title>${esc(title)}</title><style>${CSS}</style></head><body>\n${body}\n</body></html>\n`;
+}
+
+export function verdictBadge(o: Pick<DemoOutcome, 'verdict' | 'status' | 'expected'>): string {
+  const ok = o.status === 'as expected';
+  const note = ok ? 'as expected' : o.status === 'fix broke' ? `expected ${o.expected}: the fix did not hold` : `not reproduced (expected ${o.expected})`;
+  return `<span class="verdict ${o.verdict}" data-verdict="${o.verdict}">${o.verdict}</span> <span class="${ok ? 'status-ok' : 'status-bad'}" data-status="${o.status}">${esc(note)}</span>`;
+}
+
+function demoLink(name: string | undefined): string {
+  const d = name ? findDemo(name) : undefined;
+  if (!d) return '';
+  return `<p>See it: <a href="${esc(d.name)}.html" data-demo-link="${esc(d.name)}">${esc(d.name)}</a>: ${esc(d.title)} (${d.expected}).</p>`;
+}
+
+function codeBlock(entry: DemoEntry): string {
+  return entry.code.map((c) => {
+    const x = excerpt(c);
+    const lines = x.lines.map((l, i) => `<span class="ln">${String(x.first + i).padStart(4)}</span>  ${esc(l)}`).join('\n');
+    return `<p><code>src/locks/${esc(x.file)}</code>, lines ${x.first}–${x.first + x.lines.length - 1}:</p><pre>${lines}</pre>`;
+  }).join('\n');
+}
+
+interface LastRun { check?: { anomalies?: { type: string; message: string }[] }; resource?: { message?: string; anomalies?: { type: string; message: string }[] } }
+
+/** What the checkers said about the last run (results.json of the replay). */
+function findings(summary: RunSummary | undefined): string {
+  if (!summary) return '<p>No run finished, so there is nothing to show.</p>';
+  let last: LastRun | null = null;
+  try {
+    last = (JSON.parse(readFileSync(join(summary.dir, 'results.json'), 'utf8')) as { last: LastRun | null }).last;
+  } catch { /* no results.json: the summary's anomalies below still say it */ }
+  type Found = { type: string; message: string };
+  const items: Found[] = last ? [...(last.check?.anomalies ?? []), ...(last.resource?.anomalies ?? [])] : (summary.minimal?.anomalies ?? []) as Found[];
+  const list = items.length
+    ? `<ol>${items.slice(0, 10).map((a) => `<li><b>${esc(a.type)}</b>: ${esc(a.message)}</li>`).join('')}</ol>${items.length > 10 ? `<p>… and ${items.length - 10} more.</p>` : ''}`
+    : '<p>No anomaly: no double holder, no lost update, no stale write accepted.</p>';
+  return `${list}${last?.resource?.message ? `<p>Resource: ${esc(last.resource.message)}</p>` : ''}`;
+}
+
+export interface PageInput {
+  test: Record<string, unknown>;
+  summary?: RunSummary;
+  /** The replay's own report lines. */
+  report: string[];
+  out: string;
+}
+
+export function renderDemoPage(entry: DemoEntry, o: DemoOutcome, input: PageInput): string {
+  const recipe = getRecipe(String(input.test.lock));
+  const plan = validatePlan(input.test.plan, `scenarios/${entry.name}/test.json: "plan"`);
+  const opts = input.test.lock_options as Record<string, unknown> | undefined;
+  const optText = opts && Object.keys(opts).length ? ` with ${Object.entries(opts).map(([k, v]) => `--lock-opt ${k}=${String(v)}`).join(' ')}` : '';
+  const timeline = input.summary ? join(input.summary.dir, 'counterexample', 'timeline.html') : undefined;
+  const tl = timeline && existsSync(timeline)
+    ? `<p><a href="${esc(relative(input.out, timeline))}" data-timeline>Open the timeline on its own page</a>. Run directory: <code>${esc(relative(input.out, input.summary!.dir))}</code> (history.jsonl, results.json; <code>lockpick check</code> reads the history again).</p>` +
+      `<iframe src="${esc(relative(input.out, timeline))}" title="timeline of ${esc(entry.name)}"></iframe>`
+    : `<p>No timeline: ${esc(o.error ?? 'the run wrote none (see the run output below)')}.</p>`;
+  const body = `<p><a href="index.html">lockpick demo catalogue</a></p>
+<h1>${esc(entry.title)}</h1>
+<p>${verdictBadge(o)} — ${o.runs} run(s) in ${o.tries} session(s), ${(o.elapsedMs / 1000).toFixed(1)} s on real servers.</p>
+<h2>What the lock does</h2>
+<p><b>${esc(recipe.name)}</b>${esc(optText)}: ${esc(entry.lock)}</p>
+<p>Recipe: ${esc(recipe.summary)} (from ${esc(recipe.source ?? 'lockpick')}).</p>
+${codeBlock(entry)}
+<h2>The fault</h2>
+<p>${esc(entry.fault)}</p>
+<pre>${esc(describePlan(plan))}</pre>
+<h2>What went wrong</h2>
+<p>${esc(entry.story)}</p>
+<p>What the checkers found in the last run (${input.test.property === undefined ? 'property both' : `property ${esc(String(input.test.property))}`}):</p>
+${findings(input.summary)}
+<h2>The timeline</h2>
+${tl}
+<h2>The fix</h2>
+<p>${esc(entry.fix)}</p>
+${demoLink(entry.fixDemo)}
+<h2>Run it yourself</h2>
+<pre>lockpick demo ${esc(entry.name)}
+lockpick run --replay scenarios/${esc(entry.name)} --runs 3</pre>
+<p>Source: ${esc(entry.source)}.</p>
+<details><summary>The run's own report</summary><pre>${esc(input.report.join('\n'))}</pre></details>`;
+  return page(`${entry.name}: ${entry.title}`, body);
+}
+
+export function renderIndex(outcomes: DemoOutcome[], elapsedMs: number): string {
+  const rows = outcomes.map((o) => `<tr data-demo="${esc(o.name)}"><td><a href="${esc(o.name)}.html">${esc(o.name)}</a></td><td>${esc(o.title)}</td><td>${o.expected}</td><td>${verdictBadge(o)}</td><td>${o.runs}</td><td>${(o.elapsedMs / 1000).toFixed(1)} s</td></tr>`).join('\n');
+  const bad = outcomes.filter((o) => o.status !== 'as expected').length;
+  const body = `<h1>lockpick demo: distributed lock failure modes</h1>
+<p>Each entry runs a fixed plan (<code>scenarios/&lt;name&gt;/test.json</code>) on real servers and shows what the lock does, the fault, what went wrong, the timeline and the fix. UNSAFE is expected where the lock breaks, SAFE where the fix holds.</p>
+<p>${outcomes.length} entries, ${outcomes.length - bad} as expected${bad ? `, <b>${bad} not</b>` : ''}; ${(elapsedMs / 1000).toFixed(0)} s in all.</p>
+<table><thead><tr><th>demo</th><th>what</th><th>expected</th><th>verdict</th><th>runs</th><th>time</th></tr></thead><tbody>
+${rows}
+</tbody></table>`;
+  return page('lockpick demo catalogue', body);
+}

@@ -184,7 +184,7 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
   }
   if (story) {
     for (const l of st.leases) {
-      if (!inWin(l.a, l.beliefEnd)) continue;
+      if (!inWin(l.a, l.beliefEnd) || l.end <= l.a) continue; // a lease gone before the acquire returned has no bar (the gap says it)
       const tip = `${l.lane}'s lease on "${l.key}": ${l.leaseMs} ms per grant${l.renewals ? `, renewed ${l.renewals}×` : ''}\ngranted at ${at(tl, l.a)}; the server may drop it from ${at(tl, l.end)}${l.ranOut ? ` (${(l.beliefEnd - l.end).toFixed(0)} ms before ${l.lane} left its critical section)` : ''}`;
       push(l.lane, rect(X, l.a, l.end, G.leaseY, G.leaseH, `class="lease" data-key="${escapeHtml(l.key)}" data-tip="${escapeHtml(tip)}"`));
     }

@@ -143,12 +143,16 @@ function faultBands(events: NemesisEvent[], pos: Timeline['pos'], end: number): 
   return { bands, marks };
 }
 
-/** Lock holds as the clients believed them: acquire ok until the next release that did not fail. */
+/**
+ * Lock holds as the clients believed them (HISTORY.md "Double holder"): acquire ok until the
+ * next release call, whatever its outcome (a failed release leaves the lock held at the server,
+ * which the lease bar shows, but the client has left its critical section).
+ */
 export function holdsOf(ops: Op[], pos: Timeline['pos'], end: number): Hold[] {
   const holds: Hold[] = [];
   const current = new Map<string, Hold>();
   for (const op of ops) {
-    if (op.outcome === 'fail') continue;
+    if (op.outcome === 'fail' && op.f !== 'release') continue;
     const id = `${op.process}\u0000${op.key}`;
     if (op.f === 'acquire' && op.outcome === 'ok' && !current.has(id)) {
       const h: Hold = { process: op.process, key: op.key, a: opEnd(op, pos)!, b: end, open: true, fromLine: op.completeLine, toLine: Infinity };

@@ -178,7 +178,8 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
   for (const l of leases) {
     if (l.token !== undefined) notes.push({ lane: l.lane, a: l.a, kind: 'token', text: `token ${l.token}`, tip: `fencing token ${l.token} handed out with this hold`, pri: 3 });
     if (!l.ranOut) continue;
-    const g: Gap = { lane: l.lane, process: l.process, key: l.key, a: l.end, b: l.beliefEnd, intruders: [] };
+    // A lease may run out before its acquire even returned (counted from the call): the gap starts with the belief.
+    const g: Gap = { lane: l.lane, process: l.process, key: l.key, a: Math.max(l.end, l.a), b: l.beliefEnd, intruders: [] };
     const acq = okByKey.get(l.key) ?? [];
     let lo = 0;
     for (let hi = acq.length; lo < hi;) { const mid = (lo + hi) >> 1; if (acq[mid]!.x <= g.a) lo = mid + 1; else hi = mid; }
@@ -188,7 +189,7 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
     }
     gaps.push(g);
     notes.push({ lane: l.lane, a: l.end, kind: 'lease-end', text: 'lease ends', pri: 1,
-      tip: `${l.lane}'s ${fmtMs(l.leaseMs)} lease${l.renewals ? ` (renewed ${l.renewals}×)` : ''} on "${l.key}" ran out at the server by ${l.end.toFixed(3)} ms (counted from the call that granted it)\n${l.lane} still believed it held the lock until ${l.beliefEnd.toFixed(3)} ms: ${fmtMs(l.beliefEnd - l.end)} past its lease` });
+      tip: `${l.lane}'s ${fmtMs(l.leaseMs)} lease${l.renewals ? ` (renewed ${l.renewals}×)` : ''} on "${l.key}" ran out at the server by ${l.end.toFixed(3)} ms (counted from the call that granted it)${l.end < l.a ? `, before the acquire returned at ${l.a.toFixed(3)} ms` : ''}\n${l.lane} still believed it held the lock until ${l.beliefEnd.toFixed(3)} ms: ${fmtMs(l.beliefEnd - l.end)} past its lease` });
     for (const i of g.intruders) {
       notes.push({ lane: i.lane, a: i.a, kind: 'gap-acquire', text: `acquires in ${l.lane}'s gap`, pri: 0,
         tip: `${i.lane} (p${i.process}) acquired "${l.key}" at ${i.a.toFixed(3)} ms: ${l.lane}'s lease had run out at ${l.end.toFixed(3)} ms but ${l.lane} still believed it held the lock (until ${l.beliefEnd.toFixed(3)} ms)` });

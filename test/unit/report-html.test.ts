@@ -252,3 +252,14 @@ test('a cut history has an overview strip of the whole run linking to its window
   assert.match(html, /<a href="#w0"><rect [^>]*class="ovwin">/);
   assert.equal([...html.matchAll(/class="ovan"/g)].length, 1);
 });
+
+test('a failed release ends the belief (the client left its critical section) but not the lease; a lease gone before its acquire returned has no bar', async () => {
+  const html = await real('histories/redlock-lease-ran-out.jsonl');
+  // p2 acquired at 79 ms (called at 10 ms, 800 ms lease), its release at 150 ms failed: it believes until 150 ms, the servers hold until 810 ms.
+  assert.match(lane(html, 2), /data-a="79" data-b="150" class="hold"/);
+  assert.match(lane(html, 2), /data-a="79" data-b="810" class="lease"/);
+  // p1 called at 12 ms, returned ok at 975 ms with an 800 ms lease: gone at 812 ms, so past its lease from the moment it believed.
+  assert.doesNotMatch(lane(html, 1), /class="lease"/);
+  assert.match(lane(html, 1), /data-a="975" data-b="1100" class="gap"/);
+  assert.match(lane(html, 1), /before the acquire returned at 975.000 ms/);
+});

@@ -70,49 +70,73 @@ export interface KeyScan {
 export function scanKey(ops: readonly Op[], reentrant = false): KeyScan {
   const points: { at: number; op: Op }[] = [];
   for (const op of ops) {
-    if (op.f === 'acquire') { if (op.outcome === 'ok') points.push({ at: op.completeSeq, op }); }
-    else if (op.f === 'release') points.push({ at: op.invokeSeq, op });
-    else if (op.f === 'renew' && op.outcome === 'ok') points.push({ at: op.invokeSeq, op });
+    const at = pointOf(op);
+    if (at !== undefined) points.push({ at, op });
   }
   points.sort((a, b) => a.at - b.at);
-
   const beliefs: Belief[] = [];
-  const believing = new Map<number, { belief: Belief; depth: number }>();
-  const ended = new Map<number, HoldEnd>();
-  const missteps: Misstep[] = [];
   const grants: Op[] = [];
-  let held: ServerHold | undefined;
+  const scan = new KeyScanner(reentrant, (b) => beliefs.push(b), (op) => grants.push(op));
+  for (const { op } of points) scan.feed(op);
+  return { beliefs, missteps: scan.missteps, grants };
+}
 
-  const grant = (op: Op, count: number, prev?: ServerHold): ServerHold => {
+/** The event position at which the sweep takes op (see scanKey), or undefined when it is no point at all. */
+export function pointOf(op: Op): number | undefined {
+  if (op.f === 'acquire') return op.outcome === 'ok' ? op.completeSeq : undefined;
+  if (op.f === 'release' || (op.f === 'renew' && op.outcome === 'ok')) return op.invokeSeq;
+  return undefined;
+}
+
+/**
+ * The sweep's state for one key, fed the points in order (scanKey sorts them; the streaming check,
+ * checkers/stream.ts, feeds them as the file is read). onBelief sees each new belief before it is
+ * recorded as open, so `believing` then holds the other processes' open beliefs; onGrant sees each
+ * ok acquire the server granted, in completion order.
+ */
+export class KeyScanner {
+  /** process -> its open belief and nesting depth. */
+  readonly believing = new Map<number, { belief: Belief; depth: number }>();
+  /** process -> how its last server hold ended. */
+  readonly ended = new Map<number, HoldEnd>();
+  readonly missteps: Misstep[] = [];
+  held: ServerHold | undefined;
+
+  constructor(private readonly reentrant: boolean, private readonly onBelief: (b: Belief) => void, private readonly onGrant: (op: Op) => void) {}
+
+  private grant(op: Op, count: number, prev?: ServerHold): ServerHold {
     const own = leaseEnd(op);
     const deadline = Math.max(own, prev?.deadline ?? -Infinity);
     return {
       process: op.process, count, acquire: op, deadline, lease: leaseNs(op) ?? prev?.lease,
       leaseFrom: prev && prev.deadline >= own ? prev.leaseFrom : op,
     };
-  };
+  }
 
-  for (const { op } of points) {
+  /** One point: an ok acquire (at its completion), a release (any outcome) or an ok renew (at its invoke). */
+  feed(op: Op): void {
+    const { believing, ended, missteps, reentrant } = this;
+    const held = this.held;
     const p = op.process;
     if (op.f === 'acquire') {
       const b = believing.get(p);
       if (!b) {
         const belief: Belief = { process: p, acquire: op, start: op.completeSeq, end: Infinity, failed: false };
-        beliefs.push(belief);
+        this.onBelief(belief);
         believing.set(p, { belief, depth: 1 });
       } else if (reentrant) b.depth++;
-      grants.push(op);
-      if (!held) held = grant(op, 1);
-      else if (held.process === p && reentrant) held = grant(op, held.count + 1, held);
+      this.onGrant(op);
+      if (!held) this.held = this.grant(op, 1);
+      else if (held.process === p && reentrant) this.held = this.grant(op, held.count + 1, held);
       else if (ranOut(held.deadline, -1, op)) {
         if (held.process !== p) ended.set(held.process, { hold: held, by: op, expired: true });
-        held = grant(op, 1);
+        this.held = this.grant(op, 1);
       } else {
         // Two beliefs overlapping here are the double holder findOverlaps reports.
         if (held.process === p) missteps.push({ kind: 'reacquire', op, holder: held });
         else if (!believing.has(held.process)) missteps.push({ kind: 'held', op, holder: held });
         if (held.process !== p) ended.set(held.process, { hold: held, by: op, expired: false });
-        held = grant(op, 1);
+        this.held = this.grant(op, 1);
       }
     } else if (op.f === 'release') {
       const kind = releaseKind(op);
@@ -124,9 +148,9 @@ export function scanKey(ops: readonly Op[], reentrant = false): KeyScan {
         believing.delete(p);
       }
       const mine = held?.process === p ? held : undefined;
-      if (op.outcome === 'fail') { if (mine) mine.failed = op; continue; }
+      if (op.outcome === 'fail') { if (mine) mine.failed = op; return; }
       if (kind !== 'plain' || (mine && --mine.count === 0)) {
-        if (mine) { ended.set(p, { hold: mine, release: op }); held = undefined; }
+        if (mine) { ended.set(p, { hold: mine, release: op }); this.held = undefined; }
       } else if (!mine && op.outcome === 'ok') {
         const previous = ended.get(p);
         // After an acquire that was itself the violation (reported), an unlock is stale only
@@ -142,7 +166,6 @@ export function scanKey(ops: readonly Op[], reentrant = false): KeyScan {
       missteps.push({ kind: 'stale-renew', op, previous: ended.get(p), current: held });
     }
   }
-  return { beliefs, missteps, grants };
 }
 
 export interface Overlap { first: Belief; second: Belief }

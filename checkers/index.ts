@@ -1,7 +1,7 @@
 // checkHistory: split a parsed history by the model's partition (per key), decide each part by
 // the model's sweep when it has one (owner-aware lock models) or by the general search, and
 // gather plain-words anomalies. Throws CheckInputError for input the model cannot read.
-import type { Op, ParsedHistory } from '../src/history/types.ts';
+import type { NemesisEvent, Op, ParsedHistory } from '../src/history/types.ts';
 import type { Anomaly, Backend, CheckOptions, CheckResult, KeyDetail, Model, Verdict } from './types.ts';
 import { BACKENDS } from './types.ts';
 import { Budget } from './budget.ts';
@@ -39,22 +39,29 @@ export function checkHistory(h: ParsedHistory, o: CheckOptions): CheckResult {
   const model = modelNamed(o.model);
   if (!model) throw new CheckInputError('', 0, 'unknown-model', `there is no model named "${o.model}"`, `use one of ${Object.keys(MODELS).join(', ')} (--model NAME)`);
   validateOps(model, h);
-  if (h.ops.length === 0) {
-    // Nothing was tested: no verdict, never a vacuous "valid".
-    const reason = h.nemesis.length ? 'no operations (the history holds only nemesis events)' : 'no operations';
-    return { valid: 'unknown', model: model.name, ops: 0, keys: 0, anomalies: [], keys_detail: {}, elapsed_ms: 0, check_ms: 0, reason };
-  }
+  if (h.ops.length === 0) return noOperations(model.name, h.nemesis.length);
   const backend = o.backend ?? backendOf(h);
   const budget = new Budget(o.timeLimitMs, o.maxMemoryBytes);
+  const parts = partition(model, h.ops);
+  function* verdicts(): Generator<[string, number, KeyVerdict]> {
+    for (const [key, ops] of parts) {
+      const d = decideKey(model!, key, ops, budget, backend);
+      yield [key, ops.length, withStaleUnlocks(d, ops.some((op) => op.f === 'acquire'), () => staleUnlocks(model!, key, ops, backend))];
+    }
+  }
+  return summarize(model.name, h.ops.length, started, verdicts());
+}
+
+/** The result of a check from each key's verdict (in partition order): anomalies listed up to MAX_ANOMALIES_PER_KEY per key. */
+export function summarize(modelName: string, ops: number, started: number, verdicts: Iterable<[string, number, KeyVerdict]>): CheckResult {
   const anomalies: Anomaly[] = [];
   const keysDetail: Record<string, KeyDetail> = {};
   let anyInvalid = false;
   let unknownReason: string | undefined;
-  for (const [key, ops] of partition(model, h.ops)) {
-    const d = checkKey(model, key, ops, budget, backend);
+  for (const [key, count, d] of verdicts) {
     const listed = d.anomalies.slice(0, MAX_ANOMALIES_PER_KEY);
     anomalies.push(...listed);
-    const detail: KeyDetail = { valid: d.valid, ops: ops.length };
+    const detail: KeyDetail = { valid: d.valid, ops: count };
     if (d.reason) detail.reason = d.reason;
     else if (d.anomalies.length > listed.length) detail.reason = `${d.anomalies.length} anomalies; the first ${listed.length} are listed`;
     keysDetail[key] = detail;
@@ -64,29 +71,40 @@ export function checkHistory(h: ParsedHistory, o: CheckOptions): CheckResult {
   const valid: Verdict = anyInvalid ? false : unknownReason ? 'unknown' : true;
   const elapsed = Math.round(performance.now() - started);
   const result: CheckResult = {
-    valid, model: model.name, ops: h.ops.length, keys: Object.keys(keysDetail).length,
+    valid, model: modelName, ops, keys: Object.keys(keysDetail).length,
     anomalies, keys_detail: keysDetail, elapsed_ms: elapsed, check_ms: elapsed,
   };
   if (valid === 'unknown') result.reason = unknownReason;
   return result;
 }
 
-interface KeyVerdict { valid: Verdict; anomalies: Anomaly[]; reason?: string }
+/** Nothing was tested: no verdict, never a vacuous "valid". */
+export function noOperations(modelName: string, nemesisEvents: number): CheckResult {
+  const reason = nemesisEvents ? 'no operations (the history holds only nemesis events)' : 'no operations';
+  return { valid: 'unknown', model: modelName, ops: 0, keys: 0, anomalies: [], keys_detail: {}, elapsed_ms: 0, check_ms: 0, reason };
+}
+
+export interface KeyVerdict { valid: Verdict; anomalies: Anomaly[]; reason?: string }
 
 /** The backend the runner recorded in the history's first run-start event, if any. */
 export function backendOf(h: ParsedHistory): Backend | undefined {
   for (const n of h.nemesis) {
-    if (n.f !== 'run-start') continue;
-    const b = (n.value as { backend?: unknown } | null | undefined)?.backend;
-    if (typeof b === 'string' && (BACKENDS as readonly string[]).includes(b)) return b as Backend;
+    const b = backendIn(n);
+    if (b) return b;
   }
   return undefined;
 }
 
-function checkKey(model: Model<any>, key: string, ops: Op[], budget: Budget, backend: Backend | undefined): KeyVerdict {
-  const d = decideKey(model, key, ops, budget, backend);
-  // An invalid lock key: name the stale unlocks that explain it (alone, a late unlock broke nothing).
-  if (d.valid === false && ops.some((op) => op.f === 'acquire')) d.anomalies.push(...staleUnlocks(model, key, ops, backend));
+/** The backend a run-start event records, if it is one. */
+export function backendIn(n: NemesisEvent): Backend | undefined {
+  if (n.f !== 'run-start') return undefined;
+  const b = (n.value as { backend?: unknown } | null | undefined)?.backend;
+  return typeof b === 'string' && (BACKENDS as readonly string[]).includes(b) ? b as Backend : undefined;
+}
+
+/** An invalid lock key: name the stale unlocks that explain it (alone, a late unlock broke nothing). */
+export function withStaleUnlocks(d: KeyVerdict, hasAcquire: boolean, stale: () => Anomaly[]): KeyVerdict {
+  if (d.valid === false && hasAcquire) d.anomalies.push(...stale());
   return d;
 }
 
@@ -123,18 +141,26 @@ function partition(model: Model<any>, ops: readonly Op[]): Map<string, Op[]> {
 }
 
 function validateOps(model: DescribedModel<any>, h: ParsedHistory): void {
-  const known = model.operations ? new Set(model.operations) : undefined;
   for (const op of h.ops) {
-    if (known && !known.has(op.f)) {
-      const fits = Object.values(MODELS).filter((m: DescribedModel<any>) => m.operations?.includes(op.f)).map((m) => m.name);
-      throw new CheckInputError(h.source, op.invokeLine, 'unknown-operation',
-        `model '${model.name}' has no operation '${op.f}' (it knows ${[...known].join(', ')})`,
-        fits.length ? `choose a model that has it with --model (${fits.join(', ')})` : `check the "f" of this line, or register a model that knows '${op.f}'`);
-    }
-    const bad = model.validate?.(op);
-    if (bad === undefined) continue;
-    if (typeof bad === 'string') throw new CheckInputError(h.source, op.invokeLine, 'bad-value', bad, `fix the value of this ${op.f} so model '${model.name}' can read it, or choose another model with --model`);
-    // A rule on what the op returned: the completion line shows it.
-    throw new CheckInputError(h.source, Number.isFinite(op.completeLine) ? op.completeLine : op.invokeLine, bad.rule, bad.expected, bad.fix);
+    const bad = unknownOperation(model, op, h.source) ?? badValue(model, op, h.source);
+    if (bad) throw bad;
   }
+}
+
+/** An op whose f the model does not know (decided at its invoke). */
+export function unknownOperation(model: DescribedModel<any>, op: Op, source: string): CheckInputError | undefined {
+  if (!model.operations || model.operations.includes(op.f)) return undefined;
+  const fits = Object.values(MODELS).filter((m: DescribedModel<any>) => m.operations?.includes(op.f)).map((m) => m.name);
+  return new CheckInputError(source, op.invokeLine, 'unknown-operation',
+    `model '${model.name}' has no operation '${op.f}' (it knows ${model.operations.join(', ')})`,
+    fits.length ? `choose a model that has it with --model (${fits.join(', ')})` : `check the "f" of this line, or register a model that knows '${op.f}'`);
+}
+
+/** An op whose values the model cannot read (decided once it completed). */
+export function badValue(model: DescribedModel<any>, op: Op, source: string): CheckInputError | undefined {
+  const bad = model.validate?.(op);
+  if (bad === undefined) return undefined;
+  if (typeof bad === 'string') return new CheckInputError(source, op.invokeLine, 'bad-value', bad, `fix the value of this ${op.f} so model '${model.name}' can read it, or choose another model with --model`);
+  // A rule on what the op returned: the completion line shows it.
+  return new CheckInputError(source, Number.isFinite(op.completeLine) ? op.completeLine : op.invokeLine, bad.rule, bad.expected, bad.fix);
 }

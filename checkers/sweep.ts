@@ -23,7 +23,7 @@
 //   fenced-mutex, tokens grow in acquire-completion order.
 import type { Op } from '../src/history/types.ts';
 import type { Anomaly, Backend, Model } from './types.ts';
-import { findOverlaps, scanKey } from './holds.ts';
+import { findOverlaps, scanKey, type Misstep, type Overlap } from './holds.ts';
 import { doubleHolder, misstep, staleToken } from './messages.ts';
 import { findStaleUnlocks } from './stale-unlock.ts';
 import { fencedMutex, mutex, reentrantMutex } from './models/mutex.ts';
@@ -31,35 +31,47 @@ import { tokenGreater, tokenOf } from './values.ts';
 
 export type Sweep = (key: string, ops: readonly Op[], backend?: Backend) => Anomaly[];
 
-function lockSweep(opts: { reentrant: boolean; tokens: boolean }): Sweep {
+/** How a lock model's sweep reads its ops: reentrant nesting, fencing tokens. */
+export interface SweepOptions { reentrant: boolean; tokens: boolean }
+
+function lockSweep(opts: SweepOptions): Sweep {
   return (key, ops, backend) => {
     const { beliefs, missteps, grants } = scanKey(ops, opts.reentrant);
-    const anomalies = findOverlaps(beliefs).map((o) => doubleHolder(key, o));
-    for (const m of missteps) anomalies.push(misstep(key, m, backend));
-    if (opts.tokens) anomalies.push(...tokenAnomalies(key, grants));
-    return anomalies.sort((a, b) => (a.lines[0] ?? 0) - (b.lines[0] ?? 0));
+    const tokens = new TokenCheck(key);
+    if (opts.tokens) for (const op of grants) tokens.grant(op);
+    return sweepAnomalies(key, findOverlaps(beliefs), missteps, tokens.anomalies, backend);
   };
 }
 
-/** Tokens must grow in acquire-completion order (the linearization order of holds); grants come in that order. */
-function tokenAnomalies(key: string, acquires: Op[]): Anomaly[] {
-  const out: Anomaly[] = [];
-  let best: { op: Op; t: bigint | number } | undefined;
-  for (const op of acquires) {
-    const t = tokenOf(op.value);
-    if (t === undefined) continue;
-    if (best && !tokenGreater(t, best.t)) out.push(staleToken(key, best.op, op, best.t, t));
-    else best = { op, t };
-  }
-  return out;
+/** A key's anomalies in report order: double holders, then missteps, then stale tokens, each kind in its own order, sorted by first line. */
+export function sweepAnomalies(key: string, overlaps: readonly Overlap[], missteps: readonly Misstep[], tokens: readonly Anomaly[], backend?: Backend): Anomaly[] {
+  const anomalies = overlaps.map((o) => doubleHolder(key, o));
+  for (const m of missteps) anomalies.push(misstep(key, m, backend));
+  anomalies.push(...tokens);
+  return anomalies.sort((a, b) => (a.lines[0] ?? 0) - (b.lines[0] ?? 0));
 }
 
-/** Models decided by a sweep, by identity: a user model registered under the same name gets the search. */
-export const SWEEPS = new Map<Model<any>, Sweep>([
-  [mutex, lockSweep({ reentrant: false, tokens: false })],
-  [fencedMutex, lockSweep({ reentrant: false, tokens: true })],
-  [reentrantMutex, lockSweep({ reentrant: true, tokens: false })],
+/** Tokens must grow in acquire-completion order (the linearization order of holds): fed the grants in that order. */
+export class TokenCheck {
+  readonly anomalies: Anomaly[] = [];
+  private best: { op: Op; t: bigint | number } | undefined;
+  constructor(private readonly key: string) {}
+  grant(op: Op): void {
+    const t = tokenOf(op.value);
+    if (t === undefined) return;
+    if (this.best && !tokenGreater(t, this.best.t)) this.anomalies.push(staleToken(this.key, this.best.op, op, this.best.t, t));
+    else this.best = { op, t };
+  }
+}
+
+/** The sweep options of each model decided by a sweep, by identity: a user model registered under the same name gets the search. */
+export const SWEEP_OPTIONS = new Map<Model<any>, SweepOptions>([
+  [mutex, { reentrant: false, tokens: false }],
+  [fencedMutex, { reentrant: false, tokens: true }],
+  [reentrantMutex, { reentrant: true, tokens: false }],
 ]);
+
+export const SWEEPS = new Map<Model<any>, Sweep>([...SWEEP_OPTIONS].map(([m, o]) => [m, lockSweep(o)]));
 
 /**
  * The double-holder scan alone (overlapping beliefs), for lock models decided by search

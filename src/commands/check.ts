@@ -8,7 +8,8 @@ import { renderJUnit } from '../report/junit.ts';
 import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
 import { BACKENDS, type Backend, type CheckResult } from '../../checkers/types.ts';
 import { EXIT } from '../cli.ts';
-import { HistoryError, readHistory } from '../history/index.ts';
+import { HistoryError, detectFormat, readHistory } from '../history/index.ts';
+import { CheckerBug, checkJsonlStreaming, streams } from '../../checkers/stream.ts';
 import { formatResult } from '../report/text.ts';
 
 
@@ -63,41 +64,58 @@ interface FileOutcome { code: number; json: unknown; text: string; toStderr: boo
 
 async function checkFile(file: string, model: string, backend: Backend | undefined, timeLimitMs: number | undefined, maxMemoryBytes: number | undefined): Promise<FileOutcome> {
   const t0 = performance.now();
-  let history;
-  try {
-    history = await readHistory(file);
-  } catch (e) {
-    if (e instanceof HistoryError) {
-      return {
-        code: EXIT.usage, toStderr: true, text: `lockpick check: ${e.message}`,
-        json: { file, error: { line: e.line, rule: e.rule, expected: e.expected, fix: e.fix } },
-      };
-    }
-    const err = e as NodeJS.ErrnoException;
-    const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'is a directory' : err.message;
-    return {
-      code: EXIT.usage, toStderr: true, text: `lockpick check: cannot read ${file}: ${why}\n  fix: give the path of a history file (.jsonl or .edn)`,
-      json: { file, error: { line: 0, rule: 'unreadable', expected: why, fix: 'give the path of a history file (.jsonl or .edn)' } },
-    };
-  }
-  const t1 = performance.now();
+  const options = { model, backend, timeLimitMs, maxMemoryBytes };
   let result: CheckResult;
-  try {
-    result = checkHistory(history, { model, backend, timeLimitMs, maxMemoryBytes });
-  } catch (e) {
-    if (!(e instanceof CheckInputError)) return internalError(file, model, e, Math.round(t1 - t0));
-    // The history is well formed but the model cannot read it (e.g. a register op under a lock model).
+  let t1: number;
+  // A lock model on JSON Lines: read and swept in one pass, memory bounded by what is in flight.
+  const streaming = streams(options) && await detectFormat(file).then((f) => f === 'jsonl', () => false);
+  if (streaming) {
+    try {
+      result = await checkJsonlStreaming(file, options);
+    } catch (e) {
+      if (e instanceof CheckerBug) return internalError(file, model, e.bug, Math.round(performance.now() - t0));
+      return badInput(file, e);
+    }
+    t1 = performance.now();
+    result.parse_ms = Math.round(t1 - t0); // reading and sweeping, interleaved
+  } else {
+    let history;
+    try {
+      history = await readHistory(file);
+    } catch (e) {
+      return badInput(file, e);
+    }
+    t1 = performance.now();
+    try {
+      result = checkHistory(history, options);
+    } catch (e) {
+      if (!(e instanceof CheckInputError)) return internalError(file, model, e, Math.round(t1 - t0));
+      return badInput(file, e);
+    }
+    result.parse_ms = Math.round(t1 - t0);
+  }
+  const t2 = performance.now();
+  result.check_ms = Math.round(t2 - t1);
+  result.elapsed_ms = Math.round(t2 - t0);
+  const code = result.valid === true ? EXIT.ok : result.valid === false ? EXIT.invalid : EXIT.unknown;
+  return { code, toStderr: false, text: formatResult(file, result), json: { file, ...result } };
+}
+
+/** A file that breaks HISTORY.md, a history the model cannot read (exit 2), or a file that cannot be read at all. */
+function badInput(file: string, e: unknown): FileOutcome {
+  if (e instanceof HistoryError || e instanceof CheckInputError) {
+    // CheckInputError: the history is well formed but the model cannot read it (e.g. a register op under a lock model).
     return {
       code: EXIT.usage, toStderr: true, text: `lockpick check: ${e.message}`,
       json: { file, error: { line: e.line, rule: e.rule, expected: e.expected, fix: e.fix } },
     };
   }
-  const t2 = performance.now();
-  result.parse_ms = Math.round(t1 - t0);
-  result.check_ms = Math.round(t2 - t1);
-  result.elapsed_ms = Math.round(t2 - t0);
-  const code = result.valid === true ? EXIT.ok : result.valid === false ? EXIT.invalid : EXIT.unknown;
-  return { code, toStderr: false, text: formatResult(file, result), json: { file, ...result } };
+  const err = e as NodeJS.ErrnoException;
+  const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'is a directory' : err.message;
+  return {
+    code: EXIT.usage, toStderr: true, text: `lockpick check: cannot read ${file}: ${why}\n  fix: give the path of a history file (.jsonl or .edn)`,
+    json: { file, error: { line: 0, rule: 'unreadable', expected: why, fix: 'give the path of a history file (.jsonl or .edn)' } },
+  };
 }
 
 /**

@@ -35,16 +35,31 @@ function newOp(id: number, process: number, f: string, key: string, invokeValue:
   };
 }
 
+/**
+ * Receives the history as it is read instead of the builder keeping it (the streaming check):
+ * each op at its invoke and again at its completion (the same object, completed), each nemesis
+ * event. Ops still open at the end stay outcome 'info' and get no complete call.
+ */
+export interface HistorySink {
+  invoke(op: Op): void;
+  complete(op: Op): void;
+  nemesis(ev: NemesisEvent): void;
+}
+
 export class HistoryBuilder {
+  /** Every op, in invoke order (empty with a sink). */
   readonly ops: Op[] = [];
+  /** Every nemesis event (empty with a sink). */
   readonly nemesis: NemesisEvent[] = [];
   private seq = 0;
+  private opCount = 0;
+  private nemesisCount = 0;
   /** process → its open invoke. */
   private readonly open = new ProcessTable<Op>();
   /** process → line of the info completion that ended it. */
   private readonly ended = new ProcessTable<number>();
 
-  constructor(readonly source: string) {}
+  constructor(readonly source: string, private readonly sink?: HistorySink) {}
 
   private fail(line: number, rule: string, expected: string, fix: string): never {
     throw new HistoryError(this.source, line, rule, expected, fix);
@@ -99,7 +114,9 @@ export class HistoryBuilder {
 
     if (isNemesis) {
       // Fault records: not paired (Jepsen's nemesis logs info/info pairs), only kept for reports.
-      this.nemesis.push({ line, seq, f, type, value: ev.value, time: time as number | undefined });
+      const n: NemesisEvent = { line, seq, f, type, value: ev.value, time: time as number | undefined };
+      this.nemesisCount++;
+      if (this.sink) this.sink.nemesis(n); else this.nemesis.push(n);
       return;
     }
     const p = process as number;
@@ -114,8 +131,8 @@ export class HistoryBuilder {
         this.fail(line, 'invoke-after-info', `process ${p} invokes ${f} after its info completion at line ${endedAt} (after info a process never invokes again)`,
           `record the client's later operations under a new process id, as Jepsen does`);
       }
-      const op = newOp(this.ops.length, p, f, key === undefined ? '' : key as string, ev.value, line, time as number | undefined, seq, lease as number | undefined);
-      this.ops.push(op);
+      const op = newOp(this.opCount++, p, f, key === undefined ? '' : key as string, ev.value, line, time as number | undefined, seq, lease as number | undefined);
+      if (this.sink) this.sink.invoke(op); else this.ops.push(op);
       this.open.set(p, op);
       return;
     }
@@ -139,6 +156,12 @@ export class HistoryBuilder {
     if (lease !== undefined) open.leaseMs = lease as number;
     this.open.delete(p);
     if (type === 'info') this.ended.set(p, line);
+    this.sink?.complete(open);
+  }
+
+  /** Ops and nemesis events read so far (also with a sink). */
+  get counts(): { ops: number; nemesis: number; events: number } {
+    return { ops: this.opCount, nemesis: this.nemesisCount, events: this.seq };
   }
 
   /** Ends the history: invokes still open stay outcome 'info' (they may or may not have happened). */

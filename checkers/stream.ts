@@ -1,0 +1,200 @@
+// The streaming check of a JSON Lines file for the models decided by a sweep (mutex,
+// fenced-mutex, reentrant-mutex): events go to the sweep as they are read, and nothing is kept
+// per op once it is decided, so memory grows with the ops in flight and the anomalies, not with
+// the history's length. Same verdict, anomalies and words as checkHistory on the whole file
+// (test/unit/checker-stream.test.ts compares them):
+// - The sweep takes each op at its point (checkers/holds.ts): an ok acquire at its completion,
+//   a release or renew at its invoke. Points arrive in file order; a release or renew can only
+//   be taken once its outcome is known, so a key's points wait in a queue behind the oldest one
+//   still in flight (the queue holds what happened during that op, not the history).
+// - Double holders: a belief that starts while other processes believe overlaps them; which of
+//   them it is reported against (the one that believes longest) is settled at the end.
+// - Stale unlocks (checkers/stale-unlock.ts, named only on an invalid key) look at beliefs around
+//   each release. Shapes B and B2 need a later belief r that starts inside another belief q:
+//   exactly the overlaps above. So the check keeps only the beliefs that can take part: every q
+//   open when such an r starts, every r, every release in flight when such a q started (B), and
+//   every release that can be C or B2 by its own times; findStaleUnlocks on those alone gives
+//   the same anomalies as on all beliefs (it only ever pairs a release with such q and r).
+import type { Op } from '../src/history/types.ts';
+import { HistoryBuilder, type HistorySink } from '../src/history/build.ts';
+import { forEachJsonlEvent } from '../src/history/jsonl.ts';
+import type { Backend, CheckOptions, CheckResult } from './types.ts';
+import { KeyScanner, pointOf, type Belief } from './holds.ts';
+import { leaseNs, releaseKind } from './lease.ts';
+import { findStaleUnlocks } from './stale-unlock.ts';
+import { SWEEP_OPTIONS, TokenCheck, sweepAnomalies, type SweepOptions } from './sweep.ts';
+import { CheckInputError, backendIn, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
+
+/** A bug in the checker met while streaming (exit 4), told apart from a file that cannot be read (exit 2). */
+export class CheckerBug extends Error {
+  constructor(readonly bug: unknown) {
+    super(`internal error in the streaming check: ${(bug as Error)?.message ?? String(bug)}`);
+    this.name = 'CheckerBug';
+  }
+}
+
+/** Whether checkJsonlStreaming decides this check: a sweep model and no limits (limits are defined on the check after parsing). */
+export function streams(o: CheckOptions): boolean {
+  const model = modelNamed(o.model);
+  return model !== undefined && SWEEP_OPTIONS.has(model) && o.timeLimitMs === undefined && o.maxMemoryBytes === undefined;
+}
+
+/**
+ * Reads and checks a JSON Lines history in one pass (only when streams(o)). Throws HistoryError
+ * for a line that breaks HISTORY.md, CheckInputError for ops the model cannot read (the first in
+ * invoke order, as checkHistory), CheckerBug for a bug of the checker.
+ */
+export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBytes?: number): Promise<CheckResult> {
+  const started = performance.now();
+  const model = modelNamed(o.model)!;
+  const opts = SWEEP_OPTIONS.get(model)!;
+  const keys = new Map<string, KeyStream>();
+  let recorded: Backend | undefined;
+  let bad: { id: number; error: CheckInputError } | undefined;
+  const note = (op: Op, error: CheckInputError | undefined) => {
+    if (error && (!bad || op.id < bad.id)) bad = { id: op.id, error };
+  };
+  const sink: HistorySink = {
+    invoke(op) {
+      try {
+        note(op, unknownOperation(model, op, path));
+        const key = model.partition(op);
+        let k = keys.get(key);
+        if (!k) keys.set(key, (k = new KeyStream(key, opts)));
+        k.invoke(op);
+      } catch (e) { throw new CheckerBug(e); }
+    },
+    complete(op) {
+      try {
+        note(op, badValue(model, op, path));
+        keys.get(model.partition(op))!.complete(op);
+      } catch (e) { throw new CheckerBug(e); }
+    },
+    nemesis(n) { recorded ??= backendIn(n); },
+  };
+  const b = new HistoryBuilder(path, sink);
+  await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes);
+  if (bad) throw bad.error;
+  const { ops, nemesis } = b.counts;
+  if (ops === 0) return noOperations(model.name, nemesis);
+  const backend = o.backend ?? recorded;
+  try {
+    return summarize(model.name, ops, started, [...keys].map(([key, k]) => [key, k.ops, k.finish(backend)] as [string, number, KeyVerdict]));
+  } catch (e) {
+    throw new CheckerBug(e);
+  }
+}
+
+/** Once the queue has consumed this many entries (and half of it), it is compacted. */
+const COMPACT_AT = 4096;
+
+/** One key's streaming sweep. */
+class KeyStream {
+  ops = 0;
+  private hasAcquire = false;
+  /** Points in event order (ops), and processes that ended with info (numbers): forget their last hold once reached. */
+  private queue: (Op | number)[] = [];
+  private head = 0;
+  private readonly scan: KeyScanner;
+  private readonly tokens: TokenCheck;
+  /** Beliefs that started while others were open, with those others (the double-holder candidates). */
+  private readonly overlaps: { second: Belief; open: Belief[] }[] = [];
+  /** Beliefs ended by an ok plain release whose completion is still ahead of the sweep. */
+  private flying: Belief[] = [];
+  /** Open belief -> the releases (their beliefs) in flight when it started. */
+  private readonly flyingAt = new Map<Belief, Belief[]>();
+  /** The beliefs findStaleUnlocks needs (see the header). */
+  private readonly kept = new Set<Belief>();
+  /** Processes that ended with info: their last hold is forgotten (they never release again). */
+  private readonly dead = new Set<number>();
+  private endedWatermark = 1024;
+
+  constructor(private readonly key: string, private readonly opts: SweepOptions) {
+    this.tokens = new TokenCheck(key);
+    this.scan = new KeyScanner(opts.reentrant, (b) => this.belief(b), opts.tokens ? (op) => this.tokens.grant(op) : () => {});
+  }
+
+  invoke(op: Op): void {
+    this.ops++;
+    if (op.f === 'acquire') this.hasAcquire = true;
+    else if (op.f === 'release' || op.f === 'renew') this.queue.push(op);
+  }
+
+  complete(op: Op): void {
+    if (op.f === 'acquire' && op.outcome === 'ok') this.queue.push(op);
+    if (op.outcome === 'info') this.queue.push(op.process);
+    this.drain(false);
+  }
+
+  private drain(final: boolean): void {
+    const q = this.queue;
+    let i = this.head;
+    for (; i < q.length; i++) {
+      const e = q[i]!;
+      if (typeof e === 'number') { this.forget(e); continue; }
+      if (!final && e.completeSeq === Infinity) break;
+      this.point(e);
+    }
+    this.head = i;
+    if (i === q.length) { q.length = 0; this.head = 0; }
+    else if (i >= COMPACT_AT && 2 * i >= q.length) { this.queue = q.slice(i); this.head = 0; }
+  }
+
+  private point(op: Op): void {
+    if (pointOf(op) === undefined) return;
+    const before = op.f === 'release' ? this.scan.believing.get(op.process)?.belief : undefined;
+    this.scan.feed(op);
+    if (!before || before.release !== op) return;
+    this.flyingAt.delete(before);
+    if (op.outcome !== 'ok' || releaseKind(op) !== 'plain') return;
+    // Shapes C and B2 of findStaleUnlocks are decided by the release's own times.
+    const lease = leaseNs(before.acquire);
+    const acquired = before.acquire.completeTime;
+    if (lease !== undefined && acquired !== undefined &&
+      ((op.invokeTime !== undefined && op.invokeTime - acquired > lease) || (op.completeTime !== undefined && op.completeTime - acquired > lease))) this.kept.add(before);
+    this.flying.push(before);
+  }
+
+  /** A new belief x, before it is recorded as open. */
+  private belief(x: Belief): void {
+    if (this.flying.length) {
+      this.flying = this.flying.filter((m) => m.release!.completeSeq > x.start);
+      if (this.flying.length) this.flyingAt.set(x, this.flying.slice());
+    }
+    if (this.scan.believing.size === 0) return;
+    const open: Belief[] = [];
+    for (const { belief: q } of this.scan.believing.values()) {
+      open.push(q);
+      this.kept.add(q);
+      for (const m of this.flyingAt.get(q) ?? []) this.kept.add(m);
+    }
+    this.kept.add(x);
+    this.overlaps.push({ second: x, open });
+  }
+
+  private forget(p: number): void {
+    this.dead.add(p);
+    this.scan.ended.delete(p);
+    // A dead process's hold may still be ended later by another's acquire: drop those now and then.
+    if (this.scan.ended.size > this.endedWatermark) {
+      for (const q of this.scan.ended.keys()) if (this.dead.has(q)) this.scan.ended.delete(q);
+      this.endedWatermark = Math.max(1024, 2 * this.scan.ended.size);
+    }
+  }
+
+  finish(backend: Backend | undefined): KeyVerdict {
+    this.drain(true);
+    // findOverlaps' pairing: against the earlier belief that reaches furthest (the first, on a tie).
+    const overlaps = this.overlaps.map(({ second, open }) => {
+      let first: Belief | undefined;
+      for (const q of open.sort((a, b) => a.start - b.start)) if (!first || q.end > first.end) first = q;
+      return { first: first!, second };
+    });
+    const anomalies = sweepAnomalies(this.key, overlaps, this.scan.missteps, this.opts.tokens ? this.tokens.anomalies : [], backend);
+    const d: KeyVerdict = { valid: anomalies.length === 0, anomalies };
+    return withStaleUnlocks(d, this.hasAcquire, () => {
+      const named = new Set(this.scan.missteps.filter((m) => m.kind === 'stale-release').map((m) => m.op.id));
+      return findStaleUnlocks(this.key, [...this.kept].sort((a, b) => a.start - b.start), named, backend);
+    });
+  }
+}

@@ -1,0 +1,72 @@
+// The streaming check (checkers/stream.ts) must give exactly what reading the whole file and
+// checkHistory give: verdict, every anomaly with its words, lines and ops, keys_detail, and the
+// same error for input the model cannot read. Compared on the hand-written histories and on
+// random lock histories (correct, buggy, and arbitrary ops with leases, renews, lost/lapse).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { checkHistory } from '../../checkers/index.ts';
+import { checkJsonlStreaming, streams } from '../../checkers/stream.ts';
+import type { CheckResult } from '../../checkers/types.ts';
+import { readHistory } from '../../src/history/index.ts';
+import type { HistoryEvent } from '../../src/history/types.ts';
+import { lockHistoryArb } from '../support/arbitraries.ts';
+import { toJsonl } from '../support/history.ts';
+import { injectDoubleHolder, injectStaleRelease } from '../support/inject.ts';
+import { randomLockOpsArb } from '../support/random-lock-ops.ts';
+import { tmpHistory } from './history-tmp.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const LOCK_MODELS = ['mutex', 'fenced-mutex', 'reentrant-mutex'];
+const BACKENDS = [undefined, 'redis', 'zookeeper'] as const;
+
+type Outcome = Omit<CheckResult, 'elapsed_ms' | 'check_ms' | 'parse_ms'> | { error: string };
+
+async function outcome(f: () => Promise<CheckResult>): Promise<Outcome> {
+  try {
+    const { elapsed_ms: _e, check_ms: _c, parse_ms: _p, ...rest } = await f();
+    return rest;
+  } catch (e) {
+    return { error: `${(e as Error).name}: ${(e as Error).message}` };
+  }
+}
+
+async function assertSame(file: string, model: string, backend?: 'redis' | 'zookeeper', chunkBytes?: number): Promise<void> {
+  const o = { model, backend };
+  const whole = await outcome(async () => checkHistory(await readHistory(file), o));
+  const streamed = await outcome(() => checkJsonlStreaming(file, o, chunkBytes));
+  assert.deepEqual(streamed, whole, `${file} under ${model}`);
+}
+
+test('streams only the sweep models, and only without limits', () => {
+  assert.deepEqual(['mutex', 'fenced-mutex', 'reentrant-mutex', 'knossos-mutex', 'cas-register'].map((model) => streams({ model })), [true, true, true, false, false]);
+  assert.equal(streams({ model: 'mutex', timeLimitMs: 1000 }), false);
+  assert.equal(streams({ model: 'mutex', maxMemoryBytes: 1e9 }), false);
+});
+
+test('the hand-written histories, valid, invalid and malformed, give the same results streamed', async () => {
+  for (const dir of ['histories', 'histories/malformed']) {
+    for (const name of readdirSync(path.join(ROOT, dir)).filter((n) => n.endsWith('.jsonl'))) {
+      for (const model of LOCK_MODELS) for (const backend of BACKENDS) await assertSame(path.join(ROOT, dir, name), model, backend);
+    }
+  }
+  await assertSame(path.join(ROOT, 'histories/double-holder.jsonl'), 'mutex', undefined, 7);
+});
+
+const sameOnEvents = async (events: HistoryEvent[]) => {
+  const file = tmpHistory(toJsonl(events));
+  for (const model of LOCK_MODELS) for (const backend of BACKENDS) await assertSame(file, model, backend);
+};
+
+test('random lock histories (correct, with a violation injected, buggy servers) give the same results streamed', async () => {
+  await fc.assert(fc.asyncProperty(lockHistoryArb({ tokens: true }), fc.nat(), fc.nat({ max: 2 }), async (events, pick, how) => {
+    await sameOnEvents(how === 0 ? events : how === 1 ? injectDoubleHolder(events, pick).events : injectStaleRelease(events, pick).events);
+  }), { numRuns: 60 });
+  await fc.assert(fc.asyncProperty(lockHistoryArb({ tokens: true, buggyPerMille: 200 }), sameOnEvents), { numRuns: 60 });
+});
+
+test('arbitrary lock ops (stale unlocks of every shape, leases, renews, lost and lapse releases) give the same results streamed', async () => {
+  await fc.assert(fc.asyncProperty(randomLockOpsArb(60), sameOnEvents), { numRuns: 300 });
+});

@@ -14,7 +14,7 @@
 import type { Held, LockContext } from './lock.ts';
 import { isDefiniteFailure } from './lock.ts';
 import { choiceOption, numberOption } from './options.ts';
-import { isAnswer, isNoNode, ZkSession } from './zookeeper-client.ts';
+import { isAnswer, isNoNode, ZkSession, zookeeperAddon } from './zookeeper-client.ts';
 
 export const ON_DISCONNECT = ['ignore', 'treat-as-loss'] as const;
 export type OnDisconnect = (typeof ON_DISCONNECT)[number];
@@ -57,7 +57,9 @@ export class SessionHolder {
   private readonly all = new Set<ZkSession>();
   readonly counts: ZkCounts = { watchNotifications: 0, creates: 0, wakeups: 0 };
 
-  constructor(private readonly ctx: LockContext, private readonly recipe: string, readonly o: ZkOptions) {}
+  constructor(private readonly ctx: LockContext, private readonly recipe: string, readonly o: ZkOptions) {
+    zookeeperAddon(); // an unbuilt addon fails create() in words, not every acquire as unknown
+  }
 
   /** A live session (connecting a new one if needed); DefiniteFailure when none can be had in time. */
   async get(): Promise<ZkSession> {

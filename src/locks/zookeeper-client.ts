@@ -37,15 +37,35 @@ interface ZkModule {
   constants: Record<string, number>;
 }
 
-// The package's own .d.ts declares no importable module for this shape; the surface above is all the recipes use.
-const Zk = createRequire(import.meta.url)('zookeeper') as ZkModule;
-const C = Zk.constants;
-export const CreateMode = { PERSISTENT: C.ZOO_PERSISTENT!, EPHEMERAL: C.ZOO_EPHEMERAL!, EPHEMERAL_SEQUENTIAL: C.ZOO_EPHEMERAL_SEQUENTIAL! };
-const OK = C.ZOK!, NO_NODE = C.ZNONODE!, NODE_EXISTS = C.ZNODEEXISTS!;
+// The numbers of the C client's zookeeper.h (the protocol's own), so this module
+// loads without the addon: `lockpick list` or a Redis run must not need it built.
+// test/unit/zookeeper-client.test.ts checks them against the addon.
+export const ZK_CODES = {
+  ZOK: 0, ZCONNECTIONLOSS: -4, ZOPERATIONTIMEOUT: -7, ZNONODE: -101, ZNODEEXISTS: -110, ZCLOSING: -116,
+  ZOO_PERSISTENT: 0, ZOO_EPHEMERAL: 1, ZOO_EPHEMERAL_SEQUENTIAL: 3,
+  ZOO_CREATED_EVENT: 1, ZOO_DELETED_EVENT: 2, ZOO_CHANGED_EVENT: 3, ZOO_CHILD_EVENT: 4,
+} as const;
+const C = ZK_CODES;
+export const CreateMode = { PERSISTENT: C.ZOO_PERSISTENT, EPHEMERAL: C.ZOO_EPHEMERAL, EPHEMERAL_SEQUENTIAL: C.ZOO_EPHEMERAL_SEQUENTIAL };
+const OK: number = C.ZOK, NO_NODE: number = C.ZNONODE, NODE_EXISTS: number = C.ZNODEEXISTS;
 /** Sent, but no answer came back: the request may or may not have taken effect. */
-const NO_ANSWER = new Set([C.ZCONNECTIONLOSS, C.ZOPERATIONTIMEOUT, C.ZCLOSING]);
+const NO_ANSWER = new Set<number>([C.ZCONNECTIONLOSS, C.ZOPERATIONTIMEOUT, C.ZCLOSING]);
 /** Watch events the server sends (a node created, deleted, changed, its children); not session events. */
-const NODE_EVENTS = new Set([C.ZOO_CREATED_EVENT, C.ZOO_DELETED_EVENT, C.ZOO_CHANGED_EVENT, C.ZOO_CHILD_EVENT]);
+const NODE_EVENTS = new Set<number>([C.ZOO_CREATED_EVENT, C.ZOO_DELETED_EVENT, C.ZOO_CHANGED_EVENT, C.ZOO_CHILD_EVENT]);
+
+let addon: ZkModule | undefined;
+/**
+ * The `zookeeper` package (its lib/ loads the addon at once). It is built at
+ * install time (node-gyp, from the C client tarball it ships); an install with
+ * --ignore-scripts or without a compiler has none: say so, with the fix.
+ */
+export function zookeeperAddon(): ZkModule {
+  try {
+    return (addon ??= createRequire(import.meta.url)('zookeeper') as ZkModule);
+  } catch (err) {
+    throw new Error(`the ZooKeeper recipes need the 'zookeeper' package's native addon, which did not load (${(err as Error).message.split('\n')[0]}); build it with 'npm rebuild zookeeper' (needs g++, make, python3: scripts/setup.sh installs them)`);
+  }
+}
 
 /** A ZooKeeper result code as an error (the code is the C client's, e.g. -101 ZNONODE). */
 export class ZkError extends Error {
@@ -97,7 +117,7 @@ export class ZkSession {
     }
     const hosts = ctx.endpoints.map((e) => `${e.host}:${e.port}`).join(',');
     // debug_level 0: the C client logs nothing (its stderr would land in the worker's output).
-    const client = new Zk({ connect: hosts, timeout: sessionTimeoutMs, debug_level: 0, host_order_deterministic: false });
+    const client = new (zookeeperAddon())({ connect: hosts, timeout: sessionTimeoutMs, debug_level: 0, host_order_deterministic: false });
     const s = new ZkSession(client, ctx, sessionTimeoutMs);
     client.init({});
     if (!(await s.whenConnected(budgetMs))) {

@@ -18,6 +18,24 @@ const QUOTE = 34, BACKSLASH = 92, COMMA = 44, COLON = 58, LBRACE = 123, RBRACE =
 const FIELDS = ['', 'type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms'] as const;
 const FIELD_BYTES = FIELDS.map((s) => Buffer.from(s, 'latin1'));
 
+/** The id of the field name buf[from, from + len) in FIELDS, or 0 for one the models ignore. */
+function fieldId(buf: Buffer, from: number, len: number): number {
+  const c0 = buf[from];
+  let id: number;
+  switch (len) {
+    case 1: return c0 === 102 /* f */ ? 2 : 0;
+    case 3: id = 4; break;                              // key
+    case 4: id = buf[from + 1] === 121 /* y */ ? 1 : 6; break; // type, time
+    case 5: id = c0 === 118 /* v */ ? 5 : 7; break;      // value, index
+    case 7: id = 3; break;                              // process
+    case 8: id = 8; break;                              // lease_ms
+    default: return 0;
+  }
+  const name = FIELD_BYTES[id]!;
+  for (let k = 0; k < len; k++) if (buf[from + k] !== name[k]) return 0;
+  return id;
+}
+
 /** Interned short strings: the same f or key on a million lines is one string, made once. */
 const CACHE_SLOTS = 1024;
 
@@ -30,115 +48,88 @@ export class LineScanner {
 
   /** Fills `ev` from buf[start, end) and returns true, or returns false: parse this line with JSON.parse. */
   scan(buf: Buffer, start: number, end: number): boolean {
+    // One function with the position in a local: this loop runs for every event of the file.
     const ev = this.ev;
     ev.type = ev.f = ev.process = ev.key = ev.value = ev.time = ev.index = ev.lease_ms = undefined;
-    this.buf = buf; this.pos = start; this.end = end;
     if (buf[start] !== LBRACE) return false;
-    this.pos++;
-    this.ws();
-    if (buf[this.pos] === RBRACE) return this.rest();
+    let i = start + 1;
+    let c = buf[i];
+    while (c === 32 || c === 9) c = buf[++i];
+    if (c === RBRACE) return this.rest(buf, i + 1, end);
     for (;;) {
-      if (buf[this.pos] !== QUOTE) return false;
-      const field = this.fieldName();
-      if (field < 0) return false;
-      this.ws();
-      if (buf[this.pos] !== COLON) return false;
-      this.pos++;
-      this.ws();
-      if (!this.value(field)) return false;
-      this.ws();
-      const c = buf[this.pos];
-      if (c === COMMA) { this.pos++; this.ws(); continue; }
-      if (c === RBRACE) return this.rest();
+      if (c !== QUOTE || i >= end) return false;
+      // The field name: one of FIELDS (by length and bytes), or one the models ignore.
+      const from = ++i;
+      for (c = buf[i]; c !== QUOTE; c = buf[++i]) if (i >= end || c === BACKSLASH || c < 0x20 || c >= 0x80 || c === undefined) return false;
+      const field = fieldId(buf, from, i - from);
+      c = buf[++i];
+      while (c === 32 || c === 9) c = buf[++i];
+      if (c !== COLON) return false;
+      c = buf[++i];
+      while (c === 32 || c === 9) c = buf[++i];
+      let v: unknown;
+      if (c === QUOTE) {
+        const sFrom = ++i;
+        let h = 0;
+        for (c = buf[i]; c !== QUOTE; c = buf[++i]) {
+          if (i >= end || c === BACKSLASH || c < 0x20 || c >= 0x80 || c === undefined) return false;
+          h = (h * 31 + c) | 0;
+        }
+        v = field === 0 ? '' : this.intern(buf, sFrom, i, h);
+        i++;
+      } else if (c === MINUS || (c !== undefined && c >= 48 && c <= 57)) {
+        const neg = c === MINUS;
+        if (neg) i++;
+        const first = i;
+        let n = 0;
+        for (c = buf[i]; c !== undefined && c >= 48 && c <= 57 && i < end; c = buf[++i]) n = n * 10 + (c - 48);
+        const digits = i - first;
+        // JSON integers only (no leading zeros, fraction or exponent), at most 15 digits: exact as a double.
+        if (digits === 0 || digits > 15 || (digits > 1 && buf[first] === 48) || c === 46 /* . */ || c === 101 /* e */ || c === 69 /* E */) return false;
+        v = neg ? -n : n;
+      } else {
+        this.pos = i; this.end = end; this.buf = buf;
+        if (c === LBRACE || c === LBRACKET) {
+          if (!this.skipNested()) return false;
+          // Only the value field is kept; others are still parsed, so a line JSON.parse rejects falls back.
+          try { v = JSON.parse(buf.toString('utf8', i, this.pos)); } catch { return false; }
+        } else if (this.word('true')) v = true;
+        else if (this.word('false')) v = false;
+        else if (this.word('null')) v = null;
+        else return false;
+        i = this.pos;
+      }
+      switch (field) {
+        case 1: ev.type = v; break;
+        case 2: ev.f = v; break;
+        case 3: ev.process = v; break;
+        case 4: ev.key = v; break;
+        case 5: ev.value = v; break;
+        case 6: ev.time = v; break;
+        case 7: ev.index = v; break;
+        case 8: ev.lease_ms = v; break;
+      }
+      c = buf[i];
+      while (c === 32 || c === 9 || c === 13) c = buf[++i];
+      if (c === COMMA) {
+        c = buf[++i];
+        while (c === 32 || c === 9) c = buf[++i];
+        continue;
+      }
+      if (c === RBRACE) return this.rest(buf, i + 1, end);
       return false;
     }
   }
 
   /** After the closing brace only whitespace may follow. */
-  private rest(): boolean {
-    this.pos++;
-    this.ws();
-    return this.pos === this.end;
+  private rest(buf: Buffer, i: number, end: number): boolean {
+    for (let c = buf[i]; i < end && (c === 32 || c === 9 || c === 13 || c === 10); c = buf[++i]);
+    return i === end;
   }
 
-  private ws(): void {
-    const buf = this.buf;
-    let i = this.pos;
-    for (let c = buf[i]; i < this.end && (c === 32 || c === 9 || c === 13 || c === 10); c = buf[++i]);
-    this.pos = i;
-  }
-
-  /** At a '"': the id of the field name (0 for one the models ignore), or -1 to fall back. */
-  private fieldName(): number {
-    const buf = this.buf;
-    const from = this.pos + 1;
-    let i = from;
-    for (let c = buf[i]; ; c = buf[++i]) {
-      if (i >= this.end || c === undefined || c === BACKSLASH || c < 0x20 || c >= 0x80) return -1;
-      if (c === QUOTE) break;
-    }
-    this.pos = i + 1;
-    const len = i - from;
-    for (let id = 1; id < FIELDS.length; id++) {
-      const name = FIELD_BYTES[id]!;
-      if (name.length !== len) continue;
-      let k = 0;
-      while (k < len && buf[from + k] === name[k]) k++;
-      if (k === len) return id;
-    }
-    return 0;
-  }
-
-  /** A value for field `id`; false to fall back. */
-  private value(id: number): boolean {
-    const buf = this.buf;
-    const c = buf[this.pos];
-    let v: unknown;
-    if (c === QUOTE) {
-      const s = this.string(id !== 0);
-      if (s === null) return false;
-      v = s;
-    } else if (c === MINUS || (c !== undefined && c >= 48 && c <= 57)) {
-      const n = this.integer();
-      if (n === null) return false;
-      v = n;
-    } else if (c === LBRACE || c === LBRACKET) {
-      const from = this.pos;
-      if (!this.skipNested()) return false;
-      // Only the value field is kept; others are still parsed, so a line JSON.parse rejects falls back.
-      try { v = JSON.parse(buf.toString('utf8', from, this.pos)); } catch { return false; }
-    } else if (this.word('true')) v = true;
-    else if (this.word('false')) v = false;
-    else if (this.word('null')) v = null;
-    else return false;
-    const ev = this.ev;
-    switch (id) {
-      case 1: ev.type = v; break;
-      case 2: ev.f = v; break;
-      case 3: ev.process = v; break;
-      case 4: ev.key = v; break;
-      case 5: ev.value = v; break;
-      case 6: ev.time = v; break;
-      case 7: ev.index = v; break;
-      case 8: ev.lease_ms = v; break;
-    }
-    return true;
-  }
-
-  /** At a '"': a plain ASCII string (interned when `keep`, else '' and skipped), or null to fall back. */
-  private string(keep: boolean): string | null {
-    const buf = this.buf;
-    const from = this.pos + 1;
-    let i = from;
-    let h = 0;
-    for (let c = buf[i]; ; c = buf[++i]) {
-      if (i >= this.end || c === undefined || c === BACKSLASH || c < 0x20 || c >= 0x80) return null;
-      if (c === QUOTE) break;
-      h = (h * 31 + c) | 0;
-    }
-    this.pos = i + 1;
-    if (!keep) return '';
-    const len = i - from;
+  /** The string of buf[from, to) (ASCII, hash h), made once per distinct short string. */
+  private intern(buf: Buffer, from: number, to: number, h: number): string {
+    const len = to - from;
     const slot = (h ^ len) & (CACHE_SLOTS - 1);
     const hit = this.cache[slot];
     if (hit !== undefined && hit.length === len) {
@@ -146,26 +137,9 @@ export class LineScanner {
       while (k < len && hit.charCodeAt(k) === buf[from + k]) k++;
       if (k === len) return hit;
     }
-    const s = buf.toString('latin1', from, i);
+    const s = buf.toString('latin1', from, to);
     if (len <= 64) this.cache[slot] = s;
     return s;
-  }
-
-  /** JSON integer grammar only (no leading zeros, no fraction, no exponent), at most 15 digits: exact as a double. */
-  private integer(): number | null {
-    const buf = this.buf;
-    let i = this.pos;
-    const neg = buf[i] === MINUS;
-    if (neg) i++;
-    const first = i;
-    let n = 0;
-    for (let c = buf[i]; i < this.end && c !== undefined && c >= 48 && c <= 57; c = buf[++i]) n = n * 10 + (c - 48);
-    const digits = i - first;
-    if (digits === 0 || digits > 15 || (digits > 1 && buf[first] === 48)) return null;
-    const c = buf[i];
-    if (c === 46 /* . */ || c === 101 /* e */ || c === 69 /* E */) return null;
-    this.pos = i;
-    return neg ? -n : n;
   }
 
   private word(w: string): boolean {

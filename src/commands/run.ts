@@ -17,7 +17,8 @@ faults, checks every run, and shrinks a violation to a small schedule.
 
 options:
   --lock NAME|PATH     a lock from 'lockpick list', or a module exporting a LockRecipe
-  --faults LIST        fault kinds, comma-separated (see 'lockpick list'); default none
+  --faults LIST        fault kinds, comma-separated (see 'lockpick list'); default none;
+                       'all': every kind this lock's topology and environment support
   --clients N          clients at most (default 3)
   --time S             search time budget in seconds (default 60)
   --runs N             at most this many runs (default: as many as fit in --time)
@@ -111,7 +112,7 @@ export async function run(argv: string[]): Promise<number> {
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
       const spec = parseLockArg(args.lock);
       const recipe = await recipeFor(spec);
-      const faults = await parseFaults(args.faults);
+      const faults = await allFaults(await parseFaults(args.faults), recipe, env?.kind ?? 'local');
       await refuseTopologyFaults(faults, recipe);
       await refuseEnvFaults(faults, env?.kind ?? 'local');
       if (env?.servers) {
@@ -134,7 +135,7 @@ export async function run(argv: string[]): Promise<number> {
         lock: spec, recipe, faults,
         clients: int(args.clients, '--clients', 3), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),
         shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
-        ttlMs: int(args.ttl, '--ttl', 800, 50), keys: int(args.keys, '--keys', 1), pausePoints, property, livenessMs, storeRoot, lockOptions, log,
+        ttlMs: int(args.ttl, '--ttl', 800, 50), ttlFixed: args.ttl !== undefined, keys: int(args.keys, '--keys', 1), pausePoints, property, livenessMs, storeRoot, lockOptions, log,
         progress: json ? undefined : process.stderr, junitPath, interrupts, env, keyPrefix,
       });
     }
@@ -218,8 +219,21 @@ export function parsePausePoints(list: string | undefined, recipePoints: string[
   return out;
 }
 
+/** `--faults all`: every kind the lock's topology and the environment kind can do. */
+export async function allFaults(faults: string[], recipe: Awaited<ReturnType<typeof recipeFor>>, envName: string): Promise<string[]> {
+  if (!faults.includes('all')) return faults;
+  const { KINDS, topologyProblem, capabilityProblem } = await import('../../nemesis/index.ts');
+  const { envKind } = await import('../env/env-kinds.ts');
+  const topology = topologyOf(recipe).name;
+  return KINDS.map((k) => k.schema.kind).filter((k) => !topologyProblem(k, topology) && !capabilityProblem(k, envKind(envName)!));
+}
+
 export async function parseFaults(list: string | undefined): Promise<string[]> {
   if (!list) return [];
+  if (list.split(',').map((s) => s.trim()).includes('all')) {
+    if (list.trim() !== 'all') throw new UsageError(`--faults all stands alone (it means every kind this lock and environment support); got '${list}'`);
+    return ['all'];
+  }
   const { FAULT_KINDS } = await import('../../nemesis/index.ts');
   const known = FAULT_KINDS.map((k) => k.kind);
   const out: string[] = [];

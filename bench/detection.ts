@@ -1,0 +1,76 @@
+// `npm run bench:detect`: time to detection by random search (no --replay), the
+// median of several `lockpick run`s with different seeds, per case. A case is
+// a lock and the fault kinds a user would pick; the figure is the run's own
+// "first violation after N ms of search" (results: firstAfterMs), so shrinking
+// and server start-up are not counted. A case that stays SAFE (or inconclusive)
+// within --time counts as "> time" and its median says so.
+// Options: --cases NAME,NAME (default all)  --repeat N (default 5)  --time S (cap per run, default 120)  --seed N (first seed)
+// Run it alone (it starts real servers):   flock /tmp/lp-int.lock npm run bench:detect
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { RunSummary } from '../src/runner/index.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CASES: Record<string, string[]> = {
+  'sentinel-failover': ['--lock', 'redis-sentinel', '--faults', 'failover'],
+  'redlock-restart': ['--lock', 'redlock', '--faults', 'partition,kill'],
+  'redlock-kleppmann': ['--lock', 'redlock', '--faults', 'partition,clock-bump'],
+  'redlock-all': ['--lock', 'redlock', '--faults', 'all'],
+  'npm-redlock-restart': ['--lock', 'npm:redlock', '--faults', 'partition,kill'],
+  'npm-redlock-kleppmann': ['--lock', 'npm:redlock', '--faults', 'partition,clock-bump'],
+  'set-px-del-pause': ['--lock', 'redis-set-px-del', '--faults', 'client-pause'],
+};
+const { values: args } = parseArgs({
+  options: { cases: { type: 'string' }, repeat: { type: 'string' }, time: { type: 'string' }, seed: { type: 'string' } },
+});
+const names = (args.cases ?? Object.keys(CASES).join(',')).split(',');
+const repeat = Number(args.repeat ?? 5);
+const timeS = Number(args.time ?? 120);
+const seed0 = Number(args.seed ?? 1);
+const unknown = names.filter((n) => !CASES[n]);
+if (unknown.length || !Number.isInteger(repeat) || repeat < 1 || !(timeS >= 1) || !Number.isInteger(seed0)) {
+  console.error(`bench/detection.ts: --cases takes names from ${Object.keys(CASES).join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}; --repeat, --time and --seed whole numbers`);
+  process.exit(2);
+}
+
+function lockpickRun(argv: string[], seed: number, store: string): Promise<{ code: number | null; summary?: RunSummary; stderr: string }> {
+  const all = ['bin/lockpick.mjs', 'run', ...argv, '--time', String(timeS), '--shrink-time', '0', '--seed', String(seed), '--store', store, '--json'];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, all, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => {
+      let summary: RunSummary | undefined;
+      try { summary = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as RunSummary; } catch { /* no summary: reported below */ }
+      resolve({ code, summary, stderr });
+    });
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+console.log(`time to detection, random search, median of ${repeat} (seeds ${seed0}..${seed0 + repeat - 1}), cap ${timeS} s per run`);
+console.log('| case | command | found | median | each (s) |\n|---|---|---|---|---|');
+for (const name of names) {
+  const times: number[] = [];
+  let found = 0;
+  for (let i = 0; i < repeat; i++) {
+    const store = mkdtempSync(path.join(tmpdir(), 'lockpick-detect-'));
+    try {
+      const r = await lockpickRun(CASES[name]!, seed0 + i, store);
+      if (r.code === 1 && r.summary?.firstAfterMs !== undefined) { found++; times.push(r.summary.firstAfterMs / 1000); }
+      else if (r.code === 0 || r.code === 3) times.push(Infinity);
+      else { console.error(`${name} seed ${seed0 + i}: exit ${r.code}\n${r.stderr.slice(-2000)}`); times.push(Infinity); }
+    } finally {
+      rmSync(store, { recursive: true, force: true });
+    }
+  }
+  const m = median(times);
+  const each = times.map((t) => (Number.isFinite(t) ? t.toFixed(1) : `>${timeS}`)).join(', ');
+  console.log(`| ${name} | \`lockpick run ${CASES[name]!.join(' ')}\` | ${found}/${repeat} | ${Number.isFinite(m) ? `${m.toFixed(1)} s` : `> ${timeS} s`} | ${each} |`);
+}

@@ -37,9 +37,12 @@ otherwise the history is checked again.
 
 options:
   --format F   html (default): one self-contained timeline.html: a lane per
-               process, call/return bars, lock holds, fault periods, anomalies
-               listed in words and drawn in red (big histories are cut to
-               windows around the anomalies);
+               client (c1, with its process ids), what it believes it holds
+               and the lease the server granted, the gap between them, stale
+               unlocks where they happened, one row per fault and a lane per
+               server node it hit, anomalies listed in words and drawn in red
+               (big histories are cut to windows around the anomalies, with an
+               overview strip);
                text: the human summary; json: the result object;
                junit: JUnit XML for CI (invalid = failure, unknown = error)
   --out FILE   where to write; html defaults to <run dir or history's dir>/timeline.html,

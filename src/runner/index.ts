@@ -124,7 +124,7 @@ async function writeCounterexample(dir: string, o: RunOutcome, meta: Record<stri
     const { readHistory } = await import('../history/index.ts');
     const h = await readHistory(hpath);
     const { renderTimelineHtml } = await import('../report/html.ts');
-    writeFileSync(join(cdir, 'timeline.html'), renderTimelineHtml(h, o.check, meta));
+    writeFileSync(join(cdir, 'timeline.html'), renderTimelineHtml(h, o.check, meta, { resource: o.resource, resourceEntries: o.resourceEntries }));
   } catch (e) {
     writeFileSync(join(cdir, 'report-error.txt'), `${(e as Error).stack ?? e}\n`);
   }

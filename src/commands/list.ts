@@ -23,10 +23,12 @@ export async function run(argv: string[]): Promise<number> {
   }
   const { RECIPES } = await import('../locks/registry.ts');
   const { FAULT_KINDS } = await import('../../nemesis/index.ts');
+  const { AIMS } = await import('../workload/aims.ts');
   if (values.json) {
     console.log(JSON.stringify({
       locks: RECIPES.map((r) => ({ name: r.name, summary: r.summary, source: r.source, topology: r.topology, model: r.model, fencing: r.fencing, points: r.points ?? [], options: r.optionsHelp ?? {} })),
       faults: FAULT_KINDS,
+      aims: AIMS.map((a) => ({ name: a.name, kinds: a.kinds, summary: a.summary })),
     }, null, 2));
     return EXIT.ok;
   }
@@ -40,6 +42,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   out.push('', 'faults (--faults KIND,KIND; aliases: clock=clock-bump, restart=kill):');
   for (const k of FAULT_KINDS) out.push(`  ${k.kind.padEnd(w)}  ${k.summary}`);
+  out.push('', 'aimed plans (drawn two times in three when --faults includes all their kinds and the topology fits):');
+  for (const a of AIMS) out.push(`  ${a.name}  (${a.kinds.join(' + ')}) ${a.summary}`);
   out.push('', "client-pause in 'lockpick run' lands at named points: 'in-critical-section' and each lock's own points, for longer than the lease.");
   console.log(out.join('\n'));
   return EXIT.ok;

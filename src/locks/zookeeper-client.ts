@@ -63,7 +63,7 @@ export function zookeeperAddon(): ZkModule {
   try {
     return (addon ??= createRequire(import.meta.url)('zookeeper') as ZkModule);
   } catch (err) {
-    throw new Error(`the ZooKeeper recipes need the 'zookeeper' package's native addon, which did not load (${(err as Error).message.split('\n')[0]}); build it with 'npm rebuild zookeeper' (needs g++, make, python3: scripts/setup.sh installs them)`);
+    throw new Error(`the 'zookeeper' package's native addon is not built: run 'npm rebuild zookeeper' (needs g++, make, python3; scripts/setup.sh installs them). It said: ${(err as Error).message.split('\n')[0]}`);
   }
 }
 

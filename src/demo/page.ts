@@ -62,7 +62,7 @@ function findings(summary: RunSummary | undefined): string {
   const list = items.length
     ? `<ol>${items.slice(0, 10).map((a) => `<li><b>${esc(a.type)}</b>: ${esc(a.message)}</li>`).join('')}</ol>${items.length > 10 ? `<p>… and ${items.length - 10} more.</p>` : ''}`
     : '<p>No anomaly: no double holder, no lost update, no stale write accepted.</p>';
-  return `${list}${last?.resource?.message ? `<p>Resource: ${esc(last.resource.message)}</p>` : ''}`;
+  return `${list}${last?.resource?.message ? `<p>The resource (a counter each holder increments): ${esc(last.resource.message.replace(/^resource: /, ''))}</p>` : ''}`;
 }
 
 export interface PageInput {

@@ -122,7 +122,7 @@ test('run: unknown lock, bad numbers, unknown fault, missing --lock → 2', () =
   expectExit(lockpick(['run']), 2, /--lock is required/);
   expectExit(lockpick(['run', '--lock', 'no-such-lock']), 2, /unknown lock "no-such-lock"; known locks: /);
   expectExit(lockpick(['run', '--lock', 'toString']), 2, /unknown lock "toString"/);
-  for (const [flag, v] of [['--clients', '0'], ['--clients', '2.5'], ['--time', 'soon'], ['--ttl', '10'], ['--runs', ''], ['--seed', '-1'], ['--keys', '1e400']]) {
+  for (const [flag, v] of [['--clients', '0'], ['--clients', '2.5'], ['--time', 'soon'], ['--ttl', '10'], ['--runs', ''], ['--seed', '-1'], ['--keys', '1e400'], ['--max-attempts', '0'], ['--max-faults', 'two']]) {
     expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', `${flag}=${v}`]), 2, new RegExp(`${flag} must be a whole number ≥ \\d+, got '${v!.replace('.', '\\.')}'`));
   }
   expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--faults', 'partition,meteor']), 2, /unknown fault 'meteor'; known faults: partition/);

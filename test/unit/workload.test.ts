@@ -73,3 +73,13 @@ test('session locks: partitions anchored in the critical section outlast the ses
   const redis = fc.sample(planArb({ ...base, faults: ['partition'] }), { numRuns: 100, seed: 3 });
   assert.ok(redis.every((p) => p.faults.every((f) => !isAnchoredPause(f))));
 });
+
+test('--max-attempts and --max-faults shape the plans: up to, and reaching, the bounds', () => {
+  const plans = fc.sample(planArb({ ...base, maxAttempts: 6, maxFaults: 4 }), { numRuns: 300, seed: 5 });
+  const attempts = plans.flatMap((p) => p.clients.map((c) => c.attempts.length));
+  assert.equal(Math.max(...attempts), 6);
+  const faults = plans.map((p) => p.faults.length);
+  assert.ok(Math.max(...faults) >= 4 && Math.min(...faults) >= 1);
+  // A group may hold two specs (clock-reset comes with its jump); never more than 4 groups of 2.
+  assert.ok(Math.max(...faults) <= 8);
+});

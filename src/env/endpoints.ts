@@ -48,7 +48,8 @@ function parseEntry(entry: string, where: string): ExternalEndpoint | { master: 
   }
   if (!(ENDPOINT_ROLES as readonly string[]).includes(role)) bad(where, `unknown role '${role}'`);
   if (role !== 'mysql') return { role: role as EndpointRole, ...hostPort(addr, where) };
-  const m = /^([^:@]+):([^@]*)@(.+)\/([A-Za-z0-9_$]+)$/.exec(addr);
+  // The last '@' ends the password (a password may hold '@' and ':'; a host cannot).
+  const m = /^([^:@]+):(.*)@([^@/]+)\/([A-Za-z0-9_$]+)$/.exec(addr);
   if (!m) bad(where, `'${addr}' is not USER:PASSWORD@HOST:PORT/DATABASE`);
   return { role: 'mysql', user: m[1]!, password: m[2]!, ...hostPort(m[3]!, where), database: m[4]! };
 }

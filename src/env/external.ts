@@ -12,12 +12,14 @@ import { Toxiproxy } from 'toxiproxy-node-client';
 import type { Environment, NodeRole, TopologyName, TopologyOptions } from './types.ts';
 import { LocalEnvironment, type ManagedNode } from './environment.ts';
 import { EXTERNAL } from './env-kinds.ts';
-import { endpointText, type EndpointRole, type ExternalEndpoint, type ExternalServers } from './endpoints.ts';
+import { endpointText, type ExternalEndpoint, type ExternalServers } from './endpoints.ts';
 import { LinkTable } from './links.ts';
 import { cleanupLeftovers } from './lifecycle.ts';
 import { startProxyBackend } from './proxy-backend.ts';
 import { freePort } from './ports.ts';
 import { createRedisNode } from './redis.ts';
+import { topologyDef } from './topologies.ts';
+import type { ExternalRole } from './topology.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
 
 /** A server lockpick did not start: it can be reached, not controlled. */
@@ -41,20 +43,11 @@ class ExternalNode implements ManagedNode {
   async stop(): Promise<void> { /* not ours to stop */ }
 }
 
-/** Which endpoint roles each topology takes, and how many (the lock's topology decides). */
-function wanted(topology: TopologyName, o: TopologyOptions): { role: EndpointRole; as: NodeRole; prefix: string; min: number; max: number }[] {
-  switch (topology) {
-    case 'redis': {
-      const n = o.masters ?? 1;
-      return [{ role: 'redis', as: 'redis', prefix: 'n', min: n, max: n }];
-    }
-    case 'redis-sentinel':
-      return [{ role: 'redis', as: 'redis', prefix: 'n', min: 1, max: 9 }, { role: 'sentinel', as: 'sentinel', prefix: 's', min: 1, max: 9 }];
-    case 'zookeeper':
-      return [{ role: 'zookeeper', as: 'zookeeper', prefix: 'n', min: 1, max: 9 }];
-    case 'mariadb':
-      return [{ role: 'mysql', as: 'mariadb', prefix: 'n', min: 1, max: 1 }];
-  }
+/** Which endpoint roles the topology takes, and how many (the lock's topology decides). */
+function wanted(topology: TopologyName, o: TopologyOptions): ExternalRole[] {
+  const def = topologyDef(topology);
+  if (!def) throw new UsageError(`unknown topology '${topology}'`);
+  return def.external(o);
 }
 
 /** The endpoints fit the lock's topology: exactly what it takes, nothing it would ignore (UsageError otherwise). */

@@ -10,10 +10,7 @@ import { LinkTable } from './links.ts';
 import { cleanupLeftovers } from './lifecycle.ts';
 import { cleanupLeftoverChains } from './peer-routing.ts';
 import { startProxyBackend } from './proxy-backend.ts';
-import { startRedisTopology } from './topology-redis.ts';
-import { startSentinelTopology } from './topology-sentinel.ts';
-import { startZookeeperTopology } from './topology-zookeeper.ts';
-import { createMariadbNode } from './mariadb.ts';
+import { TOPOLOGY_DEFS, topologyDef } from './topologies.ts';
 import { freePort } from './ports.ts';
 import { createRedisNode } from './redis.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
@@ -25,15 +22,13 @@ export { zookeeperMode, fourLetterWord } from './zookeeper.ts';
 export { MARIADB_DATABASE } from './mariadb.ts';
 export { SENTINEL_NAME } from './topology-sentinel.ts';
 
-export const TOPOLOGIES: readonly TopologyName[] = ['redis', 'redis-sentinel', 'zookeeper', 'mariadb'];
+export const TOPOLOGIES: readonly TopologyName[] = TOPOLOGY_DEFS.map((t) => t.name);
 
 /** Bad options are the user's to fix (exit 2); throws UsageError naming the option. */
 export function validateTopology(topology: TopologyName, o: TopologyOptions): void {
-  if (!TOPOLOGIES.includes(topology)) throw new UsageError(`unknown topology '${topology}'; use one of: ${TOPOLOGIES.join(', ')}`);
-  if (o.masters !== undefined && (!Number.isInteger(o.masters) || o.masters < 1 || o.masters > 7)) {
-    throw new UsageError(`masters must be an integer from 1 to 7, got ${o.masters}`);
-  }
-  if (o.nodes !== undefined && o.nodes !== 1 && o.nodes !== 3) throw new UsageError(`zookeeper nodes must be 1 or 3, got ${o.nodes}`);
+  const def = topologyDef(topology);
+  if (!def) throw new UsageError(`unknown topology '${topology}'; use one of: ${TOPOLOGIES.join(', ')}`);
+  def.validate?.(o);
   if (o.persistence !== undefined && o.persistence !== 'none' && o.persistence !== 'aof-always') {
     throw new UsageError(`persistence must be 'none' or 'aof-always', got '${String(o.persistence)}'`);
   }
@@ -59,22 +54,9 @@ async function bringUp(topology: TopologyName, opts: TopologyOptions): Promise<E
   const proxy = await startProxyBackend();
   const env = new LocalEnvironment(topology, root, new LinkTable(new Toxiproxy(proxy.url)), proxy);
   try {
-    switch (topology) {
-      case 'redis':
-        await startRedisTopology(env, opts);
-        break;
-      case 'redis-sentinel':
-        await startSentinelTopology(env, opts);
-        break;
-      case 'zookeeper':
-        await startZookeeperTopology(env, opts);
-        break;
-      case 'mariadb':
-        env.nodes.push(await createMariadbNode({ id: 'n1', root, port: await freePort() }));
-        break;
-    }
-    // The protected resource is a fault-free Redis node whatever the lock service is.
-    if (opts.resource && !env.nodes.some((n) => n.role === 'resource') && (topology === 'zookeeper' || topology === 'mariadb')) {
+    await topologyDef(topology)!.start(env, opts);
+    // The protected resource is a fault-free Redis node whatever the lock service is (a topology may start its own).
+    if (opts.resource && !env.nodes.some((n) => n.role === 'resource')) {
       env.nodes.push(await createRedisNode({ id: 'resource', role: 'resource', port: await freePort(), root, persistence: 'none' }));
     }
   } catch (e) {

@@ -5,6 +5,8 @@ import type { LocalEnvironment } from './environment.ts';
 import { createRedisNode } from './redis.ts';
 import { freePort } from './ports.ts';
 import { settleAll } from './settle.ts';
+import type { TopologyDef } from './topology.ts';
+import { UsageError } from '../errors.ts';
 
 export async function startRedisTopology(env: LocalEnvironment, o: TopologyOptions): Promise<void> {
   const persistence = o.persistence ?? 'none';
@@ -18,3 +20,17 @@ export async function startRedisTopology(env: LocalEnvironment, o: TopologyOptio
     (node) => env.nodes.push(node),
   );
 }
+
+export const redisTopology: TopologyDef = {
+  name: 'redis',
+  summary: '1 to 7 independent Redis masters (--masters; Redlock uses 5)',
+  backend: 'redis',
+  leased: true,
+  validate(o) {
+    if (o.masters !== undefined && (!Number.isInteger(o.masters) || o.masters < 1 || o.masters > 7)) {
+      throw new UsageError(`masters must be an integer from 1 to 7, got ${o.masters}`);
+    }
+  },
+  start: startRedisTopology,
+  external: (o) => [{ role: 'redis', as: 'redis', prefix: 'n', min: o.masters ?? 1, max: o.masters ?? 1 }],
+};

@@ -9,6 +9,7 @@ import { freePort } from './ports.ts';
 import { settleAll } from './settle.ts';
 import { routePeers } from './topology-peers.ts';
 import { waitReady } from './wait.ts';
+import type { TopologyDef } from './topology.ts';
 
 export const SENTINEL_NAME = 'lockpick';
 const DATA = ['n1', 'n2', 'n3'];
@@ -71,3 +72,13 @@ export async function startSentinelTopology(env: LocalEnvironment, o: TopologyOp
     await waitReady(`sentinel ${id} discovering replicas and sentinels`, () => sentinelSeesAll(ports.get(id)!), { timeoutMs: 15_000, intervalMs: 50 });
   }
 }
+
+export const sentinelTopology: TopologyDef = {
+  name: 'redis-sentinel',
+  summary: 'a Redis primary, 2 replicas and 3 Sentinels (quorum 2)',
+  backend: 'redis',
+  leased: true,
+  start: startSentinelTopology,
+  // An external one: its servers as the Sentinels announce them, the Sentinels, and master=NAME.
+  external: () => [{ role: 'redis', as: 'redis', prefix: 'n', min: 1, max: 9 }, { role: 'sentinel', as: 'sentinel', prefix: 's', min: 1, max: 9 }],
+};

@@ -6,6 +6,8 @@ import { freePort } from './ports.ts';
 import { settleAll } from './settle.ts';
 import { routePeers } from './topology-peers.ts';
 import { createZkNode, type ZkPorts } from './zookeeper.ts';
+import type { TopologyDef } from './topology.ts';
+import { UsageError } from '../errors.ts';
 
 export async function startZookeeperTopology(env: LocalEnvironment, o: TopologyOptions): Promise<void> {
   const members: { id: string; ports: ZkPorts }[] = [];
@@ -29,3 +31,15 @@ export async function startZookeeperTopology(env: LocalEnvironment, o: TopologyO
     (n) => env.nodes.push(n),
   );
 }
+
+export const zookeeperTopology: TopologyDef = {
+  name: 'zookeeper',
+  summary: 'a ZooKeeper ensemble of 1 or 3 servers (--nodes)',
+  backend: 'zookeeper',
+  leased: false,
+  validate(o) {
+    if (o.nodes !== undefined && o.nodes !== 1 && o.nodes !== 3) throw new UsageError(`zookeeper nodes must be 1 or 3, got ${o.nodes}`);
+  },
+  start: startZookeeperTopology,
+  external: () => [{ role: 'zookeeper', as: 'zookeeper', prefix: 'n', min: 1, max: 9 }],
+};

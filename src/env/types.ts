@@ -3,7 +3,8 @@
 /** How a client reaches a node; servers that need a login say it here (MariaDB: user, password, database). */
 export interface Endpoint { id: string; host: string; port: number; user?: string; password?: string; database?: string }
 
-export type TopologyName = 'redis' | 'redis-sentinel' | 'zookeeper' | 'mariadb';
+/** A name in the topology registry (src/env/topologies.ts): 'redis', 'redis-sentinel', 'zookeeper', 'mariadb', ... */
+export type TopologyName = string;
 
 export interface TopologyOptions {
   masters?: number;              // redis: 1..7 independent masters

@@ -4,6 +4,7 @@
 // process ids, so the whole history.jsonl stays one valid history and every run
 // can be checked on its own.
 import { startEnv, type EnvSpec } from '../env/env-kinds.ts';
+import { topologyDef } from '../env/topologies.ts';
 import type { Environment, TopologyName, TopologyOptions } from '../env/types.ts';
 import { HistoryBuilder } from '../history/index.ts';
 import type { HistoryEvent } from '../history/types.ts';
@@ -82,23 +83,18 @@ export interface RunOutcome {
 
 /** Whether the recipe's acquires are leases (LockRecipe.lease, by topology when unset). */
 export function isLeased(recipe: LockRecipe): boolean {
-  return recipe.lease ?? (recipe.topology.kind === 'redis' || recipe.topology.kind === 'redis-sentinel');
+  return recipe.lease ?? topologyDef(recipe.topology.kind)?.leased ?? false;
 }
 
 /** The words a checker uses for the lock's backend (HISTORY.md: run-start carries it). */
 export function backendOf(recipe: LockRecipe): 'redis' | 'zookeeper' | 'mysql' {
-  const k = recipe.topology.kind;
-  return k === 'zookeeper' ? 'zookeeper' : k === 'mariadb' ? 'mysql' : 'redis';
+  return topologyDef(recipe.topology.kind)?.backend ?? 'redis';
 }
 
+/** The recipe's topology is `{ kind, ...options }`: the registry's name, and its options plus the resource node. */
 export function topologyOf(recipe: LockRecipe): { name: TopologyName; opts: TopologyOptions } {
-  const t = recipe.topology;
-  switch (t.kind) {
-    case 'redis': return { name: 'redis', opts: { masters: t.masters, resource: true } };
-    case 'redis-sentinel': return { name: 'redis-sentinel', opts: { resource: true } };
-    case 'zookeeper': return { name: 'zookeeper', opts: { nodes: t.nodes, resource: true } };
-    case 'mariadb': return { name: 'mariadb', opts: { resource: true } };
-  }
+  const { kind, ...opts } = recipe.topology as { kind: string } & TopologyOptions;
+  return { name: kind, opts: { ...opts, resource: true } };
 }
 
 export class Session {

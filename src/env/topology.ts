@@ -1,0 +1,25 @@
+// What a topology is, for the registry (topologies.ts): one file per topology
+// (topology-*.ts) says how to start it locally, which servers an external
+// environment must name for it, and what its lock service is called.
+import type { NodeRole, TopologyOptions } from './types.ts';
+import type { LocalEnvironment } from './environment.ts';
+import type { EndpointRole } from './endpoints.ts';
+
+/** Servers of one role an external environment names for this topology (node ids: prefix + 1, 2, ...). */
+export interface ExternalRole { role: EndpointRole; as: NodeRole; prefix: string; min: number; max: number }
+
+export interface TopologyDef {
+  name: string;
+  /** One line for `lockpick env --help` and the docs. */
+  summary: string;
+  /** The lock service in the checker's words (HISTORY.md: run-start's "backend"; stale unlocks are named by it). */
+  backend: 'redis' | 'zookeeper' | 'mysql';
+  /** Whether its locks are leases unless the recipe says (LockRecipe.lease): a hold ends by itself at its TTL. */
+  leased: boolean;
+  /** Throws UsageError naming the option this topology cannot take (masters, nodes, ...). */
+  validate?(o: TopologyOptions): void;
+  /** Starts the servers into `env` (the local kind); the fault-free resource node comes after, from the environment. */
+  start(env: LocalEnvironment, o: TopologyOptions): Promise<void>;
+  /** The servers an external environment must name (--endpoints roles and how many). */
+  external(o: TopologyOptions): ExternalRole[];
+}

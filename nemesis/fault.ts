@@ -59,6 +59,7 @@ export interface FaultGenOptions {
   points: string[];       // named points a client pause may land at
   topology: string;       // the environment's topology name ('redis', 'redis-sentinel', ...)
   sessionMs?: number;     // how long the server keeps a silent client's hold (ZooKeeper session timeout), when the lock has one
+  restartDelayMs?: number; // operations policy: a killed server stays down at least this long (antirez's delayed restart)
 }
 
 /**

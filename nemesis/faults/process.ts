@@ -1,7 +1,7 @@
 // Server process faults: pause (SIGSTOP/SIGCONT) and kill (SIGKILL, then restart).
 import type { NodeHandle } from '../../src/env/types.ts';
 import fc from 'fast-check';
-import { sleep, type KindDef } from '../fault.ts';
+import { sleep, type FaultGenOptions, type KindDef } from '../fault.ts';
 import { at, beyondLease, beyondSession, lasting, paramsText, single, someServer, startAt, targetText } from '../words.ts';
 import { param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
@@ -35,6 +35,15 @@ export const pause: KindDef = {
   })),
   describe: (f) => `${at(f)}: pause (SIGSTOP) node ${targetText(f)}${lasting(f)}`,
 };
+
+/** The params a generated kill carries: Redis forgets its keys; a delayed-restart policy keeps the node down. */
+export function killParams(o: FaultGenOptions): Record<string, unknown> | undefined {
+  const p: Record<string, unknown> = {
+    ...(o.topology === 'redis' || o.topology === 'redis-sentinel' ? { persistence: 'none' } : {}),
+    ...(o.restartDelayMs !== undefined ? { restart_delay_ms: o.restartDelayMs } : {}),
+  };
+  return Object.keys(p).length ? p : undefined;
+}
 
 export const kill: KindDef = {
   schema: {
@@ -73,10 +82,12 @@ export const kill: KindDef = {
   },
   // Restarted without persistence after a short time: Redis forgets the lock key
   // (other servers restart as they were started: ZooKeeper and MariaDB keep their data).
+  // With a delayed-restart policy (--restart-delay), no sooner than that.
   generate: (o) => single(fc.record({
     kind: fc.constant('kill'), at_ms: startAt(o), duration_ms: fc.integer({ min: 0, max: 300 }), target: someServer(o),
-    ...(o.topology === 'redis' || o.topology === 'redis-sentinel' ? { params: fc.constant({ persistence: 'none' }) } : {}),
+    ...(killParams(o) ? { params: fc.constant(killParams(o)!) } : {}),
   })),
   describe: (f) => `${at(f)}: kill -9 node ${targetText(f)}, restart it ${f.duration_ms !== undefined ? `after ${f.duration_ms} ms` : 'at the end'}` +
-    `${f.params?.persistence === 'none' ? ' without persistence' : paramsText(f)}`,
+    `${f.params?.restart_delay_ms !== undefined ? ` (not before ${String(f.params.restart_delay_ms)} ms)` : ''}` +
+    `${f.params?.persistence === 'none' ? ' without persistence' : paramsText(f, ['restart_delay_ms'])}`,
 };

@@ -28,6 +28,8 @@ options:
   --keys N             distinct lock names (default 1)
   --max-attempts N     lock attempts per client and run, at most (default 3)
   --max-faults N       fault groups per run, at most (default 2)
+  --restart-delay MS   operate with delayed restarts: every kill keeps its server
+                       down at least MS (antirez's remedy; set it above --ttl)
   --pause-at LIST      points where client-pause lands: in-critical-section and the lock's own
                        points (e.g. after-compare; see 'lockpick list'); default all of them
   --lock-opt K=V       a recipe option (repeatable; see 'lockpick list')
@@ -85,7 +87,7 @@ export async function run(argv: string[]): Promise<number> {
       options: {
         lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
         runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
-        keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'pause-at': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
+        keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
         replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, 'key-prefix': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -116,6 +118,7 @@ export async function run(argv: string[]): Promise<number> {
       const recipe = await recipeFor(spec);
       const faults = await allFaults(await parseFaults(args.faults), recipe, env?.kind ?? 'local');
       await refuseTopologyFaults(faults, recipe);
+      if (args['restart-delay'] !== undefined && !faults.includes('kill')) throw new UsageError(`--restart-delay keeps killed servers down; it needs --faults kill (or all), got --faults ${args.faults ?? '(none)'}`);
       await refuseEnvFaults(faults, env?.kind ?? 'local');
       if (env?.servers) {
         const t = topologyOf(recipe);
@@ -138,7 +141,8 @@ export async function run(argv: string[]): Promise<number> {
         clients: int(args.clients, '--clients', 3), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),
         shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
         ttlMs: int(args.ttl, '--ttl', 800, 50), ttlFixed: args.ttl !== undefined, keys: int(args.keys, '--keys', 1),
-        maxAttempts: int(args['max-attempts'], '--max-attempts', 3), maxFaults: int(args['max-faults'], '--max-faults', 2), pausePoints, property, livenessMs, storeRoot, lockOptions, log,
+        maxAttempts: int(args['max-attempts'], '--max-attempts', 3), maxFaults: int(args['max-faults'], '--max-faults', 2),
+        restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0), pausePoints, property, livenessMs, storeRoot, lockOptions, log,
         progress: json ? undefined : process.stderr, junitPath, interrupts, env, keyPrefix,
       });
     }

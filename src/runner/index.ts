@@ -34,6 +34,8 @@ export interface RunOptions {
   /** Workload shape: lock attempts per client, fault groups per run, at most (defaults 3 and 2). */
   maxAttempts?: number;
   maxFaults?: number;
+  /** Every kill keeps its server down at least this long (--restart-delay). */
+  restartDelayMs?: number;
   /** Named points client pauses may land at (default: 'in-critical-section' and the recipe's own). */
   pausePoints?: string[];
   storeRoot: string;
@@ -299,7 +301,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const { activeFaults } = await import('../../nemesis/index.ts');
     const progress = new Progress(o.progress, () => activeFaults(session.nemesisContext()).length, o.onProgress);
     const arb = planArb({
-      clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, ttlFixed: o.ttlFixed, keys: o.keys, maxAttempts: o.maxAttempts, maxFaults: o.maxFaults, topology: topo.name,
+      clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, ttlFixed: o.ttlFixed, keys: o.keys, maxAttempts: o.maxAttempts, maxFaults: o.maxFaults, restartDelayMs: o.restartDelayMs, topology: topo.name,
       nodes: session.dataNodes(), points: o.pausePoints ?? [CRITICAL_SECTION, ...(o.recipe.points ?? [])],
       reentrant: o.recipe.model === 'reentrant-mutex', renew: o.recipe.renews === true, sessionMs: o.recipe.sessionMs?.(o.lockOptions),
     });

@@ -23,6 +23,7 @@ export interface WorkloadOptions {
   reentrant?: boolean;    // the lock is reentrant: let attempts lock the same key again while holding it
   topology?: string;      // the environment's topology (what some kinds' specs depend on); default 'redis'
   ttlFixed?: boolean;     // the user set --ttl: aims keep it instead of the timescale their topology needs
+  restartDelayMs?: number; // --restart-delay: every kill keeps its node down at least this long
 }
 
 export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
@@ -68,6 +69,7 @@ export function faultArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSp
     points: o.points?.length ? o.points : [CRITICAL_SECTION],
     topology: o.topology ?? 'redis',
     ...(o.sessionMs ? { sessionMs: o.sessionMs } : {}),
+    ...(o.restartDelayMs !== undefined ? { restartDelayMs: o.restartDelayMs } : {}),
   });
 }
 

@@ -63,6 +63,16 @@ test("on a ZooKeeper ensemble, pause and partition also aim at the leader; not o
   }
 });
 
+test('--restart-delay: every generated kill (and the Redlock restart aim) keeps its node down that long, and says so', async () => {
+  const o = { clients: 2, faults: ['partition', 'kill'], ttlMs: 800, nodes: ['n1', 'n2', 'n3', 'n4', 'n5'], topology: 'redis', restartDelayMs: 1200 };
+  const kills = fc.sample(planArb(o), { numRuns: 100, seed: 2 }).flatMap((p) => p.faults).filter((f) => f.kind === 'kill');
+  assert.ok(kills.length > 20);
+  for (const k of kills) {
+    assert.deepEqual([k.params?.restart_delay_ms, k.params?.persistence], [1200, 'none']);
+    assert.match(describeFault(k), /not before 1200 ms\) without persistence/);
+  }
+});
+
 test('clock-reset comes after the jump it undoes, on the same node', () => {
   for (const g of fc.sample(faultArb('clock-reset', { clients: 2, faults: ['clock-reset'], ttlMs: 800, nodes: ['n1', 'n2'] }), 30)) {
     const [bump, reset] = g;

@@ -16,6 +16,9 @@ declare -A WHY=(
   [mariadb-server]="MySQL-family locks (unique-key insert, SELECT ... FOR UPDATE)"
   [iptables]="cutting links that cannot be routed through the fault proxy"
   [gcc]="building the clock shim (native/clockshim.c)"
+  [g++]="building the zookeeper npm package's C client addon (node-gyp, during npm ci)"
+  [make]="building the zookeeper npm package's C client addon (node-gyp, during npm ci)"
+  [python3]="building the zookeeper npm package's C client addon (node-gyp, during npm ci)"
   [default-jre-headless]="the JVM ZooKeeper runs on"
 )
 missing=()

@@ -6,7 +6,7 @@
 // stored as "every ok op in the first `base` words" + the few words above it + the info ops placed.
 import type { Op } from '../src/history/types.ts';
 
-interface Snapshot { base: number; tail: Uint32Array; infos: Int32Array }
+interface Snapshot { h2: number; sid: number; base: number; tail: Uint32Array; infos: Int32Array }
 const NO_INFOS = new Int32Array(0);
 
 export class LinearizedSet {
@@ -21,7 +21,10 @@ export class LinearizedSet {
   private base = 0;        // every ok op in words below base is placed
   private top = -1;        // highest word holding a placed ok op
   private readonly infos: number[] = []; // placed info ops, in placing order (the search undoes LIFO)
-  private readonly cache = new Map<string, Snapshot[]>();
+  /** Keyed by a number made of the first ok-set hash and the state's id: no string built per step. */
+  private readonly cache = new Map<number, Snapshot[]>();
+  /** State hash -> small id. */
+  private readonly stateIds = new Map<string, number>();
   size = 0;
 
   constructor(ops: readonly Op[]) {
@@ -68,16 +71,18 @@ export class LinearizedSet {
 
   /** True when (current set, state) is dominated by a configuration seen before; else records it. */
   seenWith(stateHash: string): boolean {
-    const key = `${this.h1}:${this.h2}:${stateHash}`;
+    let sid = this.stateIds.get(stateHash);
+    if (sid === undefined) this.stateIds.set(stateHash, (sid = this.stateIds.size));
+    const key = (this.h1 >>> 0) * 0x200000 + (sid & 0x1fffff);
     const bucket = this.cache.get(key);
     if (bucket) {
-      for (const s of bucket) if (this.sameOk(s) && this.hasAll(s.infos)) return true;
+      for (const s of bucket) if (s.h2 === this.h2 && s.sid === sid && this.sameOk(s) && this.hasAll(s.infos)) return true;
     }
     const infos = this.infos.length ? Int32Array.from(this.infos) : NO_INFOS;
     const len = Math.max(0, this.top - this.base + 1);
     const tail = new Uint32Array(len);
     for (let j = 0; j < len; j++) tail[j] = this.bits[this.base + j]! & this.okMask[this.base + j]!;
-    const snap = { base: this.base, tail, infos };
+    const snap = { h2: this.h2, sid, base: this.base, tail, infos };
     if (bucket) bucket.push(snap); else this.cache.set(key, [snap]);
     this.size++;
     return false;

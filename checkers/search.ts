@@ -4,7 +4,7 @@
 // after their invoke or never: their returns sit after every other event, and the search
 // succeeds as soon as every ok op is linearized.
 import type { Op } from '../src/history/types.ts';
-import type { Model } from './types.ts';
+import type { Inconsistent, Model } from './types.ts';
 import type { Budget } from './budget.ts';
 import { LinearizedSet } from './memo.ts';
 import { isInconsistent } from './models/inconsistent.ts';
@@ -35,17 +35,47 @@ export interface SearchOptions<S> {
 export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budget: Budget, opts: SearchOptions<S> = {}): SearchOutcome<S> {
   const { watch, finals } = opts;
   const n = ops.length;
+  const opKey = (model as DescribedModel<S>).opKey;
+
+  // Interchangeable info ops (same model.opKey, e.g. two unanswered "write 2"): once both are
+  // invoked, placing the later one is the mirror image of placing the earlier, so only the
+  // earliest unplaced one of each kind is tried. With an opKey, info ops stay out of the linked
+  // list: each kind offers its earliest unplaced op, so a step looks at the few kinds instead of
+  // walking past every unplaced info op invoked so far (thousands on a long history). The
+  // candidates are still tried in the same order (by invoke position) as the list would give.
+  const kindOf = new Int32Array(n).fill(-1);
+  const kindOps: number[][] = [];
+  if (opKey) {
+    const kinds = new Map<string, number>();
+    for (let i = 0; i < n; i++) {
+      if (ops[i]!.outcome === 'ok') continue;
+      const k = opKey(ops[i]!);
+      let id = kinds.get(k);
+      if (id === undefined) { kinds.set(k, (id = kindOps.length)); kindOps.push([]); }
+      kindOf[i] = id;
+      kindOps[id]!.push(i);
+    }
+  }
+  const placedOfKind = new Int32Array(kindOps.length);
+  const kindSteps = kindOps.map(() => new Map<string, { r: S | Inconsistent; hs: string }>());
+  /** Position of each kind's earliest unplaced op (Infinity: none left), kept beside placedOfKind. */
+  const kindPos = new Float64Array(kindOps.length);
+  const kindMoved = (k: number, by: number) => {
+    const j = kindOps[k]![(placedOfKind[k]! += by)];
+    kindPos[k] = j === undefined ? Infinity : ops[j]!.invokeSeq;
+  };
+  for (let k = 0; k < kindOps.length; k++) kindMoved(k, 0);
+
   // Entries: 2i = call of op i, 2i+1 = its return. Node = entry + 1; node 0 is the list head.
-  const order = new Int32Array(2 * n);
+  const order: number[] = [];
   const pos = new Float64Array(2 * n);
   let okLeft = 0;
   for (let i = 0; i < n; i++) {
     const op = ops[i]!;
-    order[2 * i] = 2 * i;
-    order[2 * i + 1] = 2 * i + 1;
     pos[2 * i] = op.invokeSeq;
     pos[2 * i + 1] = op.outcome === 'ok' ? op.completeSeq : Infinity;
     if (op.outcome === 'ok') okLeft++;
+    if (kindOf[i] === -1) order.push(2 * i, 2 * i + 1);
   }
   order.sort((a, b) => pos[a]! - pos[b]! || a - b);
   const next = new Int32Array(2 * n + 1);
@@ -67,84 +97,113 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
 
   const set = new LinearizedSet(ops);
 
-  // Interchangeable info ops (same model.opKey, e.g. two unanswered "write 2"): once both are
-  // invoked, placing the later one is the mirror image of placing the earlier, so only the
-  // earliest unplaced one of each kind is tried.
-  const twin = new Int32Array(n).fill(-1);
-  const opKey = (model as DescribedModel<S>).opKey;
-  if (opKey) {
-    const lastOfKind = new Map<string, number>();
-    for (let i = 0; i < n; i++) {
-      if (ops[i]!.outcome === 'ok') continue;
-      const k = opKey(ops[i]!);
-      const j = lastOfKind.get(k);
-      if (j !== undefined && ops[j]!.invokeSeq < ops[i]!.invokeSeq) twin[i] = j;
-      lastOfKind.set(k, i);
+  /**
+   * The next candidate after position `after`, from list node `entry` on (the first node after
+   * `after`): an info op (by its index, as -2 - i) whose kind offers one invoked before both the
+   * list's next call and its first return, else `entry` itself (a call, a return, or -1).
+   */
+  const candidate = (entry: number, after: number): number => {
+    if (kindOps.length === 0) return entry;
+    let frontier = entry;
+    while (frontier !== -1 && ((frontier - 1) & 1) === 0) frontier = next[frontier]!;
+    const limit = Math.min(entry === -1 ? Infinity : pos[entry - 1]!, frontier === -1 ? Infinity : pos[frontier - 1]!);
+    let best = -1, bestPos = limit;
+    for (let k = 0; k < kindPos.length; k++) {
+      const p = kindPos[k]!;
+      if (p > after && p < bestPos) { best = k; bestPos = p; }
     }
-  }
+    return best === -1 ? entry : -2 - kindOps[best]![placedOfKind[best]!]!;
+  };
+  /** The first list node whose position is after `after` (calls before the first return only). */
+  const nodeAfter = (after: number): number => {
+    let e = next[0]!;
+    while (e !== -1 && ((e - 1) & 1) === 0 && pos[e - 1]! <= after) e = next[e]!;
+    return e;
+  };
 
-  const stackNode = new Int32Array(n);
+  const stackNode = new Int32Array(n);   // the list node placed, or -2 - i for info op i (kept out of the list)
   const stackState: S[] = new Array(n);
   const stackHash: string[] = new Array(n);
   let sp = 0;
   let state = opts.initial !== undefined ? opts.initial : model.init();
   let stateHash = model.hash(state);
-  let deepest: number[] = [];
+  // The longest order found, as stack nodes: refreshed only from the lowest stack level popped
+  // since, so keeping it costs O(pushes), not O(depth) per deeper dead end.
+  const deepestNodes = new Int32Array(n);
+  let deepestLen = 0, low = 0;
   let deepestState = state;
+  const deepest = () => Array.from(deepestNodes.subarray(0, deepestLen), opOf);
   let blockedAt = -1;
   let steps = 0;
   let entry = next[0]!;
+  let after = -Infinity;
   if (finals && okLeft === 0) finals.set(stateHash, state);
+  const opOf = (c: number) => (c < -1 ? -2 - c : (c - 1) >>> 1);
 
   while (okLeft > 0 || finals) {
     if (++steps % CHECK_EVERY === 0) {
       const reason = budget.check();
       if (reason) return { result: 'unknown', reason };
     }
-    const e = entry - 1;
-    const i = e >>> 1;
-    if (entry !== -1 && (e & 1) === 0) {
-      const t = twin[i]!;
-      if (t >= 0 && !set.has(t)) { entry = next[entry]!; continue; }
+    const c = candidate(entry, after);
+    const i = opOf(c);
+    if (c < -1 || (c !== -1 && ((c - 1) & 1) === 0)) {
       const op = ops[i]!;
       if (watch && i === watch.op) watch.states.set(stateHash, state);
-      const r = model.step(state, op);
+      let r: S | Inconsistent, hs: string;
+      if (c < -1) {
+        // Same kind, same effect in every state (opKey's contract): step each kind once per state.
+        const cache = kindSteps[kindOf[i]!]!;
+        let hit = cache.get(stateHash);
+        if (hit === undefined) {
+          const x = model.step(state, op);
+          cache.set(stateHash, (hit = { r: x, hs: isInconsistent(x) ? '' : model.hash(x) }));
+        }
+        r = hit.r; hs = hit.hs;
+      } else {
+        r = model.step(state, op);
+        hs = isInconsistent(r) ? '' : model.hash(r);
+      }
       if (!isInconsistent(r)) {
         const info = op.outcome !== 'ok';
-        const hs = model.hash(r);
         // An info op that changes nothing here is never worth linearizing here: skipping it dominates.
         if (!(info && hs === stateHash)) {
           set.add(i, !info);
           if (!set.seenWith(hs)) {
-            stackNode[sp] = entry; stackState[sp] = state; stackHash[sp] = stateHash; sp++;
+            stackNode[sp] = c; stackState[sp] = state; stackHash[sp] = stateHash; sp++;
             state = r as S; stateHash = hs;
             if (!info) okLeft--;
             if (finals && okLeft === 0) finals.set(hs, state);
-            lift(entry);
-            entry = next[0]!;
+            if (c >= 0) lift(c); else kindMoved(kindOf[i]!, 1);
+            entry = next[0]!; after = -Infinity;
             continue;
           }
           set.remove(i, !info);
         }
       }
-      entry = next[entry]!;
+      if (c >= 0) entry = next[c]!;
+      after = pos[2 * i]!;
     } else {
       // The return of an op not yet linearized (or, collecting finals, the end of the list or
       // an info op's return): this branch is done, undo the last choice.
       // A dead end deeper than any before is the best partial order so far (kept for the report;
       // copied only here, so a search that never backtracks copies nothing).
-      if (sp > deepest.length) { deepest = Array.from(stackNode.subarray(0, sp), (c) => (c - 1) >>> 1); deepestState = state; }
+      if (sp > deepestLen) {
+        deepestNodes.set(stackNode.subarray(low, sp), low);
+        deepestLen = low = sp; deepestState = state;
+      }
       // Every return before this one was lifted, so every ok op completing earlier is placed here.
-      if (entry !== -1 && ops[i]!.completeSeq > blockedAt && okLeft > 0) blockedAt = ops[i]!.completeSeq;
-      if (sp === 0) return finals?.size ? { result: 'ok' } : { result: 'fail', deepest, deepestState, blockedAt };
+      if (c !== -1 && ops[i]!.completeSeq > blockedAt && okLeft > 0) blockedAt = ops[i]!.completeSeq;
+      if (sp === 0) return finals?.size ? { result: 'ok' } : { result: 'fail', deepest: deepest(), deepestState, blockedAt };
       sp--;
-      const c = stackNode[sp]!;
-      const j = (c - 1) >>> 1;
+      if (sp < low) low = sp;
+      const d = stackNode[sp]!;
+      const j = opOf(d);
       state = stackState[sp]!; stateHash = stackHash[sp]!;
       set.remove(j, ops[j]!.outcome === 'ok');
       if (ops[j]!.outcome === 'ok') okLeft++;
-      unlift(c);
-      entry = next[c]!;
+      after = pos[2 * j]!;
+      if (d >= 0) { unlift(d); entry = next[d]!; } else { kindMoved(kindOf[j]!, -1); entry = nodeAfter(after); }
     }
   }
   return { result: 'ok' };

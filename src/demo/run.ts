@@ -16,8 +16,8 @@ export const SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios/', import.me
 
 /** An expected break gets this many runs (one session; the replay stops at the first break). */
 export const UNSAFE_RUNS = 3;
-/** An expected SAFE run that was inconclusive (a fault that did not take) is tried again, this many times in all. */
-export const SAFE_TRIES = 3;
+/** A session without a verdict (a fault that did not take, servers that did not start) is tried again, this many sessions in all. */
+export const TRIES = 3;
 
 export type DemoVerdict = 'UNSAFE' | 'SAFE' | 'INCONCLUSIVE';
 /** 'fix broke': expected SAFE, found UNSAFE (a real violation). */
@@ -73,8 +73,7 @@ export async function runDemo(entry: DemoEntry, o: RunDemoOptions): Promise<Demo
   let error: string | undefined;
   let tries = 0;
   let runs = 0;
-  const maxTries = entry.expected === 'UNSAFE' ? 1 : SAFE_TRIES;
-  while (tries < maxTries) {
+  while (tries < TRIES) {
     tries++;
     report.push(`--- try ${tries}`);
     try {

@@ -46,21 +46,25 @@ export class LineScanner {
   private pos = 0;
   private end = 0;
 
-  /** Fills `ev` from buf[start, end) and returns true, or returns false: parse this line with JSON.parse. */
+  /**
+   * Fills `ev` from buf[start, end) and returns true, or returns false: parse this line with
+   * JSON.parse. The line's '\n' must follow it in buf (else false): every loop stops at it, so
+   * none needs a bounds check.
+   */
   scan(buf: Buffer, start: number, end: number): boolean {
     // One function with the position in a local: this loop runs for every event of the file.
     const ev = this.ev;
     ev.type = ev.f = ev.process = ev.key = ev.value = ev.time = ev.index = ev.lease_ms = undefined;
-    if (buf[start] !== LBRACE) return false;
+    if (buf[start] !== LBRACE || buf[end] !== 10) return false;
     let i = start + 1;
     let c = buf[i];
     while (c === 32 || c === 9) c = buf[++i];
     if (c === RBRACE) return this.rest(buf, i + 1, end);
     for (;;) {
-      if (c !== QUOTE || i >= end) return false;
+      if (c !== QUOTE) return false;
       // The field name: one of FIELDS (by length and bytes), or one the models ignore.
       const from = ++i;
-      for (c = buf[i]; c !== QUOTE; c = buf[++i]) if (i >= end || c === BACKSLASH || c < 0x20 || c >= 0x80 || c === undefined) return false;
+      for (c = buf[i]; c !== QUOTE; c = buf[++i]) if (c! < 0x20 || c! >= 0x80 || c === BACKSLASH) return false;
       const field = fieldId(buf, from, i - from);
       c = buf[++i];
       while (c === 32 || c === 9) c = buf[++i];
@@ -72,7 +76,7 @@ export class LineScanner {
         const sFrom = ++i;
         let h = 0;
         for (c = buf[i]; c !== QUOTE; c = buf[++i]) {
-          if (i >= end || c === BACKSLASH || c < 0x20 || c >= 0x80 || c === undefined) return false;
+          if (c! < 0x20 || c! >= 0x80 || c === BACKSLASH) return false;
           h = (h * 31 + c) | 0;
         }
         v = field === 0 ? '' : this.intern(buf, sFrom, i, h);
@@ -82,7 +86,7 @@ export class LineScanner {
         if (neg) i++;
         const first = i;
         let n = 0;
-        for (c = buf[i]; c !== undefined && c >= 48 && c <= 57 && i < end; c = buf[++i]) n = n * 10 + (c - 48);
+        for (c = buf[i]; c! >= 48 && c! <= 57; c = buf[++i]) n = n * 10 + (c! - 48);
         const digits = i - first;
         // JSON integers only (no leading zeros, fraction or exponent), at most 15 digits: exact as a double.
         if (digits === 0 || digits > 15 || (digits > 1 && buf[first] === 48) || c === 46 /* . */ || c === 101 /* e */ || c === 69 /* E */) return false;

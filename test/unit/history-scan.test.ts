@@ -8,8 +8,8 @@ const FIELDS = ['type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_
 /** When the byte scanner accepts a line, JSON.parse must accept it too and read the same fields. */
 function agrees(line: string): boolean {
   const s = new LineScanner();
-  const buf = Buffer.from(line, 'utf8');
-  if (!s.scan(buf, 0, buf.length)) return false;
+  const buf = Buffer.from(`${line}\n`, 'utf8');
+  if (!s.scan(buf, 0, buf.length - 1)) return false;
   const parsed = JSON.parse(line) as Record<string, unknown>;
   assert.ok(parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed), line);
   for (const k of FIELDS) assert.deepEqual(s.ev[k], Object.hasOwn(parsed, k) ? parsed[k] : undefined, `${k} of ${line}`);
@@ -35,9 +35,17 @@ test('anything unusual falls back to JSON.parse: escapes, non-ASCII, fractions, 
     '{"type":"ok",}', '{"type":"ok"} x', '{type:"ok"}', '{"type":"ok"', '{"value":{"a":1}', '{"value":{"a":}}', '[1]', '{"a":-}',
     '{"type":"ok"}}', '{"k\u0001":1}', '{"a":tru}', '',
   ]) {
-    const buf = Buffer.from(line, 'utf8');
-    assert.equal(s.scan(buf, 0, buf.length), false, line);
+    const buf = Buffer.from(`${line}\n`, 'utf8');
+    assert.equal(s.scan(buf, 0, buf.length - 1), false, line);
   }
+});
+
+test('a line is scanned only when its newline follows it in the buffer (the loops stop there)', () => {
+  const s = new LineScanner();
+  const line = Buffer.from('{"type":"ok"}{"type":"ok"}');
+  assert.equal(s.scan(line, 0, 13), false);
+  assert.equal(s.scan(Buffer.from('{"type":"ok"}'), 0, 13), false);
+  assert.equal(s.scan(Buffer.from('{"type":"ok"}\n'), 0, 13), true);
 });
 
 test('on random event-like lines and their mutations the scanner never disagrees with JSON.parse', () => {

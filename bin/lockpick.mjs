@@ -29,9 +29,18 @@ process.on('uncaughtException', internal);
 process.on('unhandledRejection', internal);
 
 try {
-  await import('tsx');
-  const { main } = await import('../src/cli.ts');
-  process.exitCode = await main(process.argv.slice(2));
+  // `check` starts from the prebuilt dist/ when it was compiled from exactly these sources
+  // (bin/dist-fresh.mjs compares content hashes): no tsx, ~0.3 s less per call. Everything
+  // else, and any doubt, runs the sources through tsx.
+  const argv = process.argv.slice(2);
+  let cli;
+  if (argv[0] === 'check' && process.env.LOCKPICK_NO_DIST !== '1' && (await import('./dist-fresh.mjs')).distFresh()) cli = '../dist/src/cli.js';
+  else {
+    await import('tsx');
+    cli = '../src/cli.ts';
+  }
+  const { main } = await import(cli);
+  process.exitCode = await main(argv);
 } catch (e) {
   internal(e);
 }

@@ -1,0 +1,39 @@
+// bin/dist-fresh.mjs decides whether `lockpick check` may run the prebuilt dist/ instead of the
+// sources: only when dist/.source-hash matches the sources' content now. A stale dist must never
+// be taken for fresh, whatever the file times say.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+// @ts-expect-error plain JavaScript module without types
+import { distFresh, sourceHash } from '../../bin/dist-fresh.mjs';
+
+test('dist is fresh only while every source is exactly what was compiled', () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'lockpick-dist-'));
+  try {
+    const write = (rel: string, text: string) => { mkdirSync(path.dirname(path.join(root, rel)), { recursive: true }); writeFileSync(path.join(root, rel), text); };
+    write('src/a.ts', 'export const a = 1;\n');
+    write('checkers/b.ts', 'export const b = 2;\n');
+    write('tsconfig.json', '{}');
+    assert.equal(distFresh(root), false, 'no dist at all');
+    write('dist/.source-hash', `${sourceHash(root)}\n`);
+    assert.equal(distFresh(root), true);
+    write('src/a.ts', 'export const a = 2;\n');
+    assert.equal(distFresh(root), false, 'a changed source');
+    // Back to the compiled text but with an old time: content decides, so fresh again.
+    write('src/a.ts', 'export const a = 1;\n');
+    utimesSync(path.join(root, 'src/a.ts'), new Date(0), new Date(0));
+    assert.equal(distFresh(root), true);
+    write('nemesis/c.ts', 'export {};\n');
+    assert.equal(distFresh(root), false, 'a new source file');
+    rmSync(path.join(root, 'nemesis'), { recursive: true });
+    write('tsconfig.build.json', '{"compilerOptions":{}}');
+    assert.equal(distFresh(root), false, 'changed build options');
+    rmSync(path.join(root, 'tsconfig.build.json'));
+    write('dist/.source-hash', '');
+    assert.equal(distFresh(root), false, 'an empty stamp (a build that did not finish)');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -26,33 +26,46 @@ export async function forEachLineBytes(path: string, onLine: (buf: Buffer, start
     const bad = firstInvalidUtf8(buf.subarray(0, end), false);
     throw notUtf8(path, line + 1 + countNewlines(buf, 0, bad), bad < end ? buf[bad] : undefined);
   };
+  // Two buffers: the next chunk is read into one while the lines of the other are handed on.
+  let buf = Buffer.allocUnsafe(chunkBytes);
+  let spare = Buffer.allocUnsafe(chunkBytes);
+  let carry = 0; // bytes of an unfinished line at the start of buf
+  let pending: Promise<{ bytesRead: number }> | undefined = fh.read(buf, 0, buf.length, null);
   try {
-    let buf = Buffer.allocUnsafe(chunkBytes);
-    let carry = 0; // bytes of an unfinished line at the start of buf
     for (;;) {
-      if (carry === buf.length) { // a line longer than the buffer: grow it
-        const bigger = Buffer.allocUnsafe(buf.length * 2);
-        buf.copy(bigger, 0, 0, carry);
-        buf = bigger;
-      }
-      const { bytesRead } = await fh.read(buf, carry, buf.length - carry, null);
+      const { bytesRead } = await pending!;
+      pending = undefined;
       const end = carry + bytesRead;
       if (bytesRead === 0) {
         if (end > 0) { validate(buf, end); onLine(buf, 0, end, ++line); }
         break;
       }
       const lastNl = buf.lastIndexOf(10, end - 1);
-      if (lastNl < carry) { carry = end; continue; }
+      if (lastNl < carry) {
+        carry = end;
+        if (carry === buf.length) { // a line longer than the buffer: grow both
+          const bigger = Buffer.allocUnsafe(buf.length * 2);
+          buf.copy(bigger, 0, 0, carry);
+          buf = bigger;
+          spare = Buffer.allocUnsafe(buf.length);
+        }
+        pending = fh.read(buf, carry, buf.length - carry, null);
+        continue;
+      }
+      const tail = end - lastNl - 1;
+      buf.copy(spare, 0, lastNl + 1, end);
+      pending = fh.read(spare, tail, spare.length - tail, null);
       validate(buf, lastNl);
       let start = 0;
       for (let nl = buf.indexOf(10, start); nl !== -1 && nl <= lastNl; nl = buf.indexOf(10, start)) {
         onLine(buf, start, nl, ++line);
         start = nl + 1;
       }
-      carry = end - lastNl - 1;
-      buf.copy(buf, 0, lastNl + 1, end);
+      [buf, spare] = [spare, buf];
+      carry = tail;
     }
   } finally {
+    await pending?.catch(() => undefined); // a read still under way when a line was rejected
     await fh.close();
   }
 }

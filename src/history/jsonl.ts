@@ -33,7 +33,7 @@ export async function forEachLineBytes(path: string, onLine: (buf: Buffer, start
   let pending: Promise<{ bytesRead: number }> | undefined = fh.read(buf, 0, buf.length, null);
   try {
     for (;;) {
-      const { bytesRead } = await pending!;
+      const { bytesRead }: { bytesRead: number } = await pending!;
       pending = undefined;
       const end = carry + bytesRead;
       if (bytesRead === 0) {

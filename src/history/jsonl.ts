@@ -35,7 +35,7 @@ export async function forEachLineBytes(path: string, onLine: (buf: Buffer, start
     for (;;) {
       const { bytesRead }: { bytesRead: number } = await pending!;
       pending = undefined;
-      const end = carry + bytesRead;
+      const end: number = carry + bytesRead;
       if (bytesRead === 0) {
         if (end > 0) { validate(buf, end); onLine(buf, 0, end, ++line); }
         break;
@@ -52,7 +52,7 @@ export async function forEachLineBytes(path: string, onLine: (buf: Buffer, start
         pending = fh.read(buf, carry, buf.length - carry, null);
         continue;
       }
-      const tail = end - lastNl - 1;
+      const tail: number = end - lastNl - 1;
       buf.copy(spare, 0, lastNl + 1, end);
       pending = fh.read(spare, tail, spare.length - tail, null);
       validate(buf, lastNl);

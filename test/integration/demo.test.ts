@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { lockpick, tempStore } from './run-helpers.ts';
-import { DEMOS } from '../../src/demo/registry.ts';
-import type { DemoOutcome } from '../../src/demo/run.ts';
+import { DEMOS, findDemo } from '../../src/demo/registry.ts';
+import { runDemo, type DemoOutcome } from '../../src/demo/run.ts';
 
 test('lockpick demo NAME with an unknown name: exit 2, the catalogue in the message', async () => {
   const r = await lockpick(['demo', 'no-such-demo'], 30_000);
@@ -40,4 +40,18 @@ test('lockpick demo --all: every page with its expected verdict, an index linkin
     assert.ok(src && existsSync(path.join(out, src.replace(/&amp;/g, '&'))), `${d.name}: timeline ${src}`);
   }
   console.log(`lockpick demo --all: ${DEMOS.length} entries in ${(r.ms / 1000).toFixed(0)} s`);
+});
+
+test('never pretends: a break that does not happen is "not reproduced", a fix that breaks says so', async () => {
+  const out = tempStore();
+  // The fenced plan (SAFE) asked to break, and the unfenced one (UNSAFE) asked to hold.
+  const notBroken = await runDemo({ ...findDemo('set-px-lua-fenced-pause')!, expected: 'UNSAFE' }, { out, log: () => {} });
+  assert.equal(notBroken.verdict, 'SAFE');
+  assert.equal(notBroken.status, 'not reproduced');
+  assert.equal(notBroken.runs, 3, 'an expected break gets 3 runs');
+  assert.match(readFileSync(notBroken.page, 'utf8'), /data-status="not reproduced">not reproduced \(expected UNSAFE\)/);
+  const broke = await runDemo({ ...findDemo('set-px-lua-pause')!, expected: 'SAFE' }, { out, log: () => {} });
+  assert.equal(broke.verdict, 'UNSAFE');
+  assert.equal(broke.status, 'fix broke');
+  assert.match(readFileSync(broke.page, 'utf8'), /data-status="fix broke">expected SAFE: the fix did not hold/);
 });

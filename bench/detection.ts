@@ -22,6 +22,10 @@ const CASES: Record<string, string[]> = {
   'redlock-all': ['--lock', 'redlock', '--faults', 'all'],
   'npm-redlock-restart': ['--lock', 'npm:redlock', '--faults', 'partition,kill'],
   'npm-redlock-kleppmann': ['--lock', 'npm:redlock', '--faults', 'partition,clock-bump'],
+  'semaphore-redlock-restart': ['--lock', 'npm:redis-semaphore-redlock', '--faults', 'partition,kill'],
+  'semaphore-redlock-kleppmann': ['--lock', 'npm:redis-semaphore-redlock', '--faults', 'partition,clock-bump'],
+  // Immune: antirez's delayed restart (down longer than the lease) must stay SAFE.
+  'redlock-restart-delayed': ['--lock', 'redlock', '--faults', 'partition,kill', '--restart-delay', '1200'],
   'set-px-del-pause': ['--lock', 'redis-set-px-del', '--faults', 'client-pause'],
 };
 const { values: args } = parseArgs({

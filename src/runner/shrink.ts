@@ -8,7 +8,9 @@
 //      at a time (latest first);
 //   3. numbers: fast-check's own shrink stream for the plan (no context
 //      needed), for smaller delays and times.
-// A candidate counts as failing if any of its tries breaks the lock; the
+// A candidate counts as failing if any of its tries breaks the lock with every
+// kind of anomaly the first violation showed (a stale unlock must not vanish
+// from the result because a smaller plan only showed the double holder); the
 // smallest failing plan so far is kept whatever the budget does. A violation
 // seen once may have been luck, so the result is confirmed at the end: the
 // smallest plans are run once more, smallest first, and the first that breaks
@@ -36,6 +38,11 @@ export function involvement(o: Pick<RunOutcome, 'events' | 'check' | 'resource'>
     if (e.type === 'invoke' && e.f === 'acquire' && typeof e.client === 'string') attempts.set(e.client, (attempts.get(e.client) ?? 0) + 1);
   });
   return { clients, attempts };
+}
+
+/** The kinds of anomaly a run showed, lock and resource ('double-holder', 'stale-release', 'lost-update', ...). */
+export function anomalyKinds(o: Pick<RunOutcome, 'check' | 'resource'>): Set<string> {
+  return new Set([...o.check.anomalies, ...o.resource.anomalies].map((a) => a.type));
 }
 
 /** The plan cut down to the clients and attempts the violation involved; null when that cuts nothing. */
@@ -96,6 +103,9 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
   let runs = 0;
   let interrupted = false;
   const seen = new Set<string>([JSON.stringify(first.plan)]);
+  const wanted = anomalyKinds(first);
+  /** A violation with every kind of anomaly the first one showed. */
+  const showsAll = (out: RunOutcome) => out.verdict === false && [...wanted].every((k) => anomalyKinds(out).has(k));
   const timeLeft = () => {
     if (performance.now() < deadline) return true;
     interrupted = true;
@@ -110,7 +120,7 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
       const out = await o.runOnce(plan);
       runs++;
       if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: ${planOps(plan)} ops, ${plan.faults.length} fault(s), try ${i + 1}/${n}: ${out.verdict}\n`);
-      if (out.verdict === false) return out;
+      if (showsAll(out)) return out;
     }
     return null;
   };
@@ -158,7 +168,8 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
     const out = await o.runOnce(c.plan);
     runs++;
     if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: confirm ${planOps(c.plan)} ops: ${out.verdict}\n`);
-    if (out.verdict === false) return { minimal: out, runs, interrupted, confirmed: true };
+    // It broke again; report the run that shows every kind (this one, or the one that was accepted).
+    if (out.verdict === false) return { minimal: showsAll(out) ? out : c, runs, interrupted, confirmed: true };
   }
   // Not seen again: still a violation that happened (its history shows it), but a replay may need several runs.
   return { minimal: best, runs, interrupted, confirmed: false };

@@ -23,8 +23,8 @@ function eventsOf(plan: RunPlan): HistoryEvent[] {
 }
 
 /** A run outcome; unsafe when `bad` names processes (the anomaly's). */
-function outcome(plan: RunPlan, bad: number[] | null, lines: number[] = []): RunOutcome {
-  const anomalies = bad ? [{ type: 'double-holder', key: 'k0', processes: bad, lines, message: 'two holders' }] : [];
+function outcome(plan: RunPlan, bad: number[] | null, lines: number[] = [], types = ['double-holder']): RunOutcome {
+  const anomalies = bad ? types.map((type) => ({ type, key: 'k0', processes: bad, lines, message: type })) : [];
   return { run: 1, plan, verdict: !bad, lockVerdict: !bad, ops: planOps(plan), elapsedMs: 1, problems: [], inconclusive: [], faults: { applied: {}, healed: {}, missing: [], kindsMissing: [] }, stats: emptyStats(), events: eventsOf(plan), resourceEntries: [],
     check: { valid: !bad, model: 'mutex', ops: 0, keys: 1, anomalies, keys_detail: {}, elapsed_ms: 0 },
     resource: { valid: true, fenced: false, keys: 0, writes: 0, accepted: 0, lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0, anomalies: [], message: '' } };
@@ -78,6 +78,22 @@ test('shrinkRun: a violation between c1 and c3 under c1\'s pause shrinks to two 
   assert.deepEqual(r.minimal.plan.faults.map((f) => f.target), ['c1']);
   assert.equal(r.minimal.verdict, false);
   assert.equal(r.runs, runs);
+});
+
+test('shrinkRun keeps every kind of anomaly it started with: a smaller plan that loses the stale unlock is not taken', async () => {
+  // Any plan with c1 and c3 double-holds; only with c1's pause is c1's unlock also stale.
+  const runOnce = async (p: RunPlan) => {
+    const both = p.clients[0]!.attempts.length > 0 && p.clients[2]!.attempts.length > 0;
+    const paused = p.faults.some((f) => f.target === 'c1');
+    return outcome(p, both ? [10, 30] : null, [1, eventsOf(p).length], paused ? ['double-holder', 'stale-release'] : ['double-holder']);
+  };
+  // c1's pause last, so it is the first fault the shrinker tries to drop.
+  const start = { ...big, faults: [{ ...pause, target: 'c4' }, pause] };
+  // No number shrinking here (it could move the other pause onto c1 and hide the difference).
+  const r = await shrinkRun(outcome(start, [10, 30], [1, 9], ['double-holder', 'stale-release']), { arb: fc.constant(start), runOnce, budgetMs: 5000 });
+  assert.deepEqual(r.minimal.plan.faults.map((f) => f.target), ['c1'], 'the pause that makes the unlock stale stays');
+  assert.deepEqual(r.minimal.check.anomalies.map((a) => a.type), ['double-holder', 'stale-release']);
+  assert.equal(planOps(r.minimal.plan), 4);
 });
 
 test('shrinkRun retries a candidate whose violation shows only some of the time', async () => {

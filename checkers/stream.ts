@@ -49,6 +49,8 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
   const model = modelNamed(o.model)!;
   const opts = SWEEP_OPTIONS.get(model)!;
   const keys = new Map<string, KeyStream>();
+  /** Processes that ended with info -> the event position of that info: they never act again. */
+  const dead = new Map<number, number>();
   let recorded: Backend | undefined;
   let bad: { id: number; error: CheckInputError } | undefined;
   const note = (op: Op, error: CheckInputError | undefined) => {
@@ -60,13 +62,14 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
         note(op, unknownOperation(model, op, path));
         const key = model.partition(op);
         let k = keys.get(key);
-        if (!k) keys.set(key, (k = new KeyStream(key, opts)));
+        if (!k) keys.set(key, (k = new KeyStream(key, opts, dead)));
         k.invoke(op);
       } catch (e) { throw new CheckerBug(e); }
     },
     complete(op) {
       try {
         note(op, badValue(model, op, path));
+        if (op.outcome === 'info') dead.set(op.process, op.completeSeq);
         keys.get(model.partition(op))!.complete(op);
       } catch (e) { throw new CheckerBug(e); }
     },
@@ -87,14 +90,18 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
 
 /** Once the queue has consumed this many entries (and half of it), it is compacted. */
 const COMPACT_AT = 4096;
+/** A key's table of ended holds is cleared of dead processes when it grows past endedMin (and twice its size after); tests set 0. */
+export const STREAM_TUNING = { endedMin: 64 };
 
 /** One key's streaming sweep. */
 class KeyStream {
   ops = 0;
   private hasAcquire = false;
-  /** Points in event order (ops), and processes that ended with info (numbers): forget their last hold once reached. */
-  private queue: (Op | number)[] = [];
+  /** Points in event order. */
+  private queue: Op[] = [];
   private head = 0;
+  /** Every point before this event position has been swept. */
+  private swept = 0;
   private readonly scan: KeyScanner;
   private readonly tokens: TokenCheck;
   /** Beliefs that started while others were open, with those others (the double-holder candidates). */
@@ -105,11 +112,10 @@ class KeyStream {
   private readonly flyingAt = new Map<Belief, Belief[]>();
   /** The beliefs findStaleUnlocks needs (see the header). */
   private readonly kept = new Set<Belief>();
-  /** Processes that ended with info: their last hold is forgotten (they never release again). */
-  private readonly dead = new Set<number>();
-  private endedWatermark = 1024;
+  private endedWatermark = STREAM_TUNING.endedMin;
 
-  constructor(private readonly key: string, private readonly opts: SweepOptions) {
+  /** dead: processes that ended with info, shared by all keys (their last holds are forgotten once swept past). */
+  constructor(private readonly key: string, private readonly opts: SweepOptions, private readonly dead: ReadonlyMap<number, number>) {
     this.tokens = new TokenCheck(key);
     this.scan = new KeyScanner(opts.reentrant, (b) => this.belief(b), opts.tokens ? (op) => this.tokens.grant(op) : () => {});
   }
@@ -122,7 +128,6 @@ class KeyStream {
 
   complete(op: Op): void {
     if (op.f === 'acquire' && op.outcome === 'ok') this.queue.push(op);
-    if (op.outcome === 'info') this.queue.push(op.process);
     this.drain(false);
   }
 
@@ -131,13 +136,14 @@ class KeyStream {
     let i = this.head;
     for (; i < q.length; i++) {
       const e = q[i]!;
-      if (typeof e === 'number') { this.forget(e); continue; }
       if (!final && e.completeSeq === Infinity) break;
       this.point(e);
     }
     this.head = i;
+    this.swept = i === q.length ? Infinity : q[i]!.invokeSeq; // only a release or renew in flight blocks
     if (i === q.length) { q.length = 0; this.head = 0; }
     else if (i >= COMPACT_AT && 2 * i >= q.length) { this.queue = q.slice(i); this.head = 0; }
+    if (this.scan.ended.size > this.endedWatermark) this.forgetDead();
   }
 
   private point(op: Op): void {
@@ -172,14 +178,17 @@ class KeyStream {
     this.overlaps.push({ second: x, open });
   }
 
-  private forget(p: number): void {
-    this.dead.add(p);
-    this.scan.ended.delete(p);
-    // A dead process's hold may still be ended later by another's acquire: drop those now and then.
-    if (this.scan.ended.size > this.endedWatermark) {
-      for (const q of this.scan.ended.keys()) if (this.dead.has(q)) this.scan.ended.delete(q);
-      this.endedWatermark = Math.max(1024, 2 * this.scan.ended.size);
+  /**
+   * How a process's last hold ended matters only to its own later releases and renews: once it
+   * ended with info and every point of it on this key was swept, its entry goes (else a Jepsen
+   * history, a fresh process per info, would keep one per process on every key it touched).
+   */
+  private forgetDead(): void {
+    for (const p of this.scan.ended.keys()) {
+      const at = this.dead.get(p);
+      if (at !== undefined && at < this.swept) this.scan.ended.delete(p);
     }
+    this.endedWatermark = Math.max(STREAM_TUNING.endedMin, 2 * this.scan.ended.size);
   }
 
   finish(backend: Backend | undefined): KeyVerdict {

@@ -8,11 +8,13 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { checkHistory } from '../../checkers/index.ts';
-import { checkJsonlStreaming, streams } from '../../checkers/stream.ts';
+import { STREAM_TUNING, checkJsonlStreaming, streams } from '../../checkers/stream.ts';
 import type { CheckResult } from '../../checkers/types.ts';
 import { readHistory } from '../../src/history/index.ts';
 import type { HistoryEvent } from '../../src/history/types.ts';
 import { lockHistoryArb } from '../support/arbitraries.ts';
+import { seeded } from '../support/choices.ts';
+import { simulateLock } from '../support/lock-sim.ts';
 import { toJsonl } from '../support/history.ts';
 import { injectDoubleHolder, injectStaleRelease } from '../support/inject.ts';
 import { randomLockOpsArb } from '../support/random-lock-ops.ts';
@@ -65,6 +67,17 @@ test('random lock histories (correct, with a violation injected, buggy servers) 
     await sameOnEvents(how === 0 ? events : how === 1 ? injectDoubleHolder(events, pick).events : injectStaleRelease(events, pick).events);
   }), { numRuns: 60 });
   await fc.assert(fc.asyncProperty(lockHistoryArb({ tokens: true, buggyPerMille: 200 }), sameOnEvents), { numRuns: 60 });
+});
+
+test('long histories with many crashed clients (their ended holds are dropped as the sweep passes) give the same results streamed', async () => {
+  STREAM_TUNING.endedMin = 0; // drop them at every step, not only when the table has grown
+  for (const seed of [1, 2, 3]) {
+    for (const buggyPerMille of [0, 20]) {
+      const events: HistoryEvent[] = [];
+      simulateLock({ clients: 6, keys: 3, steps: 30_000, infoPerMille: 80, failPerMille: 100, buggyPerMille, tokens: true, ...(seed === 3 ? { leaseMs: 3, tickNs: 100_000 } : {}) }, seeded(seed), (e) => events.push(e));
+      await sameOnEvents(events);
+    }
+  }
 });
 
 test('arbitrary lock ops (stale unlocks of every shape, leases, renews, lost and lapse releases) give the same results streamed', async () => {

@@ -3,15 +3,17 @@
 // `lockpick env down` stops every running `env up` and any leftovers (pid files).
 import { parseArgs } from 'node:util';
 import { recordProcess } from '../env/lifecycle.ts';
-import { startEnvironment, stopEnvUps, TOPOLOGIES, validateTopology, type TopologyName, type TopologyOptions } from '../env/index.ts';
+import { startEnvironment, stopEnvUps, validateTopology, type TopologyName, type TopologyOptions } from '../env/index.ts';
+import { TOPOLOGY_DEFS } from '../env/topologies.ts';
 import { EXIT_HELP } from '../cli.ts';
 import { EXIT, InconclusiveError, UsageError } from '../errors.ts';
 
 const USAGE = `usage: lockpick env up TOPOLOGY [--masters N] [--nodes N] [--persistence none|aof-always] [--resource] [--json]
        lockpick env down
 
-  up     start real servers on 127.0.0.1 (topologies: ${TOPOLOGIES.join(', ')}), every link
-         through the fault proxy; print endpoints; stay up until Ctrl-C or SIGTERM
+  up     start real servers on 127.0.0.1, every link through the fault proxy; print
+         endpoints; stay up until Ctrl-C or SIGTERM. Topologies:
+${TOPOLOGY_DEFS.map((t) => `           ${t.name.padEnd(15)} ${t.summary}`).join('\n')}
   down   stop every running 'env up' and whatever a killed lockpick left behind
 
   --masters N      redis: independent masters, 1..7 (default 1)

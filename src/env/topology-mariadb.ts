@@ -5,7 +5,7 @@ import { freePort } from './ports.ts';
 
 export const mariadbTopology: TopologyDef = {
   name: 'mariadb',
-  summary: 'one MariaDB server (an external one: mysql=USER:PASSWORD@HOST:PORT/DATABASE)',
+  summary: 'one MariaDB server (the MySQL locks)',
   backend: 'mysql',
   leased: false,
   start: async (env) => {

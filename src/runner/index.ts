@@ -412,12 +412,13 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   const spec = test.lock_spec as LockSpec | undefined;
   if (!spec || (typeof spec !== 'object')) throw new Error(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it`);
   const recipe = await o.resolve(spec);
+  // Before the run directory: a plan its environment cannot run is refused with nothing written.
+  const { env, keyPrefix } = envFromTest(test, where, plan, o.env);
   const { id, dir } = newRunDir(o.storeRoot);
-  writeJson(join(dir, 'test.json'), { ...test, replay_of: o.dir, versions: versions(), started: new Date().toISOString() });
+  writeJson(join(dir, 'test.json'), { ...test, ...envJson(env, keyPrefix), replay_of: o.dir, versions: versions(), started: new Date().toISOString() });
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
   const property = (test.property as RunOptions['property']) ?? 'both';
   const livenessMs = typeof test.liveness_ms === 'number' ? test.liveness_ms : undefined;
-  const { env, keyPrefix } = envFromTest(test, where, plan, o.env);
   return withSession({
     recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions: test.lock_options as Record<string, unknown> | undefined, property, livenessMs,
     env, keyPrefix: keyNamespace(env, keyPrefix, id),

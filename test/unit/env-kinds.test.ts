@@ -94,3 +94,17 @@ test('topology registry: one entry per topology, each validates its own options 
   assert.throws(() => validateTopology('zookeeper', { nodes: 2 }), usage(/zookeeper nodes must be 1 or 3, got 2/));
   assert.throws(() => validateTopology('etcd', {}), usage(/unknown topology 'etcd'; use one of: redis, redis-sentinel, zookeeper, mariadb/));
 });
+
+test('a fault its environment cannot inject is refused when created, before anything is touched', async () => {
+  const { createFault, FaultSpecError } = await import('../../nemesis/index.ts');
+  const touched: string[] = [];
+  const node = { id: 'n1', role: 'redis', port: 1, logFile: '', pid: () => undefined, clockOffsetMs: () => 0,
+    pause: async () => { touched.push('pause'); }, resume: async () => {}, kill: async () => { touched.push('kill'); }, restart: async () => {}, setClockOffsetMs: async () => {} };
+  const env = { topology: 'redis', envKind: EXTERNAL, nodes: [node], links: [], proxyUrl: '', node: () => node, clientEndpoints: async () => [], down: async () => {} };
+  const ctx = { env, clients: { ids: () => ['c1'], pause: async () => {}, resume: async () => {}, setClockOffsetMs: async () => {}, kill: async () => {} }, record: () => {} };
+  assert.throws(() => createFault({ kind: 'kill', at_ms: 0, target: 'n1' }, ctx as never), (e: unknown) => e instanceof FaultSpecError && /fault 'kill' needs 'kill' .* which the external environment does not have/.test((e as Error).message));
+  assert.throws(() => createFault({ kind: 'pause', at_ms: 0, duration_ms: 10, target: 'n1' }, ctx as never), FaultSpecError);
+  assert.deepEqual(touched, []);
+  // Client-side kinds are made as usual.
+  assert.equal(createFault({ kind: 'client-pause', at_ms: 0, duration_ms: 10, target: 'c1' }, ctx as never).kind, 'client-pause');
+});

@@ -312,8 +312,9 @@ process.on('message', (m: ToWorker) => {
 // The runner is gone (even kill -9): a client must not outlive it.
 process.on('disconnect', () => process.exit(0));
 
-// An error thrown outside any operation (node-zookeeper-client throws "Unknown code" from its
-// socket handler under partitions) would kill this worker between operations unnoticed: tell the
+// An error thrown outside any operation (a client library's socket handler, as node-zookeeper-client
+// threw "Unknown code" under partitions before the recipes moved to the `zookeeper` package, or a
+// user's lock) would kill this worker between operations unnoticed: tell the
 // parent, which makes the run inconclusive, then exit 70 (EX_SOFTWARE) once the message is out.
 let crashed = false;
 function crash(e: unknown): void {

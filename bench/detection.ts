@@ -62,19 +62,20 @@ console.log(`time to detection, random search, median of ${repeat} (seeds ${seed
 console.log('| case | command | found | median | each (s) |\n|---|---|---|---|---|');
 for (const name of names) {
   const times: number[] = [];
+  const words: string[] = [];   // how a run without a violation ended
   let found = 0;
   for (let i = 0; i < repeat; i++) {
     const store = mkdtempSync(path.join(tmpdir(), 'lockpick-detect-'));
     try {
       const r = await lockpickRun(CASES[name]!, seed0 + i, store);
-      if (r.code === 1 && r.summary?.firstAfterMs !== undefined) { found++; times.push(r.summary.firstAfterMs / 1000); }
-      else if (r.code === 0 || r.code === 3) times.push(Infinity);
-      else { console.error(`${name} seed ${seed0 + i}: exit ${r.code}\n${r.stderr.slice(-2000)}`); times.push(Infinity); }
+      if (r.code === 1 && r.summary?.firstAfterMs !== undefined) { found++; times.push(r.summary.firstAfterMs / 1000); words.push(''); }
+      else if (r.code === 0 || r.code === 3) { times.push(Infinity); words.push(r.code === 0 ? ' SAFE' : ' inconclusive'); }
+      else { console.error(`${name} seed ${seed0 + i}: exit ${r.code}\n${r.stderr.slice(-2000)}`); times.push(Infinity); words.push(` exit ${r.code}`); }
     } finally {
       rmSync(store, { recursive: true, force: true });
     }
   }
   const m = median(times);
-  const each = times.map((t) => (Number.isFinite(t) ? t.toFixed(1) : `>${timeS}`)).join(', ');
+  const each = times.map((t, i) => (Number.isFinite(t) ? t.toFixed(1) : `>${timeS}${words[i]}`)).join(', ');
   console.log(`| ${name} | \`lockpick run ${CASES[name]!.join(' ')}\` | ${found}/${repeat} | ${Number.isFinite(m) ? `${m.toFixed(1)} s` : `> ${timeS} s`} | ${each} |`);
 }

@@ -81,4 +81,10 @@ export const sentinelTopology: TopologyDef = {
   start: startSentinelTopology,
   // An external one: its servers as the Sentinels announce them, the Sentinels, and master=NAME.
   external: () => [{ role: 'redis', as: 'redis', prefix: 'n', min: 1, max: 9 }, { role: 'sentinel', as: 'sentinel', prefix: 's', min: 1, max: 9 }],
+  // Sentinel names primaries by their real address: map each to this client's proxied endpoint of that node.
+  clientExtras: async (env, clientId, endpoints) => {
+    const addressMap: Record<string, { host: string; port: number }> = {};
+    for (const ep of endpoints) addressMap[`${env.node(ep.id).host ?? '127.0.0.1'}:${env.node(ep.id).port}`] = { host: ep.host, port: ep.port };
+    return { roles: { sentinel: (await env.sentinelEndpoints?.(clientId)) ?? [] }, settings: { masterName: env.sentinelName ?? SENTINEL_NAME }, addressMap };
+  },
 };

@@ -1,12 +1,19 @@
 // What a topology is, for the registry (topologies.ts): one file per topology
 // (topology-*.ts) says how to start it locally, which servers an external
 // environment must name for it, and what its lock service is called.
-import type { NodeRole, TopologyOptions } from './types.ts';
+import type { Endpoint, Environment, NodeRole, TopologyOptions } from './types.ts';
 import type { LocalEnvironment } from './environment.ts';
 import type { EndpointRole } from './endpoints.ts';
 
 /** Servers of one role an external environment names for this topology (node ids: prefix + 1, 2, ...). */
 export interface ExternalRole { role: EndpointRole; as: NodeRole; prefix: string; min: number; max: number }
+
+/** What a client needs beyond its data endpoints (LockContext: roles, settings, addressMap). */
+export interface ClientExtras {
+  roles?: Record<string, Endpoint[]>;
+  settings?: Record<string, string>;
+  addressMap?: Record<string, { host: string; port: number }>;
+}
 
 export interface TopologyDef {
   name: string;
@@ -22,4 +29,6 @@ export interface TopologyDef {
   start(env: LocalEnvironment, o: TopologyOptions): Promise<void>;
   /** The servers an external environment must name (--endpoints roles and how many). */
   external(o: TopologyOptions): ExternalRole[];
+  /** For client `clientId` (whose data endpoints are `endpoints`): other servers, settings, announced-address map. */
+  clientExtras?(env: Environment, clientId: string, endpoints: Endpoint[]): Promise<ClientExtras>;
 }

@@ -88,8 +88,8 @@ export interface Clock { wallMs(): number; monoMs(): number }
  * the run starts only after every worker's `create` has returned.
  *
  * Per topology: `redis` gives one endpoint per master (no password);
- * `redis-sentinel` gives the data nodes plus `sentinels`, `sentinelName` and
- * `natMap`; `zookeeper` gives one endpoint per ensemble member (no auth);
+ * `redis-sentinel` gives the data nodes plus `roles.sentinel`,
+ * `settings.masterName` and `addressMap`; `zookeeper` gives one endpoint per ensemble member (no auth);
  * `mariadb` gives one endpoint carrying its login (`user`, `password`,
  * `database`: today `root`, no password, and `lockpick`, which the environment
  * creates); connect with exactly those.
@@ -97,10 +97,12 @@ export interface Clock { wallMs(): number; monoMs(): number }
 export interface LockContext {
   clientId: string;              // unique per worker; recipes use it as the owner value
   endpoints: Endpoint[];         // data nodes as this client reaches them (through the fault proxy): connect only to these
-  sentinels?: Endpoint[];        // for Sentinel-based recipes
-  sentinelName?: string;         // the monitored master's name
-  /** Sentinel announces real addresses; map "host:port" → the proxied endpoint (ioredis natMap). */
-  natMap?: Record<string, { host: string; port: number }>;
+  /** Servers of the topology's other roles, proxied like `endpoints` (redis-sentinel: `sentinel`). */
+  roles?: Record<string, Endpoint[]>;
+  /** What the topology tells its clients (redis-sentinel: `masterName`, the monitored master). */
+  settings?: Record<string, string>;
+  /** Servers that announce real addresses (Sentinel): "host:port" → this client's proxied endpoint (ioredis natMap). */
+  addressMap?: Record<string, { host: string; port: number }>;
   clock: Clock;
   commandTimeoutMs: number;      // per-command budget; past it the op is indeterminate
   options?: Record<string, unknown>; // recipe options from the command line (--lock-opt k=v)

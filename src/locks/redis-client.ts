@@ -30,18 +30,20 @@ export function openRedis(ctx: LockContext, ep: Endpoint, extra: Partial<RedisOp
   return r;
 }
 
-/** A client for the primary that Sentinel names (ctx.sentinels / ctx.sentinelName). */
+/** A client for the primary that Sentinel names (ctx.roles.sentinel / ctx.settings.masterName). */
 export function openSentinelRedis(ctx: LockContext, extra: Partial<RedisOptions> = {}): Redis {
-  if (!ctx.sentinels?.length || !ctx.sentinelName) {
-    throw new Error(`lock context for client ${ctx.clientId}: a Sentinel recipe needs ctx.sentinels and ctx.sentinelName; run it on the 'redis-sentinel' topology`);
+  const sentinels = ctx.roles?.sentinel;
+  const name = ctx.settings?.masterName;
+  if (!sentinels?.length || !name) {
+    throw new Error(`lock context for client ${ctx.clientId}: a Sentinel recipe needs ctx.roles.sentinel and ctx.settings.masterName; run it on the 'redis-sentinel' topology`);
   }
   const r = new Redis({
-    sentinels: ctx.sentinels.map((s) => ({ host: s.host, port: s.port })),
-    name: ctx.sentinelName,
+    sentinels: sentinels.map((s) => ({ host: s.host, port: s.port })),
+    name,
     role: 'master',
     // Keep every connection on the proxied links the environment gave us.
     updateSentinels: false,
-    natMap: ctx.natMap,
+    natMap: ctx.addressMap,
     // Follow +switch-master at once (ioredis' own option), as a production client
     // should; otherwise a connection to a paused old primary just times out.
     failoverDetector: true,

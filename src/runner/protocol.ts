@@ -13,9 +13,10 @@ export interface RunJob {
   clientId: string;
   lock: LockSpec;
   endpoints: Endpoint[];
-  sentinels?: Endpoint[];
-  sentinelName?: string;
-  natMap?: Record<string, { host: string; port: number }>;
+  /** The topology's extras for this client (LockContext roles, settings, addressMap). */
+  roles?: Record<string, Endpoint[]>;
+  settings?: Record<string, string>;
+  addressMap?: Record<string, { host: string; port: number }>;
   resource: Endpoint;
   fenced: boolean;
   leased: boolean;      // acquires are leases of ttlMs at the server: record lease_ms

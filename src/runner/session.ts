@@ -121,13 +121,6 @@ export class Session {
     return new Session(env, recorder, new ClientPool(recorder), new ResourceClient(ep, 5000), o);
   }
 
-  /** Sentinel announces real addresses: map each to this client's proxied endpoint of that node. */
-  private natMap(endpoints: { id: string; host: string; port: number }[]): Record<string, { host: string; port: number }> {
-    const map: Record<string, { host: string; port: number }> = {};
-    for (const ep of endpoints) map[`${this.env.node(ep.id).host ?? '127.0.0.1'}:${this.env.node(ep.id).port}`] = { host: ep.host, port: ep.port };
-    return map;
-  }
-
   /** Data nodes the node faults may target. */
   dataNodes(): string[] {
     return this.env.nodes.filter((n) => n.role !== 'resource' && n.role !== 'sentinel').map((n) => n.id);
@@ -156,12 +149,10 @@ export class Session {
     const jobs: RunJob[] = await Promise.all(plan.clients.map(async (c, i) => {
       const id = clientId(i);
       const endpoints = await this.env.clientEndpoints(id);
-      const hasSentinels = this.env.nodes.some((n) => n.role === 'sentinel');
+      // What else the topology gives its clients (Sentinel: the sentinels, the master name, the address map).
+      const extras = (await topologyDef(this.env.topology)?.clientExtras?.(this.env, id, endpoints)) ?? {};
       return {
-        t: 'run' as const, run, clientId: id, lock: this.o.lock, endpoints,
-        sentinels: hasSentinels && this.env.sentinelEndpoints ? await this.env.sentinelEndpoints(id) : undefined,
-        sentinelName: this.env.sentinelName,
-        natMap: hasSentinels ? this.natMap(endpoints) : undefined,
+        t: 'run' as const, run, clientId: id, lock: this.o.lock, endpoints, ...extras,
         resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
         commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
         pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && anchoredClient(f) === id).map((f) => String(f.params!.point)),

@@ -266,9 +266,9 @@ async function runJob(job: RunJob): Promise<void> {
     const ctx: LockContext = {
       clientId: job.clientId,
       endpoints: job.endpoints,
-      sentinels: job.sentinels,
-      sentinelName: job.sentinelName,
-      natMap: job.natMap,
+      roles: job.roles,
+      settings: job.settings,
+      addressMap: job.addressMap,
       clock: { wallMs: clock.wallMs, monoMs: () => performance.now() },
       commandTimeoutMs: job.commandTimeoutMs,
       options: job.options,

@@ -60,17 +60,14 @@ export async function contend(locks: Lock[], key: string, counter: Redis, rounds
 
 /**
  * Sentinel names primaries by their real address; a client must still go
- * through its own proxied link to that node. natMap: real "host:port" → proxied.
+ * through its own proxied link to that node (the topology's addressMap).
  */
 export async function sentinelContext(env: Environment, clientId: string, extra: Partial<LockContext> = {}): Promise<LockContext> {
   const endpoints = await env.clientEndpoints(clientId);
-  const natMap: Record<string, { host: string; port: number }> = {};
-  for (const ep of endpoints) natMap[`127.0.0.1:${env.node(ep.id).port}`] = { host: ep.host, port: ep.port };
+  const { sentinelTopology } = await import('../../src/env/topology-sentinel.ts');
   return {
     ...(await contextFor(env, clientId)),
-    sentinels: await env.sentinelEndpoints!(clientId),
-    sentinelName: env.sentinelName,
-    natMap,
+    ...(await sentinelTopology.clientExtras!(env, clientId, endpoints)),
     ...extra,
   };
 }

@@ -26,7 +26,12 @@ const CASES: Record<string, string[]> = {
   'semaphore-redlock-kleppmann': ['--lock', 'npm:redis-semaphore-redlock', '--faults', 'partition,clock-bump'],
   // Immune: antirez's delayed restart (down longer than the lease) must stay SAFE.
   'redlock-restart-delayed': ['--lock', 'redlock', '--faults', 'partition,kill', '--restart-delay', '1200'],
-  'set-px-del-pause': ['--lock', 'redis-set-px-del', '--faults', 'client-pause'],
+  // The single-fault rows of the README's scenario table (their medians before the aims: 8.3, 6.3, 3.8, 3.9, 6.0 s).
+  'set-px-del-pause': ['--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section'],
+  'check-del-pause': ['--lock', 'redis-set-px-check-del', '--faults', 'client-pause', '--pause-at', 'after-compare', '--clients', '6'],
+  'setnx-getset-skew': ['--lock', 'redis-setnx-getset', '--faults', 'client-clock'],
+  'set-px-lua-clock': ['--lock', 'redis-set-px-lua', '--faults', 'clock-bump'],
+  'set-px-lua-restart': ['--lock', 'redis-set-px-lua', '--faults', 'kill'],
 };
 const { values: args } = parseArgs({
   options: { cases: { type: 'string' }, repeat: { type: 'string' }, time: { type: 'string' }, seed: { type: 'string' } },

@@ -1,12 +1,12 @@
 // Whether dist/ (the prebuilt JavaScript) was compiled from exactly the sources beside it, so
 // `lockpick check` may run it without starting tsx (~0.3 s saved per call). Decided by content,
 // never by file times: `npm run build` stores a hash of every source it compiled (src/,
-// checkers/, nemesis/ and the tsconfig files) in dist/.source-hash, taken before compiling; a
+// checkers/, nemesis/; the tsconfig files where they exist) in dist/.source-hash, taken before compiling; a
 // start recomputes it (a few ms) and any difference, or no stamp, means the sources are run
 // through tsx as always. A stale dist is therefore never used.
 //   node bin/dist-fresh.mjs --hash    prints the hash of the sources now (the build script stores it)
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,14 +24,9 @@ function listFiles(dir, out) {
   }
 }
 
-/** Hash of the sources dist/ is compiled from: their paths and contents. */
-export function sourceHash(root = ROOT) {
-  const files = [];
-  for (const d of DIRS) listFiles(path.join(root, d), files);
-  for (const f of FILES) files.push(path.join(root, f));
-  files.sort();
+function hashFiles(root, files) {
   const h = createHash('sha256');
-  for (const f of files) {
+  for (const f of files.sort()) {
     h.update(path.relative(root, f));
     h.update('\0');
     try { h.update(readFileSync(f)); } catch { h.update('\u0001missing'); }
@@ -40,11 +35,24 @@ export function sourceHash(root = ROOT) {
   return h.digest('hex');
 }
 
+/**
+ * The stamp of the sources dist/ is compiled from: a hash of the sources' paths and contents,
+ * and one of the tsconfig files. The npm package ships no tsconfig (nothing is compiled there),
+ * so those count only where they exist.
+ */
+export function sourceHash(root = ROOT) {
+  const files = [];
+  for (const d of DIRS) listFiles(path.join(root, d), files);
+  return `${hashFiles(root, files)} ${hashFiles(root, FILES.map((f) => path.join(root, f)))}`;
+}
+
 /** True only when dist/.source-hash matches the sources as they are now. */
 export function distFresh(root = ROOT) {
   let stamp;
-  try { stamp = readFileSync(path.join(root, 'dist', '.source-hash'), 'utf8').trim(); } catch { return false; }
-  return stamp.length > 0 && stamp === sourceHash(root);
+  try { stamp = readFileSync(path.join(root, 'dist', '.source-hash'), 'utf8').trim().split(' '); } catch { return false; }
+  const [sources, config] = sourceHash(root).split(' ');
+  const configShipped = FILES.some((f) => existsSync(path.join(root, f)));
+  return stamp.length === 2 && stamp[0] === sources && (!configShipped || stamp[1] === config);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv[2] === '--hash') {

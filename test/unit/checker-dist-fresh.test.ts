@@ -31,6 +31,13 @@ test('dist is fresh only while every source is exactly what was compiled', () =>
     write('tsconfig.build.json', '{"compilerOptions":{}}');
     assert.equal(distFresh(root), false, 'changed build options');
     rmSync(path.join(root, 'tsconfig.build.json'));
+    assert.equal(distFresh(root), true);
+    // The npm package ships the sources and dist/ but no tsconfig: nothing can be recompiled there.
+    rmSync(path.join(root, 'tsconfig.json'));
+    assert.equal(distFresh(root), true, 'an installed package');
+    write('src/a.ts', 'export const a = 3;\n');
+    assert.equal(distFresh(root), false, 'an edited source in an installed package');
+    write('src/a.ts', 'export const a = 1;\n');
     write('dist/.source-hash', '');
     assert.equal(distFresh(root), false, 'an empty stamp (a build that did not finish)');
   } finally {

@@ -6,8 +6,9 @@ import { zookeeperMode } from '../src/env/zookeeper.ts';
 
 const ASK_TIMEOUT_MS = 700;
 
-async function ask<T>(port: number, f: (r: Redis) => Promise<T>): Promise<T | undefined> {
-  const r = new Redis({ host: '127.0.0.1', port, lazyConnect: true, connectTimeout: ASK_TIMEOUT_MS, commandTimeout: ASK_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+/** Asks a node over its own address (127.0.0.1, or an external server's host), not through the proxy. */
+async function ask<T>(node: Pick<NodeHandle, 'host' | 'port'>, f: (r: Redis) => Promise<T>): Promise<T | undefined> {
+  const r = new Redis({ host: node.host ?? '127.0.0.1', port: node.port, lazyConnect: true, connectTimeout: ASK_TIMEOUT_MS, commandTimeout: ASK_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
   r.on('error', () => {});
   try {
     await r.connect();
@@ -25,14 +26,14 @@ export function redisDataNodes(env: Environment): NodeHandle[] {
 
 /** 'master' | 'slave' | undefined (no answer), from ROLE. */
 export async function redisRole(node: NodeHandle): Promise<string | undefined> {
-  const role = await ask(node.port, (r) => r.call('ROLE') as Promise<unknown[]>);
+  const role = await ask(node, (r) => r.call('ROLE') as Promise<unknown[]>);
   return Array.isArray(role) ? String(role[0]) : undefined;
 }
 
 /** The node that says it is master and has the most connected replicas (the Sentinel-chosen one during a split brain). */
 export async function currentPrimary(env: Environment): Promise<NodeHandle> {
   const nodes = redisDataNodes(env);
-  const answers = await Promise.all(nodes.map((n) => ask(n.port, (r) => r.call('ROLE') as Promise<unknown[]>)));
+  const answers = await Promise.all(nodes.map((n) => ask(n, (r) => r.call('ROLE') as Promise<unknown[]>)));
   let best: { node: NodeHandle; replicas: number } | undefined;
   answers.forEach((a, i) => {
     if (!Array.isArray(a) || a[0] !== 'master') return;
@@ -57,7 +58,7 @@ export async function sentinelPrimary(env: Environment): Promise<string | undefi
   const name = env.sentinelName;
   if (!name) throw new Error('nemesis: this environment has no Sentinel (env.sentinelName is unset); failover needs the redis-sentinel topology');
   const sentinels = env.nodes.filter((n) => n.role === 'sentinel');
-  const answers = await Promise.all(sentinels.map((s) => ask(s.port, (r) => r.call('SENTINEL', 'get-master-addr-by-name', name) as Promise<unknown>)));
+  const answers = await Promise.all(sentinels.map((s) => ask(s, (r) => r.call('SENTINEL', 'get-master-addr-by-name', name) as Promise<unknown>)));
   const votes = new Map<string, number>();
   for (const a of answers) {
     if (!Array.isArray(a) || a.length < 2) continue;

@@ -9,7 +9,7 @@ import { CheckInputError, checkHistory as checkParsed } from '../checkers/index.
 import type { Backend, CheckResult } from '../checkers/types.ts';
 import { HistoryBuilder, readHistory } from './history/index.ts';
 import type { HistoryEvent, ParsedHistory } from './history/types.ts';
-import { parseFaults, parsePausePoints, recipeFor, refuseTopologyFaults } from './commands/run.ts';
+import { faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, recipeFor } from './commands/run.ts';
 import { runTest, type RunSummary } from './runner/index.ts';
 import { UsageError } from './errors.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
@@ -29,8 +29,18 @@ export interface LockTestOptions {
    * SIGSTOP), so each loads the lock by name or module path.
    */
   lock: string | LockSpec;
-  /** Fault kinds (`lockpick list`), e.g. ['client-pause']; aliases clock, restart, crash. Default none. */
+  /** Fault kinds (`lockpick list`), e.g. ['client-pause']; aliases clock, restart, crash; ['all']: every kind the topology and environment support. Default none. */
   faults?: string[];
+  /** Environment kind: 'local' (default) or 'external' (then `endpoints`, as --endpoints: 'redis=host:port,...' or a .json path). */
+  env?: string;
+  endpoints?: string;
+  /** Prefix of every key the run writes (default 'lockpick:' on an external environment). */
+  keyPrefix?: string;
+  /** Workload shape: lock attempts per client and fault groups per run, at most (defaults 3 and 2). */
+  maxAttempts?: number;
+  maxFaults?: number;
+  /** Operate with delayed restarts: every kill keeps its server down at least this long (needs 'kill'). */
+  restartDelayMs?: number;
   /** Search budget (default 60 000). */
   timeMs?: number;
   /** Budget for shrinking a violation (default 60 000). */
@@ -83,15 +93,19 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
     throw new TypeError(`runLockTest: lock must be a lock name, a module path, or {name} / {path}; got ${typeof o.lock}: a recipe object cannot be given, since each client process loads the lock itself`);
   }
   const recipe = await recipeFor(spec);
-  const faults = await parseFaults((o.faults ?? []).join(','));
-  await refuseTopologyFaults(faults, recipe);
+  const env = await parseEnv(o.env, o.endpoints, false);
+  const faults = await faultsFor((o.faults ?? []).join(','), recipe, env);
+  if (o.restartDelayMs !== undefined && !faults.includes('kill')) throw new UsageError("runLockTest: restartDelayMs keeps killed servers down; it needs 'kill' in faults");
   const timeMs = positiveInt(o.timeMs, 'timeMs', 60_000, 1);
   const shrinkTimeMs = positiveInt(o.shrinkTimeMs, 'shrinkTimeMs', 60_000, 0);
   return runTest({
     lock: spec, recipe, faults,
     clients: positiveInt(o.clients, 'clients', 3, 1), timeS: timeMs / 1000, shrinkTimeS: shrinkTimeMs / 1000,
     runs: positiveInt(o.runs, 'runs', 1_000_000, 1), seed: o.seed === undefined ? undefined : positiveInt(o.seed, 'seed', 0, 0),
-    ttlMs: positiveInt(o.ttlMs, 'ttlMs', 800, 50), keys: positiveInt(o.keys, 'keys', 1, 1),
+    ttlMs: positiveInt(o.ttlMs, 'ttlMs', 800, 50), ttlFixed: o.ttlMs !== undefined, keys: positiveInt(o.keys, 'keys', 1, 1),
+    maxAttempts: positiveInt(o.maxAttempts, 'maxAttempts', 3, 1), maxFaults: positiveInt(o.maxFaults, 'maxFaults', 2, 1),
+    restartDelayMs: o.restartDelayMs === undefined ? undefined : positiveInt(o.restartDelayMs, 'restartDelayMs', 0, 0),
+    env, keyPrefix: parseKeyPrefix(o.keyPrefix),
     pausePoints: o.pauseAt ? parsePausePoints(o.pauseAt.join(','), recipe.points ?? []) : undefined,
     property: propertyOf(o.property), livenessMs: o.livenessMs === undefined ? undefined : positiveInt(o.livenessMs, 'livenessMs', 0, 1), storeRoot: o.store ?? 'store', lockOptions: o.lockOptions ?? {},
     log: o.log ?? (() => {}), onProgress: o.onProgress, junitPath: o.junit,

@@ -116,14 +116,8 @@ export async function run(argv: string[]): Promise<number> {
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
       const spec = parseLockArg(args.lock);
       const recipe = await recipeFor(spec);
-      const faults = await allFaults(await parseFaults(args.faults), recipe, env?.kind ?? 'local');
-      await refuseTopologyFaults(faults, recipe);
+      const faults = await faultsFor(args.faults, recipe, env);
       if (args['restart-delay'] !== undefined && !faults.includes('kill')) throw new UsageError(`--restart-delay keeps killed servers down; it needs --faults kill (or all), got --faults ${args.faults ?? '(none)'}`);
-      await refuseEnvFaults(faults, env?.kind ?? 'local');
-      if (env?.servers) {
-        const t = topologyOf(recipe);
-        (await import('../env/external.ts')).checkExternalServers(t.name, t.opts, env.servers);
-      }
       const keyPrefix = parseKeyPrefix(args['key-prefix']);
       const property = (args.property ?? 'both') as Property;
       if (!PROPERTIES.includes(property)) throw new UsageError(`--property must be lock, resource or both (safety), liveness, or all (safety and liveness), got '${property}'`);
@@ -196,7 +190,7 @@ export async function refuseEnvFaults(faults: string[], kind: string): Promise<v
   }
 }
 
-function parseKeyPrefix(p: string | undefined): string | undefined {
+export function parseKeyPrefix(p: string | undefined): string | undefined {
   if (p === undefined) return undefined;
   if (!/^[A-Za-z0-9:_.\/-]{1,40}$/.test(p)) throw new UsageError(`--key-prefix '${p}': use 1 to 40 letters, digits or : _ . / -`);
   return p;
@@ -224,6 +218,22 @@ export function parsePausePoints(list: string | undefined, recipePoints: string[
     if (!known.includes(p)) throw new UsageError(`--pause-at: this lock has no point '${p}'; its points: ${known.join(', ')}`);
   }
   return out;
+}
+
+/**
+ * The fault kinds of a run (`--faults`, 'all' expanded), refused up front (exit 2) when the
+ * lock's topology or the environment kind cannot have them; an external environment's servers
+ * are checked against the topology too. Shared by `lockpick run` and runLockTest.
+ */
+export async function faultsFor(list: string | undefined, recipe: Awaited<ReturnType<typeof recipeFor>>, env: import('../env/env-kinds.ts').EnvSpec | undefined): Promise<string[]> {
+  const faults = await allFaults(await parseFaults(list), recipe, env?.kind ?? 'local');
+  await refuseTopologyFaults(faults, recipe);
+  await refuseEnvFaults(faults, env?.kind ?? 'local');
+  if (env?.servers) {
+    const t = topologyOf(recipe);
+    (await import('../env/external.ts')).checkExternalServers(t.name, t.opts, env.servers);
+  }
+  return faults;
 }
 
 /** `--faults all`: every kind the lock's topology and the environment kind can do. */

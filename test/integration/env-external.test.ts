@@ -14,13 +14,23 @@ import { freePort } from '../../src/env/ports.ts';
 import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
 
 /** Processes lockpick starts for an environment: its fault proxy and servers in private lockpick-env- dirs. */
+// Every process this file's lockpick runs start inherits this mark in its environment, so
+// lockpick runs of other checkouts on the same machine are not counted as ours.
+const MARK = `LOCKPICK_TEST_MARK=external-${process.pid}-${Date.now()}`;
+process.env.LOCKPICK_TEST_MARK = MARK.slice(MARK.indexOf('=') + 1);
+
 function lockpickProcesses(): Set<number> {
   const out = new Set<number>();
   for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
     let cmd = '';
-    try { cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' '); } catch { continue; }
-    if (cmd.includes('proxy/server-main.ts') || cmd.includes('lockpick-env-')) out.add(Number(d));
+    let environ = '';
+    try {
+      cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      environ = readFileSync(`/proc/${d}/environ`, 'utf8');
+    } catch { continue; }
+    if (!environ.split('\0').includes(MARK)) continue;
+    if (cmd.includes('proxy/server-main.ts') || cmd.includes('lockpick-env-') || cmd.includes('runner/worker.ts')) out.add(Number(d));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 import { ALL_CAPABILITIES, CAPABILITIES, type Capability } from './capabilities.ts';
 import type { Environment, TopologyName, TopologyOptions } from './types.ts';
 import type { ExternalServers } from './endpoints.ts';
+import { DOCKER } from './docker-kind.ts';
 
 /** Which environment a run uses (stored in test.json, so a replay rebuilds it). */
 export interface EnvSpec { kind: string; servers?: ExternalServers }
@@ -34,7 +35,7 @@ export const EXTERNAL: EnvKindDef = {
 };
 
 /** The registry: one line per environment kind. */
-export const ENV_KINDS: readonly EnvKindDef[] = [LOCAL, EXTERNAL];
+export const ENV_KINDS: readonly EnvKindDef[] = [LOCAL, EXTERNAL, DOCKER];
 
 export function envKind(name: string): EnvKindDef | undefined {
   return ENV_KINDS.find((k) => k.name === name);

@@ -1,0 +1,16 @@
+// The `docker` environment kind: the servers as containers (testcontainers),
+// every client link through lockpick's fault proxy. Kept apart from docker.ts so
+// the kind registry does not load testcontainers unless the kind is used.
+import type { EnvKindDef, EnvSpec } from './env-kinds.ts';
+
+/** --env docker: `images` from --image (role=IMAGE), e.g. { redis: 'redis:7.2' }. */
+export interface DockerEnvSpec extends EnvSpec { images?: Record<string, string> }
+
+export const DOCKER: EnvKindDef = {
+  name: 'docker',
+  summary: 'servers in containers on a Docker engine (testcontainers; DOCKER_HOST honoured), ports on 127.0.0.1',
+  // Container pause (cgroup freezer), kill + start (no persistence: a restart starts empty),
+  // and everything on lockpick's side. No clock (the shim is not in the image), no node links (one node per lock server).
+  capabilities: ['client-process', 'client-link', 'pause', 'kill'],
+  start: async (topology, o, spec) => (await import('./docker.ts')).startDockerEnvironment(topology, o, spec as DockerEnvSpec),
+};

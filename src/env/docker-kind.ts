@@ -9,8 +9,9 @@ export interface DockerEnvSpec extends EnvSpec { images?: Record<string, string>
 export const DOCKER: EnvKindDef = {
   name: 'docker',
   summary: 'servers in containers on a Docker engine (testcontainers; DOCKER_HOST honoured), ports on 127.0.0.1',
-  // Container pause (cgroup freezer), kill + start (no persistence: a restart starts empty),
-  // and everything on lockpick's side. No clock (the shim is not in the image), no node links (one node per lock server).
-  capabilities: ['client-process', 'client-link', 'pause', 'kill'],
+  // Container pause (cgroup freezer), kill + start, and everything on lockpick's side.
+  // restart-persistence: 'none' only (a container restarts empty; 'aof-always' is refused by the node).
+  // No clock (the shim is not in the image), no node links (the redis topology has none).
+  capabilities: ['client-process', 'client-link', 'pause', 'kill', 'restart-persistence'],
   start: async (topology, o, spec) => (await import('./docker.ts')).startDockerEnvironment(topology, o, spec as DockerEnvSpec),
 };

@@ -45,6 +45,10 @@ function track(id: string): void {
   });
 }
 
+/** A 409 (conflict) whose message says the container already is in the wanted state: not an error. */
+const already = (msg: RegExp) => (e: unknown): void => {
+  if ((e as { statusCode?: number })?.statusCode !== 409 || !msg.test(String((e as Error)?.message))) throw e;
+};
 const gone = (e: unknown): boolean => [404, 304, 409].includes((e as { statusCode?: number })?.statusCode ?? 0);
 
 /** One server container: pause is the cgroup freezer, kill is SIGKILL, restart starts the same container (its port kept). */
@@ -54,8 +58,9 @@ class DockerNode implements ManagedNode {
   constructor(readonly id: string, readonly role: NodeRole, readonly port: number, readonly host: string, private readonly c: Dockerode.Container) {}
 
   pid(): undefined { return undefined; }
-  async pause(): Promise<void> { await this.c.pause(); }
-  async resume(): Promise<void> { await this.c.unpause(); }
+  // Idempotent like SIGSTOP/SIGCONT on a process: two overlapping pauses of one node are fine.
+  async pause(): Promise<void> { await this.c.pause().catch(already(/already paused/)); }
+  async resume(): Promise<void> { await this.c.unpause().catch(already(/is not paused/)); }
 
   async kill(): Promise<void> {
     await this.c.kill().catch((e: unknown) => { if (!gone(e)) throw e; }); // 409: not running

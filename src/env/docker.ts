@@ -28,6 +28,14 @@ import { InconclusiveError, UsageError } from '../errors.ts';
 // Ryuk (testcontainers' reaper) is an image from Docker Hub; lockpick reaps its own containers.
 process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
 
+/** No DOCKER_HOST, or a unix socket: the engine runs on this machine. */
+function localEngine(): boolean {
+  const h = process.env.DOCKER_HOST;
+  return !h || h.startsWith('unix://');
+}
+// testcontainers, finding /.dockerenv, would reach a local engine's ports at the bridge gateway, where loopback-published ports are not.
+if (localEngine()) process.env.TESTCONTAINERS_HOST_OVERRIDE ??= '127.0.0.1';
+
 const REDIS_PORT = 6379;
 const OWNER_START = startTime(process.pid) ?? '';
 const log = (m: string): void => console.error(m);
@@ -162,10 +170,9 @@ export async function startDockerEnvironment(topology: TopologyName, o: Topology
     if (image === DEFAULT_REDIS_IMAGE) await ensureDefaultRedisImage(client, log);
     const proxy = await startProxyBackend();
     env = new LocalEnvironment(topology, root, new LinkTable(new Toxiproxy(proxy.url)), proxy, DOCKER);
-    // A local engine publishes on loopback; a remote one (DOCKER_HOST=tcp://...) where its host can be reached.
-    const rtHost = client.info.containerRuntime.host;
-    const local = ['localhost', '127.0.0.1', '::1'].includes(rtHost);
-    const where = { envId: path.basename(root).replace(/^lockpick-env-/, ''), hostIp: local ? '127.0.0.1' : '', host: local ? '127.0.0.1' : rtHost };
+    // A local engine (a unix socket) publishes on loopback; a remote one (DOCKER_HOST=tcp://...) on its host.
+    const local = localEngine();
+    const where = { envId: path.basename(root).replace(/^lockpick-env-/, ''), hostIp: local ? '127.0.0.1' : '', host: local ? '127.0.0.1' : client.info.containerRuntime.host };
     const ids = Array.from({ length: o.masters ?? 1 }, (_, i) => `n${i + 1}`);
     if (o.resource) ids.push('resource');
     const e = env;

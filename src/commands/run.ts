@@ -42,8 +42,10 @@ options:
   --liveness-ms N      the liveness bound (default 2 x TTL, plus the session timeout of a
                        session lock such as ZooKeeper's)
   --env KIND           where the servers come from: local (default: started here from the OS
-                       packages) or external (yours, named by --endpoints; only client-side
-                       faults: see README "Environment kinds")
+                       packages), docker (containers; redis locks so far) or external (yours,
+                       named by --endpoints; only client-side faults: see README "Environment kinds")
+  --image ROLE=IMAGE   --env docker: the server image (default redis=lockpick-redis:local, built
+                       from this machine's redis-server on first use), e.g. --image redis=redis:7.2
   --endpoints LIST     external servers: redis=HOST:PORT, sentinel=HOST:PORT with master=NAME,
                        zookeeper=HOST:PORT, mysql=USER:PASS@HOST:PORT/DB, resource=HOST:PORT
                        (a Redis for the protected counter; default: one started here),
@@ -88,7 +90,7 @@ export async function run(argv: string[]): Promise<number> {
         lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
         runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
         keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
-        replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, 'key-prefix': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     }).values;
@@ -108,7 +110,7 @@ export async function run(argv: string[]): Promise<number> {
     const junitPath = args.junit === undefined ? undefined : writablePath(args.junit, '--junit');
     // The CLI owns the process: Ctrl-C stores what was found and exits 130 (the library API does not).
     const interrupts = { exitOnSignal: true };
-    const env = await parseEnv(args.env, args.endpoints, args.replay !== undefined);
+    const env = await parseEnv(args.env, args.endpoints, args.replay !== undefined, args.image);
     if (args.replay) {
       if (args['key-prefix'] !== undefined) throw new UsageError('--key-prefix: a replay uses the prefix its test.json stored; leave it out');
       summary = await replay({ dir: args.replay, runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env });
@@ -163,9 +165,11 @@ export async function refuseTopologyFaults(faults: string[], recipe: Awaited<Ret
 }
 
 /** --env and --endpoints: which environment kind, and the user's servers for an external one (exit 2 when they do not fit). */
-export async function parseEnv(kind: string | undefined, endpoints: string | undefined, replaying: boolean): Promise<import('../env/env-kinds.ts').EnvSpec | undefined> {
+export async function parseEnv(kind: string | undefined, endpoints: string | undefined, replaying: boolean, image?: string): Promise<import('../env/env-kinds.ts').EnvSpec | undefined> {
   const { envKind, ENV_KINDS } = await import('../env/env-kinds.ts');
   const name = kind ?? (endpoints !== undefined ? 'external' : undefined);
+  if (image !== undefined && name !== 'docker') throw new UsageError('--image chooses the server image of --env docker; add --env docker or leave it out');
+  if (image !== undefined) return { kind: name!, images: await (await import('../env/docker-kind.ts')).parseImages(image) } as import('../env/docker-kind.ts').DockerEnvSpec;
   if (name === undefined) return undefined;   // local, or (replay) what test.json says
   if (!envKind(name)) throw new UsageError(`--env: unknown environment kind '${name}'; use one of: ${ENV_KINDS.map((k) => k.name).join(', ')}`);
   if (name !== 'external') {

@@ -15,3 +15,19 @@ export const DOCKER: EnvKindDef = {
   capabilities: ['client-process', 'client-link', 'pause', 'kill', 'restart-persistence'],
   start: async (topology, o, spec) => (await import('./docker.ts')).startDockerEnvironment(topology, o, spec as DockerEnvSpec),
 };
+
+/** The roles whose image --image can choose (the topologies --env docker runs). */
+export const IMAGE_ROLES = ['redis'] as const;
+
+/** `--image redis=redis:7.2,...` → { redis: 'redis:7.2' }; UsageError naming the bad part. */
+export async function parseImages(list: string): Promise<Record<string, string>> {
+  const { UsageError } = await import('../errors.ts');
+  const out: Record<string, string> = {};
+  for (const part of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([a-z-]+)=([A-Za-z0-9][A-Za-z0-9._/:@-]*)$/.exec(part);
+    if (!m) throw new UsageError(`--image '${part}': use ROLE=IMAGE, e.g. --image redis=redis:7.2`);
+    if (!(IMAGE_ROLES as readonly string[]).includes(m[1]!)) throw new UsageError(`--image '${part}': --env docker takes images for ${IMAGE_ROLES.join(', ')}, not '${m[1]}'`);
+    out[m[1]!] = m[2]!;
+  }
+  return out;
+}

@@ -110,7 +110,7 @@ export async function cleanupDockerLeftovers(client: ContainerRuntimeClient, say
     const owner = Number(c.Labels['lockpick.owner']);
     if (owner === process.pid || (isAlive(owner) && startTime(owner) === c.Labels['lockpick.owner-start'])) continue;
     await client.container.dockerode.getContainer(c.Id).remove({ force: true, v: true }).catch((e: unknown) => { if (!gone(e)) throw e; });
-    say(`lockpick: removed leftover container ${c.Names[0] ?? c.Id} (left by lockpick pid ${owner}, which is gone)`);
+    say(`lockpick: removed leftover container ${c.Names[0]?.replace(/^\//, '') ?? c.Id} (left by lockpick pid ${owner}, which is gone)`);
     n++;
   }
   return n;

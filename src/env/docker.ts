@@ -82,7 +82,7 @@ class DockerNode implements ManagedNode {
     await waitForRedis(this.host, this.port, `container ${this.id}`);
   }
 
-  setClockOffsetMs(): Promise<void> {
+  async setClockOffsetMs(): Promise<void> {
     throw new Error(`lockpick: cannot move the clock of node ${this.id}: the docker environment lacks the 'clock' capability`);
   }
 

@@ -74,7 +74,7 @@ test('keys: the prefix and the run id on an external server; unchanged locally u
 });
 
 test('environment kinds: local can do everything, external only the client side; every fault kind runs locally', () => {
-  assert.deepEqual(ENV_KINDS.map((k) => k.name), ['local', 'external']);
+  assert.deepEqual(ENV_KINDS.map((k) => k.name), ['local', 'external', 'docker']);
   assert.deepEqual([...LOCAL.capabilities].sort(), [...ALL_CAPABILITIES].sort());
   assert.deepEqual([...EXTERNAL.capabilities].sort(), ['client-link', 'client-process']);
   assert.equal(envKind('docker'), undefined);

@@ -77,7 +77,7 @@ test('environment kinds: local can do everything, external only the client side;
   assert.deepEqual(ENV_KINDS.map((k) => k.name), ['local', 'external', 'docker']);
   assert.deepEqual([...LOCAL.capabilities].sort(), [...ALL_CAPABILITIES].sort());
   assert.deepEqual([...EXTERNAL.capabilities].sort(), ['client-link', 'client-process']);
-  assert.equal(envKind('docker'), undefined);
+  assert.equal(envKind('kubernetes'), undefined);
   const onExternal = KINDS.map((k) => k.schema.kind).filter((k) => !capabilityProblem(k, EXTERNAL));
   assert.deepEqual(onExternal, ['partition', 'latency', 'client-pause', 'client-clock', 'client-kill']);
 });

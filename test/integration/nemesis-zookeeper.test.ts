@@ -37,7 +37,11 @@ test("pause 'leader' stops exactly the server that says Mode: leader; 'followers
   const started = lastStart('pause') as { nodes: string[] };
   try {
     assert.deepEqual(started.nodes, [leader]);
-    assert.equal(await zookeeperMode(env.node(leader).port), undefined, 'the paused leader does not answer');
+    // SIGSTOP is delivered asynchronously: a clean-clone CI run once got one more answer right after kill()
+    // returned on a loaded machine. A stopped server stays silent from then on.
+    let mode = await zookeeperMode(env.node(leader).port);
+    for (let i = 0; i < 3 && mode !== undefined; i++) mode = await zookeeperMode(env.node(leader).port);
+    assert.equal(mode, undefined, 'the paused leader does not answer');
   } finally {
     await f.stop();
   }

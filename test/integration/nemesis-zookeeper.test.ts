@@ -28,6 +28,16 @@ async function modes(): Promise<Map<string, string | undefined>> {
   return new Map(await Promise.all(env.nodes.map(async (n) => [n.id, await zookeeperMode(n.port)] as const)));
 }
 
+/** The node that says Mode: leader, waiting up to 30 s for an election to end. */
+async function leaderNow(): Promise<string | undefined> {
+  for (let i = 0; i < 300; i++) {
+    const id = [...(await modes())].find(([, m]) => m === 'leader')?.[0];
+    if (id) return id;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return undefined;
+}
+
 test("pause 'leader' stops exactly the server that says Mode: leader; 'followers' the other two", async () => {
   const before = await modes();
   const leader = [...before].find(([, m]) => m === 'leader')?.[0];
@@ -47,11 +57,7 @@ test("pause 'leader' stops exactly the server that says Mode: leader; 'followers
   }
   // After the resume the ensemble may re-elect; followers are whoever is not leader then.
   const g = createFault({ kind: 'pause', at_ms: 0, target: 'followers' }, ctx);
-  let now: string | undefined;
-  for (let i = 0; i < 300 && !now; i++) {
-    now = [...(await modes())].find(([, m]) => m === 'leader')?.[0];
-    if (!now) await new Promise((r) => setTimeout(r, 100));
-  }
+  const now = await leaderNow();
   assert.ok(now, 'a leader again within 30 s of the resume');
   await g.start();
   const followers = lastStart('pause') as { nodes: string[] };
@@ -60,11 +66,7 @@ test("pause 'leader' stops exactly the server that says Mode: leader; 'followers
 });
 
 test("partition 'leader' isolates the leader's links from the rest", async () => {
-  let leader: string | undefined;
-  for (let i = 0; i < 300 && !leader; i++) {
-    leader = [...(await modes())].find(([, m]) => m === 'leader')?.[0];
-    if (!leader) await new Promise((r) => setTimeout(r, 100));
-  }
+  const leader = await leaderNow();
   assert.ok(leader);
   const f = createFault({ kind: 'partition', at_ms: 0, target: 'leader' }, ctx);
   await f.start();

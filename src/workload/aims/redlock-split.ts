@@ -13,7 +13,7 @@ import type { Attempt, RunPlan } from '../plan.ts';
 /** Odd N ≥ 3: two majorities of an odd N can share exactly one node. */
 const fits = (o: WorkloadOptions) => (o.topology ?? 'redis') === 'redis' && o.nodes.length >= 3 && o.nodes.length % 2 === 1 && o.clients >= 2;
 
-interface Split { order: string[]; x: string; c1Cut: string[]; c2Cut: string[] }
+interface Split { x: string; c1Cut: string[]; c2Cut: string[] }
 
 /** A random X; c1 reaches X and m-1 others, c2 reaches X and the rest. */
 function splitArb(nodes: string[]): fc.Arbitrary<Split> {
@@ -22,7 +22,7 @@ function splitArb(nodes: string[]): fc.Arbitrary<Split> {
     const [x, ...rest] = order as [string, ...string[]];
     const c1Side = rest.slice(0, m - 1);
     const c2Side = rest.slice(m - 1);
-    return { order, x, c1Cut: c2Side, c2Cut: c1Side };
+    return { x, c1Cut: c2Side, c2Cut: c1Side };
   });
 }
 

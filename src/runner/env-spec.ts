@@ -2,6 +2,7 @@
 // rebuilds the same one; and the key namespace a run writes under.
 import { envKind, ENV_KINDS, type EnvSpec } from '../env/env-kinds.ts';
 import { redactEndpoints, storedEndpoints } from '../env/endpoints.ts';
+import { imageProblem, type DockerEnvSpec } from '../env/docker-kind.ts';
 import { UsageError } from '../errors.ts';
 import { capabilityProblem } from '../../nemesis/kinds.ts';
 import type { RunPlan } from '../workload/plan.ts';
@@ -12,7 +13,24 @@ export const EXTERNAL_KEY_PREFIX = 'lockpick:';
 /** What test.json records (never a password). */
 export function envJson(env: EnvSpec | undefined, keyPrefix: string | undefined): { env: Record<string, unknown>; key_prefix: string | null } {
   const kind = env?.kind ?? 'local';
-  return { env: { kind, ...(env?.servers ? redactEndpoints(env.servers) : {}) }, key_prefix: keyPrefix ?? null };
+  const images = (env as DockerEnvSpec | undefined)?.images;
+  return {
+    env: { kind, ...(env?.servers ? redactEndpoints(env.servers) : {}), ...(images && Object.keys(images).length ? { images } : {}) },
+    key_prefix: keyPrefix ?? null,
+  };
+}
+
+/** test.json's env.images (--env docker), checked as --image is; absent: the default images. */
+function storedImages(raw: unknown, where: string): Record<string, string> | undefined {
+  if (raw === undefined) return undefined;
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${where}: "env.images" must be an object such as {"redis": "redis:7.2"}; fix it or give --image with --replay`);
+  const out: Record<string, string> = {};
+  for (const [role, image] of Object.entries(raw)) {
+    const problem = typeof image === 'string' ? imageProblem(role, image) : `${JSON.stringify(image)} is not a string`;
+    if (problem) throw new UsageError(`${where}: "env.images.${role}": ${problem}; fix it or give --image with --replay`);
+    out[role] = image as string;
+  }
+  return out;
 }
 
 /**
@@ -30,7 +48,10 @@ export function envFromTest(test: Record<string, unknown>, where: string, plan: 
   const name = override?.kind ?? String(stored.kind);
   const kind = envKind(name);
   if (!kind) throw new UsageError(`${where}: "env.kind" '${name}' is not an environment kind (${ENV_KINDS.map((k) => k.name).join(', ')})`);
-  const env: EnvSpec = override ?? { kind: name, ...(name === 'external' ? { servers: storedEndpoints(stored, where) } : {}) };
+  let env: EnvSpec = override ?? { kind: name, ...(name === 'external' ? { servers: storedEndpoints(stored, where) } : {}) };
+  // The stored images unless --image gives others (--env docker alone keeps them).
+  const images = stored.kind === 'docker' && name === 'docker' ? storedImages(stored.images, where) : undefined;
+  if (images && !(env as DockerEnvSpec).images) env = { ...env, images } as DockerEnvSpec;
   for (const f of plan.faults) {
     const p = capabilityProblem(f, kind);
     if (p) throw new UsageError(`${where}: the plan's ${p}; replay it on an environment that has it (--env local)`);

@@ -8,6 +8,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { anomalyTypes, bin, lockpick, repoRoot, tempStore } from './run-helpers.ts';
 
@@ -138,4 +140,47 @@ test('docker: Ctrl-C removes the containers; after a kill -9 the next invocation
   const r = await lockpick(['run', '--env', 'docker', '--lock', 'redis-set-px-lua', '--time', '2', '--store', tempStore()], 120_000);
   assert.match(r.stderr + r.stdout, /removed leftover container lockpick-\S+-n1 \(left by lockpick pid \d+, which is gone\)/);
   assert.deepEqual(ours(), [], 'the next invocation removed them');
+});
+
+/** `docker events` of lockpick's containers while `body` runs: "Action image" lines. */
+async function containerEvents(body: () => Promise<void>): Promise<string[]> {
+  const events = spawn('docker', ['events', '--filter', 'label=lockpick=1', '--filter', 'type=container', '--format', '{{.Action}} {{.From}}'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let seen = '';
+  events.stdout.on('data', (d) => { seen += d; });
+  try {
+    await body();
+    await new Promise((res) => setTimeout(res, 1000));
+  } finally {
+    events.kill();
+  }
+  return seen.split('\n').filter(Boolean);
+}
+
+test('docker: --image goes into test.json and --replay runs on containers of that image again', { skip }, async () => {
+  const image = 'lockpick-redis:local';
+  const store = tempStore();
+  const r = await lockpick(['run', '--env', 'docker', '--image', `redis=${image}`, '--lock', 'redis-set-px-lua', '--runs', '1', '--time', '20', '--store', store, '--json'], 180_000);
+  assert.ok([0, 3].includes(r.code!), r.stderr);
+  const testJson = path.join(r.summary!.dir, 'test.json');
+  const stored = JSON.parse(readFileSync(testJson, 'utf8')) as Record<string, unknown>;
+  assert.deepEqual(stored.env, { kind: 'docker', images: { redis: image } });
+  // A SAFE run stores no plan: give it a small one (two clients on one key) to replay, and an
+  // image that is not the default (the same one under another tag), so the replay can only use it by reading test.json.
+  const tagged = 'lockpick-redis:replay-test';
+  execFileSync('docker', ['tag', image, tagged]);
+  try {
+    stored.plan = { ttlMs: 800, clients: [0, 1].map((i) => ({ attempts: [{ key: 'k0', delayMs: i * 100, waitMs: 1000, holdMs: 200, renew: false }] })), faults: [] };
+    stored.env = { kind: 'docker', images: { redis: tagged } };
+    writeFileSync(testJson, JSON.stringify(stored));
+    let replayed: Awaited<ReturnType<typeof lockpick>> | undefined;
+    const events = await containerEvents(async () => {
+      replayed = await lockpick(['run', '--replay', r.summary!.dir, '--runs', '1', '--store', store, '--json'], 180_000);
+    });
+    assert.ok([0, 3].includes(replayed!.code!), replayed!.stderr);
+    assert.ok(events.includes(`create ${tagged}`), `the replay created containers from ${tagged} (docker events: ${events.join('; ')})`);
+    assert.deepEqual((JSON.parse(readFileSync(path.join(replayed!.summary!.dir, 'test.json'), 'utf8')) as { env: unknown }).env, { kind: 'docker', images: { redis: tagged } });
+  } finally {
+    execFileSync('docker', ['rmi', tagged], { stdio: 'ignore' });
+  }
+  assert.deepEqual(ours(), []);
 });

@@ -1,47 +1,220 @@
-// The default server image, built locally from this machine's own redis-server
-// and the shared libraries it links (ldd): no registry is needed. A Dockerfile
-// FROM scratch goes to the engine's build API, so DOCKER_HOST works too.
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// The default server images of --env docker, built locally from this
+// machine's own packages: no registry is needed. Each recipe below fills a
+// root file system (binaries, the shared libraries ldd lists, data files) and
+// a Dockerfile FROM scratch goes to the engine's build API, so DOCKER_HOST
+// works too. Every image has an empty /lockpick (the node's private dir is
+// bind-mounted there) and /tmp; its libc is the host's, which is all the clock
+// shim (bind-mounted at /lockpick-shim, in LD_PRELOAD) links.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ContainerRuntimeClient } from 'testcontainers';
-import { requireBinary } from './binaries.ts';
+import { requireBinary, requireFile } from './binaries.ts';
+import { ZK_JVM_FLAGS, ZK_MAIN_CLASS } from './zookeeper.ts';
 
-export const DEFAULT_REDIS_IMAGE = 'lockpick-redis:local';
+export type ImageKind = 'redis' | 'zookeeper' | 'mariadb';
 
-/** The files a dynamically linked binary needs: itself and what ldd lists (absolute paths). */
-function linkedFiles(bin: string): string[] {
-  const out = execFileSync('ldd', [bin], { encoding: 'utf8' });
-  const libs = [...out.matchAll(/(\/\S+) \(0x/g)].map((m) => m[1]!);
-  return [bin, ...libs];
+export function imageName(kind: ImageKind): string {
+  return `lockpick-${kind}:local`;
 }
+
+export const DEFAULT_REDIS_IMAGE = imageName('redis');
+
+/** A root file system being assembled in a build context; every path is the one inside the image. */
+class RootFs {
+  private readonly libs = new Set<string>();
+  constructor(readonly dir: string) {}
+
+  private at(p: string): string {
+    return path.join(this.dir, p);
+  }
+
+  /** Copies `src` under `dest`, following symlinks: the real file under the linked name. */
+  file(src: string, dest = src): void {
+    const to = this.at(dest);
+    mkdirSync(path.dirname(to), { recursive: true });
+    copyFileSync(src, to);
+  }
+
+  /** An empty directory; /tmp-like ones get the sticky, world-writable mode. */
+  emptyDir(p: string, mode = 0o755): void {
+    mkdirSync(this.at(p), { recursive: true });
+    chmodSync(this.at(p), mode);
+  }
+
+  /** The shared libraries ldd lists for `files` (one call), each copied once. Unresolved ones are left out. */
+  libsOf(files: string[]): void {
+    if (!files.length) return;
+    // ldd exits non-zero when one file is not dynamic; what it resolved is still on stdout.
+    const out = spawnSync('ldd', files, { encoding: 'utf8', maxBuffer: 1 << 24 }).stdout ?? '';
+    for (const m of out.matchAll(/^\s*(?:\S+ => )?(\/\S+) \(0x/gm)) {
+      const lib = path.normalize(m[1]!);
+      if (this.libs.has(lib)) continue;
+      this.libs.add(lib);
+      this.file(lib);
+    }
+  }
+
+  /** A dynamically linked binary and its libraries. */
+  linked(bin: string, dest = bin): void {
+    this.file(bin, dest);
+    this.libsOf([bin]);
+  }
+
+  /**
+   * A directory tree with its symlinks resolved (the JVM's lib/ links into
+   * /etc/java-17-openjdk); dangling links and what `skip` names (relative paths) are left out.
+   * Returns the shared objects copied, for libsOf.
+   */
+  tree(src: string, skip: (rel: string) => boolean, dest = src): string[] {
+    const sos: string[] = [];
+    const walk = (rel: string): void => {
+      for (const name of readdirSync(path.join(src, rel))) {
+        const r = path.join(rel, name);
+        if (skip(r)) continue;
+        const from = path.join(src, r);
+        if (!existsSync(from)) continue; // dangling symlink
+        if (statSync(from).isDirectory()) walk(r);
+        else {
+          this.file(from, path.join(dest, r));
+          if (/\.so(\.|$)/.test(name)) sos.push(from);
+        }
+      }
+    };
+    walk('');
+    return sos;
+  }
+}
+
+interface Recipe {
+  /** The host binary the image is built from (named in the log and in errors). */
+  source: () => string;
+  /** Fills the root file system; may run host tools (mariadb-install-db). */
+  fill: (fs: RootFs, ctx: string) => void;
+  /** Dockerfile lines after FROM scratch / COPY rootfs/ /. */
+  dockerfile: () => string[];
+}
+
+/** The directory of the host's JVM (…/java-17-openjdk-amd64), from the java on PATH. */
+function jvmHome(): string {
+  return path.dirname(path.dirname(realpathSync(requireBinary('java'))));
+}
+
+const ZK_JARS = ['/usr/share/java/zookeeper.jar', '/usr/share/java/slf4j-simple.jar'];
+
+/** The jars a jar's manifest Class-Path names (absolute paths, as Debian writes them), transitively. */
+function classPathClosure(roots: string[]): string[] {
+  const seen = new Set<string>();
+  const todo = [...roots];
+  while (todo.length) {
+    const jar = todo.pop()!;
+    if (seen.has(jar) || !existsSync(jar)) continue; // the JVM ignores missing entries too
+    seen.add(jar);
+    const r = spawnSync('unzip', ['-p', jar, 'META-INF/MANIFEST.MF'], { encoding: 'utf8' });
+    const manifest = (r.stdout ?? '').replace(/\r?\n /g, ''); // continuation lines start with one space
+    const cp = /^Class-Path:\s*(.*)$/m.exec(manifest)?.[1] ?? '';
+    for (const entry of cp.split(/\s+/).filter(Boolean)) todo.push(path.isAbsolute(entry) ? entry : path.join(path.dirname(jar), entry));
+  }
+  return [...seen];
+}
+
+/** The container command of a ZooKeeper server reading `confPath` (a path inside the container, e.g. /lockpick/zoo.cfg). */
+export function zookeeperCommand(confPath: string): string[] {
+  return ['java', ...ZK_JVM_FLAGS, '-Dlockpick.node=/lockpick', '-cp', ZK_JARS.join(':'), ZK_MAIN_CLASS, confPath];
+}
+
+/** Where the mariadb image keeps its datadir: initialised at build time, so a container starts without a shell or an init step. */
+export const MARIADB_IMAGE_DATADIR = '/var/lib/mysql';
+// A small redo log keeps the baked datadir at ~25 MB; the server must then be started with the same size.
+const MARIADB_LOG_FILE_SIZE = '--innodb-log-file-size=8M';
+
+/** The container command of mariadbd on port 3306 over the image's datadir, logging to stderr. */
+export function mariadbCommand(): string[] {
+  return [
+    'mariadbd', '--no-defaults', '--user=root', `--datadir=${MARIADB_IMAGE_DATADIR}`, '--port=3306', '--bind-address=0.0.0.0',
+    '--socket=/tmp/mysqld.sock', '--pid-file=/tmp/mysqld.pid', '--skip-name-resolve', '--innodb-buffer-pool-size=32M',
+    '--performance-schema=OFF', MARIADB_LOG_FILE_SIZE,
+  ];
+}
+
+/** A fresh datadir under `dest` like mariadb.ts makes, plus root@'%' (clients come from the bridge, not localhost) and the database `lockpick`. */
+function initMariadbDatadir(dest: string, mariadbd: string): void {
+  const installDb = requireBinary('mariadb-install-db');
+  const common = ['--no-defaults', `--datadir=${dest}`, '--user=root', MARIADB_LOG_FILE_SIZE];
+  execFileSync(installDb, [...common, '--auth-root-authentication-method=normal', '--skip-test-db'], { stdio: 'pipe' });
+  // FLUSH PRIVILEGES loads the grant tables, which --bootstrap skips; then CREATE USER works.
+  const sql = "FLUSH PRIVILEGES;\nCREATE USER 'root'@'%';\nGRANT ALL PRIVILEGES ON *.* TO 'root'@'%' WITH GRANT OPTION;\nCREATE DATABASE lockpick;\n";
+  const r = spawnSync(mariadbd, [...common, '--bootstrap', '--skip-networking', '--log-error=/dev/stderr'], { input: sql, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`lockpick: mariadbd --bootstrap could not prepare the image's datadir: ${r.stderr.trim().split('\n').slice(-3).join(' / ')}`);
+}
+
+const RECIPES: Record<ImageKind, Recipe> = {
+  redis: {
+    source: () => requireBinary('redis-server'),
+    fill(fs) {
+      // The redis-server name matters: Redis picks its mode (server, check-rdb) from argv[0].
+      fs.linked(requireBinary('redis-server'), '/usr/bin/redis-server');
+      fs.emptyDir('/data');
+    },
+    dockerfile: () => ['ENV PATH=/usr/bin:/bin', 'WORKDIR /data', 'CMD ["redis-server"]'],
+  },
+  zookeeper: {
+    source: () => requireFile('/usr/share/java/zookeeper.jar', 'zookeeper'),
+    fill(fs) {
+      const home = jvmHome();
+      // Only what `java -cp … QuorumPeerMain` loads: no other tools, jmods, headers, sources, docs or javac's ct.sym.
+      const skip = (rel: string): boolean =>
+        /^(jmods|include|man|docs|demo|legal)(\/|$)|^lib\/(src\.zip|ct\.sym)$/.test(rel) || (rel.startsWith('bin/') && rel !== 'bin/java');
+      const sos = fs.tree(home, skip);
+      fs.libsOf([path.join(home, 'bin', 'java'), ...sos]);
+      for (const jar of classPathClosure(ZK_JARS.map((j) => requireFile(j, 'zookeeper (libslf4j-java for slf4j-simple)')))) fs.file(jar);
+    },
+    // PATH rather than a fixed java path: the JVM keeps its host location (its libraries find each other relative to it).
+    dockerfile: () => [`ENV PATH=${jvmHome()}/bin:/usr/bin:/bin`, 'WORKDIR /lockpick', `CMD ${JSON.stringify(zookeeperCommand('/lockpick/zoo.cfg'))}`],
+  },
+  mariadb: {
+    source: () => requireBinary('mariadbd'),
+    fill(fs, ctx) {
+      const mariadbd = requireBinary('mariadbd');
+      fs.linked(mariadbd, '/usr/sbin/mariadbd');
+      // Error messages and character sets (its compiled-in share dir), nothing of the client tools.
+      fs.tree('/usr/share/mysql', (rel) => /\.(sql|sh)$|^mini-benchmark$/.test(rel));
+      initMariadbDatadir(path.join(ctx, 'rootfs', MARIADB_IMAGE_DATADIR), mariadbd);
+    },
+    dockerfile: () => ['ENV PATH=/usr/sbin:/usr/bin:/bin', 'WORKDIR /lockpick', `CMD ${JSON.stringify(mariadbCommand())}`],
+  },
+};
 
 async function imageExists(client: ContainerRuntimeClient, name: string): Promise<boolean> {
   const { ImageName } = await import('testcontainers');
   return client.image.exists(ImageName.fromString(name));
 }
 
-/** Builds `lockpick-redis:local` from the host's redis-server unless the engine has it already. */
-export async function ensureDefaultRedisImage(client: ContainerRuntimeClient, log: (m: string) => void): Promise<void> {
-  if (await imageExists(client, DEFAULT_REDIS_IMAGE)) return;
-  const bin = requireBinary('redis-server');
+/** Builds `lockpick-<kind>:local` from this machine's packages unless the engine has it already; returns its name. */
+export async function ensureImage(client: ContainerRuntimeClient, kind: ImageKind, log: (m: string) => void): Promise<string> {
+  const name = imageName(kind);
+  if (await imageExists(client, name)) return name;
+  const recipe = RECIPES[kind];
+  const source = recipe.source();
   const ctx = mkdtempSync(path.join(os.tmpdir(), 'lockpick-image-'));
   try {
-    for (const f of linkedFiles(bin)) {
-      // The redis-server name matters: Redis picks its mode (server, check-rdb) from argv[0].
-      const to = path.join(ctx, 'rootfs', f === bin ? '/usr/bin/redis-server' : f);
-      mkdirSync(path.dirname(to), { recursive: true });
-      copyFileSync(f, to); // follows symlinks: the real file under the linked name
-    }
-    mkdirSync(path.join(ctx, 'rootfs', 'data'), { recursive: true });
-    mkdirSync(path.join(ctx, 'rootfs', 'tmp'), { recursive: true });
-    writeFileSync(path.join(ctx, 'Dockerfile'), 'FROM scratch\nCOPY rootfs/ /\nENV PATH=/usr/bin:/bin\nWORKDIR /data\nCMD ["redis-server"]\n');
-    log(`lockpick: building the image ${DEFAULT_REDIS_IMAGE} from ${bin} (once per Docker engine)`);
-    await client.image.build(ctx, { t: DEFAULT_REDIS_IMAGE, dockerfile: 'Dockerfile' } as Parameters<typeof client.image.build>[1]);
+    const fs = new RootFs(path.join(ctx, 'rootfs'));
+    recipe.fill(fs, ctx);
+    fs.emptyDir('/lockpick');
+    fs.emptyDir('/tmp', 0o1777);
+    writeFileSync(path.join(ctx, 'Dockerfile'), ['FROM scratch', 'COPY rootfs/ /', ...recipe.dockerfile(), `LABEL lockpick.image-source=${JSON.stringify(source)}`].join('\n') + '\n');
+    log(`lockpick: building the image ${name} from ${source} (once per Docker engine)`);
+    await client.image.build(ctx, { t: name, dockerfile: 'Dockerfile' } as Parameters<typeof client.image.build>[1]);
   } finally {
     rmSync(ctx, { recursive: true, force: true });
   }
   // The build API reports failures only in its output stream: check the result.
-  if (!(await imageExists(client, DEFAULT_REDIS_IMAGE))) throw new Error(`building ${DEFAULT_REDIS_IMAGE} from ${bin} failed (DEBUG=testcontainers:build shows the engine's output)`);
+  if (!(await imageExists(client, name))) throw new Error(`building ${name} from ${source} failed (DEBUG=testcontainers:build shows the engine's output)`);
+  return name;
+}
+
+/** Builds `lockpick-redis:local` unless the engine has it already (the redis-only callers' name for ensureImage). */
+export async function ensureDefaultRedisImage(client: ContainerRuntimeClient, log: (m: string) => void): Promise<void> {
+  await ensureImage(client, 'redis', log);
 }

@@ -41,6 +41,13 @@ export interface ZkNodeOptions {
   uid?: number;
 }
 
+/** The JVM flags and main class of every ZooKeeper server, local or in a container (docker-image.ts): a small heap and a quick start. */
+export const ZK_JVM_FLAGS = [
+  '-Xmx128m', '-XX:-UsePerfData', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto',
+  '-Djava.net.preferIPv4Stack=true', '-Dzookeeper.cnxTimeout=1000',
+];
+export const ZK_MAIN_CLASS = 'org.apache.zookeeper.server.quorum.QuorumPeerMain';
+
 export function createZkNode(o: ZkNodeOptions): ServerNode {
   const java = requireBinary('java');
   const cp = [
@@ -71,11 +78,7 @@ export function createZkNode(o: ZkNodeOptions): ServerNode {
   const clockFile = path.join(dir, 'clock-offset');
   return new ServerNode(o.id, 'zookeeper', o.ports.client, dir, logFile, clockFile, async () => {
     if (o.uid !== undefined) chownTree(dir, o.uid);
-    const args = [
-      '-Xmx128m', '-XX:-UsePerfData', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto',
-      '-Djava.net.preferIPv4Stack=true', '-Dzookeeper.cnxTimeout=1000', `-Dlockpick.node=${dir}`,
-      '-cp', cp, 'org.apache.zookeeper.server.quorum.QuorumPeerMain', conf,
-    ];
+    const args = [...ZK_JVM_FLAGS, `-Dlockpick.node=${dir}`, '-cp', cp, ZK_MAIN_CLASS, conf];
     // Ready = serving clients (a leader elected, or standalone).
     return startAndWait(
       { name: `zookeeper ${o.id} (127.0.0.1:${o.ports.client})`, command: java, args, cwd: dir, env: shimEnv(clockFile), logFile, uid: o.uid },

@@ -57,6 +57,8 @@ export interface FaultGenOptions {
   clients: string[];      // client ids of the run ('c1', ...)
   nodes: string[];        // data node ids node faults may target
   points: string[];       // named points a client pause may land at
+  /** I/O points a client pause may land at too ('send', 'reply': src/runner/io-points.ts; N drawn by the kind); absent: none. */
+  ioPoints?: readonly import('../src/workload/plan.ts').IoPointKind[];
   topology: string;       // the environment's topology name ('redis', 'redis-sentinel', ...)
   sessionMs?: number;     // how long the server keeps a silent client's hold (ZooKeeper session timeout), when the lock has one
   restartDelayMs?: number; // operations policy: a killed server stays down at least this long (antirez's delayed restart)

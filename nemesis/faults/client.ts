@@ -1,10 +1,11 @@
 // Client faults: a client worker process stopped with SIGSTOP (a GC pause:
 // its timers and watchdogs stop too), and a skewed client wall clock.
 import fc from 'fast-check';
-import type { KindDef } from '../fault.ts';
 import { at, lasting, single, someClient, startAt, targetText } from '../words.ts';
 import { param } from '../spec.ts';
 import { resolveClients } from '../targets.ts';
+import type { FaultGenOptions, KindDef } from '../fault.ts';
+import { ioPointName, parseIoPoint, type IoPointKind } from '../../src/workload/plan.ts';
 
 const CLIENT_TARGETS = "client ids ('c1', 'client:c1', [...]) or 'all'";
 
@@ -32,17 +33,55 @@ export const clientPause: KindDef = {
   // Anchored at a named point (the runner does these): a pause in the critical section
   // longer than the lease is the classic GC-pause failure; recipe points (e.g.
   // 'after-compare') too. Around the lease: resuming just after it ran out finds the
-  // next holder still holding (what a stale unlock needs).
-  generate: (o) => single(fc.record({
-    kind: fc.constant('client-pause'), at_ms: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),
-    duration_ms: fc.integer({ min: o.ttlMs - Math.floor(o.ttlMs / 4), max: o.ttlMs + Math.floor(o.ttlMs / 2) }),
-    target: someClient(o),
-    params: fc.record({ point: fc.constantFrom(...(o.points.length ? o.points : ['in-critical-section'])) }),
-  })),
-  describe: (f) => (typeof f.params?.point === 'string'
-    ? `from ${f.at_ms} ms: pause client ${targetText(f)}${lasting(f)} the next time it reaches '${f.params.point}'`
-    : `${at(f)}: pause client ${targetText(f)}${lasting(f)}`),
+  // next holder still holding (what a stale unlock needs). And at I/O points, which need
+  // no recipe's help: just before a command goes out or just after a reply comes in
+  // (src/runner/io-points.ts), so a pause lands between a user lock's GET and DEL too.
+  generate: (o) => {
+    const io = o.ioPoints ?? [];
+    const named = o.points.length || !io.length ? [namedPause(o)] : [];
+    if (!io.length) return single(named[0]!);
+    // A recipe that declares its own points knows where it breaks: those keep most draws.
+    const namedWeight = o.points.length > 1 ? 3 : 1;
+    return single(fc.oneof(...named.map((a) => ({ weight: namedWeight, arbitrary: a })), { weight: 1, arbitrary: ioPause(o, io) }));
+  },
+  describe: (f) => {
+    if (typeof f.params?.point !== 'string') return `${at(f)}: pause client ${targetText(f)}${lasting(f)}`;
+    const io = parseIoPoint(f.params.point);
+    const from = f.at_ms ? `from ${f.at_ms} ms: ` : '';
+    if (io) return `${from}pause client ${targetText(f)}${lasting(f)} just ${io.kind === 'send' ? `before its ${ordinal(io.n)} command` : `after its ${ordinal(io.n)} reply`} (${f.params.point})`;
+    return `from ${f.at_ms} ms: pause client ${targetText(f)}${lasting(f)} the next time it reaches '${f.params.point}'`;
+  },
 };
+
+/** Around the lease: long enough for it to run out, short enough that runs stay short. */
+const pauseMs = (o: FaultGenOptions) => fc.integer({ min: o.ttlMs - Math.floor(o.ttlMs / 4), max: o.ttlMs + Math.floor(o.ttlMs / 2) });
+
+const namedPause = (o: FaultGenOptions) => fc.record({
+  kind: fc.constant('client-pause'), at_ms: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),
+  duration_ms: pauseMs(o), target: someClient(o),
+  params: fc.record({ point: fc.constantFrom(...(o.points.length ? o.points : ['in-critical-section'])) }),
+});
+
+/**
+ * The I/O point counts commands from the run's start, so it is its own anchor (at_ms 0).
+ * N up to 16 reaches the acquire and release commands of a client's first attempts (an
+ * attempt is a SET or a few while it waits, then a GET and DEL or an EVAL); N shrinks down.
+ */
+export const IO_POINT_MAX = 16;
+const ioPause = (o: FaultGenOptions, kinds: readonly IoPointKind[]) => fc.record({
+  kind: fc.constant('client-pause'), at_ms: fc.constant(0), duration_ms: pauseMs(o), target: someClient(o),
+  params: fc.record({ point: ioPointArb(kinds) }),
+});
+
+/** 'send:N' / 'reply:N'; the unmapper lets a stored plan's point shrink (lower N) without context. */
+export const ioPointArb = (kinds: readonly IoPointKind[]) => fc.tuple(fc.constantFrom(...kinds), fc.integer({ min: 1, max: IO_POINT_MAX }))
+  .map(([k, n]) => ioPointName(k, n), (v) => {
+    const p = typeof v === 'string' ? parseIoPoint(v) : undefined;
+    if (!p || !kinds.includes(p.kind) || p.n > IO_POINT_MAX) throw new Error('not an I/O point');
+    return [p.kind, p.n] as [IoPointKind, number];
+  });
+
+const ordinal = (n: number) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th'}`;
 
 export const clientClock: KindDef = {
   schema: {

@@ -7,7 +7,7 @@ import { InconclusiveError, UsageError } from '../errors.ts';
 import { parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
 import { PROPERTIES, topologyOf, type Property } from '../runner/session.ts';
-import { CRITICAL_SECTION } from '../workload/plan.ts';
+import { CRITICAL_SECTION, IO_POINT_KINDS } from '../workload/plan.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
        lockpick run --replay store/<run-id> [--runs N]
@@ -30,8 +30,10 @@ options:
   --max-faults N       fault groups per run, at most (default 2)
   --restart-delay MS   operate with delayed restarts: every kill keeps its server
                        down at least MS (antirez's remedy; set it above --ttl)
-  --pause-at LIST      points where client-pause lands: in-critical-section and the lock's own
-                       points (e.g. after-compare; see 'lockpick list'); default all of them
+  --pause-at LIST      points where client-pause lands: in-critical-section, the lock's own
+                       points (e.g. after-compare; see 'lockpick list'), send (just before
+                       the client's Nth command) and reply (just after its Nth reply; N
+                       drawn); default all of them (not send/reply for zookeeper locks)
   --lock-opt K=V       a recipe option (repeatable; see 'lockpick list')
   --store DIR          where run directories go (default ./store)
   --replay DIR         run the plan stored in DIR/test.json again (--runs times at most, default 3)
@@ -216,7 +218,8 @@ function writablePath(p: string, flag: string): string {
 
 export function parsePausePoints(list: string | undefined, recipePoints: string[]): string[] | undefined {
   if (!list) return undefined;
-  const known = [CRITICAL_SECTION, ...recipePoints];
+  // 'send' and 'reply': the I/O points (src/runner/io-points.ts), N drawn by the generator.
+  const known = [CRITICAL_SECTION, ...recipePoints, ...IO_POINT_KINDS];
   const out = list.split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of out) {
     if (!known.includes(p)) throw new UsageError(`--pause-at: this lock has no point '${p}'; its points: ${known.join(', ')}`);

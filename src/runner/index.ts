@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import type { LockRecipe } from '../locks/lock.ts';
 import type { Verdict } from '../../checkers/types.ts';
 import { planArb } from '../workload/arbitraries.ts';
-import { CRITICAL_SECTION, describePlan, planOps, validatePlan, type RunPlan } from '../workload/plan.ts';
+import { defaultPausePoints, describePlan, planOps, validatePlan, type RunPlan } from '../workload/plan.ts';
 import type { LockSpec } from './protocol.ts';
 import { Progress, type ProgressEvent, type ProgressSink } from './progress.ts';
 import { search, type SearchResult } from './search.ts';
@@ -302,7 +302,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const progress = new Progress(o.progress, () => activeFaults(session.nemesisContext()).length, o.onProgress);
     const arb = planArb({
       clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, ttlFixed: o.ttlFixed, keys: o.keys, maxAttempts: o.maxAttempts, maxFaults: o.maxFaults, restartDelayMs: o.restartDelayMs, topology: topo.name,
-      nodes: session.dataNodes(), points: o.pausePoints ?? [CRITICAL_SECTION, ...(o.recipe.points ?? [])],
+      nodes: session.dataNodes(), points: o.pausePoints ?? defaultPausePoints(o.recipe.points ?? [], topo.name),
       reentrant: o.recipe.model === 'reentrant-mutex', renew: o.recipe.renews === true, sessionMs: o.recipe.sessionMs?.(o.lockOptions),
     });
     let res: SearchResult;

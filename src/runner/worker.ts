@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isDefiniteFailure, isLockContractError, LockContractError, readLockStats, type Held, type Lock, type LockContext } from '../locks/lock.ts';
 import { checkAcquired, checkCreated, checkReleased, checkRenewed, type ContractViolation } from '../locks/contract.ts';
 import { installSkewedClock } from './skewed-clock.ts';
+import { installIoPoints } from './io-points.ts';
 import { ResourceClient } from './resource-store.ts';
 import { resolveRecipe } from './lock-spec.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
@@ -245,6 +246,16 @@ class Client {
 
 let pausePoints: string[] = [];
 let started: (() => void) | undefined;
+// send:N / reply:N points on the client's server sockets, asked like the lock's named points.
+const ioPoints = installIoPoints((name) => ask({ t: 'point', name }));
+
+/** The server ports this client reaches (through the fault proxy): its endpoints, other roles, announced-address map; never the resource store. */
+function serverPorts(job: RunJob): Set<number> {
+  const eps = [...job.endpoints, ...Object.values(job.roles ?? {}).flat(), ...Object.values(job.addressMap ?? {})];
+  const ports = new Set(eps.map((e) => e.port));
+  ports.delete(job.resource.port);
+  return ports;
+}
 
 /**
  * The lock's named points: ask the parent only where the plan may pause this client.
@@ -286,11 +297,14 @@ async function runJob(job: RunJob): Promise<void> {
     const go = new Promise<void>((resolve) => { started = resolve; });
     send({ t: 'prepared', run: job.run });
     await go;
+    // Counted from time 0 of the run: connecting (and its handshake commands) is not the run.
+    ioPoints.arm(serverPorts(job), pausePoints);
     await new Client(job, lock, res).runAll();
   } catch (e) {
     // A contract violation was already told (t: 'contract'); its stack would say nothing more.
     error = isLockContractError(e) ? e.message : e instanceof Error ? e.stack ?? e.message : String(e);
   } finally {
+    ioPoints.disarm();
     const stats = readLockStats(lock); // before close: the herd-effect counters of this run
     if (stats) send({ t: 'lock-stats', run: job.run, stats });
     await lock?.close().catch(() => {});

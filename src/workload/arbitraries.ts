@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import { KINDS, kindDef } from '../../nemesis/kinds.ts';
 import { aimsFor } from './aims.ts';
-import { CRITICAL_SECTION, clientId, type Attempt, type ClientPlan, type RunPlan } from './plan.ts';
+import { CRITICAL_SECTION, IO_POINT_KINDS, clientId, type Attempt, type ClientPlan, type RunPlan } from './plan.ts';
 
 export interface WorkloadOptions {
   clients: number;        // this many clients (some may shrink to no attempts)
@@ -66,11 +66,19 @@ export function faultArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSp
     ttlMs: o.ttlMs,
     clients: Array.from({ length: Math.max(1, o.clients) }, (_, i) => clientId(i)),
     nodes: o.nodes.length ? o.nodes : ['n1'],
-    points: o.points?.length ? o.points : [CRITICAL_SECTION],
+    // 'send'/'reply' in the points list are I/O points (drawn with an N by client-pause alone).
+    points: namedPoints(o.points),
+    ioPoints: IO_POINT_KINDS.filter((k) => o.points?.includes(k)),
     topology: o.topology ?? 'redis',
     ...(o.sessionMs ? { sessionMs: o.sessionMs } : {}),
     ...(o.restartDelayMs !== undefined ? { restartDelayMs: o.restartDelayMs } : {}),
   });
+}
+
+/** The named points of a points list (not the I/O kinds): none when only I/O points were asked for; no list: the critical section. */
+function namedPoints(points: readonly string[] | undefined): string[] {
+  if (!points?.length) return [CRITICAL_SECTION];
+  return points.filter((p) => !(IO_POINT_KINDS as readonly string[]).includes(p));
 }
 
 export function faultsArb(o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {

@@ -31,6 +31,34 @@ export interface RunPlan {
 
 export const CRITICAL_SECTION = 'in-critical-section';
 
+/**
+ * Points made by the client's I/O (src/runner/io-points.ts), no recipe cooperation: 'send:N'
+ * just before its N-th write to a server, 'reply:N' just after its N-th chunk of reply data
+ * arrives (before the client library sees it). In a points list, 'send' and 'reply' stand
+ * for every N (the generator draws N).
+ */
+export type IoPointKind = 'send' | 'reply';
+export const IO_POINT_KINDS: readonly IoPointKind[] = ['send', 'reply'];
+
+export function ioPointName(kind: IoPointKind, n: number): string {
+  return `${kind}:${n}`;
+}
+
+/** 'send:7' → {kind: 'send', n: 7}; anything else (a recipe's named point) → undefined. */
+export function parseIoPoint(name: string): { kind: IoPointKind; n: number } | undefined {
+  const m = /^(send|reply):([1-9]\d*)$/.exec(name);
+  return m ? { kind: m[1] as IoPointKind, n: Number(m[2]) } : undefined;
+}
+
+/**
+ * Where client pauses land by default: the critical section, the recipe's own points, and
+ * the I/O points unless the topology's client does its I/O outside Node's net (ZooKeeper's
+ * `zookeeper` package is C), where they would never fire.
+ */
+export function defaultPausePoints(recipePoints: readonly string[], topology: string): string[] {
+  return [CRITICAL_SECTION, ...recipePoints, ...(topology === 'zookeeper' ? [] : IO_POINT_KINDS)];
+}
+
 export function clientId(index: number): string {
   return `c${index + 1}`;
 }

@@ -1,0 +1,151 @@
+// Pause points made by a client's I/O, with no help from the lock: `send:N` just before the
+// client's N-th write to a server socket, `reply:N` just after the N-th chunk of reply data
+// arrives and before the client library sees it (both counted from the run's 'start' in this
+// worker, over every server socket). A user's lock declares no ctx.point(), so this is how a
+// pause lands between its GET and its DEL, or between a SET and its reply.
+//
+// Installed once in the worker: net.Socket's connect (to learn the port a socket was opened
+// to), write/end and emit are wrapped. Only sockets to the job's server ports count (never the
+// resource store, never the IPC channel, which is no net.Socket to a port). At a wanted point
+// the write (or data chunk) is held and the parent asked (the same `point` question as a
+// recipe's point: the parent SIGSTOPs this process for the pause, then says 'go'); everything
+// that socket does meanwhile is queued behind it, so bytes keep their order both ways and
+// pipelined commands stay in order. A socket that closes while held drops its queue (write
+// callbacks get an error as Node gives them for a destroyed socket), so nothing leaks.
+//
+// Not covered: clients doing their I/O outside Node's net (the `zookeeper` package's C client).
+import net from 'node:net';
+import { ioPointName } from '../workload/plan.ts';
+
+const PORT = Symbol('lockpick.ioPort');
+const OUT = Symbol('lockpick.ioOut');     // writes/ends queued behind a held write
+const IN = Symbol('lockpick.ioIn');       // events queued behind a held data chunk
+
+type Item = { op: string; args: unknown[]; point?: string };
+type Tagged = net.Socket & { [PORT]?: number; [OUT]?: Item[]; [IN]?: Item[] };
+
+export interface IoPoints {
+  /** From now on count on sockets to these ports and hold at these points (counters start at 0). */
+  arm(ports: Iterable<number>, points: readonly string[]): void;
+  /** Stop counting (held items still go out when the parent answers). */
+  disarm(): void;
+  /** Writes and data chunks counted since arm (for tests). */
+  counts(): { sends: number; replies: number };
+}
+
+/** The port a connect call names: (port, host), (options), or Node's normalized [options, cb]. */
+function portOf(args: unknown[]): number | undefined {
+  let a = args[0];
+  if (Array.isArray(a)) a = a[0];
+  if (a && typeof a === 'object') a = (a as { port?: unknown }).port;
+  const n = typeof a === 'number' ? a : typeof a === 'string' && /^\d+$/.test(a) ? Number(a) : NaN;
+  return Number.isInteger(n) ? n : undefined;
+}
+
+let installed: IoPoints | undefined;
+
+/** Wraps net.Socket once per process; ask(name) is the worker's point question (resolves on 'go'). */
+export function installIoPoints(ask: (name: string) => Promise<unknown>): IoPoints {
+  if (installed) return installed;
+  const proto = net.Socket.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const connect = proto.connect!;
+  const write = proto.write!;
+  const end = proto.end!;
+  const emit = proto.emit!;
+  let ports = new Set<number>();
+  let wanted = new Set<string>();
+  let armed = false;
+  let sends = 0;
+  let replies = 0;
+  const tracked = (s: Tagged) => armed && s[PORT] !== undefined && ports.has(s[PORT]);
+
+  /** Node's own answer to a write on a destroyed socket: its callback gets an error. */
+  const dropOut = (items: Item[]) => {
+    for (const it of items) {
+      const cb = it.args.at(-1);
+      if (typeof cb === 'function') process.nextTick(cb, Object.assign(new Error('Cannot call write after a stream was destroyed'), { code: 'ERR_STREAM_DESTROYED' }));
+    }
+  };
+
+  async function drainOut(s: Tagged): Promise<void> {
+    const q = s[OUT]!;
+    while (q.length) {
+      const it = q[0]!;
+      if (it.point) await ask(it.point);
+      q.shift();
+      if (s.destroyed) { dropOut(q.splice(0)); dropOut([it]); break; }
+      (it.op === 'end' ? end : write).apply(s, it.args);
+    }
+    s[OUT] = undefined;
+  }
+
+  async function drainIn(s: Tagged): Promise<void> {
+    const q = s[IN]!;
+    while (q.length) {
+      const it = q[0]!;
+      if (it.point) await ask(it.point);
+      q.shift();
+      emit.apply(s, [it.op, ...it.args]);
+    }
+    s[IN] = undefined;
+  }
+
+  proto.connect = function (this: Tagged, ...args: unknown[]) {
+    const p = portOf(args);
+    if (p !== undefined) this[PORT] = p;
+    return connect.apply(this, args);
+  };
+
+  proto.write = function (this: Tagged, ...args: unknown[]) {
+    if (!tracked(this) && !this[OUT]) return write.apply(this, args);
+    const name = tracked(this) ? ioPointName('send', ++sends) : undefined;
+    const point = name !== undefined && wanted.has(name) ? name : undefined;
+    if (this[OUT]) { this[OUT].push({ op: 'write', args, point }); return true; }
+    if (!point) return write.apply(this, args);
+    this[OUT] = [{ op: 'write', args, point }];
+    void drainOut(this);
+    return true;   // as if buffered: it is, here
+  };
+
+  proto.end = function (this: Tagged, ...args: unknown[]) {
+    // An end behind held writes must not overtake them.
+    if (this[OUT]) { this[OUT].push({ op: 'end', args }); return this; }
+    return end.apply(this, args);
+  };
+
+  proto.emit = function (this: Tagged, event: unknown, ...args: unknown[]) {
+    const q = this[IN];
+    if (q && (event === 'data' || event === 'end' || event === 'close' || event === 'error')) {
+      const name = event === 'data' && tracked(this) ? ioPointName('reply', ++replies) : undefined;
+      q.push({ op: event, args, point: name !== undefined && wanted.has(name) ? name : undefined });
+      return true;
+    }
+    if (event === 'data' && tracked(this)) {
+      const name = ioPointName('reply', ++replies);
+      if (wanted.has(name)) {
+        this[IN] = [{ op: 'data', args, point: name }];
+        void drainIn(this);
+        return true;
+      }
+    }
+    if (event === 'close' && this[OUT]) {
+      // Closed with writes held: nothing will take them any more.
+      // (q[0] is the held write whose pause is under way: drainOut drops it when answered.)
+      dropOut(this[OUT].splice(1));
+    }
+    return emit.call(this, event, ...args);
+  };
+
+  installed = {
+    arm(p, points) {
+      ports = new Set(p);
+      wanted = new Set(points);
+      sends = 0;
+      replies = 0;
+      armed = true;
+    },
+    disarm() { armed = false; },
+    counts: () => ({ sends, replies }),
+  };
+  return installed;
+}

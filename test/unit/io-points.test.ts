@@ -1,0 +1,149 @@
+// I/O pause points (src/runner/io-points.ts) on a real loopback TCP server: what counts, what
+// is held until the parent's answer, and that bytes keep their order both ways.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { installIoPoints } from '../../src/runner/io-points.ts';
+
+// The point question: recorded, answered when the test says.
+const asked: string[] = [];
+let answer: (() => void) | undefined;
+const io = installIoPoints((name) => {
+  asked.push(name);
+  return new Promise<void>((resolve) => { answer = resolve; });
+});
+const go = async () => {
+  for (let i = 0; i < 100 && !answer; i++) await sleep(10);
+  const a = answer!;
+  answer = undefined;
+  a();
+};
+
+/** A server that records what it receives per connection and echoes each chunk back. */
+async function echoServer(): Promise<{ port: number; got: string[]; server: net.Server }> {
+  const got: string[] = [];
+  const server = net.createServer((s) => {
+    let mine = '';
+    got.push('');
+    const i = got.length - 1;
+    s.on('data', (d) => { mine += d.toString(); got[i] = mine; s.write(d); });
+    s.on('error', () => {});
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { port: (server.address() as net.AddressInfo).port, got, server };
+}
+
+const servers: net.Server[] = [];
+after(() => { for (const s of servers) s.close(); io.disarm(); });
+
+async function connect(port: number): Promise<net.Socket> {
+  const s = net.connect(port, '127.0.0.1');
+  await once(s, 'connect');
+  return s;
+}
+
+/** Reads from a socket until `text` has arrived (the echo of everything written). */
+function reader(s: net.Socket): { text: () => string; until: (t: string) => Promise<void> } {
+  let text = '';
+  s.on('data', (d) => { text += d.toString(); });
+  return {
+    text: () => text,
+    until: async (t) => {
+      for (let i = 0; i < 300 && text !== t; i++) await sleep(10);
+      assert.equal(text, t);
+    },
+  };
+}
+
+test('counts writes and reply chunks on server sockets only, from arm on', async () => {
+  const a = await echoServer();
+  const b = await echoServer();
+  servers.push(a.server, b.server);
+  const before = await connect(a.port);
+  before.write('x');               // before arm: not counted
+  await sleep(50);
+  io.arm([a.port], []);
+  const other = await connect(b.port);
+  const r = reader(before);
+  before.write('1');
+  before.write('2');
+  other.write('not counted');
+  await r.until('x12');
+  assert.equal(io.counts().sends, 2);
+  assert.ok(io.counts().replies >= 1, 'echo chunks counted');
+  const replies = io.counts().replies;
+  await sleep(50);
+  assert.equal(io.counts().replies, replies, 'the other server\'s echo is not counted');
+  assert.deepEqual(asked, [], 'no point is asked when none is wanted');
+  before.destroy();
+  other.destroy();
+});
+
+test('send:N holds that write and every later one on the socket until the answer, in order', async () => {
+  const a = await echoServer();
+  servers.push(a.server);
+  io.arm([a.port], ['send:2']);
+  const s = await connect(a.port);
+  const r = reader(s);
+  asked.length = 0;
+  s.write('a');
+  assert.equal(s.write('b'), true, 'a held write looks buffered');
+  s.write('c');
+  await r.until('a');
+  await sleep(100);
+  assert.deepEqual(asked, ['send:2']);
+  assert.equal(a.got.at(-1), 'a', 'nothing after the held write reached the server');
+  await go();
+  await r.until('abc');
+  assert.equal(a.got.at(-1), 'abc');
+  assert.equal(io.counts().sends, 3);
+  // An end behind a held write does not overtake it.
+  io.arm([a.port], ['send:1']);
+  s.write('d');
+  s.end();
+  await sleep(50);
+  await go();
+  await once(s, 'close');
+  assert.equal(a.got.at(-1), 'abcd');
+});
+
+test('reply:N holds that chunk and what follows it from the client until the answer', async () => {
+  const a = await echoServer();
+  servers.push(a.server);
+  io.arm([a.port], ['reply:1']);
+  const s = await connect(a.port);
+  const r = reader(s);
+  asked.length = 0;
+  s.write('one');
+  for (let i = 0; i < 100 && asked.length === 0; i++) await sleep(10);
+  assert.deepEqual(asked, ['reply:1']);
+  s.write('two');               // its echo arrives behind the held chunk
+  await sleep(100);
+  assert.equal(r.text(), '', 'the client saw nothing yet');
+  assert.equal(a.got.at(-1), 'onetwo', 'writes are not held by a held reply');
+  await go();
+  await r.until('onetwo');
+  s.destroy();
+});
+
+test('a socket destroyed while its write is held drops the queue: callbacks get an error, nothing throws', async () => {
+  const a = await echoServer();
+  servers.push(a.server);
+  io.arm([a.port], ['send:1']);
+  const s = await connect(a.port);
+  asked.length = 0;
+  const errs: (Error | null | undefined)[] = [];
+  s.write('held', (e) => errs.push(e));
+  s.write('queued', (e) => errs.push(e));
+  await sleep(50);
+  s.destroy();
+  await once(s, 'close');
+  await go();
+  await sleep(50);
+  assert.equal(errs.length, 2);
+  assert.ok(errs.every((e) => e instanceof Error));
+  assert.equal(a.got.at(-1), '', 'nothing reached the server');
+});

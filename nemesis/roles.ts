@@ -62,8 +62,10 @@ export async function sentinelPrimary(env: Environment): Promise<string | undefi
   const votes = new Map<string, number>();
   for (const a of answers) {
     if (!Array.isArray(a) || a.length < 2) continue;
-    const port = Number(a[1]);
-    const id = env.nodes.find((n) => n.port === port)?.id ?? env.links.find((l) => l.listen.port === port)?.to;
+    const [host, port] = [String(a[0]), Number(a[1])];
+    // By the address Sentinel knows: a container's own address, a node's real port, or a proxied link's listen port.
+    const id = env.nodes.find((n) => (n.announced ? n.announced.host === host && n.announced.port === port : n.port === port))?.id
+      ?? env.links.find((l) => l.listen.port === port)?.to;
     if (id) votes.set(id, (votes.get(id) ?? 0) + 1);
   }
   let top: string | undefined;

@@ -1,23 +1,34 @@
 // The `docker` environment kind: the servers as containers (testcontainers),
-// every client link through lockpick's fault proxy. Kept apart from docker.ts so
+// every link through lockpick's fault proxy. Kept apart from docker.ts so
 // the kind registry does not load testcontainers unless the kind is used.
 import type { EnvKindDef, EnvSpec } from './env-kinds.ts';
+import type { Capability } from './capabilities.ts';
+
+/** The server images --env docker runs (each built locally by docker-image.ts unless --image names one). */
+export const IMAGE_ROLES = ['redis', 'zookeeper', 'mariadb'] as const;
+export type ImageKind = (typeof IMAGE_ROLES)[number];
 
 /** --env docker: `images` from --image (role=IMAGE), e.g. { redis: 'redis:7.2' }. */
-export interface DockerEnvSpec extends EnvSpec { images?: Record<string, string> }
+export interface DockerEnvSpec extends EnvSpec { images?: Partial<Record<ImageKind, string>> }
+
+/** No DOCKER_HOST, or a unix socket: the engine runs on this machine (its container namespaces and bind mounts are ours). */
+export function isLocalEngine(env: NodeJS.ProcessEnv = process.env): boolean {
+  const h = env.DOCKER_HOST;
+  return !h || h.startsWith('unix://');
+}
+
+// Container pause (cgroup freezer), kill + start (restarts are empty: 'restart-persistence'
+// is 'none' only, 'aof-always' is refused by the node), node links through the proxy
+// (a nat rule in each container's namespace), Sentinel failover, and everything on
+// lockpick's side. The clock shim and the node-link rules need the engine on this machine.
+const ALWAYS: Capability[] = ['client-process', 'client-link', 'pause', 'kill', 'restart-persistence', 'failover'];
 
 export const DOCKER: EnvKindDef = {
   name: 'docker',
   summary: 'servers in containers on a Docker engine (testcontainers; DOCKER_HOST honoured), ports on 127.0.0.1',
-  // Container pause (cgroup freezer), kill + start, and everything on lockpick's side.
-  // restart-persistence: 'none' only (a container restarts empty; 'aof-always' is refused by the node).
-  // No clock (the shim is not in the image), no node links (the redis topology has none).
-  capabilities: ['client-process', 'client-link', 'pause', 'kill', 'restart-persistence'],
+  capabilities: isLocalEngine() ? [...ALWAYS, 'node-link', 'clock'] : ALWAYS,
   start: async (topology, o, spec) => (await import('./docker.ts')).startDockerEnvironment(topology, o, spec as DockerEnvSpec),
 };
-
-/** The roles whose image --image can choose (the topologies --env docker runs). */
-export const IMAGE_ROLES = ['redis'] as const;
 
 /** An image reference as docker takes it (name, tag, registry, digest). */
 const IMAGE_REF = /^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/;

@@ -1,189 +1,233 @@
 // The `docker` environment: each server a container on a Docker engine
-// (testcontainers, which honours DOCKER_HOST), its port published on 127.0.0.1
-// only, every client link through lockpick's fault proxy on this machine (as
-// the local kind). Containers carry the label lockpick=1 and their owner's pid:
-// removed by down() (normal exit, Ctrl-C), by a last-resort `docker rm -f` at
-// exit, and, after a kill -9, by the next invocation (cleanupDockerLeftovers).
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+// (testcontainers' runtime client; DOCKER_HOST honoured) on a private network
+// of its own. Client links go through lockpick's fault proxy on this machine to
+// each node's port, published on 127.0.0.1 only. Node→node links (replication,
+// Sentinel, the ZooKeeper quorum) go through the proxy too: in each node's
+// network namespace a nat rule sends what it dials at a peer's address to the
+// proxy of that one link, listening on the network's gateway (as
+// peer-routing.ts does with uids for local processes). Each topology says how
+// it runs in containers (TopologyDef.docker); this file is the kit it uses.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type Dockerode from 'dockerode';
 import { Toxiproxy } from 'toxiproxy-node-client';
 import type { ContainerRuntimeClient } from 'testcontainers';
 import type { Environment, NodeRole, TopologyName, TopologyOptions } from './types.ts';
-import { LocalEnvironment, type ManagedNode } from './environment.ts';
-import { DOCKER, type DockerEnvSpec } from './docker-kind.ts';
-import { DEFAULT_REDIS_IMAGE, ensureDefaultRedisImage } from './docker-image.ts';
+import { LocalEnvironment } from './environment.ts';
+import { DOCKER, type DockerEnvSpec, type ImageKind } from './docker-kind.ts';
+import { ensureImage } from './docker-image.ts';
+import { cleanupDockerLeftovers, gone, localEngine, ownerLabels, runtimeClient, track, untrack } from './docker-engine.ts';
+import { DockerNode } from './docker-node.ts';
 import { LinkTable } from './links.ts';
 import { cleanupLeftovers } from './lifecycle.ts';
-import { isAlive, startTime } from './procfs.ts';
 import { startProxyBackend } from './proxy-backend.ts';
 import { freePort } from './ports.ts';
-import { redisPing } from './redis.ts';
-import { settleAll } from './settle.ts';
-import { redisTopology } from './topology-redis.ts';
+import { shimPath } from './clock.ts';
+import { redisContainerCmd, redisPing, REDIS_CONTAINER_PORT } from './redis.ts';
+import type { PeerNode } from './topology-peers.ts';
+import { topologyDef } from './topologies.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
 
-// Ryuk (testcontainers' reaper) is an image from Docker Hub; lockpick reaps its own containers.
-process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
-
-/** No DOCKER_HOST, or a unix socket: the engine runs on this machine. */
-function localEngine(): boolean {
-  const h = process.env.DOCKER_HOST;
-  return !h || h.startsWith('unix://');
-}
-// testcontainers, finding /.dockerenv, would reach a local engine's ports at the bridge gateway, where loopback-published ports are not.
-if (localEngine()) process.env.TESTCONTAINERS_HOST_OVERRIDE ??= '127.0.0.1';
-
-const REDIS_PORT = 6379;
-const OWNER_START = startTime(process.pid) ?? '';
+const run = promisify(execFile);
 const log = (m: string): void => console.error(m);
+const SHIM_DIR = '/lockpick-shim';
 
-/** Containers of this process still to remove (the synchronous exit hook's list). */
-const live = new Set<string>();
-let exitHook = false;
-function track(id: string): void {
-  live.add(id);
-  if (exitHook) return;
-  exitHook = true;
-  // Last resort when down() never ran (an exit without teardown): the CLI, which honours DOCKER_HOST too.
-  process.on('exit', () => {
-    if (live.size > 0) spawnSync('docker', ['rm', '-f', '-v', ...live], { stdio: 'ignore', timeout: 20_000 });
-  });
+/** A server to run as a container (the command line of the server itself: images have no shell). */
+export interface ContainerServer {
+  id: string;
+  role: NodeRole;
+  image: ImageKind;
+  cmd: string[];
+  /** Files written into the node's dir, which the container sees at /lockpick, before it starts. */
+  files?: Record<string, string>;
+  /** Serving? Asked over the published port. */
+  ready(host: string, port: number): Promise<boolean>;
+  readyMs?: number;
 }
 
-/** A 409 (conflict) whose message says the container already is in the wanted state: not an error. */
-const already = (msg: RegExp) => (e: unknown): void => {
-  if ((e as { statusCode?: number })?.statusCode !== 409 || !msg.test(String((e as Error)?.message))) throw e;
-};
-const gone = (e: unknown): boolean => [404, 304, 409].includes((e as { statusCode?: number })?.statusCode ?? 0);
+interface Placement { id: string; port: number; holder: Dockerode.Container; ip: string; pid: number; hostPort: number; dir: string }
 
-/** One server container: pause is the cgroup freezer, kill is SIGKILL, restart starts the same container (its port kept). */
-class DockerNode implements ManagedNode {
-  readonly logFile = '';
+/** What a topology's docker start uses: addresses first, then peer links, then the servers. */
+export class DockerKit {
+  private readonly placed = new Map<string, Placement>();
+  private readonly holders: Dockerode.Container[] = [];
+  /** Where lockpick reaches published ports: 127.0.0.1 for a local engine, the engine's host otherwise. */
+  readonly host: string;
 
-  constructor(readonly id: string, readonly role: NodeRole, readonly port: number, readonly host: string, private readonly c: Dockerode.Container) {}
-
-  pid(): undefined { return undefined; }
-  // Idempotent like SIGSTOP/SIGCONT on a process: two overlapping pauses of one node are fine.
-  async pause(): Promise<void> { await this.c.pause().catch(already(/already paused/)); }
-  async resume(): Promise<void> { await this.c.unpause().catch(already(/is not paused/)); }
-
-  async kill(): Promise<void> {
-    await this.c.kill().catch((e: unknown) => { if (!gone(e)) throw e; }); // 409: not running
+  constructor(
+    readonly env: LocalEnvironment,
+    private readonly client: ContainerRuntimeClient,
+    private readonly net: { id: string; name: string; gateway: string },
+    private readonly envId: string,
+    private readonly images: Partial<Record<ImageKind, string>>,
+    readonly local: boolean,
+  ) {
+    this.host = local ? '127.0.0.1' : client.info.containerRuntime.host;
   }
 
-  async restart(o?: { persistence?: 'none' | 'aof-always' }): Promise<void> {
-    if (o?.persistence === 'aof-always') throw new Error(`lockpick: node ${this.id}: the docker environment lacks the 'restart-persistence' capability`);
-    await this.kill();
-    await this.c.wait().catch(() => undefined);
-    await this.c.start();
-    await waitForRedis(this.host, this.port, `container ${this.id}`);
+  private async image(kind: ImageKind): Promise<string> {
+    return this.images[kind] ?? (this.images[kind] = await ensureImage(this.client, kind, log));
   }
 
-  async setClockOffsetMs(): Promise<void> {
-    throw new Error(`lockpick: cannot move the clock of node ${this.id}: the docker environment lacks the 'clock' capability`);
+  /** The node's address on the private network (after place()). */
+  ip(id: string): string {
+    const p = this.placed.get(id);
+    if (!p) throw new Error(`lockpick: docker node ${id} has no address yet: place() it first`);
+    return p.ip;
   }
 
-  clockOffsetMs(): number { return 0; }
-
-  async stop(): Promise<void> {
-    await this.c.remove({ force: true, v: true }).catch((e: unknown) => { if (!gone(e)) throw e; });
-    live.delete(this.c.id);
+  /**
+   * Gives each node its network namespace: a holder container on the private network that
+   * owns the node's address and publishes `port` (the one clients use) on this machine.
+   */
+  async place(nodes: { id: string; port: number }[]): Promise<void> {
+    const d = this.client.container.dockerode;
+    const holderImage = await this.image('redis');
+    await Promise.all(nodes.map(async ({ id, port }) => {
+      const hostPort = await freePort();
+      const holder = await d.createContainer({
+        name: `lockpick-${this.envId}-${id}-net`,
+        Image: holderImage,
+        // Any process that idles will do: the redis image's server on a unix socket only.
+        Cmd: ['redis-server', '--port', '0', '--unixsocket', '/tmp/holder.sock', '--save', '', '--appendonly', 'no'],
+        Labels: ownerLabels(this.envId, `${id}-net`),
+        ExposedPorts: { [`${port}/tcp`]: {} },
+        HostConfig: { NetworkMode: this.net.name, PortBindings: { [`${port}/tcp`]: [{ HostIp: this.local ? '127.0.0.1' : '', HostPort: String(hostPort) }] } },
+      });
+      track('containers', holder.id);
+      this.holders.push(holder);
+      await holder.start();
+      const info = await holder.inspect();
+      const ip = info.NetworkSettings.Networks[this.net.name]?.IPAddress;
+      if (!ip) throw new Error(`lockpick: docker node ${id}: no address on network ${this.net.name}`);
+      const dir = path.join(this.env.root, id);
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      this.placed.set(id, { id, port, holder, ip, pid: info.State.Pid, hostPort, dir });
+    }));
   }
-}
 
-async function waitForRedis(host: string, port: number, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await redisPing(port, host).catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`${what} (${host}:${port}) did not answer PING within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Removes containers labelled lockpick=1 on this machine whose owner process is gone (a kill -9). */
-export async function cleanupDockerLeftovers(client: ContainerRuntimeClient, say: (m: string) => void = log): Promise<number> {
-  const list = await client.container.dockerode.listContainers({ all: true, filters: { label: ['lockpick=1', `lockpick.host=${os.hostname()}`] } });
-  let n = 0;
-  for (const c of list) {
-    const owner = Number(c.Labels['lockpick.owner']);
-    if (owner === process.pid || (isAlive(owner) && startTime(owner) === c.Labels['lockpick.owner-start'])) continue;
-    await client.container.dockerode.getContainer(c.Id).remove({ force: true, v: true }).catch((e: unknown) => { if (!gone(e)) throw e; });
-    say(`lockpick: removed leftover container ${c.Names[0]?.replace(/^\//, '') ?? c.Id} (left by lockpick pid ${owner}, which is gone)`);
-    n++;
-  }
-  return n;
-}
-
-async function runtimeClient(): Promise<ContainerRuntimeClient> {
-  const { getContainerRuntimeClient } = await import('testcontainers');
-  try {
-    return await getContainerRuntimeClient();
-  } catch (e) {
-    const where = process.env.DOCKER_HOST ? `DOCKER_HOST=${process.env.DOCKER_HOST}` : 'the local Docker socket';
-    throw new InconclusiveError(`--env docker: no Docker engine answers at ${where} (${(e as Error).message}); start dockerd or set DOCKER_HOST`, { cause: e });
-  }
-}
-
-interface Start { id: string; role: NodeRole; image: string; envId: string; hostIp: string; host: string }
-
-async function startRedisContainer(s: Start): Promise<DockerNode> {
-  const { GenericContainer, Wait } = await import('testcontainers');
-  // testcontainers publishes on every interface; lockpick's servers are reachable from this machine only.
-  class Published extends GenericContainer {
-    publish(hostPort: number, hostIp: string): this {
-      this.withExposedPorts({ container: REDIS_PORT, host: hostPort });
-      this.hostConfig.PortBindings = { ...this.hostConfig.PortBindings, [`${REDIS_PORT}/tcp`]: [{ HostIp: hostIp, HostPort: String(hostPort) }] };
-      return this;
+  /**
+   * The links a→b (each of b's ports, on b's address) for every ordered pair with talks(a, b),
+   * each through its own proxy; a rule in a's namespace sends a's connections to b there.
+   * Needs a local engine, root and nsenter + iptables; otherwise peers talk directly (a warning).
+   */
+  async routePeers(nodes: PeerNode[], talks: (a: string, b: string) => boolean): Promise<void> {
+    const why = !this.local ? 'the Docker engine is not on this machine' : process.getuid?.() !== 0 ? 'not running as root' : undefined;
+    if (why) {
+      log(`lockpick: warning: node-to-node links between containers are NOT behind the fault proxy (${why}); client links are.`);
+      return;
     }
+    const jobs: Promise<void>[] = [];
+    for (const a of nodes) {
+      for (const b of nodes) {
+        if (a.id === b.id || !talks(a.id, b.id)) continue;
+        for (const p of b.ports) jobs.push(this.route(a.id, b.id, p.port, p.suffix ?? ''));
+      }
+    }
+    await Promise.all(jobs);
   }
-  const port = await freePort();
-  const started = await new Published(s.image)
-    .publish(port, s.hostIp)
-    .withName(`lockpick-${s.envId}-${s.id}`)
-    .withLabels({ lockpick: '1', 'lockpick.env': s.envId, 'lockpick.node': s.id, 'lockpick.owner': String(process.pid), 'lockpick.owner-start': OWNER_START, 'lockpick.host': os.hostname() })
-    // No RDB, no AOF: a killed and restarted node starts empty (persistence 'none').
-    .withCommand(['redis-server', '--port', String(REDIS_PORT), '--bind', '0.0.0.0', '--protected-mode', 'no', '--save', '', '--appendonly', 'no', '--dir', '/data'])
-    .withWaitStrategy(Wait.forLogMessage(/Ready to accept connections/))
-    .withStartupTimeout(30_000)
-    .start();
-  track(started.getId());
-  const { getContainerRuntimeClient } = await import('testcontainers');
-  const c = (await getContainerRuntimeClient()).container.getById(started.getId());
-  const node = new DockerNode(s.id, s.role, port, s.host, c);
-  await waitForRedis(s.host, port, `container ${s.id}`).catch(async (e: unknown) => { await node.stop(); throw e; });
-  return node;
+
+  private async route(from: string, to: string, port: number, suffix: string): Promise<void> {
+    const a = this.placed.get(from)!;
+    const b = this.placed.get(to)!;
+    const link = await this.env.linkTable.add(from, `${to}${suffix}`, { id: to, host: b.ip, port }, this.net.gateway);
+    (link as { to: string }).to = to; // the suffix only keeps proxy names unique
+    await run('nsenter', ['-t', String(a.pid), '-n', 'iptables', '-w', '5', '-t', 'nat', '-A', 'OUTPUT', '-p', 'tcp', '-d', b.ip, '--dport', String(port),
+      '-j', 'DNAT', '--to-destination', `${this.net.gateway}:${link.listen.port}`]);
+  }
+
+  /** Teardown, after the server containers: the holders (their namespaces) go. */
+  async removeHolders(): Promise<void> {
+    await Promise.all(this.holders.splice(0).map(async (h) => {
+      await h.remove({ force: true, v: true }).catch((e: unknown) => { if (!gone(e)) throw e; });
+      untrack('containers', h.id);
+    }));
+  }
+
+  /** Starts the server container in its placed namespace and waits until it serves. */
+  async start(s: ContainerServer): Promise<DockerNode> {
+    const p = this.placed.get(s.id);
+    if (!p) throw new Error(`lockpick: docker node ${s.id} was not placed`);
+    for (const [name, text] of Object.entries(s.files ?? {})) {
+      mkdirSync(path.dirname(path.join(p.dir, name)), { recursive: true });
+      writeFileSync(path.join(p.dir, name), text);
+    }
+    const clockFile = this.local ? path.join(p.dir, 'clock-offset') : undefined;
+    const server = await this.client.container.dockerode.createContainer({
+      name: `lockpick-${this.envId}-${s.id}`,
+      Image: await this.image(s.image),
+      Cmd: s.cmd,
+      Labels: ownerLabels(this.envId, s.id),
+      WorkingDir: '/lockpick',
+      // The clock shim moves the server's wall clock by what the node's clock file says.
+      Env: clockFile ? [`LD_PRELOAD=${SHIM_DIR}/libclockshim.so`, 'LOCKPICK_CLOCK_FILE=/lockpick/clock-offset'] : [],
+      HostConfig: {
+        NetworkMode: `container:${p.holder.id}`,
+        Binds: this.local ? [`${p.dir}:/lockpick`, `${shimPath()}:${SHIM_DIR}/libclockshim.so:ro`] : [],
+      },
+    });
+    track('containers', server.id);
+    const node = new DockerNode({
+      id: s.id, role: s.role, host: this.host, port: p.hostPort, announced: { host: p.ip, port: p.port },
+      server, clockFile, ready: () => s.ready(this.host, p.hostPort), readyMs: s.readyMs ?? 20_000,
+    });
+    this.env.nodes.push(node);
+    await node.start();
+    return node;
+  }
+}
+
+/** The private network of one environment (its gateway is where node-link proxies listen). */
+async function createNetwork(client: ContainerRuntimeClient, envId: string): Promise<{ id: string; name: string; gateway: string; remove(): Promise<void> }> {
+  const d = client.container.dockerode;
+  const name = `lockpick-${envId}`;
+  const net = await d.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: ownerLabels(envId) });
+  track('networks', net.id);
+  const info = (await net.inspect()) as { IPAM?: { Config?: { Gateway?: string }[] } };
+  const gateway = info.IPAM?.Config?.[0]?.Gateway;
+  const remove = async () => {
+    await net.remove().catch((e: unknown) => { if (!gone(e)) throw e; });
+    untrack('networks', net.id);
+  };
+  if (!gateway) {
+    await remove();
+    throw new Error(`lockpick: the Docker network ${name} has no gateway address`);
+  }
+  return { id: net.id, name, gateway, remove };
 }
 
 export async function startDockerEnvironment(topology: TopologyName, o: TopologyOptions, spec: DockerEnvSpec): Promise<Environment> {
-  if (topology !== redisTopology.name) throw new UsageError(`--env docker runs locks on the redis topology so far; this lock runs on ${topology}: use --env local`);
-  redisTopology.validate?.(o);
+  const def = topologyDef(topology);
+  if (!def?.docker) throw new UsageError(`--env docker does not run the ${topology} topology yet; use --env local`);
+  def.validate?.(o);
   if (o.persistence !== undefined && o.persistence !== 'none') throw new UsageError(`--env docker: persistence '${o.persistence}' is not built (containers restart empty); use --env local`);
-  const image = spec.images?.redis ?? DEFAULT_REDIS_IMAGE;
+  const local = localEngine();
+  if (!local && def.name !== 'redis') throw new UsageError(`--env docker with a remote engine (DOCKER_HOST=${process.env.DOCKER_HOST}) runs the redis topology only (the others need their config files bind-mounted); use a local engine`);
   const client = await runtimeClient();
   cleanupLeftovers();
   const root = mkdtempSync(path.join(os.tmpdir(), 'lockpick-env-'));
+  const envId = path.basename(root).replace(/^lockpick-env-/, '');
   let env: LocalEnvironment | undefined;
   try {
     await cleanupDockerLeftovers(client);
-    if (image === DEFAULT_REDIS_IMAGE) await ensureDefaultRedisImage(client, log);
     const proxy = await startProxyBackend();
     env = new LocalEnvironment(topology, root, new LinkTable(new Toxiproxy(proxy.url)), proxy, DOCKER);
-    // A local engine (a unix socket) publishes on loopback; a remote one (DOCKER_HOST=tcp://...) on its host.
-    const local = localEngine();
-    const where = { envId: path.basename(root).replace(/^lockpick-env-/, ''), hostIp: local ? '127.0.0.1' : '', host: local ? '127.0.0.1' : client.info.containerRuntime.host };
-    const ids = Array.from({ length: o.masters ?? 1 }, (_, i) => `n${i + 1}`);
-    if (o.resource) ids.push('resource');
-    const e = env;
-    await settleAll(
-      ids.map((id) => startRedisContainer({ id, role: id === 'resource' ? 'resource' : 'redis', image, ...where })),
-      (n) => e.nodes.push(n),
-    );
+    const net = await createNetwork(client, envId);
+    const kit = new DockerKit(env, client, net, envId, { ...spec.images }, local);
+    // After the server containers (the nodes): their holders, then the network.
+    env.afterNodes.push(() => kit.removeHolders(), () => net.remove());
+    await def.docker(kit, o);
+    if (o.resource) {
+      await kit.place([{ id: 'resource', port: REDIS_CONTAINER_PORT }]);
+      await kit.start({ id: 'resource', role: 'resource', image: 'redis', cmd: redisContainerCmd(), ready: (h, p) => redisPing(p, h) });
+    }
     return env;
   } catch (e) {
     await env?.down();
     if (e instanceof UsageError) throw e;
-    throw new InconclusiveError(`the docker ${topology} environment failed to start (image ${image}): ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    throw new InconclusiveError(`the docker ${topology} environment failed to start: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
 }

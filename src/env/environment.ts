@@ -23,6 +23,8 @@ export class LocalEnvironment implements Environment {
   private downing: Promise<void> | undefined;
   /** Called at teardown before the nodes are stopped (e.g. undo iptables rules). */
   readonly cleanups: (() => Promise<void>)[] = [];
+  /** Called at teardown after the nodes are stopped (e.g. remove a container network). */
+  readonly afterNodes: (() => Promise<void>)[] = [];
 
   constructor(
     readonly topology: TopologyName,
@@ -75,6 +77,7 @@ export class LocalEnvironment implements Environment {
     this.downing ??= (async () => {
       for (const c of this.cleanups) await c().catch((e: unknown) => console.error(`lockpick: cleanup: ${String(e)}`));
       await Promise.all(this.nodes.map((n) => n.stop()));
+      for (const c of this.afterNodes) await c().catch((e: unknown) => console.error(`lockpick: cleanup: ${String(e)}`));
       await this.proxy?.stop().catch((e: unknown) => console.error(`lockpick: stopping the fault proxy: ${String(e)}`));
       removeDir(this.root);
       rmSync(this.root, { recursive: true, force: true });

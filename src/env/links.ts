@@ -33,12 +33,12 @@ export class LinkTable {
     return p;
   }
 
-  /** Adds a node→node link (see peer-routing.ts). */
-  async add(from: string, to: string, upstream: Endpoint): Promise<Link> {
-    return this.create(`${from}->${to}`, from, to, upstream);
+  /** Adds a node→node link (see peer-routing.ts); `listenHost`: where its proxy listens (a container network's gateway). */
+  async add(from: string, to: string, upstream: Endpoint, listenHost = '127.0.0.1'): Promise<Link> {
+    return this.create(`${from}->${to}`, from, to, upstream, listenHost);
   }
 
-  private async create(name: string, from: string, to: string, upstream: Endpoint): Promise<Link> {
+  private async create(name: string, from: string, to: string, upstream: Endpoint, listenHost = '127.0.0.1'): Promise<Link> {
     let link: Link;
     if (!this.tp) {
       link = { name, from, to, listen: { ...upstream, id: name }, upstream };
@@ -46,7 +46,7 @@ export class LinkTable {
       let port = await freePort();
       for (let attempt = 0; ; attempt++) {
         try {
-          await this.tp.createProxy({ name, listen: `127.0.0.1:${port}`, upstream: `${upstream.host}:${upstream.port}` });
+          await this.tp.createProxy({ name, listen: `${listenHost}:${port}`, upstream: `${upstream.host}:${upstream.port}` });
           break;
         } catch (e) {
           // Another process took the port between our probe and the proxy's bind.
@@ -54,7 +54,7 @@ export class LinkTable {
           port = await freePort();
         }
       }
-      link = { name, from, to, listen: { id: name, host: '127.0.0.1', port }, upstream };
+      link = { name, from, to, listen: { id: name, host: listenHost, port }, upstream };
     }
     this.links.push(link);
     return link;

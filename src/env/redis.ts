@@ -67,6 +67,16 @@ function redisFamilyNode(bin: string, id: string, role: NodeRole, port: number, 
   return { dir, conf, spawnIt, make };
 }
 
+/** The port a Redis server listens on inside its container (each container has its own address). */
+export const REDIS_CONTAINER_PORT = 6379;
+export const SENTINEL_CONTAINER_PORT = 26379;
+
+/** redis-server's command line in a container: on every address of its own namespace, nothing persisted (a restart starts empty). */
+export function redisContainerCmd(extra: string[] = []): string[] {
+  return ['redis-server', '--port', String(REDIS_CONTAINER_PORT), '--bind', '0.0.0.0', '--protected-mode', 'no', '--save', '', '--appendonly', 'no',
+    '--repl-diskless-sync-delay', '0', ...extra];
+}
+
 export interface RedisNodeOptions {
   id: string;
   role: NodeRole;
@@ -115,17 +125,22 @@ export interface SentinelOptions {
 export const SENTINEL_DOWN_AFTER_MS = 1000;
 export const SENTINEL_FAILOVER_TIMEOUT_MS = 3000;
 
-export async function createSentinelNode(o: SentinelOptions): Promise<ServerNode> {
-  const f = redisFamilyNode(requireBinary('redis-sentinel'), o.id, 'sentinel', o.port, o.root, 'sentinel', o.uid);
+/** The `sentinel ...` lines of a Sentinel's config: what it monitors, its timing, how others see it. */
+export function sentinelLines(o: Pick<SentinelOptions, 'masterName' | 'master' | 'quorum' | 'announce'>): string[] {
   const m = o.masterName;
   const lines = [
-    ...baseConf(o.port, f.dir),
     `sentinel monitor ${m} ${o.master.host} ${o.master.port} ${o.quorum}`,
     `sentinel down-after-milliseconds ${m} ${SENTINEL_DOWN_AFTER_MS}`,
     `sentinel failover-timeout ${m} ${SENTINEL_FAILOVER_TIMEOUT_MS}`,
     `sentinel parallel-syncs ${m} 1`,
   ];
   if (o.announce) lines.push(`sentinel announce-ip ${o.announce.host}`, `sentinel announce-port ${o.announce.port}`);
+  return lines;
+}
+
+export async function createSentinelNode(o: SentinelOptions): Promise<ServerNode> {
+  const f = redisFamilyNode(requireBinary('redis-sentinel'), o.id, 'sentinel', o.port, o.root, 'sentinel', o.uid);
+  const lines = [...baseConf(o.port, f.dir), ...sentinelLines(o)];
   // Sentinel rewrites its config (state, epochs): written once, kept across restarts.
   writeFileSync(f.conf, lines.join('\n') + '\n', { mode: 0o600 });
   const node = f.make(() => f.spawnIt());

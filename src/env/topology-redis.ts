@@ -2,7 +2,7 @@
 // fault-free resource node that clients reach directly, not through the proxy.
 import type { TopologyOptions } from './types.ts';
 import type { LocalEnvironment } from './environment.ts';
-import { createRedisNode } from './redis.ts';
+import { createRedisNode, redisContainerCmd, redisPing, REDIS_CONTAINER_PORT } from './redis.ts';
 import { freePort } from './ports.ts';
 import { settleAll } from './settle.ts';
 import type { TopologyDef } from './topology.ts';
@@ -32,5 +32,10 @@ export const redisTopology: TopologyDef = {
     }
   },
   start: startRedisTopology,
+  docker: async (kit, o) => {
+    const ids = Array.from({ length: o.masters ?? 1 }, (_, i) => `n${i + 1}`);
+    await kit.place(ids.map((id) => ({ id, port: REDIS_CONTAINER_PORT })));
+    await Promise.all(ids.map((id) => kit.start({ id, role: 'redis', image: 'redis', cmd: redisContainerCmd(), ready: (h, p) => redisPing(p, h) })));
+  },
   external: (o) => [{ role: 'redis', as: 'redis', prefix: 'n', min: o.masters ?? 1, max: o.masters ?? 1 }],
 };

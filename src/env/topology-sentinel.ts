@@ -4,7 +4,8 @@
 import { Redis } from 'ioredis';
 import type { TopologyOptions } from './types.ts';
 import type { LocalEnvironment } from './environment.ts';
-import { createRedisNode, createSentinelNode } from './redis.ts';
+import { createRedisNode, createSentinelNode, redisContainerCmd, redisPing, REDIS_CONTAINER_PORT, SENTINEL_CONTAINER_PORT, sentinelLines } from './redis.ts';
+import type { DockerKit } from './docker.ts';
 import { freePort } from './ports.ts';
 import { settleAll } from './settle.ts';
 import { routePeers } from './topology-peers.ts';
@@ -15,8 +16,8 @@ export const SENTINEL_NAME = 'lockpick';
 const DATA = ['n1', 'n2', 'n3'];
 const SENTINELS = ['s1', 's2', 's3'];
 
-async function query<T>(port: number, f: (r: Redis) => Promise<T>): Promise<T> {
-  const r = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
+async function query<T>(port: number, f: (r: Redis) => Promise<T>, host = '127.0.0.1'): Promise<T> {
+  const r = new Redis({ host, port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
   r.on('error', () => {});
   try {
     await r.connect();
@@ -27,16 +28,45 @@ async function query<T>(port: number, f: (r: Redis) => Promise<T>): Promise<T> {
 }
 
 /** Ready = every sentinel sees the primary, both replicas and the two other sentinels. */
-async function sentinelSeesAll(port: number): Promise<boolean> {
+async function sentinelSeesAll(port: number, host?: string): Promise<boolean> {
   return query(port, async (r) => {
     const replicas = (await r.call('SENTINEL', 'REPLICAS', SENTINEL_NAME)) as unknown[];
     const others = (await r.call('SENTINEL', 'SENTINELS', SENTINEL_NAME)) as unknown[];
     return replicas.length === 2 && others.length === 2;
-  });
+  }, host);
 }
 
-async function replicaLinkUp(port: number): Promise<boolean> {
-  return query(port, async (r) => /master_link_status:up/.test(await r.info('replication')));
+async function replicaLinkUp(port: number, host?: string): Promise<boolean> {
+  return query(port, async (r) => /master_link_status:up/.test(await r.info('replication')), host);
+}
+
+/** The same ensemble as containers: each node at its own address, Sentinel and replicas by those addresses. */
+async function startSentinelDocker(kit: DockerKit): Promise<void> {
+  const portOf = (id: string) => (DATA.includes(id) ? REDIS_CONTAINER_PORT : SENTINEL_CONTAINER_PORT);
+  const all = [...DATA, ...SENTINELS];
+  await kit.place(all.map((id) => ({ id, port: portOf(id) })));
+  await kit.routePeers(all.map((id) => ({ id, ports: [{ port: portOf(id) }] })), (a, b) => (DATA.includes(a) ? DATA.includes(b) : true));
+  const ready = (h: string, p: number) => redisPing(p, h);
+  const primary = { id: 'n1', host: kit.ip('n1'), port: REDIS_CONTAINER_PORT };
+  const data = (id: string) => kit.start({
+    id, role: id === primary.id ? 'redis' : 'redis-replica', image: 'redis', ready,
+    // Announce the node's own address: replicas reach the primary through a proxy, which it would report otherwise.
+    cmd: redisContainerCmd(['--replica-announce-ip', kit.ip(id), ...(id === primary.id ? [] : ['--replicaof', primary.host, String(primary.port)])]),
+  });
+  await data(primary.id);
+  const replicas = await Promise.all(['n2', 'n3'].map(data));
+  for (const n of replicas) await waitReady(`replica ${n.id} syncing from n1`, () => replicaLinkUp(n.port, n.host), { timeoutMs: 15_000 });
+  const sentinels = await Promise.all(SENTINELS.map((id) => kit.start({
+    id, role: 'sentinel', image: 'redis', ready,
+    cmd: ['redis-server', '/lockpick/sentinel.conf', '--sentinel'],
+    // Sentinel rewrites its config (state, epochs): a file in the node's dir.
+    files: { 'sentinel.conf': [`port ${SENTINEL_CONTAINER_PORT}`, 'bind 0.0.0.0', 'protected-mode no', 'dir /lockpick',
+      ...sentinelLines({ masterName: SENTINEL_NAME, master: primary, quorum: 2, announce: { id, host: kit.ip(id), port: SENTINEL_CONTAINER_PORT } })].join('\n') + '\n' },
+  })));
+  kit.env.sentinelName = SENTINEL_NAME;
+  for (const s of sentinels) {
+    await waitReady(`sentinel ${s.id} discovering replicas and sentinels`, () => sentinelSeesAll(s.port, s.host), { timeoutMs: 20_000, intervalMs: 50 });
+  }
 }
 
 export async function startSentinelTopology(env: LocalEnvironment, o: TopologyOptions): Promise<void> {
@@ -79,12 +109,17 @@ export const sentinelTopology: TopologyDef = {
   backend: 'redis',
   leased: true,
   start: startSentinelTopology,
+  docker: startSentinelDocker,
   // An external one: its servers as the Sentinels announce them, the Sentinels, and master=NAME.
   external: () => [{ role: 'redis', as: 'redis', prefix: 'n', min: 1, max: 9 }, { role: 'sentinel', as: 'sentinel', prefix: 's', min: 1, max: 9 }],
   // Sentinel names primaries by their real address: map each to this client's proxied endpoint of that node.
   clientExtras: async (env, clientId, endpoints) => {
     const addressMap: Record<string, { host: string; port: number }> = {};
-    for (const ep of endpoints) addressMap[`${env.node(ep.id).host ?? '127.0.0.1'}:${env.node(ep.id).port}`] = { host: ep.host, port: ep.port };
+    for (const ep of endpoints) {
+      const n = env.node(ep.id);
+      const known = n.announced ?? { host: n.host ?? '127.0.0.1', port: n.port };
+      addressMap[`${known.host}:${known.port}`] = { host: ep.host, port: ep.port };
+    }
     return { roles: { sentinel: (await env.sentinelEndpoints?.(clientId)) ?? [] }, settings: { masterName: env.sentinelName ?? SENTINEL_NAME }, addressMap };
   },
 };

@@ -4,6 +4,7 @@
 import type { Endpoint, Environment, NodeRole, TopologyOptions } from './types.ts';
 import type { LocalEnvironment } from './environment.ts';
 import type { EndpointRole } from './endpoints.ts';
+import type { DockerKit } from './docker.ts';
 
 /** Servers of one role an external environment names for this topology (node ids: prefix + 1, 2, ...). */
 export interface ExternalRole { role: EndpointRole; as: NodeRole; prefix: string; min: number; max: number }
@@ -27,6 +28,8 @@ export interface TopologyDef {
   validate?(o: TopologyOptions): void;
   /** Starts the servers into `env` (the local kind); the fault-free resource node comes after, from the environment. */
   start(env: LocalEnvironment, o: TopologyOptions): Promise<void>;
+  /** Starts the servers as containers (--env docker) with the kit; absent: --env docker refuses this topology. */
+  docker?(kit: DockerKit, o: TopologyOptions): Promise<void>;
   /** The servers an external environment must name (--endpoints roles and how many). */
   external(o: TopologyOptions): ExternalRole[];
   /** For client `clientId` (whose data endpoints are `endpoints`): other servers, settings, announced-address map. */

@@ -20,6 +20,8 @@ export interface NodeHandle {
   readonly role: NodeRole;
   readonly port: number;         // the real listening port (bypasses the proxy)
   readonly host?: string;        // where it listens when not 127.0.0.1 (an external server)
+  /** Where its peers and Sentinel know it by, when not host:port (a container's address on its private network). */
+  readonly announced?: { host: string; port: number };
   readonly logFile: string;
   pid(): number | undefined;
   pause(): Promise<void>;        // SIGSTOP

@@ -1,7 +1,9 @@
-// One named proxy: a listener on 127.0.0.1 forwarding to an upstream, with
+// One named proxy: a listener on 127.0.0.1 (or a container bridge's gateway,
+// for node→node links between containers) forwarding to an upstream, with
 // toxics. Disabled = the listener is closed (new connects are refused) and
 // every open connection is closed, as Toxiproxy does.
 import net from 'node:net';
+import os from 'node:os';
 import { Connection } from './connection.ts';
 import { ApiError, parseToxic, toxicJson, updateToxic } from './toxics.ts';
 import type { Stream, Toxic, ToxicJson } from './toxics.ts';
@@ -10,7 +12,16 @@ export interface ProxyJson { name: string; listen: string; upstream: string; ena
 
 export interface HostPort { host: string; port: number }
 
-/** Parses "host:port"; the proxy only ever listens on loopback. */
+/**
+ * The addresses a proxy may listen on: loopback, and this machine's own address on a
+ * container bridge (Docker's br-* / docker0), which only this machine and its containers reach.
+ */
+function listenable(host: string): boolean {
+  if (host === '127.0.0.1' || host === 'localhost') return true;
+  return Object.entries(os.networkInterfaces()).some(([name, addrs]) => /^(br-|docker)/.test(name) && (addrs ?? []).some((a) => a.address === host));
+}
+
+/** Parses "host:port"; the proxy listens on loopback (or a container bridge's gateway) only. */
 export function parseAddress(field: string, value: unknown, listen: boolean): HostPort {
   if (typeof value !== 'string') throw new ApiError(400, `proxy ${field} must be a "host:port" string, got ${JSON.stringify(value)}`);
   const i = value.lastIndexOf(':');
@@ -19,10 +30,10 @@ export function parseAddress(field: string, value: unknown, listen: boolean): Ho
   if (i < 0 || !Number.isInteger(port) || port < 0 || port > 65535 || (!listen && port === 0)) {
     throw new ApiError(400, `proxy ${field} ${JSON.stringify(value)} is not "host:port" (e.g. "127.0.0.1:${listen ? '0' : '6379'}")`);
   }
-  if (listen && host !== '127.0.0.1' && host !== 'localhost') {
-    throw new ApiError(400, `proxy listen ${JSON.stringify(value)}: this proxy listens on loopback only; use "127.0.0.1:PORT" (0 = any free port)`);
+  if (listen && !listenable(host)) {
+    throw new ApiError(400, `proxy listen ${JSON.stringify(value)}: this proxy listens on loopback (or a container bridge's gateway address) only; use "127.0.0.1:PORT" (0 = any free port)`);
   }
-  return { host: listen ? '127.0.0.1' : host, port };
+  return { host: listen && host === 'localhost' ? '127.0.0.1' : host, port };
 }
 
 export class FaultProxy {

@@ -1,14 +1,18 @@
-// `lockpick env up TOPOLOGY [--masters N] [--nodes N] [--persistence P] [--resource] [--json]`
-//   brings a topology up, prints its endpoints and stays up until Ctrl-C / SIGTERM.
+// `lockpick env up TOPOLOGY [--masters N] [--nodes N] [--persistence P] [--resource] [--json]
+//   [--env local|docker|external] [--image ROLE=IMAGE] [--endpoints LIST]`
+//   brings a topology up in an environment kind, prints its endpoints and stays up until Ctrl-C / SIGTERM.
 // `lockpick env down` stops every running `env up` and any leftovers (pid files).
 import { parseArgs } from 'node:util';
 import { recordProcess } from '../env/lifecycle.ts';
-import { startEnvironment, stopEnvUps, validateTopology, type TopologyName, type TopologyOptions } from '../env/index.ts';
+import { stopEnvUps, validateTopology, type TopologyName, type TopologyOptions } from '../env/index.ts';
+import { startEnv, type EnvSpec } from '../env/env-kinds.ts';
+import { parseEnv } from './run.ts';
 import { TOPOLOGY_DEFS } from '../env/topologies.ts';
 import { EXIT_HELP } from '../cli.ts';
 import { EXIT, InconclusiveError, UsageError } from '../errors.ts';
 
 const USAGE = `usage: lockpick env up TOPOLOGY [--masters N] [--nodes N] [--persistence none|aof-always] [--resource] [--json]
+                        [--env local|docker|external] [--image ROLE=IMAGE] [--endpoints LIST]
        lockpick env down
 
   up     start real servers on 127.0.0.1, every link through the fault proxy; print
@@ -21,6 +25,10 @@ ${TOPOLOGY_DEFS.map((t) => `           ${t.name.padEnd(15)} ${t.summary}`).join(
   --persistence P  redis: none (default) or aof-always (appendfsync always)
   --resource       also start a fault-free Redis node for the protected resource
   --json           print one JSON object instead of text
+  --env KIND       local (default), docker (containers, labelled lockpick=1; removed on
+                   Ctrl-C and by 'env down') or external (your servers behind the fault proxy)
+  --image R=IMAGE  --env docker: the server image, as 'lockpick run' takes it
+  --endpoints LIST --env external: your servers, as 'lockpick run' takes them
 
 ${EXIT_HELP}
 env up: 2 on bad options, 3 when the servers fail to start`;
@@ -37,6 +45,9 @@ export async function run(argv: string[]): Promise<number> {
         persistence: { type: 'string' },
         resource: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
+        env: { type: 'string' },
+        image: { type: 'string' },
+        endpoints: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -65,7 +76,9 @@ export async function run(argv: string[]): Promise<number> {
     return Number(v);
   };
   let opts: TopologyOptions;
+  let spec: EnvSpec | undefined;
   try {
+    spec = await parseEnv(values.env, values.endpoints, false, values.image);
     opts = {
       masters: num('masters', values.masters),
       nodes: num('nodes', values.nodes),
@@ -79,24 +92,33 @@ export async function run(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   let env;
+  const kind = spec?.kind ?? 'local';
   try {
-    env = await startEnvironment(topology as TopologyName, opts);
+    env = await startEnv(spec, topology as TopologyName, opts);
   } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`lockpick env up: ${e.message}`);
+      return EXIT.usage;
+    }
     if (!(e instanceof InconclusiveError)) throw e;
     // Not a verdict and not a usage error: no test is possible here (exit 3).
-    console.error(`lockpick env up: ${e.message}\n  fix: make the servers startable here (bash scripts/setup.sh installs them); 'lockpick env down' stops what an earlier run left`);
+    const fix = kind === 'docker' ? 'a Docker engine must answer (docker info; DOCKER_HOST)'
+      : kind === 'external' ? 'the --endpoints servers must answer from here'
+        : 'make the servers startable here (bash scripts/setup.sh installs them)';
+    console.error(`lockpick env up: ${e.message}\n  fix: ${fix}; 'lockpick env down' stops what an earlier run left`);
     return EXIT.unknown;
   }
   recordProcess({ pid: process.pid, name: `lockpick env up ${topology}`, kind: 'env-up', match: 'env' });
   const clients = await env.clientEndpoints('c1');
   const sentinels = env.sentinelEndpoints && env.nodes.some((n) => n.role === 'sentinel') ? await env.sentinelEndpoints('c1') : [];
-  const nodes = env.nodes.map((n) => ({ id: n.id, role: n.role, port: n.port, pid: n.pid(), log: n.logFile }));
+  const nodes = env.nodes.map((n) => ({ id: n.id, role: n.role, host: n.host ?? '127.0.0.1', port: n.port, pid: n.pid(), log: n.logFile }));
   if (values.json) {
-    console.log(JSON.stringify({ topology, proxyUrl: env.proxyUrl, sentinelName: env.sentinelName, nodes, clientEndpoints: clients, sentinelEndpoints: sentinels, links: env.links }));
+    console.log(JSON.stringify({ topology, env: kind, proxyUrl: env.proxyUrl, sentinelName: env.sentinelName, nodes, clientEndpoints: clients, sentinelEndpoints: sentinels, links: env.links }));
   } else {
-    console.log(`lockpick env up ${topology}: ready`);
+    console.log(`lockpick env up ${topology} (--env ${kind}): ready`);
     console.log(`  fault proxy (Toxiproxy API): ${env.proxyUrl}`);
-    for (const n of nodes) console.log(`  ${n.id.padEnd(9)} ${n.role.padEnd(14)} 127.0.0.1:${n.port}  pid ${n.pid}  log ${n.log}`);
+    // A container or an external server has no pid or log here.
+    for (const n of nodes) console.log(`  ${n.id.padEnd(9)} ${n.role.padEnd(14)} ${n.host}:${n.port}${n.pid ? `  pid ${n.pid}` : ''}${n.log ? `  log ${n.log}` : ''}`);
     console.log(`  client c1 endpoints (proxied): ${clients.map((e) => `${e.id}=${e.host}:${e.port}`).join('  ')}`);
     if (sentinels.length) console.log(`  sentinels for c1 (proxied, master '${env.sentinelName}'): ${sentinels.map((e) => `${e.id}=${e.host}:${e.port}`).join('  ')}`);
     console.log(`  ${env.links.length} links through the proxy; Ctrl-C (or 'lockpick env down') stops everything`);

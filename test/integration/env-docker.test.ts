@@ -184,3 +184,34 @@ test('docker: --image goes into test.json and --replay runs on containers of tha
   }
   assert.deepEqual(ours(), []);
 });
+
+/** `lockpick env up ARGS --json` until it prints its endpoints; the child and what it printed. */
+async function envUp(args: string[]): Promise<{ child: ReturnType<typeof spawn>; up: { env: string; nodes: { id: string }[]; clientEndpoints: { host: string; port: number }[] } }> {
+  const child = spawn(process.execPath, [bin, 'env', 'up', ...args, '--json'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { err += d; });
+  for (let i = 0; i < 1200 && !out.includes('\n') && child.exitCode === null; i++) await new Promise((res) => setTimeout(res, 100));
+  assert.ok(out.includes('\n'), `env up printed its endpoints (exit ${child.exitCode}): ${err}`);
+  return { child, up: JSON.parse(out) as never };
+}
+
+test('docker: lockpick env up redis --env docker serves proxied endpoints; Ctrl-C and env down remove the containers', { skip }, async () => {
+  const a = await envUp(['redis', '--env', 'docker', '--image', 'redis=lockpick-redis:local', '--resource']);
+  assert.equal(a.up.env, 'docker');
+  assert.deepEqual(a.up.nodes.map((n) => n.id), ['n1', 'resource']);
+  assert.equal(ours().length, 2, 'n1 and the resource node as containers');
+  const r = new Redis({ host: a.up.clientEndpoints[0]!.host, port: a.up.clientEndpoints[0]!.port, maxRetriesPerRequest: 1, lazyConnect: true });
+  try { assert.equal(await r.ping(), 'PONG', 'the proxied endpoint reaches the container'); } finally { r.disconnect(); }
+  const code = await new Promise<number | null>((res) => { a.child.on('exit', (c) => res(c)); a.child.kill('SIGINT'); });
+  assert.equal(code, 130);
+  assert.deepEqual(ours(), [], 'Ctrl-C: no container left');
+  const b = await envUp(['redis', '--env', 'docker']);
+  assert.equal(ours().length, 1);
+  const exited = new Promise<void>((res) => b.child.on('exit', () => res()));
+  const down = await lockpick(['env', 'down'], 60_000);
+  assert.equal(down.code, 0, down.stderr);
+  await exited;
+  assert.deepEqual(ours(), [], "'lockpick env down': no container left");
+});

@@ -6,9 +6,11 @@
 // bind-mounted there) and /tmp; its libc is the host's, which is all the clock
 // shim (bind-mounted at /lockpick-shim, in LD_PRELOAD) links.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ContainerRuntimeClient } from 'testcontainers';
 import { requireBinary, requireFile } from './binaries.ts';
 import { ZK_JVM_FLAGS, ZK_MAIN_CLASS } from './zookeeper.ts';
@@ -88,8 +90,8 @@ class RootFs {
 }
 
 interface Recipe {
-  /** The host binary the image is built from (named in the log and in errors). */
-  source: () => string;
+  /** The host file the image is built from (named in the log and in errors) and others whose upgrade should rebuild it. */
+  source: () => string[];
   /** Fills the root file system; may run host tools (mariadb-install-db). */
   fill: (fs: RootFs, ctx: string) => void;
   /** Dockerfile lines after FROM scratch / COPY rootfs/ /. */
@@ -151,7 +153,7 @@ function initMariadbDatadir(dest: string, mariadbd: string): void {
 
 const RECIPES: Record<ImageKind, Recipe> = {
   redis: {
-    source: () => requireBinary('redis-server'),
+    source: () => [requireBinary('redis-server')],
     fill(fs) {
       // The redis-server name matters: Redis picks its mode (server, check-rdb) from argv[0].
       fs.linked(requireBinary('redis-server'), '/usr/bin/redis-server');
@@ -160,7 +162,7 @@ const RECIPES: Record<ImageKind, Recipe> = {
     dockerfile: () => ['ENV PATH=/usr/bin:/bin', 'WORKDIR /data', 'CMD ["redis-server"]'],
   },
   zookeeper: {
-    source: () => requireFile('/usr/share/java/zookeeper.jar', 'zookeeper'),
+    source: () => [requireFile('/usr/share/java/zookeeper.jar', 'zookeeper'), realpathSync(requireBinary('java'))],
     fill(fs) {
       const home = jvmHome();
       // Only what `java -cp … QuorumPeerMain` loads: no other tools, jmods, headers, sources, docs or javac's ct.sym.
@@ -174,7 +176,7 @@ const RECIPES: Record<ImageKind, Recipe> = {
     dockerfile: () => [`ENV PATH=${jvmHome()}/bin:/usr/bin:/bin`, 'WORKDIR /lockpick', `CMD ${JSON.stringify(zookeeperCommand('/lockpick/zoo.cfg'))}`],
   },
   mariadb: {
-    source: () => requireBinary('mariadbd'),
+    source: () => [requireBinary('mariadbd')],
     fill(fs, ctx) {
       const mariadbd = requireBinary('mariadbd');
       fs.linked(mariadbd, '/usr/sbin/mariadbd');
@@ -186,31 +188,76 @@ const RECIPES: Record<ImageKind, Recipe> = {
   },
 };
 
-async function imageExists(client: ContainerRuntimeClient, name: string): Promise<boolean> {
-  const { ImageName } = await import('testcontainers');
-  return client.image.exists(ImageName.fromString(name));
+/**
+ * What an image was built from: this module's text (the recipes) and the
+ * sources' paths, sizes and mtimes. An image with another stamp is rebuilt, so
+ * a package upgrade or a recipe change never leaves a stale image in use.
+ */
+function stampOf(sources: string[]): string {
+  const h = createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url)));
+  for (const f of sources) {
+    const st = statSync(f);
+    h.update(`\0${f}\0${st.size}\0${Math.floor(st.mtimeMs)}`);
+  }
+  return h.digest('hex').slice(0, 16);
 }
 
-/** Builds `lockpick-<kind>:local` from this machine's packages unless the engine has it already; returns its name. */
-export async function ensureImage(client: ContainerRuntimeClient, kind: ImageKind, log: (m: string) => void): Promise<string> {
+const STAMP_LABEL = 'lockpick.image-stamp';
+
+/** The engine's image `name` (its id and stamp label), or undefined when it has none. */
+async function built(client: ContainerRuntimeClient, name: string): Promise<{ id: string; stamp: string } | undefined> {
+  const { ImageName } = await import('testcontainers');
+  try {
+    // inspect, not exists: testcontainers caches "exists" answers for the life of the process.
+    const info = await client.image.inspect(ImageName.fromString(name));
+    return { id: info.Id, stamp: info.Config?.Labels?.[STAMP_LABEL] ?? '' };
+  } catch {
+    return undefined;
+  }
+}
+
+// One build per engine client and kind at a time, however many nodes ask at once.
+const building = new WeakMap<ContainerRuntimeClient, Map<ImageKind, Promise<string>>>();
+
+/** Builds `lockpick-<kind>:local` from this machine's packages unless the engine has it, built from the same; returns its name. */
+export function ensureImage(client: ContainerRuntimeClient, kind: ImageKind, log: (m: string) => void): Promise<string> {
+  let mine = building.get(client);
+  if (!mine) building.set(client, (mine = new Map()));
+  let p = mine.get(kind);
+  if (!p) {
+    p = buildImage(client, kind, log);
+    mine.set(kind, p);
+    p.catch(() => mine.delete(kind)); // a failed build is tried again on the next call
+  }
+  return p;
+}
+
+async function buildImage(client: ContainerRuntimeClient, kind: ImageKind, log: (m: string) => void): Promise<string> {
   const name = imageName(kind);
-  if (await imageExists(client, name)) return name;
   const recipe = RECIPES[kind];
-  const source = recipe.source();
+  const sources = recipe.source();
+  const source = sources[0]!;
+  const stamp = stampOf(sources);
+  const had = await built(client, name);
+  if (had?.stamp === stamp) return name;
   const ctx = mkdtempSync(path.join(os.tmpdir(), 'lockpick-image-'));
   try {
     const fs = new RootFs(path.join(ctx, 'rootfs'));
     recipe.fill(fs, ctx);
     fs.emptyDir('/lockpick');
     fs.emptyDir('/tmp', 0o1777);
-    writeFileSync(path.join(ctx, 'Dockerfile'), ['FROM scratch', 'COPY rootfs/ /', ...recipe.dockerfile(), `LABEL lockpick.image-source=${JSON.stringify(source)}`].join('\n') + '\n');
-    log(`lockpick: building the image ${name} from ${source} (once per Docker engine)`);
+    writeFileSync(path.join(ctx, 'Dockerfile'), ['FROM scratch', 'COPY rootfs/ /', ...recipe.dockerfile(), `LABEL lockpick.image-source=${JSON.stringify(source)} ${STAMP_LABEL}=${stamp}`].join('\n') + '\n');
+    const why = !had ? 'once per Docker engine' : 'rebuilt: the host package or the recipe changed since';
+    log(`lockpick: building the image ${name} from ${source} (${why})`);
     await client.image.build(ctx, { t: name, dockerfile: 'Dockerfile' } as Parameters<typeof client.image.build>[1]);
   } finally {
     rmSync(ctx, { recursive: true, force: true });
   }
   // The build API reports failures only in its output stream: check the result.
-  if (!(await imageExists(client, name))) throw new Error(`building ${name} from ${source} failed (DEBUG=testcontainers:build shows the engine's output)`);
+  const now = await built(client, name);
+  if (now?.stamp !== stamp) throw new Error(`building ${name} from ${source} failed (DEBUG=testcontainers:build shows the engine's output)`);
+  // The stale image lost its name; drop it unless a container still uses it.
+  if (had && had.id !== now.id) await client.container.dockerode.getImage(had.id).remove().catch(() => {});
   return name;
 }
 

@@ -12,6 +12,7 @@ import { FaultSpecError, validateFaultSpec, validateSchedule, type KindSchema } 
 import type { FaultSchedule } from './types.ts';
 import { missingCapabilities, type EnvKindDef } from '../src/env/env-kinds.ts';
 import type { Capability } from '../src/env/capabilities.ts';
+import { LINK_TARGETS } from './targets.ts';
 
 /** The registry: one line per fault kind (each kind is one file under faults/). */
 export const KINDS: readonly KindDef[] = [partition, latency, pause, kill, clockBump, clockStrobe, clockReset, failover, clientPause, clientClock, clientKill];
@@ -33,16 +34,21 @@ export function topologyProblem(kind: string, topology: string): string | undefi
   return t && !t.includes(topology) ? `fault '${kind}' needs a ${t.join(' or ')} topology; this lock runs on ${topology}` : undefined;
 }
 
-/** The capabilities a spec needs: its kind's, plus those of the params it sets. */
-export function specNeeds(spec: Pick<FaultSpec, 'kind' | 'params'>): Capability[] {
+/** Link targets that act only between servers (no client end): they need node→node links. */
+const SERVER_LINK_TARGETS = ['primary-replicas', 'minority', 'majority'];
+
+/** The capabilities a spec needs: its kind's, those of the params it sets, and 'node-link' for a link fault aimed only between servers. */
+export function specNeeds(spec: Pick<FaultSpec, 'kind' | 'params'> & { target?: FaultSpec['target'] }): Capability[] {
   const def = kindDef(spec.kind);
   if (!def) return [];
   const extra = Object.entries(def.paramNeeds ?? {}).filter(([p]) => spec.params?.[p] !== undefined).map(([, c]) => c);
+  const t = spec.target === undefined ? [] : Array.isArray(spec.target) ? spec.target : [spec.target];
+  if (def.schema.target === LINK_TARGETS && t.some((x) => SERVER_LINK_TARGETS.includes(String(x)))) extra.push('node-link');
   return [...new Set([...def.needs, ...extra])];
 }
 
 /** Why a fault (a kind, or a spec with its params) cannot run on environment kind `env`, or undefined when it can. */
-export function capabilityProblem(spec: string | Pick<FaultSpec, 'kind' | 'params'>, env: EnvKindDef): string | undefined {
+export function capabilityProblem(spec: string | (Pick<FaultSpec, 'kind' | 'params'> & { target?: FaultSpec['target'] }), env: EnvKindDef): string | undefined {
   const s = typeof spec === 'string' ? { kind: spec } : spec;
   const missing = missingCapabilities(env, specNeeds(s));
   return missing.length ? `fault '${s.kind}' needs ${missing.join(' and ')}, which the ${env.name} environment does not have` : undefined;

@@ -6,12 +6,22 @@ import type { ExternalServers } from './endpoints.ts';
 import { DOCKER } from './docker-kind.ts';
 
 /** Which environment a run uses (stored in test.json, so a replay rebuilds it). */
-export interface EnvSpec { kind: string; servers?: ExternalServers }
+export interface EnvSpec {
+  kind: string;
+  servers?: ExternalServers;
+  /** Capabilities the run's faults need that only the user's setup gives (EnvKindDef.setup): checked when the environment starts (not stored). */
+  needs?: Capability[];
+}
 
 export interface EnvKindDef {
   name: string;
   summary: string;
   capabilities: readonly Capability[];
+  /**
+   * Capabilities the user's setup may add, certain only once the environment starts and sees it
+   * (external: 'node-link' when TOXIPROXY_URL is set); `hint` says how to get them.
+   */
+  setup?: { capabilities(): readonly Capability[]; hint: string };
   /** Brings up `topology` (UsageError for bad input, InconclusiveError when it cannot start). */
   start?(topology: TopologyName, o: TopologyOptions, spec: EnvSpec): Promise<Environment>;
 }
@@ -26,11 +36,16 @@ export const LOCAL: EnvKindDef = {
 export const EXTERNAL: EnvKindDef = {
   name: 'external',
   summary: "the user's own servers (--endpoints); lockpick's fault proxy sits between its clients and them",
-  // Only what happens on lockpick's side: its clients, and the client links through its proxy.
+  // Only what happens on lockpick's side: its clients, and the client links through its proxy;
+  // plus server links the user routes through the Toxiproxy of TOXIPROXY_URL (external.ts).
   capabilities: ['client-process', 'client-link'],
+  setup: {
+    capabilities: () => (process.env.TOXIPROXY_URL ? ['node-link'] : []),
+    hint: "'node-link' on --env external: set TOXIPROXY_URL to your Toxiproxy, with a proxy per server link named like 'n2->n1' (from node n2 to node n1; README \"Environment kinds\")",
+  },
   start: async (topology, o, spec) => {
     if (!spec.servers) throw new (await import('../errors.ts')).UsageError('--env external needs --endpoints (e.g. --endpoints redis=127.0.0.1:6379)');
-    return (await import('./external.ts')).startExternalEnvironment(topology, o, spec.servers);
+    return (await import('./external.ts')).startExternalEnvironment(topology, o, spec.servers, spec.needs ?? []);
   },
 };
 
@@ -39,6 +54,12 @@ export const ENV_KINDS: readonly EnvKindDef[] = [LOCAL, EXTERNAL, DOCKER];
 
 export function envKind(name: string): EnvKindDef | undefined {
   return ENV_KINDS.find((k) => k.name === name);
+}
+
+/** `kind` with the capabilities the user's setup may add (the up-front check; the environment confirms them when it starts). */
+export function withSetup(kind: EnvKindDef): EnvKindDef {
+  const more = kind.setup?.capabilities().filter((c) => !kind.capabilities.includes(c)) ?? [];
+  return more.length ? { ...kind, capabilities: [...kind.capabilities, ...more] } : kind;
 }
 
 /** The capabilities of `needs` that `kind` lacks, each in words. */

@@ -4,14 +4,18 @@
 // Redis for the protected resource). It cannot pause, kill or move the clock
 // of a server it did not start: those faults are refused before the run
 // (env-kinds.ts), and a node handle here throws if anything asks anyway.
-import { mkdtempSync } from 'node:fs';
+// Server→server links the user already routes through their own Toxiproxy
+// (TOXIPROXY_URL) become node links when the proxies are named as lockpick
+// names its local ones ('n2->n1': from node n2 to node n1), so they can be cut.
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Toxiproxy } from 'toxiproxy-node-client';
-import type { Environment, NodeRole, TopologyName, TopologyOptions } from './types.ts';
+import type { Endpoint, Environment, Link, NodeRole, TopologyName, TopologyOptions } from './types.ts';
 import { LocalEnvironment, type ManagedNode } from './environment.ts';
-import { EXTERNAL } from './env-kinds.ts';
+import { EXTERNAL, missingCapabilities, type EnvKindDef } from './env-kinds.ts';
+import type { Capability } from './capabilities.ts';
 import { endpointText, type ExternalEndpoint, type ExternalServers } from './endpoints.ts';
 import { LinkTable } from './links.ts';
 import { cleanupLeftovers } from './lifecycle.ts';
@@ -78,7 +82,40 @@ function reachable(e: ExternalEndpoint, timeoutMs = 3000): Promise<void> {
   });
 }
 
-export async function startExternalEnvironment(topology: TopologyName, o: TopologyOptions, s: ExternalServers): Promise<Environment> {
+/** A proxy name for a link between two servers, as lockpick names its local ones: 'n2->n1', 'n1->n2:election'. */
+const NODE_LINK_NAME = /^([a-z]+\d+)->([a-z]+\d+)(?::[a-z-]+)?$/;
+
+/** 'HOST:PORT' of a Toxiproxy proxy as an endpoint. */
+function address(hostPort: string, id: string): Endpoint {
+  const i = hostPort.lastIndexOf(':');
+  return { id, host: hostPort.slice(0, i).replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(hostPort.slice(i + 1)) };
+}
+
+/**
+ * The proxies on the user's Toxiproxy named for a link between two of this environment's
+ * servers, as its node links. A name of that shape with a node the endpoints do not give is
+ * refused (exit 2), so a typo is not silently a link that is never cut.
+ */
+async function userNodeLinks(url: string, nodes: ManagedNode[]): Promise<Link[]> {
+  const ids = nodes.map((n) => n.id);
+  const out: Link[] = [];
+  for (const [name, p] of Object.entries(await new Toxiproxy(url).getAll())) {
+    const m = NODE_LINK_NAME.exec(name);
+    if (!m) continue;
+    const unknown = [m[1]!, m[2]!].find((id) => !ids.includes(id));
+    if (unknown) {
+      throw new UsageError(`TOXIPROXY_URL ${url}: proxy '${name}' names node ${unknown}, which this environment does not have (nodes in --endpoints order: ${ids.join(', ')}); rename or remove that proxy`);
+    }
+    out.push({ name, from: m[1]!, to: m[2]!, listen: address(p.listen, name), upstream: address(p.upstream, m[2]!) });
+  }
+  return out;
+}
+
+/**
+ * Starts the external environment. `needs`: capabilities the run's faults take that only the
+ * user's setup gives ('node-link': proxies on TOXIPROXY_URL); without them the start is refused (exit 2).
+ */
+export async function startExternalEnvironment(topology: TopologyName, o: TopologyOptions, s: ExternalServers, needs: readonly Capability[] = []): Promise<Environment> {
   checkExternalServers(topology, o, s);
   try {
     await Promise.all(s.endpoints.map((e) => reachable(e)));
@@ -89,15 +126,31 @@ export async function startExternalEnvironment(topology: TopologyName, o: Topolo
   const root = mkdtempSync(path.join(os.tmpdir(), 'lockpick-env-'));
   let env: LocalEnvironment | undefined;
   try {
-    const proxy = await startProxyBackend();
-    env = new LocalEnvironment(topology, root, new LinkTable(new Toxiproxy(proxy.url)), proxy, EXTERNAL);
+    const nodes: ManagedNode[] = [];
     for (const w of wanted(topology, o)) {
       s.endpoints.filter((e) => e.role === w.role).forEach((e, i) => {
         const node = new ExternalNode(`${w.prefix}${i + 1}`, w.as, e.host, e.port);
         if (e.user !== undefined) node.credentials = { user: e.user, password: e.password ?? '', ...(e.database ? { database: e.database } : {}) };
-        env!.nodes.push(node);
+        nodes.push(node);
       });
     }
+    // The user's Toxiproxy: its named server links are ours to cut, so this run has node links.
+    const userUrl = process.env.TOXIPROXY_URL?.replace(/\/+$/, '') || undefined;
+    const nodeLinks = userUrl ? await userNodeLinks(userUrl, nodes) : [];
+    const kind: EnvKindDef = nodeLinks.length ? { ...EXTERNAL, capabilities: [...EXTERNAL.capabilities, 'node-link'] } : EXTERNAL;
+    const missing = missingCapabilities(kind, needs);
+    if (missing.length) {
+      throw new UsageError(`the plan's faults need ${missing.join(' and ')}, which this external environment does not have: ${userUrl
+        ? `TOXIPROXY_URL ${userUrl} has no proxy named for a link between its servers (${nodes.map((n) => n.id).join(', ')}), e.g. 'n2->n1' from n2 to n1`
+        : 'TOXIPROXY_URL is not set'}; ${EXTERNAL.setup!.hint}`);
+    }
+    const proxy = await startProxyBackend();
+    const table = new LinkTable(new Toxiproxy(proxy.url));
+    table.links.push(...nodeLinks);
+    env = new LocalEnvironment(topology, root, table, proxy, kind);
+    env.nodes.push(...nodes);
+    // Client links made on the user's Toxiproxy go when the run ends (their server links stay).
+    if (userUrl) env.cleanups.push(() => removeClientLinks(userUrl, env!.links));
     if (topology === 'redis-sentinel') env.sentinelName = s.master;
     // The protected counter: on the user's Redis when resource= names one, else on a Redis of our own.
     const r = s.endpoints.find((e) => e.role === 'resource');
@@ -105,7 +158,15 @@ export async function startExternalEnvironment(topology: TopologyName, o: Topolo
     else if (o.resource) env.nodes.push(await createRedisNode({ id: 'resource', role: 'resource', port: await freePort(), root, persistence: 'none' }));
     return env;
   } catch (e) {
-    await env?.down();
+    if (env) await env.down();
+    else rmSync(root, { recursive: true, force: true });
+    if (e instanceof UsageError) throw e;
     throw new InconclusiveError(`the external ${topology} environment failed to start: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
+}
+
+/** Removes the client-link proxies this run created on the user's Toxiproxy (never a server link). */
+async function removeClientLinks(url: string, links: Link[]): Promise<void> {
+  const tp = new Toxiproxy(url);
+  await Promise.all(links.filter((l) => l.from.startsWith('client:')).map((l) => tp.get(l.name).then((p) => p.remove()).catch(() => { /* gone already */ })));
 }

@@ -1,10 +1,11 @@
 // The environment of a run in test.json ("env", "key_prefix"), so --replay
 // rebuilds the same one; and the key namespace a run writes under.
-import { envKind, ENV_KINDS, type EnvSpec } from '../env/env-kinds.ts';
+import { envKind, ENV_KINDS, withSetup, type EnvSpec } from '../env/env-kinds.ts';
+import type { Capability } from '../env/capabilities.ts';
 import { redactEndpoints, storedEndpoints } from '../env/endpoints.ts';
 import { imageProblem, type DockerEnvSpec } from '../env/docker-kind.ts';
 import { UsageError } from '../errors.ts';
-import { capabilityProblem } from '../../nemesis/kinds.ts';
+import { capabilityProblem, specNeeds } from '../../nemesis/kinds.ts';
 import type { RunPlan } from '../workload/plan.ts';
 
 /** The default prefix on servers lockpick does not own. */
@@ -52,9 +53,14 @@ export function envFromTest(test: Record<string, unknown>, where: string, plan: 
   // The stored images unless --image gives others (--env docker alone keeps them).
   const images = stored.kind === 'docker' && name === 'docker' ? storedImages(stored.images, where) : undefined;
   if (images && !(env as DockerEnvSpec).images) env = { ...env, images } as DockerEnvSpec;
+  // What the user's setup may add (external + TOXIPROXY_URL: node links) passes here and is
+  // handed to the environment, which refuses to start without it (exit 2 as well).
+  const needs = new Set<Capability>();
   for (const f of plan.faults) {
-    const p = capabilityProblem(f, kind);
-    if (p) throw new UsageError(`${where}: the plan's ${p}; replay it on an environment that has it (--env local)`);
+    const p = capabilityProblem(f, withSetup(kind));
+    if (p) throw new UsageError(`${where}: the plan's ${p}; replay it on an environment that has it (--env local)${kind.setup ? `; for ${kind.setup.hint}` : ''}`);
+    for (const c of specNeeds(f)) if (!kind.capabilities.includes(c)) needs.add(c);
   }
+  if (needs.size) env = { ...env, needs: [...needs] };
   return { env, keyPrefix: typeof test.key_prefix === 'string' ? test.key_prefix : undefined };
 }

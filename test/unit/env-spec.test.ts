@@ -34,3 +34,30 @@ test('bad env.images in test.json are refused naming the place and the fix', () 
   assert.throws(bad({ redis: 'bad image' }), usage(/"env\.images\.redis": 'bad image' is not an image reference/));
   assert.throws(bad({ etcd: 'etcd:3' }), usage(/"env\.images\.etcd": --env docker takes images for .*not 'etcd'/));
 });
+
+test("a partition between servers needs 'node-link': on --env external only with TOXIPROXY_URL, confirmed when the environment starts", async () => {
+  const { capabilityProblem } = await import('../../nemesis/kinds.ts');
+  const { EXTERNAL, LOCAL } = await import('../../src/env/env-kinds.ts');
+  const between = { kind: 'partition', at_ms: 100, duration_ms: 1000, target: 'primary-replicas' };
+  assert.match(capabilityProblem(between, EXTERNAL)!, /fault 'partition' needs 'node-link' \(.+\), which the external environment does not have/);
+  assert.equal(capabilityProblem(between, LOCAL), undefined);
+  // Isolating a node or a client still needs client links only (there they are all it cuts).
+  assert.equal(capabilityProblem({ kind: 'partition', at_ms: 0, target: 'n1' }, EXTERNAL), undefined);
+  assert.equal(capabilityProblem({ kind: 'latency', at_ms: 0, target: ['client:c1', 'n1'], params: { latency_ms: 5 } }, EXTERNAL), undefined);
+  assert.match(capabilityProblem({ kind: 'latency', at_ms: 0, target: 'minority', params: { latency_ms: 5 } }, EXTERNAL)!, /'node-link'/);
+
+  const test = { env: { kind: 'external', endpoints: [{ role: 'redis', host: 'h', port: 1 }, { role: 'redis', host: 'h', port: 2 }] } };
+  const nodePlan = { ...plan, faults: [between] };
+  const saved = process.env.TOXIPROXY_URL;
+  try {
+    delete process.env.TOXIPROXY_URL;
+    assert.throws(() => envFromTest(test, where, nodePlan as never), usage(/the plan's fault 'partition' needs 'node-link' .*; for 'node-link' on --env external: set TOXIPROXY_URL/));
+    process.env.TOXIPROXY_URL = 'http://127.0.0.1:8474';
+    // Passed on to the environment, which refuses to start without such proxies.
+    assert.deepEqual(envFromTest(test, where, nodePlan as never).env.needs, ['node-link']);
+    assert.equal(envFromTest(test, where, plan as never).env.needs, undefined, 'a plan of client faults asks nothing more');
+  } finally {
+    if (saved === undefined) delete process.env.TOXIPROXY_URL;
+    else process.env.TOXIPROXY_URL = saved;
+  }
+});

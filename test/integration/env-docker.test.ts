@@ -12,18 +12,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { anomalyTypes, bin, lockpick, repoRoot, tempStore } from './run-helpers.ts';
+import { dockerSkip } from './docker-helpers.ts';
 
-function engineAnswers(): boolean {
-  try {
-    execFileSync('docker', ['info'], { stdio: 'ignore', timeout: 20_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const skip = engineAnswers() ? false : 'no Docker engine answers (`docker info` fails): start dockerd (LOCKPICK_DOCKER_TESTS=1 bash scripts/setup.sh) or set DOCKER_HOST';
-if (skip) console.log(`# env-docker: skipped: ${skip}`);
+const skip = dockerSkip('env-docker');
 
 /** Containers lockpick labelled, running or not: "name state". */
 function ours(): string[] {

@@ -5,7 +5,7 @@ import { EXIT, EXIT_HELP } from '../cli.ts';
 const USAGE = `usage: lockpick list [--json]
 
 Prints the lock recipes (for --lock) and the fault kinds (for --faults) with
-one-line descriptions.
+one-line descriptions, and which capabilities each environment kind (--env) has.
 
 ${EXIT_HELP}`;
 
@@ -24,11 +24,15 @@ export async function run(argv: string[]): Promise<number> {
   const { RECIPES } = await import('../locks/registry.ts');
   const { FAULT_KINDS } = await import('../../nemesis/index.ts');
   const { AIMS } = await import('../workload/aims.ts');
+  const { ENV_KINDS, capabilityCell, capabilityTable } = await import('../env/env-kinds.ts');
+  const { CAPABILITIES } = await import('../env/capabilities.ts');
   if (values.json) {
     console.log(JSON.stringify({
       locks: RECIPES.map((r) => ({ name: r.name, summary: r.summary, source: r.source, topology: r.topology, model: r.model, fencing: r.fencing, points: r.points ?? [], options: r.optionsHelp ?? {} })),
       faults: FAULT_KINDS,
       aims: AIMS.map((a) => ({ name: a.name, kinds: a.kinds, summary: a.summary })),
+      capabilities: CAPABILITIES,
+      environments: ENV_KINDS.map((k) => ({ name: k.name, summary: k.summary, capabilities: Object.fromEntries(Object.keys(CAPABILITIES).map((c) => [c, capabilityCell(k, c as keyof typeof CAPABILITIES)])) })),
     }, null, 2));
     return EXIT.ok;
   }
@@ -44,6 +48,7 @@ export async function run(argv: string[]): Promise<number> {
   for (const k of FAULT_KINDS) out.push(`  ${k.kind.padEnd(w)}  ${k.summary}`);
   out.push('', 'aimed plans (drawn two times in three when --faults includes all their kinds and the topology fits):');
   for (const a of AIMS) out.push(`  ${a.name}  (${a.kinds.join(' + ')}) ${a.summary}`);
+  out.push('', "environment kinds (--env KIND) and their capabilities (a fault kind's 'needs' in 'lockpick list --json'):", ...capabilityTable());
   out.push('', "client-pause in 'lockpick run' lands at named points: 'in-critical-section' and each lock's own points, for longer than the lease.");
   console.log(out.join('\n'));
   return EXIT.ok;

@@ -18,10 +18,11 @@ export interface EnvKindDef {
   summary: string;
   capabilities: readonly Capability[];
   /**
-   * Capabilities the user's setup may add, certain only once the environment starts and sees it
-   * (external: 'node-link' when TOXIPROXY_URL is set); `hint` says how to get them.
+   * Capabilities the user's setup may add (external: 'node-link' through their Toxiproxy),
+   * certain only once the environment starts and sees it; `present` says whether the setup is
+   * there at all (TOXIPROXY_URL set), `label` names it in the table, `hint` says how to get it.
    */
-  setup?: { capabilities(): readonly Capability[]; hint: string };
+  setup?: { capabilities: readonly Capability[]; present(): boolean; label: string; hint: string };
   /** Brings up `topology` (UsageError for bad input, InconclusiveError when it cannot start). */
   start?(topology: TopologyName, o: TopologyOptions, spec: EnvSpec): Promise<Environment>;
 }
@@ -40,7 +41,9 @@ export const EXTERNAL: EnvKindDef = {
   // plus server links the user routes through the Toxiproxy of TOXIPROXY_URL (external.ts).
   capabilities: ['client-process', 'client-link'],
   setup: {
-    capabilities: () => (process.env.TOXIPROXY_URL ? ['node-link'] : []),
+    capabilities: ['node-link'],
+    present: () => Boolean(process.env.TOXIPROXY_URL),
+    label: 'TOXIPROXY_URL',
     hint: "'node-link' on --env external: set TOXIPROXY_URL to your Toxiproxy, with a proxy per server link named like 'n2->n1' (from node n2 to node n1; README \"Environment kinds\")",
   },
   start: async (topology, o, spec) => {
@@ -58,7 +61,7 @@ export function envKind(name: string): EnvKindDef | undefined {
 
 /** `kind` with the capabilities the user's setup may add (the up-front check; the environment confirms them when it starts). */
 export function withSetup(kind: EnvKindDef): EnvKindDef {
-  const more = kind.setup?.capabilities().filter((c) => !kind.capabilities.includes(c)) ?? [];
+  const more = kind.setup?.present() ? kind.setup.capabilities.filter((c) => !kind.capabilities.includes(c)) : [];
   return more.length ? { ...kind, capabilities: [...kind.capabilities, ...more] } : kind;
 }
 
@@ -72,4 +75,18 @@ export async function startEnv(spec: EnvSpec | undefined, topology: TopologyName
   const kind = envKind(spec?.kind ?? 'local');
   if (!kind?.start) throw new (await import('../errors.ts')).UsageError(`unknown environment kind '${spec?.kind}'; use one of: ${ENV_KINDS.map((k) => k.name).join(', ')}`);
   return kind.start(topology, o, spec ?? { kind: 'local' });
+}
+
+/** One kind's column of the capability table: 'yes', 'with <setup>' or 'no'. */
+export function capabilityCell(kind: EnvKindDef, c: Capability): string {
+  if (kind.capabilities.includes(c)) return 'yes';
+  return kind.setup?.capabilities.includes(c) ? `with ${kind.setup.label}` : 'no';
+}
+
+/** Environment kinds × capabilities, as `lockpick list` prints it (from the registry, so it cannot drift). */
+export function capabilityTable(): string[] {
+  const caps = Object.keys(CAPABILITIES) as Capability[];
+  const rows = [['', ...ENV_KINDS.map((k) => k.name)], ...caps.map((c) => [c, ...ENV_KINDS.map((k) => capabilityCell(k, c))])];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => `  ${r.map((x, i) => x.padEnd(widths[i]!)).join('  ')}`.trimEnd());
 }

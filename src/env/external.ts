@@ -99,7 +99,14 @@ function address(hostPort: string, id: string): Endpoint {
 async function userNodeLinks(url: string, nodes: ManagedNode[]): Promise<Link[]> {
   const ids = nodes.map((n) => n.id);
   const out: Link[] = [];
-  for (const [name, p] of Object.entries(await new Toxiproxy(url).getAll())) {
+  const all = await new Toxiproxy(url).getAll();
+  // Client links of a run that did not end (kill -9): they would block this run's (one run per Toxiproxy at a time).
+  const stale = Object.keys(all).filter((name) => name.startsWith('client:'));
+  if (stale.length) {
+    await removeProxies(url, stale);
+    console.error(`lockpick: removed ${stale.length} leftover client-link proxies from TOXIPROXY_URL ${url} (${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ', ...' : ''}), left by a run that did not end`);
+  }
+  for (const [name, p] of Object.entries(all)) {
     const m = NODE_LINK_NAME.exec(name);
     if (!m) continue;
     const unknown = [m[1]!, m[2]!].find((id) => !ids.includes(id));
@@ -150,7 +157,7 @@ export async function startExternalEnvironment(topology: TopologyName, o: Topolo
     env = new LocalEnvironment(topology, root, table, proxy, kind);
     env.nodes.push(...nodes);
     // Client links made on the user's Toxiproxy go when the run ends (their server links stay).
-    if (userUrl) env.cleanups.push(() => removeClientLinks(userUrl, env!.links));
+    if (userUrl) env.cleanups.push(() => removeProxies(userUrl, env!.links.filter((l) => l.from.startsWith('client:')).map((l) => l.name)));
     if (topology === 'redis-sentinel') env.sentinelName = s.master;
     // The protected counter: on the user's Redis when resource= names one, else on a Redis of our own.
     const r = s.endpoints.find((e) => e.role === 'resource');
@@ -165,8 +172,8 @@ export async function startExternalEnvironment(topology: TopologyName, o: Topolo
   }
 }
 
-/** Removes the client-link proxies this run created on the user's Toxiproxy (never a server link). */
-async function removeClientLinks(url: string, links: Link[]): Promise<void> {
+/** Removes client-link proxies from the user's Toxiproxy (never a server link). */
+async function removeProxies(url: string, names: string[]): Promise<void> {
   const tp = new Toxiproxy(url);
-  await Promise.all(links.filter((l) => l.from.startsWith('client:')).map((l) => tp.get(l.name).then((p) => p.remove()).catch(() => { /* gone already */ })));
+  await Promise.all(names.map((name) => tp.get(name).then((p) => p.remove()).catch(() => { /* gone already */ })));
 }

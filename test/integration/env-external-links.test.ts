@@ -112,6 +112,8 @@ function replay(dir: string, toxiproxyUrl: string | undefined) {
 }
 
 test("TOXIPROXY_URL: a partition between the servers cuts the user's proxy n2->n1; replication stops meanwhile; the proxy is left as found", async () => {
+  // A client link a kill -9'd run left behind: removed at the start, or this run could not make its own.
+  await tp.createProxy({ name: 'client:c1->n1', listen: '127.0.0.1:0', upstream: `127.0.0.1:${primary}` });
   let cut = false;
   let down = false;
   let watching = true;
@@ -126,6 +128,7 @@ test("TOXIPROXY_URL: a partition between the servers cuts the user's proxy n2->n
   const r = await replay(planDir(), url).finally(() => { watching = false; });
   await watcher;
   assert.ok([0, 3].includes(r.code!), `a replication cut does not break a lock taken on the primary (exit ${r.code}): ${r.stderr}`);
+  assert.match(r.stderr, /removed 1 leftover client-link proxies from TOXIPROXY_URL \S+ \(client:c1->n1\)/);
   const events = readFileSync(path.join(r.summary!.dir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean)
     .map((l) => JSON.parse(l) as { process: unknown; f: string; value: Record<string, unknown> }).filter((e) => e.process === 'nemesis');
   const start = events.find((e) => e.f === 'partition-start');

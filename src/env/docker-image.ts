@@ -39,6 +39,11 @@ class RootFs {
     copyFileSync(src, to);
   }
 
+  text(dest: string, content: string): void {
+    mkdirSync(path.dirname(this.at(dest)), { recursive: true });
+    writeFileSync(this.at(dest), content);
+  }
+
   /** An empty directory; /tmp-like ones get the sticky, world-writable mode. */
   emptyDir(p: string, mode = 0o755): void {
     mkdirSync(this.at(p), { recursive: true });
@@ -246,6 +251,8 @@ async function buildImage(client: ContainerRuntimeClient, kind: ImageKind, log: 
     recipe.fill(fs, ctx);
     fs.emptyDir('/lockpick');
     fs.emptyDir('/tmp', 0o1777);
+    // Host names from /etc/hosts first (the engine writes it: aliases, --add-host), then DNS, as on Debian.
+    fs.text('/etc/nsswitch.conf', 'hosts: files dns\n');
     writeFileSync(path.join(ctx, 'Dockerfile'), ['FROM scratch', 'COPY rootfs/ /', ...recipe.dockerfile(), `LABEL lockpick.image-source=${JSON.stringify(source)} ${STAMP_LABEL}=${stamp}`].join('\n') + '\n');
     const why = !had ? 'once per Docker engine' : 'rebuilt: the host package or the recipe changed since';
     log(`lockpick: building the image ${name} from ${source} (${why})`);

@@ -5,7 +5,7 @@
 // works too. Every image has an empty /lockpick (the node's private dir is
 // bind-mounted there) and /tmp; its libc is the host's, which is all the clock
 // shim (bind-mounted at /lockpick-shim, in LD_PRELOAD) links.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -154,6 +154,13 @@ function initMariadbDatadir(dest: string, mariadbd: string): void {
   const sql = "FLUSH PRIVILEGES;\nCREATE USER 'root'@'%';\nGRANT ALL PRIVILEGES ON *.* TO 'root'@'%' WITH GRANT OPTION;\nCREATE DATABASE lockpick;\n";
   const r = spawnSync(mariadbd, [...common, '--bootstrap', '--skip-networking', '--log-error=/dev/stderr'], { input: sql, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`lockpick: mariadbd --bootstrap could not prepare the image's datadir: ${r.stderr.trim().split('\n').slice(-3).join(' / ')}`);
+  // Writable by whatever uid the container runs as (the image holds it as root's): it is private to each container anyway.
+  const open = (p: string): void => {
+    const dir = statSync(p).isDirectory();
+    chmodSync(p, dir ? 0o777 : 0o666);
+    if (dir) for (const n of readdirSync(p)) open(path.join(p, n));
+  };
+  open(dest);
 }
 
 const RECIPES: Record<ImageKind, Recipe> = {
@@ -237,6 +244,26 @@ export function ensureImage(client: ContainerRuntimeClient, kind: ImageKind, log
   return p;
 }
 
+/**
+ * Sends `ctx` to the engine's build API (through testcontainers' own
+ * connection: DOCKER_HOST works) as a tar made by tar(1). Not
+ * client.image.build: its tar-fs packing masks every mode with the umask, so
+ * /tmp would lose its 1777 and the MariaDB datadir its 0777.
+ */
+async function buildFromContext(client: ContainerRuntimeClient, ctx: string, name: string): Promise<void> {
+  const d = client.container.dockerode;
+  const tar = spawn('tar', ['-C', ctx, '-c', '--owner=0', '--group=0', '--numeric-owner', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let tarErr = '';
+  tar.stderr.on('data', (b: Buffer) => (tarErr += b.toString()));
+  const tarDone = new Promise<number | null>((res) => tar.on('close', res));
+  const out = await d.buildImage(tar.stdout, { t: name, dockerfile: 'Dockerfile', rm: true, forcerm: true });
+  const lines = await new Promise<{ error?: string; stream?: string }[]>((res, rej) => d.modem.followProgress(out, (err: Error | null, r: { error?: string }[]) => (err ? rej(err) : res(r))));
+  const code = await tarDone;
+  if (code !== 0) throw new Error(`building ${name}: tar of ${ctx} failed (${code}): ${tarErr.trim()}`);
+  const failed = lines.find((l) => l.error);
+  if (failed) throw new Error(`building ${name}: ${failed.error}`);
+}
+
 async function buildImage(client: ContainerRuntimeClient, kind: ImageKind, log: (m: string) => void): Promise<string> {
   const name = imageName(kind);
   const recipe = RECIPES[kind];
@@ -256,13 +283,13 @@ async function buildImage(client: ContainerRuntimeClient, kind: ImageKind, log: 
     writeFileSync(path.join(ctx, 'Dockerfile'), ['FROM scratch', 'COPY rootfs/ /', ...recipe.dockerfile(), `LABEL lockpick.image-source=${JSON.stringify(source)} ${STAMP_LABEL}=${stamp}`].join('\n') + '\n');
     const why = !had ? 'once per Docker engine' : 'rebuilt: the host package or the recipe changed since';
     log(`lockpick: building the image ${name} from ${source} (${why})`);
-    await client.image.build(ctx, { t: name, dockerfile: 'Dockerfile' } as Parameters<typeof client.image.build>[1]);
+    await buildFromContext(client, ctx, name);
   } finally {
     rmSync(ctx, { recursive: true, force: true });
   }
-  // The build API reports failures only in its output stream: check the result.
+  // Whatever the output stream said, check the result.
   const now = await built(client, name);
-  if (now?.stamp !== stamp) throw new Error(`building ${name} from ${source} failed (DEBUG=testcontainers:build shows the engine's output)`);
+  if (now?.stamp !== stamp) throw new Error(`building ${name} from ${source} failed: the engine has no such image afterwards`);
   // The stale image lost its name; drop it unless a container still uses it.
   if (had && had.id !== now.id) await client.container.dockerode.getImage(had.id).remove().catch(() => {});
   return name;

@@ -7,7 +7,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
@@ -51,7 +51,7 @@ function nodeDir(): string {
  * Runs `cmd` in `name` with `dir` at /lockpick and the shim, `port` published on
  * 127.0.0.1 only (testcontainers alone publishes on every interface); started once `ready` is logged.
  */
-async function run(name: string, cmd: string[], port: number, dir: string, ready: RegExp): Promise<{ c: StartedTestContainer; port: number }> {
+async function run(name: string, cmd: string[], port: number, dir: string, ready: RegExp, user?: string): Promise<{ c: StartedTestContainer; port: number }> {
   const { GenericContainer, Wait } = await import('testcontainers');
   const hostPort = await freePort();
   class Loopback extends GenericContainer {
@@ -61,8 +61,9 @@ async function run(name: string, cmd: string[], port: number, dir: string, ready
       return this;
     }
   }
-  const c = await new Loopback(name)
-    .onLoopback()
+  const container = new Loopback(name).onLoopback();
+  if (user) container.withUser(user);
+  const c = await container
     .withCommand(cmd)
     .withBindMounts([{ source: dir, target: '/lockpick' }, { source: path.dirname(shimPath()), target: '/lockpick-shim', mode: 'ro' }])
     .withEnvironment({ LD_PRELOAD: `/lockpick-shim/${path.basename(shimPath())}`, LOCKPICK_CLOCK_FILE: '/lockpick/clock-offset' })
@@ -110,14 +111,18 @@ test('zookeeper image: standalone from a bind-mounted zoo.cfg, data in /lockpick
   }
 });
 
-test('mariadb image: root logs in from outside, SELECT 1 in database lockpick, NOW() under the shim', { skip, timeout: 240_000 }, async () => {
+test('mariadb image: root logs in from outside, SELECT 1 in database lockpick, NOW() under the shim; also as a non-root uid', { skip, timeout: 240_000 }, async () => {
   const name = await image('mariadb');
   const dir = nodeDir();
-  const { c, port } = await run(name, mariadbCommand(), 3306, dir, /ready for connections/);
+  chmodSync(dir, 0o755); // uid 1000 reads the clock offset there
+  // Not root: the baked datadir and /tmp (its socket) must be writable by any uid (the image's modes survive the build).
+  const { c, port } = await run(name, mariadbCommand(), 3306, dir, /ready for connections/, '1000:1000');
   try {
     const conn = await mysql.createConnection({ host: '127.0.0.1', port, user: 'root', database: 'lockpick', connectTimeout: 10_000 });
     try {
-      const [rows] = await conn.query('SELECT 1 AS one, UNIX_TIMESTAMP(NOW(6)) AS t');
+      await conn.query('CREATE TABLE t (x INT) ENGINE=InnoDB');
+      await conn.query('INSERT INTO t VALUES (1)');
+      const [rows] = await conn.query('SELECT x AS one, UNIX_TIMESTAMP(NOW(6)) AS t FROM t');
       const row = (rows as { one: number; t: string }[])[0]!;
       assert.equal(row.one, 1);
       const ahead = Number(row.t) * 1000 - Date.now();

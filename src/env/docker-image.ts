@@ -11,6 +11,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSyn
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inflateRawSync } from 'node:zlib';
 import type { ContainerRuntimeClient } from 'testcontainers';
 import { requireBinary, requireFile } from './binaries.ts';
 import { ZK_JVM_FLAGS, ZK_MAIN_CLASS } from './zookeeper.ts';
@@ -110,6 +111,27 @@ function jvmHome(): string {
 
 const ZK_JARS = ['/usr/share/java/zookeeper.jar', '/usr/share/java/slf4j-simple.jar'];
 
+/** META-INF/MANIFEST.MF of a jar ('' if it has none), read from the zip's central directory: no unzip(1) needed. */
+function jarManifest(jar: string): string {
+  const b = readFileSync(jar);
+  let eocd = b.length - 22;
+  while (eocd >= 0 && b.readUInt32LE(eocd) !== 0x06054b50) eocd--; // end of central directory, before a comment
+  if (eocd < 0) throw new Error(`lockpick: ${jar} is not a jar (no zip directory)`);
+  let at = b.readUInt32LE(eocd + 16);
+  for (let i = b.readUInt16LE(eocd + 10); i > 0; i--) {
+    const nameLen = b.readUInt16LE(at + 28);
+    if (b.toString('utf8', at + 46, at + 46 + nameLen) === 'META-INF/MANIFEST.MF') {
+      const method = b.readUInt16LE(at + 10);
+      const size = b.readUInt32LE(at + 20);
+      const local = b.readUInt32LE(at + 42);
+      const data = b.subarray(local + 30 + b.readUInt16LE(local + 26) + b.readUInt16LE(local + 28)).subarray(0, size);
+      return (method === 0 ? data : inflateRawSync(data)).toString('utf8');
+    }
+    at += 46 + nameLen + b.readUInt16LE(at + 30) + b.readUInt16LE(at + 32);
+  }
+  return '';
+}
+
 /** The jars a jar's manifest Class-Path names (absolute paths, as Debian writes them), transitively. */
 function classPathClosure(roots: string[]): string[] {
   const seen = new Set<string>();
@@ -118,8 +140,7 @@ function classPathClosure(roots: string[]): string[] {
     const jar = todo.pop()!;
     if (seen.has(jar) || !existsSync(jar)) continue; // the JVM ignores missing entries too
     seen.add(jar);
-    const r = spawnSync('unzip', ['-p', jar, 'META-INF/MANIFEST.MF'], { encoding: 'utf8' });
-    const manifest = (r.stdout ?? '').replace(/\r?\n /g, ''); // continuation lines start with one space
+    const manifest = jarManifest(jar).replace(/\r?\n /g, ''); // continuation lines start with one space
     const cp = /^Class-Path:\s*(.*)$/m.exec(manifest)?.[1] ?? '';
     for (const entry of cp.split(/\s+/).filter(Boolean)) todo.push(path.isAbsolute(entry) ? entry : path.join(path.dirname(jar), entry));
   }

@@ -88,15 +88,21 @@ await until('replication through n2->n1', async () => ((await linkUp(replica)) ?
 const endpoints = `redis=127.0.0.1:${primary},redis=127.0.0.1:${replica},sentinel=127.0.0.1:${sentinel},master=mymaster`;
 
 /** A stored plan: two clients taking turns on one key for ~3 s while the replication link is cut from 300 ms to 2300 ms. */
-function planDir(): string {
+function planDir(target: string | string[] = 'primary-replicas'): string {
   const dir = tempDir();
   const attempts = (delayMs: number) => [0, 1].map((i) => ({ key: 'k0', delayMs: i === 0 ? delayMs : 200, waitMs: 1500, holdMs: 600, renew: false }));
   writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
     lock: 'redis-sentinel', lock_spec: { name: 'redis-sentinel' }, property: 'both', lock_options: {},
-    plan: { ttlMs: 2000, clients: [{ attempts: attempts(0) }, { attempts: attempts(100) }], faults: [{ kind: 'partition', at_ms: 300, duration_ms: 2000, target: 'primary-replicas' }] },
+    plan: { ttlMs: 2000, clients: [{ attempts: attempts(0) }, { attempts: attempts(100) }], faults: [{ kind: 'partition', at_ms: 300, duration_ms: 2000, target }] },
     env: { kind: 'external' }, key_prefix: null,
   }));
   return dir;
+}
+
+/** The nemesis events of a run's history. */
+function nemesisEvents(runDir: string): { f: string; value: { links?: string[]; shape?: string } }[] {
+  return readFileSync(path.join(runDir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean)
+    .map((l) => JSON.parse(l) as { process: unknown; f: string; value: { links?: string[]; shape?: string } }).filter((e) => e.process === 'nemesis');
 }
 
 function replay(dir: string, toxiproxyUrl: string | undefined) {
@@ -129,8 +135,7 @@ test("TOXIPROXY_URL: a partition between the servers cuts the user's proxy n2->n
   await watcher;
   assert.ok([0, 3].includes(r.code!), `a replication cut does not break a lock taken on the primary (exit ${r.code}): ${r.stderr}`);
   assert.match(r.stderr, /removed 1 leftover client-link proxies from TOXIPROXY_URL \S+ \(client:c1->n1\)/);
-  const events = readFileSync(path.join(r.summary!.dir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean)
-    .map((l) => JSON.parse(l) as { process: unknown; f: string; value: Record<string, unknown> }).filter((e) => e.process === 'nemesis');
+  const events = nemesisEvents(r.summary!.dir);
   const start = events.find((e) => e.f === 'partition-start');
   assert.ok(start, `a partition-start event (nemesis events: ${events.map((e) => e.f).join(', ')})`);
   assert.deepEqual(start.value.links, ['n2->n1']);
@@ -143,6 +148,15 @@ test("TOXIPROXY_URL: a partition between the servers cuts the user's proxy n2->n
   assert.deepEqual(Object.keys(await tp.getAll()), ['n2->n1']);
   assert.equal((await tp.get('n2->n1')).enabled, true);
   await until('replication back', async () => ((await linkUp(replica)) ? true : undefined));
+});
+
+test('isolating a server (the targets --faults partition draws) cuts its server links as well as its client links', async () => {
+  const r = await replay(planDir('n2'), url);
+  assert.ok([0, 3].includes(r.code!), r.stderr);
+  const start = nemesisEvents(r.summary!.dir).find((e) => e.f === 'partition-start');
+  assert.ok(start?.value.links?.includes('n2->n1'), `the replication link is cut (links: ${start?.value.links?.join(', ')})`);
+  assert.ok(start!.value.links!.some((l) => /^client:c\d+->n2$/.test(l)), 'and the clients\' links to n2');
+  assert.deepEqual(Object.keys(await tp.getAll()), ['n2->n1']);
 });
 
 test("without such a proxy the same plan exits 2 naming 'node-link': TOXIPROXY_URL unset, no proxy named for a server link, or one naming an unknown node", async () => {

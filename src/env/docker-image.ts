@@ -285,23 +285,29 @@ async function buildFromContext(client: ContainerRuntimeClient, ctx: string, nam
   if (failed) throw new Error(`building ${name}: ${failed.error}`);
 }
 
+/** Writes the build context of `kind` into `ctx`: rootfs/ and a Dockerfile labelled with `stamp`. Needs no engine. */
+export function writeBuildContext(kind: ImageKind, ctx: string, stamp = stampOf(RECIPES[kind].source())): void {
+  const recipe = RECIPES[kind];
+  const fs = new RootFs(path.join(ctx, 'rootfs'));
+  recipe.fill(fs, ctx);
+  fs.emptyDir('/lockpick');
+  fs.emptyDir('/tmp', 0o1777);
+  // Host names from /etc/hosts first (the engine writes it: aliases, --add-host), then DNS, as on Debian.
+  fs.text('/etc/nsswitch.conf', 'hosts: files dns\n');
+  const source = recipe.source()[0]!;
+  writeFileSync(path.join(ctx, 'Dockerfile'), ['FROM scratch', 'COPY rootfs/ /', ...recipe.dockerfile(), `LABEL lockpick.image-source=${JSON.stringify(source)} ${STAMP_LABEL}=${stamp}`].join('\n') + '\n');
+}
+
 async function buildImage(client: ContainerRuntimeClient, kind: ImageKind, log: (m: string) => void): Promise<string> {
   const name = imageName(kind);
-  const recipe = RECIPES[kind];
-  const sources = recipe.source();
+  const sources = RECIPES[kind].source();
   const source = sources[0]!;
   const stamp = stampOf(sources);
   const had = await built(client, name);
   if (had?.stamp === stamp) return name;
   const ctx = mkdtempSync(path.join(os.tmpdir(), 'lockpick-image-'));
   try {
-    const fs = new RootFs(path.join(ctx, 'rootfs'));
-    recipe.fill(fs, ctx);
-    fs.emptyDir('/lockpick');
-    fs.emptyDir('/tmp', 0o1777);
-    // Host names from /etc/hosts first (the engine writes it: aliases, --add-host), then DNS, as on Debian.
-    fs.text('/etc/nsswitch.conf', 'hosts: files dns\n');
-    writeFileSync(path.join(ctx, 'Dockerfile'), ['FROM scratch', 'COPY rootfs/ /', ...recipe.dockerfile(), `LABEL lockpick.image-source=${JSON.stringify(source)} ${STAMP_LABEL}=${stamp}`].join('\n') + '\n');
+    writeBuildContext(kind, ctx, stamp);
     const why = !had ? 'once per Docker engine' : 'rebuilt: the host package or the recipe changed since';
     log(`lockpick: building the image ${name} from ${source} (${why})`);
     await buildFromContext(client, ctx, name);

@@ -6,16 +6,17 @@
 // Skipped, saying so, when no Docker engine answers.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
 import { Redis } from 'ioredis';
 import type { ContainerRuntimeClient, StartedTestContainer } from 'testcontainers';
-import { ensureImage, mariadbCommand, zookeeperCommand, type ImageKind } from '../../src/env/docker-image.ts';
+import { ensureImage, mariadbCommand, writeBuildContext, zookeeperCommand, type ImageKind } from '../../src/env/docker-image.ts';
 import { shimPath, writeClockOffset } from '../../src/env/clock.ts';
 import { freePort } from '../../src/env/ports.ts';
+import { requireBinary } from '../../src/env/binaries.ts';
 import { zookeeperMode } from '../../src/env/zookeeper.ts';
 import { dockerSkip } from './docker-helpers.ts';
 
@@ -79,6 +80,51 @@ async function remove(c: StartedTestContainer): Promise<void> {
   await c.stop({ remove: true, timeout: 2_000 });
   await assert.rejects(client.container.getById(c.getId()).inspect(), /no such container|404/i, 'the container is removed');
 }
+
+/** Every path under `root` (relative, with a leading /) and what lstat says of it. */
+function walk(root: string, rel = '/'): Map<string, Stats> {
+  const out = new Map<string, Stats>();
+  for (const name of readdirSync(path.join(root, rel))) {
+    const r = path.join(rel, name);
+    const st = lstatSync(path.join(root, r));
+    out.set(r, st);
+    if (st.isDirectory()) for (const [k, v] of walk(root, r)) out.set(k, v);
+  }
+  return out;
+}
+
+// No engine needed: this one runs in CI even where the docker tests skip.
+test('image contexts: the files each server needs, no symlinks, the libraries the clock shim links, modes kept', { timeout: 120_000 }, () => {
+  const shimLibs = [...execFileSync('ldd', [shimPath()], { encoding: 'utf8' }).matchAll(/(\/\S+) \(0x/g)].map((m) => m[1]!);
+  const jvm = path.dirname(path.dirname(realpathSync(requireBinary('java'))));
+  const want: Record<ImageKind, string[]> = {
+    redis: ['/usr/bin/redis-server'],
+    zookeeper: [`${jvm}/bin/java`, `${jvm}/lib/jvm.cfg`, `${jvm}/lib/modules`, `${jvm}/conf/security/java.security`,
+      '/usr/share/java/zookeeper.jar', '/usr/share/java/zookeeper-jute.jar', '/usr/share/java/slf4j-api.jar', '/usr/share/java/slf4j-simple.jar'],
+    mariadb: ['/usr/sbin/mariadbd', '/usr/share/mysql/english/errmsg.sys', '/usr/share/mysql/charsets/Index.xml', '/var/lib/mysql/mysql/global_priv.MAD'],
+  };
+  for (const kind of Object.keys(want) as ImageKind[]) {
+    const ctx = mkdtempSync(path.join(os.tmpdir(), 'lockpick-image-test-'));
+    try {
+      writeBuildContext(kind, ctx, 'test');
+      const files = walk(path.join(ctx, 'rootfs'));
+      for (const f of [...want[kind], ...shimLibs, '/etc/nsswitch.conf']) assert.ok(files.get(f)?.isFile(), `${kind}: ${f} is a file in the image`);
+      assert.deepEqual([...files].filter(([, st]) => st.isSymbolicLink()).map(([f]) => f), [], `${kind}: symlinks resolved`);
+      assert.equal(files.get('/tmp')!.mode & 0o7777, 0o1777, `${kind}: /tmp is sticky and world-writable`);
+      assert.ok(files.get('/lockpick')?.isDirectory(), `${kind}: /lockpick to bind-mount the node's dir on`);
+      const dockerfile = readFileSync(path.join(ctx, 'Dockerfile'), 'utf8');
+      assert.match(dockerfile, /^FROM scratch\n/);
+      if (kind === 'zookeeper') {
+        assert.ok(dockerfile.includes(`CMD ${JSON.stringify(zookeeperCommand('/lockpick/zoo.cfg'))}`), dockerfile);
+        const skipped = [...files.keys()].filter((f) => /\/(jmods|include|man|legal)\/|\/(src\.zip|ct\.sym|javac)$/.test(f));
+        assert.deepEqual(skipped, [], 'no jmods, headers, man pages, sources or JDK tools');
+      }
+      if (kind === 'mariadb') assert.equal(files.get('/var/lib/mysql/mysql')!.mode & 0o777, 0o777, 'the baked datadir is writable by any uid');
+    } finally {
+      rmSync(ctx, { recursive: true, force: true });
+    }
+  }
+});
 
 test('zookeeper image: standalone from a bind-mounted zoo.cfg, data in /lockpick, JVM clock under the shim', { skip, timeout: 240_000 }, async () => {
   const name = await image('zookeeper');

@@ -40,6 +40,7 @@ class RootFs {
     copyFileSync(src, to);
   }
 
+  /** A small file written here, not copied from the host. */
   text(dest: string, content: string): void {
     mkdirSync(path.dirname(this.at(dest)), { recursive: true });
     writeFileSync(this.at(dest), content);
@@ -249,7 +250,7 @@ async function built(client: ContainerRuntimeClient, name: string): Promise<{ id
   }
 }
 
-// One build per engine client and kind at a time, however many nodes ask at once.
+// One build per engine client and kind at a time, however many nodes ask at once; later calls look again (an inspect).
 const building = new WeakMap<ContainerRuntimeClient, Map<ImageKind, Promise<string>>>();
 
 /** Builds `lockpick-<kind>:local` from this machine's packages unless the engine has it, built from the same; returns its name. */
@@ -260,7 +261,8 @@ export function ensureImage(client: ContainerRuntimeClient, kind: ImageKind, log
   if (!p) {
     p = buildImage(client, kind, log);
     mine.set(kind, p);
-    p.catch(() => mine.delete(kind)); // a failed build is tried again on the next call
+    const done = (): void => void mine.delete(kind);
+    p.then(done, done);
   }
   return p;
 }

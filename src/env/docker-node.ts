@@ -40,6 +40,8 @@ export class DockerNode implements ManagedNode {
   readonly host: string;
   readonly port: number;
   readonly announced: { host: string; port: number };
+  /** Login a client needs (copied into its endpoints), for servers that have one. */
+  credentials?: { user: string; password: string; database?: string };
   private offsetMs = 0;
 
   constructor(private readonly p: DockerNodeParts) {

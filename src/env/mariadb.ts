@@ -13,9 +13,11 @@ import { startAndWait } from './wait.ts';
 import { stateDir } from './state.ts';
 
 export const MARIADB_DATABASE = 'lockpick';
+/** What a client logs in with (local and container servers alike). */
+export const MARIADB_CREDENTIALS = { user: 'root', password: '', database: MARIADB_DATABASE };
 
-async function mysqlReady(port: number): Promise<boolean> {
-  const c = await mysql.createConnection({ host: '127.0.0.1', port, user: 'root', connectTimeout: 1000 });
+export async function mysqlReady(port: number, host = '127.0.0.1'): Promise<boolean> {
+  const c = await mysql.createConnection({ host, port, user: 'root', connectTimeout: 1000 });
   try {
     await c.query(`CREATE DATABASE IF NOT EXISTS ${MARIADB_DATABASE}`);
     return true;
@@ -74,7 +76,7 @@ export async function createMariadbNode(o: { id: string; root: string; port: num
       20_000,
     ),
   );
-  node.credentials = { user: 'root', password: '', database: 'lockpick' };
+  node.credentials = MARIADB_CREDENTIALS;
   await node.start();
   return node;
 }

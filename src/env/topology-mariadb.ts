@@ -1,6 +1,7 @@
 // `mariadb`: one MariaDB server (MySQL locks: GET_LOCK, unique key, SELECT FOR UPDATE).
 import type { TopologyDef } from './topology.ts';
-import { createMariadbNode } from './mariadb.ts';
+import { createMariadbNode, MARIADB_CREDENTIALS, mysqlReady } from './mariadb.ts';
+import { mariadbCommand } from './docker-image.ts';
 import { freePort } from './ports.ts';
 
 export const mariadbTopology: TopologyDef = {
@@ -10,6 +11,11 @@ export const mariadbTopology: TopologyDef = {
   leased: false,
   start: async (env) => {
     env.nodes.push(await createMariadbNode({ id: 'n1', root: env.root, port: await freePort() }));
+  },
+  docker: async (kit) => {
+    await kit.place([{ id: 'n1', port: 3306 }]);
+    const n = await kit.start({ id: 'n1', role: 'mariadb', image: 'mariadb', cmd: mariadbCommand(), ready: (h, p) => mysqlReady(p, h), readyMs: 40_000 });
+    n.credentials = MARIADB_CREDENTIALS;
   },
   external: () => [{ role: 'mysql', as: 'mariadb', prefix: 'n', min: 1, max: 1 }],
 };

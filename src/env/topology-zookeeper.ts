@@ -5,7 +5,9 @@ import type { LocalEnvironment } from './environment.ts';
 import { freePort } from './ports.ts';
 import { settleAll } from './settle.ts';
 import { routePeers } from './topology-peers.ts';
-import { createZkNode, type ZkPorts } from './zookeeper.ts';
+import { createZkNode, zkMyid, zooCfgLines, zookeeperMode, type ZkPorts } from './zookeeper.ts';
+import { zookeeperCommand } from './docker-image.ts';
+import type { DockerKit } from './docker.ts';
 import type { TopologyDef } from './topology.ts';
 import { UsageError } from '../errors.ts';
 
@@ -32,6 +34,24 @@ export async function startZookeeperTopology(env: LocalEnvironment, o: TopologyO
   );
 }
 
+/** The ensemble as containers: every server on its own address with the standard ports; quorum and election links through the proxy. */
+async function startZookeeperDocker(kit: DockerKit, o: TopologyOptions): Promise<void> {
+  const ports = { client: 2181, quorum: 2888, election: 3888 };
+  const ids = Array.from({ length: o.nodes ?? 3 }, (_, i) => `n${i + 1}`);
+  await kit.place(ids.map((id) => ({ id, port: ports.client })));
+  if (ids.length > 1) {
+    await kit.routePeers(ids.map((id) => ({ id, ports: [{ port: ports.quorum }, { port: ports.election, suffix: ':election' }] })), () => true);
+  }
+  const servers = ids.length > 1 ? ids.map((id) => ({ id, host: kit.ip(id), quorum: ports.quorum, election: ports.election })) : [];
+  const cfg = zooCfgLines({ dataDir: '/lockpick/data', clientPort: ports.client, clientPortAddress: '0.0.0.0', servers });
+  await Promise.all(ids.map((id) => kit.start({
+    id, role: 'zookeeper', image: 'zookeeper', cmd: zookeeperCommand('/lockpick/zoo.cfg'),
+    files: { 'zoo.cfg': cfg.join('\n') + '\n', 'data/myid': `${zkMyid(id)}\n` },
+    // Ready = serving clients (a leader elected, or standalone); a JVM in a container starts slower.
+    ready: async (h, p) => (await zookeeperMode(p, h)) !== undefined, readyMs: 60_000,
+  })));
+}
+
 export const zookeeperTopology: TopologyDef = {
   name: 'zookeeper',
   summary: 'a ZooKeeper ensemble of 1 or 3 servers (--nodes)',
@@ -41,5 +61,6 @@ export const zookeeperTopology: TopologyDef = {
     if (o.nodes !== undefined && o.nodes !== 1 && o.nodes !== 3) throw new UsageError(`zookeeper nodes must be 1 or 3, got ${o.nodes}`);
   },
   start: startZookeeperTopology,
+  docker: startZookeeperDocker,
   external: () => [{ role: 'zookeeper', as: 'zookeeper', prefix: 'n', min: 1, max: 9 }],
 };

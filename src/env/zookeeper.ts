@@ -11,12 +11,12 @@ import { startAndWait } from './wait.ts';
 
 export interface ZkPorts { client: number; quorum: number; election: number }
 
-/** Sends a four-letter word to 127.0.0.1:port and returns the whole reply. */
-export function fourLetterWord(port: number, word: string, timeoutMs = 1000): Promise<string> {
+/** Sends a four-letter word to host:port and returns the whole reply. */
+export function fourLetterWord(port: number, word: string, timeoutMs = 1000, host = '127.0.0.1'): Promise<string> {
   return new Promise((resolve, reject) => {
-    const s = net.connect({ host: '127.0.0.1', port });
+    const s = net.connect({ host, port });
     let out = '';
-    s.setTimeout(timeoutMs, () => s.destroy(new Error(`'${word}' to 127.0.0.1:${port} timed out`)));
+    s.setTimeout(timeoutMs, () => s.destroy(new Error(`'${word}' to ${host}:${port} timed out`)));
     s.on('connect', () => s.write(word));
     s.on('data', (d) => (out += d.toString()));
     s.on('end', () => resolve(out));
@@ -25,13 +25,33 @@ export function fourLetterWord(port: number, word: string, timeoutMs = 1000): Pr
 }
 
 /** 'leader' | 'follower' | 'standalone', or undefined while the server is not serving. */
-export async function zookeeperMode(port: number): Promise<string | undefined> {
+export async function zookeeperMode(port: number, host?: string): Promise<string | undefined> {
   try {
-    return /^Mode: (\w+)/m.exec(await fourLetterWord(port, 'srvr'))?.[1];
+    return /^Mode: (\w+)/m.exec(await fourLetterWord(port, 'srvr', 1000, host))?.[1];
   } catch {
     return undefined;
   }
 }
+
+/** zoo.cfg: lockpick's timing (tickTime 500 ms: sessions and elections in seconds) and the ensemble, if more than one server. */
+export function zooCfgLines(o: { dataDir: string; clientPort: number; clientPortAddress: string; servers: { id: string; host: string; quorum: number; election: number }[] }): string[] {
+  const lines = [
+    'tickTime=500',
+    'initLimit=20',
+    'syncLimit=5',
+    `dataDir=${o.dataDir}`,
+    `clientPort=${o.clientPort}`,
+    `clientPortAddress=${o.clientPortAddress}`,
+    '4lw.commands.whitelist=*',
+    'admin.enableServer=false',
+    'maxSessionTimeout=60000',
+  ];
+  for (const m of o.servers) lines.push(`server.${zkMyid(m.id)}=${m.host}:${m.quorum}:${m.election}`);
+  return lines;
+}
+
+/** myid of node 'n3' is 3. */
+export const zkMyid = (id: string): string => id.replace(/^\D+/, '');
 
 export interface ZkNodeOptions {
   id: string;                // 'n1'..; myid is the number
@@ -56,22 +76,11 @@ export function createZkNode(o: ZkNodeOptions): ServerNode {
   ].join(':');
   const dir = path.join(o.root, o.id);
   mkdirSync(path.join(dir, 'data'), { recursive: true, mode: 0o700 });
-  const myid = o.id.replace(/^\D+/, '');
-  writeFileSync(path.join(dir, 'data', 'myid'), `${myid}\n`);
-  const lines = [
-    'tickTime=500',
-    'initLimit=20',
-    'syncLimit=5',
-    `dataDir=${path.join(dir, 'data')}`,
-    `clientPort=${o.ports.client}`,
-    'clientPortAddress=127.0.0.1',
-    '4lw.commands.whitelist=*',
-    'admin.enableServer=false',
-    'maxSessionTimeout=60000',
-  ];
-  if (o.ensemble.length > 1) {
-    for (const m of o.ensemble) lines.push(`server.${m.id.replace(/^\D+/, '')}=127.0.0.1:${m.ports.quorum}:${m.ports.election}`);
-  }
+  writeFileSync(path.join(dir, 'data', 'myid'), `${zkMyid(o.id)}\n`);
+  const lines = zooCfgLines({
+    dataDir: path.join(dir, 'data'), clientPort: o.ports.client, clientPortAddress: '127.0.0.1',
+    servers: o.ensemble.length > 1 ? o.ensemble.map((m) => ({ id: m.id, host: '127.0.0.1', quorum: m.ports.quorum, election: m.ports.election })) : [],
+  });
   const conf = path.join(dir, 'zoo.cfg');
   writeFileSync(conf, lines.join('\n') + '\n');
   const logFile = path.join(dir, 'zookeeper.log');

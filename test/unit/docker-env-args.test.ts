@@ -15,14 +15,19 @@ test('--image redis=IMAGE goes into the docker env spec', async () => {
 test('--image is refused without --env docker, for a role docker does not run, and when malformed', async () => {
   await assert.rejects(parseEnv(undefined, undefined, false, 'redis=x'), (e: Error) => e instanceof UsageError && /--image .*--env docker/.test(e.message));
   await assert.rejects(parseEnv('local', undefined, false, 'redis=x'), UsageError);
-  await assert.rejects(parseImages('zookeeper=zookeeper:3.9'), /takes images for redis, not 'zookeeper'/);
+  await assert.rejects(parseImages('etcd=quay.io/coreos/etcd:v3.5'), /takes images for redis, zookeeper, mariadb, not 'etcd'/);
+  assert.deepEqual(await parseImages('zookeeper=zookeeper:3.9,mariadb=mariadb:11'), { zookeeper: 'zookeeper:3.9', mariadb: 'mariadb:11' });
   await assert.rejects(parseImages('redis'), /use ROLE=IMAGE/);
   await assert.rejects(parseImages('redis=bad image'), /use ROLE=IMAGE/);
 });
 
-test('the docker kind lacks clock and node links, has pause and kill', () => {
+test('the docker kind: everything on a local engine; no clock and no node links with a remote one (DOCKER_HOST=tcp://...)', async () => {
+  const { isLocalEngine } = await import('../../src/env/docker-kind.ts');
   const d = envKind('docker')!;
-  assert.deepEqual(missingCapabilities(d, ['pause', 'kill', 'client-process', 'client-link']), []);
-  assert.equal(missingCapabilities(d, ['clock']).length, 1);
-  assert.equal(missingCapabilities(d, ['node-link', 'failover']).length, 2);
+  const all = missingCapabilities(d, ['pause', 'kill', 'client-process', 'client-link', 'clock', 'node-link', 'failover']);
+  // The kind's list is read once, from this process's DOCKER_HOST (unset in CI: a local engine).
+  if (isLocalEngine(process.env)) assert.deepEqual(all, []);
+  else assert.deepEqual(all.map((m) => m.split(' ')[0]), ["'clock'", "'node-link'"]);
+  assert.equal(isLocalEngine({ DOCKER_HOST: 'tcp://docker.example:2375' }), false);
+  assert.equal(isLocalEngine({ DOCKER_HOST: 'unix:///run/user/1000/docker.sock' }), true);
 });

@@ -80,17 +80,8 @@ if [ "$(id -u)" -ne 0 ] || ! iptables -w 5 -t nat -S >/dev/null 2>&1; then
   say "note: not root or no iptables nat: node-to-node links will be direct (client links are still proxied)"
 fi
 # --- Docker (only when asked) --------------------------------------------------
-# test/integration/env-docker.test.ts needs a Docker engine and skips without one. Starting
-# dockerd changes iptables (DOCKER chains, FORWARD policy), so only LOCKPICK_DOCKER_TESTS=1 does it.
-if [ "${LOCKPICK_DOCKER_TESTS:-}" = 1 ] && ! docker info >/dev/null 2>&1; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  if ! command -v dockerd >/dev/null 2>&1; then
-    say "will install docker.io: LOCKPICK_DOCKER_TESTS=1 runs the --env docker tests"
-    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends docker.io >/dev/null
-  fi
-  say "starting dockerd (log: /tmp/dockerd.log) for the --env docker tests"
-  $SUDO sh -c 'dockerd > /tmp/dockerd.log 2>&1 &'
-  for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
-  docker info >/dev/null 2>&1 || { say "ERROR: dockerd did not answer within 60 s; see /tmp/dockerd.log" >&2; exit 1; }
-fi
+# The --env docker tests need a Docker engine; scripts/test.sh starts one for them and stops it
+# after. LOCKPICK_DOCKER_TESTS=1 starts one here too (and leaves it running), for running those
+# test files by hand. Starting dockerd changes iptables (its DOCKER chains).
+if [ "${LOCKPICK_DOCKER_TESTS:-}" = 1 ]; then bash scripts/docker-engine.sh up; fi
 say "ready"

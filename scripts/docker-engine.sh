@@ -42,7 +42,7 @@ down() {
   $SUDO kill -KILL "$pid" 2>/dev/null
   # dockerd leaves its chains and jumps behind; lockpick's own rules never use them.
   for table in filter nat; do
-    $SUDO iptables -w 5 -t "$table" -S 2>/dev/null | grep -E '^-A [A-Z]+ .*-j DOCKER' | grep -vE '^-A DOCKER' | sed 's/^-A/-D/' \
+    $SUDO iptables -w 5 -t "$table" -S 2>/dev/null | grep -E '^-A [A-Z]+ .*(-j DOCKER|docker0)' | grep -vE '^-A DOCKER' | sed 's/^-A/-D/' \
       | while read -r rule; do eval "$SUDO iptables -w 5 -t $table $rule" 2>/dev/null; done
     for chain in $($SUDO iptables -w 5 -t "$table" -S 2>/dev/null | awk '/^-N DOCKER/ {print $2}'); do
       $SUDO iptables -w 5 -t "$table" -F "$chain" 2>/dev/null

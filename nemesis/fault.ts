@@ -74,6 +74,14 @@ export interface KindDef {
   schema: import('./spec.ts').KindSchema;
   /** What the environment must be able to do for this kind (src/env/capabilities.ts); a run on an environment kind without it is refused (exit 2). */
   needs: readonly Capability[];
+  /**
+   * What the fault touches. 'client': only the clients it names (their processes, their
+   * clocks), which belong to one run alone, so other runs on other clients and keys may go
+   * on beside it (`lockpick run --parallel`). 'server': servers, their links, or anything
+   * else every run shares (a client link's proxy is named by client id, the same in every
+   * run): a plan with such a fault runs alone.
+   */
+  scope: 'client' | 'server';
   /** Params that need more when present, e.g. kill's persistence needs 'restart-persistence'. */
   paramNeeds?: Readonly<Record<string, Capability>>;
   create(spec: FaultSpec, ctx: NemesisContext, id: string): FaultImpl;

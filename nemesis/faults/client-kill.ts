@@ -18,6 +18,7 @@ export const clientKill: KindDef = {
     params: {},
   },
   needs: ['client-process'],
+  scope: 'client',   // its own clients only: may run beside other runs (--parallel)
   create(spec, ctx) {
     return {
       async start() {

@@ -18,6 +18,7 @@ export const clientPause: KindDef = {
     params: {},
   },
   needs: ['client-process'],
+  scope: 'client',   // its own clients only: may run beside other runs (--parallel)
   create(spec, ctx) {
     const paused: string[] = [];
     return {
@@ -92,6 +93,7 @@ export const clientClock: KindDef = {
     params: { delta_ms: { type: 'number', required: true, doc: 'skew in ms (negative = behind)' } },
   },
   needs: ['client-process'],
+  scope: 'client',   // its own clients only: may run beside other runs (--parallel)
   create(spec, ctx) {
     const skewed: string[] = [];
     return {

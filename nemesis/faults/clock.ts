@@ -34,6 +34,7 @@ export const clockBump: KindDef = {
     params: { delta_ms: DELTA },
   },
   needs: ['clock'],
+  scope: 'server',
   create(spec, ctx) {
     let saved = new Map<NodeHandle, number>();
     return {
@@ -61,6 +62,7 @@ export const clockStrobe: KindDef = {
     params: { delta_ms: DELTA, period_ms: { type: 'number', min: 1, doc: 'time between flips (default 100)' } },
   },
   needs: ['clock'],
+  scope: 'server',
   create(spec, ctx) {
     let saved = new Map<NodeHandle, number>();
     let timer: NodeJS.Timeout | undefined;
@@ -102,6 +104,7 @@ export const clockReset: KindDef = {
     params: {},
   },
   needs: ['clock'],
+  scope: 'server',
   create(spec, ctx) {
     return {
       async start() {

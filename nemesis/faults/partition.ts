@@ -19,6 +19,7 @@ export const partition: KindDef = {
   },
   // Node targets cut whatever links reach the node: client links everywhere, node links where the environment has them.
   needs: ['client-link'],
+  scope: 'server',   // client links too are shared: their proxies are named by client id, the same in every run
   create(spec, ctx, id) {
     let undo: (() => Promise<void>) | undefined;
     const mode = param<CutMode>(spec, 'mode', 'disable');
@@ -67,6 +68,7 @@ export const latency: KindDef = {
     },
   },
   needs: ['client-link'],
+  scope: 'server',   // client links too are shared: their proxies are named by client id, the same in every run
   create(spec, ctx, id) {
     let undo: (() => Promise<void>) | undefined;
     const stream = param(spec, 'stream', 'both');

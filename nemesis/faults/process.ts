@@ -15,6 +15,7 @@ export const pause: KindDef = {
     params: {},
   },
   needs: ['pause'],
+  scope: 'server',
   create(spec, ctx) {
     const paused: NodeHandle[] = [];
     return {
@@ -57,6 +58,7 @@ export const kill: KindDef = {
     },
   },
   needs: ['kill'],
+  scope: 'server',
   paramNeeds: { persistence: 'restart-persistence' },
   create(spec, ctx) {
     const killed: NodeHandle[] = [];

@@ -1,4 +1,4 @@
-// Progress of a search: runs, ops/s, faults active, violations. The CLI gives a
+// Progress of a search: runs, runs/min, ops/s, faults active, violations. The CLI gives a
 // stream (stderr): on a terminal it redraws one line, otherwise it prints a plain
 // line per run. The library API gives a callback and no stream, so nothing is
 // written anywhere it did not ask for.
@@ -12,6 +12,8 @@ export interface ProgressEvent {
   runs: number;
   ops: number;
   opsPerSec: number;
+  /** Runs per minute since the search began (every phase's runs). */
+  runsPerMinute: number;
   faultsActive: number;
   violations: number;
   elapsedMs: number;
@@ -41,13 +43,13 @@ export class Progress {
     const elapsedMs = Date.now() - this.t0;
     const s = elapsedMs / 1000;
     return {
-      phase: this.phase, runs: this.runs, ops: this.ops, opsPerSec: s > 0 ? Math.round(this.ops / s) : 0,
+      phase: this.phase, runs: this.runs, ops: this.ops, opsPerSec: s > 0 ? Math.round(this.ops / s) : 0, runsPerMinute: perMinute(this.runs, elapsedMs),
       faultsActive: this.faultsActive(), violations: this.violations, elapsedMs, note,
     };
   }
 
   private line(e: ProgressEvent): string {
-    return `${e.phase}: ${e.runs} runs, ${e.ops} ops, ${e.opsPerSec} ops/s, ${e.faultsActive} faults active, ${e.violations} violations, ${(e.elapsedMs / 1000).toFixed(0)} s`;
+    return `${e.phase}: ${e.runs} runs (${e.runsPerMinute}/min), ${e.ops} ops, ${e.opsPerSec} ops/s, ${e.faultsActive} faults active, ${e.violations} violations, ${(e.elapsedMs / 1000).toFixed(0)} s`;
   }
 
   private draw(): void {
@@ -70,4 +72,37 @@ export class Progress {
     if (this.timer) clearInterval(this.timer);
     if (this.tty) this.out?.write('\r\x1b[K');
   }
+}
+
+/** n per minute over ms, to one decimal (0 before any time passed). */
+export function perMinute(n: number, ms: number): number {
+  return ms > 0 ? Math.round((n * 600_000) / ms) / 10 : 0;
+}
+
+/**
+ * What the search got through, for the summary (text and --json): runs (each one
+ * drawn schedule run on real servers), how many gave a verdict, the distinct
+ * schedules among them (fast-check may draw one twice), the search time (not
+ * shrinking), runs per minute of it, and how many ran at once at most.
+ */
+export interface Throughput {
+  runs: number;
+  conclusive: number;
+  inconclusive: number;
+  schedules: number;
+  searchMs: number;
+  runsPerMinute: number;
+  parallel: number;
+}
+
+export function throughput(o: { runs: number; inconclusive: number; schedules: number; searchMs: number; parallel?: number }): Throughput {
+  return {
+    runs: o.runs, conclusive: o.runs - o.inconclusive, inconclusive: o.inconclusive, schedules: o.schedules,
+    searchMs: Math.round(o.searchMs), runsPerMinute: perMinute(o.runs, o.searchMs), parallel: o.parallel ?? 1,
+  };
+}
+
+export function describeThroughput(t: Throughput): string {
+  return `throughput: ${t.runs} run(s) of ${t.schedules} distinct schedule(s) in ${(t.searchMs / 1000).toFixed(1)} s of search, `
+    + `${t.runsPerMinute} runs/min (${t.conclusive} conclusive, ${t.inconclusive} inconclusive)${t.parallel > 1 ? `, up to ${t.parallel} at once` : ''}`;
 }

@@ -113,3 +113,15 @@ test('every kind declares the capabilities it needs, and a kind without them is 
   const killOnly = { name: 'k', summary: '', capabilities: ['kill'] as const };
   assert.match(capabilityProblem({ kind: 'kill', params: { persistence: 'none' } }, killOnly)!, /'restart-persistence'/);
 });
+
+// --parallel runs plans of client-scoped faults side by side: a kind that says 'client'
+// must act through the run's own client processes only (its needs say so), never on a
+// server, a link or a proxy that every run shares.
+test('every kind declares its scope, and a client-scoped kind needs nothing but its client processes', () => {
+  for (const def of KINDS) {
+    const kind = def.schema.kind;
+    assert.ok(def.scope === 'client' || def.scope === 'server', `${kind} declares scope 'client' or 'server', got ${String(def.scope)}`);
+    assert.equal(def.scope === 'client', def.needs.every((c) => c === 'client-process'), `${kind}: scope '${def.scope}' with needs ${def.needs.join(', ')}`);
+  }
+  assert.deepEqual(KINDS.filter((k) => k.scope === 'client').map((k) => k.schema.kind).sort(), ['client-clock', 'client-kill', 'client-pause']);
+});

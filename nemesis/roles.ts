@@ -3,6 +3,7 @@
 import { Redis } from 'ioredis';
 import type { Environment, NodeHandle } from '../src/env/types.ts';
 import { zookeeperMode } from '../src/env/zookeeper.ts';
+import { backendDataRoles } from '../src/env/topologies.ts';
 
 const ASK_TIMEOUT_MS = 700;
 
@@ -20,8 +21,10 @@ async function ask<T>(node: Pick<NodeHandle, 'host' | 'port'>, f: (r: Redis) => 
   }
 }
 
+/** The nodes that speak Redis: the data roles of every topology whose backend is 'redis' (redis, redis-replica). */
 export function redisDataNodes(env: Environment): NodeHandle[] {
-  return env.nodes.filter((n) => n.role === 'redis' || n.role === 'redis-replica');
+  const roles = backendDataRoles('redis');
+  return env.nodes.filter((n) => roles.includes(n.role));
 }
 
 /** 'master' | 'slave' | undefined (no answer), from ROLE. */
@@ -79,7 +82,8 @@ export async function sentinelPrimary(env: Environment): Promise<string | undefi
  * pause or partition is what makes the ensemble elect anew while sessions wait.
  */
 export async function currentLeader(env: Environment): Promise<NodeHandle> {
-  const nodes = env.nodes.filter((n) => n.role === 'zookeeper');
+  const roles = backendDataRoles('zookeeper');
+  const nodes = env.nodes.filter((n) => roles.includes(n.role));
   const modes = await Promise.all(nodes.map((n) => zookeeperMode(n.port)));
   const i = modes.indexOf('leader');
   if (i < 0) {

@@ -4,14 +4,27 @@
 //               resource=127.0.0.1:6380
 // or --endpoints FILE.json holding the same as an array: ["redis=127.0.0.1:6379", ...]
 // or objects [{"role": "redis", "host": "127.0.0.1", "port": 6379}, ...].
+// The role words are the registered topologies' (TopologyDef.endpointRoles) plus
+// `resource`; a role with a login takes USER:PASSWORD@HOST:PORT/DATABASE.
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.ts';
+import { topologyEndpointRoles } from './topologies.ts';
+import type { EndpointRoleDef } from './topology.ts';
 
-export const ENDPOINT_ROLES = ['redis', 'sentinel', 'zookeeper', 'mysql', 'resource'] as const;
-export type EndpointRole = typeof ENDPOINT_ROLES[number];
+/** The environment's own role, whatever the topology: a Redis for the protected resource. */
+const RESOURCE: EndpointRoleDef = { role: 'resource' };
+
+/** Every role --endpoints takes: the registered topologies' and `resource`. */
+export function endpointRoles(): EndpointRoleDef[] {
+  return [...topologyEndpointRoles(), RESOURCE];
+}
+
+function roleDef(role: unknown): EndpointRoleDef | undefined {
+  return endpointRoles().find((r) => r.role === role);
+}
 
 export interface ExternalEndpoint {
-  role: EndpointRole;
+  role: string;
   host: string;
   port: number;
   user?: string;
@@ -22,10 +35,16 @@ export interface ExternalEndpoint {
 /** What --endpoints says: the servers, and the Sentinel master name when there are Sentinels. */
 export interface ExternalServers { endpoints: ExternalEndpoint[]; master?: string }
 
-const FORMAT = "write it as ROLE=HOST:PORT (roles: redis, sentinel, zookeeper, resource), mysql=USER:PASSWORD@HOST:PORT/DATABASE, master=NAME (the Sentinel master), comma-separated, or give a .json file";
+/** How to write --endpoints, with the roles the registry has. */
+function format(): string {
+  const roles = endpointRoles();
+  const plain = roles.filter((r) => !r.login).map((r) => r.role);
+  const logins = roles.filter((r) => r.login).map((r) => `${r.role}=USER:PASSWORD@HOST:PORT/DATABASE, `);
+  return `write it as ROLE=HOST:PORT (roles: ${plain.join(', ')}), ${logins.join('')}master=NAME (the Sentinel master), comma-separated, or give a .json file`;
+}
 
 function bad(where: string, what: string): never {
-  throw new UsageError(`--endpoints ${where}: ${what}; ${FORMAT}`);
+  throw new UsageError(`--endpoints ${where}: ${what}; ${format()}`);
 }
 
 function hostPort(s: string, where: string): { host: string; port: number } {
@@ -46,12 +65,12 @@ function parseEntry(entry: string, where: string): ExternalEndpoint | { master: 
     if (!/^[A-Za-z0-9_.-]+$/.test(addr)) bad(where, `master name '${addr}' must be letters, digits, '_', '.', '-'`);
     return { master: addr };
   }
-  if (!(ENDPOINT_ROLES as readonly string[]).includes(role)) bad(where, `unknown role '${role}'`);
-  if (role !== 'mysql') return { role: role as EndpointRole, ...hostPort(addr, where) };
+  if (!roleDef(role)) bad(where, `unknown role '${role}'`);
+  if (!roleDef(role)!.login) return { role, ...hostPort(addr, where) };
   // The last '@' ends the password (a password may hold '@' and ':'; a host cannot).
   const m = /^([^:@]+):(.*)@([^@/]+)\/([A-Za-z0-9_$]+)$/.exec(addr);
   if (!m) bad(where, `'${addr}' is not USER:PASSWORD@HOST:PORT/DATABASE`);
-  return { role: 'mysql', user: m[1]!, password: m[2]!, ...hostPort(m[3]!, where), database: m[4]! };
+  return { role, user: m[1]!, password: m[2]!, ...hostPort(m[3]!, where), database: m[4]! };
 }
 
 function fromObject(o: unknown, where: string): ExternalEndpoint {
@@ -62,11 +81,12 @@ function fromObject(o: unknown, where: string): ExternalEndpoint {
   }
   if (!o || typeof o !== 'object') bad(where, 'each entry must be "ROLE=ADDRESS" or {"role", "host", "port"}');
   const r = o as Record<string, unknown>;
-  if (!(ENDPOINT_ROLES as readonly string[]).includes(String(r.role))) bad(where, `unknown role ${JSON.stringify(r.role)}`);
+  const def = roleDef(r.role);
+  if (!def) bad(where, `unknown role ${JSON.stringify(r.role)}`);
   if (typeof r.host !== 'string' || !Number.isInteger(r.port)) bad(where, 'needs "host" (a string) and "port" (a whole number)');
-  const out: ExternalEndpoint = { role: r.role as EndpointRole, ...hostPort(`${r.host}:${String(r.port)}`, where) };
+  const out: ExternalEndpoint = { role: def.role, ...hostPort(`${r.host}:${String(r.port)}`, where) };
   for (const k of ['user', 'password', 'database'] as const) if (typeof r[k] === 'string') out[k] = r[k] as string;
-  if (out.role === 'mysql' && (!out.user || out.password === undefined || !out.database)) bad(where, 'a mysql endpoint needs "user", "password" and "database"');
+  if (def.login && (!out.user || out.password === undefined || !out.database)) bad(where, `a ${def.role} endpoint needs "user", "password" and "database"`);
   return out;
 }
 
@@ -78,7 +98,7 @@ export function parseEndpoints(arg: string): ExternalServers {
     try {
       raw = JSON.parse(readFileSync(arg.trim(), 'utf8'));
     } catch (e) {
-      throw new UsageError(`--endpoints ${arg}: cannot read it as JSON (${(e as Error).message}); ${FORMAT}`);
+      throw new UsageError(`--endpoints ${arg}: cannot read it as JSON (${(e as Error).message}); ${format()}`);
     }
     const doc = Array.isArray(raw) ? { endpoints: raw } : (raw as Record<string, unknown>);
     if (!doc || !Array.isArray(doc.endpoints)) bad(arg, 'the file must hold an array of endpoints, or {"endpoints": [...], "master": NAME}');
@@ -106,15 +126,16 @@ export function storedEndpoints(raw: unknown, where: string): ExternalServers {
   if (!doc || !Array.isArray(doc.endpoints)) throw new UsageError(`${where}: "env.endpoints" is missing; give --endpoints again`);
   const endpoints = doc.endpoints.map((e, i) => {
     const r = e as Record<string, unknown>;
-    if (r?.role === 'mysql' && r.password === undefined) {
-      throw new UsageError(`${where}: the MySQL password is not stored; give --endpoints mysql=USER:PASSWORD@HOST:PORT/DATABASE again with --replay`);
+    const def = roleDef(r?.role);
+    if (def?.login && r.password === undefined) {
+      throw new UsageError(`${where}: the ${def.what ?? def.role} password is not stored; give --endpoints ${def.role}=USER:PASSWORD@HOST:PORT/DATABASE again with --replay`);
     }
     return fromObject(e, `${where} env.endpoints[${i}]`);
   });
   return { endpoints, ...(typeof doc.master === 'string' ? { master: doc.master } : {}) };
 }
 
-/** HOST:PORT in words (with the user for MySQL; never the password). */
+/** HOST:PORT in words (with the user of a login role such as MySQL; never the password). */
 export function endpointText(e: ExternalEndpoint): string {
   return `${e.role}=${e.user ? `${e.user}@` : ''}${e.host.includes(':') ? `[${e.host}]` : e.host}:${e.port}${e.database ? `/${e.database}` : ''}`;
 }

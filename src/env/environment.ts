@@ -6,6 +6,7 @@ import type { LinkTable } from './links.ts';
 import type { ProxyBackend } from './proxy-backend.ts';
 import { onTeardown, removeDir } from './lifecycle.ts';
 import { LOCAL, type EnvKindDef } from './env-kinds.ts';
+import { dataRoles } from './topologies.ts';
 
 /** A node the environment can reach and tear down (a ServerNode, or an external server's stand-in). */
 export interface ManagedNode extends NodeHandle {
@@ -13,8 +14,6 @@ export interface ManagedNode extends NodeHandle {
   credentials?: { user: string; password: string; database?: string };
   stop(): Promise<void>;
 }
-
-const DATA_ROLES = new Set(['redis', 'redis-replica', 'zookeeper', 'mariadb']);
 
 export class LocalEnvironment implements Environment {
   readonly nodes: ManagedNode[] = [];
@@ -59,7 +58,9 @@ export class LocalEnvironment implements Environment {
   }
 
   clientEndpoints(clientId: string): Promise<Endpoint[]> {
-    return this.proxiedFor(clientId, this.nodes.filter((n) => DATA_ROLES.has(n.role)));
+    // The roles its topology declares as data roles (TopologyDef.roles.data).
+    const data = dataRoles(this.topology);
+    return this.proxiedFor(clientId, this.nodes.filter((n) => data.includes(n.role)));
   }
 
   sentinelEndpoints(clientId: string): Promise<Endpoint[]> {

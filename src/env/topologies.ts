@@ -1,6 +1,7 @@
 // The topology registry: one line per topology (each is one file, topology-*.ts).
 // Adding a backend (etcd, Consul) is a new file and a line here; see ARCHITECTURE.md.
-import type { TopologyDef } from './topology.ts';
+// The role and backend words the rest of lockpick switches on come from here.
+import type { EndpointRoleDef, TopologyDef } from './topology.ts';
 import { redisTopology } from './topology-redis.ts';
 import { sentinelTopology } from './topology-sentinel.ts';
 import { zookeeperTopology } from './topology-zookeeper.ts';
@@ -10,4 +11,30 @@ export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTop
 
 export function topologyDef(name: string): TopologyDef | undefined {
   return TOPOLOGY_DEFS.find((t) => t.name === name);
+}
+
+/** The registered names, for messages ("registered: redis, redis-sentinel, ..."). */
+export function topologyNames(): string[] {
+  return TOPOLOGY_DEFS.map((t) => t.name);
+}
+
+/**
+ * The node roles clients lock on in `topology`; for a name the registry does not know
+ * (a hand-made test environment) every registered topology's.
+ */
+export function dataRoles(topology?: string): readonly string[] {
+  const def = topology === undefined ? undefined : topologyDef(topology);
+  return def ? def.roles.data : [...new Set(TOPOLOGY_DEFS.flatMap((t) => t.roles.data))];
+}
+
+/** The data roles of every topology whose lock service is `backend` (Redis: 'redis', 'redis-replica'). */
+export function backendDataRoles(backend: string): string[] {
+  return [...new Set(TOPOLOGY_DEFS.filter((t) => t.backend === backend).flatMap((t) => t.roles.data))];
+}
+
+/** Every `--endpoints` role a registered topology takes, each once (a login role wins over a plain one). */
+export function topologyEndpointRoles(): EndpointRoleDef[] {
+  const out = new Map<string, EndpointRoleDef>();
+  for (const r of TOPOLOGY_DEFS.flatMap((t) => t.endpointRoles)) if (!out.get(r.role)?.login) out.set(r.role, r);
+  return [...out.values()];
 }

@@ -1,5 +1,5 @@
 // `mariadb`: one MariaDB server (MySQL locks: GET_LOCK, unique key, SELECT FOR UPDATE).
-import type { TopologyDef } from './topology.ts';
+import { onlyOptions, type TopologyDef } from './topology.ts';
 import { createMariadbNode, MARIADB_CREDENTIALS, mysqlReady } from './mariadb.ts';
 import { mariadbCommand } from './docker-image.ts';
 import { freePort } from './ports.ts';
@@ -8,7 +8,11 @@ export const mariadbTopology: TopologyDef = {
   name: 'mariadb',
   summary: 'one MariaDB server (the MySQL locks)',
   backend: 'mysql',
+  roles: { data: ['mariadb'] },
+  // A MySQL-protocol server with a login: mysql=USER:PASSWORD@HOST:PORT/DATABASE.
+  endpointRoles: [{ role: 'mysql', login: true, what: 'MySQL' }],
   leased: false,
+  validate: (o) => onlyOptions('mariadb', o, []),
   start: async (env) => {
     env.nodes.push(await createMariadbNode({ id: 'n1', root: env.root, port: await freePort() }));
   },

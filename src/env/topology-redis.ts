@@ -5,7 +5,7 @@ import type { LocalEnvironment } from './environment.ts';
 import { createRedisNode, redisContainerCmd, redisPing, REDIS_CONTAINER_PORT } from './redis.ts';
 import { freePort } from './ports.ts';
 import { settleAll } from './settle.ts';
-import type { TopologyDef } from './topology.ts';
+import { onlyOptions, type TopologyDef } from './topology.ts';
 import { UsageError } from '../errors.ts';
 
 export async function startRedisTopology(env: LocalEnvironment, o: TopologyOptions): Promise<void> {
@@ -25,8 +25,11 @@ export const redisTopology: TopologyDef = {
   name: 'redis',
   summary: '1 to 7 independent Redis masters (--masters; Redlock uses 5)',
   backend: 'redis',
+  roles: { data: ['redis'] },
+  endpointRoles: [{ role: 'redis' }],
   leased: true,
   validate(o) {
+    onlyOptions('redis', o, ['masters', 'persistence']);
     if (o.masters !== undefined && (!Number.isInteger(o.masters) || o.masters < 1 || o.masters > 7)) {
       throw new UsageError(`masters must be an integer from 1 to 7, got ${o.masters}`);
     }

@@ -10,7 +10,7 @@ import { freePort } from './ports.ts';
 import { settleAll } from './settle.ts';
 import { routePeers } from './topology-peers.ts';
 import { waitReady } from './wait.ts';
-import type { TopologyDef } from './topology.ts';
+import { onlyOptions, type TopologyDef } from './topology.ts';
 
 export const SENTINEL_NAME = 'lockpick';
 const DATA = ['n1', 'n2', 'n3'];
@@ -107,7 +107,10 @@ export const sentinelTopology: TopologyDef = {
   name: 'redis-sentinel',
   summary: 'a Redis primary, 2 replicas and 3 Sentinels (quorum 2)',
   backend: 'redis',
+  roles: { data: ['redis', 'redis-replica'], other: ['sentinel'] },
+  endpointRoles: [{ role: 'redis' }, { role: 'sentinel' }],
   leased: true,
+  validate: (o) => onlyOptions('redis-sentinel', o, ['persistence']),
   start: startSentinelTopology,
   docker: startSentinelDocker,
   // An external one: its servers as the Sentinels announce them, the Sentinels, and master=NAME.

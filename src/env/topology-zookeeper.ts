@@ -8,7 +8,7 @@ import { routePeers } from './topology-peers.ts';
 import { createZkNode, zkMyid, zooCfgLines, zookeeperMode, type ZkPorts } from './zookeeper.ts';
 import { zookeeperCommand } from './docker-image.ts';
 import type { DockerKit } from './docker.ts';
-import type { TopologyDef } from './topology.ts';
+import { onlyOptions, type TopologyDef } from './topology.ts';
 import { UsageError } from '../errors.ts';
 
 export async function startZookeeperTopology(env: LocalEnvironment, o: TopologyOptions): Promise<void> {
@@ -56,8 +56,11 @@ export const zookeeperTopology: TopologyDef = {
   name: 'zookeeper',
   summary: 'a ZooKeeper ensemble of 1 or 3 servers (--nodes)',
   backend: 'zookeeper',
+  roles: { data: ['zookeeper'] },
+  endpointRoles: [{ role: 'zookeeper' }],
   leased: false,
   validate(o) {
+    onlyOptions('zookeeper', o, ['nodes']);
     if (o.nodes !== undefined && o.nodes !== 1 && o.nodes !== 3) throw new UsageError(`zookeeper nodes must be 1 or 3, got ${o.nodes}`);
   },
   start: startZookeeperTopology,

@@ -1,13 +1,19 @@
 // What a topology is, for the registry (topologies.ts): one file per topology
 // (topology-*.ts) says how to start it locally, which servers an external
-// environment must name for it, and what its lock service is called.
+// environment must name for it, and what its lock service is called. Its role
+// and backend words are its own (open strings), so a new topology needs no
+// edit elsewhere: the environment, --endpoints, user-lock checks and the
+// nemesis ask the registry for them.
 import type { Endpoint, Environment, NodeRole, TopologyOptions } from './types.ts';
 import type { LocalEnvironment } from './environment.ts';
-import type { EndpointRole } from './endpoints.ts';
 import type { DockerKit } from './docker.ts';
+import { UsageError } from '../errors.ts';
 
 /** Servers of one role an external environment names for this topology (node ids: prefix + 1, 2, ...). */
-export interface ExternalRole { role: EndpointRole; as: NodeRole; prefix: string; min: number; max: number }
+export interface ExternalRole { role: string; as: NodeRole; prefix: string; min: number; max: number }
+
+/** A word `--endpoints` takes for this topology: ROLE=HOST:PORT, or with `login` ROLE=USER:PASSWORD@HOST:PORT/DATABASE; `what` names the server in messages (default: the role). */
+export interface EndpointRoleDef { role: string; login?: boolean; what?: string }
 
 /** What a client needs beyond its data endpoints (LockContext: roles, settings, addressMap). */
 export interface ClientExtras {
@@ -20,8 +26,16 @@ export interface TopologyDef {
   name: string;
   /** One line for `lockpick env --help` and the docs. */
   summary: string;
-  /** The lock service in the checker's words (HISTORY.md: run-start's "backend"; stale unlocks are named by it). */
-  backend: 'redis' | 'zookeeper' | 'mysql';
+  /** The lock service in the checker's words (HISTORY.md: run-start's "backend"): 'redis', 'zookeeper', 'mysql' name stale unlocks in that service's terms; any other word gets general ones. */
+  backend: string;
+  /**
+   * Its node roles (NodeHandle.role). `data`: the servers clients lock on (LockContext.endpoints);
+   * `other`: servers it starts beside them (Sentinels), reached through clientExtras. The
+   * environment's 'resource' node is not the topology's and is not listed.
+   */
+  roles: { data: readonly NodeRole[]; other?: readonly NodeRole[] };
+  /** The roles `--endpoints` names its servers by (external() uses these words). */
+  endpointRoles: readonly EndpointRoleDef[];
   /** Whether its locks are leases unless the recipe says (LockRecipe.lease): a hold ends by itself at its TTL. */
   leased: boolean;
   /** Throws UsageError naming the option this topology cannot take (masters, nodes, ...). */
@@ -34,4 +48,18 @@ export interface TopologyDef {
   external(o: TopologyOptions): ExternalRole[];
   /** For client `clientId` (whose data endpoints are `endpoints`): other servers, settings, announced-address map. */
   clientExtras?(env: Environment, clientId: string, endpoints: Endpoint[]): Promise<ClientExtras>;
+}
+
+/** Options every topology takes: the environment adds the resource node. */
+const COMMON_OPTIONS = ['resource'];
+
+/**
+ * For a topology's validate: throws UsageError naming an option `topology` does not take
+ * (a typo, or another topology's: masters on zookeeper), so it is not silently ignored.
+ */
+export function onlyOptions(topology: string, o: object, takes: readonly string[]): void {
+  for (const [k, v] of Object.entries(o)) {
+    if (v === undefined || k === 'kind' || takes.includes(k) || COMMON_OPTIONS.includes(k)) continue;
+    throw new UsageError(`${topology} takes no option '${k}' (${takes.length ? `it takes ${takes.join(', ')}` : 'it takes none'})`);
+  }
 }

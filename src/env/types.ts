@@ -13,7 +13,12 @@ export interface TopologyOptions {
   resource?: boolean;            // add a fault-free Redis node for the protected resource
 }
 
-export type NodeRole = 'redis' | 'redis-replica' | 'sentinel' | 'zookeeper' | 'mariadb' | 'resource';
+/**
+ * A node's role: a word its topology declares (TopologyDef.roles: 'redis', 'redis-replica',
+ * 'sentinel', 'zookeeper', 'mariadb', ...), or 'resource' (the environment's fault-free node).
+ * Open, so a new topology (etcd, Consul) adds its roles without editing this type.
+ */
+export type NodeRole = string;
 
 export interface NodeHandle {
   readonly id: string;           // 'n1', 'n2', ... ('s1'.. sentinels, 'resource')

@@ -5,7 +5,7 @@
 //   renew   → 'renewed': ok | 'lost': fail, then a lapse release | throws: info
 // Anything else returned (undefined, 42, 'ok', a create() that is not a Lock)
 // breaks the contract: the run stops with exit 2 (src/locks/contract.ts).
-import type { Endpoint } from '../env/types.ts';
+import type { Endpoint, TopologyOptions } from '../env/types.ts';
 import { UsageError } from '../errors.ts';
 
 export interface Held {
@@ -114,12 +114,21 @@ export interface LockContext {
   point?(name: string): Promise<void>;
 }
 
+/**
+ * The servers a recipe runs on: `kind` names a topology of the registry
+ * (src/env/topologies.ts: 'redis', 'redis-sentinel', 'zookeeper', 'mariadb', or one
+ * added there), the rest are that topology's options, checked by its `validate`
+ * (e.g. { kind: 'redis', masters: 5 }, { kind: 'zookeeper', nodes: 3 }). Open, so a new
+ * topology needs no edit here; a user lock naming an unregistered one is refused (exit 2).
+ */
+export type RecipeTopology = TopologyOptions & { kind: string; [option: string]: unknown };
+
 /** A recipe in the registry: how to build it, what it needs, where it comes from. */
 export interface LockRecipe {
   name: string;
   summary: string;               // one line for `lockpick list`
   source: string;                // seed file(s) or literature it follows
-  topology: { kind: 'redis'; masters: number } | { kind: 'redis-sentinel' } | { kind: 'zookeeper'; nodes: number } | { kind: 'mariadb' };
+  topology: RecipeTopology;
   model: 'mutex' | 'reentrant-mutex' | 'fenced-mutex';
   fencing: boolean;              // hands out tokens the resource can check
   /**

@@ -10,13 +10,14 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { LockRecipe } from './lock.ts';
+import type { TopologyOptions } from '../env/types.ts';
+import { topologyDef, topologyNames } from '../env/topologies.ts';
 
 // tsx's loader has no types: importing it only registers its hooks.
 const TSX_LOADER: string = 'tsx';
 
 export const LOCK_MODULE_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
 
-const TOPOLOGIES = ['redis', 'redis-sentinel', 'zookeeper', 'mariadb'];
 const MODELS = ['mutex', 'reentrant-mutex', 'fenced-mutex'];
 
 /** What is wrong with `x` as a LockRecipe, one entry per problem (empty = fine). */
@@ -30,13 +31,29 @@ export function recipeProblems(x: unknown): string[] {
   if (typeof r.create !== 'function') problems.push('create(ctx): a function returning a Lock');
   if (typeof r.fencing !== 'boolean') problems.push('fencing: true or false');
   if (typeof r.model !== 'string' || !MODELS.includes(r.model)) problems.push(`model: one of ${MODELS.join(', ')}`);
-  const t = r.topology as Record<string, unknown> | undefined;
-  if (typeof t !== 'object' || t === null || typeof t.kind !== 'string' || !TOPOLOGIES.includes(t.kind)) {
-    problems.push(`topology: { kind: ${TOPOLOGIES.map((k) => `'${k}'`).join(' | ')}, ... } (e.g. { kind: 'redis', masters: 1 })`);
-  } else if (t.kind === 'redis' && !(Number.isInteger(t.masters) && (t.masters as number) >= 1)) {
-    problems.push('topology.masters: an integer ≥ 1 for kind redis');
-  }
+  problems.push(...topologyProblems(r.topology));
   return problems;
+}
+
+/** What is wrong with a recipe's `topology`: its kind is looked up in the topology registry, its options go to that topology's validate. */
+function topologyProblems(t: unknown): string[] {
+  const names = topologyNames();
+  if (typeof t !== 'object' || t === null || typeof (t as { kind?: unknown }).kind !== 'string') {
+    return [`topology: { kind: ${names.map((k) => `'${k}'`).join(' | ')}, ... } (e.g. { kind: 'redis', masters: 1 })`];
+  }
+  const { kind, ...options } = t as { kind: string } & Record<string, unknown>;
+  const def = topologyDef(kind);
+  if (!def) return [`topology: unknown topology '${kind}'; registered: ${names.join(', ')}`];
+  // A Redlock recipe says how many masters it locks on (the environment would otherwise start one).
+  if (kind === 'redis' && !(Number.isInteger(options.masters) && (options.masters as number) >= 1)) {
+    return ['topology.masters: an integer ≥ 1 for kind redis'];
+  }
+  try {
+    def.validate?.(options as TopologyOptions);
+  } catch (e) {
+    return [`topology: ${(e as Error).message}`];
+  }
+  return [];
 }
 
 /**

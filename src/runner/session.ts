@@ -87,7 +87,7 @@ export function isLeased(recipe: LockRecipe): boolean {
 }
 
 /** The words a checker uses for the lock's backend (HISTORY.md: run-start carries it). */
-export function backendOf(recipe: LockRecipe): 'redis' | 'zookeeper' | 'mysql' {
+export function backendOf(recipe: LockRecipe): string {
   return topologyDef(recipe.topology.kind)?.backend ?? 'redis';
 }
 

@@ -23,6 +23,9 @@ options:
   --time S             search time budget in seconds (default 60)
   --runs N             at most this many runs (default: as many as fit in --time)
   --shrink-time S      time budget for shrinking a violation (default 60)
+  --parallel K         run up to K plans at once when all their faults touch only their own
+                       clients (client-pause, client-clock, client-kill; each run its own
+                       clients, keys and history file); others run alone (default 1)
   --seed S             fast-check seed (printed on every run)
   --ttl MS             lease of every acquire (default 800)
   --keys N             distinct lock names (default 1)
@@ -92,7 +95,7 @@ export async function run(argv: string[]): Promise<number> {
         lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
         runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
         keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
-        replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     }).values;
@@ -142,6 +145,7 @@ export async function run(argv: string[]): Promise<number> {
         maxAttempts: int(args['max-attempts'], '--max-attempts', 3), maxFaults: int(args['max-faults'], '--max-faults', 2),
         restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0), pausePoints, property, livenessMs, storeRoot, lockOptions, log,
         progress: json ? undefined : process.stderr, junitPath, interrupts, env, keyPrefix,
+        parallel: int(args.parallel, '--parallel', 1, 1),
       });
     }
   } catch (e) {

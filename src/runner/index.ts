@@ -7,7 +7,7 @@ import type { Verdict } from '../../checkers/types.ts';
 import { planArb } from '../workload/arbitraries.ts';
 import { defaultPausePoints, describePlan, planOps, validatePlan, type RunPlan } from '../workload/plan.ts';
 import type { LockSpec } from './protocol.ts';
-import { Progress, type ProgressEvent, type ProgressSink } from './progress.ts';
+import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
 import { search, type SearchResult } from './search.ts';
 import { Session, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, versions, writeEvents, writeJson } from './store.ts';
@@ -55,6 +55,8 @@ export interface RunOptions {
   env?: EnvSpec;
   /** Lock and resource keys start with this, then the run id (default 'lockpick:' on an external environment, none locally). */
   keyPrefix?: string;
+  /** At most this many search runs at once, for plans whose faults all touch their own clients only (--parallel; default 1). */
+  parallel?: number;
 }
 
 /**
@@ -75,6 +77,8 @@ export interface RunSummary {
   runs: number;
   shrinkRuns: number;
   inconclusive: number;
+  /** Search runs, conclusive and not, distinct schedules, search time and runs per minute of it (not shrinking). */
+  throughput: Throughput;
   firstAfterMs?: number;
   ops: number;
   lockViolations: number;       // runs whose lock history was invalid
@@ -264,7 +268,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   const test: Record<string, unknown> = {
     lock: lockLabel(o.lock), lock_spec: o.lock, model: o.recipe.model, fencing: o.recipe.fencing,
     topology: { name: topo.name, ...topo.opts }, faults: o.faults, pause_points: o.pausePoints ?? null, property: o.property ?? 'both', liveness_ms: o.livenessMs ?? null, clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
-    time_s: o.timeS, runs: o.runs, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
+    time_s: o.timeS, runs: o.runs, parallel: o.parallel ?? 1, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
     versions: versions(), started: new Date().toISOString(), plan: null, ...envJson(o.env, o.keyPrefix),
   };
   writeJson(join(dir, 'test.json'), test);
@@ -298,7 +302,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     recipe: o.recipe, lock: o.lock, historyPath: join(dir, 'history.jsonl'), lockOptions: o.lockOptions, property: o.property, livenessMs: o.livenessMs,
     env: o.env, keyPrefix: keyNamespace(o.env, o.keyPrefix, id),
   }, o.interrupts ?? {}, async (session) => {
-    const { activeFaults } = await import('../../nemesis/index.ts');
+    const { activeFaults, kindDef } = await import('../../nemesis/index.ts');
     const progress = new Progress(o.progress, () => activeFaults(session.nemesisContext()).length, o.onProgress);
     const arb = planArb({
       clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, ttlFixed: o.ttlFixed, keys: o.keys, maxAttempts: o.maxAttempts, maxFaults: o.maxFaults, restartDelayMs: o.restartDelayMs, topology: topo.name,
@@ -309,7 +313,8 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     try {
       res = await search({
         arb, runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed,
-        runOnce: (plan) => session.runOnce(plan),
+        runOnce: (plan, lane) => session.runOnce(plan, lane),
+        parallel: o.parallel, concurrent: (plan) => plan.faults.every((f) => kindDef(f.kind)?.scope === 'client'),
         onRun: (out, phase) => {
           ops += out.ops;
           if (out.lockVerdict === false) lockViolations++;
@@ -335,10 +340,11 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     }
     const replay = `lockpick run --replay ${dir}`;
     const missing = res.minimal ? [] : gaps(coverage);
+    const speed = throughput({ runs: res.runs, inconclusive: res.inconclusive, schedules: res.schedules, searchMs: res.searchMs, parallel: res.parallel });
     const summary: RunSummary = {
       verdict: res.minimal ? false : missing.length === 0 ? true : 'unknown',
       exitCode: res.minimal ? 1 : missing.length === 0 ? 0 : 3,
-      dir, runId: id, seed: res.seed, path: res.path, runs: res.runs, shrinkRuns: res.shrinkRuns, inconclusive: res.inconclusive,
+      dir, runId: id, seed: res.seed, path: res.path, runs: res.runs, shrinkRuns: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
       firstAfterMs: res.firstAfterMs, ops, lockViolations, liveness, resource, replay, coverage, gaps: missing,
       firstAnomalies: res.first ? [...res.first.check.anomalies, ...res.first.resource.anomalies] : undefined,
       elapsedMs: 0, junit: join(dir, 'junit.xml'),
@@ -355,6 +361,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? 'broke the lock again on a confirmation run' : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
       o.log(`\n${await describeOutcome(m, join(cdir, 'history.jsonl'))}`);
       o.log(`\nsearch: ${describeCoverage(coverage)}`);
+      o.log(describeThroughput(speed));
       o.log(describeLiveness(liveness));
       o.log(`fast-check seed ${res.seed}, path "${res.path ?? ''}"`);
       o.log(`timeline: ${join(cdir, 'timeline.html')}`);
@@ -362,6 +369,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     } else if (summary.exitCode === 0) {
       o.log(`\nSAFE so far${o.property && o.property !== 'both' ? ` (property: ${o.property})` : ''}: ${ops} operations, no violation. fast-check seed ${res.seed}.`);
       o.log(`tested: ${describeCoverage(coverage)}`);
+      o.log(describeThroughput(speed));
       o.log(describeLiveness(liveness));
       if (o.property === 'resource') {
         o.log(`the lock itself was broken in ${lockViolations} run(s) (double holders); the resource lost ${resource.lostUpdates} update(s), accepted ${resource.staleWritesAccepted} stale write(s) and rejected ${resource.staleStepsPrevented} stale step(s) by fencing`);
@@ -370,6 +378,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       o.log(`\nINCONCLUSIVE: no violation, but no safety promise either:`);
       for (const g of missing) o.log(`  - ${g}`);
       o.log(`tested: ${describeCoverage(coverage)}`);
+      o.log(describeThroughput(speed));
       o.log(describeLiveness(liveness));
       const reasons = Object.entries(coverage.inconclusiveReasons).sort((a, b) => b[1] - a[1]).slice(0, 3);
       if (reasons.length) o.log(`inconclusive runs, most often:\n${reasons.map(([r, n]) => `  ${n} run(s): ${r}`).join('\n')}`);
@@ -382,7 +391,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       confirmed: m ? res.minimalConfirmed : undefined, timeline: cdir && join(cdir, 'timeline.html'),
     });
     writeJson(join(dir, 'results.json'), {
-      verdict: summary.verdict, ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive,
+      verdict: summary.verdict, ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
       first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,
       first: res.first ? outcomeJson(res.first) : null, minimal: res.minimal ? outcomeJson(res.minimal) : null,
     });
@@ -442,6 +451,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
       verdict: unsafe ? false : missing.length === 0 ? true : 'unknown', exitCode: unsafe ? 1 : missing.length === 0 ? 0 : 3,
       coverage, gaps: missing,
       dir, runId: id, runs: Math.min(n + 1, o.runs), shrinkRuns: 0, inconclusive: coverage.runs - coverage.conclusive, ops, replay: `lockpick run --replay ${o.dir}`,
+      throughput: throughput({ runs: coverage.runs, inconclusive: coverage.runs - coverage.conclusive, schedules: 1, searchMs: Date.now() - t0 }),
       lockViolations: last?.lockVerdict === false ? 1 : 0, liveness,
       resource: { lostUpdates: last?.resource.lostUpdates ?? 0, staleWritesAccepted: last?.resource.staleWritesAccepted ?? 0, staleStepsPrevented: last?.resource.staleStepsPrevented ?? 0 },
       elapsedMs: 0, junit: join(dir, 'junit.xml'),

@@ -128,6 +128,29 @@ export class Session {
 
   private ctx?: NemesisContext;
 
+  /** Lanes beyond lane 0 (--parallel), made on first use. */
+  private readonly lanes = new Map<number, Lane>();
+
+  /**
+   * Lane 0 is the session's own recorder, pool and nemesis context; lane i > 0 has its own
+   * client workers, its own history file (history.lane<i+1>.jsonl beside history.jsonl, so
+   * every file is one valid history with its own process ids) and its own nemesis context
+   * (healAll heals only what that lane's runs started). Runs on different lanes may overlap.
+   */
+  lane(i: number): Lane {
+    if (i === 0) return { recorder: this.recorder, pool: this.pool, ctx: this.nemesisContext() };
+    let l = this.lanes.get(i);
+    if (!l) {
+      const recorder = new Recorder(laneHistoryPath(this.o.historyPath, i));
+      const pool = new ClientPool(recorder);
+      const ctx: NemesisContext = { env: this.env, clients: pool, record: (f, v) => recorder.nemesis(f, v) };
+      pool.nemesis = ctx;
+      l = { recorder, pool, ctx };
+      this.lanes.set(i, l);
+    }
+    return l;
+  }
+
   /** One context for the whole session: the nemesis tracks active faults per context. */
   nemesisContext(): NemesisContext {
     this.ctx ??= { env: this.env, clients: this.pool, record: (f, v) => this.recorder.nemesis(f, v) };
@@ -135,7 +158,7 @@ export class Session {
     return this.ctx;
   }
 
-  async runOnce(plan: RunPlan): Promise<RunOutcome> {
+  async runOnce(plan: RunPlan, lane = 0): Promise<RunOutcome> {
     // An interrupt closes the session under the search: no new run may start servers' clients then.
     if (this.closed) throw new Error('the session is closed (interrupted); no further run');
     const run = ++this.runNo;
@@ -144,7 +167,7 @@ export class Session {
     const recipe = this.o.recipe;
     const commandTimeoutMs = this.o.commandTimeoutMs ?? 500;
     const nem = await import('../../nemesis/index.ts');
-    const ctx = this.nemesisContext();
+    const { recorder, pool, ctx } = this.lane(lane);
     const resourceEp = this.env.resourceEndpoint!();
     const jobs: RunJob[] = await Promise.all(plan.clients.map(async (c, i) => {
       const id = clientId(i);
@@ -160,8 +183,8 @@ export class Session {
     }));
     const anchored = plan.faults.filter(isAnchoredPause);
     const timed = plan.faults.filter((f) => !isAnchoredPause(f));
-    this.recorder.beginRun();
-    this.recorder.nemesis('run-start', { run, lock: lockLabel(this.o.lock), backend: backendOf(recipe), clients: jobs.length, faults: plan.faults.length });
+    recorder.beginRun();
+    recorder.nemesis('run-start', { run, lock: lockLabel(this.o.lock), backend: backendOf(recipe), clients: jobs.length, faults: plan.faults.length });
     const abort = new AbortController();
     const problems: string[] = [];
     let report;
@@ -174,20 +197,20 @@ export class Session {
       if (timed.length) schedule = nem.runSchedule(timed, ctx, abort.signal).catch((e: unknown) => { problems.push(`nemesis: ${(e as Error).message}`); });
     };
     try {
-      report = await this.pool.run(jobs, anchored, planHorizonMs(plan) + 3000, plan.ttlMs + commandTimeoutMs + 2000, startSchedule);
+      report = await pool.run(jobs, anchored, planHorizonMs(plan) + 3000, plan.ttlMs + commandTimeoutMs + 2000, startSchedule);
       clientsDone = performance.now();
     } finally {
       abort.abort();
       await schedule;
       await nem.healAll(ctx).catch((e: unknown) => { problems.push(`heal: ${(e as Error).message}`); });
-      this.pool.resumeAll();
+      pool.resumeAll();
     }
     // Until the clients were done (not the heal after): a fault due later had nothing to act on.
     const runMs = time0 === undefined ? 0 : (clientsDone ?? performance.now()) - time0;
-    const effects = faultEffects(plan.faults, this.recorder.runEvents(), runMs);
-    for (const reason of effects.missing) this.recorder.nemesis('fault-not-applied', { reason });
-    this.recorder.nemesis('run-end', { run });
-    const events = this.recorder.endRun();
+    const effects = faultEffects(plan.faults, recorder.runEvents(), runMs);
+    for (const reason of effects.missing) recorder.nemesis('fault-not-applied', { reason });
+    recorder.nemesis('run-end', { run });
+    const events = recorder.endRun();
     // A lock that broke its contract says nothing about safety: stop with exit 2 (the history is complete).
     if (report.contract) throw new LockContractError(report.contract);
     problems.push(...report.crashes, ...report.errors);   // a crash says why the client exited
@@ -211,7 +234,7 @@ export class Session {
     // A kind of the plan none of whose faults took effect: that run did not test it.
     const inconclusive = [...problems, ...effects.kindsMissing];
     // The history no longer reaches the disk: no later run could be kept either, so the search stops here.
-    if (this.recorder.failure) throw new InconclusiveError(this.recorder.failure);
+    if (recorder.failure) throw new InconclusiveError(recorder.failure);
     if (check.valid === 'unknown' && check.reason) inconclusive.push(`the check stopped: ${check.reason}`);
     if (verdict === true && inconclusive.length > 0) verdict = 'unknown';
     const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;
@@ -225,13 +248,22 @@ export class Session {
     if (this.closed) return;
     this.closed = true;
     try {
-      await this.pool.close();
+      await Promise.all([this.pool, ...[...this.lanes.values()].map((l) => l.pool)].map((p) => p.close()));
       this.resource.close();
     } finally {
+      for (const l of this.lanes.values()) l.recorder.close();
       this.recorder.close();
       await this.env.down();
     }
   }
+}
+
+/** A lane's own parts (Session.lane). */
+export interface Lane { recorder: Recorder; pool: ClientPool; ctx: NemesisContext }
+
+/** Lane i's history file: history.jsonl for lane 0, history.lane<i+1>.jsonl beside it for the others. */
+export function laneHistoryPath(historyPath: string, lane: number): string {
+  return lane === 0 ? historyPath : historyPath.replace(/(\.jsonl)?$/, `.lane${lane + 1}.jsonl`);
 }
 
 /** The liveness of one run's events under `bound` ms, with the clients and deaths the runner recorded. */

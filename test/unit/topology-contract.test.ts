@@ -1,0 +1,188 @@
+// The topology contract (src/env/topology.ts), over every registered topology and over
+// a throwaway `etcd` topology defined here and never in the sources: if it passes the
+// same checks and, registered by one push, is known to --endpoints, user-lock checks,
+// the environment's data roles and the nemesis' role sets, then a new topology is one
+// file plus one registry line (ARCHITECTURE.md "Adding a topology"). No servers.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { backendDataRoles, dataRoles, TOPOLOGY_DEFS, topologyDef, topologyNames } from '../../src/env/topologies.ts';
+import { onlyOptions, type TopologyDef } from '../../src/env/topology.ts';
+import { endpointRoles, parseEndpoints } from '../../src/env/endpoints.ts';
+import { LocalEnvironment, type ManagedNode } from '../../src/env/environment.ts';
+import type { LinkTable } from '../../src/env/links.ts';
+import type { Endpoint, TopologyOptions } from '../../src/env/types.ts';
+import { recipeProblems } from '../../src/locks/user-lock.ts';
+import { redisDataNodes } from '../../nemesis/roles.ts';
+import { UsageError } from '../../src/errors.ts';
+
+const WORD = /^[a-z][a-z0-9-]*$/;
+/** Words --endpoints keeps for itself: the environment's resource node and the Sentinel master name. */
+const RESERVED_ENDPOINT_WORDS = ['resource', 'master'];
+
+/** What `t` breaks of the contract, one line per problem (empty = keeps it). */
+function contractProblems(t: TopologyDef): string[] {
+  const p: string[] = [];
+  const need = (ok: unknown, what: string) => { if (!ok) p.push(`${t.name}: ${what}`); };
+  need(WORD.test(t.name), `name '${t.name}' is a lower-case word`);
+  need(typeof t.summary === 'string' && t.summary.trim().length > 0, 'summary is present');
+  need(typeof t.backend === 'string' && WORD.test(t.backend), `backend '${t.backend}' is a non-empty word`);
+  need(typeof t.leased === 'boolean', 'leased is true or false');
+  need(typeof t.start === 'function', 'start() is a function');
+  need(typeof t.external === 'function', 'external() is a function');
+  need(t.docker === undefined || typeof t.docker === 'function', 'docker() is absent or a function');
+  need(t.clientExtras === undefined || typeof t.clientExtras === 'function', 'clientExtras() is absent or a function');
+  // Node roles: declared, words, each once, none the environment's own.
+  const roles = [...(t.roles?.data ?? []), ...(t.roles?.other ?? [])];
+  need((t.roles?.data.length ?? 0) > 0, 'roles.data names at least one role (what clients lock on)');
+  need(roles.every((r) => WORD.test(r)), `roles are words (${roles.join(', ')})`);
+  need(new Set(roles).size === roles.length, `roles are declared once (${roles.join(', ')})`);
+  need(!roles.includes('resource'), "'resource' is the environment's role, not the topology's");
+  // Endpoint roles: declared, words, each once, none reserved.
+  const eps = (t.endpointRoles ?? []).map((e) => e.role);
+  need(eps.length > 0, 'endpointRoles names at least one --endpoints role');
+  need(eps.every((r) => WORD.test(r) && !RESERVED_ENDPOINT_WORDS.includes(r)), `endpoint roles are words, not ${RESERVED_ENDPOINT_WORDS.join(' or ')} (${eps.join(', ')})`);
+  need(new Set(eps).size === eps.length, `endpoint roles are declared once (${eps.join(', ')})`);
+  // external(): only declared words, sensible counts, every declared endpoint role used.
+  const ext = t.external({});
+  need(ext.length > 0, 'external({}) names the servers an external environment needs');
+  for (const w of ext) {
+    need(eps.includes(w.role), `external() role '${w.role}' is a declared endpoint role (${eps.join(', ')})`);
+    need(roles.includes(w.as), `external() node role '${w.as}' is a declared node role (${roles.join(', ')})`);
+    need(/^[a-z]+$/.test(w.prefix), `external() prefix '${w.prefix}' is letters`);
+    need(Number.isInteger(w.min) && Number.isInteger(w.max) && w.min >= 1 && w.min <= w.max, `external() '${w.role}' counts 1 <= min <= max (${w.min}, ${w.max})`);
+  }
+  need(eps.every((r) => ext.some((w) => w.role === r)), 'every declared endpoint role is one external() asks for');
+  // Options: the defaults and the resource node are fine, nonsense is a UsageError naming it.
+  need(typeof t.validate === 'function', 'validate() is a function');
+  if (typeof t.validate === 'function') {
+    for (const ok of [{}, { resource: true }, { masters: undefined }]) {
+      try { t.validate(ok); } catch (e) { p.push(`${t.name}: validate(${JSON.stringify(ok)}) threw ${(e as Error).message}`); }
+    }
+    for (const nonsense of [{ bogus: 1 }, { 'typo-nodez': 3 }]) {
+      const name = Object.keys(nonsense)[0]!;
+      try {
+        t.validate(nonsense as TopologyOptions);
+        p.push(`${t.name}: validate(${JSON.stringify(nonsense)}) accepted it`);
+      } catch (e) {
+        need(e instanceof UsageError && (e as Error).message.includes(`'${name}'`), `validate(${JSON.stringify(nonsense)}) throws a UsageError naming '${name}' (threw ${String(e)})`);
+      }
+    }
+  }
+  return p;
+}
+
+/** A topology no source file has: what ARCHITECTURE.md tells an author to write. */
+const etcd: TopologyDef = {
+  name: 'etcd',
+  summary: 'an etcd cluster of 1 or 3 members (a throwaway of this test)',
+  backend: 'etcd',
+  roles: { data: ['etcd'] },
+  endpointRoles: [{ role: 'etcd' }],
+  leased: true,
+  validate(o) {
+    onlyOptions('etcd', o, ['members']);
+    const m = (o as { members?: unknown }).members;
+    if (m !== undefined && m !== 1 && m !== 3) throw new UsageError(`etcd members must be 1 or 3, got ${String(m)}`);
+  },
+  start: async () => { throw new Error('a unit test starts no server'); },
+  external: () => [{ role: 'etcd', as: 'etcd', prefix: 'n', min: 1, max: 3 }],
+};
+
+/** Runs `f` with `def` registered (one push, as one line in TOPOLOGY_DEFS would), then takes it out. */
+async function withRegistered<T>(def: TopologyDef, f: () => T | Promise<T>): Promise<T> {
+  const defs = TOPOLOGY_DEFS as TopologyDef[];
+  defs.push(def);
+  try {
+    return await f();
+  } finally {
+    defs.splice(defs.indexOf(def), 1);
+  }
+}
+
+const recipe = (topology: unknown) => ({ name: 'x', summary: 's', source: 'test', topology, model: 'mutex', fencing: false, create: () => null });
+
+test('every registered topology keeps the contract; names are unique', () => {
+  assert.deepEqual(topologyNames(), ['redis', 'redis-sentinel', 'zookeeper', 'mariadb']);
+  assert.equal(new Set(topologyNames()).size, TOPOLOGY_DEFS.length, 'topology names are unique');
+  for (const t of TOPOLOGY_DEFS) assert.deepEqual(contractProblems(t), [], t.name);
+  // The words the existing topologies declare: what histories and --endpoints always said.
+  assert.deepEqual(TOPOLOGY_DEFS.map((t) => t.backend), ['redis', 'redis', 'zookeeper', 'mysql']);
+  assert.deepEqual(endpointRoles().map((r) => r.role), ['redis', 'sentinel', 'zookeeper', 'mysql', 'resource']);
+  assert.deepEqual([...dataRoles('redis-sentinel')], ['redis', 'redis-replica']);
+  assert.deepEqual([...dataRoles()].sort(), ['mariadb', 'redis', 'redis-replica', 'zookeeper']);
+  assert.deepEqual(backendDataRoles('redis'), ['redis', 'redis-replica']);
+});
+
+test('the contract check can fail: a topology that breaks it is named for each break', () => {
+  const broken = { ...etcd, name: 'Etcd', summary: ' ', backend: '', roles: { data: [], other: ['resource'] }, endpointRoles: [{ role: 'master' }],
+    external: () => [{ role: 'etc', as: 'etc', prefix: 'n1', min: 2, max: 1 }], validate: () => {} } as TopologyDef;
+  const p = contractProblems(broken).join('\n');
+  for (const what of ['lower-case word', 'summary is present', 'backend', 'roles.data names', "'resource' is the environment's", 'not resource or master',
+    "external() role 'etc'", "external() node role 'etc'", "prefix 'n1'", 'min <= max', 'every declared endpoint role', 'validate({"bogus":1}) accepted it']) {
+    assert.ok(p.includes(what), `names '${what}' in:\n${p}`);
+  }
+});
+
+test('each topology rejects options it does not take, naming them and what it takes', () => {
+  assert.throws(() => topologyDef('zookeeper')!.validate!({ masters: 5 }), (e: unknown) => e instanceof UsageError && /zookeeper takes no option 'masters' \(it takes nodes\)/.test((e as Error).message));
+  assert.throws(() => topologyDef('mariadb')!.validate!({ nodes: 3 }), /mariadb takes no option 'nodes' \(it takes none\)/);
+  assert.throws(() => topologyDef('redis-sentinel')!.validate!({ masters: 3 }), /redis-sentinel takes no option 'masters' \(it takes persistence\)/);
+  topologyDef('redis')!.validate!({ masters: 5, persistence: 'aof-always', resource: true });
+});
+
+test('a topology defined outside the sources keeps the same contract, and one registry entry makes it known everywhere', async () => {
+  assert.deepEqual(contractProblems(etcd), []);
+  assert.throws(() => parseEndpoints('etcd=h:2379'), /unknown role 'etcd'/);
+  assert.deepEqual(recipeProblems(recipe({ kind: 'etcd', members: 3 })), ["topology: unknown topology 'etcd'; registered: redis, redis-sentinel, zookeeper, mariadb"]);
+  await withRegistered(etcd, async () => {
+    assert.deepEqual(contractProblems(etcd), []);
+    // --endpoints takes its role, and says so in the format it prints.
+    assert.deepEqual(parseEndpoints('etcd=10.0.0.1:2379,etcd=10.0.0.2:2379').endpoints.map((e) => e.role), ['etcd', 'etcd']);
+    assert.throws(() => parseEndpoints('consul=h:8500'), /unknown role 'consul'; write it as ROLE=HOST:PORT \(roles: redis, sentinel, zookeeper, etcd, resource\)/);
+    // A user lock may name it, its options checked by its own validate.
+    assert.deepEqual(recipeProblems(recipe({ kind: 'etcd', members: 3 })), []);
+    assert.deepEqual(recipeProblems(recipe({ kind: 'etcd', members: 2 })), ['topology: etcd members must be 1 or 3, got 2']);
+    assert.deepEqual(recipeProblems(recipe({ kind: 'etcd', masters: 5 })), ["topology: etcd takes no option 'masters' (it takes members)"]);
+    // Its data role is what its environment hands clients (not the resource node); no Redis node for the nemesis.
+    assert.deepEqual([...dataRoles('etcd')], ['etcd']);
+    const root = mkdtempSync(join(tmpdir(), 'lockpick-topo-'));
+    const links: LinkTable = { links: [], ensure: async (from: string, to: string, up: Endpoint) => ({ name: `${from}->${to}`, from, to, listen: { id: to, host: '127.0.0.1', port: up.port + 10_000 }, upstream: up }) } as unknown as LinkTable;
+    const env = new LocalEnvironment('etcd', root, links, undefined);
+    const node = (id: string, role: string, port: number) => ({ id, role, port, logFile: '', pid: () => undefined, clockOffsetMs: () => 0, stop: async () => {} }) as unknown as ManagedNode;
+    env.nodes.push(node('n1', 'etcd', 2379), node('n2', 'etcd', 2380), node('resource', 'resource', 6379));
+    try {
+      assert.deepEqual((await env.clientEndpoints('c1')).map((e) => [e.id, e.port]), [['n1', 12379], ['n2', 12380]]);
+      assert.deepEqual(redisDataNodes(env), []);
+    } finally {
+      await env.down();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+  assert.equal(topologyDef('etcd'), undefined, 'taken out again');
+});
+
+test('a user lock naming an unregistered topology: exit 2 naming the registered ones; bad options of a known one likewise', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lockpick-topo-cli-'));
+  const root = resolve(import.meta.dirname, '../..');
+  try {
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
+    const lock = (name: string, topology: string) => {
+      const p = join(dir, `${name}.ts`);
+      writeFileSync(p, `export default { name: '${name}', summary: 's', source: 'test', topology: ${topology}, model: 'mutex', fencing: false, create() { return null; } };\n`);
+      return spawnSync(process.execPath, [join(root, 'bin/lockpick.mjs'), 'run', '--lock', p, '--time', '5'], { encoding: 'utf8', cwd: dir, timeout: 60_000 });
+    };
+    const unknown = lock('etcd-lock', "{ kind: 'etcd', members: 3 }");
+    assert.equal(unknown.status, 2, unknown.stderr);
+    assert.match(unknown.stderr, /etcd-lock\.ts: the default export .* is not a LockRecipe[^]*topology: unknown topology 'etcd'; registered: redis, redis-sentinel, zookeeper, mariadb/);
+    const typo = lock('zk-lock', "{ kind: 'zookeeper', nodes: 3, masters: 3 }");
+    assert.equal(typo.status, 2, typo.stderr);
+    assert.match(typo.stderr, /topology: zookeeper takes no option 'masters' \(it takes nodes\)/);
+    assert.doesNotMatch(unknown.stderr + typo.stderr, /internal error/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -33,7 +33,7 @@ function where(spec: unknown, index?: number): string {
   return `${index === undefined ? 'fault spec' : `schedule[${index}]`}${kind}`;
 }
 
-const TOP_FIELDS = new Set(['kind', 'at_ms', 'duration_ms', 'target', 'params']);
+const TOP_FIELDS = new Set(['kind', 'at_ms', 'duration_ms', 'target', 'params', 'anchor']);
 
 /** Checks one spec against `schemas`; returns it typed, or throws FaultSpecError. */
 export function validateFaultSpec(spec: unknown, schemas: readonly KindSchema[], index?: number): FaultSpec {
@@ -65,6 +65,7 @@ export function validateFaultSpec(spec: unknown, schemas: readonly KindSchema[],
     const ok = typeof s.target === 'string' ? s.target !== '' : Array.isArray(s.target) && s.target.length > 0 && s.target.every((t) => typeof t === 'string' && t !== '');
     if (!ok) fail(`target must be a non-empty string or array of strings: ${sc.target}`);
   }
+  if (s.anchor !== undefined) checkAnchor(s, sc, fail);
   const params = s.params ?? {};
   if (typeof params !== 'object' || params === null || Array.isArray(params)) fail(`params must be an object`);
   const p = params as Record<string, unknown>;
@@ -85,6 +86,19 @@ export function validateFaultSpec(spec: unknown, schemas: readonly KindSchema[],
     if (i.required && p[name] === undefined) fail(`params.${name} is required (${i.doc})`);
   }
   return s as unknown as FaultSpec;
+}
+
+/** An anchor is {"client": "c1", "point": "..."} on a server-side fault that ends by itself. */
+function checkAnchor(s: Record<string, unknown>, sc: KindSchema, fail: (msg: string) => never): void {
+  const a = s.anchor as Record<string, unknown>;
+  const shape = '{"client": "c1", "point": "in-critical-section"} (the fault starts when that client reaches that point)';
+  if (typeof a !== 'object' || a === null || Array.isArray(a)) fail(`anchor must be an object like ${shape}`);
+  for (const k of Object.keys(a)) if (k !== 'client' && k !== 'point') fail(`anchor has only "client" and "point", not '${k}': ${shape}`);
+  if (typeof a.client !== 'string' || !/^c[1-9]\d*$/.test(a.client)) fail(`anchor.client must be a client id like "c1", got ${JSON.stringify(a.client)}`);
+  if (typeof a.point !== 'string' || a.point === '') fail(`anchor.point must be a point name (e.g. "in-critical-section", "reply:acquire:2"), got ${JSON.stringify(a.point)}`);
+  // Client faults anchor with their own params.point (the client they act on is the one waited for).
+  if (sc.kind.startsWith('client-') || (s.params as Record<string, unknown> | undefined)?.point !== undefined) fail(`'${sc.kind}' anchors with params.point, not "anchor": remove one`);
+  if (s.duration_ms === undefined && !sc.oneShot) fail('an anchored fault needs duration_ms (the runner heals it that long after it starts)');
 }
 
 /** Checks a whole schedule (plain JSON data) and returns it typed. */

@@ -9,6 +9,12 @@ export interface FaultSpec {
   duration_ms?: number;          // absent for one-shot actions
   target?: string | string[];    // node ids, client ids, or a shape ('minority', 'primary', ...)
   params?: Record<string, unknown>;
+  /**
+   * Event-anchored: the fault starts when client `client` reaches `point` (from at_ms on), not at
+   * at_ms: 'in-critical-section' (its acquire has just returned), a recipe's point, or an I/O point
+   * ('reply:acquire:2': two servers have answered its acquire). The runner fires these (ClientPool).
+   */
+  anchor?: { client: string; point: string };
 }
 export type FaultSchedule = FaultSpec[];
 

@@ -5,7 +5,9 @@ import type { FaultSpec } from './types.ts';
 import type { FaultGenOptions } from './fault.ts';
 
 /** "at 120 ms" */
-export const at = (f: FaultSpec) => `at ${f.at_ms} ms`;
+export const at = (f: FaultSpec) => (f.anchor
+  ? `when client ${f.anchor.client} reaches '${f.anchor.point}'${f.at_ms ? ` (from ${f.at_ms} ms on)` : ''}`
+  : `at ${f.at_ms} ms`);
 /** " for 900 ms", or "" for a fault that lasts to the end of the run */
 export const lasting = (f: FaultSpec) => (f.duration_ms !== undefined ? ` for ${f.duration_ms} ms` : '');
 /** The target as written: "n1", "client:c1, n2" */

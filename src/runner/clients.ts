@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { forgetProcess, recordProcess } from '../env/lifecycle.ts';
 import type { ClientControl, FaultSpec, NemesisContext } from '../../nemesis/types.ts';
 import { createFault } from '../../nemesis/kinds.ts';
-import { anchoredClient, isAnchoredPartition } from '../workload/plan.ts';
+import { anchoredClient, anchorPoint, isAnchoredPartition } from '../workload/plan.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Recorder } from './recorder.ts';
 
@@ -218,7 +218,12 @@ export class ClientPool implements ClientControl {
   /** A point question: pause here if an anchored fault of the plan is due, then let it go on. */
   private async pauseAt(w: Worker, point: string, seq: number): Promise<void> {
     const now = performance.now() - this.runStartMs;
-    const f = this.anchored.find((x) => !x.fired && x.kind !== 'client-kill' && anchoredClient(x) === w.id && x.params?.point === point && x.at_ms <= now);
+    const f = this.anchored.find((x) => !x.fired && x.kind !== 'client-kill' && anchoredClient(x) === w.id && anchorPoint(x) === point && x.at_ms <= now);
+    if (f?.anchor) {
+      f.fired = true;
+      await this.faultAt(w, f, seq);
+      return;
+    }
     if (f && isAnchoredPartition(f)) {
       f.fired = true;
       await this.partitionAt(w, f, seq);
@@ -259,6 +264,29 @@ export class ClientPool implements ClientControl {
     }
     this.send(w, { t: 'go', seq, holdMs: ms });
     await sleep(ms);
+    await fault.stop();
+  }
+
+  /**
+   * A server-side fault anchored at this client's point: it starts now (the client waits
+   * until it has taken effect, so it is in place at that very moment), the client goes
+   * on, and it heals duration_ms later. Recorded as the kind's own start/stop.
+   */
+  private async faultAt(w: Worker, f: FaultSpec & { fired?: boolean }, seq: number): Promise<void> {
+    if (!this.nemesis) throw new Error('clients.ts: an anchored fault needs the nemesis context (Session.nemesisContext sets pool.nemesis)');
+    const { fired: _fired, anchor: _anchor, ...spec } = f;
+    this.recorder.nemesis('anchor-reached', { client: w.id, point: f.anchor!.point, kind: f.kind });
+    let fault;
+    try {
+      fault = createFault(spec, this.nemesis);
+      await fault.start();
+    } catch {
+      // Recorded as <kind>-start-failed (fault-effects reports it); the client goes on.
+      this.send(w, { t: 'go', seq });
+      return;
+    }
+    this.send(w, { t: 'go', seq });
+    await sleep(f.duration_ms ?? 0);
     await fault.stop();
   }
 

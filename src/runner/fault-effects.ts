@@ -5,7 +5,7 @@
 // a reader of history.jsonl see the same thing.
 import type { HistoryEvent } from '../history/types.ts';
 import type { FaultSpec } from '../../nemesis/types.ts';
-import { anchoredClient, describeFault, isAnchoredPause } from '../workload/plan.ts';
+import { anchoredClient, anchorPoint, describeFault, isAnchoredPause } from '../workload/plan.ts';
 
 export interface FaultEffects {
   applied: Record<string, number>;   // kind → faults that started (took effect)
@@ -47,7 +47,7 @@ export function faultEffects(faults: readonly FaultSpec[], events: readonly Hist
       missing.push(`${what}: it failed to start: ${failure}`);
       earlierFailed = true;
     } else if (isAnchoredPause(f)) {
-      missing.push(`${what}: client ${anchoredClient(f) ?? String(f.target)} did not reach '${String(f.params?.point)}' after ${f.at_ms} ms`);
+      missing.push(`${what}: client ${anchoredClient(f) ?? String(f.target)} did not reach '${anchorPoint(f)}' after ${f.at_ms} ms`);
     } else if (earlierFailed) {
       missing.push(`${what}: the schedule stopped at an earlier fault that failed`);
     } else if (f.at_ms >= runMs) {

@@ -18,7 +18,7 @@ import { ClientPool } from './clients.ts';
 import { Recorder } from './recorder.ts';
 import { ResourceClient } from './resource-store.ts';
 import type { LockSpec, RunJob } from './protocol.ts';
-import { anchoredClient, clientId, isAnchoredPause, planHorizonMs, type RunPlan } from '../workload/plan.ts';
+import { anchoredClient, anchorPoint, clientId, isAnchoredPause, planHorizonMs, type RunPlan } from '../workload/plan.ts';
 import { lockStats, type LockStats } from '../../checkers/stats.ts';
 import { faultEffects, type FaultEffects } from './fault-effects.ts';
 import { lockLabel } from './lock-spec.ts';
@@ -178,7 +178,7 @@ export class Session {
         t: 'run' as const, run, clientId: id, lock: this.o.lock, endpoints, ...extras,
         resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
         commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
-        pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && anchoredClient(f) === id).map((f) => String(f.params!.point)),
+        pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && anchoredClient(f) === id).map((f) => anchorPoint(f)!),
       };
     }));
     const anchored = plan.faults.filter(isAnchoredPause);

@@ -58,8 +58,38 @@ export function clientArb(o: WorkloadOptions): fc.Arbitrary<ClientPlan> {
   return fc.record({ attempts: fc.array(attemptArb(o), { minLength: 0, maxLength: max, size: 'max' }) });
 }
 
-/** The kind's own generator (nemesis/faults/*): a small group of specs aimed where locks break. */
+/** The kind's own generator (nemesis/faults/*): a small group of specs aimed where locks break; server-side ones sometimes anchored to a client's event. */
 export function faultArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
+  // Client faults anchor by their own params.point.
+  return kind.startsWith('client-') ? kindArb(kind, o) : anchoredSometimes(kindArb(kind, o), o);
+}
+
+/** A spec that can start at a client's point instead of a time: server-side, ending by itself, not anchored already. */
+function anchorable(s: FaultSpec): boolean {
+  const t = s.target === undefined ? [] : Array.isArray(s.target) ? s.target : [s.target];
+  return !s.kind.startsWith('client-') && s.params?.point === undefined && s.duration_ms !== undefined && !t.every((x) => x.startsWith('client:') || /^c\d+$/.test(x));
+}
+
+/**
+ * One time in four, the kind's faults start at an event of the run rather than a time
+ * (FaultSpec.anchor): when a client's acquire has just returned ('in-critical-section'), at
+ * a recipe's point, or when k servers have answered its acquire ('reply:acquire:k': the key
+ * is set on some masters and not yet on others) or its release is about to be sent.
+ */
+function anchoredSometimes(specs: fc.Arbitrary<FaultSpec[]>, o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
+  const io = IO_POINT_KINDS.some((k) => o.points?.includes(k));
+  const points = [...new Set([CRITICAL_SECTION, ...namedPoints(o.points),
+    ...(io ? [...Array.from({ length: Math.max(1, o.nodes.length) }, (_, i) => `reply:acquire:${i + 1}`), 'send:release:1'] : [])])];
+  const clients = Array.from({ length: Math.max(1, o.clients) }, (_, i) => clientId(i));
+  const anchor = fc.record({ client: fc.constantFrom(...clients), point: fc.constantFrom(...points) });
+  const early = Math.floor(o.ttlMs / 4);
+  return fc.oneof(
+    { weight: 3, arbitrary: specs },
+    { weight: 1, arbitrary: fc.tuple(specs, anchor).map(([ss, a]) => ss.map((s) => (anchorable(s) ? { ...s, at_ms: Math.min(s.at_ms, early), anchor: a } : s))) },
+  );
+}
+
+function kindArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
   const def = kindDef(kind);
   if (!def) throw new Error(`no fault kind '${kind}' (known: ${KINDS.map((k) => k.schema.kind).join(', ')})`);
   return def.generate({

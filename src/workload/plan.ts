@@ -69,6 +69,7 @@ export function clientId(index: number): string {
  * ('client:<id>', ClientPool.pauseAt cuts its links while it goes on).
  */
 export function isAnchoredPause(f: FaultSpec): boolean {
+  if (f.anchor) return true;   // a server-side fault started at a client's point (ClientPool.faultAt)
   if (typeof f.params?.point !== 'string') return false;
   // client-kill anchors the same way (the runner kills instead of pausing: ClientPool.killAt).
   return f.kind === 'client-pause' || f.kind === 'client-kill' || isAnchoredPartition(f);
@@ -79,9 +80,15 @@ export function isAnchoredPartition(f: FaultSpec): boolean {
   return f.kind === 'partition' && typeof f.params?.point === 'string' && typeof f.target === 'string' && f.target.startsWith('client:');
 }
 
-/** The client id an anchored fault waits for ('c1' for target 'c1' or 'client:c1'). */
+/** The client id an anchored fault waits for (its anchor's client; 'c1' for target 'c1' or 'client:c1'). */
 export function anchoredClient(f: FaultSpec): string | undefined {
+  if (f.anchor) return f.anchor.client;
   return typeof f.target === 'string' ? f.target.replace(/^client:/, '') : undefined;
+}
+
+/** The point an anchored fault waits for. */
+export function anchorPoint(f: FaultSpec): string | undefined {
+  return f.anchor?.point ?? (typeof f.params?.point === 'string' ? f.params.point : undefined);
 }
 
 /** Operations the plan can produce at most (acquire + release per attempt, + renew, + a nested acquire and release). */

@@ -2,8 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
-import { describePlan, planOps, validatePlan, isAnchoredPause, type RunPlan } from '../../src/workload/plan.ts';
+import { anchoredClient, describeFault, describePlan, planOps, validatePlan, isAnchoredPause, type RunPlan } from '../../src/workload/plan.ts';
 import { checkSchedule } from '../../nemesis/index.ts';
+import { KINDS } from '../../nemesis/kinds.ts';
+import { validateFaultSpec } from '../../nemesis/spec.ts';
 
 const base: WorkloadOptions = { clients: 3, faults: ['client-pause', 'client-clock', 'clock-bump', 'kill', 'pause', 'partition', 'latency'], ttlMs: 800, nodes: ['n1'], points: ['in-critical-section', 'after-compare'] };
 
@@ -59,7 +61,8 @@ test('re-entry: only reentrant locks get it; it counts two operations and reads 
 test('session locks: partitions anchored in the critical section outlast the session; renew in every attempt; some waits run out early', () => {
   const o: WorkloadOptions = { ...base, faults: ['partition'], topology: 'zookeeper', nodes: ['n1', 'n2', 'n3'], sessionMs: 2000, renew: true };
   const plans = fc.sample(planArb(o), { numRuns: 200, seed: 3 });
-  const anchored = plans.flatMap((p) => p.faults).filter(isAnchoredPause);
+  // Client-anchored partitions (params.point); event-anchored server faults (anchor) are tested below.
+  const anchored = plans.flatMap((p) => p.faults).filter((f) => isAnchoredPause(f) && !f.anchor);
   assert.ok(anchored.length > 20, `${anchored.length} anchored partitions`);
   for (const f of anchored) {
     assert.equal(f.kind, 'partition');
@@ -71,7 +74,30 @@ test('session locks: partitions anchored in the critical section outlast the ses
   assert.ok(attempts.some((a) => a.waitMs < 200) && attempts.some((a) => a.waitMs > 3000));
   // Redis keeps its timed partitions only: a leased lock's hold never outlives its lease by design.
   const redis = fc.sample(planArb({ ...base, faults: ['partition'] }), { numRuns: 100, seed: 3 });
-  assert.ok(redis.every((p) => p.faults.every((f) => !isAnchoredPause(f))));
+  assert.ok(redis.every((p) => p.faults.every((f) => !isAnchoredPause(f) || f.anchor)));
+});
+
+test('event anchors: a server fault sometimes starts when a client reaches a point (its acquire returned, k servers answered it); valid, in words', () => {
+  // Two masters: no aim applies (Redlock's split needs an odd number), so every fault comes from its kind.
+  const o: WorkloadOptions = { ...base, faults: ['kill', 'pause', 'partition'], nodes: ['n1', 'n2'], points: ['in-critical-section', 'send', 'reply'] };
+  const faults = fc.sample(planArb(o), { numRuns: 300, seed: 5 }).flatMap((p) => p.faults);
+  const anchored = faults.filter((f) => f.anchor);
+  assert.ok(anchored.length > faults.length / 10 && anchored.length < faults.length / 2, `${anchored.length} of ${faults.length} anchored`);
+  const points = new Set(anchored.map((f) => f.anchor!.point));
+  for (const p of ['in-critical-section', 'reply:acquire:1', 'reply:acquire:2', 'send:release:1']) assert.ok(points.has(p), `anchored at '${p}': ${[...points]}`);
+  for (const f of anchored) {
+    assert.equal(validateFaultSpec(f, KINDS.map((k) => k.schema)), f);
+    assert.ok(!f.kind.startsWith('client-') && f.duration_ms !== undefined && f.at_ms <= o.ttlMs / 4);
+    assert.match(describeFault(f), new RegExp(`when client ${f.anchor!.client} reaches '${f.anchor!.point.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'`));
+    assert.equal(anchoredClient(f), f.anchor!.client);
+  }
+  // Timed ones stay as they were.
+  assert.ok(faults.some((f) => !f.anchor && !isAnchoredPause(f)));
+  // An anchor is checked like the rest of a spec: the place and the fix.
+  const schemas = KINDS.map((k) => k.schema);
+  assert.throws(() => validateFaultSpec({ kind: 'kill', at_ms: 0, target: 'n1', anchor: { client: 'c1', point: 'in-critical-section' } }, schemas), /an anchored fault needs duration_ms/);
+  assert.throws(() => validateFaultSpec({ kind: 'kill', at_ms: 0, duration_ms: 5, target: 'n1', anchor: { client: 'x', point: 'p' } }, schemas), /anchor\.client must be a client id like "c1"/);
+  assert.throws(() => validateFaultSpec({ kind: 'client-pause', at_ms: 0, duration_ms: 5, target: 'c1', anchor: { client: 'c1', point: 'p' } }, schemas), /anchors with params\.point/);
 });
 
 test('--max-attempts and --max-faults shape the plans: up to, and reaching, the bounds', () => {

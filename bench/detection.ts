@@ -3,8 +3,10 @@
 // a lock and the fault kinds a user would pick; the figure is the run's own
 // "first violation after N ms of search" (results: firstAfterMs), so shrinking
 // and server start-up are not counted. A case that stays SAFE (or inconclusive)
-// within --time counts as "> time" and its median says so.
+// within --time counts as "> time" and its median says so. Beside it, the search's
+// throughput: the median runs per minute of search (results: throughput), every run.
 // Options: --cases NAME,NAME (default all)  --repeat N (default 5)  --time S (cap per run, default 120)  --seed N (first seed)
+//          --parallel K (passed to lockpick run: client-scoped plans K at once; default 1)
 // Run it alone (it starts real servers):   flock /tmp/lp-int.lock npm run bench:detect
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,20 +36,21 @@ const CASES: Record<string, string[]> = {
   'set-px-lua-restart': ['--lock', 'redis-set-px-lua', '--faults', 'kill'],
 };
 const { values: args } = parseArgs({
-  options: { cases: { type: 'string' }, repeat: { type: 'string' }, time: { type: 'string' }, seed: { type: 'string' } },
+  options: { cases: { type: 'string' }, repeat: { type: 'string' }, time: { type: 'string' }, seed: { type: 'string' }, parallel: { type: 'string' } },
 });
 const names = (args.cases ?? Object.keys(CASES).join(',')).split(',');
 const repeat = Number(args.repeat ?? 5);
 const timeS = Number(args.time ?? 120);
 const seed0 = Number(args.seed ?? 1);
+const parallel = Number(args.parallel ?? 1);
 const unknown = names.filter((n) => !CASES[n]);
-if (unknown.length || !Number.isInteger(repeat) || repeat < 1 || !(timeS >= 1) || !Number.isInteger(seed0)) {
+if (unknown.length || !Number.isInteger(repeat) || repeat < 1 || !(timeS >= 1) || !Number.isInteger(seed0) || !Number.isInteger(parallel) || parallel < 1) {
   console.error(`bench/detection.ts: --cases takes names from ${Object.keys(CASES).join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}; --repeat, --time and --seed whole numbers`);
   process.exit(2);
 }
 
 function lockpickRun(argv: string[], seed: number, store: string): Promise<{ code: number | null; summary?: RunSummary; stderr: string }> {
-  const all = ['bin/lockpick.mjs', 'run', ...argv, '--time', String(timeS), '--shrink-time', '0', '--seed', String(seed), '--store', store, '--json'];
+  const all = ['bin/lockpick.mjs', 'run', ...argv, '--time', String(timeS), '--shrink-time', '0', '--seed', String(seed), '--store', store, '--parallel', String(parallel), '--json'];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, all, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -63,16 +66,18 @@ function lockpickRun(argv: string[], seed: number, store: string): Promise<{ cod
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
-console.log(`time to detection, random search, median of ${repeat} (seeds ${seed0}..${seed0 + repeat - 1}), cap ${timeS} s per run`);
-console.log('| case | command | found | median | each (s) |\n|---|---|---|---|---|');
+console.log(`time to detection, random search, median of ${repeat} (seeds ${seed0}..${seed0 + repeat - 1}), cap ${timeS} s per run${parallel > 1 ? `, --parallel ${parallel}` : ''}`);
+console.log('| case | command | found | median | each (s) | runs/min (median) |\n|---|---|---|---|---|---|');
 for (const name of names) {
   const times: number[] = [];
   const words: string[] = [];   // how a run without a violation ended
+  const rates: number[] = [];   // runs per minute of search, every run that reported it
   let found = 0;
   for (let i = 0; i < repeat; i++) {
     const store = mkdtempSync(path.join(tmpdir(), 'lockpick-detect-'));
     try {
       const r = await lockpickRun(CASES[name]!, seed0 + i, store);
+      if (r.summary?.throughput) rates.push(r.summary.throughput.runsPerMinute);
       if (r.code === 1 && r.summary?.firstAfterMs !== undefined) { found++; times.push(r.summary.firstAfterMs / 1000); words.push(''); }
       else if (r.code === 0 || r.code === 3) { times.push(Infinity); words.push(r.code === 0 ? ' SAFE' : ' inconclusive'); }
       else { console.error(`${name} seed ${seed0 + i}: exit ${r.code}\n${r.stderr.slice(-2000)}`); times.push(Infinity); words.push(` exit ${r.code}`); }
@@ -82,5 +87,6 @@ for (const name of names) {
   }
   const m = median(times);
   const each = times.map((t, i) => (Number.isFinite(t) ? t.toFixed(1) : `>${timeS}${words[i]}`)).join(', ');
-  console.log(`| ${name} | \`lockpick run ${CASES[name]!.join(' ')}\` | ${found}/${repeat} | ${Number.isFinite(m) ? `${m.toFixed(1)} s` : `> ${timeS} s`} | ${each} |`);
+  const rate = rates.length ? `${median(rates).toFixed(1)}` : '?';
+  console.log(`| ${name} | \`lockpick run ${CASES[name]!.join(' ')}\` | ${found}/${repeat} | ${Number.isFinite(m) ? `${m.toFixed(1)} s` : `> ${timeS} s`} | ${each} | ${rate} |`);
 }

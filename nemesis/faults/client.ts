@@ -5,7 +5,7 @@ import { at, lasting, single, someClient, startAt, targetText } from '../words.t
 import { param } from '../spec.ts';
 import { resolveClients } from '../targets.ts';
 import type { FaultGenOptions, KindDef } from '../fault.ts';
-import { ioPointName, parseIoPoint, type IoPointKind } from '../../src/workload/plan.ts';
+import { ioPointName, parseIoPoint, type IoPointKind, type IoPointOp } from '../../src/workload/plan.ts';
 
 const CLIENT_TARGETS = "client ids ('c1', 'client:c1', [...]) or 'all'";
 
@@ -39,48 +39,46 @@ export const clientPause: KindDef = {
   // (src/runner/io-points.ts), so a pause lands between a user lock's GET and DEL too.
   generate: (o) => {
     const io = o.ioPoints ?? [];
-    const named = o.points.length || !io.length ? [namedPause(o)] : [];
+    const named = o.points.length || !io.length ? [pauseAt(o, fc.constantFrom(...(o.points.length ? o.points : ['in-critical-section'])))] : [];
     if (!io.length) return single(named[0]!);
     // A recipe that declares its own points knows where it breaks: those keep most draws.
     const namedWeight = o.points.length > 1 ? 3 : 1;
-    return single(fc.oneof(...named.map((a) => ({ weight: namedWeight, arbitrary: a })), { weight: 1, arbitrary: ioPause(o, io) }));
+    return single(fc.oneof(...named.map((a) => ({ weight: namedWeight, arbitrary: a })), { weight: 1, arbitrary: pauseAt(o, ioPointArb(io)) }));
   },
   describe: (f) => {
     if (typeof f.params?.point !== 'string') return `${at(f)}: pause client ${targetText(f)}${lasting(f)}`;
     const io = parseIoPoint(f.params.point);
-    const from = f.at_ms ? `from ${f.at_ms} ms: ` : '';
-    if (io) return `${from}pause client ${targetText(f)}${lasting(f)} just ${io.kind === 'send' ? `before its ${ordinal(io.n)} command` : `after its ${ordinal(io.n)} reply`} (${f.params.point})`;
-    return `from ${f.at_ms} ms: pause client ${targetText(f)}${lasting(f)} the next time it reaches '${f.params.point}'`;
+    const where = io
+      ? `just ${io.kind === 'send' ? `before the ${ordinal(io.n)} command` : `after the ${ordinal(io.n)} reply`} of its next ${io.op} (${f.params.point})`
+      : `the next time it reaches '${f.params.point}'`;
+    return `from ${f.at_ms} ms: pause client ${targetText(f)}${lasting(f)} ${where}`;
   },
 };
 
 /** Around the lease: long enough for it to run out, short enough that runs stay short. */
 const pauseMs = (o: FaultGenOptions) => fc.integer({ min: o.ttlMs - Math.floor(o.ttlMs / 4), max: o.ttlMs + Math.floor(o.ttlMs / 2) });
 
-const namedPause = (o: FaultGenOptions) => fc.record({
+/** A pause anchored at a point: from at_ms on, the first time the client reaches it. */
+const pauseAt = (o: FaultGenOptions, point: fc.Arbitrary<string>) => fc.record({
   kind: fc.constant('client-pause'), at_ms: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),
-  duration_ms: pauseMs(o), target: someClient(o),
-  params: fc.record({ point: fc.constantFrom(...(o.points.length ? o.points : ['in-critical-section'])) }),
+  duration_ms: pauseMs(o), target: someClient(o), params: fc.record({ point }),
 });
 
 /**
- * The I/O point counts commands from the run's start, so it is its own anchor (at_ms 0).
- * N up to 16 reaches the acquire and release commands of a client's first attempts (an
- * attempt is a SET or a few while it waits, then a GET and DEL or an EVAL); N shrinks down.
+ * I/O points (src/runner/io-points.ts): the N-th write or reply chunk of the client's acquire
+ * or release. N up to 3: an acquire is a SET (more while it waits), a release a GET and a
+ * DEL, an EVAL, or a few calls of a user's lock. N shrinks down.
  */
-export const IO_POINT_MAX = 16;
-const ioPause = (o: FaultGenOptions, kinds: readonly IoPointKind[]) => fc.record({
-  kind: fc.constant('client-pause'), at_ms: fc.constant(0), duration_ms: pauseMs(o), target: someClient(o),
-  params: fc.record({ point: ioPointArb(kinds) }),
-});
+export const IO_POINT_MAX = 3;
 
-/** 'send:N' / 'reply:N'; the unmapper lets a stored plan's point shrink (lower N) without context. */
-export const ioPointArb = (kinds: readonly IoPointKind[]) => fc.tuple(fc.constantFrom(...kinds), fc.integer({ min: 1, max: IO_POINT_MAX }))
-  .map(([k, n]) => ioPointName(k, n), (v) => {
-    const p = typeof v === 'string' ? parseIoPoint(v) : undefined;
-    if (!p || !kinds.includes(p.kind) || p.n > IO_POINT_MAX) throw new Error('not an I/O point');
-    return [p.kind, p.n] as [IoPointKind, number];
-  });
+/** 'send:release:2' / 'reply:acquire:1'; the unmapper lets a stored plan's point shrink (lower N) without context. */
+export const ioPointArb = (kinds: readonly IoPointKind[]) =>
+  fc.tuple(fc.constantFrom(...kinds), fc.constantFrom<IoPointOp>('acquire', 'release'), fc.integer({ min: 1, max: IO_POINT_MAX }))
+    .map(([k, op, n]) => ioPointName(k, op, n), (v) => {
+      const p = typeof v === 'string' ? parseIoPoint(v) : undefined;
+      if (!p || !kinds.includes(p.kind) || p.op === 'renew' || p.n > IO_POINT_MAX) throw new Error('not an I/O point drawn here');
+      return [p.kind, p.op, p.n] as [IoPointKind, IoPointOp, number];
+    });
 
 const ordinal = (n: number) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th'}`;
 

@@ -1,21 +1,24 @@
-// Pause points made by a client's I/O, with no help from the lock: `send:N` just before the
-// client's N-th write to a server socket, `reply:N` just after the N-th chunk of reply data
-// arrives and before the client library sees it (both counted from the run's 'start' in this
-// worker, over every server socket). A user's lock declares no ctx.point(), so this is how a
-// pause lands between its GET and its DEL, or between a SET and its reply.
+// Pause points made by a client's I/O, with no help from the lock: 'send:<op>:N' just before
+// the N-th write to a server socket during one operation (acquire, release, renew), and
+// 'reply:<op>:N' just after the N-th chunk of reply data arrives in it, before the client
+// library sees it. A user's lock declares no ctx.point(), so this is how a pause lands between
+// its GET and its DEL ('send:release:2'), or between a SET and its reply ('reply:acquire:1').
+// Counting within the operation (not from the run's start) keeps the DEL the 2nd command of
+// every such release however many SETs the acquire before it retried, so a drawn point is
+// reached in most runs, at the first such operation after the fault's at_ms.
 //
 // Installed once in the worker: net.Socket's connect (to learn the port a socket was opened
 // to), write/end and emit are wrapped. Only sockets to the job's server ports count (never the
 // resource store, never the IPC channel, which is no net.Socket to a port). At a wanted point
 // the write (or data chunk) is held and the parent asked (the same `point` question as a
-// recipe's point: the parent SIGSTOPs this process for the pause, then says 'go'); everything
-// that socket does meanwhile is queued behind it, so bytes keep their order both ways and
-// pipelined commands stay in order. A socket that closes while held drops its queue (write
-// callbacks get an error as Node gives them for a destroyed socket), so nothing leaks.
+// recipe's point: if the fault is due the parent SIGSTOPs this process for the pause, then says
+// 'go'); everything that socket does meanwhile is queued behind it, so bytes keep their order
+// both ways and pipelined commands stay in order. A socket that closes while held drops its
+// queue (write callbacks get an error as Node gives them for a destroyed socket): nothing leaks.
 //
 // Not covered: clients doing their I/O outside Node's net (the `zookeeper` package's C client).
 import net from 'node:net';
-import { ioPointName } from '../workload/plan.ts';
+import { ioPointName, type IoPointOp } from '../workload/plan.ts';
 
 const PORT = Symbol('lockpick.ioPort');
 const OUT = Symbol('lockpick.ioOut');     // writes/ends queued behind a held write
@@ -25,11 +28,13 @@ type Item = { op: string; args: unknown[]; point?: string };
 type Tagged = net.Socket & { [PORT]?: number; [OUT]?: Item[]; [IN]?: Item[] };
 
 export interface IoPoints {
-  /** From now on count on sockets to these ports and hold at these points (counters start at 0). */
+  /** From now on count on sockets to these ports and hold at these points. */
   arm(ports: Iterable<number>, points: readonly string[]): void;
+  /** The operation the client is in from now (counters start at 0), or none (nothing counts). */
+  operation(op: IoPointOp | undefined): void;
   /** Stop counting (held items still go out when the parent answers). */
   disarm(): void;
-  /** Writes and data chunks counted since arm (for tests). */
+  /** Writes and data chunks counted in the current operation (for tests). */
   counts(): { sends: number; replies: number };
 }
 
@@ -55,9 +60,10 @@ export function installIoPoints(ask: (name: string) => Promise<unknown>): IoPoin
   let ports = new Set<number>();
   let wanted = new Set<string>();
   let armed = false;
+  let op: IoPointOp | undefined;
   let sends = 0;
   let replies = 0;
-  const tracked = (s: Tagged) => armed && s[PORT] !== undefined && ports.has(s[PORT]);
+  const tracked = (s: Tagged) => armed && op !== undefined && s[PORT] !== undefined && ports.has(s[PORT]);
 
   /** Node's own answer to a write on a destroyed socket: its callback gets an error. */
   const dropOut = (items: Item[]) => {
@@ -98,7 +104,7 @@ export function installIoPoints(ask: (name: string) => Promise<unknown>): IoPoin
 
   proto.write = function (this: Tagged, ...args: unknown[]) {
     if (!tracked(this) && !this[OUT]) return write.apply(this, args);
-    const name = tracked(this) ? ioPointName('send', ++sends) : undefined;
+    const name = tracked(this) ? ioPointName('send', op!, ++sends) : undefined;
     const point = name !== undefined && wanted.has(name) ? name : undefined;
     if (this[OUT]) { this[OUT].push({ op: 'write', args, point }); return true; }
     if (!point) return write.apply(this, args);
@@ -116,12 +122,12 @@ export function installIoPoints(ask: (name: string) => Promise<unknown>): IoPoin
   proto.emit = function (this: Tagged, event: unknown, ...args: unknown[]) {
     const q = this[IN];
     if (q && (event === 'data' || event === 'end' || event === 'close' || event === 'error')) {
-      const name = event === 'data' && tracked(this) ? ioPointName('reply', ++replies) : undefined;
+      const name = event === 'data' && tracked(this) ? ioPointName('reply', op!, ++replies) : undefined;
       q.push({ op: event, args, point: name !== undefined && wanted.has(name) ? name : undefined });
       return true;
     }
     if (event === 'data' && tracked(this)) {
-      const name = ioPointName('reply', ++replies);
+      const name = ioPointName('reply', op!, ++replies);
       if (wanted.has(name)) {
         this[IN] = [{ op: 'data', args, point: name }];
         void drainIn(this);
@@ -140,9 +146,13 @@ export function installIoPoints(ask: (name: string) => Promise<unknown>): IoPoin
     arm(p, points) {
       ports = new Set(p);
       wanted = new Set(points);
+      op = undefined;
+      armed = true;
+    },
+    operation(o) {
+      op = o;
       sends = 0;
       replies = 0;
-      armed = true;
     },
     disarm() { armed = false; },
     counts: () => ({ sends, replies }),

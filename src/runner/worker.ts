@@ -24,6 +24,8 @@ let stopping = false;
 let seq = 0;
 let process_ = -1;   // the logical process the parent assigned to our current operation
 const waiting = new Map<number, (process?: number) => void>();
+// send:<op>:N / reply:<op>:N points on the client's server sockets, asked like the lock's named points.
+const ioPoints = installIoPoints((name) => ask({ t: 'point', name }));
 
 function send(m: FromWorker): void {
   if (process.connected) process.send?.(m);
@@ -37,11 +39,13 @@ function ask(m: { t: 'invoke'; f: string; key: string; value?: unknown } | { t: 
   });
 }
 
-async function invoke(f: string, key: string): Promise<void> {
+async function invoke(f: 'acquire' | 'release' | 'renew', key: string): Promise<void> {
   process_ = (await ask({ t: 'invoke', f, key })) ?? process_;
+  ioPoints.operation(f);   // I/O points count within this operation
 }
 
 function complete(type: 'ok' | 'fail' | 'info', f: string, key: string, value?: unknown, err?: unknown, extra?: Record<string, unknown>): void {
+  ioPoints.operation(undefined);
   const error = err === undefined ? undefined : err instanceof Error ? err.message : String(err);
   send({ t: 'complete', type, f, key, value, error, extra });
 }
@@ -246,8 +250,6 @@ class Client {
 
 let pausePoints: string[] = [];
 let started: (() => void) | undefined;
-// send:N / reply:N points on the client's server sockets, asked like the lock's named points.
-const ioPoints = installIoPoints((name) => ask({ t: 'point', name }));
 
 /** The server ports this client reaches (through the fault proxy): its endpoints, other roles, announced-address map; never the resource store. */
 function serverPorts(job: RunJob): Set<number> {
@@ -297,7 +299,7 @@ async function runJob(job: RunJob): Promise<void> {
     const go = new Promise<void>((resolve) => { started = resolve; });
     send({ t: 'prepared', run: job.run });
     await go;
-    // Counted from time 0 of the run: connecting (and its handshake commands) is not the run.
+    // From time 0 of the run: connecting (and its handshake commands) is not the run.
     ioPoints.arm(serverPorts(job), pausePoints);
     await new Client(job, lock, res).runAll();
   } catch (e) {

@@ -32,22 +32,26 @@ export interface RunPlan {
 export const CRITICAL_SECTION = 'in-critical-section';
 
 /**
- * Points made by the client's I/O (src/runner/io-points.ts), no recipe cooperation: 'send:N'
- * just before its N-th write to a server, 'reply:N' just after its N-th chunk of reply data
- * arrives (before the client library sees it). In a points list, 'send' and 'reply' stand
- * for every N (the generator draws N).
+ * Points made by the client's I/O (src/runner/io-points.ts), no recipe cooperation:
+ * 'send:release:2' just before the 2nd command a release sends to a server, 'reply:acquire:1'
+ * just after the 1st chunk of reply data an acquire gets (before the client library sees it).
+ * Counted within one operation, so the DEL of a GET-then-DEL unlock is 'send:release:2' however
+ * many SETs the acquire before it retried. In a points list, 'send' and 'reply' stand for
+ * every operation and N (the generator draws them).
  */
 export type IoPointKind = 'send' | 'reply';
 export const IO_POINT_KINDS: readonly IoPointKind[] = ['send', 'reply'];
+export const IO_POINT_OPS = ['acquire', 'release', 'renew'] as const;
+export type IoPointOp = typeof IO_POINT_OPS[number];
 
-export function ioPointName(kind: IoPointKind, n: number): string {
-  return `${kind}:${n}`;
+export function ioPointName(kind: IoPointKind, op: IoPointOp, n: number): string {
+  return `${kind}:${op}:${n}`;
 }
 
-/** 'send:7' → {kind: 'send', n: 7}; anything else (a recipe's named point) → undefined. */
-export function parseIoPoint(name: string): { kind: IoPointKind; n: number } | undefined {
-  const m = /^(send|reply):([1-9]\d*)$/.exec(name);
-  return m ? { kind: m[1] as IoPointKind, n: Number(m[2]) } : undefined;
+/** 'send:release:2' → {kind: 'send', op: 'release', n: 2}; anything else (a recipe's named point) → undefined. */
+export function parseIoPoint(name: string): { kind: IoPointKind; op: IoPointOp; n: number } | undefined {
+  const m = /^(send|reply):(acquire|release|renew):([1-9]\d*)$/.exec(name);
+  return m ? { kind: m[1] as IoPointKind, op: m[2] as IoPointOp, n: Number(m[3]) } : undefined;
 }
 
 /**

@@ -58,7 +58,7 @@ function reader(s: net.Socket): { text: () => string; until: (t: string) => Prom
   };
 }
 
-test('counts writes and reply chunks on server sockets only, from arm on', async () => {
+test('counts writes and reply chunks on server sockets only, inside an operation', async () => {
   const a = await echoServer();
   const b = await echoServer();
   servers.push(a.server, b.server);
@@ -68,24 +68,30 @@ test('counts writes and reply chunks on server sockets only, from arm on', async
   io.arm([a.port], []);
   const other = await connect(b.port);
   const r = reader(before);
+  before.write('y');               // armed, but outside any operation: not counted
+  await r.until('xy');
+  io.operation('release');
   before.write('1');
   before.write('2');
   other.write('not counted');
-  await r.until('x12');
+  await r.until('xy12');
   assert.equal(io.counts().sends, 2);
   assert.ok(io.counts().replies >= 1, 'echo chunks counted');
   const replies = io.counts().replies;
   await sleep(50);
   assert.equal(io.counts().replies, replies, 'the other server\'s echo is not counted');
   assert.deepEqual(asked, [], 'no point is asked when none is wanted');
+  io.operation('acquire');
+  assert.deepEqual(io.counts(), { sends: 0, replies: 0 }, 'each operation counts from 0');
   before.destroy();
   other.destroy();
 });
 
-test('send:N holds that write and every later one on the socket until the answer, in order', async () => {
+test('send:<op>:N holds that write and every later one on the socket until the answer, in order', async () => {
   const a = await echoServer();
   servers.push(a.server);
-  io.arm([a.port], ['send:2']);
+  io.arm([a.port], ['send:acquire:2']);
+  io.operation('acquire');
   const s = await connect(a.port);
   const r = reader(s);
   asked.length = 0;
@@ -94,14 +100,15 @@ test('send:N holds that write and every later one on the socket until the answer
   s.write('c');
   await r.until('a');
   await sleep(100);
-  assert.deepEqual(asked, ['send:2']);
+  assert.deepEqual(asked, ['send:acquire:2']);
   assert.equal(a.got.at(-1), 'a', 'nothing after the held write reached the server');
   await go();
   await r.until('abc');
   assert.equal(a.got.at(-1), 'abc');
   assert.equal(io.counts().sends, 3);
   // An end behind a held write does not overtake it.
-  io.arm([a.port], ['send:1']);
+  io.arm([a.port], ['send:release:1']);
+  io.operation('release');
   s.write('d');
   s.end();
   await sleep(50);
@@ -110,16 +117,17 @@ test('send:N holds that write and every later one on the socket until the answer
   assert.equal(a.got.at(-1), 'abcd');
 });
 
-test('reply:N holds that chunk and what follows it from the client until the answer', async () => {
+test('reply:<op>:N holds that chunk and what follows it from the client until the answer', async () => {
   const a = await echoServer();
   servers.push(a.server);
-  io.arm([a.port], ['reply:1']);
+  io.arm([a.port], ['reply:release:1']);
+  io.operation('release');
   const s = await connect(a.port);
   const r = reader(s);
   asked.length = 0;
   s.write('one');
   for (let i = 0; i < 100 && asked.length === 0; i++) await sleep(10);
-  assert.deepEqual(asked, ['reply:1']);
+  assert.deepEqual(asked, ['reply:release:1']);
   s.write('two');               // its echo arrives behind the held chunk
   await sleep(100);
   assert.equal(r.text(), '', 'the client saw nothing yet');
@@ -132,7 +140,8 @@ test('reply:N holds that chunk and what follows it from the client until the ans
 test('a socket destroyed while its write is held drops the queue: callbacks get an error, nothing throws', async () => {
   const a = await echoServer();
   servers.push(a.server);
-  io.arm([a.port], ['send:1']);
+  io.arm([a.port], ['send:renew:1']);
+  io.operation('renew');
   const s = await connect(a.port);
   asked.length = 0;
   const errs: (Error | null | undefined)[] = [];

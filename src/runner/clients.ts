@@ -249,43 +249,34 @@ export class ClientPool implements ClientControl {
    * cut off does not know it, so it keeps working (a lock without a lease holds through it,
    * long enough for a session timeout to end its hold at the server).
    */
-  private async partitionAt(w: Worker, f: FaultSpec & { fired?: boolean }, seq: number): Promise<void> {
-    const ms = f.duration_ms ?? 0;
-    if (!this.nemesis) throw new Error('clients.ts: an anchored partition needs the nemesis context (Session.nemesisContext sets pool.nemesis)');
-    const { fired: _fired, ...spec } = f;
-    let fault;
-    try {
-      fault = createFault(spec, this.nemesis);
-      await fault.start();
-    } catch {
-      // Recorded as partition-start-failed (fault-effects reports it); the client goes on uncut.
-      this.send(w, { t: 'go', seq });
-      return;
-    }
-    this.send(w, { t: 'go', seq, holdMs: ms });
-    await sleep(ms);
-    await fault.stop();
+  private partitionAt(w: Worker, f: FaultSpec & { fired?: boolean }, seq: number): Promise<void> {
+    return this.startAt(w, f, seq, f.duration_ms ?? 0);
   }
 
   /**
-   * A server-side fault anchored at this client's point: it starts now (the client waits
-   * until it has taken effect, so it is in place at that very moment), the client goes
-   * on, and it heals duration_ms later. Recorded as the kind's own start/stop.
+   * A server-side fault anchored at this client's point (FaultSpec.anchor): it starts now (the
+   * client waits until it has taken effect, so it is in place at that very moment), the client
+   * goes on, and it heals duration_ms later.
    */
-  private async faultAt(w: Worker, f: FaultSpec & { fired?: boolean }, seq: number): Promise<void> {
-    if (!this.nemesis) throw new Error('clients.ts: an anchored fault needs the nemesis context (Session.nemesisContext sets pool.nemesis)');
-    const { fired: _fired, anchor: _anchor, ...spec } = f;
+  private faultAt(w: Worker, f: FaultSpec & { fired?: boolean }, seq: number): Promise<void> {
     this.recorder.nemesis('anchor-reached', { client: w.id, point: f.anchor!.point, kind: f.kind });
+    return this.startAt(w, f, seq);
+  }
+
+  /** Starts `f` through the nemesis (recorded as its kind's own start/stop), lets the client go on, heals it duration_ms later. */
+  private async startAt(w: Worker, f: FaultSpec & { fired?: boolean }, seq: number, holdMs?: number): Promise<void> {
+    if (!this.nemesis) throw new Error(`clients.ts: an anchored ${f.kind} needs the nemesis context (Session.nemesisContext sets pool.nemesis)`);
+    const { fired: _fired, anchor: _anchor, ...spec } = f;
     let fault;
     try {
       fault = createFault(spec, this.nemesis);
       await fault.start();
     } catch {
-      // Recorded as <kind>-start-failed (fault-effects reports it); the client goes on.
+      // Recorded as <kind>-start-failed (fault-effects reports it); the client goes on without it.
       this.send(w, { t: 'go', seq });
       return;
     }
-    this.send(w, { t: 'go', seq });
+    this.send(w, holdMs === undefined ? { t: 'go', seq } : { t: 'go', seq, holdMs });
     await sleep(f.duration_ms ?? 0);
     await fault.stop();
   }

@@ -4,6 +4,7 @@
 import type { Link, NodeHandle } from '../src/env/types.ts';
 import type { FaultSpec, NemesisContext } from './types.ts';
 import { currentLeader, currentPrimary, replicasOf } from './roles.ts';
+import { dataRoles } from '../src/env/topologies.ts';
 import { FaultSpecError, targets } from './spec.ts';
 
 export const NODE_TARGETS = "node ids ('n1', ['n1','n3']), 'all' (every server but sentinels and the resource), 'primary' or 'replicas' (redis-sentinel), 'leader' or 'followers' (a zookeeper ensemble)";
@@ -26,7 +27,9 @@ export async function resolveNodes(spec: FaultSpec, ctx: NemesisContext): Promis
   const out = new Map<string, NodeHandle>();
   for (const t of targets(spec)) {
     if (t === 'all') {
-      for (const n of ctx.env.nodes) if (n.role !== 'sentinel' && n.role !== 'resource') out.set(n.id, n);
+      // The topology's data servers (not Sentinels, not the resource node).
+      const data = dataRoles(ctx.env.topology);
+      for (const n of ctx.env.nodes) if (data.includes(n.role)) out.set(n.id, n);
     } else if (t === 'primary' || t === 'replicas') {
       const p = await currentPrimary(ctx.env);
       for (const n of t === 'primary' ? [p] : replicasOf(ctx.env, p)) out.set(n.id, n);

@@ -4,7 +4,7 @@
 // process ids, so the whole history.jsonl stays one valid history and every run
 // can be checked on its own.
 import { startEnv, type EnvSpec } from '../env/env-kinds.ts';
-import { topologyDef } from '../env/topologies.ts';
+import { dataRoles, topologyDef } from '../env/topologies.ts';
 import type { Environment, TopologyName, TopologyOptions } from '../env/types.ts';
 import { HistoryBuilder } from '../history/index.ts';
 import type { HistoryEvent } from '../history/types.ts';
@@ -123,7 +123,8 @@ export class Session {
 
   /** Data nodes the node faults may target. */
   dataNodes(): string[] {
-    return this.env.nodes.filter((n) => n.role !== 'resource' && n.role !== 'sentinel').map((n) => n.id);
+    const data = dataRoles(this.env.topology);
+    return this.env.nodes.filter((n) => data.includes(n.role)).map((n) => n.id);
   }
 
   private ctx?: NemesisContext;

@@ -11,6 +11,8 @@ export interface TopologyOptions {
   nodes?: number;                // zookeeper: 1 or 3
   persistence?: 'none' | 'aof-always'; // redis
   resource?: boolean;            // add a fault-free Redis node for the protected resource
+  /** A topology's own options (etcd's members, ...): its validate() checks them. */
+  [option: string]: unknown;
 }
 
 /**

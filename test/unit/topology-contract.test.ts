@@ -85,7 +85,7 @@ const etcd: TopologyDef = {
   leased: true,
   validate(o) {
     onlyOptions('etcd', o, ['members']);
-    const m = (o as { members?: unknown }).members;
+    const m = o.members;
     if (m !== undefined && m !== 1 && m !== 3) throw new UsageError(`etcd members must be 1 or 3, got ${String(m)}`);
   },
   start: async () => { throw new Error('a unit test starts no server'); },

@@ -34,6 +34,10 @@ const CASES: Record<string, string[]> = {
   'setnx-getset-skew': ['--lock', 'redis-setnx-getset', '--faults', 'client-clock'],
   'set-px-lua-clock': ['--lock', 'redis-set-px-lua', '--faults', 'clock-bump'],
   'set-px-lua-restart': ['--lock', 'redis-set-px-lua', '--faults', 'kill'],
+  // A user lock with no pause points: its GET-then-DEL unlock raced by pauses at I/O points only
+  // (a critical-section pause breaks any lease lock, which would hide them); the Lua unlock is immune.
+  'user-get-del-io': ['--lock', './test/fixtures/locks/get-del-unlock.ts', '--faults', 'client-pause', '--pause-at', 'send,reply', '--clients', '6', '--max-attempts', '6'],
+  'user-lua-io': ['--lock', './test/fixtures/locks/lua-unlock.ts', '--faults', 'client-pause', '--pause-at', 'send,reply', '--clients', '6', '--max-attempts', '6'],
 };
 const { values: args } = parseArgs({
   options: { cases: { type: 'string' }, repeat: { type: 'string' }, time: { type: 'string' }, seed: { type: 'string' }, parallel: { type: 'string' } },

@@ -13,6 +13,15 @@ test('redis-set-px-lua, no faults, 8 clients: safe', async () => {
   assert.equal(s.verdict, true);
   assert.ok(s.runs >= 3, `only ${s.runs} runs`);
   assert.ok(s.ops >= 100, `only ${s.ops} operations`);
+  // Throughput: search runs, conclusive or not, per minute of the search (not server start-up).
+  const t = s.throughput;
+  assert.equal(t.runs, s.runs);
+  assert.equal(t.conclusive + t.inconclusive, t.runs);
+  assert.ok(t.schedules >= 1 && t.schedules <= t.runs, `${t.schedules} schedules of ${t.runs} runs`);
+  assert.ok(t.searchMs >= 25_000 && t.searchMs < 25_000 + 20_000, `search took ${t.searchMs} ms of a 25 s budget`);
+  assert.ok(Math.abs(t.runsPerMinute - (t.runs * 60_000) / t.searchMs) <= 0.05, `${t.runsPerMinute} runs/min for ${t.runs} runs in ${t.searchMs} ms`);
+  assert.equal(t.parallel, 1);
+  assert.match(r.stderr, new RegExp(`throughput: ${t.runs} run\\(s\\) of ${t.schedules} distinct schedule\\(s\\) in [\\d.]+ s of search, ${t.runsPerMinute} runs/min`));
   assert.equal(s.lockViolations, 0);
   assert.equal(s.resource.lostUpdates + s.resource.staleWritesAccepted, 0);
 });

@@ -5,10 +5,16 @@
 // breaks every lease lock (the classic GC pause), which would hide what these points add.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
 import { parseIoPoint } from '../../src/workload/plan.ts';
+import { installIoPoints } from '../../src/runner/io-points.ts';
+import { createRedisNode } from '../../src/env/redis.ts';
+import { freePort } from '../../src/env/ports.ts';
 
 // Six clients of up to six attempts: a DEL let go late frees another's key, and only a third
 // acquire inside that holder's lease shows it, so the race needs clients queueing.
@@ -39,4 +45,32 @@ test('the same lock with a Lua unlock stays SAFE under pauses at every I/O point
   assert.equal(r.summary!.verdict, true);
   // Pauses did land (a SAFE verdict promises every requested kind took effect).
   assert.match(r.stderr, /faults applied: client-pause [1-9]/);
+});
+
+test('ioredis on a real Redis: held commands and replies keep pipelines and queued commands in order', async () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'lockpick-io-'));
+  const port = await freePort();
+  const node = await createRedisNode({ id: 'n1', role: 'redis', port, root, persistence: 'none' });
+  const asked: string[] = [];
+  const io = installIoPoints(async (name) => { asked.push(name); await sleep(300); });
+  const r = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0 });
+  try {
+    await r.connect();
+    io.arm([port], ['send:release:2', 'reply:release:2', 'reply:acquire:1']);
+    io.operation('release');
+    // Commands sent one by one without waiting (queued behind the held 2nd), then a pipeline;
+    // the 1st reply arrives while the 2nd command is held, so the rest come in a 2nd chunk or more.
+    const singles = Promise.all([r.set('k', '1'), r.incr('k'), r.incr('k'), r.get('k')]);
+    const piped = r.pipeline().incr('k').get('k').incrby('k', 10).get('k').exec();
+    assert.deepEqual(await singles, ['OK', 2, 3, '3']);
+    assert.deepEqual((await piped)!.map(([e, v]) => (e ? String(e) : v)), [4, '4', 14, '14']);
+    io.operation('acquire');
+    assert.equal(await r.set('lock', 'me', 'PX', 1000, 'NX'), 'OK');
+    assert.deepEqual(asked, ['send:release:2', 'reply:release:2', 'reply:acquire:1']);
+  } finally {
+    io.disarm();
+    r.disconnect();
+    await node.kill();
+    rmSync(root, { recursive: true, force: true });
+  }
 });

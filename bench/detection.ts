@@ -82,7 +82,9 @@ for (const name of names) {
     try {
       const r = await lockpickRun(CASES[name]!, seed0 + i, store);
       if (r.summary?.throughput) rates.push(r.summary.throughput.runsPerMinute);
-      if (r.code === 1 && r.summary?.firstAfterMs !== undefined) { found++; times.push(r.summary.firstAfterMs / 1000); words.push(''); }
+      // With --faults all, which failure it was: the fault kinds of the violating plan (--shrink-time 0: the plan as found).
+      const kinds = CASES[name]!.includes('all') ? ` [${[...new Set(r.summary?.minimal?.plan.faults.map((f) => f.kind) ?? [])].join('+')}]` : '';
+      if (r.code === 1 && r.summary?.firstAfterMs !== undefined) { found++; times.push(r.summary.firstAfterMs / 1000); words.push(kinds); }
       else if (r.code === 0 || r.code === 3) { times.push(Infinity); words.push(r.code === 0 ? ' SAFE' : ' inconclusive'); }
       else { console.error(`${name} seed ${seed0 + i}: exit ${r.code}\n${r.stderr.slice(-2000)}`); times.push(Infinity); words.push(` exit ${r.code}`); }
     } finally {
@@ -90,7 +92,7 @@ for (const name of names) {
     }
   }
   const m = median(times);
-  const each = times.map((t, i) => (Number.isFinite(t) ? t.toFixed(1) : `>${timeS}${words[i]}`)).join(', ');
+  const each = times.map((t, i) => (Number.isFinite(t) ? `${t.toFixed(1)}${words[i]}` : `>${timeS}${words[i]}`)).join(', ');
   const rate = rates.length ? `${median(rates).toFixed(1)}` : '?';
   console.log(`| ${name} | \`lockpick run ${CASES[name]!.join(' ')}\` | ${found}/${repeat} | ${Number.isFinite(m) ? `${m.toFixed(1)} s` : `> ${timeS} s`} | ${each} | ${rate} |`);
 }

@@ -22,7 +22,7 @@ function nemesis(r: CliResult, f: string): Record<string, unknown>[] {
 
 after(() => {
   if (skip) return;
-  assert.deepEqual(removeLeftovers(), [], 'no container or network labelled lockpick=1 is left after the tests');
+  assert.deepEqual(removeLeftovers(), [], 'no container, network or volume is left after the tests');
 });
 
 test('docker: redis-sentinel + failover: random search finds the unreplicated-key double holder (exit 1)', { skip }, async () => {

@@ -24,7 +24,7 @@ function ours(): string[] {
 
 /** The server containers alone (each node also has a holder, "<name>-net", owning its network namespace). */
 function servers(): string[] {
-  return ours().filter((l) => !l.startsWith('network ') && !l.split(' ')[0]!.endsWith('-net'));
+  return ours().filter((l) => !/^(network|volume) /.test(l) && !l.split(' ')[0]!.endsWith('-net'));
 }
 
 function inspect(name: string): { Running: boolean; Paused: boolean } {
@@ -33,7 +33,7 @@ function inspect(name: string): { Running: boolean; Paused: boolean } {
 
 after(() => {
   if (skip) return;
-  assert.deepEqual(removeLeftovers(), [], 'no container or network labelled lockpick=1 is left after the tests');
+  assert.deepEqual(removeLeftovers(), [], 'no container, network or volume is left after the tests');
 });
 
 test('docker: a client pause breaks redis-set-px-del (exit 1, shrunk counterexample); no container left', { skip }, async () => {

@@ -152,6 +152,11 @@ export class Session {
     return l;
   }
 
+  /** Every lane's nemesis context made so far (lane 0's first): the faults active now are theirs together. */
+  nemesisContexts(): NemesisContext[] {
+    return [this.nemesisContext(), ...[...this.lanes.values()].map((l) => l.ctx)];
+  }
+
   /** One context for the whole session: the nemesis tracks active faults per context. */
   nemesisContext(): NemesisContext {
     this.ctx ??= { env: this.env, clients: this.pool, record: (f, v) => this.recorder.nemesis(f, v) };

@@ -76,6 +76,13 @@ function int(v: string | undefined, flag: string, dflt: number, min = 1): number
   return n;
 }
 
+/** --parallel K: each run in flight has its own client processes, so K stays small. */
+function parallelRuns(v: string | undefined): number {
+  const k = int(v, '--parallel', 1);
+  if (k > 16) throw new UsageError(`--parallel must be at most 16 (each run at once has its own client processes; 2 suits a 2-core machine), got '${v}'`);
+  return k;
+}
+
 /**
  * The recipe for `--lock` (or a replay's lock_spec); a lock that cannot be had is
  * the user's to fix (exit 2). The registry itself is imported first, outside: if
@@ -145,7 +152,7 @@ export async function run(argv: string[]): Promise<number> {
         maxAttempts: int(args['max-attempts'], '--max-attempts', 3), maxFaults: int(args['max-faults'], '--max-faults', 2),
         restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0), pausePoints, property, livenessMs, storeRoot, lockOptions, log,
         progress: json ? undefined : process.stderr, junitPath, interrupts, env, keyPrefix,
-        parallel: int(args.parallel, '--parallel', 1, 1),
+        parallel: parallelRuns(args.parallel),
       });
     }
   } catch (e) {

@@ -49,7 +49,8 @@ export async function run(argv: string[]): Promise<number> {
   out.push('', 'aimed plans (drawn two times in three when --faults includes all their kinds and the topology fits):');
   for (const a of AIMS) out.push(`  ${a.name}  (${a.kinds.join(' + ')}) ${a.summary}`);
   out.push('', "environment kinds (--env KIND) and their capabilities (a fault kind's 'needs' in 'lockpick list --json'):", ...capabilityTable());
-  out.push('', "client-pause in 'lockpick run' lands at named points: 'in-critical-section' and each lock's own points, for longer than the lease.");
+  out.push('', "client-pause in 'lockpick run' lands at named points: 'in-critical-section' and each lock's own points, and at the client's I/O",
+    "('send': just before a command of its acquire or release, 'reply': just after a reply; not for zookeeper locks), for about the lease.");
   console.log(out.join('\n'));
   return EXIT.ok;
 }

@@ -11,10 +11,10 @@ import { IO_POINT_MAX } from '../../nemesis/faults/client.ts';
 const base: WorkloadOptions = { clients: 3, faults: ['client-pause'], ttlMs: 800, nodes: ['n1'] };
 const points = (o: WorkloadOptions) => fc.sample(faultArb('client-pause', o), { numRuns: 300, seed: 7 }).flat();
 
-test('a user lock (no points of its own) draws I/O points of its acquires and releases about half the time', () => {
+test('a user lock (no points of its own) draws I/O points of its acquires and releases one time in four', () => {
   const specs = points({ ...base, points: defaultPausePoints([], 'redis') });
   const io = specs.filter((s) => parseIoPoint(String(s.params?.point)));
-  assert.ok(io.length > 90 && io.length < 210, `${io.length} of 300 at I/O points`);
+  assert.ok(io.length > 40 && io.length < 120, `${io.length} of 300 at I/O points`);
   assert.ok(specs.some((s) => s.params?.point === 'in-critical-section'));
   for (const s of io) {
     const p = parseIoPoint(String(s.params!.point))!;
@@ -27,7 +27,7 @@ test('a user lock (no points of its own) draws I/O points of its acquires and re
   for (const p of ['send:release:2', 'reply:release:1', 'reply:acquire:1']) assert.ok(io.some((s) => s.params!.point === p), `draws ${p}`);
 });
 
-test('a recipe with its own points keeps most draws there; --pause-at send draws only sends; none: no I/O points', () => {
+test('a recipe with its own points keeps three draws in four there too; --pause-at send draws only sends; none: no I/O points', () => {
   const withOwn = points({ ...base, points: defaultPausePoints(['after-compare'], 'redis') });
   const io = withOwn.filter((s) => parseIoPoint(String(s.params?.point))).length;
   assert.ok(io > 30 && io < 120, `${io} of 300 at I/O points`);

@@ -43,6 +43,8 @@ export class DockerNode implements ManagedNode {
   /** Login a client needs (copied into its endpoints), for servers that have one. */
   credentials?: { user: string; password: string; database?: string };
   private offsetMs = 0;
+  /** Start, kill and restart one at a time (two faults on one node may heal at once). */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly p: DockerNodeParts) {
     ({ id: this.id, role: this.role, host: this.host, port: this.port, announced: this.announced } = p);
@@ -51,8 +53,18 @@ export class DockerNode implements ManagedNode {
 
   pid(): undefined { return undefined; }
 
+  private serial<T>(f: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(f, f);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
   /** Starts the server container and waits until it serves. */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    return this.serial(() => this.startNow());
+  }
+
+  private async startNow(): Promise<void> {
     await this.p.server.start().catch(already(/already started/));
     try {
       await waitReady(`container ${this.id} (${this.host}:${this.port}) serving`, this.p.ready, { timeoutMs: this.p.readyMs });
@@ -71,15 +83,21 @@ export class DockerNode implements ManagedNode {
   async pause(): Promise<void> { await this.p.server.pause().catch(already(/already paused/)); }
   async resume(): Promise<void> { await this.p.server.unpause().catch(already(/is not paused/)); }
 
-  async kill(): Promise<void> {
+  kill(): Promise<void> {
+    return this.serial(() => this.killNow());
+  }
+
+  private async killNow(): Promise<void> {
     await this.p.server.kill().catch((e: unknown) => { if (!gone(e)) throw e; }); // 409: not running
   }
 
-  async restart(o?: { persistence?: 'none' | 'aof-always' }): Promise<void> {
-    if (o?.persistence === 'aof-always') throw new Error(`lockpick: node ${this.id}: the docker environment restarts containers empty ('restart-persistence' none only)`);
-    await this.kill();
-    await this.p.server.wait().catch(() => undefined);
-    await this.start();
+  restart(o?: { persistence?: 'none' | 'aof-always' }): Promise<void> {
+    if (o?.persistence === 'aof-always') return Promise.reject(new Error(`lockpick: node ${this.id}: the docker environment restarts containers empty ('restart-persistence' none only)`));
+    return this.serial(async () => {
+      await this.killNow();
+      await this.p.server.wait().catch(() => undefined);
+      await this.startNow();
+    });
   }
 
   async setClockOffsetMs(ms: number): Promise<void> {

@@ -11,6 +11,8 @@ export type Launcher = (o: { persistence?: Persistence }) => Promise<ServerProce
 export class ServerNode implements NodeHandle {
   private proc: ServerProcess | undefined;
   private offsetMs = 0;
+  /** Starts, kills and restarts one at a time: two faults on one node (a timed one and one anchored to a client's event) may heal at once. */
+  private queue: Promise<unknown> = Promise.resolve();
   /** Login a client needs (copied into its endpoints), for servers that have one. */
   credentials?: { user: string; password: string; database?: string };
 
@@ -26,8 +28,14 @@ export class ServerNode implements NodeHandle {
     writeClockOffset(clockFile, 0);
   }
 
-  async start(o: { persistence?: Persistence } = {}): Promise<void> {
-    this.proc = await this.launch(o);
+  private serial<T>(f: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(f, f);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  start(o: { persistence?: Persistence } = {}): Promise<void> {
+    return this.serial(async () => { this.proc = await this.launch(o); });
   }
 
   pid(): number | undefined {
@@ -47,13 +55,15 @@ export class ServerNode implements NodeHandle {
     this.running('resume').signal('SIGCONT');
   }
 
-  async kill(): Promise<void> {
-    await this.proc?.kill();
+  kill(): Promise<void> {
+    return this.serial(async () => { await this.proc?.kill(); });
   }
 
-  async restart(o: { persistence?: Persistence } = {}): Promise<void> {
-    await this.kill();
-    await this.start(o);
+  restart(o: { persistence?: Persistence } = {}): Promise<void> {
+    return this.serial(async () => {
+      await this.proc?.kill();
+      this.proc = await this.launch(o);
+    });
   }
 
   async setClockOffsetMs(ms: number): Promise<void> {

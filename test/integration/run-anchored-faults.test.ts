@@ -37,3 +37,18 @@ test('random search draws event-anchored server faults, and each starts right wh
     assert.equal(next?.f, 'pause-start', `after ${JSON.stringify(e.value)}`);
   }
 });
+
+test('a node healed by two faults at once (a timed kill and an anchored one) restarts one restart at a time', async () => {
+  const { startEnvironment } = await import('../../src/env/index.ts');
+  const { redisPing } = await import('../../src/env/redis.ts');
+  const env = await startEnvironment('redis', { masters: 1 });
+  try {
+    const n1 = env.node('n1');
+    // Before the node serialised them, two restarts at once raced for the port ("Address already in use": exit 4 in a search).
+    await Promise.all([n1.kill(), n1.kill()]);
+    await Promise.all([n1.restart({ persistence: 'none' }), n1.restart({ persistence: 'none' }), n1.restart({ persistence: 'none' })]);
+    assert.equal(await redisPing(n1.port), true);
+  } finally {
+    await env.down();
+  }
+});

@@ -15,6 +15,7 @@ import { inflateRawSync } from 'node:zlib';
 import type { ContainerRuntimeClient } from 'testcontainers';
 import { requireBinary, requireFile } from './binaries.ts';
 import { ZK_JVM_FLAGS, ZK_MAIN_CLASS } from './zookeeper.ts';
+import { MARIADB_TUNING } from './mariadb.ts';
 
 export type ImageKind = 'redis' | 'zookeeper' | 'mariadb';
 
@@ -162,8 +163,7 @@ const MARIADB_LOG_FILE_SIZE = '--innodb-log-file-size=8M';
 export function mariadbCommand(): string[] {
   return [
     'mariadbd', '--no-defaults', '--user=root', `--datadir=${MARIADB_IMAGE_DATADIR}`, '--port=3306', '--bind-address=0.0.0.0',
-    '--socket=/tmp/mysqld.sock', '--pid-file=/tmp/mysqld.pid', '--skip-name-resolve', '--innodb-buffer-pool-size=32M',
-    '--performance-schema=OFF', MARIADB_LOG_FILE_SIZE,
+    '--socket=/tmp/mysqld.sock', '--pid-file=/tmp/mysqld.pid', ...MARIADB_TUNING, MARIADB_LOG_FILE_SIZE,
   ];
 }
 

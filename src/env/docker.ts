@@ -27,7 +27,7 @@ import { startProxyBackend } from './proxy-backend.ts';
 import { freePort } from './ports.ts';
 import { shimPath } from './clock.ts';
 import { redisContainerCmd, redisPing, REDIS_CONTAINER_PORT } from './redis.ts';
-import type { PeerNode } from './topology-peers.ts';
+import { peerLinks, type PeerNode } from './topology-peers.ts';
 import { topologyDef } from './topologies.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
 
@@ -120,14 +120,7 @@ export class DockerKit {
       log(`lockpick: warning: node-to-node links between containers are NOT behind the fault proxy (${why}); client links are.`);
       return;
     }
-    const jobs: Promise<void>[] = [];
-    for (const a of nodes) {
-      for (const b of nodes) {
-        if (a.id === b.id || !talks(a.id, b.id)) continue;
-        for (const p of b.ports) jobs.push(this.route(a.id, b.id, p.port, p.suffix ?? ''));
-      }
-    }
-    await Promise.all(jobs);
+    await Promise.all([...peerLinks(nodes, talks)].map((l) => this.route(l.from, l.to, l.port, l.suffix)));
   }
 
   private async route(from: string, to: string, port: number, suffix: string): Promise<void> {

@@ -6,6 +6,16 @@ import { PeerRouter } from './peer-routing.ts';
 
 export interface PeerNode { id: string; ports: { port: number; suffix?: string }[] }
 
+/** Every directed link a→b (one per port of b) for the ordered pairs with talks(a, b): what gets a proxy of its own. */
+export function* peerLinks(nodes: PeerNode[], talks: (a: string, b: string) => boolean): Generator<{ from: string; to: string; port: number; suffix: string }> {
+  for (const a of nodes) {
+    for (const b of nodes) {
+      if (a.id === b.id || !talks(a.id, b.id)) continue;
+      for (const p of b.ports) yield { from: a.id, to: b.id, port: p.port, suffix: p.suffix ?? '' };
+    }
+  }
+}
+
 let warned = false;
 
 /**
@@ -25,13 +35,6 @@ export async function routePeers(env: LocalEnvironment, nodes: PeerNode[], talks
   // Nodes run as their own uids: they must be able to reach their dirs inside the (still unlistable) root.
   chmodSync(env.root, 0o711);
   nodes.forEach((n, i) => uids.set(n.id, router.uid(i)));
-  const jobs: Promise<unknown>[] = [];
-  for (const a of nodes) {
-    for (const b of nodes) {
-      if (a.id === b.id || !talks(a.id, b.id)) continue;
-      for (const p of b.ports) jobs.push(router.route(env.linkTable, { id: a.id, uid: uids.get(a.id)! }, { id: b.id, port: p.port }, p.suffix));
-    }
-  }
-  await Promise.all(jobs);
+  await Promise.all([...peerLinks(nodes, talks)].map((l) => router.route(env.linkTable, { id: l.from, uid: uids.get(l.from)! }, { id: l.to, port: l.port }, l.suffix)));
   return uids;
 }

@@ -18,5 +18,7 @@ export interface Aim {
   kinds: readonly string[];
   /** Whether the topology fits (e.g. an odd number of independent masters). */
   applies(o: WorkloadOptions): boolean;
+  /** Its share beside the uniformly random plans (default 2: each aim weighs 2, the random plans 1 per aim). */
+  weight?: number;
   plan(o: WorkloadOptions): fc.Arbitrary<RunPlan>;
 }

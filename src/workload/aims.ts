@@ -3,11 +3,13 @@ import type { Aim } from './aim.ts';
 import type { WorkloadOptions } from './arbitraries.ts';
 import { redlockClock, redlockRestart } from './aims/redlock-split.ts';
 import { sentinelFailover } from './aims/sentinel-failover.ts';
+import { staleRelease } from './aims/stale-release.ts';
 
 export const AIMS: readonly Aim[] = [
   redlockRestart,
   redlockClock,
   sentinelFailover,
+  staleRelease,
 ];
 
 /** The aims whose kinds were all asked for and whose topology fits. */

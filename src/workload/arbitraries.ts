@@ -130,7 +130,7 @@ export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
   const random = randomPlanArb(o);
   const aims = aimsFor(o);
   if (aims.length === 0) return random;
-  return fc.oneof({ weight: aims.length, arbitrary: random }, ...aims.map((a) => ({ weight: 2, arbitrary: a.plan(o) })));
+  return fc.oneof({ weight: aims.length, arbitrary: random }, ...aims.map((a) => ({ weight: a.weight ?? 2, arbitrary: a.plan(o) })));
 }
 
 function randomPlanArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {

@@ -13,6 +13,7 @@ import { FAILOVER_LEASE_MS } from '../../src/workload/aims/sentinel-failover.ts'
 const FITS: WorkloadOptions[] = [
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3', 'n4', 'n5'], topology: 'redis' },
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], topology: 'redis-sentinel' },
+  { clients: 3, faults: [], ttlMs: 800, nodes: ['n1'], topology: 'redis', points: ['after-compare', 'send', 'reply'] },
 ];
 
 for (const aim of AIMS) {
@@ -86,4 +87,31 @@ test('planArb mixes aimed and uniformly random plans when the kinds compose a kn
   assert.ok(aimed > 100 && aimed < 280, `${aimed} of 300 aimed`);
   // Kill alone composes nothing: every plan is the random kind.
   assert.equal(fc.sample(planArb({ ...o, faults: ['kill'] }), 100).filter((p) => p.faults.some((f) => f.kind === 'partition')).length, 0);
+});
+
+test('stale release: c1 wakes inside its release after its lease ran out, while the first waiter to get the lock still holds and the other still waits', () => {
+  const aim = AIMS.find((a) => a.name === 'stale-release')!;
+  const o: WorkloadOptions = { clients: 6, faults: ['client-pause'], ttlMs: 800, nodes: ['n1'], topology: 'redis', points: ['in-critical-section', 'after-compare', 'send', 'reply'] };
+  fc.assert(fc.property(aim.plan(o), (plan) => {
+    const [p] = plan.faults;
+    assert.equal(p!.target, 'c1');
+    assert.notEqual(p!.params!.point, 'in-critical-section');
+    assert.match(String(p!.params!.point), /^(after-compare|send:release:[1-3])$/);
+    const [a1] = plan.clients[0]!.attempts;
+    const wake = a1!.delayMs + a1!.holdMs + p!.duration_ms!;
+    const lapse = a1!.delayMs + plan.ttlMs;
+    assert.ok(wake >= lapse + 100, 'wakes after its lease ran out and a 50 ms poll got the next holder in');
+    for (const c of [1, 2]) {
+      const [w] = plan.clients[c]!.attempts;
+      assert.ok(w!.delayMs < lapse, 'waiting before the lease runs out');
+      assert.ok(w!.delayMs + w!.waitMs > wake + 100, 'still waiting (or holding) when c1 wakes');
+      assert.ok(lapse + w!.holdMs > wake + 50, 'the next holder still holds when c1 wakes');
+      assert.ok(w!.holdMs <= 0.7 * plan.ttlMs, 'within its own lease');
+    }
+    for (const c of [3, 4, 5]) assert.deepEqual(plan.clients[c]!.attempts, []);
+  }), { numRuns: 200 });
+  // Not for session locks, nor with only the critical section to pause in, nor with two clients.
+  assert.ok(!aim.applies({ ...o, sessionMs: 4000 }));
+  assert.ok(!aim.applies({ ...o, points: ['in-critical-section'] }));
+  assert.ok(!aim.applies({ ...o, clients: 2 }));
 });

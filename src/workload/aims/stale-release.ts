@@ -1,0 +1,53 @@
+// A stale unlock that lets a third client in (seed 002's GET-compare-DEL, a
+// plain DEL after a pause): c1 holds briefly, then stops inside its release
+// (after its compare, or just before a command goes out) for longer than what
+// is left of its lease; the lease runs out, c2 takes the lock; c1 wakes while
+// c2 holds and its DEL removes c2's key; c3, waiting all along, takes the lock
+// while c2 still holds: a double holder. Three events that must line up in
+// time, where a random plan rarely holds c2 long enough or keeps c3 waiting.
+// A lock whose unlock checks and deletes atomically (a Lua script) stays safe
+// under the same plans.
+import fc from 'fast-check';
+import type { Aim } from '../aim.ts';
+import type { WorkloadOptions } from '../arbitraries.ts';
+import { CRITICAL_SECTION, ioPointName, type Attempt, type RunPlan } from '../plan.ts';
+
+/** Where c1 can stop inside its release: the recipe's own points and, with I/O points, before each of its first commands. */
+function releasePoints(o: WorkloadOptions): string[] {
+  const named = (o.points ?? []).filter((p) => p !== CRITICAL_SECTION && p !== 'send' && p !== 'reply');
+  const io = o.points?.includes('send') ? [1, 2, 3].map((n) => ioPointName('send', 'release', n)) : [];
+  return [...named, ...io];
+}
+
+export const staleRelease: Aim = {
+  name: 'stale-release',
+  summary: "a client stops inside its release until its lease has run out and the next holder holds; its late delete frees that holder's lock for a third client",
+  kinds: ['client-pause'],
+  // Lease locks only: a session lock (ZooKeeper) keeps a paused client's hold while its session lives.
+  applies: (o) => o.clients >= 3 && o.sessionMs === undefined && releasePoints(o).length > 0,
+  // Half the client-pause plans stay uniformly random: a pause in the critical section is what breaks most locks.
+  weight: 1,
+  plan: (o) => {
+    const ttl = o.ttlMs;
+    return fc.record({
+      point: fc.constantFrom(...releasePoints(o)),
+      d1: fc.integer({ min: 0, max: Math.floor(ttl / 8) }),
+      h1: fc.integer({ min: 0, max: Math.floor(ttl / 4) }),
+      // How far past c1's lease it wakes: after the next holder's acquire (a 50 ms poll), inside its hold.
+      late: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor((3 * ttl) / 8) }),
+      // c2 and c3 come while c1 holds and wait past its lease; whichever gets the lock first holds past c1's waking.
+      come: fc.tuple(fc.integer({ min: Math.floor(ttl / 4), max: Math.floor((3 * ttl) / 4) }), fc.integer({ min: Math.floor(ttl / 4), max: Math.floor((3 * ttl) / 4) })),
+      holds: fc.tuple(fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }), fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) })),
+    }).map(({ point, d1, h1, late, come, holds }): RunPlan => {
+      const a1: Attempt = { key: 'k0', delayMs: d1, waitMs: ttl, holdMs: h1, renew: false };
+      const waiter = (i: 0 | 1): Attempt => ({ key: 'k0', delayMs: d1 + come[i], waitMs: 2 * ttl, holdMs: holds[i], renew: false });
+      const attempts = [[a1], [waiter(0)], [waiter(1)]];
+      return {
+        ttlMs: ttl,
+        clients: Array.from({ length: o.clients }, (_, i) => ({ attempts: attempts[i] ?? [] })),
+        // From the start, the first time c1 reaches the point (its release): asleep past its lease by `late`.
+        faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: ttl - h1 + late, target: 'c1', params: { point } }],
+      };
+    });
+  },
+};

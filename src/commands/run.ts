@@ -47,10 +47,12 @@ options:
   --liveness-ms N      the liveness bound (default 2 x TTL, plus the session timeout of a
                        session lock such as ZooKeeper's)
   --env KIND           where the servers come from: local (default: started here from the OS
-                       packages), docker (containers; redis locks so far) or external (yours,
-                       named by --endpoints; only client-side faults: see README "Environment kinds")
-  --image ROLE=IMAGE   --env docker: the server image (default redis=lockpick-redis:local, built
-                       from this machine's redis-server on first use), e.g. --image redis=redis:7.2
+                       packages), docker (one container per server, every topology; node links
+                       through the fault proxy) or external (yours, named by --endpoints; only
+                       client-side faults: see README "Environment kinds")
+  --image ROLE=IMAGE   --env docker: a server image, comma-separated per role (redis, zookeeper,
+                       mariadb; default lockpick-<role>:local, built from this machine's packages
+                       on first use), e.g. --image redis=redis:7.2
   --endpoints LIST     external servers: redis=HOST:PORT, sentinel=HOST:PORT with master=NAME,
                        zookeeper=HOST:PORT, mysql=USER:PASS@HOST:PORT/DB, resource=HOST:PORT
                        (a Redis for the protected counter; default: one started here),

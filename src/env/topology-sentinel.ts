@@ -4,13 +4,14 @@
 import { Redis } from 'ioredis';
 import type { TopologyOptions } from './types.ts';
 import type { LocalEnvironment } from './environment.ts';
-import { createRedisNode, createSentinelNode, redisContainerCmd, redisPing, REDIS_CONTAINER_PORT, SENTINEL_CONTAINER_PORT, sentinelLines } from './redis.ts';
+import { createRedisNode, createSentinelNode, promotionWithin, redisContainerCmd, redisPing, REDIS_CONTAINER_PORT, SENTINEL_CONTAINER_PORT, sentinelLines } from './redis.ts';
 import type { DockerKit } from './docker.ts';
 import { freePort } from './ports.ts';
 import { settleAll } from './settle.ts';
 import { routePeers } from './topology-peers.ts';
 import { waitReady } from './wait.ts';
-import { onlyOptions, type TopologyDef } from './topology.ts';
+import { onlyOptions, type Timescales, type TopologyDef } from './topology.ts';
+import type { Environment } from './types.ts';
 
 export const SENTINEL_NAME = 'lockpick';
 const DATA = ['n1', 'n2', 'n3'];
@@ -103,6 +104,23 @@ export async function startSentinelTopology(env: LocalEnvironment, o: TopologyOp
   }
 }
 
+/** Sentinel's own settings for the monitored primary, from the first Sentinel that answers. */
+async function sentinelTimescales(env: Environment): Promise<Timescales> {
+  const name = env.sentinelName ?? SENTINEL_NAME;
+  for (const s of env.nodes.filter((n) => n.role === 'sentinel')) {
+    try {
+      const fields = (await query(s.port, (r) => r.call('SENTINEL', 'MASTER', name), s.host)) as string[];
+      const get = (k: string) => Number(fields[fields.indexOf(k) + 1]);
+      const downAfter = get('down-after-milliseconds');
+      const timeout = get('failover-timeout');
+      if (!(downAfter > 0 && timeout > 0)) continue;
+      const promotionMs = promotionWithin(downAfter, timeout);
+      return { promotionMs, said: [`Sentinel ${s.id}: down-after-milliseconds ${downAfter}, failover-timeout ${timeout} (a promotion planned within ${(promotionMs / 1000).toFixed(1)} s)`] };
+    } catch { /* the next Sentinel */ }
+  }
+  return { said: [`no Sentinel answered SENTINEL MASTER ${name}: failover plans assume its defaults here`] };
+}
+
 export const sentinelTopology: TopologyDef = {
   name: 'redis-sentinel',
   summary: 'a Redis primary, 2 replicas and 3 Sentinels (quorum 2)',
@@ -125,4 +143,5 @@ export const sentinelTopology: TopologyDef = {
     }
     return { roles: { sentinel: (await env.sentinelEndpoints?.(clientId)) ?? [] }, settings: { masterName: env.sentinelName ?? SENTINEL_NAME }, addressMap };
   },
+  timescales: sentinelTimescales,
 };

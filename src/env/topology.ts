@@ -15,6 +15,18 @@ export interface ExternalRole { role: string; as: NodeRole; prefix: string; min:
 /** A word `--endpoints` takes for this topology: ROLE=HOST:PORT, or with `login` ROLE=USER:PASSWORD@HOST:PORT/DATABASE; `what` names the server in messages (default: the role). */
 export interface EndpointRoleDef { role: string; login?: boolean; what?: string }
 
+/**
+ * How long things take on this topology's servers, read from them once they are up (not
+ * assumed: a user's image or config may set other timeouts). The search sizes leases and
+ * fault windows by it, so a failover can complete inside a lease; `--ttl` still overrides.
+ */
+export interface Timescales {
+  /** The longest a failover (detection, election, promotion) is planned to take. */
+  promotionMs?: number;
+  /** What was read, in words, for the run's header. */
+  said: string[];
+}
+
 /** What a client needs beyond its data endpoints (LockContext: roles, settings, addressMap). */
 export interface ClientExtras {
   roles?: Record<string, Endpoint[]>;
@@ -48,6 +60,8 @@ export interface TopologyDef {
   external(o: TopologyOptions): ExternalRole[];
   /** For client `clientId` (whose data endpoints are `endpoints`): other servers, settings, announced-address map. */
   clientExtras?(env: Environment, clientId: string, endpoints: Endpoint[]): Promise<ClientExtras>;
+  /** Reads its timescales from the running servers (Sentinel's down-after and failover timeout); absent: nothing to size by. */
+  timescales?(env: Environment): Promise<Timescales>;
 }
 
 /** Options every topology takes: the environment adds the resource node. */

@@ -303,9 +303,10 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     env: o.env, keyPrefix: keyNamespace(o.env, o.keyPrefix, id),
   }, o.interrupts ?? {}, async (session) => {
     const { activeFaults, kindDef } = await import('../../nemesis/index.ts');
+    for (const line of session.timescales.said) o.log(`timescales read at start: ${line}`);
     const progress = new Progress(o.progress, () => session.nemesisContexts().reduce((n, c) => n + activeFaults(c).length, 0), o.onProgress);
     const arb = planArb({
-      clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, ttlFixed: o.ttlFixed, keys: o.keys, maxAttempts: o.maxAttempts, maxFaults: o.maxFaults, restartDelayMs: o.restartDelayMs, topology: topo.name,
+      clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, ttlFixed: o.ttlFixed, keys: o.keys, maxAttempts: o.maxAttempts, maxFaults: o.maxFaults, restartDelayMs: o.restartDelayMs, topology: topo.name, promotionMs: session.timescales.promotionMs,
       nodes: session.dataNodes(), points: o.pausePoints ?? defaultPausePoints(o.recipe.points ?? [], topo.name),
       reentrant: o.recipe.model === 'reentrant-mutex', renew: o.recipe.renews === true, sessionMs: o.recipe.sessionMs?.(o.lockOptions),
     });

@@ -5,6 +5,7 @@
 // can be checked on its own.
 import { startEnv, type EnvSpec } from '../env/env-kinds.ts';
 import { dataRoles, topologyDef } from '../env/topologies.ts';
+import type { Timescales } from '../env/topology.ts';
 import type { Environment, TopologyName, TopologyOptions } from '../env/types.ts';
 import { HistoryBuilder } from '../history/index.ts';
 import type { HistoryEvent } from '../history/types.ts';
@@ -118,8 +119,18 @@ export class Session {
       await env.down();
       throw new Error(`the ${name} environment has no resource node; it must support the 'resource' option`);
     }
-    return new Session(env, recorder, new ClientPool(recorder), new ResourceClient(ep, 5000), o);
+    const session = new Session(env, recorder, new ClientPool(recorder), new ResourceClient(ep, 5000), o);
+    try {
+      session.timescales = (await topologyDef(name)?.timescales?.(env)) ?? { said: [] };
+    } catch (e) {
+      await session.close();
+      throw e;
+    }
+    return session;
   }
+
+  /** How long things take on these servers, read at start (a topology's timescales): the search sizes plans by it. */
+  timescales: Timescales = { said: [] };
 
   /** Data nodes the node faults may target. */
   dataNodes(): string[] {

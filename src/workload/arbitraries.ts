@@ -24,6 +24,7 @@ export interface WorkloadOptions {
   topology?: string;      // the environment's topology (what some kinds' specs depend on); default 'redis'
   ttlFixed?: boolean;     // the user set --ttl: aims keep it instead of the timescale their topology needs
   restartDelayMs?: number; // --restart-delay: every kill keeps its node down at least this long
+  promotionMs?: number;   // the longest failover planned for, as the servers said at start (Timescales)
 }
 
 export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {

@@ -30,6 +30,8 @@ test('docker: redis-sentinel + failover: random search finds the unreplicated-ke
     '--store', tempStore(), '--json'], 400_000);
   assert.equal(r.code, 1, r.stderr);
   assert.ok(anomalyTypes(r).includes('double-holder'), `anomalies: ${anomalyTypes(r)}`);
+  // The plans were sized by what the Sentinels in the containers said, not assumed.
+  assert.match(r.stderr, /timescales read at start: Sentinel s\d: down-after-milliseconds 1000, failover-timeout 3000 \(a promotion planned within 8\.0 s\)/);
   // The failover really happened on the containers: Sentinel promoted another node.
   const promoted = nemesis(r, 'failover-start').filter((v) => typeof v.new_primary === 'string' && v.new_primary !== v.old_primary);
   assert.ok(promoted.length > 0, 'a failover promoted a replica');

@@ -8,7 +8,7 @@ import { checkSchedule, describeFault } from '../../nemesis/index.ts';
 import { AIMS, aimsFor } from '../../src/workload/aims.ts';
 import { planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
 import { isAnchoredPause, validatePlan, type RunPlan } from '../../src/workload/plan.ts';
-import { FAILOVER_LEASE_MS } from '../../src/workload/aims/sentinel-failover.ts';
+import { FAILOVER_LEASE_MS, failoverLeaseMs } from '../../src/workload/aims/sentinel-failover.ts';
 
 const FITS: WorkloadOptions[] = [
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3', 'n4', 'n5'], topology: 'redis' },
@@ -114,4 +114,16 @@ test('stale release: c1 wakes inside its release after its lease ran out, while 
   assert.ok(!aim.applies({ ...o, sessionMs: 4000 }));
   assert.ok(!aim.applies({ ...o, points: ['in-critical-section'] }));
   assert.ok(!aim.applies({ ...o, clients: 2 }));
+});
+
+test('sentinel failover: sized by the promotion time the Sentinels said at start (a slower Sentinel gets a longer lease and a later second client)', () => {
+  const aim = AIMS.find((a) => a.name === 'sentinel-failover-in-hold')!;
+  const o: WorkloadOptions = { clients: 2, faults: ['failover'], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], topology: 'redis-sentinel', promotionMs: 2 * (5000 + 10_000) };
+  fc.assert(fc.property(aim.plan(o), (plan) => {
+    assert.equal(plan.ttlMs, failoverLeaseMs(30_000));
+    const [f] = plan.faults;
+    const [a2] = plan.clients[1]!.attempts;
+    const after = a2!.delayMs - f!.at_ms - (f!.params!.lead_ms as number);
+    assert.ok(after >= 15_000 && after <= 30_000, `c2 comes ${after} ms after the primary went away`);
+  }), { numRuns: 100 });
 });

@@ -5,15 +5,16 @@
 // down-after + an election (measured here 1.9–6.6 s), so the lease and c1's
 // hold must outlast it; with the default 800 ms lease no hold can.
 import fc from 'fast-check';
-import { SENTINEL_DOWN_AFTER_MS, SENTINEL_FAILOVER_TIMEOUT_MS } from '../../env/redis.ts';
+import { promotionWithin, SENTINEL_DOWN_AFTER_MS, SENTINEL_FAILOVER_TIMEOUT_MS } from '../../env/redis.ts';
 import type { Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../arbitraries.ts';
 import type { RunPlan } from '../plan.ts';
 
-/** Longest promotion planned for: down-after, a failover timeout, and as much again for the election and reconfiguration. */
-export const PROMOTION_MS = 2 * (SENTINEL_DOWN_AFTER_MS + SENTINEL_FAILOVER_TIMEOUT_MS);
+/** Longest promotion planned for with this project's Sentinel settings (src/env/redis.ts), when none were read at start. */
+export const PROMOTION_MS = promotionWithin(SENTINEL_DOWN_AFTER_MS, SENTINEL_FAILOVER_TIMEOUT_MS);
 /** A lease that outlasts the lead, a promotion and c2's acquire: the timescale of this topology. */
-export const FAILOVER_LEASE_MS = 3000 + PROMOTION_MS + 4000;
+export const failoverLeaseMs = (promotionMs: number) => 3000 + promotionMs + 4000;
+export const FAILOVER_LEASE_MS = failoverLeaseMs(PROMOTION_MS);
 
 export const sentinelFailover: Aim = {
   name: 'sentinel-failover-in-hold',
@@ -21,7 +22,9 @@ export const sentinelFailover: Aim = {
   kinds: ['failover'],
   applies: (o: WorkloadOptions) => o.topology === 'redis-sentinel' && o.clients >= 2,
   plan: (o) => {
-    const ttl = o.ttlFixed ? o.ttlMs : Math.max(o.ttlMs, FAILOVER_LEASE_MS);
+    // Sized by what the Sentinels said at start (Timescales), else by this project's settings.
+    const promotion = o.promotionMs ?? PROMOTION_MS;
+    const ttl = o.ttlFixed ? o.ttlMs : Math.max(o.ttlMs, failoverLeaseMs(promotion));
     return fc.record({
       at: fc.integer({ min: 200, max: 1000 }),
       lead: fc.integer({ min: 1200, max: 3000 }),
@@ -29,7 +32,7 @@ export const sentinelFailover: Aim = {
       // c1 acquires after the cut and before the primary goes away.
       c1In: fc.double({ min: 0.2, max: 0.7, noNaN: true }),
       // c2 comes once a promotion is likely done, and keeps trying for a while.
-      c2After: fc.integer({ min: Math.floor(PROMOTION_MS / 2), max: PROMOTION_MS }),
+      c2After: fc.integer({ min: Math.floor(promotion / 2), max: promotion }),
       w2: fc.integer({ min: 3000, max: 6000 }),
     }).map(({ at, lead, how, c1In, c2After, w2 }): RunPlan => {
       const d1 = at + Math.round(lead * c1In);

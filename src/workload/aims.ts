@@ -1,15 +1,20 @@
 // The aims (./aim.ts): one file each in ./aims/, one line here.
 import type { Aim } from './aim.ts';
 import type { WorkloadOptions } from './arbitraries.ts';
+import { leaseClockJump, leaseRestart } from './aims/lease-forgotten.ts';
 import { redlockClock, redlockRestart } from './aims/redlock-split.ts';
 import { sentinelFailover } from './aims/sentinel-failover.ts';
 import { staleRelease } from './aims/stale-release.ts';
+import { zkSessionExpiry } from './aims/zk-session-expiry.ts';
 
 export const AIMS: readonly Aim[] = [
   redlockRestart,
   redlockClock,
   sentinelFailover,
   staleRelease,
+  zkSessionExpiry,
+  leaseClockJump,
+  leaseRestart,
 ];
 
 /** The aims whose kinds were all asked for and whose topology fits. */

@@ -14,6 +14,7 @@ const FITS: WorkloadOptions[] = [
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3', 'n4', 'n5'], topology: 'redis' },
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], topology: 'redis-sentinel' },
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1'], topology: 'redis', points: ['after-compare', 'send', 'reply'] },
+  { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], topology: 'zookeeper', sessionMs: 2000, renew: true },
 ];
 
 for (const aim of AIMS) {

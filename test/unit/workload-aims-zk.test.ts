@@ -1,0 +1,64 @@
+// The ZooKeeper session-expiry aim: plans the nemesis and the runner accept,
+// drawn only for a session lock on ZooKeeper with partitions asked for, and
+// lined up so the session expires inside c1's hold while c2 still waits.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { checkFaultSpec, describeFault, topologyProblem } from '../../nemesis/index.ts';
+import { aimsFor } from '../../src/workload/aims.ts';
+import { planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
+import { anchoredClient, anchorPoint, isAnchoredPartition, planHorizonMs, validatePlan } from '../../src/workload/plan.ts';
+import { EXPIRY_SLACK_MS, zkSessionExpiry as aim } from '../../src/workload/aims/zk-session-expiry.ts';
+
+const ZK: WorkloadOptions = { clients: 3, faults: ['partition'], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], topology: 'zookeeper', sessionMs: 2000, renew: true };
+
+test('zk session expiry: drawn only for a session lock on ZooKeeper with partitions asked for', () => {
+  assert.ok(aimsFor(ZK).includes(aim));
+  assert.ok(aimsFor({ ...ZK, faults: ['partition', 'pause'] }).includes(aim));
+  assert.ok(!aimsFor({ ...ZK, faults: ['pause'] }).includes(aim), 'not without partition');
+  assert.ok(!aimsFor({ ...ZK, faults: [] }).includes(aim));
+  for (const topology of ['redis', 'redis-sentinel', 'mariadb', undefined]) {
+    assert.ok(!aimsFor({ ...ZK, topology }).includes(aim), `not on ${topology ?? 'the default topology'}`);
+  }
+  assert.ok(!aim.applies({ ...ZK, sessionMs: undefined }), 'not for a lock without a session');
+  assert.ok(!aim.applies({ ...ZK, clients: 1 }), 'needs a second client to take over');
+});
+
+for (const sessionMs of [2000, 1000, 10_000]) {
+  test(`zk session expiry (session ${sessionMs} ms): valid plans; c1 cut in its critical section past its session, c2 queued behind it and still waiting at the expiry`, () => {
+    const o = { ...ZK, sessionMs };
+    fc.assert(fc.property(aim.plan(o), (plan) => {
+      validatePlan(plan, aim.name);
+      assert.equal(plan.clients.length, 3);
+      assert.equal(plan.ttlMs, 800);
+      assert.equal(plan.faults.length, 1);
+      const f = checkFaultSpec(plan.faults[0]);   // nemesis/spec.ts: schema, target, params
+      assert.equal(topologyProblem(f.kind, 'zookeeper'), undefined);
+      assert.ok(isAnchoredPartition(f), 'the runner cuts c1 at its point (not the nemesis by time)');
+      assert.equal(anchoredClient(f), 'c1');
+      assert.equal(anchorPoint(f), 'in-critical-section');
+      assert.match(describeFault(f), /partition .*c1.* ms .*in-critical-section/);
+      const cut = f.duration_ms!;
+      assert.ok(cut >= sessionMs + EXPIRY_SLACK_MS, `cut ${cut} ms outlasts the session with room for the expiry and c2's grant`);
+      const [a1] = plan.clients[0]!.attempts;
+      const [a2] = plan.clients[1]!.attempts;
+      assert.deepEqual(plan.clients[2]!.attempts, []);
+      assert.ok(a1 && a2 && a1.key === a2.key);
+      assert.ok(a1.renew && a2.renew, 'careful clients check their session all through a hold');
+      assert.ok(a2.delayMs >= a1.delayMs + 400, 'c2 comes once c1 holds');
+      // The session ends at the latest a session timeout (+ a tick) after the cut, which starts
+      // when c1 holds (≤ its 1 s wait after its delay): c2 is still waiting then.
+      assert.ok(a2.delayMs + a2.waitMs >= a1.delayMs + 400 + sessionMs + EXPIRY_SLACK_MS);
+      assert.ok(a1.holdMs <= plan.ttlMs / 4 && a2.holdMs <= plan.ttlMs / 4);
+      // Runs stay short: a couple of session timeouts and a few seconds.
+      assert.ok(planHorizonMs(plan) <= 5 * sessionMs + 6000, `horizon ${planHorizonMs(plan)} ms`);
+    }), { numRuns: 200 });
+  });
+}
+
+test('zk session expiry: planArb draws it about two plans in three for zookeeper + partition', () => {
+  const plans = fc.sample(planArb(ZK), { numRuns: 300, seed: 9 });
+  const aimed = plans.filter((p) => p.faults.length === 1 && p.faults[0]!.at_ms === 0 && isAnchoredPartition(p.faults[0]!)
+    && p.clients[2]!.attempts.length === 0 && p.clients[1]!.attempts.length === 1).length;
+  assert.ok(aimed > 150 && aimed < 260, `${aimed} of 300 aimed`);
+});

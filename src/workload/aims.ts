@@ -2,7 +2,6 @@
 import type { Aim } from './aim.ts';
 import type { WorkloadOptions } from './arbitraries.ts';
 import { leaseClockJump, leaseRestart } from './aims/lease-forgotten.ts';
-import { leaseClockJump, leaseRestart } from './aims/lease-forgotten.ts';
 import { redlockClock, redlockRestart } from './aims/redlock-split.ts';
 import { sentinelFailover } from './aims/sentinel-failover.ts';
 import { staleRelease } from './aims/stale-release.ts';

@@ -45,6 +45,8 @@ export interface LockTestOptions {
   timeMs?: number;
   /** Budget for shrinking a violation (default 60 000). */
   shrinkTimeMs?: number;
+  /** After a violation, search on for all of timeMs and report every distinct failure (summary.failures), as --keep-going. */
+  keepGoing?: boolean;
   clients?: number;          // default 3
   ttlMs?: number;            // lease of every acquire, default 800
   keys?: number;             // distinct lock names, default 1
@@ -109,6 +111,7 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
     pausePoints: o.pauseAt ? parsePausePoints(o.pauseAt.join(','), recipe.points ?? []) : undefined,
     property: propertyOf(o.property), livenessMs: o.livenessMs === undefined ? undefined : positiveInt(o.livenessMs, 'livenessMs', 0, 1), storeRoot: o.store ?? 'store', lockOptions: o.lockOptions ?? {},
     log: o.log ?? (() => {}), onProgress: o.onProgress, junitPath: o.junit,
+    keepGoing: o.keepGoing === true,
     interrupts: { signal: o.signal },   // never exitOnSignal: the test runner owns the process
   });
 }

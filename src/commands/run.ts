@@ -23,6 +23,9 @@ options:
   --time S             search time budget in seconds (default 60)
   --runs N             at most this many runs (default: as many as fit in --time)
   --shrink-time S      time budget for shrinking a violation (default 60)
+  --keep-going         after a violation, search on for all of --time (shrinking not counted)
+                       and report every distinct failure (fault kinds + anomalies), each with
+                       its time to detection; the 2nd on in store/<run-id>/counterexample-N
   --parallel K         run up to K plans at once when all their faults touch only their own
                        clients (client-pause, client-clock, client-kill; each run its own
                        clients, keys and history file); others run alone (default 1)
@@ -104,7 +107,7 @@ export async function run(argv: string[]): Promise<number> {
         lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
         runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
         keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
-        replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, json: { type: 'boolean' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     }).values;
@@ -127,6 +130,7 @@ export async function run(argv: string[]): Promise<number> {
     const env = await parseEnv(args.env, args.endpoints, args.replay !== undefined, args.image);
     if (args.replay) {
       if (args['key-prefix'] !== undefined) throw new UsageError('--key-prefix: a replay uses the prefix its test.json stored; leave it out');
+      if (args['keep-going']) throw new UsageError('--keep-going goes on searching after a violation; a replay runs one stored plan, so leave it out (or drop --replay)');
       summary = await replay({ dir: args.replay, runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env });
     } else {
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
@@ -154,7 +158,7 @@ export async function run(argv: string[]): Promise<number> {
         maxAttempts: int(args['max-attempts'], '--max-attempts', 3), maxFaults: int(args['max-faults'], '--max-faults', 2),
         restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0), pausePoints, property, livenessMs, storeRoot, lockOptions, log,
         progress: json ? undefined : process.stderr, junitPath, interrupts, env, keyPrefix,
-        parallel: parallelRuns(args.parallel),
+        parallel: parallelRuns(args.parallel), keepGoing: args['keep-going'] === true,
       });
     }
   } catch (e) {

@@ -8,7 +8,7 @@ import { planArb } from '../workload/arbitraries.ts';
 import { defaultPausePoints, describePlan, planOps, validatePlan, type RunPlan } from '../workload/plan.ts';
 import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
-import { search, type SearchResult } from './search.ts';
+import { search, type Failure, type SearchResult } from './search.ts';
 import { Session, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, versions, writeEvents, writeJson } from './store.ts';
 import { lockLabel } from './lock-spec.ts';
@@ -57,6 +57,8 @@ export interface RunOptions {
   keyPrefix?: string;
   /** At most this many search runs at once, for plans whose faults all touch their own clients only (--parallel; default 1). */
   parallel?: number;
+  /** After a violation, search on until timeS is spent and report every distinct failure (--keep-going). */
+  keepGoing?: boolean;
 }
 
 /**
@@ -95,6 +97,26 @@ export interface RunSummary {
   elapsedMs: number;
   /** store/<run-id>/junit.xml (the same text also at --junit PATH when given). */
   junit: string;
+  /** Every distinct failure found (one without keepGoing; none when SAFE), the first being `minimal`; absent on a replay. */
+  failures?: FailureJson[];
+}
+
+/** A distinct failure as --json and results.json say it; its counterexample dir replays with `lockpick run --replay DIR`. */
+export interface FailureJson {
+  class: string; kinds: string[]; anomalies: string[]; after_ms: number; runs: number;
+  ops: number; faults: number; counterexample: string; confirmed: boolean;
+}
+
+function failureJson(f: Failure, cdir: string): FailureJson {
+  return {
+    class: f.name, kinds: f.kinds, anomalies: f.anomalies, after_ms: f.afterMs, runs: f.runs,
+    ops: planOps(f.minimal.plan), faults: f.minimal.plan.faults.length, counterexample: cdir, confirmed: f.confirmed,
+  };
+}
+
+function describeFailure(j: FailureJson, n: number): string {
+  return `  ${n}. after ${(j.after_ms / 1000).toFixed(1)} s of search: ${j.class}; shrunk to ${j.ops} ops / ${j.faults} fault(s)`
+    + `${j.confirmed ? '' : ' (not seen again on a confirmation run)'}; ${j.runs} violating run(s); ${j.counterexample}`;
 }
 
 export interface LivenessTotals {
@@ -123,9 +145,9 @@ function outcomeJson(o: RunOutcome) {
   };
 }
 
-/** Writes counterexample/: that run's history and the timeline (when the renderer loads); the JUnit file is the run's (writeJUnit). */
-async function writeCounterexample(dir: string, o: RunOutcome, meta: Record<string, unknown>): Promise<string> {
-  const cdir = join(dir, 'counterexample');
+/** Writes counterexample/ (or NAME/): that run's history and the timeline (when the renderer loads); the JUnit file is the run's (writeJUnit). */
+async function writeCounterexample(dir: string, o: RunOutcome, meta: Record<string, unknown>, name = 'counterexample'): Promise<string> {
+  const cdir = join(dir, name);
   mkdirSync(cdir, { recursive: true });
   const hpath = join(cdir, 'history.jsonl');
   writeEvents(hpath, o.events);
@@ -268,7 +290,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   const test: Record<string, unknown> = {
     lock: lockLabel(o.lock), lock_spec: o.lock, model: o.recipe.model, fencing: o.recipe.fencing,
     topology: { name: topo.name, ...topo.opts }, faults: o.faults, pause_points: o.pausePoints ?? null, property: o.property ?? 'both', liveness_ms: o.livenessMs ?? null, clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
-    time_s: o.timeS, runs: o.runs, parallel: o.parallel ?? 1, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
+    time_s: o.timeS, runs: o.runs, parallel: o.parallel ?? 1, keep_going: o.keepGoing === true, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
     versions: versions(), started: new Date().toISOString(), plan: null, ...envJson(o.env, o.keyPrefix),
   };
   writeJson(join(dir, 'test.json'), test);
@@ -277,6 +299,8 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   let ops = 0;
   let lockViolations = 0;
   let firstSeen: RunOutcome | undefined;   // the first violation, kept for an interrupt
+  const stored: { f: Failure; cdir: string }[] = [];   // keepGoing: the distinct failures so far (the 2nd on already in counterexample-N)
+  const failuresJson = () => stored.map((s) => failureJson(s.f, s.cdir));
   const resource = { lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0 };
   const property = o.property ?? 'both';
   const liveness: LivenessTotals = { checked: wantsLiveness(property), violations: 0, longest_unavailable_ms: 0, bound_ms: o.livenessMs ?? null };
@@ -288,6 +312,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     interrupted = true;
     writeJson(join(dir, 'results.json'), {
       verdict: firstSeen ? false : 'unknown', interrupted: true, ...totals(), runs: coverage.runs, seed, first: firstSeen ? outcomeJson(firstSeen) : null,
+      ...(o.keepGoing ? { failures: failuresJson() } : {}),
     });
     if (firstSeen) await writeCounterexample(dir, firstSeen, { lock: lockLabel(o.lock), seed, plan: describePlan(firstSeen.plan) });
     writeJUnit(dir, [o.junitPath, firstSeen ? join(dir, 'counterexample', 'junit.xml') : undefined], {
@@ -316,6 +341,15 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         arb, runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed,
         runOnce: (plan, lane) => session.runOnce(plan, lane),
         parallel: o.parallel, concurrent: (plan) => plan.faults.every((f) => kindDef(f.kind)?.scope === 'client'),
+        keepGoing: o.keepGoing,
+        // The first failure is stored below as without --keep-going; the others as found, each replayable on its own.
+        onFailure: async (f, n) => {
+          if (n === 1) { stored.push({ f, cdir: join(dir, 'counterexample') }); return; }
+          const name = `counterexample-${n}`;
+          const cdir = await writeCounterexample(dir, f.minimal, { lock: lockLabel(o.lock), seed, path: f.path, plan: describePlan(f.minimal.plan) }, name);
+          writeJson(join(cdir, 'test.json'), { ...test, plan: f.minimal.plan, counterexample: { seed, path: f.path, run: f.minimal.run, class: f.name } });
+          stored.push({ f, cdir });
+        },
         onRun: (out, phase) => {
           ops += out.ops;
           if (out.lockVerdict === false) lockViolations++;
@@ -349,6 +383,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       firstAfterMs: res.firstAfterMs, ops, lockViolations, liveness, resource, replay, coverage, gaps: missing,
       firstAnomalies: res.first ? [...res.first.check.anomalies, ...res.first.resource.anomalies] : undefined,
       elapsedMs: 0, junit: join(dir, 'junit.xml'),
+      failures: [],
     };
     let cdir: string | undefined;
     if (res.minimal) {
@@ -367,6 +402,12 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       o.log(`fast-check seed ${res.seed}, path "${res.path ?? ''}"`);
       o.log(`timeline: ${join(cdir, 'timeline.html')}`);
       o.log(`replay:   ${replay}`);
+      if (!o.keepGoing) stored.push({ f: res.failures[0]!, cdir });
+      summary.failures = failuresJson();
+      if (o.keepGoing) {
+        o.log(`\ndistinct failures: ${summary.failures.length} (--keep-going, ${(res.searchMs / 1000).toFixed(1)} s of search; each replays with lockpick run --replay DIR)`);
+        summary.failures.forEach((j, i) => o.log(describeFailure(j, i + 1)));
+      }
     } else if (summary.exitCode === 0) {
       o.log(`\nSAFE so far${o.property && o.property !== 'both' ? ` (property: ${o.property})` : ''}: ${ops} operations, no violation. fast-check seed ${res.seed}.`);
       o.log(`tested: ${describeCoverage(coverage)}`);
@@ -395,6 +436,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       verdict: summary.verdict, ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
       first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,
       first: res.first ? outcomeJson(res.first) : null, minimal: res.minimal ? outcomeJson(res.minimal) : null,
+      failures: summary.failures,
     });
     return summary;
   }, onInterrupt);

@@ -12,10 +12,17 @@
 // flight has ended and runs alone. Shrinking is always sequential (lane 0).
 // fast-check still draws every plan from the seed in order; a violation ends
 // the search when its run ends, and its path is the index of its plan.
+//
+// With `keepGoing` a violation does not end the search: once no run is in
+// flight it is shrunk (its own budget, on lane 0) and its class (failure-class.ts)
+// kept if new, then the search goes on until `timeMs` of search time is spent.
+// The search keeps its own clock then (fast-check's time limit would count the
+// shrinking), so "found after" stays search time as without it.
 import fc from 'fast-check';
 import type { RunPlan } from '../workload/plan.ts';
 import type { RunOutcome } from './session.ts';
 import { shrinkRun } from './shrink.ts';
+import { failureClass, repeatOf, type FailureClass } from './failure-class.ts';
 
 export interface SearchOptions {
   arb: fc.Arbitrary<RunPlan>;
@@ -30,6 +37,21 @@ export interface SearchOptions {
   /** Whether this plan may run beside others (every fault touches only its own clients); default: never. */
   concurrent?(plan: RunPlan): boolean;
   onRun?(o: RunOutcome, phase: 'search' | 'shrink'): void;
+  /** Go on after a violation until timeMs is spent, and report every distinct failure (`failures`). */
+  keepGoing?: boolean;
+  /** Each distinct failure as soon as it is shrunk (n: 1, 2, …), e.g. to store it before an interrupt. */
+  onFailure?(f: Failure, n: number): void | Promise<void>;
+}
+
+/** A distinct failure: its class, when it was first seen, and its shrunk run. */
+export interface Failure extends FailureClass {
+  afterMs: number;              // search time until its first run ended
+  runs: number;                 // violating search runs counted for it (its first and the repeats)
+  first: RunOutcome;            // the violation as found
+  minimal: RunOutcome;          // after shrinking (its class is read from this one)
+  path: string;                 // the index of its plan among those drawn from the seed
+  confirmed: boolean;
+  shrinkInterrupted: boolean;
 }
 
 export interface SearchResult {
@@ -46,13 +68,15 @@ export interface SearchResult {
   path?: string;                // fast-check path of the first counterexample (with seed, fast-check replays it)
   shrinkInterrupted: boolean;
   minimalConfirmed?: boolean;   // the minimal plan broke the lock again on a confirmation run
+  /** The distinct failures, in the order found; the first is first/minimal above (one entry without keepGoing). */
+  failures: Failure[];
 }
 
 export async function search(o: SearchOptions): Promise<SearchResult> {
   const seed = o.seed ?? Math.floor(Math.random() * 0x7fffffff);
   const k = Math.max(1, Math.floor(o.parallel ?? 1));
   const started = Date.now();
-  const res: SearchResult = { seed, runs: 0, shrinkRuns: 0, inconclusive: 0, schedules: 0, searchMs: 0, parallel: 0, shrinkInterrupted: false };
+  const res: SearchResult = { seed, runs: 0, shrinkRuns: 0, inconclusive: 0, schedules: 0, searchMs: 0, parallel: 0, shrinkInterrupted: false, failures: [] };
   const seen = new Set<string>();
 
   // An error out of a run (a broken lock contract, the history not written) is not a
@@ -81,18 +105,44 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
   let drawn = 0;
   let firstIndex: number | undefined;
   let stopped = false;   // fast-check returned: a property it abandoned must not start another run
+  let shrinkMs = 0;      // keepGoing: time spent shrinking so far, not search time
+  const searchNow = () => Date.now() - started - shrinkMs;
+  const pending: { out: RunOutcome; afterMs: number; index: number }[] = [];   // keepGoing: violations not yet classed
   const launch = (plan: RunPlan) => {
     const index = drawn++;
     const lane = free.pop()!;
     seen.add(JSON.stringify(plan));
     const p: Promise<void> = runTracked(plan, 'search', lane).then((out) => {
-      if (out.verdict !== false || res.first) return;
+      if (out.verdict !== false) return;
+      if (o.keepGoing) pending.push({ out, afterMs: searchNow(), index });
+      if (res.first) return;
       res.first = out;
-      res.firstAfterMs = Date.now() - started;
+      res.firstAfterMs = searchNow();
       firstIndex = index;
     }, () => {}).finally(() => { free.push(lane); running.delete(p); });
     running.add(p);
     res.parallel = Math.max(res.parallel, running.size);
+  };
+
+  const shrink = (first: RunOutcome) => shrinkRun(first, { arb: o.arb, budgetMs: Math.max(1, o.shrinkTimeMs), runOnce: (plan) => runTracked(plan, 'shrink', 0) });
+  // keepGoing, with no run in flight: class the violations found, shrinking the new ones (off the search clock).
+  const classify = async () => {
+    const t = Date.now();
+    try {
+      for (let c = pending.shift(); c; c = pending.shift()) {
+        const again = repeatOf(c.out.plan, c.out, res.failures);
+        if (again) { again.runs++; continue; }
+        const s = await shrink(c.out);
+        const cls = failureClass(s.minimal.plan, s.minimal);
+        const same = res.failures.find((f) => f.name === cls.name);
+        if (same) { same.runs++; continue; }
+        const f: Failure = { ...cls, afterMs: c.afterMs, runs: 1, first: c.out, minimal: s.minimal, path: String(c.index), confirmed: s.confirmed, shrinkInterrupted: s.interrupted };
+        res.failures.push(f);
+        await o.onFailure?.(f, res.failures.length);
+      }
+    } finally {
+      shrinkMs += Date.now() - t;
+    }
   };
 
   const found = await fc.check(fc.asyncProperty(o.arb, async (plan) => {
@@ -100,26 +150,42 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
     if (alone) await settle();
     else while (running.size >= k) await Promise.race(running);
     rethrow();
-    if (res.first) return false;
+    if (o.keepGoing) {
+      if (pending.length) { await settle(); await classify(); }
+      if (searchNow() >= o.timeMs) return false;   // time is up: ends fast-check's loop (no shrinking: endOnFailure)
+    } else if (res.first) return false;
     if (stopped) return true;
     launch(plan);
     if (alone) await settle();
     rethrow();
-    return !res.first;
-  }), { numRuns: o.runs, seed, endOnFailure: true, interruptAfterTimeLimit: o.timeMs, markInterruptAsFailure: false });
+    return o.keepGoing || !res.first;
+  }), { numRuns: o.runs, seed, endOnFailure: true, interruptAfterTimeLimit: o.keepGoing ? undefined : o.timeMs, markInterruptAsFailure: false });
   stopped = true;
   await settle();
-  res.searchMs = Date.now() - started;
+  res.searchMs = searchNow();
   res.schedules = seen.size;
   rethrow();
   if (!res.first) return res;
+  if (o.keepGoing) {
+    await classify();
+    const f = res.failures[0]!;   // the first violation is never a repeat: nothing was classed before it
+    res.minimal = f.minimal;
+    res.path = f.path;
+    res.shrinkInterrupted = f.shrinkInterrupted;
+    res.minimalConfirmed = f.confirmed;
+    return res;
+  }
 
   // Shrink with what the checker found (src/runner/shrink.ts); the seed and
   // path name the first counterexample, which fast-check replays exactly.
-  const shrunk = await shrinkRun(res.first, { arb: o.arb, budgetMs: Math.max(1, o.shrinkTimeMs), runOnce: (plan) => runTracked(plan, 'shrink', 0) });
+  const shrunk = await shrink(res.first);
   res.minimal = shrunk.minimal;
   res.path = (k === 1 && found.failed ? found.counterexamplePath : undefined) ?? (firstIndex === undefined ? undefined : String(firstIndex));
   res.shrinkInterrupted = shrunk.interrupted;
   res.minimalConfirmed = shrunk.confirmed;
+  res.failures.push({
+    ...failureClass(shrunk.minimal.plan, shrunk.minimal), afterMs: res.firstAfterMs ?? 0, runs: 1, first: res.first, minimal: shrunk.minimal,
+    path: res.path ?? '', confirmed: shrunk.confirmed, shrinkInterrupted: shrunk.interrupted,
+  });
   return res;
 }

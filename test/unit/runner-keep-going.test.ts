@@ -1,0 +1,113 @@
+// --keep-going: the class of a failure, the repeat rule, and the search going
+// on after a violation (a stand-in run function decides from the plan alone).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { planArb } from '../../src/workload/arbitraries.ts';
+import { planOps, type RunPlan } from '../../src/workload/plan.ts';
+import { search } from '../../src/runner/search.ts';
+import { failureClass, repeatOf } from '../../src/runner/failure-class.ts';
+import type { RunOutcome } from '../../src/runner/session.ts';
+import { emptyStats } from '../../checkers/stats.ts';
+
+function outcome(plan: RunPlan, anomalies: string[], run = 1): RunOutcome {
+  const bad = anomalies.length > 0;
+  return {
+    run, plan, verdict: !bad, lockVerdict: !bad, ops: planOps(plan), elapsedMs: 1, problems: [], inconclusive: [],
+    faults: { applied: {}, healed: {}, missing: [], kindsMissing: [] }, stats: emptyStats(), events: [], resourceEntries: [],
+    check: { valid: !bad, model: 'mutex', ops: 0, keys: 0, keys_detail: {}, elapsed_ms: 0,
+      anomalies: anomalies.map((type) => ({ type, key: 'k', message: type, processes: [], lines: [] })) as unknown as RunOutcome['check']['anomalies'] },
+    resource: { valid: true, fenced: false, keys: 0, writes: 0, accepted: 0, lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0, anomalies: [], message: '' },
+  };
+}
+
+const planWith = (...kinds: string[]) => ({ clients: [], faults: kinds.map((kind) => ({ kind })) }) as unknown as RunPlan;
+
+test('a failure class: the sorted fault kinds of the plan and the sorted anomaly types of the run', () => {
+  const c = failureClass(planWith('partition', 'kill', 'partition'), outcome(planWith(), ['stale-release', 'double-holder']));
+  assert.deepEqual(c.kinds, ['kill', 'partition']);
+  assert.deepEqual(c.anomalies, ['double-holder', 'stale-release']);
+  assert.equal(c.name, 'double-holder, stale-release · kill, partition');
+  assert.notEqual(c.name, failureClass(planWith('clock-bump', 'partition'), outcome(planWith(), ['double-holder'])).name);
+});
+
+test('the repeat rule: every kind and anomaly of a found class present; otherwise a new candidate', () => {
+  const kill = { ...failureClass(planWith('kill'), outcome(planWith(), ['double-holder'])), id: 'kill' };
+  const klep = { ...failureClass(planWith('clock-bump', 'partition'), outcome(planWith(), ['double-holder'])), id: 'klep' };
+  const found = [kill, klep];
+  assert.equal(repeatOf(planWith('kill', 'partition'), outcome(planWith(), ['double-holder']), found)?.id, 'kill');
+  assert.equal(repeatOf(planWith('partition', 'clock-bump'), outcome(planWith(), ['double-holder', 'lost-update']), found)?.id, 'klep');
+  // partition alone contains neither class; a kill run showing another anomaly is not the kill class.
+  assert.equal(repeatOf(planWith('partition'), outcome(planWith(), ['double-holder']), found), undefined);
+  assert.equal(repeatOf(planWith('kill'), outcome(planWith(), ['stale-release']), found), undefined);
+});
+
+// Unsafe by fault kind: a kill makes a double holder, a client pause a stale release.
+function byKind(ms: number) {
+  let n = 0;
+  return async (plan: RunPlan): Promise<RunOutcome> => {
+    await sleep(ms);
+    const kinds = new Set(plan.faults.map((f) => f.kind));
+    return outcome(plan, [...(kinds.has('kill') ? ['double-holder'] : []), ...(kinds.has('client-pause') ? ['stale-release'] : [])], ++n);
+  };
+}
+
+test('keepGoing: the search goes on for its whole budget, shrinking off the clock, and lists each distinct failure once', async () => {
+  const arb = planArb({ clients: 3, faults: ['client-pause', 'kill'], ttlMs: 800, nodes: ['n1'] });
+  const notified: string[] = [];
+  const t0 = Date.now();
+  const r = await search({
+    arb, runOnce: byKind(5), runs: 1_000_000, timeMs: 800, shrinkTimeMs: 150, seed: 7, keepGoing: true,
+    onFailure: (x, n) => { notified.push(`${n}:${x.name}`); },
+  });
+  const wall = Date.now() - t0;
+  assert.ok(r.first && r.minimal);
+  assert.ok(r.failures.length >= 2, r.failures.map((x) => x.name).join(' | '));
+  assert.equal(new Set(r.failures.map((x) => x.name)).size, r.failures.length);
+  assert.deepEqual(notified, r.failures.map((x, i) => `${i + 1}:${x.name}`));
+  // The first failure is the one reported as without keepGoing.
+  assert.equal(r.failures[0]!.minimal, r.minimal);
+  assert.equal(r.failures[0]!.afterMs, r.firstAfterMs);
+  assert.ok(r.failures.every((x, i) => i === 0 || x.afterMs >= r.failures[i - 1]!.afterMs));
+  // Shrunk: one fault kind per class unless the run showed both anomalies.
+  for (const x of r.failures) assert.equal(x.kinds.length, x.anomalies.length, x.name);
+  // The search spent its budget (search time), and the shrinking came on top of it.
+  assert.ok(r.searchMs >= 800 && r.searchMs < 2000, `searchMs ${r.searchMs}`);
+  assert.ok(r.shrinkRuns > 0 && wall >= r.searchMs + r.shrinkRuns * 4, `wall ${wall} ms, search ${r.searchMs} ms, ${r.shrinkRuns} shrink runs of 5 ms`);
+  // Repeats were counted, not shrunk: many violating runs, few shrinks.
+  assert.ok(r.failures.reduce((s, x) => s + x.runs, 0) > r.failures.length);
+});
+
+test('without keepGoing the search still stops at the first violation, with one failure listed', async () => {
+  const arb = planArb({ clients: 3, faults: ['client-pause', 'kill'], ttlMs: 800, nodes: ['n1'] });
+  const r = await search({ arb, runOnce: byKind(5), runs: 1_000_000, timeMs: 5000, shrinkTimeMs: 100, seed: 7 });
+  assert.ok(r.searchMs < 2000);
+  assert.equal(r.failures.length, 1);
+  assert.equal(r.failures[0]!.minimal, r.minimal);
+});
+
+test('keepGoing with --parallel 2: lanes keep searching after a violation, shrinking alone on lane 0', async () => {
+  const arb = planArb({ clients: 3, faults: ['client-pause', 'client-kill'], ttlMs: 800, nodes: ['n1'] });
+  const spans = new Map<number, { from: number; to: number; lane: number; shrink?: boolean }>();
+  let n = 0;
+  const runOnce = async (plan: RunPlan, lane: number): Promise<RunOutcome> => {
+    const run = ++n;
+    const from = performance.now();
+    await sleep(5);
+    spans.set(run, { from, to: performance.now(), lane });
+    const kinds = new Set(plan.faults.map((x) => x.kind));
+    return outcome(plan, [...(kinds.has('client-kill') ? ['double-holder'] : []), ...(kinds.has('client-pause') ? ['stale-release'] : [])], run);
+  };
+  const r = await search({
+    arb, runOnce, runs: 1_000_000, timeMs: 600, shrinkTimeMs: 100, seed: 2, keepGoing: true, parallel: 2, concurrent: () => true,
+    onRun: (o, phase) => { if (phase === 'shrink') spans.get(o.run)!.shrink = true; },
+  });
+  const all = [...spans.values()];
+  const shrinks = all.filter((s) => s.shrink);
+  assert.ok(shrinks.length > 0 && shrinks.every((s) => s.lane === 0));
+  const overlapping = shrinks.filter((s) => all.some((t) => t !== s && t.from < s.to && s.from < t.to));
+  assert.equal(overlapping.length, 0, 'a shrink run overlapped another run');
+  assert.ok(r.failures.length >= 2, r.failures.map((x) => x.name).join(' | '));
+  assert.equal(r.parallel, 2);
+  assert.ok(r.searchMs >= 600);
+});

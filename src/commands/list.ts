@@ -46,8 +46,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   out.push('', 'faults (--faults KIND,KIND; aliases: clock=clock-bump, restart=kill):');
   for (const k of FAULT_KINDS) out.push(`  ${k.kind.padEnd(w)}  ${k.summary}`);
-  out.push('', 'aimed plans (drawn two times in three when --faults includes all their kinds and the topology fits):');
-  for (const a of AIMS) out.push(`  ${a.name}  (${a.kinds.join(' + ')}) ${a.summary}`);
+  out.push('', 'aimed plans (when --faults includes all their kinds and the topology fits, two plans in three are drawn around them,',
+    "one in two for those marked 'half': the rest stay uniformly random):");
+  for (const a of AIMS) out.push(`  ${a.name}  (${a.kinds.join(' + ')}${(a.weight ?? 2) < 2 ? ', half' : ''}) ${a.summary}`);
   out.push('', "environment kinds (--env KIND) and their capabilities (a fault kind's 'needs' in 'lockpick list --json'):", ...capabilityTable());
   out.push('', "client-pause in 'lockpick run' lands at named points: 'in-critical-section' and each lock's own points, and at the client's I/O",
     "('send': just before a command of its acquire or release, 'reply': just after a reply; not for zookeeper locks), for about the lease.");

@@ -125,7 +125,8 @@ export function faultsArb(o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
 
 /**
  * A run plan: uniformly random attempts and faults, or, when the kinds asked for compose a
- * known failure of the topology (./aims.ts), two times in three a plan drawn around it.
+ * known failure of the topology (./aims.ts), a plan drawn around it: two times in three (weight 2
+ * per aim against 1 per aim for the random plans; an aim may weigh less, Aim.weight).
  */
 export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
   const random = randomPlanArb(o);

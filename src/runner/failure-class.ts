@@ -1,10 +1,20 @@
 // --keep-going: which distinct failures a search found. A failure's class is
 // the fault kinds left in its shrunk plan and the anomaly types its shrunk run
-// showed, e.g. "double-holder · kill" (restart without persistence) beside
+// showed (classAnomalies), e.g. "double-holder · kill" (restart without persistence) beside
 // "double-holder · clock-bump, partition" (Kleppmann's pause + clock).
 import type { RunPlan } from '../workload/plan.ts';
 import type { RunOutcome } from './session.ts';
-import { anomalyKinds } from './shrink.ts';
+
+/**
+ * The anomaly types that name a failure: the lock's own (double-holder,
+ * stale-release, ...), else the resource's (a fencing failure). A lost update
+ * beside a double holder depends on whether both holders happened to write, so
+ * counting it would split one failure into two classes.
+ */
+export function classAnomalies(o: Pick<RunOutcome, 'check' | 'resource'>): Set<string> {
+  const lock = o.check.anomalies.map((a) => a.type);
+  return new Set(lock.length ? lock : o.resource.anomalies.map((a) => a.type));
+}
 
 export interface FailureClass {
   /** "anomalies · kinds", both sorted: equal names are the same class. */
@@ -15,7 +25,7 @@ export interface FailureClass {
 
 export function failureClass(plan: RunPlan, o: Pick<RunOutcome, 'check' | 'resource'>): FailureClass {
   const kinds = [...new Set(plan.faults.map((f) => f.kind))].sort();
-  const anomalies = [...anomalyKinds(o)].sort();
+  const anomalies = [...classAnomalies(o)].sort();
   return { name: `${anomalies.join(', ') || 'violation'} · ${kinds.join(', ') || 'no fault'}`, kinds, anomalies };
 }
 
@@ -30,6 +40,6 @@ export function failureClass(plan: RunPlan, o: Pick<RunOutcome, 'check' | 'resou
  */
 export function repeatOf<C extends FailureClass>(plan: RunPlan, o: Pick<RunOutcome, 'check' | 'resource'>, found: readonly C[]): C | undefined {
   const kinds = new Set(plan.faults.map((f) => f.kind));
-  const seen = anomalyKinds(o);
+  const seen = classAnomalies(o);
   return found.find((c) => c.kinds.every((k) => kinds.has(k)) && c.anomalies.every((a) => seen.has(a)));
 }

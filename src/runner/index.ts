@@ -393,7 +393,10 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       test.counterexample = { seed: res.seed, path: res.path, run: m.run };
       writeJson(join(dir, 'test.json'), test);
       cdir = await writeCounterexample(dir, m, { lock: lockLabel(o.lock), seed: res.seed, path: res.path, plan: describePlan(m.plan) });
-      o.log(`\nUNSAFE: ${lockLabel(o.lock)} broke after ${res.runs} run(s) (${((res.firstAfterMs ?? 0) / 1000).toFixed(1)} s of search), shrunk in ${res.shrinkRuns} more run(s)${res.shrinkInterrupted ? ' (shrink time ran out)' : ''}.`);
+      const firstS = ((res.firstAfterMs ?? 0) / 1000).toFixed(1);
+      o.log(o.keepGoing
+        ? `\nUNSAFE: ${lockLabel(o.lock)} broke first after ${firstS} s of search (--keep-going: ${res.runs} search run(s), ${res.shrinkRuns} shrinking run(s) in all)${res.shrinkInterrupted ? '; its shrink time ran out' : ''}.`
+        : `\nUNSAFE: ${lockLabel(o.lock)} broke after ${res.runs} run(s) (${firstS} s of search), shrunk in ${res.shrinkRuns} more run(s)${res.shrinkInterrupted ? ' (shrink time ran out)' : ''}.`);
       o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? 'broke the lock again on a confirmation run' : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
       o.log(`\n${await describeOutcome(m, join(cdir, 'history.jsonl'))}`);
       o.log(`\nsearch: ${describeCoverage(coverage)}`);

@@ -10,14 +10,15 @@ import { failureClass, repeatOf } from '../../src/runner/failure-class.ts';
 import type { RunOutcome } from '../../src/runner/session.ts';
 import { emptyStats } from '../../checkers/stats.ts';
 
-function outcome(plan: RunPlan, anomalies: string[], run = 1): RunOutcome {
-  const bad = anomalies.length > 0;
+function outcome(plan: RunPlan, anomalies: string[], run = 1, resource: string[] = []): RunOutcome {
+  const bad = anomalies.length + resource.length > 0;
   return {
     run, plan, verdict: !bad, lockVerdict: !bad, ops: planOps(plan), elapsedMs: 1, problems: [], inconclusive: [],
     faults: { applied: {}, healed: {}, missing: [], kindsMissing: [] }, stats: emptyStats(), events: [], resourceEntries: [],
     check: { valid: !bad, model: 'mutex', ops: 0, keys: 0, keys_detail: {}, elapsed_ms: 0,
       anomalies: anomalies.map((type) => ({ type, key: 'k', message: type, processes: [], lines: [] })) as unknown as RunOutcome['check']['anomalies'] },
-    resource: { valid: true, fenced: false, keys: 0, writes: 0, accepted: 0, lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0, anomalies: [], message: '' },
+    resource: { valid: true, fenced: false, keys: 0, writes: 0, accepted: 0, lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0,
+      anomalies: resource.map((type) => ({ type, key: 'k', message: type, processes: [] })) as unknown as RunOutcome['resource']['anomalies'], message: '' },
   };
 }
 
@@ -29,6 +30,11 @@ test('a failure class: the sorted fault kinds of the plan and the sorted anomaly
   assert.deepEqual(c.anomalies, ['double-holder', 'stale-release']);
   assert.equal(c.name, 'double-holder, stale-release · kill, partition');
   assert.notEqual(c.name, failureClass(planWith('clock-bump', 'partition'), outcome(planWith(), ['double-holder'])).name);
+});
+
+test('a class names the lock anomalies; the resource ones only when the lock showed none (a fencing failure)', () => {
+  assert.equal(failureClass(planWith('kill'), outcome(planWith(), ['double-holder'], 1, ['lost-update', 'stale-write'])).name, 'double-holder · kill');
+  assert.equal(failureClass(planWith('client-pause'), outcome(planWith(), [], 1, ['stale-write'])).name, 'stale-write · client-pause');
 });
 
 test('the repeat rule: every kind and anomaly of a found class present; otherwise a new candidate', () => {

@@ -2,15 +2,29 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
+import { aimsFor } from '../../src/workload/aims.ts';
 import { anchoredClient, describeFault, describePlan, planOps, validatePlan, isAnchoredPause, type RunPlan } from '../../src/workload/plan.ts';
 import { checkSchedule } from '../../nemesis/index.ts';
 import { KINDS } from '../../nemesis/kinds.ts';
 import { validateFaultSpec } from '../../nemesis/spec.ts';
 
 const base: WorkloadOptions = { clients: 3, faults: ['client-pause', 'client-clock', 'clock-bump', 'kill', 'pause', 'partition', 'latency'], ttlMs: 800, nodes: ['n1'], points: ['in-critical-section', 'after-compare'] };
+// The same kinds where no aim fits (two masters, no point inside a release): uniformly random plans only.
+const unaimed: WorkloadOptions = { ...base, nodes: ['n1', 'n2'], points: ['in-critical-section'] };
+
+test('the unaimed options draw no aim; the base ones do (aims have their own contract: workload-aims.test.ts)', () => {
+  assert.deepEqual(aimsFor(unaimed).map((a) => a.name), []);
+  assert.deepEqual(aimsFor(base).map((a) => a.name).sort(), ['lease-clock-jump', 'lease-restart', 'stale-release']);
+  // Aimed or not, every plan is valid and keeps every hold inside its lease.
+  fc.assert(fc.property(planArb(base), (plan) => {
+    validatePlan(plan, 'generated');
+    for (const c of plan.clients) for (const a of c.attempts) assert.ok(a.holdMs <= 0.7 * plan.ttlMs && a.waitMs <= 2 * plan.ttlMs);
+    checkSchedule(plan.faults.filter((f) => !isAnchoredPause(f)));
+  }), { numRuns: 200 });
+});
 
 test('generated plans are valid, bounded, and their faults are aimed beyond the lease', () => {
-  fc.assert(fc.property(planArb(base), (plan) => {
+  fc.assert(fc.property(planArb(unaimed), (plan) => {
     validatePlan(plan, 'generated');
     assert.equal(plan.clients.length, 3);
     assert.ok(plan.faults.length >= 1 && plan.faults.length <= 2);
@@ -32,7 +46,7 @@ test('no faults asked: no faults generated', () => {
 test('a violation shrinks to few operations and one fault', () => {
   // Stand-in property for "unsafe": some client pauses and some attempt holds ≥ 50 ms.
   const unsafe = (p: RunPlan) => p.faults.some((f) => f.kind === 'client-pause') && p.clients.some((c) => c.attempts.some((a) => a.holdMs >= 50));
-  const r = fc.check(fc.property(planArb(base), (p) => !unsafe(p)), { seed: 7, numRuns: 500 });
+  const r = fc.check(fc.property(planArb(unaimed), (p) => !unsafe(p)), { seed: 7, numRuns: 500 });
   assert.ok(r.failed);
   const min = r.counterexample![0];
   assert.equal(min.faults.length, 1);

@@ -114,10 +114,11 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
     seen.add(JSON.stringify(plan));
     const p: Promise<void> = runTracked(plan, 'search', lane).then((out) => {
       if (out.verdict !== false) return;
-      if (o.keepGoing) pending.push({ out, afterMs: searchNow(), index });
+      const afterMs = searchNow();
+      if (o.keepGoing) pending.push({ out, afterMs, index });
       if (res.first) return;
       res.first = out;
-      res.firstAfterMs = searchNow();
+      res.firstAfterMs = afterMs;
       firstIndex = index;
     }, () => {}).finally(() => { free.push(lane); running.delete(p); });
     running.add(p);

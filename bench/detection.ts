@@ -5,8 +5,13 @@
 // and server start-up are not counted. A case that stays SAFE (or inconclusive)
 // within --time counts as "> time" and its median says so. Beside it, the search's
 // throughput: the median runs per minute of search (results: throughput), every run.
+// A case with --faults all runs with --keep-going (the search spends all of --time and
+// lists every distinct failure): below the table, per failure class, the median time to
+// its first detection over the repeats (a repeat that did not find it counts as "> time").
 // Options: --cases NAME,NAME (default all)  --repeat N (default 5)  --time S (cap per run, default 120)  --seed N (first seed)
 //          --parallel K (passed to lockpick run: client-scoped plans K at once; default 1)
+//          --shrink-time S (passed to lockpick run, default 0: a class is then read from the plan as found,
+//          with its incidental faults; a few seconds name it by what the failure needs)
 // Run it alone (it starts real servers):   flock /tmp/lp-int.lock npm run bench:detect
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -44,21 +49,23 @@ const CASES: Record<string, string[]> = {
   'zk-session-careful': ['--lock', 'zk-ephemeral-sequential', '--clients', '3', '--faults', 'partition,pause'],
 };
 const { values: args } = parseArgs({
-  options: { cases: { type: 'string' }, repeat: { type: 'string' }, time: { type: 'string' }, seed: { type: 'string' }, parallel: { type: 'string' } },
+  options: { cases: { type: 'string' }, repeat: { type: 'string' }, time: { type: 'string' }, seed: { type: 'string' }, parallel: { type: 'string' }, 'shrink-time': { type: 'string' } },
 });
 const names = (args.cases ?? Object.keys(CASES).join(',')).split(',');
 const repeat = Number(args.repeat ?? 5);
 const timeS = Number(args.time ?? 120);
 const seed0 = Number(args.seed ?? 1);
 const parallel = Number(args.parallel ?? 1);
+const shrinkS = Number(args['shrink-time'] ?? 0);
 const unknown = names.filter((n) => !CASES[n]);
-if (unknown.length || !Number.isInteger(repeat) || repeat < 1 || !(timeS >= 1) || !Number.isInteger(seed0) || !Number.isInteger(parallel) || parallel < 1) {
-  console.error(`bench/detection.ts: --cases takes names from ${Object.keys(CASES).join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}; --repeat, --time and --seed whole numbers`);
+if (unknown.length || !Number.isInteger(repeat) || repeat < 1 || !(timeS >= 1) || !Number.isInteger(seed0) || !Number.isInteger(parallel) || parallel < 1 || !Number.isInteger(shrinkS) || shrinkS < 0) {
+  console.error(`bench/detection.ts: --cases takes names from ${Object.keys(CASES).join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}; --repeat, --time, --seed, --parallel and --shrink-time whole numbers`);
   process.exit(2);
 }
 
 function lockpickRun(argv: string[], seed: number, store: string): Promise<{ code: number | null; summary?: RunSummary; stderr: string }> {
-  const all = ['bin/lockpick.mjs', 'run', ...argv, '--time', String(timeS), '--shrink-time', '0', '--seed', String(seed), '--store', store, '--parallel', String(parallel), '--json'];
+  const keepGoing = argv.includes('all') ? ['--keep-going'] : [];
+  const all = ['bin/lockpick.mjs', 'run', ...argv, ...keepGoing, '--time', String(timeS), '--shrink-time', String(shrinkS), '--seed', String(seed), '--store', store, '--parallel', String(parallel), '--json'];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, all, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -74,18 +81,24 @@ function lockpickRun(argv: string[], seed: number, store: string): Promise<{ cod
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
-console.log(`time to detection, random search, median of ${repeat} (seeds ${seed0}..${seed0 + repeat - 1}), cap ${timeS} s per run${parallel > 1 ? `, --parallel ${parallel}` : ''}`);
+console.log(`time to detection, random search, median of ${repeat} (seeds ${seed0}..${seed0 + repeat - 1}), cap ${timeS} s per run${parallel > 1 ? `, --parallel ${parallel}` : ''}${shrinkS ? `, --shrink-time ${shrinkS}` : ''}`);
+const classRows: string[] = [];   // --keep-going cases: one row per failure class
 console.log('| case | command | found | median | each (s) | runs/min (median) |\n|---|---|---|---|---|---|');
 for (const name of names) {
   const times: number[] = [];
   const words: string[] = [];   // how a run without a violation ended
   const rates: number[] = [];   // runs per minute of search, every run that reported it
   let found = 0;
+  const classes = new Map<string, (number | undefined)[]>();   // class → seconds to its first detection, per repeat
   for (let i = 0; i < repeat; i++) {
     const store = mkdtempSync(path.join(tmpdir(), 'lockpick-detect-'));
     try {
       const r = await lockpickRun(CASES[name]!, seed0 + i, store);
       if (r.summary?.throughput) rates.push(r.summary.throughput.runsPerMinute);
+      for (const f of r.summary?.failures ?? []) {
+        if (!classes.has(f.class)) classes.set(f.class, Array.from({ length: repeat }, () => undefined));
+        classes.get(f.class)![i] = f.after_ms / 1000;
+      }
       // With --faults all, which failure it was: the fault kinds of the violating plan (--shrink-time 0: the plan as found).
       const kinds = CASES[name]!.includes('all') ? ` [${[...new Set(r.summary?.minimal?.plan.faults.map((f) => f.kind) ?? [])].join('+')}]` : '';
       if (r.code === 1 && r.summary?.firstAfterMs !== undefined) { found++; times.push(r.summary.firstAfterMs / 1000); words.push(kinds); }
@@ -98,5 +111,15 @@ for (const name of names) {
   const m = median(times);
   const each = times.map((t, i) => (Number.isFinite(t) ? `${t.toFixed(1)}${words[i]}` : `>${timeS}${words[i]}`)).join(', ');
   const rate = rates.length ? `${median(rates).toFixed(1)}` : '?';
+  for (const [cls, at] of [...classes].sort((a, b) => b[1].filter((t) => t !== undefined).length - a[1].filter((t) => t !== undefined).length)) {
+    const ts = at.map((t) => t ?? Infinity);
+    const mc = median(ts);
+    classRows.push(`| ${name} | ${cls} | ${ts.filter(Number.isFinite).length}/${repeat} | ${Number.isFinite(mc) ? `${mc.toFixed(1)} s` : `> ${timeS} s`} | ${ts.map((t) => (Number.isFinite(t) ? t.toFixed(1) : `>${timeS}`)).join(', ')} |`);
+  }
   console.log(`| ${name} | \`lockpick run ${CASES[name]!.join(' ')}\` | ${found}/${repeat} | ${Number.isFinite(m) ? `${m.toFixed(1)} s` : `> ${timeS} s`} | ${each} | ${rate} |`);
+}
+if (classRows.length) {
+  console.log(`\nwith --keep-going, each distinct failure (class: anomalies · fault kinds${shrinkS ? ' of the shrunk plan' : ' of the plan as found'}): time to its first detection`);
+  console.log('| case | class | found | median | each (s) |\n|---|---|---|---|---|');
+  for (const row of classRows) console.log(row);
 }

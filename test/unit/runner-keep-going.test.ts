@@ -117,3 +117,11 @@ test('keepGoing with --parallel 2: lanes keep searching after a violation, shrin
   assert.equal(r.parallel, 2);
   assert.ok(r.searchMs >= 600);
 });
+
+test('lockpick run --keep-going with --replay is refused with exit 2, saying what to leave out', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const bin = new URL('../../bin/lockpick.mjs', import.meta.url).pathname;
+  const r = spawnSync(process.execPath, [bin, 'run', '--replay', 'store/x', '--keep-going'], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /--keep-going .* a replay runs one stored plan, so leave it out/);
+});

@@ -322,6 +322,10 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     });
     o.log(`\nINTERRUPTED after ${coverage.runs} run(s): ${firstSeen ? `UNSAFE: a violation was found in run ${firstSeen.run} (not shrunk); its history is in ${join(dir, 'counterexample')}` : 'no violation so far; no verdict'}.`);
     if (firstSeen) o.log(await describeOutcome(firstSeen, join(dir, 'counterexample', 'history.jsonl')));
+    if (o.keepGoing && stored.length) {
+      o.log(`\ndistinct failures so far: ${stored.length} (the first as found above, the others shrunk)`);
+      failuresJson().forEach((j, i) => o.log(describeFailure(j, i + 1)));
+    }
   };
   return withSession({
     recipe: o.recipe, lock: o.lock, historyPath: join(dir, 'history.jsonl'), lockOptions: o.lockOptions, property: o.property, livenessMs: o.livenessMs,

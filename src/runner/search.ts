@@ -137,7 +137,7 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
         const cls = failureClass(s.minimal.plan, s.minimal);
         const same = res.failures.find((f) => f.name === cls.name);
         if (same) { same.runs++; continue; }
-        const f: Failure = { ...cls, afterMs: c.afterMs, runs: 1, first: c.out, minimal: s.minimal, path: String(c.index), confirmed: s.confirmed, shrinkInterrupted: s.interrupted };
+        const f = failureOf(c.out, s, c.afterMs, String(c.index), cls);
         res.failures.push(f);
         await o.onFailure?.(f, res.failures.length);
       }
@@ -184,9 +184,12 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
   res.path = (k === 1 && found.failed ? found.counterexamplePath : undefined) ?? (firstIndex === undefined ? undefined : String(firstIndex));
   res.shrinkInterrupted = shrunk.interrupted;
   res.minimalConfirmed = shrunk.confirmed;
-  res.failures.push({
-    ...failureClass(shrunk.minimal.plan, shrunk.minimal), afterMs: res.firstAfterMs ?? 0, runs: 1, first: res.first, minimal: shrunk.minimal,
-    path: res.path ?? '', confirmed: shrunk.confirmed, shrinkInterrupted: shrunk.interrupted,
-  });
+  res.failures.push(failureOf(res.first, shrunk, res.firstAfterMs ?? 0, res.path ?? ''));
   return res;
+}
+
+/** A distinct failure from its first violating run and what shrinking made of it. */
+function failureOf(first: RunOutcome, s: Awaited<ReturnType<typeof shrinkRun>>, afterMs: number, path: string,
+  cls: FailureClass = failureClass(s.minimal.plan, s.minimal)): Failure {
+  return { ...cls, afterMs, runs: 1, first, minimal: s.minimal, path, confirmed: s.confirmed, shrinkInterrupted: s.interrupted };
 }

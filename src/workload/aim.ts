@@ -6,7 +6,7 @@
 // and client, so the search stays random within the shape. One file per aim
 // in ./aims/ plus one line in AIMS (./aims.ts); planArb mixes them with
 // uniform random plans when the kinds they compose were all asked for.
-import type fc from 'fast-check';
+import fc from 'fast-check';
 import type { RunPlan } from './plan.ts';
 import type { WorkloadOptions } from './arbitraries.ts';
 
@@ -22,3 +22,9 @@ export interface Aim {
   weight?: number;
   plan(o: WorkloadOptions): fc.Arbitrary<RunPlan>;
 }
+
+/** Params of a kill that restarts its node empty (no persistence), kept down --restart-delay when given. */
+export const emptyRestart = (o: WorkloadOptions) => ({ persistence: 'none', ...(o.restartDelayMs !== undefined ? { restart_delay_ms: o.restartDelayMs } : {}) });
+
+/** A wall-clock jump past the lease, as the clock-bump kind draws it: the server expires the key at once. */
+export const jumpPastLease = (ttlMs: number) => fc.integer({ min: ttlMs + 200, max: 4 * ttlMs });

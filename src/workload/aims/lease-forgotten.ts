@@ -6,7 +6,7 @@
 // it at c1's event (FaultSpec.anchor), with c2 waiting across it.
 import fc from 'fast-check';
 import type { FaultSpec } from '../../../nemesis/types.ts';
-import type { Aim } from '../aim.ts';
+import { emptyRestart, jumpPastLease, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../arbitraries.ts';
 import { CRITICAL_SECTION, type RunPlan } from '../plan.ts';
 
@@ -37,7 +37,7 @@ export const leaseClockJump: Aim = {
   summary: "the server's wall clock jumps past the lease the moment a client holds; a waiting client gets the lock",
   kinds: ['clock-bump'],
   applies: fits,
-  plan: (o) => forgetPlan(o, (node, ttl) => fc.integer({ min: ttl + 200, max: 4 * ttl }).map((delta) => (
+  plan: (o) => forgetPlan(o, (node, ttl) => jumpPastLease(ttl).map((delta) => (
     { kind: 'clock-bump', duration_ms: 2 * ttl, target: node, params: { delta_ms: delta } }))),
 };
 
@@ -47,5 +47,5 @@ export const leaseRestart: Aim = {
   kinds: ['kill'],
   applies: fits,
   plan: (o) => forgetPlan(o, (node) => fc.integer({ min: 0, max: 100 }).map((down) => (
-    { kind: 'kill', duration_ms: down, target: node, params: { persistence: 'none', ...(o.restartDelayMs !== undefined ? { restart_delay_ms: o.restartDelayMs } : {}) } }))),
+    { kind: 'kill', duration_ms: down, target: node, params: emptyRestart(o) }))),
 };

@@ -6,7 +6,7 @@
 // client is cut from the masters outside its majority for the whole run.
 import fc from 'fast-check';
 import type { FaultSpec } from '../../../nemesis/types.ts';
-import type { Aim } from '../aim.ts';
+import { emptyRestart, jumpPastLease, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../arbitraries.ts';
 import type { Attempt, RunPlan } from '../plan.ts';
 
@@ -59,7 +59,7 @@ export const redlockRestart: Aim = {
   kinds: ['partition', 'kill'],
   applies: fits,
   plan: (o) => splitPlan(o, (x, at) => fc.integer({ min: 0, max: 100 }).map((down) => (
-    { kind: 'kill', at_ms: at, duration_ms: down, target: x, params: { persistence: 'none', ...(o.restartDelayMs !== undefined ? { restart_delay_ms: o.restartDelayMs } : {}) } }))),
+    { kind: 'kill', at_ms: at, duration_ms: down, target: x, params: emptyRestart(o) }))),
 };
 
 export const redlockClock: Aim = {
@@ -67,6 +67,6 @@ export const redlockClock: Aim = {
   summary: "two clients each reach a different majority sharing one master; that master's wall clock jumps past the lease while the first holds (Kleppmann)",
   kinds: ['partition', 'clock-bump'],
   applies: fits,
-  plan: (o) => splitPlan(o, (x, at, ttl) => fc.integer({ min: ttl + 200, max: 4 * ttl }).map((delta) => (
+  plan: (o) => splitPlan(o, (x, at, ttl) => jumpPastLease(ttl).map((delta) => (
     { kind: 'clock-bump', at_ms: at, duration_ms: 2 * ttl, target: x, params: { delta_ms: delta } }))),
 };

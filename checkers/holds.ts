@@ -1,8 +1,10 @@
 // Owner-aware lock histories, one key, in one pass over the events (HISTORY.md "Double holder"
 // and "What the server holds"). Two questions, kept apart:
 // - what each client BELIEVED: from its acquire ok until the invoke of its next release, whatever
-//   that release's outcome, or its lapse, or the end of the history. Two beliefs of different
-//   processes that overlap are a double holder (findOverlaps).
+//   that release's outcome, or its lapse, or the end of the history; for a lock that reported its
+//   validity (`valid_ms` on the acquire ok) no longer than that: a careful client stops using the
+//   lock when it runs out, even if its lapse is recorded later (it was paused). Two beliefs of
+//   different processes that overlap are a double holder (findOverlaps).
 // - what the SERVER held (checkers/lease.ts, the same rules as the search models in
 //   checkers/models/mutex.ts): a failed release keeps the hold, an ok or info release ends it,
 //   a lease may run out. Ops the server cannot have allowed are Missteps.
@@ -15,8 +17,12 @@ export interface Belief {
   acquire: Op;          // the ok acquire that started it
   release?: Op;         // the release whose invoke ended it (any outcome); undefined: to the end
   start: number;        // acquire.completeSeq
-  end: number;          // release.invokeSeq, or Infinity
+  end: number;          // release.invokeSeq, or Infinity; or the first point at or after validUntil
   failed: boolean;      // that release failed: the lock stayed held at the server
+  /** ns: acquire ok + valid_ms, when the lock reported its validity (and the history has times). */
+  validUntil?: number;
+  /** The belief ended because that validity ran out (at `end`), before any release. */
+  expired?: boolean;
 }
 
 /** A hold at the server, as the sweep tracks it. */
@@ -42,8 +48,9 @@ export interface Misstep {
    * held: another process's acquire ok while the server still held the lock for `holder` (and
    * the beliefs do not overlap: that is a double holder). reacquire: the holder acquired again.
    * stale-release / stale-renew: a plain release ok or a renew ok by a process that did not hold it.
+   * expired-grant: an acquire ok whose reported validity (valid_ms) was already over.
    */
-  kind: 'held' | 'reacquire' | 'stale-release' | 'stale-renew';
+  kind: 'held' | 'reacquire' | 'stale-release' | 'stale-renew' | 'expired-grant';
   op: Op;
   /** held / reacquire: the hold that still stood. */
   holder?: ServerHold;
@@ -113,17 +120,43 @@ export class KeyScanner {
     };
   }
 
+  /** Open beliefs with a reported validity: they end when it runs out (few at a time). */
+  private readonly valid = new Set<Belief>();
+
+  /** Ends the open beliefs whose validity ran out by `time` (ns), at point `seq`. */
+  private expire(time: number | undefined, seq: number): void {
+    if (time === undefined || this.valid.size === 0) return;
+    for (const b of this.valid) {
+      if (b.validUntil! > time) continue;
+      this.valid.delete(b);
+      b.end = seq;
+      b.expired = true;
+      this.believing.delete(b.process);
+    }
+  }
+
   /** One point: an ok acquire (at its completion), a release (any outcome) or an ok renew (at its invoke). */
   feed(op: Op): void {
     const { believing, ended, missteps, reentrant } = this;
-    const held = this.held;
     const p = op.process;
+    if (op.f === 'acquire') this.expire(op.completeTime, op.completeSeq);
+    else this.expire(op.invokeTime, op.invokeSeq);
+    const held = this.held;
     if (op.f === 'acquire') {
       const b = believing.get(p);
+      if (op.validMs !== undefined && op.validMs <= 0) missteps.push({ kind: 'expired-grant', op });
       if (!b) {
         const belief: Belief = { process: p, acquire: op, start: op.completeSeq, end: Infinity, failed: false };
-        this.onBelief(belief);
-        believing.set(p, { belief, depth: 1 });
+        if (op.validMs !== undefined && op.completeTime !== undefined) {
+          belief.validUntil = op.completeTime + op.validMs * 1e6;
+          // Handed out already over (an expired-grant misstep): the careful client never used it.
+          if (op.validMs <= 0) belief.expired = true;
+          else this.valid.add(belief);
+        }
+        if (!belief.expired) {
+          this.onBelief(belief);
+          believing.set(p, { belief, depth: 1 });
+        }
       } else if (reentrant) b.depth++;
       this.onGrant(op);
       if (!held) this.held = this.grant(op, 1);
@@ -142,6 +175,7 @@ export class KeyScanner {
       const kind = releaseKind(op);
       const b = believing.get(p);
       if (b && (kind !== 'plain' || --b.depth === 0)) {
+        this.valid.delete(b.belief);
         b.belief.release = op;
         b.belief.end = op.invokeSeq;
         b.belief.failed = op.outcome === 'fail';

@@ -8,7 +8,9 @@ import type { Belief, HoldEnd, Misstep, Overlap, ServerHold } from './holds.ts';
 export const lockName = (key: string) => (key === '' ? 'the lock' : `lock "${key}"`);
 
 const endText = (b: Belief) =>
-  b.release
+  b.expired
+    ? `until the validity its lock reported ran out (${b.acquire.validMs} ms after line ${b.acquire.completeLine})`
+    : b.release
     ? `until its ${b.release.f} at line ${b.release.invokeLine}${b.release.outcome === 'info' ? ' (no answer)' : b.failed ? ' (which failed: it had left its critical section, though the server kept its lock)' : ''}`
     : 'to the end of the history (it never released it)';
 
@@ -75,6 +77,17 @@ export function staleUnlockEffect(backend: Backend | undefined, victim: number):
 export function misstep(key: string, m: Misstep, backend?: Backend): Anomaly {
   const op = m.op;
   const p = op.process;
+  if (m.kind === 'expired-grant') {
+    return {
+      type: 'expired-grant', key, processes: [p],
+      lines: defined([op.invokeLine, op.completeLine]), ops: [op.id],
+      ...(op.completeTime !== undefined ? { times: [op.completeTime] } : {}),
+      message: `process ${p}'s acquire of ${lockName(key)} at line ${op.invokeLine} returned ok at line ${op.completeLine} with its validity already over ` +
+        `(valid_ms ${op.validMs}: ${-op.validMs!} ms past the end it reported` +
+        `${op.invokeTime !== undefined && op.completeTime !== undefined ? `, after an acquire of ${ms(op.completeTime - op.invokeTime)} ms` : ''}): ` +
+        'a lock must not hand out a hold that has run out; a careful client cannot use it, a careless one works without the lock',
+    };
+  }
   if (m.kind === 'held' || m.kind === 'reacquire') {
     const h = m.holder!;
     const lines = defined([h.acquire.completeLine, h.failed?.invokeLine, op.completeLine]);

@@ -7,7 +7,7 @@ import { InconclusiveError, UsageError } from '../errors.ts';
 import { parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
 import { PROPERTIES, topologyOf, type Property } from '../runner/session.ts';
-import { CRITICAL_SECTION, IO_POINT_KINDS } from '../workload/plan.ts';
+import { BEFORE_WRITE, CRITICAL_SECTION, IO_POINT_KINDS } from '../workload/plan.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
        lockpick run --replay store/<run-id> [--runs N]
@@ -236,7 +236,7 @@ function writablePath(p: string, flag: string): string {
 export function parsePausePoints(list: string | undefined, recipePoints: string[]): string[] | undefined {
   if (!list) return undefined;
   // 'send' and 'reply': the I/O points (src/runner/io-points.ts), N drawn by the generator.
-  const known = [CRITICAL_SECTION, ...recipePoints, ...IO_POINT_KINDS];
+  const known = [CRITICAL_SECTION, BEFORE_WRITE, ...recipePoints, ...IO_POINT_KINDS];
   const out = list.split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of out) {
     if (!known.includes(p)) throw new UsageError(`--pause-at: this lock has no point '${p}'; its points: ${known.join(', ')}`);

@@ -105,6 +105,11 @@ export class HistoryBuilder {
       this.fail(line, 'bad-lease', `"lease_ms" must be a positive number of milliseconds when present (the lease the lock was granted); got ${describe(lease)}`,
         'write the lease as a number of milliseconds, e.g. "lease_ms": 800, or leave it out if the lock has no lease');
     }
+    const valid = ev.valid_ms;
+    if (valid !== undefined && !(typeof valid === 'number' && Number.isFinite(valid) && type === 'ok' && f === 'acquire')) {
+      this.fail(line, 'bad-valid', `"valid_ms" belongs on an ok acquire and must be a finite number of milliseconds (the validity the lock reported left when acquire returned; 0 or less: it returned an expired hold); got ${describe(valid)}${type !== 'ok' || f !== 'acquire' ? ` on a "${String(type)}" of ${String(f)}` : ''}`,
+        'write "valid_ms" only on acquire ok lines, as a number of milliseconds, or leave it out if the lock reports no validity');
+    }
     const index = ev.index;
     if (index !== undefined && index !== seq) {
       this.fail(line, 'bad-index', `"index" must equal the event's 0-based position in the file, ${seq}; got ${describe(index)}`,
@@ -154,6 +159,7 @@ export class HistoryBuilder {
     open.completeTime = time as number | undefined;
     open.completeSeq = seq;
     if (lease !== undefined) open.leaseMs = lease as number;
+    if (valid !== undefined) open.validMs = valid as number;
     this.open.delete(p);
     if (type === 'info') this.ended.set(p, line);
     this.sink?.complete(open);

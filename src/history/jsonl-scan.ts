@@ -1,5 +1,5 @@
 // One pass over the bytes of a JSON Lines event, extracting only the fields the history rules
-// and the models read (type, f, process, key, value, time, index, lease_ms), without building a
+// and the models read (type, f, process, key, value, time, index, lease_ms, valid_ms), without building a
 // string per line or an object per event. It accepts only lines it is sure JSON.parse would
 // accept and read the same way: plain ASCII strings without escapes, integers of at most 15
 // digits, true/false/null, nested values handed to JSON.parse. Anything else (escapes, non-ASCII
@@ -9,13 +9,13 @@
 /** The fields of one event; reused from line to line (HistoryBuilder.add keeps none of it). */
 export interface ScannedEvent {
   type: unknown; f: unknown; process: unknown; key: unknown;
-  value: unknown; time: unknown; index: unknown; lease_ms: unknown;
+  value: unknown; time: unknown; index: unknown; lease_ms: unknown; valid_ms: unknown;
 }
 
 const QUOTE = 34, BACKSLASH = 92, COMMA = 44, COLON = 58, LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93, MINUS = 45;
 
 /** Field ids by name; 0 is "a field the models ignore". */
-const FIELDS = ['', 'type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms'] as const;
+const FIELDS = ['', 'type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms'] as const;
 const FIELD_BYTES = FIELDS.map((s) => Buffer.from(s, 'latin1'));
 
 /** The id of the field name buf[from, from + len) in FIELDS, or 0 for one the models ignore. */
@@ -28,7 +28,7 @@ function fieldId(buf: Buffer, from: number, len: number): number {
     case 4: id = buf[from + 1] === 121 /* y */ ? 1 : 6; break; // type, time
     case 5: id = c0 === 118 /* v */ ? 5 : 7; break;      // value, index
     case 7: id = 3; break;                              // process
-    case 8: id = 8; break;                              // lease_ms
+    case 8: id = c0 === 118 /* v */ ? 9 : 8; break;     // valid_ms, lease_ms
     default: return 0;
   }
   const name = FIELD_BYTES[id]!;
@@ -40,7 +40,7 @@ function fieldId(buf: Buffer, from: number, len: number): number {
 const CACHE_SLOTS = 1024;
 
 export class LineScanner {
-  readonly ev: ScannedEvent = { type: undefined, f: undefined, process: undefined, key: undefined, value: undefined, time: undefined, index: undefined, lease_ms: undefined };
+  readonly ev: ScannedEvent = { type: undefined, f: undefined, process: undefined, key: undefined, value: undefined, time: undefined, index: undefined, lease_ms: undefined, valid_ms: undefined };
   private readonly cache: (string | undefined)[] = new Array(CACHE_SLOTS).fill(undefined);
   private buf: Buffer = Buffer.alloc(0);
   private pos = 0;
@@ -54,7 +54,7 @@ export class LineScanner {
   scan(buf: Buffer, start: number, end: number): boolean {
     // One function with the position in a local: this loop runs for every event of the file.
     const ev = this.ev;
-    ev.type = ev.f = ev.process = ev.key = ev.value = ev.time = ev.index = ev.lease_ms = undefined;
+    ev.type = ev.f = ev.process = ev.key = ev.value = ev.time = ev.index = ev.lease_ms = ev.valid_ms = undefined;
     if (buf[start] !== LBRACE || buf[end] !== 10) return false;
     let i = start + 1;
     let c = buf[i];
@@ -112,6 +112,7 @@ export class LineScanner {
         case 6: ev.time = v; break;
         case 7: ev.index = v; break;
         case 8: ev.lease_ms = v; break;
+        case 9: ev.valid_ms = v; break;
       }
       c = buf[i];
       while (c === 32 || c === 9 || c === 13) c = buf[++i];

@@ -34,6 +34,7 @@ export interface Op {
   invokeSeq: number;          // 0-based position of the invoke among all events (real-time order)
   completeSeq: number;        // position of the completion; Infinity when unanswered
   leaseMs?: number;           // `lease_ms` of the completion (else the invoke): the lease an acquire or renew was granted
+  validMs?: number;           // `valid_ms` of an ok acquire: the validity the lock reported left when acquire returned (a careful client's belief ends then)
 }
 
 /** A fault-injection record (process "nemesis"). */

@@ -16,7 +16,7 @@ import { ResourceClient } from './resource-store.ts';
 import { resolveRecipe } from './lock-spec.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Attempt } from '../workload/plan.ts';
-import { CRITICAL_SECTION } from '../workload/plan.ts';
+import { BEFORE_WRITE, CRITICAL_SECTION } from '../workload/plan.ts';
 
 // Date.now(), new Date(), performance.timeOrigin read true time + the client-clock fault's offset.
 const clock = installSkewedClock();
@@ -48,6 +48,11 @@ function complete(type: 'ok' | 'fail' | 'info', f: string, key: string, value?: 
   ioPoints.operation(undefined);
   const error = err === undefined ? undefined : err instanceof Error ? err.message : String(err);
   send({ t: 'complete', type, f, key, value, error, extra });
+}
+
+/** Held.validUntilMs when the lock reported a finite one (re-read after a renew: a lock may extend it). */
+function validUntil(h: Held): number | undefined {
+  return typeof h.validUntilMs === 'number' && Number.isFinite(h.validUntilMs) ? h.validUntilMs : undefined;
 }
 
 function tokenNumber(h: Held): number | undefined {
@@ -103,9 +108,39 @@ class Client {
       return 'fail';
     }
     const h = held as Held;
-    this.leaseFrom.set(h, performance.now());
-    complete('ok', 'acquire', key, h.token !== undefined ? { token: h.token } : undefined, undefined, this.job.leased ? { lease_ms: this.job.ttlMs } : undefined);
+    const now = performance.now();
+    this.leaseFrom.set(h, now);
+    // The validity the lock itself reported (Redlock: TTL − elapsed − drift), as `valid_ms` (HISTORY.md):
+    // rounded up, so the checker's bound on the belief is never shorter than the client's.
+    const validMs = validUntil(h) === undefined ? undefined : Math.ceil(validUntil(h)! - now);
+    const extra = { ...(this.job.leased ? { lease_ms: this.job.ttlMs } : {}), ...(validMs !== undefined ? { valid_ms: validMs } : {}) };
+    complete('ok', 'acquire', key, h.token !== undefined ? { token: h.token } : undefined, undefined, Object.keys(extra).length ? extra : undefined);
+    if (validMs !== undefined && validMs <= 0) {
+      // Handed out already over: a careful client does not use it (the checker reports the expired grant).
+      await this.recordLapse(key);
+      return 'fail';
+    }
     return h;
+  }
+
+  /**
+   * A careful client's look at the validity its lock reported: false when it has run out (the
+   * client then stops using the lock and records a lapse, HISTORY.md). A lock that reports none
+   * is believed held until its release.
+   */
+  private async stillValid(held: Held, key: string): Promise<boolean> {
+    const until = validUntil(held);
+    if (until === undefined || performance.now() < until) return true;
+    await this.recordLapse(key);
+    return false;
+  }
+
+  /** Sleeps ms, or less when the reported validity runs out first; false then (nothing recorded yet). */
+  private async holdWithin(held: Held, ms: number): Promise<boolean> {
+    const until = validUntil(held);
+    if (until === undefined || performance.now() + ms < until) { await sleep(ms); return true; }
+    await sleep(Math.max(0, until - performance.now()));
+    return false;
   }
 
   /** Read, (pause point), hold, write; false when the hold already ended (renew lost or unknown). */
@@ -125,9 +160,14 @@ class Client {
     const holdMs = cutMs !== undefined && !this.job.leased ? Math.max(a.holdMs, cutMs) : a.holdMs;
     if (a.renew && this.lock.renew) {
       if (!(await this.holdRenewing(held, key, holdMs))) return false;
-    } else {
-      await sleep(holdMs);
+    } else if (!(await this.holdWithin(held, holdMs))) {
+      await this.recordLapse(key);   // the validity ran out while it worked: it stops, unwritten
+      return false;
     }
+    // The careful client's last look before the write; a pause after it (Kleppmann's GC pause
+    // between the check and the write) is what no client-side check can cover: only fencing does.
+    if (!(await this.stillValid(held, key))) return false;
+    await point(BEFORE_WRITE);
     if (read?.accepted) {
       try {
         await this.res.write(key, fence, read.prev + 1, read.prev, this.job.clientId, process_);
@@ -160,11 +200,12 @@ class Client {
     const step = holdMs > 2 * every ? every : holdMs / 2;
     let left = holdMs;
     do {
-      await sleep(Math.min(step, left));
-      left -= Math.min(step, left);
+      const slice = Math.min(step, left);
+      left -= slice;
+      if (!(await this.holdWithin(held, slice))) { await this.recordLapse(key); return false; }
       if (!(await this.renew(held, key))) return false;
     } while (left > step);
-    await sleep(left);
+    if (!(await this.holdWithin(held, left))) { await this.recordLapse(key); return false; }
     return true;
   }
 

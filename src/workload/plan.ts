@@ -30,6 +30,11 @@ export interface RunPlan {
 }
 
 export const CRITICAL_SECTION = 'in-critical-section';
+/**
+ * The worker's point just before its resource write, after the careful client's last look at the
+ * validity its lock reported (src/runner/worker.ts): a pause here outlives any client-side check.
+ */
+export const BEFORE_WRITE = 'before-write';
 
 /**
  * Points made by the client's I/O (src/runner/io-points.ts), no recipe cooperation:
@@ -60,7 +65,7 @@ export function parseIoPoint(name: string): { kind: IoPointKind; op: IoPointOp; 
  * `zookeeper` package is C), where they would never fire.
  */
 export function defaultPausePoints(recipePoints: readonly string[], topology: string): string[] {
-  return [CRITICAL_SECTION, ...recipePoints, ...(topology === 'zookeeper' ? [] : IO_POINT_KINDS)];
+  return [CRITICAL_SECTION, BEFORE_WRITE, ...recipePoints, ...(topology === 'zookeeper' ? [] : IO_POINT_KINDS)];
 }
 
 export function clientId(index: number): string {

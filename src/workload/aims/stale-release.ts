@@ -10,11 +10,11 @@
 import fc from 'fast-check';
 import type { Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../arbitraries.ts';
-import { CRITICAL_SECTION, ioPointName, type Attempt, type RunPlan } from '../plan.ts';
+import { BEFORE_WRITE, CRITICAL_SECTION, ioPointName, type Attempt, type RunPlan } from '../plan.ts';
 
 /** Where c1 can stop inside its release: the recipe's own points and, with I/O points, before each of its first commands. */
 function releasePoints(o: WorkloadOptions): string[] {
-  const named = (o.points ?? []).filter((p) => p !== CRITICAL_SECTION && p !== 'send' && p !== 'reply');
+  const named = (o.points ?? []).filter((p) => p !== CRITICAL_SECTION && p !== BEFORE_WRITE && p !== 'send' && p !== 'reply');
   const io = o.points?.includes('send') ? [1, 2, 3].map((n) => ioPointName('send', 'release', n)) : [];
   return [...named, ...io];
 }

@@ -1,0 +1,78 @@
+// A lock that reports its own validity (HISTORY.md: `valid_ms` on the acquire ok): a careful client
+// believes it holds only that long, so a pause that outlasts the validity is no double holder, while
+// a second grant inside it is; an acquire ok whose validity is already over is the lock's anomaly.
+// Both checker paths (the sweep after reading, the streaming one) must agree.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkHistory } from '../../checkers/index.ts';
+import { checkJsonlStreaming } from '../../checkers/stream.ts';
+import type { CheckResult } from '../../checkers/types.ts';
+import type { HistoryEvent } from '../../src/history/types.ts';
+import { readHistory } from '../../src/history/index.ts';
+import { toParsed } from '../support/history.ts';
+
+const ms = 1e6;
+const ev = (type: HistoryEvent['type'], f: string, process: number, time: number, extra: Partial<HistoryEvent> = {}): HistoryEvent =>
+  ({ type, f, process, key: 'k', time: time * ms, ...extra });
+const types = (r: CheckResult) => r.anomalies.map((a) => a.type);
+
+/** p1 gets the lock at 50 ms with `valid` ms of validity (800 ms lease), is paused, and records its lapse at 1300 ms; p2 gets it at `p2At`. */
+function paused(valid: number | undefined, p2At: number): HistoryEvent[] {
+  const v = valid === undefined ? {} : { valid_ms: valid };
+  return [
+    ev('invoke', 'acquire', 1, 0), ev('ok', 'acquire', 1, 50, { lease_ms: 800, ...v }),
+    ev('invoke', 'acquire', 2, 100), ev('ok', 'acquire', 2, p2At, { lease_ms: 800 }),
+    ev('invoke', 'release', 1, 1300), ev('ok', 'release', 1, 1300, { value: { lapse: true } }),
+    ev('invoke', 'release', 2, 1400), ev('ok', 'release', 2, 1401),
+  ].sort((a, b) => a.time! - b.time!);
+}
+
+async function both(events: HistoryEvent[]): Promise<CheckResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'lockpick-validity-'));
+  try {
+    const file = join(dir, 'h.jsonl');
+    writeFileSync(file, events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    const read = checkHistory(await readHistory(file), { model: 'mutex' });
+    const streamed = await checkJsonlStreaming(file, { model: 'mutex' });
+    return [checkHistory(toParsed(events), { model: 'mutex' }), read, streamed];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('a belief ends when the reported validity runs out, though the lapse is recorded later', async () => {
+  // p2's grant at 900 ms: after p1's lease (800 ms from its invoke) and its validity (50 + 700 ms).
+  for (const r of await both(paused(700, 900))) assert.deepEqual(types(r), []);
+  // Without valid_ms the same history is a double holder: the belief runs to the lapse.
+  for (const r of await both(paused(undefined, 900))) assert.deepEqual(types(r), ['double-holder']);
+});
+
+test('a second grant inside the reported validity is a double holder, its words name the validity', async () => {
+  // A lock that reported 1000 ms of validity (longer than its 800 ms lease: wrong), p2 granted at 900 ms.
+  for (const r of await both(paused(1000, 900))) {
+    assert.deepEqual(types(r), ['double-holder']);
+    assert.deepEqual(r.anomalies[0]!.processes, [1, 2]);
+    assert.match(r.anomalies[0]!.message, /until the validity its lock reported ran out \(1000 ms after line 2\)/);
+  }
+});
+
+test('an acquire ok with its validity already over is an expired grant, named with the figures', async () => {
+  const events = [
+    ev('invoke', 'acquire', 1, 0), ev('ok', 'acquire', 1, 900, { lease_ms: 800, valid_ms: -74 }),
+    ev('invoke', 'release', 1, 900), ev('ok', 'release', 1, 900, { value: { lapse: true } }),
+  ];
+  for (const r of await both(events)) {
+    assert.deepEqual(types(r), ['expired-grant']);
+    assert.match(r.anomalies[0]!.message, /valid_ms -74: 74 ms past the end it reported, after an acquire of 900 ms/);
+  }
+});
+
+test('valid_ms anywhere but an ok acquire, or not a finite number, is refused with its line', async () => {
+  const bad = [ev('invoke', 'acquire', 1, 0), ev('fail', 'acquire', 1, 10, { valid_ms: 5 })];
+  assert.throws(() => toParsed(bad), /:2: bad-valid: "valid_ms" belongs on an ok acquire/);
+  const str = [ev('invoke', 'acquire', 1, 0), ev('ok', 'acquire', 1, 10, { valid_ms: '5' as unknown as number })];
+  assert.throws(() => toParsed(str), /"valid_ms".*got "5"/s);
+});

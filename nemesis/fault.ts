@@ -60,6 +60,10 @@ export interface FaultGenOptions {
   /** I/O points a client pause may land at too ('send', 'reply': src/runner/io-points.ts; N drawn by the kind); absent: none. */
   ioPoints?: readonly import('../src/workload/plan.ts').IoPointKind[];
   topology: string;       // the environment's topology name ('redis', 'redis-sentinel', ...)
+  /** Every server a partition may split (data nodes and others such as Sentinels); default: nodes. */
+  servers?: string[];
+  /** The servers talk to each other over links the proxy can cut (replication, quorum, Sentinel): splitting them means something. */
+  peerLinks?: boolean;
   sessionMs?: number;     // how long the server keeps a silent client's hold (ZooKeeper session timeout), when the lock has one
   restartDelayMs?: number; // operations policy: a killed server stays down at least this long (antirez's delayed restart)
 }

@@ -5,12 +5,14 @@ import type { Link, NodeHandle } from '../src/env/types.ts';
 import type { FaultSpec, NemesisContext } from './types.ts';
 import { currentLeader, currentPrimary, replicasOf } from './roles.ts';
 import { dataRoles } from '../src/env/topologies.ts';
-import { FaultSpecError, targets } from './spec.ts';
+import { FaultSpecError, param, targets } from './spec.ts';
+import { cutPairs, describeGrudge, parseGrudge } from './grudge.ts';
 
 export const NODE_TARGETS = "node ids ('n1', ['n1','n3']), 'all' (every server but sentinels and the resource), 'primary' or 'replicas' (redis-sentinel), 'leader' or 'followers' (a zookeeper ensemble)";
 export const LINK_TARGETS =
   "node ids (isolate them: every link crossing their boundary), 'primary' (isolate it), 'client:<id>' (all of that client's links), " +
-  "['client:<id>', 'n2'] (that client from those nodes), 'primary-replicas' (replication links), 'minority'/'majority' (split the servers, clients untouched)";
+  "['client:<id>', 'n2'] (that client from those nodes), 'primary-replicas' (replication links), 'minority'/'majority' (split the servers, clients untouched), " +
+  "'grudge' (params.grudge says who cannot reach whom: \"c1:n4,n5 n1:n3\")";
 
 function bad(spec: FaultSpec, msg: string): never {
   throw new FaultSpecError(`fault spec (kind '${spec.kind}', at_ms ${spec.at_ms}): target ${JSON.stringify(spec.target)}: ${msg}`);
@@ -82,7 +84,21 @@ export async function resolveLinks(spec: FaultSpec, ctx: NemesisContext): Promis
 
   let links: Link[];
   let shape: string;
-  if (rest.includes('primary-replicas')) {
+  if (rest.includes('grudge')) {
+    if (ts.length > 1) bad(spec, "'grudge' stands alone (params.grudge names the endpoints)");
+    let g;
+    try { g = parseGrudge(param(spec, 'grudge', '')); } catch (e) { bad(spec, (e as Error).message); }
+    const name = (x: string) => (/^c\d+$/.test(x) ? `client:${x}` : x);
+    for (const [a, b] of cutPairs(g)) {
+      for (const x of [a, b]) {
+        if (/^c\d+$/.test(x)) { if (!known.has(x)) bad(spec, `no client '${x}' (clients: ${[...known].join(', ') || 'none'})`); await clientLinks(ctx, x); }
+        else nodeById(ctx, spec, x);
+      }
+    }
+    const pairs = new Set(cutPairs(g).flatMap(([a, b]) => [`${name(a)}|${name(b)}`, `${name(b)}|${name(a)}`]));
+    links = env.links.filter((l) => pairs.has(`${l.from}|${l.to}`));
+    shape = `${param(spec, 'shape', 'grudge')}: ${describeGrudge(g)}`;
+  } else if (rest.includes('primary-replicas')) {
     if (ts.length > 1) bad(spec, "'primary-replicas' stands alone");
     const p = await currentPrimary(env);
     const replicas = new Set(replicasOf(env, p).map((n) => n.id));

@@ -5,6 +5,7 @@ import { at, beyondLease, beyondSession, lasting, paramsText, single, someClient
 import { cutLinks, slowLinks, type CutMode } from '../links.ts';
 import { param } from '../spec.ts';
 import { LINK_TARGETS, resolveLinks } from '../targets.ts';
+import { SHAPES, describeGrudge, grudgeArb, grudgeText, parseGrudge, shapesFor } from '../grudge.ts';
 
 export const partition: KindDef = {
   schema: {
@@ -15,6 +16,8 @@ export const partition: KindDef = {
     params: {
       mode: { type: 'string', values: ['disable', 'blackhole'], doc: "'disable' (default): connections are closed and refused; 'blackhole': they stay open and nothing gets through" },
       point: { type: 'string', doc: "anchored (target 'client:<id>' only; lockpick run does these): from at_ms on, cut the client when it next reaches this named point (e.g. 'in-critical-section'); it goes on, and a lock without a lease holds through the cut" },
+      grudge: { type: 'string', doc: "with target 'grudge': who cannot reach whom, items FROM:TO[,TO...] separated by spaces (\"c1:n4,n5 n1:n3\" cuts c1 from n4 and n5, and n1 from n3, both ways)" },
+      shape: { type: 'string', values: SHAPES, doc: 'with a grudge: the shape it was drawn from, in words (isolated, halves, bridge, majorities-ring, clients)' },
     },
   },
   // Node targets cut whatever links reach the node: client links everywhere, node links where the environment has them.
@@ -41,18 +44,26 @@ export const partition: KindDef = {
       kind: fc.constant('partition'), at_ms: startAt(o), duration_ms: beyondLease(o),
       target: fc.oneof(someServer(o), someClient(o).map((c) => `client:${c}`)),
     });
-    if (o.topology !== 'zookeeper' && o.topology !== 'mariadb') return single(timed);
+    // Jepsen's partition shapes over every server and client (../grudge.ts): sides, bridges, rings, split votes.
+    const servers = o.servers ?? o.nodes;
+    const shaped = shapesFor({ servers, clients: o.clients, peerLinks: o.peerLinks ?? false }).length === 0 ? undefined
+      : fc.record({ draw: grudgeArb({ servers, clients: o.clients, peerLinks: o.peerLinks ?? false }), at_ms: startAt(o), duration_ms: beyondLease(o) })
+        .map(({ draw, at_ms, duration_ms }) => ({ kind: 'partition', at_ms, duration_ms, target: 'grudge', params: { grudge: grudgeText(draw.grudge), shape: draw.shape } }));
+    const drawn = shaped ? fc.oneof(timed, shaped, shaped) : timed;
+    if (o.topology !== 'zookeeper' && o.topology !== 'mariadb') return single(drawn);
     const anchored = fc.record({
       kind: fc.constant('partition'), at_ms: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),
       duration_ms: beyondSession(o),
       target: someClient(o).map((c) => `client:${c}`),
       params: fc.record({ point: fc.constantFrom(...(o.points.length ? o.points : ['in-critical-section'])) }),
     });
-    return single(fc.oneof(timed, anchored));
+    return single(fc.oneof(drawn, anchored));
   },
   describe: (f) => (typeof f.params?.point === 'string'
     ? `from ${f.at_ms} ms: partition ${targetText(f)}${lasting(f)} the next time it reaches '${f.params.point}' (it goes on)${paramsText(f, ['point'])}`
-    : `${at(f)}: partition ${targetText(f)}${lasting(f)}${paramsText(f)}`),
+    : f.target === 'grudge' && typeof f.params?.grudge === 'string'
+      ? `${at(f)}: partition (${String(f.params.shape ?? 'grudge')}) ${grudgeWords(f.params.grudge)}${lasting(f)}${paramsText(f, ['grudge', 'shape'])}`
+      : `${at(f)}: partition ${targetText(f)}${lasting(f)}${paramsText(f)}`),
 };
 
 export const latency: KindDef = {
@@ -89,3 +100,8 @@ export const latency: KindDef = {
   })),
   describe: (f) => `${at(f)}: slow links of ${targetText(f)} by ${String(f.params?.latency_ms)} ms${lasting(f)}${paramsText(f, ['latency_ms'])}`,
 };
+
+/** A grudge in words, or the text as given when it does not parse (the nemesis refuses it then). */
+function grudgeWords(text: string): string {
+  try { return describeGrudge(parseGrudge(text)); } catch { return `grudge "${text}"`; }
+}

@@ -1,6 +1,7 @@
 // `lockpick list`: the lock recipes and fault kinds, one line each.
 import { parseArgs } from 'node:util';
 import { EXIT, EXIT_HELP } from '../cli.ts';
+import { SHAPE_SUMMARY } from '../../nemesis/grudge.ts';
 
 const USAGE = `usage: lockpick list [--json]
 
@@ -49,8 +50,12 @@ export async function run(argv: string[]): Promise<number> {
   out.push('', 'aimed plans (when --faults includes all their kinds and the topology fits, two plans in three are drawn around them,',
     "one in two for those marked 'half': the rest stay uniformly random):");
   for (const a of AIMS) out.push(`  ${a.name}  (${a.kinds.join(' + ')}${(a.weight ?? 2) < 2 ? ', half' : ''}) ${a.summary}`);
+  out.push('', 'partition shapes (drawn by partition over every server and client of the topology; target "grudge", params.grudge says who cannot reach whom):',
+    ...Object.entries(SHAPE_SUMMARY).map(([k, v]) => `  ${k.padEnd(16)} ${v}`),
+    '  each client then joins a side, or reaches only k of the n servers (a minority; a bare majority; any k), or everything:',
+    '  on 5 Redlock masters, e.g. "c1 reaches only n2,n4; c2 reaches only n1,n5": two clients with 2 votes each.');
   out.push('', "environment kinds (--env KIND) and their capabilities (a fault kind's 'needs' in 'lockpick list --json'):", ...capabilityTable());
-  out.push('', "client-pause in 'lockpick run' lands at named points: 'in-critical-section' and each lock's own points, and at the client's I/O",
+  out.push('', "client-pause in 'lockpick run' lands at named points: 'in-critical-section', 'before-write' (after the careful client's last look at its validity), each lock's own points, and at the client's I/O",
     "('send': just before a command of its acquire or release, 'reply': just after a reply; not for zookeeper locks), for about the lease.");
   console.log(out.join('\n'));
   return EXIT.ok;

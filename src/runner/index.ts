@@ -336,7 +336,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const progress = new Progress(o.progress, () => session.nemesisContexts().reduce((n, c) => n + activeFaults(c).length, 0), o.onProgress);
     const arb = planArb({
       clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, ttlFixed: o.ttlFixed, keys: o.keys, maxAttempts: o.maxAttempts, maxFaults: o.maxFaults, restartDelayMs: o.restartDelayMs, topology: topo.name, promotionMs: session.timescales.promotionMs,
-      nodes: session.dataNodes(), points: o.pausePoints ?? defaultPausePoints(o.recipe.points ?? [], topo.name),
+      nodes: session.dataNodes(), servers: session.serverNodes(), peerLinks: session.hasPeerLinks(), points: o.pausePoints ?? defaultPausePoints(o.recipe.points ?? [], topo.name),
       reentrant: o.recipe.model === 'reentrant-mutex', renew: o.recipe.renews === true, sessionMs: o.recipe.sessionMs?.(o.lockOptions),
     });
     let res: SearchResult;

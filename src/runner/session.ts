@@ -138,6 +138,16 @@ export class Session {
     return this.env.nodes.filter((n) => data.includes(n.role)).map((n) => n.id);
   }
 
+  /** Every server (data nodes and others such as Sentinels; not the resource store): what a partition may split. */
+  serverNodes(): string[] {
+    return this.env.nodes.filter((n) => n.role !== 'resource').map((n) => n.id);
+  }
+
+  /** Whether the servers talk to each other over links the proxy can cut (replication, quorum, Sentinel). */
+  hasPeerLinks(): boolean {
+    return this.env.links.some((l) => !l.from.startsWith('client:'));
+  }
+
   private ctx?: NemesisContext;
 
   /** Lanes beyond lane 0 (--parallel), made on first use. */

@@ -17,6 +17,8 @@ export interface WorkloadOptions {
   maxAttempts?: number;   // per client (default 3)
   maxFaults?: number;     // per run (default 2)
   nodes: string[];        // data node ids the node faults may target
+  servers?: string[];     // every server a partition may split (data nodes, Sentinels, ...); default: nodes
+  peerLinks?: boolean;    // servers talk to each other over links the proxy can cut
   points?: string[];      // where client pauses may land (default: 'in-critical-section')
   renew?: boolean;        // the lock has renew() (LockRecipe.renews): let attempts use it
   sessionMs?: number;     // how long the server keeps a silent client's hold (LockRecipe.sessionMs: ZooKeeper's session timeout)
@@ -101,6 +103,8 @@ function kindArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
     points: namedPoints(o.points),
     ioPoints: IO_POINT_KINDS.filter((k) => o.points?.includes(k)),
     topology: o.topology ?? 'redis',
+    ...(o.servers ? { servers: o.servers } : {}),
+    ...(o.peerLinks !== undefined ? { peerLinks: o.peerLinks } : {}),
     ...(o.sessionMs ? { sessionMs: o.sessionMs } : {}),
     ...(o.restartDelayMs !== undefined ? { restartDelayMs: o.restartDelayMs } : {}),
   });

@@ -3,6 +3,7 @@
 // each spec reads in words, and one-shot kinds carry no duration. Starting and
 // healing each kind on real servers is test/integration/run-fault-kinds.test.ts.
 import { test } from 'node:test';
+import { cutPairs, parseGrudge } from '../../nemesis/grudge.ts';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { KINDS, checkFaultSpec, describeFault, planSchedule, topologyProblem } from '../../nemesis/index.ts';
@@ -34,7 +35,9 @@ for (const def of KINDS) {
       }), { numRuns: 60 });
       // Aimed where locks break: targets are the topology's nodes, a ZooKeeper ensemble's
       // leader (resolved at start), or the run's clients.
-      const targets = fc.sample(faultArb(kind, o), { numRuns: 60, seed: 1 }).flat().flatMap((s) => (s.target === undefined ? [] : [s.target].flat()));
+      // A grudge's targets are the endpoints it names (params.grudge, nemesis/grudge.ts).
+      const targets = fc.sample(faultArb(kind, o), { numRuns: 60, seed: 1 }).flat().flatMap((s) => (s.target === undefined ? []
+        : s.target === 'grudge' ? cutPairs(parseGrudge(String(s.params?.grudge))).flat() : [s.target].flat()));
       for (const t of targets) assert.ok(o.nodes.includes(t) || /^(client:)?c[1-3]$/.test(t) || (t === 'leader' && topology === 'zookeeper' && o.nodes.length >= 3), `${kind} targets ${t}`);
     }
   });

@@ -9,8 +9,8 @@ import { KINDS } from '../../nemesis/kinds.ts';
 import { validateFaultSpec } from '../../nemesis/spec.ts';
 
 const base: WorkloadOptions = { clients: 3, faults: ['client-pause', 'client-clock', 'clock-bump', 'kill', 'pause', 'partition', 'latency'], ttlMs: 800, nodes: ['n1'], points: ['in-critical-section', 'after-compare'] };
-// The same kinds where no aim fits (two masters, no point inside a release): uniformly random plans only.
-const unaimed: WorkloadOptions = { ...base, nodes: ['n1', 'n2'], points: ['in-critical-section'] };
+// The same kinds where no aim fits (a Sentinel group without its failover kind, no point inside a release): uniformly random plans only.
+const unaimed: WorkloadOptions = { ...base, topology: 'redis-sentinel', nodes: ['n1', 'n2'], points: ['in-critical-section'] };
 
 test('the unaimed options draw no aim; the base ones do (aims have their own contract: workload-aims.test.ts)', () => {
   assert.deepEqual(aimsFor(unaimed).map((a) => a.name), []);
@@ -92,8 +92,8 @@ test('session locks: partitions anchored in the critical section outlast the ses
 });
 
 test('event anchors: a server fault sometimes starts when a client reaches a point (its acquire returned, k servers answered it); valid, in words', () => {
-  // Two masters: no aim applies (Redlock's split needs an odd number), so every fault comes from its kind.
-  const o: WorkloadOptions = { ...base, faults: ['kill', 'pause', 'partition'], nodes: ['n1', 'n2'], points: ['in-critical-section', 'send', 'reply'] };
+  // A Sentinel group without its failover kind: no aim applies, so every fault comes from its kind.
+  const o: WorkloadOptions = { ...base, topology: 'redis-sentinel', faults: ['kill', 'pause', 'partition'], nodes: ['n1', 'n2'], points: ['in-critical-section', 'send', 'reply'] };
   const faults = fc.sample(planArb(o), { numRuns: 300, seed: 5 }).flatMap((p) => p.faults);
   const anchored = faults.filter((f) => f.anchor);
   assert.ok(anchored.length > faults.length / 10 && anchored.length < faults.length / 2, `${anchored.length} of ${faults.length} anchored`);

@@ -1,19 +1,35 @@
-// A single Redis server forgets a held lease: the moment c1 holds, the
-// server's wall clock jumps past the lease (Redis expires keys by its wall
-// clock) or it restarts without persistence; c2, already waiting, gets the
-// lock while c1 still holds: a double holder. A random plan starts the fault at
-// a time, which often falls when nobody holds or nobody waits; this one starts
-// it at c1's event (FaultSpec.anchor), with c2 waiting across it.
+// The servers forget a held lease: the moment c1 holds, the wall clocks of
+// the servers that keep its key jump past the lease (Redis expires keys by its
+// wall clock) or they restart without persistence; c2, already waiting, gets
+// the lock while c1 still holds: a double holder. On one server that is the
+// server; on N independent masters (Redlock) it is a quorum of them, or any k,
+// so a lock whose quorum is too small, or that counts votes wrongly, loses
+// with fewer: the holder's state is lost wherever the lock keeps it, with a
+// single fault kind (kill alone reaches Redlock's restart failure). A random
+// plan starts the fault at a time, which often falls when nobody holds or
+// nobody waits; this one starts it at c1's event (FaultSpec.anchor), with c2
+// waiting across it.
 import fc from 'fast-check';
 import type { FaultSpec } from '../../../nemesis/types.ts';
 import { emptyRestart, jumpPastLease, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../arbitraries.ts';
 import { CRITICAL_SECTION, type RunPlan } from '../plan.ts';
 
-/** One Redis server (several masters are Redlock's: ./redlock-split.ts). */
-const fits = (o: WorkloadOptions) => (o.topology ?? 'redis') === 'redis' && o.nodes.length === 1 && o.clients >= 2;
+/** Redis servers, one or several independent masters (a restart without persistence forgets their keys). */
+const fits = (o: WorkloadOptions) => (o.topology ?? 'redis') === 'redis' && o.nodes.length >= 1 && o.clients >= 2;
 
-function forgetPlan(o: WorkloadOptions, fault: (node: string, ttl: number) => fc.Arbitrary<Omit<FaultSpec, 'at_ms' | 'anchor'>>): fc.Arbitrary<RunPlan> {
+/**
+ * The servers that forget: the one server, or k of N masters: a bare majority most often (no
+ * quorum lock survives that; whether it notices is what the run shows), else any k.
+ */
+export function forgetfulNodes(nodes: string[]): fc.Arbitrary<string | string[]> {
+  if (nodes.length <= 1) return fc.constant(nodes[0] ?? 'n1');
+  const n = nodes.length;
+  const k = fc.oneof({ weight: 3, arbitrary: fc.constant(Math.floor(n / 2) + 1) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: n }) });
+  return fc.tuple(k, fc.shuffledSubarray(nodes, { minLength: n, maxLength: n })).map(([kk, order]) => order.slice(0, kk).sort());
+}
+
+function forgetPlan(o: WorkloadOptions, fault: (node: string | string[], ttl: number) => fc.Arbitrary<Omit<FaultSpec, 'at_ms' | 'anchor'>>): fc.Arbitrary<RunPlan> {
   const ttl = o.ttlMs;
   return fc.record({
     d1: fc.integer({ min: 0, max: Math.floor(ttl / 4) }),
@@ -21,7 +37,7 @@ function forgetPlan(o: WorkloadOptions, fault: (node: string, ttl: number) => fc
     h1: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),
     // c2 is waiting when c1 gets the lock (or just after), and waits past c1's hold.
     c2: fc.integer({ min: 0, max: Math.floor(ttl / 4) }),
-    f: fault(o.nodes[0]!, ttl),
+    f: forgetfulNodes(o.nodes).chain((nodes) => fault(nodes, ttl)),
   }).map(({ d1, h1, c2, f }): RunPlan => ({
     ttlMs: ttl,
     clients: Array.from({ length: o.clients }, (_, i) => ({
@@ -34,7 +50,7 @@ function forgetPlan(o: WorkloadOptions, fault: (node: string, ttl: number) => fc
 
 export const leaseClockJump: Aim = {
   name: 'lease-clock-jump',
-  summary: "the server's wall clock jumps past the lease the moment a client holds; a waiting client gets the lock",
+  summary: "the wall clocks of the server (or of k of N masters, a majority most often) jump past the lease the moment a client holds; a waiting client gets the lock",
   kinds: ['clock-bump'],
   applies: fits,
   plan: (o) => forgetPlan(o, (node, ttl) => jumpPastLease(ttl).map((delta) => (
@@ -43,7 +59,7 @@ export const leaseClockJump: Aim = {
 
 export const leaseRestart: Aim = {
   name: 'lease-restart',
-  summary: 'the server restarts without persistence the moment a client holds; a waiting client gets the lock',
+  summary: 'the server (or k of N masters, a majority most often) restarts without persistence the moment a client holds; a waiting client gets the lock',
   kinds: ['kill'],
   applies: fits,
   plan: (o) => forgetPlan(o, (node) => fc.integer({ min: 0, max: 100 }).map((down) => (

@@ -89,7 +89,7 @@ export const kill: KindDef = {
     kind: fc.constant('kill'), at_ms: startAt(o), duration_ms: fc.integer({ min: 0, max: 300 }), target: someServer(o),
     ...(killParams(o) ? { params: fc.constant(killParams(o)!) } : {}),
   })),
-  describe: (f) => `${at(f)}: kill -9 node ${targetText(f)}, restart it ${f.duration_ms !== undefined ? `after ${f.duration_ms} ms` : 'at the end'}` +
+  describe: (f) => `${at(f)}: kill -9 ${Array.isArray(f.target) && f.target.length > 1 ? 'nodes' : 'node'} ${targetText(f)}, restart ${Array.isArray(f.target) && f.target.length > 1 ? 'them' : 'it'} ${f.duration_ms !== undefined ? `after ${f.duration_ms} ms` : 'at the end'}` +
     `${f.params?.restart_delay_ms !== undefined ? ` (not before ${String(f.params.restart_delay_ms)} ms)` : ''}` +
     `${f.params?.persistence === 'none' ? ' without persistence' : paramsText(f, ['restart_delay_ms'])}`,
 };

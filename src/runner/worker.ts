@@ -71,6 +71,8 @@ function violated(f: string, key: string, v: ContractViolation): never {
 class Client {
   /** When each hold's lease last started (acquire or renew ok), on the monotonic clock: a lapse waits for its end. */
   private readonly leaseFrom = new WeakMap<Held, number>();
+  /** Holds whose last renew certainly failed: the client holds on only to the end of its last lease. */
+  private readonly renewFailed = new WeakSet<Held>();
 
   constructor(private readonly job: RunJob, private readonly lock: Lock, private readonly res: ResourceClient) {}
 
@@ -124,12 +126,22 @@ class Client {
   }
 
   /**
+   * Until when the client may use the hold: the validity its lock reported, and after a renew
+   * that certainly failed, the end of its last lease by its own clock (it cannot count on more).
+   */
+  private until(held: Held): number | undefined {
+    const v = validUntil(held);
+    const lease = this.renewFailed.has(held) ? (this.leaseFrom.get(held) ?? 0) + this.job.ttlMs : undefined;
+    return v === undefined ? lease : lease === undefined ? v : Math.min(v, lease);
+  }
+
+  /**
    * A careful client's look at the validity its lock reported: false when it has run out (the
    * client then stops using the lock and records a lapse, HISTORY.md). A lock that reports none
    * is believed held until its release.
    */
   private async stillValid(held: Held, key: string): Promise<boolean> {
-    const until = validUntil(held);
+    const until = this.until(held);
     if (until === undefined || performance.now() < until) return true;
     await this.recordLapse(key);
     return false;
@@ -137,7 +149,7 @@ class Client {
 
   /** Sleeps ms, or less when the reported validity runs out first; false then (nothing recorded yet). */
   private async holdWithin(held: Held, ms: number): Promise<boolean> {
-    const until = validUntil(held);
+    const until = this.until(held);
     if (until === undefined || performance.now() + ms < until) { await sleep(ms); return true; }
     await sleep(Math.max(0, until - performance.now()));
     return false;
@@ -217,7 +229,9 @@ class Client {
       r = await this.lock.renew!(held, this.job.ttlMs);
     } catch (e) {
       if (isDefiniteFailure(e)) {
+        // Not extended: the hold goes on, but no longer than the lease it has (Client.until).
         complete('fail', 'renew', key, undefined, e);
+        this.renewFailed.add(held);
         return true;
       }
       // Unknown: the process ends here (a fresh one goes on); the lease runs out on its own.
@@ -228,6 +242,7 @@ class Client {
     if (bad) violated('renew', key, bad);
     if (r === 'renewed') {
       this.leaseFrom.set(held, renewedAt);
+      this.renewFailed.delete(held);
       complete('ok', 'renew', key);
       return true;
     }

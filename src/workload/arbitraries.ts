@@ -40,19 +40,29 @@ export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
   ];
   // With a session: long enough to see a silent holder's session expire and take over.
   if (o.sessionMs) waits.push({ weight: 1, arbitrary: fc.integer({ min: o.sessionMs + 1000, max: 2 * o.sessionMs + 1000 }) });
+  // Well inside the lease, so a fault-free run never outlives its lease by design. Without a
+  // lease, a client cut off in its critical section holds through the cut (an anchored partition).
+  const short = fc.integer({ min: 0, max: Math.floor(o.ttlMs / 4) });
+  // A renewing hold may span several renew periods (every TTL/3, src/runner/worker.ts): only the
+  // renews keep it, which is what a watchdog's bugs need to show.
+  const spanning = fc.oneof(short, fc.integer({ min: o.ttlMs, max: 3 * o.ttlMs }));
+  // A session lock's careful client checks its session all through its hold, so those always renew.
+  // Records, not maps: a stored plan still shrinks without its generation context (src/runner/shrink.ts).
+  const plain = fc.record({ renew: fc.constant(false), holdMs: short });
+  const renewing = fc.record({ renew: fc.constant(true), holdMs: spanning });
+  const renewHold = !o.renew ? plain : o.sessionMs ? renewing : fc.oneof(plain, renewing);
   return fc.record({
     key: fc.constantFrom(...keys),
     delayMs: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),
     waitMs: fc.oneof(...waits),
-    // Well inside the lease, so a fault-free run never outlives its lease by design. Without a
-    // lease, a client cut off in its critical section holds through the cut (an anchored partition).
-    holdMs: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 4) }),
-    // A session lock's careful client checks its session all through its hold (renew every
-    // TTL/3, src/runner/worker.ts), so those always renew.
-    renew: !o.renew ? fc.constant(false) : o.sessionMs ? fc.constant(true) : fc.boolean(),
+    rh: renewHold,
     // Only reentrant locks get the field at all, so other plans read as before.
     ...(o.reentrant ? { reenter: fc.boolean() } : {}),
-  }) as fc.Arbitrary<Attempt>;
+  }).map(({ rh, ...a }) => ({ ...a, holdMs: rh.holdMs, renew: rh.renew }) as Attempt, (v) => {
+    if (typeof v !== 'object' || v === null) throw new Error('not an attempt');
+    const { holdMs, renew, ...rest } = v as Attempt;
+    return { ...rest, rh: { renew, holdMs } };
+  });
 }
 
 export function clientArb(o: WorkloadOptions): fc.Arbitrary<ClientPlan> {

@@ -89,6 +89,8 @@ export interface Throughput {
   runs: number;
   conclusive: number;
   inconclusive: number;
+  /** conclusive / runs (0 with no run): how much of the search told something. */
+  conclusiveShare: number;
   schedules: number;
   searchMs: number;
   runsPerMinute: number;
@@ -98,11 +100,12 @@ export interface Throughput {
 export function throughput(o: { runs: number; inconclusive: number; schedules: number; searchMs: number; parallel?: number }): Throughput {
   return {
     runs: o.runs, conclusive: o.runs - o.inconclusive, inconclusive: o.inconclusive, schedules: o.schedules,
+    conclusiveShare: o.runs > 0 ? Math.round(((o.runs - o.inconclusive) / o.runs) * 1000) / 1000 : 0,
     searchMs: Math.round(o.searchMs), runsPerMinute: perMinute(o.runs, o.searchMs), parallel: o.parallel ?? 1,
   };
 }
 
 export function describeThroughput(t: Throughput): string {
   return `throughput: ${t.runs} run(s) of ${t.schedules} distinct schedule(s) in ${(t.searchMs / 1000).toFixed(1)} s of search, `
-    + `${t.runsPerMinute} runs/min (${t.conclusive} conclusive, ${t.inconclusive} inconclusive)${t.parallel > 1 ? `, up to ${t.parallel} at once` : ''}`;
+    + `${t.runsPerMinute} runs/min (${t.conclusive} conclusive, ${Math.round(t.conclusiveShare * 100)}%; ${t.inconclusive} inconclusive)${t.parallel > 1 ? `, up to ${t.parallel} at once` : ''}`;
 }

@@ -13,12 +13,12 @@ import { emptyStats } from '../../checkers/stats.ts';
 
 test('throughput: runs per minute of search, conclusive and inconclusive, distinct schedules', () => {
   const t = throughput({ runs: 42, inconclusive: 2, schedules: 41, searchMs: 60_000, parallel: 2 });
-  assert.deepEqual(t, { runs: 42, conclusive: 40, inconclusive: 2, schedules: 41, searchMs: 60_000, runsPerMinute: 42, parallel: 2 });
+  assert.deepEqual(t, { runs: 42, conclusive: 40, inconclusive: 2, conclusiveShare: 0.952, schedules: 41, searchMs: 60_000, runsPerMinute: 42, parallel: 2 });
   assert.equal(perMinute(10, 45_000), 13.3);
   assert.equal(perMinute(1, 7), 8571.4);
   assert.equal(perMinute(5, 0), 0);
   assert.equal(throughput({ runs: 3, inconclusive: 0, schedules: 3, searchMs: 1234.6 }).parallel, 1);
-  assert.match(describeThroughput(t), /^throughput: 42 run\(s\) of 41 distinct schedule\(s\) in 60\.0 s of search, 42 runs\/min \(40 conclusive, 2 inconclusive\), up to 2 at once$/);
+  assert.match(describeThroughput(t), /^throughput: 42 run\(s\) of 41 distinct schedule\(s\) in 60\.0 s of search, 42 runs\/min \(40 conclusive, 95%; 2 inconclusive\), up to 2 at once$/);
 });
 
 /** A stand-in run: `ms` long, unsafe when `unsafe(plan)`; records overlap per kind of plan and lanes in use. */

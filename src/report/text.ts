@@ -6,6 +6,16 @@ import type { Anomaly, CheckResult } from '../../checkers/types.ts';
 export interface TextOptions {
   maxAnomalies?: number;   // default 10
   maxLines?: number;       // lines listed per anomaly, default 12
+  /** process → client ('c1'): anomalies then speak of clients, process ids as detail. */
+  clients?: ReadonlyMap<number, string>;
+  /** Per anomaly, the fault that made it possible (src/report/cause.ts), in words. */
+  causes?: readonly (string | undefined)[];
+}
+
+/** "process 4's release" → "c2's release" where the client is known (the clients line keeps the ids). */
+export function inClientTerms(message: string, clients: ReadonlyMap<number, string> | undefined): string {
+  if (!clients?.size) return message;
+  return message.replace(/\bprocess (\d+)\b/g, (m, p: string) => clients.get(Number(p)) ?? m);
 }
 
 const VERDICT: Record<string, string> = { true: 'VALID', false: 'INVALID', unknown: 'UNKNOWN' };
@@ -24,17 +34,21 @@ function list<T>(items: readonly T[], max: number, show: (x: T) => string): stri
   return items.length > max ? `${shown}, … (${items.length - max} more)` : shown;
 }
 
-function formatAnomaly(a: Anomaly, n: number, o: Required<TextOptions>): string {
+function formatAnomaly(a: Anomaly, n: number, o: Required<Omit<TextOptions, 'clients' | 'causes'>> & TextOptions): string {
   const where = a.key === '' ? '' : ` on key "${a.key}"`;
-  const out = [`  ${n}. ${a.type}${where}: ${a.message}`];
-  if (a.processes.length > 0) out.push(`     processes: ${list(a.processes, o.maxLines, String)}`);
+  const out = [`  ${n}. ${a.type}${where}: ${inClientTerms(a.message, o.clients)}`];
+  const cause = o.causes?.[n - 1];
+  if (cause) out.push(`     cause: ${cause}`);
+  const named = o.clients?.size ? a.processes.filter((p) => o.clients!.has(p)) : [];
+  if (named.length > 0) out.push(`     clients: ${list(a.processes, o.maxLines, (p) => (o.clients!.has(p) ? `${o.clients!.get(p)} (process ${p})` : `process ${p}`))}`);
+  else if (a.processes.length > 0) out.push(`     processes: ${list(a.processes, o.maxLines, String)}`);
   if (a.lines.length > 0) out.push(`     lines: ${list(a.lines, o.maxLines, String)}`);
   if (a.times && a.times.length > 0) out.push(`     times: ${list(a.times, o.maxLines, formatTime)}`);
   return out.join('\n');
 }
 
 export function formatResult(file: string, r: CheckResult, options: TextOptions = {}): string {
-  const o: Required<TextOptions> = { maxAnomalies: options.maxAnomalies ?? 10, maxLines: options.maxLines ?? 12 };
+  const o = { ...options, maxAnomalies: options.maxAnomalies ?? 10, maxLines: options.maxLines ?? 12 };
   const timing = [r.parse_ms !== undefined ? `parsed in ${r.parse_ms} ms` : '', r.check_ms !== undefined ? `checked in ${r.check_ms} ms` : '']
     .filter(Boolean).join(', ');
   const out = [`${file}: ${VERDICT[String(r.valid)]} under model ${r.model} (${plural(r.ops, 'op')}, ${plural(r.keys, 'key')}${timing ? `; ${timing}` : ''})`];

@@ -67,8 +67,11 @@ const fmtMs = (ms: number): string => (Math.abs(ms) >= 10_000 ? `${(ms / 1000).t
 const signed = (ms: number): string => `${ms >= 0 ? '+' : '−'}${fmtMs(Math.abs(ms))}`;
 
 /** 'client:c1' → c1; anything else is a server node (n3, primary, …). */
-function targetsOf(v: Record<string, unknown>): { clients: string[]; nodes: string[] } {
-  const raw = v.client !== undefined ? [v.client] : Array.isArray(v.target) ? v.target : v.target !== undefined ? [v.target] : [];
+export function faultTargets(v: Record<string, unknown>): { clients: string[]; nodes: string[] } {
+  const grudge = (v.params as Record<string, unknown> | undefined)?.grudge;
+  // A grudge names its endpoints in params.grudge ("c1:n4,n5 n1:n3").
+  const ends = v.target === 'grudge' && typeof grudge === 'string' ? [...new Set(grudge.split(/[\s:,]+/).filter(Boolean))] : undefined;
+  const raw = v.client !== undefined ? [v.client] : ends ?? (Array.isArray(v.target) ? v.target : v.target !== undefined ? [v.target] : []);
   const clients: string[] = [];
   let nodes: string[] = [];
   for (const t of raw.map(String)) {
@@ -86,7 +89,7 @@ function targetsOf(v: Record<string, unknown>): { clients: string[]; nodes: stri
 export function faultWords(kind: string, value: unknown, measuredMs: number | undefined, leaseMs?: number): string {
   const v = (value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
   const p = (v.params ?? {}) as Record<string, unknown>;
-  const { clients, nodes } = targetsOf(v);
+  const { clients, nodes } = faultTargets(v);
   const who = [...clients, ...nodes].join(', ') || 'all';
   const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
   const dur = num(v.duration_ms) ?? num(p.duration_ms) ?? measuredMs;
@@ -214,7 +217,7 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
   // Faults: one row each, on the lanes they target; server nodes get lanes of their own.
   const faults: FaultRow[] = tl.bands.map((b) => {
     const v = (b.value !== null && typeof b.value === 'object' ? b.value : {}) as Record<string, unknown>;
-    const t = targetsOf(v);
+    const t = faultTargets(v);
     for (const n of t.nodes) if (!lanes.has(`node:${n}`)) lanes.set(`node:${n}`, { id: `node:${n}`, kind: 'node', label: n, detail: '', processes: [] });
     const clientLanes = t.clients.filter((c) => lanes.has(c));
     const lease = t.clients.length === 1 ? leaseAt(leases, t.clients[0]!, b.a) : undefined;

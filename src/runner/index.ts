@@ -166,7 +166,10 @@ async function describeOutcome(o: RunOutcome, file: string): Promise<string> {
   const lines: string[] = [];
   try {
     const { formatResult } = await import('../report/text.ts');
-    lines.push(formatResult(file, o.check));
+    // In the user's terms: clients, and the fault that made each anomaly possible (src/report/cause.ts).
+    const { explainRun } = await import('../report/cause.ts');
+    const { clients, causes } = explainRun(o.events, o.check.anomalies);
+    lines.push(formatResult(file, o.check, { clients, causes }));
   } catch {
     lines.push(`${file}: valid=${String(o.check.valid)}`);
     for (const a of o.check.anomalies) lines.push(`  ${a.type}: ${a.message}`);

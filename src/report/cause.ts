@@ -1,0 +1,157 @@
+// What made an anomaly possible, in the user's terms: the fault whose period overlaps the
+// anomaly's operations, and what it hit (a client in its critical section, or in the middle of
+// its release; the servers while a client held the lock). Read from the history alone (the
+// nemesis' <kind>-start/-stop events and the ops), so it works for a replay and for `report`.
+import type { Anomaly } from '../../checkers/types.ts';
+import type { HistoryEvent, NemesisEvent, Op, ParsedHistory } from '../history/types.ts';
+import { HistoryBuilder } from '../history/build.ts';
+import { faultTargets } from './timeline-story.ts';
+
+export interface FaultPeriod {
+  kind: string;
+  start: number;              // ns
+  end?: number;               // ns; undefined: not healed within the history
+  clients: string[];
+  nodes: string[];
+  point?: string;             // an anchored fault: the point it fired at
+  value: Record<string, unknown>;
+}
+
+const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : {});
+
+/** The faults of a history as periods: each `<kind>-start` with its `-stop` (same id, or same kind and client). */
+export function faultPeriods(nemesis: readonly NemesisEvent[]): FaultPeriod[] {
+  const out: FaultPeriod[] = [];
+  const open = new Map<string, FaultPeriod>();
+  const keyOf = (kind: string, v: Record<string, unknown>) => `${kind}|${String(v.id ?? v.client ?? JSON.stringify(v.target ?? ''))}`;
+  for (const e of nemesis) {
+    const m = /^(.*)-(start|stop)$/.exec(e.f);
+    if (!m || e.time === undefined || m[1] === 'run') continue;   // run-start / run-end frame runs, they are no fault
+    const [, kind, phase] = m as unknown as [string, string, string];
+    const v = obj(e.value);
+    const k = keyOf(kind, v);
+    if (phase === 'start') {
+      const { clients, nodes } = faultTargets(v);
+      const point = typeof v.point === 'string' ? v.point : typeof obj(v.params).point === 'string' ? String(obj(v.params).point) : undefined;
+      const p: FaultPeriod = { kind, start: e.time, clients, nodes, value: v, ...(point ? { point } : {}) };
+      open.set(k, p);
+      out.push(p);
+    } else {
+      const p = open.get(k);
+      if (p) { p.end = e.time; open.delete(k); }
+    }
+  }
+  return out;
+}
+
+const s = (ns: number) => `${(ns / 1e9).toFixed(3)} s`;
+const msOf = (ns: number) => `${Math.round(ns / 1e6)} ms`;
+
+/** 'send:release:2' → "just before the 2nd command of its release went out". */
+export function pointWords(point: string): string {
+  const io = /^(send|reply):(\w+):(\d+)$/.exec(point);
+  if (io) {
+    const n = Number(io[3]);
+    const nth = `${n}${n === 1 ? 'st' : n === 2 ? 'nd' : n === 3 ? 'rd' : 'th'}`;
+    return io[1] === 'send' ? `just before the ${nth} command of its ${io[2]} went out` : `just after the ${nth} reply to its ${io[2]} came in`;
+  }
+  if (point === 'in-critical-section') return 'in its critical section, just after its acquire returned';
+  if (point === 'before-write') return 'just before its write, after its last look at the lock';
+  return `at its point '${point}'`;
+}
+
+/** A process in the user's terms: "c1 (process 4)", or "process 4" when no client name is known. */
+export function who(p: number, clients: ReadonlyMap<number, string>): string {
+  const c = clients.get(p);
+  return c ? `${c} (process ${p})` : `process ${p}`;
+}
+
+/** Where a client was when the fault began: in an operation, holding the lock, or idle. */
+function whereWas(ops: readonly Op[], p: number, t: number): string {
+  const mine = ops.filter((o) => o.process === p && o.invokeTime !== undefined);
+  const during = mine.find((o) => o.invokeTime! <= t && (o.completeTime === undefined || o.completeTime >= t));
+  if (during) return `during its ${during.f} (invoked at line ${during.invokeLine})`;
+  const before = mine.filter((o) => o.invokeTime! <= t).pop();
+  if (before?.f === 'acquire' && before.outcome === 'ok') {
+    const lease = before.leaseMs !== undefined && before.invokeTime !== undefined ? `; its ${before.leaseMs} ms lease ran out at ${s(before.invokeTime + before.leaseMs * 1e6)}` : '';
+    return `while it held the lock (acquire ok at line ${before.completeLine}${lease})`;
+  }
+  return 'between its operations';
+}
+
+/** What the client did next, after the fault ended. */
+function nextOf(ops: readonly Op[], p: number, t: number | undefined): string {
+  if (t === undefined) return '';
+  const after = ops.find((o) => o.process === p && o.invokeTime !== undefined && (o.invokeTime >= t || (o.completeTime !== undefined && o.completeTime >= t)));
+  if (!after) return '';
+  return after.invokeTime! >= t ? `; its next operation was its ${after.f} at line ${after.invokeLine}, after it`
+    : `; that ${after.f} completed at line ${after.completeLine}, after it`;
+}
+
+/**
+ * One sentence per anomaly (undefined when no fault overlaps it): the fault that made it possible.
+ * Client faults on the anomaly's own clients come first, then server faults inside its window.
+ */
+export function explainAnomalies(h: Pick<ParsedHistory, 'ops' | 'nemesis'>, anomalies: readonly Anomaly[], clients: ReadonlyMap<number, string>): (string | undefined)[] {
+  const periods = faultPeriods(h.nemesis);
+  const byId = new Map(h.ops.map((o) => [o.id, o]));
+  const byLine = new Map<number, Op>();
+  for (const o of h.ops) { byLine.set(o.invokeLine, o); if (Number.isFinite(o.completeLine)) byLine.set(o.completeLine, o); }
+  /** The anomaly's ops: by id, else by the lines it names (some checkers name lines only). */
+  const opsOf = (a: Anomaly): Op[] => [...new Set([...(a.ops ?? []).map((id) => byId.get(id)), ...a.lines.map((l) => byLine.get(l))]
+    .filter((o): o is Op => o !== undefined))];
+  const direct = anomalies.map((a) => direct1(a));
+  // A double holder between clients no fault touched: the stale release on the same key inside it
+  // (a paused client's late unlock that freed the first holder's lock) is what let the second in.
+  return anomalies.map((a, i) => {
+    if (a.type !== 'double-holder' || (direct[i] && !direct[i]!.others)) return direct[i]?.text;
+    // Before the second holder's acquire returned (the double holder's first time): a release after it let nobody in.
+    const began = a.times?.[0] ?? Infinity;
+    const lateRelease = (b: Anomaly) => opsOf(b).find((o) => o.f === 'release' && o.invokeTime !== undefined && o.invokeTime < began);
+    const j = anomalies.findIndex((b, k) => k !== i && b.type === 'stale-release' && b.key === a.key && direct[k] !== undefined && lateRelease(b) !== undefined);
+    if (j < 0) return direct[i]?.text;
+    const rel = lateRelease(anomalies[j]!)!;
+    return `the stale release at line ${rel.invokeLine} by ${who(rel.process, clients)} freed the lock it no longer held, which let the second holder in; ${direct[j]!.text}`;
+  });
+
+  function direct1(a: Anomaly): { text: string; others: boolean } | undefined {
+    const ops = opsOf(a);
+    const times = ops.flatMap((o) => [o.invokeTime, o.completeTime]).filter((x): x is number => x !== undefined);
+    for (const t of a.times ?? []) times.push(t);
+    if (times.length === 0) return undefined;
+    const from = Math.min(...times), to = Math.max(...times);
+    const overlapping = periods.filter((f) => f.start <= to && (f.end ?? Infinity) >= from);
+    const procs = a.processes.filter((p) => typeof p === 'number');
+    const names = new Map(procs.map((p) => [clients.get(p), p]));
+    const own = overlapping.find((f) => f.clients.some((c) => names.has(c)));
+    const f = own ?? overlapping.find((x) => x.nodes.length > 0) ?? overlapping[0];
+    if (!f) return undefined;
+    return { text: say(f, own !== undefined, procs, names), others: own === undefined };
+  }
+
+  function say(f: FaultPeriod, ownFault: boolean, procs: number[], names: Map<string | undefined, number>): string {
+    const dur = f.end !== undefined ? ` for ${msOf(f.end - f.start)}` : ' until the end of the run';
+    const at = f.point ? `, ${pointWords(f.point)}` : '';
+    if (ownFault) {
+      const c = f.clients.find((x) => names.has(x))!;
+      const p = names.get(c)!;
+      const verb = f.kind === 'client-pause' ? 'was paused' : f.kind === 'client-kill' ? 'was killed' : f.kind === 'partition' ? 'was cut off' : f.kind === 'client-clock' ? 'had its clock moved' : `was hit by ${f.kind}`;
+      return `${who(p, clients)} ${verb}${dur} from ${s(f.start)}${at}, ${whereWas(h.ops, p, f.start)}${nextOf(h.ops, p, f.end)}`;
+    }
+    const holder = procs.map((p) => ({ p, o: h.ops.filter((o) => o.process === p && o.f === 'acquire' && o.outcome === 'ok' && o.completeTime !== undefined && o.completeTime <= f.start).pop() }))
+      .find((x) => x.o !== undefined);
+    const target = f.nodes.length ? ` of ${f.nodes.join(', ')}` : f.clients.length ? ` of ${f.clients.join(', ')}` : '';
+    return `${f.kind}${target}${dur} from ${s(f.start)}${at}${holder ? `, while ${who(holder.p, clients)} held the lock (acquire ok at line ${holder.o!.completeLine})` : ''}`;
+  }
+}
+
+/** A run's events (as the recorder wrote them): its clients by process, and a cause per anomaly. */
+export function explainRun(events: readonly HistoryEvent[], anomalies: readonly Anomaly[]): { clients: Map<number, string>; causes: (string | undefined)[] } {
+  const clients = new Map<number, string>();
+  const b = new HistoryBuilder('run');
+  events.forEach((e, i) => {
+    b.add(e, i + 1);
+    if (typeof e.process === 'number' && typeof e.client === 'string') clients.set(e.process, e.client);
+  });
+  return { clients, causes: explainAnomalies(b.finish(), anomalies, clients) };
+}

@@ -1,0 +1,64 @@
+// The cause of an anomaly in the user's terms (src/report/cause.ts): clients, not process ids, and
+// the fault that made it possible, read from the history alone.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkHistory } from '../../checkers/index.ts';
+import { explainRun } from '../../src/report/cause.ts';
+import { formatResult } from '../../src/report/text.ts';
+import type { HistoryEvent } from '../../src/history/types.ts';
+import { toParsed } from '../support/history.ts';
+
+const ms = 1e6;
+const op = (type: HistoryEvent['type'], f: string, process: number, t: number, extra: Partial<HistoryEvent> = {}): HistoryEvent =>
+  ({ type, f, process, key: 'k', time: t * ms, ...extra });
+const nem = (f: string, t: number, value: unknown): HistoryEvent => ({ type: 'info', f, process: 'nemesis', value, time: t * ms });
+
+// c1 holds (lease 800 ms), is paused just before its DEL goes out; its lease runs out, c2 takes the
+// lock, c1's late DEL deletes c2's key, and c3, waiting all along, takes the lock while c2 holds.
+const events: HistoryEvent[] = [
+  nem('run-start', 0, { run: 1, backend: 'redis' }),
+  op('invoke', 'acquire', 0, 10, { client: 'c1' }), op('ok', 'acquire', 0, 12, { lease_ms: 800 }),
+  op('invoke', 'release', 0, 100, { client: 'c1' }),
+  nem('client-pause-start', 101, { client: 'c1', point: 'send:release:1', duration_ms: 1200 }),
+  op('invoke', 'acquire', 1, 300, { client: 'c2' }), op('invoke', 'acquire', 2, 310, { client: 'c3' }),
+  op('ok', 'acquire', 1, 830, { lease_ms: 800 }),
+  nem('client-pause-stop', 1301, { client: 'c1', point: 'send:release:1' }),
+  op('ok', 'release', 0, 1303),
+  op('ok', 'acquire', 2, 1350, { lease_ms: 800 }),
+  op('invoke', 'release', 1, 1400, { client: 'c2' }), op('ok', 'release', 1, 1402, { value: { lost: true } }),
+  op('invoke', 'release', 2, 1500, { client: 'c3' }), op('ok', 'release', 2, 1502),
+];
+
+test("a double holder between clients no fault touched is traced to the paused client's late unlock", () => {
+  const r = checkHistory(toParsed(events), { model: 'mutex' });
+  assert.deepEqual(r.anomalies.map((a) => a.type).sort(), ['double-holder', 'stale-release']);
+  const { clients, causes } = explainRun(events, r.anomalies);
+  const byType = Object.fromEntries(r.anomalies.map((a, i) => [a.type, causes[i]]));
+  assert.match(byType['stale-release']!, /^c1 \(process 0\) was paused for 1200 ms from 0\.101 s, just before the 1st command of its release went out, during its release \(invoked at line 4\); that release completed at line 10, after it$/);
+  assert.match(byType['double-holder']!, /^the stale release at line 4 by c1 \(process 0\) freed the lock it no longer held, which let the second holder in; c1 \(process 0\) was paused/);
+  const text = formatResult('h.jsonl', r, { clients, causes });
+  // Clients first, process ids as detail; no anomaly left without its cause.
+  assert.match(text, /double-holder on key "k": c3's acquire at line 7 returned ok at line 11, but c2 held/);
+  assert.match(text, /clients: c2 \(process 1\), c3 \(process 2\)/);
+  assert.equal(text.match(/cause: /g)?.length, 2);
+  assert.doesNotMatch(text, /process \d+'s/);
+});
+
+test('a server fault inside a hold is named with the holder; no fault, no cause', () => {
+  const kill: HistoryEvent[] = [
+    nem('run-start', 0, { run: 1, backend: 'redis' }),
+    op('invoke', 'acquire', 0, 10, { client: 'c1' }), op('ok', 'acquire', 0, 12, { lease_ms: 800 }),
+    nem('kill-start', 50, { id: 'f1', target: ['n1', 'n2', 'n3'], nodes: ['n1', 'n2', 'n3'] }),
+    op('invoke', 'acquire', 1, 60, { client: 'c2' }),
+    nem('kill-stop', 150, { id: 'f1', nodes: ['n1', 'n2', 'n3'], down_ms: 100 }),
+    op('ok', 'acquire', 1, 200, { lease_ms: 800 }),
+    op('invoke', 'release', 0, 400, { client: 'c1' }), op('ok', 'release', 0, 402),
+    op('invoke', 'release', 1, 500, { client: 'c2' }), op('ok', 'release', 1, 502),
+  ];
+  const r = checkHistory(toParsed(kill), { model: 'mutex' });
+  const { causes } = explainRun(kill, r.anomalies);
+  assert.equal(r.anomalies[0]!.type, 'double-holder');
+  assert.equal(causes[0], 'kill of n1, n2, n3 for 100 ms from 0.050 s, while c1 (process 0) held the lock (acquire ok at line 3)');
+  const quiet = kill.filter((e) => e.process !== 'nemesis' || e.f === 'run-start');
+  assert.ok(explainRun(quiet, r.anomalies).causes.every((c) => c === undefined));
+});

@@ -14,6 +14,8 @@ import type { CheckResult } from '../../checkers/types.ts';
 import { HistoryError, readHistory } from '../history/index.ts';
 import type { ParsedHistory } from '../history/types.ts';
 import { formatResult } from '../report/text.ts';
+import { explainAnomalies } from '../report/cause.ts';
+import { clientsFromFile } from '../report/timeline-story.ts';
 import { renderJUnit } from '../report/junit.ts';
 import { renderTimelineHtml } from '../report/html.ts';
 import { EXIT_HELP } from '../cli.ts';
@@ -103,8 +105,17 @@ const modelFrom = (o: unknown): string | undefined =>
 
 function render(format: Format, name: string, h: ParsedHistory, r: CheckResult, meta: Record<string, unknown>): string {
   switch (format) {
-    case 'text': return `${formatResult(name, r)}\n`;
-    case 'json': return `${JSON.stringify({ file: h.source, ...r })}\n`;
+    case 'text': {
+      // In the user's terms when the history names its clients (lockpick run records them).
+      const clients = clientsFromFile(h.source);
+      return `${formatResult(name, r, { clients, causes: explainAnomalies(h, r.anomalies, clients) })}\n`;
+    }
+    case 'json': {
+      const clients = clientsFromFile(h.source);
+      const causes = explainAnomalies(h, r.anomalies, clients);
+      const anomalies = r.anomalies.map((a, i) => ({ ...a, ...(clients.size ? { clients: a.processes.map((p) => clients.get(p) ?? null) } : {}), ...(causes[i] ? { cause: causes[i] } : {}) }));
+      return `${JSON.stringify({ file: h.source, ...r, anomalies })}\n`;
+    }
     case 'junit': return renderJUnit([{ name, result: r, meta }]);
     case 'html': return renderTimelineHtml(h, r, meta);
   }

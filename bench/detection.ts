@@ -31,6 +31,12 @@ const CASES: Record<string, string[]> = {
   'npm-redlock-kleppmann': ['--lock', 'npm:redlock', '--faults', 'partition,clock-bump'],
   'semaphore-redlock-restart': ['--lock', 'npm:redis-semaphore-redlock', '--faults', 'partition,kill'],
   'semaphore-redlock-kleppmann': ['--lock', 'npm:redis-semaphore-redlock', '--faults', 'partition,clock-bump'],
+  // One fault kind each, as a user picks it: kill alone forgets a majority's votes (UNSAFE); the
+  // correct Redlock under partitions drawn over its masters, and under a pause before its validity
+  // check with the careful client (Held.validUntilMs), must stay SAFE.
+  'redlock-kill': ['--lock', 'redlock', '--faults', 'kill'],
+  'redlock-partition': ['--lock', 'redlock', '--faults', 'partition'],
+  'redlock-validity-pause': ['--lock', 'redlock', '--faults', 'client-pause', '--pause-at', 'before-validity-check'],
   // Immune: antirez's delayed restart (down longer than the lease) must stay SAFE.
   'redlock-restart-delayed': ['--lock', 'redlock', '--faults', 'partition,kill', '--restart-delay', '1200'],
   // The single-fault rows of the README's scenario table (their medians before the aims: 8.3, 6.3, 3.8, 3.9, 6.0 s).

@@ -17,6 +17,7 @@ import { envJson, envFromTest, keyNamespace } from './env-spec.ts';
 import type { EnvSpec } from '../env/env-kinds.ts';
 import { addRun, describeCoverage, emptyCoverage, gaps, type Coverage } from './coverage.ts';
 import { renderRunJUnit, type RunJUnit } from '../report/junit.ts';
+import { checkPackages } from '../optional.ts';
 
 export interface RunOptions {
   lock: LockSpec;
@@ -287,6 +288,7 @@ function writeJUnit(dir: string, paths: (string | undefined)[], input: RunJUnit)
 export async function runTest(o: RunOptions): Promise<RunSummary> {
   o.interrupts?.signal?.throwIfAborted();
   const t0 = Date.now();
+  checkPackages(o.recipe.packages);   // a missing optional package ends the run before anything is written (exit 3)
   const { id, dir } = newRunDir(o.storeRoot);
   const topo = topologyOf(o.recipe);
   const seed = o.seed ?? Math.floor(Math.random() * 0x7fffffff);
@@ -474,6 +476,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   const spec = test.lock_spec as LockSpec | undefined;
   if (!spec || (typeof spec !== 'object')) throw new Error(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it`);
   const recipe = await o.resolve(spec);
+  checkPackages(recipe.packages);
   // Before the run directory: a plan its environment cannot run is refused with nothing written.
   const { env, keyPrefix } = envFromTest(test, where, plan, o.env);
   const { id, dir } = newRunDir(o.storeRoot);

@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './run-helpers.ts';
@@ -16,9 +16,9 @@ let dir: string;        // holds the tarball and the project
 let project: string;
 let tarball: string;
 
-function sh(cmd: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+function sh(cmd: string, args: string[], cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { cwd, timeout: timeoutMs, maxBuffer: 64 << 20, env: { ...process.env, npm_config_update_notifier: 'false' } },
+    execFile(cmd, args, { cwd, timeout: timeoutMs, maxBuffer: 64 << 20, env: { ...env, npm_config_update_notifier: 'false' } },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
   });
 }
@@ -170,4 +170,49 @@ test('the library from the built package (dist/) under plain node: runLockTest f
   const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { exitCode: number; gaps: string[]; ok: number };
   assert.equal(out.exitCode, 0, `no faults, so the DEL unlock is safe here; gaps: ${out.gaps.join('; ')}`);
   assert.ok(out.ok > 0);
+});
+
+/**
+ * A machine without a compiler, as far as a PATH can make one: every program on PATH
+ * except C and C++ compilers, linkers and make (what node-gyp and the clock shim's
+ * build need), and no CC/CXX.
+ */
+function noCompilerEnv(root: string): NodeJS.ProcessEnv {
+  const bin = path.join(root, 'bin');
+  mkdirSync(bin);
+  const hidden = /^(cc|c\+\+|gcc|g\+\+|cpp|clang.*|ld|make|gmake|.*-(gcc|g\+\+|cc|c\+\+)(-[0-9.]+)?|(gcc|g\+\+|cpp)-[0-9.]+)$/;
+  for (const d of (process.env.PATH ?? '').split(':')) {
+    let names: string[];
+    try { names = readdirSync(d); } catch { continue; }
+    for (const n of names) {
+      if (hidden.test(n) || existsSync(path.join(bin, n))) continue;
+      symlinkSync(path.join(d, n), path.join(bin, n));
+    }
+  }
+  const { CC: _cc, CXX: _cxx, ...env } = process.env;
+  // A fresh cache: no clock shim built by an earlier run (it needs cc).
+  return { ...env, PATH: bin, XDG_CACHE_HOME: path.join(root, 'cache') };
+}
+
+test('without a compiler and without optional dependencies: the install succeeds, a Redis lock is SAFE, a ZooKeeper lock says the install line (exit 3)', { timeout: 150_000 }, async () => {
+  const root = path.join(dir, 'slim');
+  const slim = path.join(root, 'project');
+  mkdirSync(slim, { recursive: true });
+  const env = noCompilerEnv(root);
+  assert.notEqual((await sh('sh', ['-c', 'command -v cc || command -v g++ || command -v make'], slim, 10_000, env)).code, 0, 'the compilers are hidden');
+  assert.equal((await sh('npm', ['init', '-y'], slim, 30_000, env)).code, 0);
+  const install = await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=optional', tarball], slim, 120_000, env);
+  assert.equal(install.code, 0, `npm install without a compiler failed:\n${install.stderr}`);
+  for (const p of ['zookeeper', 'testcontainers']) assert.ok(!existsSync(path.join(slim, 'node_modules', p)), `${p} is optional: not installed`);
+  // The CLI runs from dist/ (no tsx needed at start); no faults, so no clock shim is needed either.
+  const safe = await sh('npx', ['lockpick', 'run', '--lock', 'redis-set-px-lua', '--time', '3', '--store', 'store'], slim, 60_000, env);
+  assert.equal(safe.code, 0, `expected SAFE (exit 0):\n${safe.stdout}\n${safe.stderr.slice(-3000)}`);
+  assert.match(safe.stdout, /SAFE so far/);
+  assert.match(safe.stderr, /cannot build the clock shim.*no C compiler/s, 'the missing shim is said');
+  const zk = await sh('npx', ['lockpick', 'run', '--lock', 'zk-ephemeral', '--time', '3', '--store', 'store'], slim, 60_000, env);
+  assert.equal(zk.code, 3, `expected exit 3 (no test possible):\n${zk.stdout}\n${zk.stderr}`);
+  assert.match(zk.stderr, /the optional package 'zookeeper' is not installed.*`npm install zookeeper`/);
+  const docker = await sh('npx', ['lockpick', 'run', '--lock', 'redis-set-px-lua', '--env', 'docker', '--time', '3', '--store', 'store'], slim, 60_000, env);
+  assert.equal(docker.code, 3, `expected exit 3:\n${docker.stdout}\n${docker.stderr}`);
+  assert.match(docker.stderr, /`npm install testcontainers`/);
 });

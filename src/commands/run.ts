@@ -42,7 +42,10 @@ options:
                        drawn); default all of them (not send/reply for zookeeper locks)
   --lock-opt K=V       a recipe option (repeatable; see 'lockpick list')
   --store DIR          where run directories go (default ./store)
-  --replay DIR         run the plan stored in DIR/test.json again (--runs times at most, default 3)
+  --replay DIR         run the plan stored in DIR/test.json again (--runs times at most, default 3);
+                       a lock module is found relative to the current directory (as stored);
+                       --lock and --endpoints given too replace the stored ones. A counterexample
+                       of the same lock that does not break again exits 3 (not reproduced)
   --property P         what must hold: lock (its history), resource (the protected counter:
                        no lost update, no stale write), both (default: lock + resource),
                        liveness (no lock stays unavailable past --liveness-ms after its
@@ -131,7 +134,9 @@ export async function run(argv: string[]): Promise<number> {
     if (args.replay) {
       if (args['key-prefix'] !== undefined) throw new UsageError('--key-prefix: a replay uses the prefix its test.json stored; leave it out');
       if (args['keep-going']) throw new UsageError('--keep-going goes on searching after a violation; a replay runs one stored plan, so leave it out (or drop --replay)');
-      summary = await replay({ dir: args.replay, runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env });
+      // --lock: another module (a fix, or the same one moved) against the stored plan.
+      const lock = args.lock === undefined ? undefined : parseLockArg(args.lock);
+      summary = await replay({ dir: args.replay, runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env, lock });
     } else {
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
       const spec = parseLockArg(args.lock);

@@ -1,7 +1,7 @@
 // `lockpick run` without the command line: open a session, search (or replay a
 // stored plan), store what happened, and say it in words.
-import { join, relative, isAbsolute } from 'node:path';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { LockRecipe } from '../locks/lock.ts';
 import type { Verdict } from '../../checkers/types.ts';
 import { planArb } from '../workload/arbitraries.ts';
@@ -11,13 +11,14 @@ import { Progress, describeThroughput, throughput, type ProgressEvent, type Prog
 import { search, type Failure, type SearchResult } from './search.ts';
 import { Session, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, versions, writeEvents, writeJson } from './store.ts';
-import { lockLabel } from './lock-spec.ts';
+import { lockFromStored, lockLabel, moduleHash, storedLock } from './lock-spec.ts';
 import { claimSignals } from '../env/lifecycle.ts';
 import { envJson, envFromTest, keyNamespace } from './env-spec.ts';
 import type { EnvSpec } from '../env/env-kinds.ts';
 import { addRun, describeCoverage, emptyCoverage, gaps, type Coverage } from './coverage.ts';
 import { renderRunJUnit, type RunJUnit } from '../report/junit.ts';
 import { checkPackages } from '../optional.ts';
+import { UsageError } from '../errors.ts';
 
 export interface RunOptions {
   lock: LockSpec;
@@ -269,13 +270,6 @@ async function withSession<T>(o: SessionOptions, ctl: Interrupts, body: (s: Sess
   }
 }
 
-/** A lock as CI names it: a registry name, or a module path relative to the working directory. */
-function ciLabel(spec: LockSpec): string {
-  if (!('path' in spec)) return spec.name;
-  const rel = relative(process.cwd(), spec.path);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : spec.path;
-}
-
 /** Writes the run's JUnit file into DIR (and the counterexample dir, and --junit PATH when given). */
 function writeJUnit(dir: string, paths: (string | undefined)[], input: RunJUnit): string {
   const xml = renderRunJUnit(input);
@@ -293,7 +287,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   const topo = topologyOf(o.recipe);
   const seed = o.seed ?? Math.floor(Math.random() * 0x7fffffff);
   const test: Record<string, unknown> = {
-    lock: lockLabel(o.lock), lock_spec: o.lock, model: o.recipe.model, fencing: o.recipe.fencing,
+    lock: lockLabel(o.lock), ...storedLock(o.lock), model: o.recipe.model, fencing: o.recipe.fencing,
     topology: { name: topo.name, ...topo.opts }, faults: o.faults, pause_points: o.pausePoints ?? null, property: o.property ?? 'both', liveness_ms: o.livenessMs ?? null, clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
     time_s: o.timeS, runs: o.runs, parallel: o.parallel ?? 1, keep_going: o.keepGoing === true, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
     versions: versions(), started: new Date().toISOString(), plan: null, ...envJson(o.env, o.keyPrefix),
@@ -310,7 +304,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   const property = o.property ?? 'both';
   const liveness: LivenessTotals = { checked: wantsLiveness(property), violations: 0, longest_unavailable_ms: 0, bound_ms: o.livenessMs ?? null };
   const totals = () => ({ property, lock_violations: lockViolations, liveness, resource_totals: resource, ops, coverage });
-  const junitBase = { lock: ciLabel(o.lock), property, faults: o.faults, replayCommand: `lockpick run --replay ${dir}`, properties: { run: id, seed } };
+  const junitBase = { lock: lockLabel(o.lock), property, faults: o.faults, replayCommand: `lockpick run --replay ${dir}`, properties: { run: id, seed } };
   // Ctrl-C: what was found so far is stored and said; a violation already seen stays one.
   let interrupted = false;
   const onInterrupt = async () => {
@@ -464,6 +458,27 @@ export interface ReplayOptions {
   interrupts?: Interrupts;
   /** Servers to use instead of the stored ones (--endpoints again: a password is never stored). */
   env?: EnvSpec;
+  /** The lock to use instead of the stored one (--lock with --replay: the fixed module, or the same one moved). */
+  lock?: LockSpec;
+}
+
+/**
+ * The lock a replay runs: `o.lock`, else test.json's (a module path relative to the
+ * directory lockpick runs in). Says when the module is not the one the run used, and
+ * whether it is the run's own lock (then a replay that does not break has not reproduced it).
+ */
+function replayLock(test: Record<string, unknown>, where: string, o: ReplayOptions): { spec: LockSpec; same: boolean } {
+  const stored = test.lock_spec as LockSpec | undefined;
+  if (!stored || (typeof stored !== 'object')) throw new Error(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it`);
+  const spec = o.lock ?? lockFromStored(stored);
+  if (!('path' in spec)) return { spec, same: 'name' in stored && stored.name === spec.name };
+  if (!o.lock && !existsSync(spec.path)) {
+    throw new UsageError(`${where}: the lock module ${(stored as { path: string }).path} is not at ${spec.path}; test.json names it relative to the directory lockpick ran in: replay from your project's root, or give --lock PATH`);
+  }
+  const was = typeof test.lock_sha256 === 'string' ? test.lock_sha256 : undefined;
+  const now = moduleHash(spec.path);
+  if (was && now && was !== now) o.log(`note: the lock module changed since the run: hash ${was.slice(0, 12)}… → ${now.slice(0, 12)}… (${lockLabel(spec)})`);
+  return { spec, same: !o.lock && (!was || was === now) };
 }
 
 /** Runs the plan stored in DIR/test.json again (up to `runs` times, until it breaks). */
@@ -473,14 +488,13 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   const test = readTestJson(o.dir);
   const where = join(o.dir, 'test.json');
   const plan = validatePlan(test.plan, `${where}: "plan"`);
-  const spec = test.lock_spec as LockSpec | undefined;
-  if (!spec || (typeof spec !== 'object')) throw new Error(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it`);
+  const { spec, same } = replayLock(test, where, o);
   const recipe = await o.resolve(spec);
   checkPackages(recipe.packages);
   // Before the run directory: a plan its environment cannot run is refused with nothing written.
   const { env, keyPrefix } = envFromTest(test, where, plan, o.env);
   const { id, dir } = newRunDir(o.storeRoot);
-  writeJson(join(dir, 'test.json'), { ...test, ...envJson(env, keyPrefix), replay_of: o.dir, versions: versions(), started: new Date().toISOString() });
+  writeJson(join(dir, 'test.json'), { ...test, lock: lockLabel(spec), ...storedLock(spec), ...envJson(env, keyPrefix), replay_of: o.dir, versions: versions(), started: new Date().toISOString() });
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
   const property = (test.property as RunOptions['property']) ?? 'both';
   const livenessMs = typeof test.liveness_ms === 'number' ? test.liveness_ms : undefined;
@@ -502,7 +516,10 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     }
     const unsafe = last?.verdict === false;
     // Not reproduced is only "safe" when the plan's faults took effect and the lock was contended.
-    const missing = unsafe ? [] : gaps(coverage);
+    // A counterexample of this very lock that did not break again is not reproduced: no verdict (exit 3).
+    // A scenario, or another lock (a fix) against the plan, gets the verdict the runs earned.
+    const notReproduced = !unsafe && same && test.counterexample !== undefined;
+    const missing = unsafe ? [] : [...gaps(coverage), ...(notReproduced ? [`the counterexample did not break the lock again in ${n} run(s) (--runs ${o.runs})`] : [])];
     const summary: RunSummary = {
       verdict: unsafe ? false : missing.length === 0 ? true : 'unknown', exitCode: unsafe ? 1 : missing.length === 0 ? 0 : 3,
       coverage, gaps: missing,
@@ -515,7 +532,9 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     let cdir: string | undefined;
     if (last) {
       cdir = await writeCounterexample(dir, last, { lock: lockLabel(spec), replay_of: o.dir, plan: describePlan(plan) });
-      o.log(unsafe ? `\nREPRODUCED in run ${summary.runs} of ${o.runs}:` : `\nNot reproduced in ${o.runs} run(s):`);
+      o.log(unsafe ? `\nREPRODUCED in run ${summary.runs} of ${o.runs}:`
+        : notReproduced ? `\nNOT REPRODUCED: tried ${n} time(s) (--runs ${o.runs}), no violation; the counterexample is timing-sensitive: try more --runs (exit 3):`
+          : `\nNo violation in ${n} run(s) of the stored plan:`);
       o.log(await describeOutcome(last, join(cdir, 'history.jsonl')));
       summary.minimal = { plan, ops: last.ops, faults: plan.faults.length, anomalies: last.check.anomalies, resource: last.resource };
     }
@@ -523,7 +542,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     o.log(`tested: ${describeCoverage(coverage)}`);
     summary.elapsedMs = Date.now() - t0;
     writeJUnit(dir, [o.junitPath, unsafe && cdir ? join(cdir, 'junit.xml') : undefined], {
-      lock: ciLabel(spec), property, faults: [...new Set(plan.faults.map((f) => f.kind))], replay: true, replayCommand: summary.replay,
+      lock: lockLabel(spec), property, faults: [...new Set(plan.faults.map((f) => f.kind))], replay: true, replayCommand: summary.replay,
       verdict: summary.verdict, elapsedMs: summary.elapsedMs, gaps: missing, tested: describeCoverage(coverage),
       anomalies: unsafe && last ? [...last.check.anomalies, ...last.resource.anomalies] : [], resource: unsafe ? last?.resource : undefined,
       plan: describePlan(plan), timeline: cdir && join(cdir, 'timeline.html'), properties: { run: id, replay_of: o.dir },

@@ -15,10 +15,10 @@ export function tempStore(): string {
 
 export interface CliResult { code: number | null; summary?: RunSummary; stdout: string; stderr: string; ms: number }
 
-export function lockpick(args: string[], timeoutMs = 150_000, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+export function lockpick(args: string[], timeoutMs = 150_000, env: NodeJS.ProcessEnv = {}, cwd = repoRoot): Promise<CliResult> {
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [bin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });

@@ -1,7 +1,8 @@
 // `lockpick run`: hammer a lock implementation under faults and check it.
 import { parseArgs } from 'node:util';
-import { accessSync, constants, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { packageRoot } from '../package-root.ts';
 import { EXIT, EXIT_HELP } from '../cli.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
 import { parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
@@ -44,7 +45,8 @@ options:
   --store DIR          where run directories go (default ./store)
   --replay DIR         run the plan stored in DIR/test.json again (--runs times at most, default 3);
                        a lock module is found relative to the current directory (as stored);
-                       --lock and --endpoints given too replace the stored ones. A counterexample
+                       --lock and --endpoints given too replace the stored ones; scenarios/NAME
+                       not found here is lockpick's own (the demo catalogue). A counterexample
                        of the same lock that does not break again exits 3 (not reproduced)
   --property P         what must hold: lock (its history), resource (the protected counter:
                        no lost update, no stale write), both (default: lock + resource),
@@ -136,7 +138,7 @@ export async function run(argv: string[]): Promise<number> {
       if (args['keep-going']) throw new UsageError('--keep-going goes on searching after a violation; a replay runs one stored plan, so leave it out (or drop --replay)');
       // --lock: another module (a fix, or the same one moved) against the stored plan.
       const lock = args.lock === undefined ? undefined : parseLockArg(args.lock);
-      summary = await replay({ dir: args.replay, runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env, lock });
+      summary = await replay({ dir: replayDir(args.replay), runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env, lock });
     } else {
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
       const spec = parseLockArg(args.lock);
@@ -177,6 +179,17 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (json) console.log(JSON.stringify(summary));
   return summary.exitCode;
+}
+
+/**
+ * --replay DIR: the directory, or, when there is none here, the one of lockpick's own
+ * catalogue (`scenarios/NAME` inside the package), so the demo pages' "run it yourself"
+ * command works from any project.
+ */
+export function replayDir(dir: string): string {
+  if (existsSync(dir)) return dir;
+  const own = join(packageRoot(), 'scenarios', dir.replace(/^(\.\/)?scenarios\//, ''));
+  return existsSync(join(own, 'test.json')) ? own : dir;
 }
 
 /** A fault kind the lock's topology lacks (failover on a single Redis) is refused up front (exit 2). */

@@ -194,7 +194,7 @@ function noCompilerEnv(root: string): NodeJS.ProcessEnv {
   return { ...env, PATH: bin, XDG_CACHE_HOME: path.join(root, 'cache') };
 }
 
-test('without a compiler and without optional dependencies: the install succeeds, a Redis lock is SAFE, a ZooKeeper lock says the install line (exit 3)', { timeout: 150_000 }, async () => {
+test('without a compiler and without optional dependencies: the install succeeds, a Redis lock is SAFE, a catalogue scenario replays, ZooKeeper and Docker say the install line (exit 3)', { timeout: 150_000 }, async () => {
   const root = path.join(dir, 'slim');
   const slim = path.join(root, 'project');
   mkdirSync(slim, { recursive: true });
@@ -209,6 +209,9 @@ test('without a compiler and without optional dependencies: the install succeeds
   assert.equal(safe.code, 0, `expected SAFE (exit 0):\n${safe.stdout}\n${safe.stderr.slice(-3000)}`);
   assert.match(safe.stdout, /SAFE so far/);
   assert.match(safe.stderr, /cannot build the clock shim.*no C compiler/s, 'the missing shim is said');
+  // The demo pages' "run it yourself": the catalogue's scenarios/NAME is found inside the package.
+  const demo = await sh('npx', ['lockpick', 'run', '--replay', 'scenarios/set-px-del-pause', '--runs', '2', '--store', 'store'], slim, 60_000, env);
+  assert.equal(demo.code, 1, `expected the double holder (exit 1):\n${demo.stdout}\n${demo.stderr.slice(-3000)}`);
   const zk = await sh('npx', ['lockpick', 'run', '--lock', 'zk-ephemeral', '--time', '3', '--store', 'store'], slim, 60_000, env);
   assert.equal(zk.code, 3, `expected exit 3 (no test possible):\n${zk.stdout}\n${zk.stderr}`);
   assert.match(zk.stderr, /the optional package 'zookeeper' is not installed.*`npm install zookeeper`/);

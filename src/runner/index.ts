@@ -3,7 +3,8 @@
 import { join } from 'node:path';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { LockRecipe } from '../locks/lock.ts';
-import type { Verdict } from '../../checkers/types.ts';
+import type { Anomaly, Verdict } from '../../checkers/types.ts';
+import type { ResourceResult } from '../../checkers/resource.ts';
 import { planArb } from '../workload/arbitraries.ts';
 import { defaultPausePoints, describePlan, planOps, validatePlan, type RunPlan } from '../workload/plan.ts';
 import type { LockSpec } from './protocol.ts';
@@ -71,9 +72,20 @@ export interface RunOptions {
  */
 export interface Interrupts { exitOnSignal?: boolean; signal?: AbortSignal }
 
-export interface RunSummary {
-  verdict: Verdict;
-  exitCode: 0 | 1 | 3;
+/** The smallest failing run: its plan, what it did, and what the checkers found (lock anomalies first, then the resource's). */
+export interface MinimalCounterexample {
+  plan: RunPlan;
+  /** Operations done in that run. */
+  ops: number;
+  faults: number;
+  anomalies: Anomaly[];
+  resource: ResourceResult;
+  /** Broke the lock again on a confirmation run (absent on a replay). */
+  confirmed?: boolean;
+}
+
+/** What every summary has, whatever the verdict (RunSummary adds the verdict). */
+export interface RunSummaryFields {
   dir: string;
   runId: string;
   seed?: number;
@@ -88,9 +100,10 @@ export interface RunSummary {
   lockViolations: number;       // runs whose lock history was invalid
   /** Measured on every run, whatever the property: runs with a liveness violation, the longest unavailability seen. */
   liveness: LivenessTotals;
-  firstAnomalies?: unknown[];   // of the first violating run (before shrinking)
+  firstAnomalies?: Anomaly[];   // of the first violating run (before shrinking)
   resource: { lostUpdates: number; staleWritesAccepted: number; staleStepsPrevented: number };
-  minimal?: { plan: RunPlan; ops: number; faults: number; anomalies: unknown[]; resource: unknown; confirmed?: boolean };
+  /** The shrunk counterexample (UNSAFE); on a replay that did not break, its last run. */
+  minimal?: MinimalCounterexample;
   replay: string;
   coverage: Coverage;
   /** Why no SAFE verdict could be given (exit 3); empty otherwise. */
@@ -101,6 +114,25 @@ export interface RunSummary {
   junit: string;
   /** Every distinct failure found (one without keepGoing; none when SAFE), the first being `minimal`; absent on a replay. */
   failures?: FailureJson[];
+}
+
+/**
+ * `lockpick run --json`, runLockTest and a replay resolve with this: a union on the
+ * verdict, so `assert.equal(result.verdict, false)` (or `exitCode === 1`) leaves
+ * `result.minimal` defined: an UNSAFE verdict always carries its counterexample.
+ */
+export type RunSummary = RunSummaryFields & (
+  | { verdict: false; exitCode: 1; minimal: MinimalCounterexample }
+  | { verdict: true; exitCode: 0 }
+  | { verdict: 'unknown'; exitCode: 3 }
+);
+
+/** A summary being filled in; `done` checks the union's promise (verdict false ⇔ exit 1 ⇔ a counterexample). */
+type SummaryDraft = RunSummaryFields & { verdict: Verdict; exitCode: 0 | 1 | 3 };
+function done(s: SummaryDraft): RunSummary {
+  const want = s.verdict === false ? 1 : s.verdict === true ? 0 : 3;
+  if (s.exitCode !== want || (s.verdict === false && !s.minimal)) throw new Error(`lockpick: a summary with verdict ${String(s.verdict)} and exit code ${s.exitCode}${s.minimal ? '' : ', no counterexample'}`);
+  return s as RunSummary;
 }
 
 /** A distinct failure as --json and results.json say it; its counterexample dir replays with `lockpick run --replay DIR`. */
@@ -379,7 +411,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const replay = `lockpick run --replay ${dir}`;
     const missing = res.minimal ? [] : gaps(coverage);
     const speed = throughput({ runs: res.runs, inconclusive: res.inconclusive, schedules: res.schedules, searchMs: res.searchMs, parallel: res.parallel });
-    const summary: RunSummary = {
+    const summary: SummaryDraft = {
       verdict: res.minimal ? false : missing.length === 0 ? true : 'unknown',
       exitCode: res.minimal ? 1 : missing.length === 0 ? 0 : 3,
       dir, runId: id, seed: res.seed, path: res.path, runs: res.runs, shrinkRuns: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
@@ -444,7 +476,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       first: res.first ? outcomeJson(res.first) : null, minimal: res.minimal ? outcomeJson(res.minimal) : null,
       failures: summary.failures,
     });
-    return summary;
+    return done(summary);
   }, onInterrupt);
 }
 
@@ -520,7 +552,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     // A scenario, or another lock (a fix) against the plan, gets the verdict the runs earned.
     const notReproduced = !unsafe && same && test.counterexample !== undefined;
     const missing = unsafe ? [] : [...gaps(coverage), ...(notReproduced ? [`the counterexample did not break the lock again in ${n} run(s) (--runs ${o.runs})`] : [])];
-    const summary: RunSummary = {
+    const summary: SummaryDraft = {
       verdict: unsafe ? false : missing.length === 0 ? true : 'unknown', exitCode: unsafe ? 1 : missing.length === 0 ? 0 : 3,
       coverage, gaps: missing,
       dir, runId: id, runs: Math.min(n + 1, o.runs), shrinkRuns: 0, inconclusive: coverage.runs - coverage.conclusive, ops, replay: `lockpick run --replay ${o.dir}`,
@@ -548,6 +580,6 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
       plan: describePlan(plan), timeline: cdir && join(cdir, 'timeline.html'), properties: { run: id, replay_of: o.dir },
     });
     writeJson(join(dir, 'results.json'), { verdict: summary.verdict, runs: summary.runs, coverage, gaps: missing, liveness, last: last ? outcomeJson(last) : null });
-    return summary;
+    return done(summary);
   });
 }

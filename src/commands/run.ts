@@ -11,7 +11,7 @@ import { PROPERTIES, topologyOf, type Property } from '../runner/session.ts';
 import { BEFORE_WRITE, CRITICAL_SECTION, IO_POINT_KINDS } from '../workload/plan.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
-       lockpick run --replay store/<run-id> [--runs N]
+       lockpick run --replay store/<lock>/<run-id> [--runs N]
 
 Runs property-based clients against a real lock while the nemesis injects
 faults, checks every run, and shrinks a violation to a small schedule.
@@ -26,7 +26,7 @@ options:
   --shrink-time S      time budget for shrinking a violation (default 60)
   --keep-going         after a violation, search on for all of --time (shrinking not counted)
                        and report every distinct failure (fault kinds + anomalies), each with
-                       its time to detection; the 2nd on in store/<run-id>/counterexample-N
+                       its time to detection; the 2nd on in store/<lock>/<run-id>/counterexample-N
   --parallel K         run up to K plans at once when all their faults touch only their own
                        clients (client-pause, client-clock, client-kill; each run its own
                        clients, keys and history file); others run alone (default 1)
@@ -68,7 +68,7 @@ options:
   --key-prefix P       every key the run writes starts with P, then the run id
                        (default 'lockpick:' on --env external, none locally)
   --json               print the summary as JSON on stdout
-  --junit PATH         also write the run's JUnit XML to PATH (store/<run-id>/junit.xml is
+  --junit PATH         also write the run's JUnit XML to PATH (store/<lock>/<run-id>/junit.xml is
                        always written: one testcase per lock × property × fault kinds)
 
 ${EXIT_HELP}

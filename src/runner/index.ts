@@ -11,7 +11,7 @@ import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
 import { search, type Failure, type SearchResult } from './search.ts';
 import { Session, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
-import { newRunDir, readTestJson, versions, writeEvents, writeJson } from './store.ts';
+import { newRunDir, readTestJson, runLog, versions, writeEvents, writeJson } from './store.ts';
 import { lockFromStored, lockLabel, moduleHash, storedLock } from './lock-spec.ts';
 import { claimSignals } from '../env/lifecycle.ts';
 import { envJson, envFromTest, keyNamespace } from './env-spec.ts';
@@ -50,7 +50,7 @@ export interface RunOptions {
   /** Where progress lines go (the CLI: process.stderr, unless --json); none when absent. */
   progress?: ProgressSink;
   onProgress?(e: ProgressEvent): void;
-  /** Also write the run's JUnit XML here (--junit PATH); store/<run-id>/junit.xml is always written. */
+  /** Also write the run's JUnit XML here (--junit PATH); store/<lock>/<run-id>/junit.xml is always written. */
   junitPath?: string;
   /** How an interrupt ends the run: see Interrupts. */
   interrupts?: Interrupts;
@@ -110,7 +110,7 @@ export interface RunSummaryFields {
   gaps: string[];
   /** Wall time of the whole run (search, shrink, reports), ms. */
   elapsedMs: number;
-  /** store/<run-id>/junit.xml (the same text also at --junit PATH when given). */
+  /** store/<lock>/<run-id>/junit.xml (the same text also at --junit PATH when given). */
   junit: string;
   /** Every distinct failure found (one without keepGoing; none when SAFE), the first being `minimal`; absent on a replay. */
   failures?: FailureJson[];
@@ -176,6 +176,19 @@ function outcomeJson(o: RunOutcome) {
   return {
     run: o.run, verdict: o.verdict, check: o.check, resource: o.resource, problems: o.problems, inconclusive: o.inconclusive,
     faults: o.faults, stats: o.stats, liveness: o.liveness, elapsed_ms: Math.round(o.elapsedMs),
+  };
+}
+
+/** The run's log and progress, also written to DIR/lockpick.log (the progress lines a terminal redraws in place are left out). */
+function logged(dir: string, o: { log(line: string): void; progress?: ProgressSink }): { log(line: string): void; progress?: ProgressSink } {
+  const append = runLog(dir);
+  const progress = o.progress;
+  return {
+    log: (line) => { append(`${line}\n`); o.log(line); },
+    progress: progress && {
+      isTTY: progress.isTTY,
+      write: (text: string) => { if (text.endsWith('\n')) append(text.replace(/\r\x1b\[K/g, '')); return progress.write(text); },
+    },
   };
 }
 
@@ -315,7 +328,8 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   o.interrupts?.signal?.throwIfAborted();
   const t0 = Date.now();
   checkPackages(o.recipe.packages);   // a missing optional package ends the run before anything is written (exit 3)
-  const { id, dir } = newRunDir(o.storeRoot);
+  const { id, dir } = newRunDir(o.storeRoot, lockLabel(o.lock));
+  o = { ...o, ...logged(dir, o) };
   const topo = topologyOf(o.recipe);
   const seed = o.seed ?? Math.floor(Math.random() * 0x7fffffff);
   const test: Record<string, unknown> = {
@@ -499,7 +513,7 @@ export interface ReplayOptions {
  * directory lockpick runs in). Says when the module is not the one the run used, and
  * whether it is the run's own lock (then a replay that does not break has not reproduced it).
  */
-function replayLock(test: Record<string, unknown>, where: string, o: ReplayOptions): { spec: LockSpec; same: boolean } {
+function replayLock(test: Record<string, unknown>, where: string, o: ReplayOptions): { spec: LockSpec; same: boolean; note?: string } {
   const stored = test.lock_spec as LockSpec | undefined;
   if (!stored || (typeof stored !== 'object')) throw new Error(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it`);
   const spec = o.lock ?? lockFromStored(stored);
@@ -509,8 +523,8 @@ function replayLock(test: Record<string, unknown>, where: string, o: ReplayOptio
   }
   const was = typeof test.lock_sha256 === 'string' ? test.lock_sha256 : undefined;
   const now = moduleHash(spec.path);
-  if (was && now && was !== now) o.log(`note: the lock module changed since the run: hash ${was.slice(0, 12)}… → ${now.slice(0, 12)}… (${lockLabel(spec)})`);
-  return { spec, same: !o.lock && (!was || was === now) };
+  const note = was && now && was !== now ? `note: the lock module changed since the run: hash ${was.slice(0, 12)}… → ${now.slice(0, 12)}… (${lockLabel(spec)})` : undefined;
+  return { spec, same: !o.lock && (!was || was === now), note };
 }
 
 /** Runs the plan stored in DIR/test.json again (up to `runs` times, until it breaks). */
@@ -520,12 +534,14 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   const test = readTestJson(o.dir);
   const where = join(o.dir, 'test.json');
   const plan = validatePlan(test.plan, `${where}: "plan"`);
-  const { spec, same } = replayLock(test, where, o);
+  const { spec, same, note } = replayLock(test, where, o);
   const recipe = await o.resolve(spec);
   checkPackages(recipe.packages);
   // Before the run directory: a plan its environment cannot run is refused with nothing written.
   const { env, keyPrefix } = envFromTest(test, where, plan, o.env);
-  const { id, dir } = newRunDir(o.storeRoot);
+  const { id, dir } = newRunDir(o.storeRoot, lockLabel(spec));
+  o = { ...o, ...logged(dir, o) };
+  if (note) o.log(note);
   writeJson(join(dir, 'test.json'), { ...test, lock: lockLabel(spec), ...storedLock(spec), ...envJson(env, keyPrefix), replay_of: o.dir, versions: versions(), started: new Date().toISOString() });
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
   const property = (test.property as RunOptions['property']) ?? 'both';

@@ -9,7 +9,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { repoRoot } from './run-helpers.ts';
+import { repoRoot, runDirs } from './run-helpers.ts';
 import { shimCacheDir } from '../../src/env/clock-shim.ts';
 
 let dir: string;        // holds the tarball and the project
@@ -142,7 +142,9 @@ async function runUnsafe(file: string, body: string): Promise<void> {
   assert.equal(r.code, 1, `expected UNSAFE (exit 1), got ${r.code}:\n${r.stdout}\n${r.stderr.slice(-3000)}`);
   assert.match(r.stdout, /UNSAFE: .*my-lock/);
   assert.match(r.stdout, /Minimal schedule/);
-  const runs = readdirSync(store).filter((d) => existsSync(path.join(store, d, 'counterexample', 'history.jsonl')));
+  const runs = runDirs(store).filter((d) => existsSync(path.join(d, 'counterexample', 'history.jsonl')));
+  assert.ok(runs[0]!.startsWith(path.join(store, file.replace(/\.[jt]s$/, ''))), `store/<lock>/<run-id>: ${runs[0]}`);
+  assert.match(readFileSync(path.join(runs[0]!, 'lockpick.log'), 'utf8'), /Minimal schedule/, 'the run log holds what the run printed');
   assert.equal(runs.length, 1, `a shrunk counterexample in ${store}`);
 }
 
@@ -205,7 +207,7 @@ test('without a compiler and without optional dependencies: the install succeeds
   assert.equal(install.code, 0, `npm install without a compiler failed:\n${install.stderr}`);
   for (const p of ['zookeeper', 'testcontainers']) assert.ok(!existsSync(path.join(slim, 'node_modules', p)), `${p} is optional: not installed`);
   // The CLI runs from dist/ (no tsx needed at start); no faults, so no clock shim is needed either.
-  const safe = await sh('npx', ['lockpick', 'run', '--lock', 'redis-set-px-lua', '--time', '3', '--store', 'store'], slim, 60_000, env);
+  const safe = await sh('npx', ['lockpick', 'run', '--lock', 'redis-set-px-lua', '--time', '5', '--store', 'store'], slim, 60_000, env);
   assert.equal(safe.code, 0, `expected SAFE (exit 0):\n${safe.stdout}\n${safe.stderr.slice(-3000)}`);
   assert.match(safe.stdout, /SAFE so far/);
   assert.match(safe.stderr, /cannot build the clock shim.*no C compiler/s, 'the missing shim is said');

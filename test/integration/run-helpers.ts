@@ -1,6 +1,6 @@
 // Runs `lockpick run ... --json` as a user would and returns its exit code and summary.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,15 @@ export const bin = path.join(repoRoot, 'bin/lockpick.mjs');
 
 export function tempStore(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'lockpick-store-'));
+}
+
+/** The run directories under a --store root, store/<lock>/<run-id>/ (the `latest` links left out), oldest first. */
+export function runDirs(store: string): string[] {
+  if (!existsSync(store)) return [];
+  const real = (p: string) => !lstatSync(p).isSymbolicLink() && lstatSync(p).isDirectory();
+  return readdirSync(store).map((l) => path.join(store, l)).filter(real)
+    .flatMap((l) => readdirSync(l).map((id) => path.join(l, id)).filter(real))
+    .sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
 }
 
 export interface CliResult { code: number | null; summary?: RunSummary; stdout: string; stderr: string; ms: number }

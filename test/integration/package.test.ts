@@ -44,7 +44,7 @@ test('the tarball ships what users need and no tests, bench, CI or evidence', ()
     assert.deepEqual(files.filter((f) => f.startsWith(banned)), [], `${banned} must not be packed`);
   }
   for (const needed of ['bin/lockpick.mjs', 'src/cli.ts', 'src/runner/worker.ts', 'dist/src/index.js', 'dist/src/index.d.ts',
-    'dist/index.d.cts', 'dist/src/runner/worker.js', 'native/clockshim.c', 'examples/my-lock.ts', 'README.md', 'package.json']) {
+    'dist/index.d.cts', 'dist/.source-hash', 'dist/src/cli.js', 'dist/src/runner/worker.js', 'dist/src/proxy/server-main.js', 'scenarios/set-px-del-pause/test.json', 'native/clockshim.c', 'examples/my-lock.ts', 'README.md', 'package.json']) {
     assert.ok(files.includes(needed), `${needed} must be packed`);
   }
   const kB = statSync(tarball).size / 1000;
@@ -206,6 +206,8 @@ test('without a compiler and without optional dependencies: the install succeeds
   const install = await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=optional', tarball], slim, 120_000, env);
   assert.equal(install.code, 0, `npm install without a compiler failed:\n${install.stderr}`);
   for (const p of ['zookeeper', 'testcontainers']) assert.ok(!existsSync(path.join(slim, 'node_modules', p)), `${p} is optional: not installed`);
+  const fresh = await sh(process.execPath, ['--input-type=module', '-e', "import { distFresh } from './node_modules/lockpick/bin/dist-fresh.mjs'; console.log(distFresh())"], slim, 30_000, env);
+  assert.equal(fresh.stdout.trim(), 'true', `the installed dist/ is fresh, so the CLI runs it without tsx: ${fresh.stderr}`);
   // The CLI runs from dist/ (no tsx needed at start); no faults, so no clock shim is needed either.
   // (Root's shim cache is /var/cache/lockpick whatever XDG_CACHE_HOME says: remove what an earlier run built there.)
   rmSync(path.join(shimCacheDir(path.join(slim, 'node_modules', 'lockpick'), env), 'libclockshim.so'), { force: true });

@@ -23,7 +23,8 @@ function start(args: string[]): { child: ChildProcess; out: () => string; exit: 
  */
 function lockpickProcesses(): number[] {
   const text = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  const ours = [path.join(repoRoot, 'src/runner/worker.ts'), path.join(repoRoot, 'src/proxy/server-main.ts')];
+  // The sources' or, after `npm run build`, dist/'s (bin/lockpick.mjs runs a fresh dist/).
+  const ours = ['src/runner/worker', 'src/proxy/server-main'].flatMap((f) => [`${repoRoot}/${f}.ts`, `${repoRoot}/dist/${f}.js`]);
   return text.split('\n').filter((l) => ours.some((p) => l.includes(p)) || /redis-server 127\.0\.0\.1.*lockpick-env-/.test(l))
     .map((l) => Number(l.trim().split(/\s+/)[0])).filter((p) => p !== process.pid);
 }

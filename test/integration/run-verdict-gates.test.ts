@@ -61,7 +61,7 @@ test('a full disk while recording: exit 3 naming ENOSPC, the history parses, not
     for (const l of lines) JSON.parse(l);
     assert.ok(lines.length > 50);
     // This checkout's workers only (another checkout's lockpick may be running on the machine).
-    const workers = () => spawnSync('pgrep', ['-f', path.join(repoRoot, 'src/runner/worker.ts')], { encoding: 'utf8' }).stdout.trim();
+    const workers = () => spawnSync('pgrep', ['-f', `${repoRoot}/(dist/)?src/runner/worker\\.[jt]s`], { encoding: 'utf8' }).stdout.trim();
     for (let i = 0; i < 30 && workers() !== ''; i++) await new Promise((res) => setTimeout(res, 100));
     assert.equal(workers(), '', 'no client worker outlives lockpick');
   } finally {

@@ -1,9 +1,8 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx (no build step; dist/ is the
-// library that `import ... from 'lockpick'` loads). `import('tsx')` is what
-// `--import tsx` runs in the client workers: both of tsx's hooks, ESM and
-// CommonJS, so whatever a user's lock module is (.ts in a CommonJS package,
-// .cjs, .mts, ...) and whatever it requires loads here as it does there.
+// Runs the prebuilt dist/ when it is fresh (an installed package; a checkout after
+// `npm run build`), else the TypeScript sources through tsx (no build step). Under
+// tsx, `import('tsx')` is what `--import tsx` runs in the client workers: both of
+// tsx's hooks, ESM and CommonJS.
 //
 // Exit codes are a contract (README "Exit codes"): whatever goes wrong inside
 // lockpick itself, here too (a failure to load, an uncaught exception, an
@@ -29,12 +28,14 @@ process.on('uncaughtException', internal);
 process.on('unhandledRejection', internal);
 
 try {
-  // `check` starts from the prebuilt dist/ when it was compiled from exactly these sources
-  // (bin/dist-fresh.mjs compares content hashes): no tsx, ~0.3 s less per call. Everything
-  // else, and any doubt, runs the sources through tsx.
+  // Every command runs from the prebuilt dist/ when it was compiled from exactly these sources
+  // (bin/dist-fresh.mjs compares content hashes): no tsx at start (~0.3 s less per call), and
+  // what an installed package does. A checkout with edited sources, LOCKPICK_NO_DIST=1, and
+  // any doubt run the sources through tsx. (A user's .ts lock module loads tsx's hooks on its
+  // own: src/locks/user-lock.ts.)
   const argv = process.argv.slice(2);
   let cli;
-  if (argv[0] === 'check' && process.env.LOCKPICK_NO_DIST !== '1' && (await import('./dist-fresh.mjs')).distFresh()) cli = '../dist/src/cli.js';
+  if (process.env.LOCKPICK_NO_DIST !== '1' && (await import('./dist-fresh.mjs')).distFresh()) cli = '../dist/src/cli.js';
   else {
     await import('tsx');
     cli = '../src/cli.ts';

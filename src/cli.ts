@@ -3,6 +3,8 @@
 // Exit codes are a contract (README "Exit codes", src/errors.ts): a command
 // that throws UsageError exits 2, InconclusiveError 3, anything else 4.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from './package-root.ts';
 import { EXIT, exitCodeOf } from './errors.ts';
 
 export { EXIT };
@@ -29,7 +31,7 @@ export function usage(): string {
 
 /** The version in lockpick's package.json. */
 export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 

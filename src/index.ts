@@ -23,3 +23,11 @@ export { EXIT, UsageError, InconclusiveError } from './errors.ts';
 // The library API for test suites (src/api.ts): runLockTest, and checkHistory of a file, events or a parsed history.
 export { runLockTest, checkHistory } from './api.ts';
 export type { LockTestOptions, CheckHistoryOptions, RunSummary, ProgressEvent } from './api.ts';
+// What a summary holds, typed: result.minimal (MinimalCounterexample: plan, anomalies, resource),
+// result.coverage, result.failures (--keep-going's distinct failures), result.liveness, result.throughput.
+export type { RunSummaryFields, MinimalCounterexample, FailureJson as DistinctFailure, LivenessTotals } from './runner/index.ts';
+export type { Coverage } from './runner/coverage.ts';
+export type { Throughput } from './runner/progress.ts';
+export type { ResourceResult } from '../checkers/resource.ts';
+export type { RunPlan, ClientPlan, Attempt } from './workload/plan.ts';
+export type { FaultSpec } from '../nemesis/types.ts';

@@ -1,4 +1,4 @@
-// `lockpick report PATH`: render a history file or a stored run (store/<run-id>
+// `lockpick report PATH`: render a history file or a stored run (store/<lock>/<run-id>
 // with history.jsonl and, when present, results.json and test.json) as text,
 // JSON, JUnit XML or the HTML timeline. Uses the stored verdict when it was
 // made under the same model, otherwise checks the history again.
@@ -31,9 +31,9 @@ export function usage(): string {
   return `usage: lockpick report PATH [--format text|json|junit|html] [--out FILE] [--model M]
 
 Renders a checked history for people or CI. PATH is a history file (.jsonl or
-Jepsen .edn) or a stored run directory store/<run-id> holding history.jsonl and,
+Jepsen .edn) or a stored run directory store/<lock>/<run-id> holding history.jsonl and,
 when the run wrote them, results.json (the verdict) and test.json (what was run).
-A run's shrunk counterexample is in store/<run-id>/counterexample (report it the
+A run's shrunk counterexample is in store/<lock>/<run-id>/counterexample (report it the
 same way). A stored check result is used when its model is the one asked for;
 otherwise the history is checked again.
 
@@ -70,10 +70,10 @@ async function readJson(path: string): Promise<unknown> {
 
 /** Finds the history (and the run's stored files) for PATH. */
 async function locate(path: string): Promise<Inputs> {
-  if (!existsSync(path)) throw new ReportError(`${path}: no such file or directory\n  fix: give a history file (.jsonl or .edn) or a run directory store/<run-id>`);
+  if (!existsSync(path)) throw new ReportError(`${path}: no such file or directory\n  fix: give a history file (.jsonl or .edn) or a run directory store/<lock>/<run-id>`);
   if (!statSync(path).isDirectory()) return { historyPath: path, dir: dirname(path) };
   const historyPath = ['history.jsonl', 'history.edn'].map((f) => join(path, f)).find((f) => existsSync(f));
-  if (!historyPath) throw new ReportError(`${path}: no history.jsonl in this directory\n  fix: give a run directory store/<run-id> written by 'lockpick run', or a history file`);
+  if (!historyPath) throw new ReportError(`${path}: no history.jsonl in this directory\n  fix: give a run directory store/<lock>/<run-id> written by 'lockpick run', or a history file`);
   const abs = resolve(path);
   // store/<id>/counterexample is named after its run.
   const runId = basename(abs) === 'counterexample' ? `${basename(dirname(abs))}/counterexample` : basename(abs);

@@ -1,7 +1,8 @@
 // `lockpick run`: hammer a lock implementation under faults and check it.
 import { parseArgs } from 'node:util';
-import { accessSync, constants, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { packageRoot } from '../package-root.ts';
 import { EXIT, EXIT_HELP } from '../cli.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
 import { parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
@@ -10,7 +11,7 @@ import { PROPERTIES, topologyOf, type Property } from '../runner/session.ts';
 import { BEFORE_WRITE, CRITICAL_SECTION, IO_POINT_KINDS } from '../workload/plan.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
-       lockpick run --replay store/<run-id> [--runs N]
+       lockpick run --replay store/<lock>/<run-id> [--runs N]
 
 Runs property-based clients against a real lock while the nemesis injects
 faults, checks every run, and shrinks a violation to a small schedule.
@@ -25,7 +26,7 @@ options:
   --shrink-time S      time budget for shrinking a violation (default 60)
   --keep-going         after a violation, search on for all of --time (shrinking not counted)
                        and report every distinct failure (fault kinds + anomalies), each with
-                       its time to detection; the 2nd on in store/<run-id>/counterexample-N
+                       its time to detection; the 2nd on in store/<lock>/<run-id>/counterexample-N
   --parallel K         run up to K plans at once when all their faults touch only their own
                        clients (client-pause, client-clock, client-kill; each run its own
                        clients, keys and history file); others run alone (default 1)
@@ -42,7 +43,11 @@ options:
                        drawn); default all of them (not send/reply for zookeeper locks)
   --lock-opt K=V       a recipe option (repeatable; see 'lockpick list')
   --store DIR          where run directories go (default ./store)
-  --replay DIR         run the plan stored in DIR/test.json again (--runs times at most, default 3)
+  --replay DIR         run the plan stored in DIR/test.json again (--runs times at most, default 3);
+                       a lock module is found relative to the current directory (as stored);
+                       --lock and --endpoints given too replace the stored ones; scenarios/NAME
+                       not found here is lockpick's own (the demo catalogue). A counterexample
+                       of the same lock that does not break again exits 3 (not reproduced)
   --property P         what must hold: lock (its history), resource (the protected counter:
                        no lost update, no stale write), both (default: lock + resource),
                        liveness (no lock stays unavailable past --liveness-ms after its
@@ -63,7 +68,7 @@ options:
   --key-prefix P       every key the run writes starts with P, then the run id
                        (default 'lockpick:' on --env external, none locally)
   --json               print the summary as JSON on stdout
-  --junit PATH         also write the run's JUnit XML to PATH (store/<run-id>/junit.xml is
+  --junit PATH         also write the run's JUnit XML to PATH (store/<lock>/<run-id>/junit.xml is
                        always written: one testcase per lock × property × fault kinds)
 
 ${EXIT_HELP}
@@ -131,7 +136,9 @@ export async function run(argv: string[]): Promise<number> {
     if (args.replay) {
       if (args['key-prefix'] !== undefined) throw new UsageError('--key-prefix: a replay uses the prefix its test.json stored; leave it out');
       if (args['keep-going']) throw new UsageError('--keep-going goes on searching after a violation; a replay runs one stored plan, so leave it out (or drop --replay)');
-      summary = await replay({ dir: args.replay, runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env });
+      // --lock: another module (a fix, or the same one moved) against the stored plan.
+      const lock = args.lock === undefined ? undefined : parseLockArg(args.lock);
+      summary = await replay({ dir: replayDir(args.replay), runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env, lock });
     } else {
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
       const spec = parseLockArg(args.lock);
@@ -172,6 +179,17 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (json) console.log(JSON.stringify(summary));
   return summary.exitCode;
+}
+
+/**
+ * --replay DIR: the directory, or, when there is none here, the one of lockpick's own
+ * catalogue (`scenarios/NAME` inside the package), so the demo pages' "run it yourself"
+ * command works from any project.
+ */
+export function replayDir(dir: string): string {
+  if (existsSync(dir)) return dir;
+  const own = join(packageRoot(), 'scenarios', dir.replace(/^(\.\/)?scenarios\//, ''));
+  return existsSync(join(own, 'test.json')) ? own : dir;
 }
 
 /** A fault kind the lock's topology lacks (failover on a single Redis) is refused up front (exit 2). */

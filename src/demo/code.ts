@@ -1,9 +1,13 @@
 // The few lines of a recipe that a demo page shows, cut from src/locks/ at
 // render time so the page shows the code that ran, not a copy that drifts.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { packageRoot } from '../package-root.ts';
 import type { CodeExcerpt } from './entry.ts';
 
-export const LOCKS_DIR = new URL('../locks/', import.meta.url);
+// The .ts sources, also when this runs from dist/ (the package ships src/).
+export const LOCKS_DIR = pathToFileURL(join(packageRoot(), 'src', 'locks') + '/');
 
 export interface CodeLines { file: string; first: number; lines: string[] }
 

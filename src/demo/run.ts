@@ -3,7 +3,7 @@
 // plan is timing dependent, then writes its page. Never pretends: an expected
 // break that did not happen is "not reproduced", not success.
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../package-root.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { InconclusiveError } from '../errors.ts';
 import { recipeFor } from '../commands/run.ts';
@@ -12,7 +12,7 @@ import { readTestJson } from '../runner/store.ts';
 import type { DemoEntry } from './entry.ts';
 import { renderDemoPage } from './page.ts';
 
-export const SCENARIOS_DIR = fileURLToPath(new URL('../../scenarios/', import.meta.url));
+export const SCENARIOS_DIR = join(packageRoot(), 'scenarios');
 
 /** An expected break gets this many runs (one session; the replay stops at the first break). */
 export const UNSAFE_RUNS = 3;

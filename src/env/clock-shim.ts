@@ -11,18 +11,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../package-root.ts';
 
 const SHIM = 'libclockshim.so';
 
-/** The directory holding lockpick's package.json (a checkout or node_modules/lockpick; also from dist/). */
-export function packageRoot(from = path.dirname(fileURLToPath(import.meta.url))): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    const pkg = path.join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'lockpick') return dir;
-    if (path.dirname(dir) === dir) throw new Error(`lockpick: no package.json of lockpick above ${from}; reinstall lockpick`);
-  }
-}
+export { packageRoot };
 
 /** The cache directory the shim is built into, for this version of the shim's source. */
 export function shimCacheDir(root: string, env: NodeJS.ProcessEnv = process.env, uid = process.getuid?.()): string {

@@ -8,6 +8,7 @@ import os from 'node:os';
 import type { ContainerRuntimeClient } from 'testcontainers';
 import { isAlive, startTime } from './procfs.ts';
 import { InconclusiveError } from '../errors.ts';
+import { importOptional } from '../optional.ts';
 
 // Ryuk (testcontainers' reaper) is an image from Docker Hub; lockpick reaps its own containers.
 process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
@@ -49,7 +50,7 @@ export function untrack(what: 'containers' | 'networks', id: string): void {
 export const gone = (e: unknown): boolean => [404, 304, 409].includes((e as { statusCode?: number })?.statusCode ?? 0);
 
 export async function runtimeClient(): Promise<ContainerRuntimeClient> {
-  const { getContainerRuntimeClient } = await import('testcontainers');
+  const { getContainerRuntimeClient } = await importOptional<typeof import('testcontainers')>('testcontainers');
   try {
     return await getContainerRuntimeClient();
   } catch (e) {

@@ -16,6 +16,7 @@ import type { ContainerRuntimeClient } from 'testcontainers';
 import { requireBinary, requireFile } from './binaries.ts';
 import { ZK_JVM_FLAGS, ZK_MAIN_CLASS } from './zookeeper.ts';
 import { MARIADB_TUNING } from './mariadb.ts';
+import { importOptional } from '../optional.ts';
 
 export type ImageKind = 'redis' | 'zookeeper' | 'mariadb';
 
@@ -240,7 +241,7 @@ const STAMP_LABEL = 'lockpick.image-stamp';
 
 /** The engine's image `name` (its id and stamp label), or undefined when it has none. */
 async function built(client: ContainerRuntimeClient, name: string): Promise<{ id: string; stamp: string } | undefined> {
-  const { ImageName } = await import('testcontainers');
+  const { ImageName } = await importOptional<typeof import('testcontainers')>('testcontainers');
   try {
     // inspect, not exists: testcontainers caches "exists" answers for the life of the process.
     const info = await client.image.inspect(ImageName.fromString(name));

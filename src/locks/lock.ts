@@ -144,5 +144,11 @@ export interface LockRecipe {
   /** How long the server keeps the hold of a client it no longer hears from (ZooKeeper: the session timeout), given --lock-opt options. */
   sessionMs?(options: Record<string, unknown> | undefined): number;
   optionsHelp?: Record<string, string>; // --lock-opt names → one-line description
+  /**
+   * npm packages create() loads that may be missing (lockpick's optional dependencies, such as
+   * the `zookeeper` addon): a run loads them before any server starts and, when one is not
+   * there, exits 3 with the `npm install` line (src/optional.ts).
+   */
+  packages?: string[];
   create(ctx: LockContext): Lock | Promise<Lock>;
 }

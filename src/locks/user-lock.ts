@@ -1,9 +1,10 @@
 // A user's own lock: a module of whatever kind the user's project is (.ts, .mts,
 // .cts, .js, .mjs, .cjs; an ESM or a CommonJS package) whose default export,
-// export `recipe`, or `module.exports` is a LockRecipe. It is loaded with
-// tsx's hooks (ESM and CommonJS) registered for the process, as `--import tsx`
-// does: the CLI and each client worker have them already, and a library caller
-// (runLockTest in a user's test runner) gets them here on first use. (tsx's
+// export `recipe`, or `module.exports` is a LockRecipe. A TypeScript one is
+// loaded with tsx's hooks (ESM and CommonJS) registered for the process, as
+// `--import tsx` does: run from the sources the CLI and each client worker have
+// them already; from dist/ (an installed package, runLockTest in a user's test
+// runner) they are registered here on the first .ts module, never for a .js one. (tsx's
 // tsImport is not used: a CommonJS .ts requiring ioredis after lockpick itself
 // imported ioredis fails there with "Cannot redefine property: default".)
 import path from 'node:path';
@@ -17,6 +18,8 @@ import { topologyDef, topologyNames } from '../env/topologies.ts';
 const TSX_LOADER: string = 'tsx';
 
 export const LOCK_MODULE_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
+/** TypeScript: loaded through tsx's hooks (a dependency of lockpick, started only for these). */
+const TS_EXTENSIONS = ['.ts', '.mts', '.cts'];
 
 const MODELS = ['mutex', 'reentrant-mutex', 'fenced-mutex'];
 
@@ -125,7 +128,7 @@ async function load(file: string, abs: string): Promise<LockRecipe> {
   }
   let mod: Record<string, unknown>;
   try {
-    await import(TSX_LOADER);   // a no-op where tsx is loaded already (same module)
+    if (TS_EXTENSIONS.includes(ext)) await import(TSX_LOADER);   // a no-op where tsx is loaded already (same module)
     mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
   } catch (err) {
     throw new Error(`--lock ${file}: the module failed to load: ${(err as Error).message}`);

@@ -87,6 +87,7 @@ export const recipe: LockRecipe = {
   summary: 'ZooKeeper EPHEMERAL_SEQUENTIAL under /locks/<key>: lowest sequence holds, each waiter watches its predecessor; token = sequence',
   source: 'seeds 000 (ZooKeeper section), 001 (ZooKeeper, herd effect)',
   topology: { kind: 'zookeeper', nodes: 3 },
+  packages: ['zookeeper'],   // the addon: an optional dependency
   renews: true,             // with onDisconnect=treat-as-loss
   sessionMs: zkSessionMs,
   model: 'fenced-mutex',

@@ -55,6 +55,7 @@ export const recipe: LockRecipe = {
   summary: 'ZooKeeper: one EPHEMERAL znode /locks/<key>; waiters all watch it (herd effect); release = delete',
   source: 'seed 000 (ZooKeeper, the other version), 001 (herd effect)',
   topology: { kind: 'zookeeper', nodes: 3 },
+  packages: ['zookeeper'],   // the addon: an optional dependency
   renews: true,             // with onDisconnect=treat-as-loss
   sessionMs: zkSessionMs,
   model: 'mutex',

@@ -13,9 +13,9 @@
 // 2/3 of the session timeout counts as lost too (the C client's own read
 // timeout is the same), and silence for a whole session timeout ends the session
 // on the client side: the C client never declares expiry until a server says so.
-import { createRequire } from 'node:module';
 import type { EventEmitter } from 'node:events';
 import { DefiniteFailure, type LockContext } from './lock.ts';
+import { requireOptional } from '../optional.ts';
 
 /** What an exists() answer carries that the recipes read: the owning session, as the C client's hex id. */
 export interface ZkStat { ephemeralOwner: string }
@@ -55,16 +55,13 @@ const NODE_EVENTS = new Set<number>([C.ZOO_CREATED_EVENT, C.ZOO_DELETED_EVENT, C
 
 let addon: ZkModule | undefined;
 /**
- * The `zookeeper` package (its lib/ loads the addon at once). It is built at
- * install time (node-gyp, from the C client tarball it ships); an install with
- * --ignore-scripts or without a compiler has none: say so, with the fix.
+ * The `zookeeper` package (its lib/ loads the addon at once): an optional
+ * dependency, built at install time (node-gyp, from the C client tarball it
+ * ships). An install without a compiler, with --omit=optional or with
+ * --ignore-scripts has none: MissingPackageError says the install line (exit 3).
  */
 export function zookeeperAddon(): ZkModule {
-  try {
-    return (addon ??= createRequire(import.meta.url)('zookeeper') as ZkModule);
-  } catch (err) {
-    throw new Error(`the 'zookeeper' package's native addon is not built: run 'npm rebuild zookeeper' (needs g++, make, python3; scripts/setup.sh installs them). It said: ${(err as Error).message.split('\n')[0]}`);
-  }
+  return (addon ??= requireOptional<ZkModule>('zookeeper'));
 }
 
 /** A ZooKeeper result code as an error (the code is the C client's, e.g. -101 ZNONODE). */

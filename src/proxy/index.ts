@@ -69,8 +69,9 @@ function killer(child: ChildProcess): { stop(): Promise<void> } {
 }
 
 async function spawnOwn(): Promise<FaultProxyHandle> {
-  const tsx = import.meta.resolve('tsx');
-  const child = spawn(process.execPath, ['--import', tsx, SERVER_MAIN, '--port', '0', '--exit-with-parent'], {
+  // The sources need tsx; the build (dist/) runs under plain node.
+  const loader = SERVER_MAIN.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [];
+  const child = spawn(process.execPath, [...loader, SERVER_MAIN, '--port', '0', '--exit-with-parent'], {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     detached: true,   // not stopped by the terminal's Ctrl-C: lockpick stops it after storing its results
   });

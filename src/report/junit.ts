@@ -91,7 +91,7 @@ export function renderJUnit(results: JUnitEntry[]): string {
 }
 
 // ---------------------------------------------------------------------------
-// The JUnit file of a whole `lockpick run` (store/<run-id>/junit.xml, --junit
+// The JUnit file of a whole `lockpick run` (store/<lock>/<run-id>/junit.xml, --junit
 // PATH): one suite per lock, one testcase per property × fault kinds. Names are
 // built only from what the user asked for, never from a run's fresh key names
 // (r18-k0) or ids, so a CI server's test history follows them across runs.

@@ -15,9 +15,10 @@ import { anchoredClient, anchorPoint, isAnchoredPartition } from '../workload/pl
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Recorder } from './recorder.ts';
 
-// worker.ts under tsx; worker.js beside this file in the built package (dist/).
+// worker.ts under tsx; worker.js beside this file in the built package (dist/), under plain
+// node (a user's .ts lock module registers tsx's hooks itself: src/locks/user-lock.ts).
 const WORKER = fileURLToPath(new URL(`./worker${extname(import.meta.url)}`, import.meta.url));
-const TSX = import.meta.resolve('tsx');
+const WORKER_ARGS = extname(WORKER) === '.ts' ? ['--import', import.meta.resolve('tsx')] : [];
 
 interface Worker {
   id: string;
@@ -110,7 +111,7 @@ export class ClientPool implements ClientControl {
     if (this.closed) throw new Error(`the client pool is closed; client ${id} is not started`);
     // detached: its own process group, so a Ctrl-C in the terminal reaches lockpick only,
     // which stores what it found and then stops the workers (they exit on 'disconnect' too).
-    const child = fork(WORKER, [id], { execArgv: ['--import', TSX], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
+    const child = fork(WORKER, [id], { execArgv: WORKER_ARGS, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
     const w: Worker = { id, child, process: null, fresh: true, stopped: false, dead: false, open: false, believes: new Map() };
     if (child.pid) recordProcess({ pid: child.pid, name: `lockpick client ${id}`, kind: 'server', match: basename(WORKER) });
     this.workers.set(id, w);   // at once, so a close() while it starts stops it too

@@ -1,22 +1,25 @@
 // `lockpick run` without the command line: open a session, search (or replay a
 // stored plan), store what happened, and say it in words.
-import { join, relative, isAbsolute } from 'node:path';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { LockRecipe } from '../locks/lock.ts';
-import type { Verdict } from '../../checkers/types.ts';
+import type { Anomaly, Verdict } from '../../checkers/types.ts';
+import type { ResourceResult } from '../../checkers/resource.ts';
 import { planArb } from '../workload/arbitraries.ts';
 import { defaultPausePoints, describePlan, planOps, validatePlan, type RunPlan } from '../workload/plan.ts';
 import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
 import { search, type Failure, type SearchResult } from './search.ts';
 import { Session, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
-import { newRunDir, readTestJson, versions, writeEvents, writeJson } from './store.ts';
-import { lockLabel } from './lock-spec.ts';
+import { newRunDir, readTestJson, runLog, versions, writeEvents, writeJson } from './store.ts';
+import { lockFromStored, lockLabel, moduleHash, storedLock } from './lock-spec.ts';
 import { claimSignals } from '../env/lifecycle.ts';
 import { envJson, envFromTest, keyNamespace } from './env-spec.ts';
 import type { EnvSpec } from '../env/env-kinds.ts';
 import { addRun, describeCoverage, emptyCoverage, gaps, type Coverage } from './coverage.ts';
 import { renderRunJUnit, type RunJUnit } from '../report/junit.ts';
+import { checkPackages } from '../optional.ts';
+import { UsageError } from '../errors.ts';
 
 export interface RunOptions {
   lock: LockSpec;
@@ -47,7 +50,7 @@ export interface RunOptions {
   /** Where progress lines go (the CLI: process.stderr, unless --json); none when absent. */
   progress?: ProgressSink;
   onProgress?(e: ProgressEvent): void;
-  /** Also write the run's JUnit XML here (--junit PATH); store/<run-id>/junit.xml is always written. */
+  /** Also write the run's JUnit XML here (--junit PATH); store/<lock>/<run-id>/junit.xml is always written. */
   junitPath?: string;
   /** How an interrupt ends the run: see Interrupts. */
   interrupts?: Interrupts;
@@ -69,9 +72,20 @@ export interface RunOptions {
  */
 export interface Interrupts { exitOnSignal?: boolean; signal?: AbortSignal }
 
-export interface RunSummary {
-  verdict: Verdict;
-  exitCode: 0 | 1 | 3;
+/** The smallest failing run: its plan, what it did, and what the checkers found (lock anomalies first, then the resource's). */
+export interface MinimalCounterexample {
+  plan: RunPlan;
+  /** Operations done in that run. */
+  ops: number;
+  faults: number;
+  anomalies: Anomaly[];
+  resource: ResourceResult;
+  /** Broke the lock again on a confirmation run (absent on a replay). */
+  confirmed?: boolean;
+}
+
+/** What every summary has, whatever the verdict (RunSummary adds the verdict). */
+export interface RunSummaryFields {
   dir: string;
   runId: string;
   seed?: number;
@@ -86,19 +100,39 @@ export interface RunSummary {
   lockViolations: number;       // runs whose lock history was invalid
   /** Measured on every run, whatever the property: runs with a liveness violation, the longest unavailability seen. */
   liveness: LivenessTotals;
-  firstAnomalies?: unknown[];   // of the first violating run (before shrinking)
+  firstAnomalies?: Anomaly[];   // of the first violating run (before shrinking)
   resource: { lostUpdates: number; staleWritesAccepted: number; staleStepsPrevented: number };
-  minimal?: { plan: RunPlan; ops: number; faults: number; anomalies: unknown[]; resource: unknown; confirmed?: boolean };
+  /** The shrunk counterexample (UNSAFE); on a replay that did not break, its last run. */
+  minimal?: MinimalCounterexample;
   replay: string;
   coverage: Coverage;
   /** Why no SAFE verdict could be given (exit 3); empty otherwise. */
   gaps: string[];
   /** Wall time of the whole run (search, shrink, reports), ms. */
   elapsedMs: number;
-  /** store/<run-id>/junit.xml (the same text also at --junit PATH when given). */
+  /** store/<lock>/<run-id>/junit.xml (the same text also at --junit PATH when given). */
   junit: string;
   /** Every distinct failure found (one without keepGoing; none when SAFE), the first being `minimal`; absent on a replay. */
   failures?: FailureJson[];
+}
+
+/**
+ * `lockpick run --json`, runLockTest and a replay resolve with this: a union on the
+ * verdict, so `assert.equal(result.verdict, false)` (or `exitCode === 1`) leaves
+ * `result.minimal` defined: an UNSAFE verdict always carries its counterexample.
+ */
+export type RunSummary = RunSummaryFields & (
+  | { verdict: false; exitCode: 1; minimal: MinimalCounterexample }
+  | { verdict: true; exitCode: 0 }
+  | { verdict: 'unknown'; exitCode: 3 }
+);
+
+/** A summary being filled in; `done` checks the union's promise (verdict false ⇔ exit 1 ⇔ a counterexample). */
+type SummaryDraft = RunSummaryFields & { verdict: Verdict; exitCode: 0 | 1 | 3 };
+function done(s: SummaryDraft): RunSummary {
+  const want = s.verdict === false ? 1 : s.verdict === true ? 0 : 3;
+  if (s.exitCode !== want || (s.verdict === false && !s.minimal)) throw new Error(`lockpick: a summary with verdict ${String(s.verdict)} and exit code ${s.exitCode}${s.minimal ? '' : ', no counterexample'}`);
+  return s as RunSummary;
 }
 
 /** A distinct failure as --json and results.json say it; its counterexample dir replays with `lockpick run --replay DIR`. */
@@ -142,6 +176,19 @@ function outcomeJson(o: RunOutcome) {
   return {
     run: o.run, verdict: o.verdict, check: o.check, resource: o.resource, problems: o.problems, inconclusive: o.inconclusive,
     faults: o.faults, stats: o.stats, liveness: o.liveness, elapsed_ms: Math.round(o.elapsedMs),
+  };
+}
+
+/** The run's log and progress, also written to DIR/lockpick.log (the progress lines a terminal redraws in place are left out). */
+function logged(dir: string, o: { log(line: string): void; progress?: ProgressSink }): { log(line: string): void; progress?: ProgressSink } {
+  const append = runLog(dir);
+  const progress = o.progress;
+  return {
+    log: (line) => { append(`${line}\n`); o.log(line); },
+    progress: progress && {
+      isTTY: progress.isTTY,
+      write: (text: string) => { if (text.endsWith('\n')) append(text.replace(/\r\x1b\[K/g, '')); return progress.write(text); },
+    },
   };
 }
 
@@ -268,13 +315,6 @@ async function withSession<T>(o: SessionOptions, ctl: Interrupts, body: (s: Sess
   }
 }
 
-/** A lock as CI names it: a registry name, or a module path relative to the working directory. */
-function ciLabel(spec: LockSpec): string {
-  if (!('path' in spec)) return spec.name;
-  const rel = relative(process.cwd(), spec.path);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : spec.path;
-}
-
 /** Writes the run's JUnit file into DIR (and the counterexample dir, and --junit PATH when given). */
 function writeJUnit(dir: string, paths: (string | undefined)[], input: RunJUnit): string {
   const xml = renderRunJUnit(input);
@@ -287,11 +327,13 @@ function writeJUnit(dir: string, paths: (string | undefined)[], input: RunJUnit)
 export async function runTest(o: RunOptions): Promise<RunSummary> {
   o.interrupts?.signal?.throwIfAborted();
   const t0 = Date.now();
-  const { id, dir } = newRunDir(o.storeRoot);
+  checkPackages(o.recipe.packages);   // a missing optional package ends the run before anything is written (exit 3)
+  const { id, dir } = newRunDir(o.storeRoot, lockLabel(o.lock));
+  o = { ...o, ...logged(dir, o) };
   const topo = topologyOf(o.recipe);
   const seed = o.seed ?? Math.floor(Math.random() * 0x7fffffff);
   const test: Record<string, unknown> = {
-    lock: lockLabel(o.lock), lock_spec: o.lock, model: o.recipe.model, fencing: o.recipe.fencing,
+    lock: lockLabel(o.lock), ...storedLock(o.lock), model: o.recipe.model, fencing: o.recipe.fencing,
     topology: { name: topo.name, ...topo.opts }, faults: o.faults, pause_points: o.pausePoints ?? null, property: o.property ?? 'both', liveness_ms: o.livenessMs ?? null, clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
     time_s: o.timeS, runs: o.runs, parallel: o.parallel ?? 1, keep_going: o.keepGoing === true, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
     versions: versions(), started: new Date().toISOString(), plan: null, ...envJson(o.env, o.keyPrefix),
@@ -308,7 +350,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   const property = o.property ?? 'both';
   const liveness: LivenessTotals = { checked: wantsLiveness(property), violations: 0, longest_unavailable_ms: 0, bound_ms: o.livenessMs ?? null };
   const totals = () => ({ property, lock_violations: lockViolations, liveness, resource_totals: resource, ops, coverage });
-  const junitBase = { lock: ciLabel(o.lock), property, faults: o.faults, replayCommand: `lockpick run --replay ${dir}`, properties: { run: id, seed } };
+  const junitBase = { lock: lockLabel(o.lock), property, faults: o.faults, replayCommand: `lockpick run --replay ${dir}`, properties: { run: id, seed } };
   // Ctrl-C: what was found so far is stored and said; a violation already seen stays one.
   let interrupted = false;
   const onInterrupt = async () => {
@@ -383,7 +425,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const replay = `lockpick run --replay ${dir}`;
     const missing = res.minimal ? [] : gaps(coverage);
     const speed = throughput({ runs: res.runs, inconclusive: res.inconclusive, schedules: res.schedules, searchMs: res.searchMs, parallel: res.parallel });
-    const summary: RunSummary = {
+    const summary: SummaryDraft = {
       verdict: res.minimal ? false : missing.length === 0 ? true : 'unknown',
       exitCode: res.minimal ? 1 : missing.length === 0 ? 0 : 3,
       dir, runId: id, seed: res.seed, path: res.path, runs: res.runs, shrinkRuns: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
@@ -448,7 +490,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       first: res.first ? outcomeJson(res.first) : null, minimal: res.minimal ? outcomeJson(res.minimal) : null,
       failures: summary.failures,
     });
-    return summary;
+    return done(summary);
   }, onInterrupt);
 }
 
@@ -462,6 +504,27 @@ export interface ReplayOptions {
   interrupts?: Interrupts;
   /** Servers to use instead of the stored ones (--endpoints again: a password is never stored). */
   env?: EnvSpec;
+  /** The lock to use instead of the stored one (--lock with --replay: the fixed module, or the same one moved). */
+  lock?: LockSpec;
+}
+
+/**
+ * The lock a replay runs: `o.lock`, else test.json's (a module path relative to the
+ * directory lockpick runs in). Says when the module is not the one the run used, and
+ * whether it is the run's own lock (then a replay that does not break has not reproduced it).
+ */
+function replayLock(test: Record<string, unknown>, where: string, o: ReplayOptions): { spec: LockSpec; same: boolean; note?: string } {
+  const stored = test.lock_spec as LockSpec | undefined;
+  if (!stored || (typeof stored !== 'object')) throw new Error(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it`);
+  const spec = o.lock ?? lockFromStored(stored);
+  if (!('path' in spec)) return { spec, same: 'name' in stored && stored.name === spec.name };
+  if (!o.lock && !existsSync(spec.path)) {
+    throw new UsageError(`${where}: the lock module ${(stored as { path: string }).path} is not at ${spec.path}; test.json names it relative to the directory lockpick ran in: replay from your project's root, or give --lock PATH`);
+  }
+  const was = typeof test.lock_sha256 === 'string' ? test.lock_sha256 : undefined;
+  const now = moduleHash(spec.path);
+  const note = was && now && was !== now ? `note: the lock module changed since the run: hash ${was.slice(0, 12)}… → ${now.slice(0, 12)}… (${lockLabel(spec)})` : undefined;
+  return { spec, same: !o.lock && (!was || was === now), note };
 }
 
 /** Runs the plan stored in DIR/test.json again (up to `runs` times, until it breaks). */
@@ -471,13 +534,15 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   const test = readTestJson(o.dir);
   const where = join(o.dir, 'test.json');
   const plan = validatePlan(test.plan, `${where}: "plan"`);
-  const spec = test.lock_spec as LockSpec | undefined;
-  if (!spec || (typeof spec !== 'object')) throw new Error(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it`);
+  const { spec, same, note } = replayLock(test, where, o);
   const recipe = await o.resolve(spec);
+  checkPackages(recipe.packages);
   // Before the run directory: a plan its environment cannot run is refused with nothing written.
   const { env, keyPrefix } = envFromTest(test, where, plan, o.env);
-  const { id, dir } = newRunDir(o.storeRoot);
-  writeJson(join(dir, 'test.json'), { ...test, ...envJson(env, keyPrefix), replay_of: o.dir, versions: versions(), started: new Date().toISOString() });
+  const { id, dir } = newRunDir(o.storeRoot, lockLabel(spec));
+  o = { ...o, ...logged(dir, o) };
+  if (note) o.log(note);
+  writeJson(join(dir, 'test.json'), { ...test, lock: lockLabel(spec), ...storedLock(spec), ...envJson(env, keyPrefix), replay_of: o.dir, versions: versions(), started: new Date().toISOString() });
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
   const property = (test.property as RunOptions['property']) ?? 'both';
   const livenessMs = typeof test.liveness_ms === 'number' ? test.liveness_ms : undefined;
@@ -499,8 +564,11 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     }
     const unsafe = last?.verdict === false;
     // Not reproduced is only "safe" when the plan's faults took effect and the lock was contended.
-    const missing = unsafe ? [] : gaps(coverage);
-    const summary: RunSummary = {
+    // A counterexample of this very lock that did not break again is not reproduced: no verdict (exit 3).
+    // A scenario, or another lock (a fix) against the plan, gets the verdict the runs earned.
+    const notReproduced = !unsafe && same && test.counterexample !== undefined;
+    const missing = unsafe ? [] : [...gaps(coverage), ...(notReproduced ? [`the counterexample did not break the lock again in ${n} run(s) (--runs ${o.runs})`] : [])];
+    const summary: SummaryDraft = {
       verdict: unsafe ? false : missing.length === 0 ? true : 'unknown', exitCode: unsafe ? 1 : missing.length === 0 ? 0 : 3,
       coverage, gaps: missing,
       dir, runId: id, runs: Math.min(n + 1, o.runs), shrinkRuns: 0, inconclusive: coverage.runs - coverage.conclusive, ops, replay: `lockpick run --replay ${o.dir}`,
@@ -512,7 +580,9 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     let cdir: string | undefined;
     if (last) {
       cdir = await writeCounterexample(dir, last, { lock: lockLabel(spec), replay_of: o.dir, plan: describePlan(plan) });
-      o.log(unsafe ? `\nREPRODUCED in run ${summary.runs} of ${o.runs}:` : `\nNot reproduced in ${o.runs} run(s):`);
+      o.log(unsafe ? `\nREPRODUCED in run ${summary.runs} of ${o.runs}:`
+        : notReproduced ? `\nNOT REPRODUCED: tried ${n} time(s) (--runs ${o.runs}), no violation; the counterexample is timing-sensitive: try more --runs (exit 3):`
+          : `\nNo violation in ${n} run(s) of the stored plan:`);
       o.log(await describeOutcome(last, join(cdir, 'history.jsonl')));
       summary.minimal = { plan, ops: last.ops, faults: plan.faults.length, anomalies: last.check.anomalies, resource: last.resource };
     }
@@ -520,12 +590,12 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     o.log(`tested: ${describeCoverage(coverage)}`);
     summary.elapsedMs = Date.now() - t0;
     writeJUnit(dir, [o.junitPath, unsafe && cdir ? join(cdir, 'junit.xml') : undefined], {
-      lock: ciLabel(spec), property, faults: [...new Set(plan.faults.map((f) => f.kind))], replay: true, replayCommand: summary.replay,
+      lock: lockLabel(spec), property, faults: [...new Set(plan.faults.map((f) => f.kind))], replay: true, replayCommand: summary.replay,
       verdict: summary.verdict, elapsedMs: summary.elapsedMs, gaps: missing, tested: describeCoverage(coverage),
       anomalies: unsafe && last ? [...last.check.anomalies, ...last.resource.anomalies] : [], resource: unsafe ? last?.resource : undefined,
       plan: describePlan(plan), timeline: cdir && join(cdir, 'timeline.html'), properties: { run: id, replay_of: o.dir },
     });
     writeJson(join(dir, 'results.json'), { verdict: summary.verdict, runs: summary.runs, coverage, gaps: missing, liveness, last: last ? outcomeJson(last) : null });
-    return summary;
+    return done(summary);
   });
 }

@@ -1,11 +1,11 @@
-// store/<run-id>/: history.jsonl (every event of the invocation, written as it
+// store/<lock>/<run-id>/ (store/latest links to the newest): lockpick.log (what the run printed), history.jsonl (every event of the invocation, written as it
 // happens), test.json (what was run: lock, topology, faults, plan, seed,
 // versions), results.json (verdicts), counterexample/ (the minimal failing run).
 // A store path that cannot be used is the user's to fix (UsageError, exit 2); a
 // disk that fills up or fails on the way makes the run inconclusive (exit 3).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { HistoryEvent } from '../history/types.ts';
 import { fsReason, InconclusiveError, UsageError } from '../errors.ts';
@@ -23,16 +23,55 @@ function storeError(what: string, e: unknown, fix: string): Error {
     : new UsageError(`${what}: ${fsReason(e)}\n  fix: ${fix}`, { cause: e });
 }
 
-export function newRunDir(root: string): { id: string; dir: string } {
+/** A lock as a directory name: a registry name as is, a module by its file name without extension; other characters than [A-Za-z0-9._-] become _. */
+export function storeName(lockLabel: string): string {
+  const base = /\.[cm]?[jt]s$/.test(lockLabel) ? basename(lockLabel).replace(/\.[cm]?[jt]s$/, '') : lockLabel;
+  return base.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_') || 'lock';
+}
+
+/** Points `link` at `target` (relative), replacing what was there in one rename; a file system without symlinks keeps none. */
+function relink(link: string, target: string): void {
+  const tmp = `${link}.${process.pid}.tmp`;
+  try {
+    rmSync(tmp, { force: true });
+    symlinkSync(target, tmp);
+    renameSync(tmp, link);
+  } catch {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/**
+ * store/<lock>/<run-id>/, as Jepsen's store/<test>/<time>/, and the links
+ * store/latest and store/<lock>/latest to it (the newest run started).
+ */
+export function newRunDir(root: string, lockLabel: string): { id: string; dir: string } {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
   const id = `${stamp}-${randomBytes(3).toString('hex')}`;
-  const dir = resolve(root, id);
+  const lock = storeName(lockLabel);
+  const dir = resolve(root, lock, id);
   try {
     mkdirSync(dir, { recursive: true });
   } catch (e) {
     throw storeError(`--store ${root}: cannot create the run directory ${dir}`, e, 'give --store a directory that can be written (it is created if missing), e.g. --store ./store');
   }
+  relink(resolve(root, 'latest'), join(lock, id));
+  relink(resolve(root, lock, 'latest'), id);
   return { id, dir };
+}
+
+/** The run's log: every line the run printed (its report and progress lines), appended to DIR/lockpick.log as it goes. */
+export function runLog(dir: string): (text: string) => void {
+  const file = join(dir, 'lockpick.log');
+  let failed = false;
+  return (text: string) => {
+    if (failed) return;
+    try {
+      appendFileSync(file, text);
+    } catch {
+      failed = true;   // a copy of what was printed: the run goes on (results.json says a disk failure)
+    }
+  };
 }
 
 function writeFileOrThrow(path: string, text: string): void {
@@ -78,7 +117,7 @@ export function versions(): Record<string, string> {
  */
 export function readTestJson(dir: string): Record<string, unknown> {
   const path = join(dir, 'test.json');
-  const fix = `give a run directory written by 'lockpick run', e.g. --replay store/<run-id>, or a scenario: --replay scenarios/NAME`;
+  const fix = `give a run directory written by 'lockpick run', e.g. --replay store/<lock>/<run-id>, or a scenario: --replay scenarios/NAME`;
   if (!existsSync(dir)) throw new UsageError(`--replay ${dir}: no such directory\n  fix: ${fix}`);
   if (!statSync(dir).isDirectory()) throw new UsageError(`--replay ${dir}: not a directory\n  fix: ${fix}`);
   let text: string;

@@ -5,11 +5,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { repoRoot } from './run-helpers.ts';
+import { repoRoot, runDirs } from './run-helpers.ts';
 
 const TSX = import.meta.resolve('tsx');
 const ENTRY = pathToFileURL(path.join(repoRoot, 'src/index.ts')).href;
@@ -116,7 +116,7 @@ test('a library call prints nothing; an abort stops the servers and clients befo
   assert.ok(rep.aborted.ms < 60_000, `the abort took ${rep.aborted.ms} ms`);
   // What was found is stored, marked interrupted.
   const runDir = (rep.done.junit as string).replace(/\/junit\.xml$/, '');
-  const aborted = readdirSync(store).map((d) => path.join(store, d)).find((d) => d !== runDir)!;
+  const aborted = runDirs(store).find((d) => d !== runDir)!;
   assert.equal(JSON.parse(readFileSync(path.join(aborted, 'results.json'), 'utf8')).interrupted, true);
   assert.match(readFileSync(path.join(aborted, 'junit.xml'), 'utf8'), /<error type="interrupted"/);
 });

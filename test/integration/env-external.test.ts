@@ -30,7 +30,7 @@ function lockpickProcesses(): Set<number> {
       environ = readFileSync(`/proc/${d}/environ`, 'utf8');
     } catch { continue; }
     if (!environ.split('\0').includes(MARK)) continue;
-    if (cmd.includes('proxy/server-main.ts') || cmd.includes('lockpick-env-') || cmd.includes('runner/worker.ts')) out.add(Number(d));
+    if (/proxy\/server-main\.[jt]s|runner\/worker\.[jt]s/.test(cmd) || cmd.includes('lockpick-env-')) out.add(Number(d));
   }
   return out;
 }

@@ -46,7 +46,7 @@ async function envUp(): Promise<{ pid: number; started: number[]; root: string; 
   const info = JSON.parse(line) as { nodes: { pid: number; log: string }[] };
   const root = path.dirname(path.dirname(info.nodes[0]!.log));
   // Its servers (their title names the private dir) and its proxy (a child of it).
-  const started = processes((pid, ppid, cmd) => cmd.includes(root) || (ppid === child.pid && cmd.includes('server-main.ts')));
+  const started = processes((pid, ppid, cmd) => cmd.includes(root) || (ppid === child.pid && /server-main\.[jt]s/.test(cmd)));
   return { pid: child.pid!, started, root, exit };
 }
 

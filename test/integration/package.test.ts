@@ -6,19 +6,19 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { repoRoot } from './run-helpers.ts';
+import { repoRoot, runDirs } from './run-helpers.ts';
 import { shimCacheDir } from '../../src/env/clock-shim.ts';
 
 let dir: string;        // holds the tarball and the project
 let project: string;
 let tarball: string;
 
-function sh(cmd: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+function sh(cmd: string, args: string[], cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { cwd, timeout: timeoutMs, maxBuffer: 64 << 20, env: { ...process.env, npm_config_update_notifier: 'false' } },
+    execFile(cmd, args, { cwd, timeout: timeoutMs, maxBuffer: 64 << 20, env: { ...env, npm_config_update_notifier: 'false' } },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }));
   });
 }
@@ -44,7 +44,7 @@ test('the tarball ships what users need and no tests, bench, CI or evidence', ()
     assert.deepEqual(files.filter((f) => f.startsWith(banned)), [], `${banned} must not be packed`);
   }
   for (const needed of ['bin/lockpick.mjs', 'src/cli.ts', 'src/runner/worker.ts', 'dist/src/index.js', 'dist/src/index.d.ts',
-    'dist/index.d.cts', 'dist/src/runner/worker.js', 'native/clockshim.c', 'examples/my-lock.ts', 'README.md', 'package.json']) {
+    'dist/index.d.cts', 'dist/.source-hash', 'dist/src/cli.js', 'dist/src/runner/worker.js', 'dist/src/proxy/server-main.js', 'scenarios/set-px-del-pause/test.json', 'native/clockshim.c', 'examples/my-lock.ts', 'README.md', 'package.json']) {
     assert.ok(files.includes(needed), `${needed} must be packed`);
   }
   const kB = statSync(tarball).size / 1000;
@@ -142,7 +142,9 @@ async function runUnsafe(file: string, body: string): Promise<void> {
   assert.equal(r.code, 1, `expected UNSAFE (exit 1), got ${r.code}:\n${r.stdout}\n${r.stderr.slice(-3000)}`);
   assert.match(r.stdout, /UNSAFE: .*my-lock/);
   assert.match(r.stdout, /Minimal schedule/);
-  const runs = readdirSync(store).filter((d) => existsSync(path.join(store, d, 'counterexample', 'history.jsonl')));
+  const runs = runDirs(store).filter((d) => existsSync(path.join(d, 'counterexample', 'history.jsonl')));
+  assert.ok(runs[0]!.startsWith(path.join(store, file.replace(/\.[jt]s$/, ''))), `store/<lock>/<run-id>: ${runs[0]}`);
+  assert.match(readFileSync(path.join(runs[0]!, 'lockpick.log'), 'utf8'), /Minimal schedule/, 'the run log holds what the run printed');
   assert.equal(runs.length, 1, `a shrunk counterexample in ${store}`);
 }
 
@@ -170,4 +172,56 @@ test('the library from the built package (dist/) under plain node: runLockTest f
   const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { exitCode: number; gaps: string[]; ok: number };
   assert.equal(out.exitCode, 0, `no faults, so the DEL unlock is safe here; gaps: ${out.gaps.join('; ')}`);
   assert.ok(out.ok > 0);
+});
+
+/**
+ * A machine without a compiler, as far as a PATH can make one: every program on PATH
+ * except C and C++ compilers, linkers and make (what node-gyp and the clock shim's
+ * build need), and no CC/CXX.
+ */
+function noCompilerEnv(root: string): NodeJS.ProcessEnv {
+  const bin = path.join(root, 'bin');
+  mkdirSync(bin);
+  const hidden = /^(cc|c\+\+|gcc|g\+\+|cpp|clang.*|ld|make|gmake|.*-(gcc|g\+\+|cc|c\+\+)(-[0-9.]+)?|(gcc|g\+\+|cpp)-[0-9.]+)$/;
+  for (const d of (process.env.PATH ?? '').split(':')) {
+    let names: string[];
+    try { names = readdirSync(d); } catch { continue; }
+    for (const n of names) {
+      if (hidden.test(n) || existsSync(path.join(bin, n))) continue;
+      symlinkSync(path.join(d, n), path.join(bin, n));
+    }
+  }
+  const { CC: _cc, CXX: _cxx, ...env } = process.env;
+  // A fresh cache: no clock shim built by an earlier run (it needs cc).
+  return { ...env, PATH: bin, XDG_CACHE_HOME: path.join(root, 'cache') };
+}
+
+test('without a compiler and without optional dependencies: the install succeeds, a Redis lock is SAFE, a catalogue scenario replays, ZooKeeper and Docker say the install line (exit 3)', { timeout: 150_000 }, async () => {
+  const root = path.join(dir, 'slim');
+  const slim = path.join(root, 'project');
+  mkdirSync(slim, { recursive: true });
+  const env = noCompilerEnv(root);
+  assert.notEqual((await sh('sh', ['-c', 'command -v cc || command -v g++ || command -v make'], slim, 10_000, env)).code, 0, 'the compilers are hidden');
+  assert.equal((await sh('npm', ['init', '-y'], slim, 30_000, env)).code, 0);
+  const install = await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=optional', tarball], slim, 120_000, env);
+  assert.equal(install.code, 0, `npm install without a compiler failed:\n${install.stderr}`);
+  for (const p of ['zookeeper', 'testcontainers']) assert.ok(!existsSync(path.join(slim, 'node_modules', p)), `${p} is optional: not installed`);
+  const fresh = await sh(process.execPath, ['--input-type=module', '-e', "import { distFresh } from './node_modules/lockpick/bin/dist-fresh.mjs'; console.log(distFresh())"], slim, 30_000, env);
+  assert.equal(fresh.stdout.trim(), 'true', `the installed dist/ is fresh, so the CLI runs it without tsx: ${fresh.stderr}`);
+  // The CLI runs from dist/ (no tsx needed at start); no faults, so no clock shim is needed either.
+  // (Root's shim cache is /var/cache/lockpick whatever XDG_CACHE_HOME says: remove what an earlier run built there.)
+  rmSync(path.join(shimCacheDir(path.join(slim, 'node_modules', 'lockpick'), env), 'libclockshim.so'), { force: true });
+  const safe = await sh('npx', ['lockpick', 'run', '--lock', 'redis-set-px-lua', '--time', '5', '--store', 'store'], slim, 60_000, env);
+  assert.equal(safe.code, 0, `expected SAFE (exit 0):\n${safe.stdout}\n${safe.stderr.slice(-3000)}`);
+  assert.match(safe.stdout, /SAFE so far/);
+  assert.match(safe.stderr, /cannot build the clock shim.*no C compiler/s, 'the missing shim is said');
+  // The demo pages' "run it yourself": the catalogue's scenarios/NAME is found inside the package.
+  const demo = await sh('npx', ['lockpick', 'run', '--replay', 'scenarios/set-px-del-pause', '--runs', '2', '--store', 'store'], slim, 60_000, env);
+  assert.equal(demo.code, 1, `expected the double holder (exit 1):\n${demo.stdout}\n${demo.stderr.slice(-3000)}`);
+  const zk = await sh('npx', ['lockpick', 'run', '--lock', 'zk-ephemeral', '--time', '3', '--store', 'store'], slim, 60_000, env);
+  assert.equal(zk.code, 3, `expected exit 3 (no test possible):\n${zk.stdout}\n${zk.stderr}`);
+  assert.match(zk.stderr, /the optional package 'zookeeper' is not installed.*`npm install zookeeper`/);
+  const docker = await sh('npx', ['lockpick', 'run', '--lock', 'redis-set-px-lua', '--env', 'docker', '--time', '3', '--store', 'store'], slim, 60_000, env);
+  assert.equal(docker.code, 3, `expected exit 3:\n${docker.stdout}\n${docker.stderr}`);
+  assert.match(docker.stderr, /`npm install testcontainers`/);
 });

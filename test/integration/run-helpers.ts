@@ -1,6 +1,6 @@
 // Runs `lockpick run ... --json` as a user would and returns its exit code and summary.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,12 +13,21 @@ export function tempStore(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'lockpick-store-'));
 }
 
+/** The run directories under a --store root, store/<lock>/<run-id>/ (the `latest` links left out), oldest first. */
+export function runDirs(store: string): string[] {
+  if (!existsSync(store)) return [];
+  const real = (p: string) => !lstatSync(p).isSymbolicLink() && lstatSync(p).isDirectory();
+  return readdirSync(store).map((l) => path.join(store, l)).filter(real)
+    .flatMap((l) => readdirSync(l).map((id) => path.join(l, id)).filter(real))
+    .sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
+}
+
 export interface CliResult { code: number | null; summary?: RunSummary; stdout: string; stderr: string; ms: number }
 
-export function lockpick(args: string[], timeoutMs = 150_000, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+export function lockpick(args: string[], timeoutMs = 150_000, env: NodeJS.ProcessEnv = {}, cwd = repoRoot): Promise<CliResult> {
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [bin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });

@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bin, repoRoot, tempStore } from './run-helpers.ts';
+import { bin, repoRoot, runDirs, tempStore } from './run-helpers.ts';
 
 function start(args: string[]): { child: ChildProcess; out: () => string; exit: Promise<number | null> } {
   const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -23,7 +23,8 @@ function start(args: string[]): { child: ChildProcess; out: () => string; exit: 
  */
 function lockpickProcesses(): number[] {
   const text = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  const ours = [path.join(repoRoot, 'src/runner/worker.ts'), path.join(repoRoot, 'src/proxy/server-main.ts')];
+  // The sources' or, after `npm run build`, dist/'s (bin/lockpick.mjs runs a fresh dist/).
+  const ours = ['src/runner/worker', 'src/proxy/server-main'].flatMap((f) => [`${repoRoot}/${f}.ts`, `${repoRoot}/dist/${f}.js`]);
   return text.split('\n').filter((l) => ours.some((p) => l.includes(p)) || /redis-server 127\.0\.0\.1.*lockpick-env-/.test(l))
     .map((l) => Number(l.trim().split(/\s+/)[0])).filter((p) => p !== process.pid);
 }
@@ -57,12 +58,12 @@ test('Ctrl-C after a violation was seen: exit 130, the violation is in results.j
   assert.equal(await r.exit, 130, r.out());
   assert.match(r.out(), /INTERRUPTED after \d+ run\(s\): UNSAFE: a violation was found in run \d+ \(not shrunk\)/);
   assert.match(r.out(), /double-holder|stale-release/);
-  const [dir] = readdirSync(store);
-  const results = JSON.parse(readFileSync(path.join(store, dir!, 'results.json'), 'utf8'));
+  const [dir] = runDirs(store);
+  const results = JSON.parse(readFileSync(path.join(dir!, 'results.json'), 'utf8'));
   assert.equal(results.verdict, false);
   assert.equal(results.interrupted, true);
   assert.ok(results.first.check.anomalies.length > 0);
-  assert.ok(existsSync(path.join(store, dir!, 'counterexample', 'history.jsonl')));
+  assert.ok(existsSync(path.join(dir!, 'counterexample', 'history.jsonl')));
   await sleep(500);
   assert.deepEqual(lockpickProcesses().filter((p) => !before.has(p)), []);
 });

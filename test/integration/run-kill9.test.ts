@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bin, lockpick, repoRoot, tempStore } from './run-helpers.ts';
+import { bin, lockpick, repoRoot, runDirs, tempStore } from './run-helpers.ts';
 import { readHistory } from '../../src/history/index.ts';
 import { checkHistory } from '../../checkers/index.ts';
 
@@ -35,8 +35,8 @@ test('kill -9 mid-run: the history is checkable and no process survives the next
   let history = '';
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    const dirs = existsSync(store) ? readdirSync(store) : [];
-    if (dirs.length) history = path.join(store, dirs[0]!, 'history.jsonl');
+    const dirs = runDirs(store);
+    if (dirs.length) history = path.join(dirs[0]!, 'history.jsonl');
     if (history && existsSync(history) && readFileSync(history, 'utf8').split('\n').length > 60) break;
     await sleep(200);
   }

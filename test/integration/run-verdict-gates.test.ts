@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { lockpick, repoRoot, tempStore } from './run-helpers.ts';
+import { lockpick, repoRoot, runDirs, tempStore } from './run-helpers.ts';
 
 function results(dir: string): Record<string, any> {
   return JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'));
@@ -55,13 +55,13 @@ test('a full disk while recording: exit 3 naming ENOSPC, the history parses, not
     const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '3', '--time', '120', '--shrink-time', '0', '--store', mnt]);
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /history\.jsonl: no space left on device \(ENOSPC\) after \d+ events; the run is inconclusive/);
-    const [dir] = readdirSync(mnt);
-    const lines = readFileSync(path.join(mnt, dir!, 'history.jsonl'), 'utf8').split('\n');
+    const [dir] = runDirs(mnt);
+    const lines = readFileSync(path.join(dir!, 'history.jsonl'), 'utf8').split('\n');
     assert.equal(lines.pop(), '', 'the file ends with a whole line');
     for (const l of lines) JSON.parse(l);
     assert.ok(lines.length > 50);
     // This checkout's workers only (another checkout's lockpick may be running on the machine).
-    const workers = () => spawnSync('pgrep', ['-f', path.join(repoRoot, 'src/runner/worker.ts')], { encoding: 'utf8' }).stdout.trim();
+    const workers = () => spawnSync('pgrep', ['-f', `${repoRoot}/(dist/)?src/runner/worker\\.[jt]s`], { encoding: 'utf8' }).stdout.trim();
     for (let i = 0; i < 30 && workers() !== ''; i++) await new Promise((res) => setTimeout(res, 100));
     assert.equal(workers(), '', 'no client worker outlives lockpick');
   } finally {

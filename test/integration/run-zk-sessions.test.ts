@@ -6,10 +6,10 @@
 // 75 s of uniformly random search before it); the careful client (treat-as-loss, renewing
 // through its holds) stays safe under the same aimed cuts, partitions and ZooKeeper server pauses.
 import { test } from 'node:test';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { anomalyTypes, lockpick, tempStore, type CliResult } from './run-helpers.ts';
+import { anomalyTypes, lockpick, runDirs, tempStore, type CliResult } from './run-helpers.ts';
 
 const ZK = ['run', '--lock', 'zk-ephemeral-sequential', '--clients', '3', '--shrink-time', '3', '--json'];
 const firstTypes = (r: CliResult) => [...anomalyTypes(r), ...((r.summary?.firstAnomalies ?? []) as { type: string }[]).map((a) => a.type)];
@@ -42,7 +42,7 @@ test('onDisconnect=treat-as-loss + the same partitions (the aimed cut among them
   assert.equal(r.summary!.verdict, true);
   assert.ok(r.summary!.coverage.faultsApplied.partition! > 0 && r.summary!.coverage.faultsApplied.pause! > 0);
   // The ensemble's leader was among the paused servers (resolved when each pause started).
-  const lines = readdirSync(store).flatMap((d) => readFileSync(join(store, d, 'history.jsonl'), 'utf8').split('\n')).filter((l) => l.trim());
+  const lines = runDirs(store).flatMap((d) => readFileSync(join(d, 'history.jsonl'), 'utf8').split('\n')).filter((l) => l.trim());
   const events = lines.filter((l) => l.includes('"pause-start"')).map((l) => JSON.parse(l) as { value: { target: string; nodes: string[] } });
   const leaderPauses = events.filter((e) => e.value.target === 'leader');
   assert.ok(leaderPauses.length > 0, `pauses: ${events.map((e) => e.value.target).join(', ')}`);

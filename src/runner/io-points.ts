@@ -24,12 +24,13 @@
 // queue (write callbacks get an error as Node gives them for a destroyed socket): nothing leaks.
 //
 // What each operation kind reached (the most sends and replies of one operation) is kept for
-// the run (reached()): the runner draws I/O points only among those (src/workload/points.ts).
+// the run (takeReached()): the runner draws I/O points only among those (src/workload/points.ts).
 //
 // Not covered: clients doing their I/O outside Node's net (the `zookeeper` package's C client):
 // they reach no I/O point, so none is learned for them.
 import net from 'node:net';
 import { ioPointName, type IoPointOp } from '../workload/plan.ts';
+import type { IoCounts } from '../workload/points.ts';
 
 const PORT = Symbol('lockpick.ioPort');
 const OUT = Symbol('lockpick.ioOut');     // writes/ends queued behind a held write
@@ -38,9 +39,6 @@ const TURN = Symbol('lockpick.ioTurn');   // the turn of this socket's last coun
 
 type Item = { op: string; args: unknown[]; point?: string };
 type Tagged = net.Socket & { [PORT]?: number; [OUT]?: Item[]; [IN]?: Item[]; [TURN]?: number };
-
-/** The most sends and replies one operation of a kind reached. */
-export interface IoCounts { sends: number; replies: number }
 
 export interface IoPoints {
   /** From now on count on sockets to these ports and hold at these points. */
@@ -51,8 +49,8 @@ export interface IoPoints {
   disarm(): void;
   /** Sends and data chunks counted in the current operation (for tests). */
   counts(): IoCounts;
-  /** Per operation kind, the most sends and replies one operation reached since arm(). */
-  reached(): Partial<Record<IoPointOp, IoCounts>>;
+  /** Per operation kind, the most sends and replies one operation reached since the last take (or arm()). */
+  takeReached(): Partial<Record<IoPointOp, IoCounts>>;
 }
 
 /** The port a connect call names: (port, host), (options), or Node's normalized [options, cb]. */
@@ -199,7 +197,11 @@ export function installIoPoints(ask: (name: string) => Promise<unknown>): IoPoin
     },
     disarm() { armed = false; },
     counts: () => ({ sends, replies }),
-    reached: () => Object.fromEntries(Object.entries(most).map(([k, v]) => [k, { ...v }])),
+    takeReached() {
+      const r = most;
+      most = {};
+      return r;
+    },
   };
   return installed;
 }

@@ -113,7 +113,8 @@ test('send:<op>:N holds that write and every later one on the socket until the a
   await r.until('abc');
   assert.equal(a.got.at(-1), 'abc');
   assert.equal(io.counts().sends, 2);
-  assert.deepEqual(io.reached(), { acquire: { sends: 2, replies: io.counts().replies } }, 'the most one acquire reached');
+  assert.deepEqual(io.takeReached(), { acquire: { sends: 2, replies: io.counts().replies } }, 'the most one acquire reached');
+  assert.deepEqual(io.takeReached(), {}, 'taken once');
   // An end behind a held write does not overtake it.
   io.arm([a.port], ['send:release:1']);
   io.operation('release');

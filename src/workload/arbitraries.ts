@@ -8,7 +8,7 @@ import type { FaultSpec } from '../../nemesis/types.ts';
 import { KINDS, kindDef } from '../../nemesis/kinds.ts';
 import { aimsFor } from './aims.ts';
 import { CRITICAL_SECTION, clientId, type Attempt, type ClientPlan, type RunPlan } from './plan.ts';
-import { allowsPoint, ioPointsOf, namedPointsOf } from './points.ts';
+import { allowsPoint, anchorsReachable, ioPointsOf, namedPointsOf } from './points.ts';
 
 export interface WorkloadOptions {
   clients: number;        // this many clients (some may shrink to no attempts)
@@ -145,13 +145,15 @@ export function faultsArb(o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
 /**
  * A run plan: uniformly random attempts and faults, or, when the kinds asked for compose a
  * known failure of the topology (./aims.ts), a plan drawn around it: two times in three (weight 2
- * per aim against 1 per aim for the random plans; an aim may weigh less, Aim.weight).
+ * per aim against 1 per aim for the random plans; an aim may weigh less, Aim.weight). A plan with
+ * a fault anchored where its client never goes is not drawn.
  */
 export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
   const random = randomPlanArb(o);
   const aims = aimsFor(o);
-  if (aims.length === 0) return random;
-  return fc.oneof({ weight: aims.length, arbitrary: random }, ...aims.map((a) => ({ weight: a.weight ?? 2, arbitrary: a.plan(o) })));
+  // A fault anchored in a client with no attempt could never take effect (./points.ts): not drawn.
+  if (aims.length === 0) return random.filter(anchorsReachable);
+  return fc.oneof({ weight: aims.length, arbitrary: random }, ...aims.map((a) => ({ weight: a.weight ?? 2, arbitrary: a.plan(o) }))).filter(anchorsReachable);
 }
 
 function randomPlanArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {

@@ -7,7 +7,10 @@
 // exactly those: a one-command release has 'send:release:1' and no 2nd command to pause before,
 // a lock whose client does its I/O outside Node's net (ZooKeeper's C client) gets no I/O point
 // at all, and a recipe point on a path the lock never takes is not drawn.
-import { CRITICAL_SECTION, IO_POINT_KINDS, IO_POINT_MAX, IO_POINT_OPS, ioPointName, parseIoPoint, type Attempt, type IoPointKind, type IoPointOp, type RunPlan } from './plan.ts';
+import {
+  CRITICAL_SECTION, IO_POINT_KINDS, IO_POINT_MAX, IO_POINT_OPS, anchorPoint, anchoredClient, clientId, ioPointName, isAnchoredPause, parseIoPoint,
+  type Attempt, type IoPointKind, type IoPointOp, type RunPlan,
+} from './plan.ts';
 
 /** The most sends and replies one operation of a kind made. */
 export interface IoCounts { sends: number; replies: number }
@@ -128,6 +131,20 @@ export function expandIoPoints(entries: readonly string[]): string[] {
     }
   }
   return [...out];
+}
+
+/**
+ * Whether every fault anchored at a client's point could take effect: its client has an attempt
+ * (a point of a renew: an attempt that renews). A pause anchored in a client that shrank to no
+ * attempts never fires, and its run is inconclusive: such a plan is not drawn.
+ */
+export function anchorsReachable(plan: RunPlan): boolean {
+  return plan.faults.every((f) => {
+    if (!isAnchoredPause(f)) return true;
+    const i = plan.clients.findIndex((_, j) => clientId(j) === anchoredClient(f));
+    const attempts = plan.clients[i]?.attempts ?? [];
+    return parseIoPoint(anchorPoint(f) ?? '')?.op === 'renew' ? attempts.some((a) => a.renew) : attempts.length > 0;
+  });
 }
 
 /**

@@ -4,7 +4,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EXIT, EXIT_HELP } from '../cli.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
-import { parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
+import { lockLabel, parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
 import { PROPERTIES, topologyOf, type Property } from '../runner/session.ts';
 import { BEFORE_WRITE, CRITICAL_SECTION, IO_POINT_KINDS, parseIoPoint } from '../workload/plan.ts';
@@ -151,7 +151,7 @@ export async function run(argv: string[]): Promise<number> {
       const livenessMs = args['liveness-ms'] === undefined ? undefined : int(args['liveness-ms'], '--liveness-ms', 0, 1);
       const pausePoints = parsePausePoints(args['pause-at'], recipe.points ?? []);
       if (args['points-from'] !== undefined && pausePoints) throw new UsageError('--points-from draws from the points that run learned; leave out --pause-at (or --points-from)');
-      const learnedPoints = args['points-from'] === undefined ? undefined : pointsFrom(args['points-from'], recipe.points ?? []);
+      const learnedPoints = args['points-from'] === undefined ? undefined : pointsFrom(args['points-from'], lockLabel(spec), recipe.points ?? []);
       const lockOptions: Record<string, unknown> = {};
       for (const kv of args['lock-opt'] ?? []) {
         const i = kv.indexOf('=');
@@ -254,8 +254,8 @@ export function parsePausePoints(list: string | undefined, recipePoints: string[
 }
 
 /** --points-from DIR: the points a run learned, each a point this lock has. */
-function pointsFrom(dir: string, recipePoints: string[]): LearnedPoints {
-  const learned = readLearnedPoints(dir);
+function pointsFrom(dir: string, lock: string, recipePoints: string[]): LearnedPoints {
+  const learned = readLearnedPoints(dir, lock);
   const known = [CRITICAL_SECTION, BEFORE_WRITE, ...recipePoints];
   const bad = learned.points.find((p) => !parseIoPoint(p) && !known.includes(p));
   if (bad) throw new UsageError(`--points-from ${dir}: this lock has no point '${bad}' (its points: ${known.join(', ')}, send:<op>:N, reply:<op>:N)\n  fix: give a run of this lock`);

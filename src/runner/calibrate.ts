@@ -24,8 +24,8 @@ export async function calibrate(runOnce: (plan: RunPlan) => Promise<RunOutcome>,
   return { learned: { points, reached }, said: `points learned from a calibration run: ${describeLearned(base, reached)}` };
 }
 
-/** The learned points a run stored in DIR/test.json (`points_learned`), checked; UsageError naming the fix otherwise. */
-export function readLearnedPoints(dir: string): LearnedPoints {
+/** The learned points a run of this lock stored in DIR/test.json (`points_learned`), checked; UsageError naming the fix otherwise. */
+export function readLearnedPoints(dir: string, lock: string): LearnedPoints {
   const path = join(dir, 'test.json');
   const fix = "give a run directory 'lockpick run' wrote (store/<run-id>) whose search learned its points";
   if (!existsSync(path)) throw new UsageError(`--points-from ${dir}: no ${path}\n  fix: ${fix}`);
@@ -35,6 +35,8 @@ export function readLearnedPoints(dir: string): LearnedPoints {
   } catch (e) {
     throw new UsageError(`--points-from ${dir}: ${path} is not readable JSON (${(e as Error).message})\n  fix: ${fix}`);
   }
+  const stored = (test as { lock?: unknown } | null)?.lock;
+  if (stored !== lock) throw new UsageError(`--points-from ${dir}: that run tested ${typeof stored === 'string' ? stored : 'no lock'}, not ${lock}; its points are that lock's\n  fix: ${fix}`);
   const l = (test as { points_learned?: unknown } | null)?.points_learned as Partial<LearnedPoints> | null | undefined;
   if (!l || typeof l !== 'object') throw new UsageError(`--points-from ${dir}: ${path} has no "points_learned" (that search learned no points, or it ran no faults)\n  fix: ${fix}`);
   const points = l.points;

@@ -3,7 +3,11 @@
 // aim, server faults anchored at a client's event) draws only among the reached ones.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
+import { readLearnedPoints } from '../../src/runner/calibrate.ts';
 import { faultArb, planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
 import { AIMS } from '../../src/workload/aims.ts';
 import { anchorPoint, defaultPausePoints, isAnchoredPause, parseIoPoint, planOps, type RunPlan } from '../../src/workload/plan.ts';
@@ -137,4 +141,20 @@ test('a plan whose anchored fault waits in a client that never gets there is not
   // Drawn plans: no anchored fault in a client without attempts (each such run was inconclusive).
   const o: WorkloadOptions = { ...base, faults: ['client-pause', 'kill'], points: redisBase };
   for (const p of fc.sample(planArb(o), { numRuns: 300, seed: 13 })) assert.ok(anchorsReachable(p), JSON.stringify(p));
+});
+
+test('--points-from DIR reads the points that run of this lock learned; anything else exits 2 naming the fix', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-points-'));
+  const write = (t: unknown) => writeFileSync(path.join(dir, 'test.json'), JSON.stringify(t));
+  const learned = { points: ['in-critical-section', 'send:release:1'], reached: oneDel };
+  write({ lock: 'redis-set-px-del', points_learned: { ...learned, from: 'calibration' } });
+  assert.deepEqual(readLearnedPoints(dir, 'redis-set-px-del'), learned);
+  assert.throws(() => readLearnedPoints(dir, 'redis-set-px-lua'), /that run tested redis-set-px-del, not redis-set-px-lua/);
+  assert.throws(() => readLearnedPoints(path.join(dir, 'nope'), 'redis-set-px-del'), /no .*test\.json\n  fix: give a run directory/);
+  write({ lock: 'redis-set-px-del', points_learned: null });
+  assert.throws(() => readLearnedPoints(dir, 'redis-set-px-del'), /has no "points_learned"/);
+  write({ lock: 'redis-set-px-del', points_learned: { points: [] } });
+  assert.throws(() => readLearnedPoints(dir, 'redis-set-px-del'), /must be a non-empty list of point names/);
+  writeFileSync(path.join(dir, 'test.json'), '{');
+  assert.throws(() => readLearnedPoints(dir, 'redis-set-px-del'), /not readable JSON/);
 });

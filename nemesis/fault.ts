@@ -57,8 +57,13 @@ export interface FaultGenOptions {
   clients: string[];      // client ids of the run ('c1', ...)
   nodes: string[];        // data node ids node faults may target
   points: string[];       // named points a client pause may land at
-  /** I/O points a client pause may land at too ('send', 'reply': src/runner/io-points.ts; N drawn by the kind); absent: none. */
-  ioPoints?: readonly import('../src/workload/plan.ts').IoPointKind[];
+  /**
+   * I/O points a client pause may land at too (src/runner/io-points.ts): learned ones as named
+   * ('send:release:2', only what the lock's operations reached: src/workload/points.ts), or a
+   * bare kind ('send', 'reply': the N-th command or reply of an acquire or release, N up to
+   * IO_POINT_MAX); absent: none.
+   */
+  ioPoints?: readonly string[];
   topology: string;       // the environment's topology name ('redis', 'redis-sentinel', ...)
   /** Every server a partition may split (data nodes and others such as Sentinels); default: nodes. */
   servers?: string[];

@@ -5,7 +5,8 @@ import { at, lasting, single, someClient, startAt, targetText } from '../words.t
 import { param } from '../spec.ts';
 import { resolveClients } from '../targets.ts';
 import type { FaultGenOptions, KindDef } from '../fault.ts';
-import { ioPointName, parseIoPoint, type IoPointKind, type IoPointOp } from '../../src/workload/plan.ts';
+import { IO_POINT_MAX, ioPointName, parseIoPoint, type IoPointKind, type IoPointOp } from '../../src/workload/plan.ts';
+import { expandIoPoints } from '../../src/workload/points.ts';
 
 const CLIENT_TARGETS = "client ids ('c1', 'client:c1', [...]) or 'all'";
 
@@ -65,21 +66,29 @@ const pauseAt = (o: FaultGenOptions, point: fc.Arbitrary<string>) => fc.record({
   duration_ms: pauseMs(o), target: someClient(o), params: fc.record({ point }),
 });
 
-/**
- * I/O points (src/runner/io-points.ts): the N-th write or reply chunk of the client's acquire
- * or release. N up to 3: an acquire is a SET (more while it waits), a release a GET and a
- * DEL, an EVAL, or a few calls of a user's lock. N shrinks down.
- */
-export const IO_POINT_MAX = 3;
+export { IO_POINT_MAX };
 
-/** 'send:release:2' / 'reply:acquire:1'; the unmapper lets a stored plan's point shrink (lower N) without context. */
-export const ioPointArb = (kinds: readonly IoPointKind[]) =>
-  fc.tuple(fc.constantFrom(...kinds), fc.constantFrom<IoPointOp>('acquire', 'release'), fc.integer({ min: 1, max: IO_POINT_MAX }))
-    .map(([k, op, n]) => ioPointName(k, op, n), (v) => {
+/**
+ * An I/O point (src/runner/io-points.ts) among the entries: the operation kind and the kind of
+ * I/O drawn alike, then N among those reached (learned entries) or up to IO_POINT_MAX (a bare
+ * 'send' / 'reply'). N shrinks toward 1; the unmapper lets a stored plan's point shrink without
+ * context.
+ */
+export const ioPointArb = (entries: readonly string[]) => {
+  const groups = new Map<string, { kind: IoPointKind; op: IoPointOp; ns: number[] }>();
+  for (const name of expandIoPoints(entries)) {
+    const p = parseIoPoint(name)!;
+    const g = groups.get(`${p.kind}:${p.op}`) ?? { kind: p.kind, op: p.op, ns: [] };
+    g.ns.push(p.n);
+    groups.set(`${p.kind}:${p.op}`, g);
+  }
+  return fc.oneof(...[...groups.values()].map(({ kind, op, ns }) => fc.constantFrom(...ns.sort((a, b) => a - b))
+    .map((n) => ioPointName(kind, op, n), (v) => {
       const p = typeof v === 'string' ? parseIoPoint(v) : undefined;
-      if (!p || !kinds.includes(p.kind) || p.op === 'renew' || p.n > IO_POINT_MAX) throw new Error('not an I/O point drawn here');
-      return [p.kind, p.op, p.n] as [IoPointKind, IoPointOp, number];
-    });
+      if (!p || p.kind !== kind || p.op !== op || !ns.includes(p.n)) throw new Error('not an I/O point drawn here');
+      return p.n;
+    })));
+};
 
 const ordinal = (n: number) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th'}`;
 

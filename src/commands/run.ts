@@ -5,10 +5,12 @@ import { dirname, join, resolve } from 'node:path';
 import { packageRoot } from '../package-root.ts';
 import { EXIT, EXIT_HELP } from '../cli.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
-import { parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
+import { lockLabel, parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
 import { PROPERTIES, topologyOf, type Property } from '../runner/session.ts';
-import { BEFORE_WRITE, CRITICAL_SECTION, IO_POINT_KINDS } from '../workload/plan.ts';
+import { BEFORE_WRITE, CRITICAL_SECTION, IO_POINT_KINDS, parseIoPoint } from '../workload/plan.ts';
+import { readLearnedPoints } from '../runner/calibrate.ts';
+import type { LearnedPoints } from '../workload/points.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
        lockpick run --replay store/<lock>/<run-id> [--runs N]
@@ -40,7 +42,11 @@ options:
   --pause-at LIST      points where client-pause lands: in-critical-section, the lock's own
                        points (e.g. after-compare; see 'lockpick list'), send (just before
                        the client's Nth command) and reply (just after its Nth reply; N
-                       drawn); default all of them (not send/reply for zookeeper locks)
+                       drawn); default all of them (not send/reply for zookeeper locks).
+                       Before the search a fault-free calibration run learns which of them
+                       the lock reaches (e.g. sends 1..2 of a release): only those are drawn
+  --points-from DIR    draw from the points that run's search learned (DIR/test.json), with no
+                       calibration run: with its --seed, the same plans are drawn again
   --lock-opt K=V       a recipe option (repeatable; see 'lockpick list')
   --store DIR          where run directories go (default ./store)
   --replay DIR         run the plan stored in DIR/test.json again (--runs times at most, default 3);
@@ -111,7 +117,7 @@ export async function run(argv: string[]): Promise<number> {
       options: {
         lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
         runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
-        keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
+        keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, 'points-from': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
         replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, json: { type: 'boolean' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -135,6 +141,7 @@ export async function run(argv: string[]): Promise<number> {
     const env = await parseEnv(args.env, args.endpoints, args.replay !== undefined, args.image);
     if (args.replay) {
       if (args['key-prefix'] !== undefined) throw new UsageError('--key-prefix: a replay uses the prefix its test.json stored; leave it out');
+      if (args['points-from'] !== undefined) throw new UsageError('--points-from sets where a search draws its points; a replay runs its stored plan as it is, so leave it out');
       if (args['keep-going']) throw new UsageError('--keep-going goes on searching after a violation; a replay runs one stored plan, so leave it out (or drop --replay)');
       // --lock: another module (a fix, or the same one moved) against the stored plan.
       const lock = args.lock === undefined ? undefined : parseLockArg(args.lock);
@@ -150,6 +157,8 @@ export async function run(argv: string[]): Promise<number> {
       if (!PROPERTIES.includes(property)) throw new UsageError(`--property must be lock, resource or both (safety), liveness, or all (safety and liveness), got '${property}'`);
       const livenessMs = args['liveness-ms'] === undefined ? undefined : int(args['liveness-ms'], '--liveness-ms', 0, 1);
       const pausePoints = parsePausePoints(args['pause-at'], recipe.points ?? []);
+      if (args['points-from'] !== undefined && pausePoints) throw new UsageError('--points-from draws from the points that run learned; leave out --pause-at (or --points-from)');
+      const learnedPoints = args['points-from'] === undefined ? undefined : pointsFrom(args['points-from'], lockLabel(spec), recipe.points ?? []);
       const lockOptions: Record<string, unknown> = {};
       for (const kv of args['lock-opt'] ?? []) {
         const i = kv.indexOf('=');
@@ -163,7 +172,7 @@ export async function run(argv: string[]): Promise<number> {
         shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
         ttlMs: int(args.ttl, '--ttl', 800, 50), ttlFixed: args.ttl !== undefined, keys: int(args.keys, '--keys', 1),
         maxAttempts: int(args['max-attempts'], '--max-attempts', 3), maxFaults: int(args['max-faults'], '--max-faults', 2),
-        restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0), pausePoints, property, livenessMs, storeRoot, lockOptions, log,
+        restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0), pausePoints, learnedPoints, property, livenessMs, storeRoot, lockOptions, log,
         progress: json ? undefined : process.stderr, junitPath, interrupts, env, keyPrefix,
         parallel: parallelRuns(args.parallel), keepGoing: args['keep-going'] === true,
       });
@@ -260,6 +269,15 @@ export function parsePausePoints(list: string | undefined, recipePoints: string[
     if (!known.includes(p)) throw new UsageError(`--pause-at: this lock has no point '${p}'; its points: ${known.join(', ')}`);
   }
   return out;
+}
+
+/** --points-from DIR: the points a run learned, each a point this lock has. */
+function pointsFrom(dir: string, lock: string, recipePoints: string[]): LearnedPoints {
+  const learned = readLearnedPoints(dir, lock);
+  const known = [CRITICAL_SECTION, BEFORE_WRITE, ...recipePoints];
+  const bad = learned.points.find((p) => !parseIoPoint(p) && !known.includes(p));
+  if (bad) throw new UsageError(`--points-from ${dir}: this lock has no point '${bad}' (its points: ${known.join(', ')}, send:<op>:N, reply:<op>:N)\n  fix: give a run of this lock`);
+  return learned;
 }
 
 /**

@@ -14,6 +14,7 @@ import { createFault } from '../../nemesis/kinds.ts';
 import { anchoredClient, anchorPoint, isAnchoredPartition } from '../workload/plan.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Recorder } from './recorder.ts';
+import { emptyReached, mergeReached, type ReachedPoints } from '../workload/points.ts';
 
 // worker.ts under tsx; worker.js beside this file in the built package (dist/), under plain
 // node (a user's .ts lock module registers tsx's hooks itself: src/locks/user-lock.ts).
@@ -43,6 +44,8 @@ export interface RunReport {
   crashes: string[];
   /** The locks' counters (Lock.stats: watch notifications, creates, ...), summed over this run's clients. */
   lockStats: Record<string, number>;
+  /** The points this run's clients reached, together (what the search learns its points from). */
+  points: ReachedPoints;
 }
 
 export class ClientPool implements ClientControl {
@@ -55,7 +58,7 @@ export class ClientPool implements ClientControl {
   private runStartMs = 0;
   private logs: string[] = [];
   /** What workers told about contract violations and crashes since the last report (run() hands it over). */
-  private found: Pick<RunReport, 'contract' | 'crashes' | 'lockStats'> = { crashes: [], lockStats: {} };
+  private found: Pick<RunReport, 'contract' | 'crashes' | 'lockStats' | 'points'> = { crashes: [], lockStats: {}, points: emptyReached() };
   /** Anchored pauses in progress (so the run waits for them). */
   private pausing = new Set<Promise<void>>();
   /** Workers that died on their own between runs: the next run reports them (never respawned silently). */
@@ -182,6 +185,7 @@ export class ClientPool implements ClientControl {
       case 'lock-stats':
         for (const [k, n] of Object.entries(m.stats)) this.found.lockStats[k] = (this.found.lockStats[k] ?? 0) + n;
         break;
+      case 'points': this.found.points = mergeReached(this.found.points, m.reached); break;
       case 'done': w.done?.(m.error); break;
       case 'prepared': w.prepared?.(); w.prepared = undefined; break;
       case 'ready': break;
@@ -342,7 +346,7 @@ export class ClientPool implements ClientControl {
     }
     await Promise.all([...this.pausing]);
     const found = this.found;
-    this.found = { crashes: [], lockStats: {} };
+    this.found = { crashes: [], lockStats: {}, points: emptyReached() };
     return { errors, killed, logs: this.logs, ...found };
   }
 

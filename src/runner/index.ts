@@ -20,6 +20,8 @@ import { addRun, describeCoverage, emptyCoverage, gaps, type Coverage } from './
 import { renderRunJUnit, type RunJUnit } from '../report/junit.ts';
 import { checkPackages } from '../optional.ts';
 import { UsageError } from '../errors.ts';
+import { calibrate } from './calibrate.ts';
+import type { LearnedPoints } from '../workload/points.ts';
 
 export interface RunOptions {
   lock: LockSpec;
@@ -41,6 +43,8 @@ export interface RunOptions {
   restartDelayMs?: number;
   /** Named points client pauses may land at (default: 'in-critical-section' and the recipe's own). */
   pausePoints?: string[];
+  /** The points to draw from, as an earlier search learned them (--points-from): no calibration run, so its seed draws its plans. */
+  learnedPoints?: LearnedPoints;
   storeRoot: string;
   lockOptions?: Record<string, unknown>;
   property?: Property;
@@ -379,13 +383,29 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const { activeFaults, kindDef } = await import('../../nemesis/index.ts');
     for (const line of session.timescales.said) o.log(`timescales read at start: ${line}`);
     const progress = new Progress(o.progress, () => session.nemesisContexts().reduce((n, c) => n + activeFaults(c).length, 0), o.onProgress);
-    const arb = planArb({
+    const points = o.pausePoints ?? defaultPausePoints(o.recipe.points ?? [], topo.name);
+    const renew = o.recipe.renews === true;
+    const reentrant = o.recipe.model === 'reentrant-mutex';
+    const sessionMs = o.recipe.sessionMs?.(o.lockOptions);
+    const workload = {
       clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, ttlFixed: o.ttlFixed, keys: o.keys, maxAttempts: o.maxAttempts, maxFaults: o.maxFaults, restartDelayMs: o.restartDelayMs, topology: topo.name, promotionMs: session.timescales.promotionMs,
-      nodes: session.dataNodes(), servers: session.serverNodes(), peerLinks: session.hasPeerLinks(), points: o.pausePoints ?? defaultPausePoints(o.recipe.points ?? [], topo.name),
-      reentrant: o.recipe.model === 'reentrant-mutex', renew: o.recipe.renews === true, sessionMs: o.recipe.sessionMs?.(o.lockOptions),
-    });
+      nodes: session.dataNodes(), servers: session.serverNodes(), peerLinks: session.hasPeerLinks(), points, reentrant, renew, sessionMs,
+    };
     let res: SearchResult;
+    let learned = o.learnedPoints;
     try {
+      // Points learned, not guessed (src/workload/points.ts): anchored faults land only where the lock's clients go.
+      if (learned) o.log(`points as learned before (--points-from): ${learned.points.join(', ')}`);
+      else if (o.faults.length) {
+        const c = await calibrate((plan) => session.runOnce(plan), points, { ttlMs: o.ttlMs, renew, reentrant, sessionMs });
+        o.log(c.said);
+        learned = c.learned;
+      }
+      if (learned) {
+        test.points_learned = { ...learned, from: o.learnedPoints ? 'points-from' : 'calibration' };
+        writeJson(join(dir, 'test.json'), test);
+      }
+      const arb = planArb({ ...workload, points: learned?.points ?? points });
       res = await search({
         arb, runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed,
         runOnce: (plan, lane) => session.runOnce(plan, lane),
@@ -451,7 +471,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       o.log(`\nsearch: ${describeCoverage(coverage)}`);
       o.log(describeThroughput(speed));
       o.log(describeLiveness(liveness));
-      o.log(`fast-check seed ${res.seed}, path "${res.path ?? ''}"`);
+      o.log(`fast-check seed ${res.seed}, path "${res.path ?? ''}"${learned ? `; the same search again: --seed ${res.seed} --points-from ${dir}` : ''}`);
       o.log(`timeline: ${join(cdir, 'timeline.html')}`);
       o.log(`replay:   ${replay}`);
       if (!o.keepGoing) stored.push({ f: res.failures[0]!, cdir });
@@ -461,7 +481,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         summary.failures.forEach((j, i) => o.log(describeFailure(j, i + 1)));
       }
     } else if (summary.exitCode === 0) {
-      o.log(`\nSAFE so far${o.property && o.property !== 'both' ? ` (property: ${o.property})` : ''}: ${ops} operations, no violation. fast-check seed ${res.seed}.`);
+      o.log(`\nSAFE so far${o.property && o.property !== 'both' ? ` (property: ${o.property})` : ''}: ${ops} operations, no violation. fast-check seed ${res.seed}${learned ? ` (the same search again: --seed ${res.seed} --points-from ${dir})` : ''}.`);
       o.log(`tested: ${describeCoverage(coverage)}`);
       o.log(describeThroughput(speed));
       o.log(describeLiveness(liveness));

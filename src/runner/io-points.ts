@@ -1,7 +1,14 @@
 // Pause points made by a client's I/O, with no help from the lock: 'send:<op>:N' just before
-// the N-th write to a server socket during one operation (acquire, release, renew), and
+// the N-th send to a server socket during one operation (acquire, release, renew), and
 // 'reply:<op>:N' just after the N-th chunk of reply data arrives in it, before the client
-// library sees it. A user's lock declares no ctx.point(), so this is how a pause lands between
+// library sees it. A send is what the client writes to one socket in one turn of the event
+// loop (until it next waits for I/O or a timer), not one write() call: node-redis (v4, v5)
+// writes a command with a Buffer argument as three write() calls (and a MULTI as one call per
+// command, corked), ioredis and mysql2 one call per command or pipeline, so counting calls
+// made 'send:release:2' the middle of a GET for one library and the DEL for another. Counted
+// by turn it is the command (or the pipeline written at once) for every client library, and
+// a pause can only land where a paused process could have stopped: between the writes of two
+// turns, never inside the bytes a library hands the socket at once. A user's lock declares no ctx.point(), so this is how a pause lands between
 // its GET and its DEL ('send:release:2'), or between a SET and its reply ('reply:acquire:1').
 // Counting within the operation (not from the run's start) keeps the DEL the 2nd command of
 // every such release however many SETs the acquire before it retried, so a drawn point is
@@ -16,16 +23,22 @@
 // both ways and pipelined commands stay in order. A socket that closes while held drops its
 // queue (write callbacks get an error as Node gives them for a destroyed socket): nothing leaks.
 //
-// Not covered: clients doing their I/O outside Node's net (the `zookeeper` package's C client).
+// What each operation kind reached (the most sends and replies of one operation) is kept for
+// the run (takeReached()): the runner draws I/O points only among those (src/workload/points.ts).
+//
+// Not covered: clients doing their I/O outside Node's net (the `zookeeper` package's C client):
+// they reach no I/O point, so none is learned for them.
 import net from 'node:net';
 import { ioPointName, type IoPointOp } from '../workload/plan.ts';
+import type { IoCounts } from '../workload/points.ts';
 
 const PORT = Symbol('lockpick.ioPort');
 const OUT = Symbol('lockpick.ioOut');     // writes/ends queued behind a held write
 const IN = Symbol('lockpick.ioIn');       // events queued behind a held data chunk
+const TURN = Symbol('lockpick.ioTurn');   // the turn of this socket's last counted send
 
 type Item = { op: string; args: unknown[]; point?: string };
-type Tagged = net.Socket & { [PORT]?: number; [OUT]?: Item[]; [IN]?: Item[] };
+type Tagged = net.Socket & { [PORT]?: number; [OUT]?: Item[]; [IN]?: Item[]; [TURN]?: number };
 
 export interface IoPoints {
   /** From now on count on sockets to these ports and hold at these points. */
@@ -34,8 +47,10 @@ export interface IoPoints {
   operation(op: IoPointOp | undefined): void;
   /** Stop counting (held items still go out when the parent answers). */
   disarm(): void;
-  /** Writes and data chunks counted in the current operation (for tests). */
-  counts(): { sends: number; replies: number };
+  /** Sends and data chunks counted in the current operation (for tests). */
+  counts(): IoCounts;
+  /** Per operation kind, the most sends and replies one operation reached since the last take (or arm()). */
+  takeReached(): Partial<Record<IoPointOp, IoCounts>>;
 }
 
 /** The port a connect call names: (port, host), (options), or Node's normalized [options, cb]. */
@@ -63,6 +78,30 @@ export function installIoPoints(ask: (name: string) => Promise<unknown>): IoPoin
   let op: IoPointOp | undefined;
   let sends = 0;
   let replies = 0;
+  let most: Partial<Record<IoPointOp, IoCounts>> = {};
+  // Event-loop turns: a write in a turn after its socket's last counted one is a new send.
+  let turn = 0;
+  let turnEnds = false;
+  const nextTurn = () => { turn++; turnEnds = false; };
+  const reach = () => {
+    const m = (most[op!] ??= { sends: 0, replies: 0 });
+    m.sends = Math.max(m.sends, sends);
+    m.replies = Math.max(m.replies, replies);
+  };
+  /** The point a write is (a new send: its name), or undefined when it continues this turn's send. */
+  const sendPoint = (s: Tagged): string | undefined => {
+    if (s[TURN] === turn) return undefined;
+    s[TURN] = turn;
+    if (!turnEnds) { turnEnds = true; setImmediate(nextTurn); }
+    sends++;
+    reach();
+    return ioPointName('send', op!, sends);
+  };
+  const replyPoint = (): string => {
+    replies++;
+    reach();
+    return ioPointName('reply', op!, replies);
+  };
   const tracked = (s: Tagged) => armed && op !== undefined && s[PORT] !== undefined && ports.has(s[PORT]);
 
   /** Node's own answer to a write on a destroyed socket: its callback gets an error. */
@@ -104,7 +143,7 @@ export function installIoPoints(ask: (name: string) => Promise<unknown>): IoPoin
 
   proto.write = function (this: Tagged, ...args: unknown[]) {
     if (!tracked(this) && !this[OUT]) return write.apply(this, args);
-    const name = tracked(this) ? ioPointName('send', op!, ++sends) : undefined;
+    const name = tracked(this) ? sendPoint(this) : undefined;
     const point = name !== undefined && wanted.has(name) ? name : undefined;
     if (this[OUT]) { this[OUT].push({ op: 'write', args, point }); return true; }
     if (!point) return write.apply(this, args);
@@ -122,12 +161,12 @@ export function installIoPoints(ask: (name: string) => Promise<unknown>): IoPoin
   proto.emit = function (this: Tagged, event: unknown, ...args: unknown[]) {
     const q = this[IN];
     if (q && (event === 'data' || event === 'end' || event === 'close' || event === 'error')) {
-      const name = event === 'data' && tracked(this) ? ioPointName('reply', op!, ++replies) : undefined;
+      const name = event === 'data' && tracked(this) ? replyPoint() : undefined;
       q.push({ op: event, args, point: name !== undefined && wanted.has(name) ? name : undefined });
       return true;
     }
     if (event === 'data' && tracked(this)) {
-      const name = ioPointName('reply', op!, ++replies);
+      const name = replyPoint();
       if (wanted.has(name)) {
         this[IN] = [{ op: 'data', args, point: name }];
         void drainIn(this);
@@ -148,14 +187,21 @@ export function installIoPoints(ask: (name: string) => Promise<unknown>): IoPoin
       wanted = new Set(points);
       op = undefined;
       armed = true;
+      most = {};
     },
     operation(o) {
       op = o;
       sends = 0;
       replies = 0;
+      nextTurn();   // a new operation's first write is its 1st send, whatever the turn
     },
     disarm() { armed = false; },
     counts: () => ({ sends, replies }),
+    takeReached() {
+      const r = most;
+      most = {};
+      return r;
+    },
   };
   return installed;
 }

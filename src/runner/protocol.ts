@@ -3,6 +3,7 @@
 import type { Endpoint } from '../env/types.ts';
 import type { EventType } from '../history/types.ts';
 import type { Attempt } from '../workload/plan.ts';
+import type { ReachedPoints } from '../workload/points.ts';
 
 /** Which lock to build: a registry name or a user's module path. */
 export type LockSpec = { name: string } | { path: string };
@@ -52,4 +53,6 @@ export type FromWorker =
   | { t: 'crash'; error: string }
   /** The lock's counters (Lock.stats), once per run right before 'done'. */
   | { t: 'lock-stats'; run: number; stats: Record<string, number> }
+  /** The points this client reached in the run (most sends/replies per operation kind, named points), once right before 'done'. */
+  | { t: 'points'; run: number; reached: ReachedPoints }
   | { t: 'done'; run: number; error?: string };

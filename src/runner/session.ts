@@ -24,6 +24,7 @@ import { lockStats, type LockStats } from '../../checkers/stats.ts';
 import { faultEffects, type FaultEffects } from './fault-effects.ts';
 import { lockLabel } from './lock-spec.ts';
 import { InconclusiveError } from '../errors.ts';
+import type { ReachedPoints } from '../workload/points.ts';
 
 export interface SessionOptions {
   recipe: LockRecipe;
@@ -78,6 +79,7 @@ export interface RunOutcome {
   faults: FaultEffects;             // what the nemesis actually did
   stats: LockStats;                 // ok acquires, releases, contention
   lockStats?: Record<string, number>; // the lock's own counters (Lock.stats), summed over clients
+  points?: ReachedPoints;           // what the clients reached: I/O counts per operation kind, named points
   resourceEntries: ResourceEntry[];
   liveness?: RunLiveness;           // measured on every run; a verdict only when the property asks
 }
@@ -267,7 +269,7 @@ export class Session {
     const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;
     return {
       run, plan, verdict, lockVerdict: check.valid, check, resource, events, ops, elapsedMs: performance.now() - started,
-      problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), lockStats: report.lockStats, resourceEntries: entries, liveness,
+      problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), lockStats: report.lockStats, points: report.points, resourceEntries: entries, liveness,
     };
   }
 

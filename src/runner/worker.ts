@@ -305,6 +305,8 @@ class Client {
 }
 
 let pausePoints: string[] = [];
+/** The named points this run reached (told to the parent at its end: points are learned from them). */
+const reachedNamed = new Set<string>();
 let started: (() => void) | undefined;
 
 /** The server ports this client reaches (through the fault proxy): its endpoints, other roles, announced-address map; never the resource store. */
@@ -320,6 +322,7 @@ function serverPorts(job: RunJob): Set<number> {
  * Returns how long the client is cut off from here when an anchored partition fired.
  */
 async function point(name: string): Promise<number | undefined> {
+  reachedNamed.add(name);
   return pausePoints.includes(name) ? ask({ t: 'point', name }) : undefined;
 }
 
@@ -327,6 +330,7 @@ async function runJob(job: RunJob): Promise<void> {
   stopping = false;
   clock.setOffsetMs(job.clockOffsetMs);
   pausePoints = job.pausePoints;
+  reachedNamed.clear();
   let lock: Lock | undefined;
   const res = new ResourceClient(job.resource, Math.max(2000, job.commandTimeoutMs));
   let error: string | undefined;
@@ -365,6 +369,7 @@ async function runJob(job: RunJob): Promise<void> {
     ioPoints.disarm();
     const stats = readLockStats(lock); // before close: the herd-effect counters of this run
     if (stats) send({ t: 'lock-stats', run: job.run, stats });
+    send({ t: 'points', run: job.run, reached: { io: ioPoints.takeReached(), named: [...reachedNamed] } });
     await lock?.close().catch(() => {});
     res.close();
     send({ t: 'done', run: job.run, error });

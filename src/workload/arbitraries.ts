@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import { KINDS, kindDef } from '../../nemesis/kinds.ts';
 import { aimsFor } from './aims.ts';
-import { CRITICAL_SECTION, IO_POINT_KINDS, clientId, type Attempt, type ClientPlan, type RunPlan } from './plan.ts';
+import { CRITICAL_SECTION, clientId, type Attempt, type ClientPlan, type RunPlan } from './plan.ts';
+import { allowsPoint, anchorsReachable, ioPointsOf, namedPointsOf } from './points.ts';
 
 export interface WorkloadOptions {
   clients: number;        // this many clients (some may shrink to no attempts)
@@ -19,7 +20,12 @@ export interface WorkloadOptions {
   nodes: string[];        // data node ids the node faults may target
   servers?: string[];     // every server a partition may split (data nodes, Sentinels, ...); default: nodes
   peerLinks?: boolean;    // servers talk to each other over links the proxy can cut
-  points?: string[];      // where client pauses may land (default: 'in-critical-section')
+  /**
+   * Where client pauses (and anchored faults) may land (default: 'in-critical-section'): named
+   * points, I/O kinds ('send', 'reply': N drawn up to IO_POINT_MAX) or, learned from a calibration
+   * run (./points.ts), the concrete I/O points the lock's operations reached ('send:release:2').
+   */
+  points?: string[];
   renew?: boolean;        // the lock has renew() (LockRecipe.renews): let attempts use it
   sessionMs?: number;     // how long the server keeps a silent client's hold (LockRecipe.sessionMs: ZooKeeper's session timeout)
   reentrant?: boolean;    // the lock is reentrant: let attempts lock the same key again while holding it
@@ -90,9 +96,8 @@ function anchorable(s: FaultSpec): boolean {
  * is set on some masters and not yet on others) or its release is about to be sent.
  */
 function anchoredSometimes(specs: fc.Arbitrary<FaultSpec[]>, o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
-  const io = IO_POINT_KINDS.some((k) => o.points?.includes(k));
-  const points = [...new Set([CRITICAL_SECTION, ...namedPoints(o.points),
-    ...(io ? [...Array.from({ length: Math.max(1, o.nodes.length) }, (_, i) => `reply:acquire:${i + 1}`), 'send:release:1'] : [])])];
+  const io = [...Array.from({ length: Math.max(1, o.nodes.length) }, (_, i) => `reply:acquire:${i + 1}`), 'send:release:1'];
+  const points = [...new Set([CRITICAL_SECTION, ...namedPoints(o.points), ...io.filter((p) => allowsPoint(o.points, p))])];
   const clients = Array.from({ length: Math.max(1, o.clients) }, (_, i) => clientId(i));
   const anchor = fc.record({ client: fc.constantFrom(...clients), point: fc.constantFrom(...points) });
   const early = Math.floor(o.ttlMs / 4);
@@ -109,9 +114,9 @@ function kindArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
     ttlMs: o.ttlMs,
     clients: Array.from({ length: Math.max(1, o.clients) }, (_, i) => clientId(i)),
     nodes: o.nodes.length ? o.nodes : ['n1'],
-    // 'send'/'reply' in the points list are I/O points (drawn with an N by client-pause alone).
+    // 'send'/'reply' or learned 'send:release:2' in the points list are I/O points (drawn by client-pause alone).
     points: namedPoints(o.points),
-    ioPoints: IO_POINT_KINDS.filter((k) => o.points?.includes(k)),
+    ioPoints: ioPointsOf(o.points),
     topology: o.topology ?? 'redis',
     ...(o.servers ? { servers: o.servers } : {}),
     ...(o.peerLinks !== undefined ? { peerLinks: o.peerLinks } : {}),
@@ -120,10 +125,10 @@ function kindArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
   });
 }
 
-/** The named points of a points list (not the I/O kinds): none when only I/O points were asked for; no list: the critical section. */
+/** The named points of a points list (not the I/O ones): none when only I/O points were asked for; no list: the critical section. */
 function namedPoints(points: readonly string[] | undefined): string[] {
   if (!points?.length) return [CRITICAL_SECTION];
-  return points.filter((p) => !(IO_POINT_KINDS as readonly string[]).includes(p));
+  return namedPointsOf(points);
 }
 
 export function faultsArb(o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
@@ -140,13 +145,15 @@ export function faultsArb(o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
 /**
  * A run plan: uniformly random attempts and faults, or, when the kinds asked for compose a
  * known failure of the topology (./aims.ts), a plan drawn around it: two times in three (weight 2
- * per aim against 1 per aim for the random plans; an aim may weigh less, Aim.weight).
+ * per aim against 1 per aim for the random plans; an aim may weigh less, Aim.weight). A plan with
+ * a fault anchored where its client never goes is not drawn.
  */
 export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
   const random = randomPlanArb(o);
   const aims = aimsFor(o);
-  if (aims.length === 0) return random;
-  return fc.oneof({ weight: aims.length, arbitrary: random }, ...aims.map((a) => ({ weight: a.weight ?? 2, arbitrary: a.plan(o) })));
+  // A fault anchored in a client with no attempt could never take effect (./points.ts): not drawn.
+  if (aims.length === 0) return random.filter(anchorsReachable);
+  return fc.oneof({ weight: aims.length, arbitrary: random }, ...aims.map((a) => ({ weight: a.weight ?? 2, arbitrary: a.plan(o) }))).filter(anchorsReachable);
 }
 
 function randomPlanArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {

@@ -49,6 +49,13 @@ export const IO_POINT_KINDS: readonly IoPointKind[] = ['send', 'reply'];
 export const IO_POINT_OPS = ['acquire', 'release', 'renew'] as const;
 export type IoPointOp = typeof IO_POINT_OPS[number];
 
+/**
+ * Where an I/O kind given without learning ('send' in --pause-at, or a points list no calibration
+ * narrowed) draws N: up to 3 (an acquire is a SET, more while it waits; a release a GET and a DEL,
+ * an EVAL, or a few calls of a user's lock). Learned lists name their points (src/workload/points.ts).
+ */
+export const IO_POINT_MAX = 3;
+
 export function ioPointName(kind: IoPointKind, op: IoPointOp, n: number): string {
   return `${kind}:${op}:${n}`;
 }

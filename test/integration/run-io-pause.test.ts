@@ -58,9 +58,12 @@ test('ioredis on a real Redis: held commands and replies keep pipelines and queu
     await r.connect();
     io.arm([port], ['send:release:2', 'reply:release:2', 'reply:acquire:1']);
     io.operation('release');
-    // Commands sent one by one without waiting (queued behind the held 2nd), then a pipeline;
-    // the 1st reply arrives while the 2nd command is held, so the rest come in a 2nd chunk or more.
-    const singles = Promise.all([r.set('k', '1'), r.incr('k'), r.incr('k'), r.get('k')]);
+    // A SET, then in the next turn of the event loop (the 2nd send, held) commands one by one
+    // without waiting (queued behind the held first of them), then a pipeline; the 1st reply
+    // arrives while the 2nd send is held, so the rest come in a 2nd chunk or more.
+    const set = r.set('k', '1');
+    await new Promise((resolve) => setImmediate(resolve));
+    const singles = Promise.all([set, r.incr('k'), r.incr('k'), r.get('k')]);
     const piped = r.pipeline().incr('k').get('k').incrby('k', 10).get('k').exec();
     assert.deepEqual(await singles, ['OK', 2, 3, '3']);
     assert.deepEqual((await piped)!.map(([e, v]) => (e ? String(e) : v)), [4, '4', 14, '14']);

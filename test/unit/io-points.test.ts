@@ -1,5 +1,6 @@
-// I/O pause points (src/runner/io-points.ts) on a real loopback TCP server: what counts, what
-// is held until the parent's answer, and that bytes keep their order both ways.
+// I/O pause points (src/runner/io-points.ts) on a real loopback TCP server: what counts (a send
+// is what one turn of the event loop writes to a socket), what is held until the parent's
+// answer, and that bytes keep their order both ways.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -14,6 +15,8 @@ const io = installIoPoints((name) => {
   asked.push(name);
   return new Promise<void>((resolve) => { answer = resolve; });
 });
+/** The next turn of the event loop: writes after it are a new send. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const go = async () => {
   for (let i = 0; i < 100 && !answer; i++) await sleep(10);
   const a = answer!;
@@ -72,9 +75,12 @@ test('counts writes and reply chunks on server sockets only, inside an operation
   await r.until('xy');
   io.operation('release');
   before.write('1');
-  before.write('2');
+  before.write('2');               // the same turn: one send (a command a library writes in pieces)
   other.write('not counted');
-  await r.until('xy12');
+  assert.equal(io.counts().sends, 1);
+  await turn();
+  before.write('3');               // a later turn: the 2nd send
+  await r.until('xy123');
   assert.equal(io.counts().sends, 2);
   assert.ok(io.counts().replies >= 1, 'echo chunks counted');
   const replies = io.counts().replies;
@@ -96,8 +102,9 @@ test('send:<op>:N holds that write and every later one on the socket until the a
   const r = reader(s);
   asked.length = 0;
   s.write('a');
+  await turn();
   assert.equal(s.write('b'), true, 'a held write looks buffered');
-  s.write('c');
+  s.write('c');                    // the rest of the 2nd send, queued behind its start
   await r.until('a');
   await sleep(100);
   assert.deepEqual(asked, ['send:acquire:2']);
@@ -105,7 +112,9 @@ test('send:<op>:N holds that write and every later one on the socket until the a
   await go();
   await r.until('abc');
   assert.equal(a.got.at(-1), 'abc');
-  assert.equal(io.counts().sends, 3);
+  assert.equal(io.counts().sends, 2);
+  assert.deepEqual(io.takeReached(), { acquire: { sends: 2, replies: io.counts().replies } }, 'the most one acquire reached');
+  assert.deepEqual(io.takeReached(), {}, 'taken once');
   // An end behind a held write does not overtake it.
   io.arm([a.port], ['send:release:1']);
   io.operation('release');

@@ -10,12 +10,20 @@
 import fc from 'fast-check';
 import type { Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../arbitraries.ts';
-import { BEFORE_WRITE, CRITICAL_SECTION, ioPointName, type Attempt, type RunPlan } from '../plan.ts';
+import { BEFORE_WRITE, CRITICAL_SECTION, parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
+import { expandIoPoints, ioPointsOf, namedPointsOf } from '../points.ts';
 
-/** Where c1 can stop inside its release: the recipe's own points and, with I/O points, before each of its first commands. */
+/**
+ * Where c1 can stop inside its release: the recipe's own points and, with I/O points, before each
+ * command of its release: those a calibration run saw a release send (a one-command release has
+ * only 'send:release:1'), or the first three when the points were not learned.
+ */
 function releasePoints(o: WorkloadOptions): string[] {
-  const named = (o.points ?? []).filter((p) => p !== CRITICAL_SECTION && p !== BEFORE_WRITE && p !== 'send' && p !== 'reply');
-  const io = o.points?.includes('send') ? [1, 2, 3].map((n) => ioPointName('send', 'release', n)) : [];
+  const named = namedPointsOf(o.points ?? []).filter((p) => p !== CRITICAL_SECTION && p !== BEFORE_WRITE);
+  const io = expandIoPoints(ioPointsOf(o.points)).filter((p) => {
+    const io = parseIoPoint(p);
+    return io?.kind === 'send' && io.op === 'release';
+  });
   return [...named, ...io];
 }
 

@@ -1,0 +1,49 @@
+// The calibration run before a search (src/workload/points.ts says why): one fault-free run of
+// two contending clients whose reached points become the list the search draws from; and the
+// same list read back from a run's test.json (`--points-from DIR`), so a search with that
+// run's seed draws the same plans.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../errors.ts';
+import { parseIoPoint } from '../workload/plan.ts';
+import { calibrationPlan, describeLearned, learnPoints, type LearnedPoints } from '../workload/points.ts';
+import type { RunPlan } from '../workload/plan.ts';
+import type { RunOutcome } from './session.ts';
+
+export interface CalibrationOptions { ttlMs: number; renew?: boolean; reentrant?: boolean; sessionMs?: number }
+
+/** Runs the calibration plan; the learned points (undefined when it reached none) and the line that says so. */
+export async function calibrate(runOnce: (plan: RunPlan) => Promise<RunOutcome>, base: readonly string[], o: CalibrationOptions): Promise<{ learned?: LearnedPoints; said: string }> {
+  const out = await runOnce(calibrationPlan(o));
+  const reached = out.points ?? { io: {}, named: [] };
+  const points = learnPoints(base, reached);
+  if (!points) {
+    const why = out.inconclusive[0] ?? out.problems[0] ?? 'no acquire got the lock';
+    return { said: `points not learned: the calibration run reached none (${why}); drawing from ${base.join(', ')}` };
+  }
+  return { learned: { points, reached }, said: `points learned from a calibration run: ${describeLearned(base, reached)}` };
+}
+
+/** The learned points a run of this lock stored in DIR/test.json (`points_learned`), checked; UsageError naming the fix otherwise. */
+export function readLearnedPoints(dir: string, lock: string): LearnedPoints {
+  const path = join(dir, 'test.json');
+  const fix = "give a run directory 'lockpick run' wrote (store/<run-id>) whose search learned its points";
+  if (!existsSync(path)) throw new UsageError(`--points-from ${dir}: no ${path}\n  fix: ${fix}`);
+  let test: unknown;
+  try {
+    test = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`--points-from ${dir}: ${path} is not readable JSON (${(e as Error).message})\n  fix: ${fix}`);
+  }
+  const stored = (test as { lock?: unknown } | null)?.lock;
+  if (stored !== lock) throw new UsageError(`--points-from ${dir}: that run tested ${typeof stored === 'string' ? stored : 'no lock'}, not ${lock}; its points are that lock's\n  fix: ${fix}`);
+  const l = (test as { points_learned?: unknown } | null)?.points_learned as Partial<LearnedPoints> | null | undefined;
+  if (!l || typeof l !== 'object') throw new UsageError(`--points-from ${dir}: ${path} has no "points_learned" (that search learned no points, or it ran no faults)\n  fix: ${fix}`);
+  const points = l.points;
+  if (!Array.isArray(points) || points.length === 0 || !points.every((p) => typeof p === 'string' && p.length > 0)) {
+    throw new UsageError(`--points-from ${dir}: "points_learned.points" in ${path} must be a non-empty list of point names\n  fix: ${fix}`);
+  }
+  const reached = l.reached && typeof l.reached === 'object' && Array.isArray(l.reached.named) && l.reached.io && typeof l.reached.io === 'object'
+    ? l.reached : { io: {}, named: points.filter((p) => !parseIoPoint(p)) };
+  return { points, reached };
+}

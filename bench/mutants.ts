@@ -121,7 +121,7 @@ async function pool<T>(tasks: Array<() => Promise<T>>): Promise<T[]> {
 
 const fmtS = (s: number | undefined) => (s === undefined ? '' : `${s.toFixed(1)} s`);
 const runsOf = (o: Outcome) => (o.runs === undefined ? '' : `${o.runs} (${o.conclusive} conclusive)`);
-const note = (o: Outcome) => o.found ?? o.error ?? (o.gaps?.length ? o.gaps.join('; ') : '');
+const note = (o: Outcome, m?: Mutant) => o.found ?? o.error ?? (o.gaps?.length ? o.gaps.join('; ') : o.verdict === 'survived' && m?.survives ? `(may survive: ${m.survives})` : '');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 const bases = new Map<string, Mutant>();
@@ -132,7 +132,7 @@ console.error(`bench:mutants: ${chosen.length} mutant(s)${args['no-base'] ? '' :
 try {
   const mutantOutcomes = await pool(chosen.map((m) => async () => {
     const o = await search(m, true);
-    console.error(`  ${m.name}: ${o.verdict}${o.afterS !== undefined ? ` after ${fmtS(o.afterS)}` : ''} ${note(o)}`);
+    console.error(`  ${m.name}: ${o.verdict}${o.afterS !== undefined ? ` after ${fmtS(o.afterS)}` : ''} ${note(o, m)}`);
     return o;
   }));
   const baseList = args['no-base'] ? [] : [...bases.values()];
@@ -149,7 +149,7 @@ try {
   chosen.forEach((m, i) => {
     const o = mutantOutcomes[i]!;
     const fam = FAMILIES[m.family]!;
-    console.log(`| ${m.name} | ${m.family} | ${[fam.faults.join(','), ...fam.args].join(' ')} | ${o.verdict} | ${fmtS(o.afterS)} | ${runsOf(o)} | ${note(o)} |`);
+    console.log(`| ${m.name} | ${m.family} | ${[fam.faults.join(','), ...fam.args].join(' ')} | ${o.verdict} | ${fmtS(o.afterS)} | ${runsOf(o)} | ${note(o, m)} |`);
   });
   const killed = mutantOutcomes.filter((o) => o.verdict === 'killed');
   const times = killed.map((o) => o.afterS!);

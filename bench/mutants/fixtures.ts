@@ -66,7 +66,8 @@ export const MUTANTS: Mutant[] = [
     name: 'set-nx-without-px', family: 'redis', file: 'single-node.ts', module: 'set-px-lua.ts',
     search: "(await r.set(key, value, 'PX', ttlMs, 'NX')) === 'OK'",
     replace: "(await r.set(key, value, 'NX')) === 'OK'",
-    why: 'the expiry left out ("we always unlock"): no lease, so a crashed holder blocks forever; a safety search sees it only with crashes and a liveness property',
+    why: 'the expiry left out ("we always unlock"): no lease, so a crashed holder blocks forever',
+    survives: 'no lease makes the lock stricter: only a crashed holder (client-kill) with --property liveness shows it',
   },
   {
     name: 'ttl-seconds-as-ms', family: 'redis', file: 'single-node.ts', module: 'set-px-lua.ts',
@@ -117,6 +118,7 @@ export const MUTANTS: Mutant[] = [
     search: "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n    return 1",
     replace: "if (redis.call('exists', KEYS[1]) == 1) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n    return 1",
     why: 'renew extending without owner check: the watchdog keeps alive a key it no longer owns and is told "renewed"',
+    survives: 'the watchdog\'s answer does not reach the client\'s belief: extending another holder\'s key only delays the next grant (liveness)',
   },
   {
     name: 'redisson-watchdog-every-lease', family: 'redis', file: 'redisson-style.ts',
@@ -205,10 +207,10 @@ export const MUTANTS: Mutant[] = [
     why: 'watching the wrong node (the lowest, not the predecessor) and proceeding when it goes',
   },
   {
-    name: 'zk-disconnect-not-loss', family: 'zookeeper', file: 'zk-common.ts', module: 'zk-ephemeral-sequential.ts',
-    search: 'return h.session.dead || h.session.lossEpoch !== h.epoch;',
-    replace: 'return h.session.dead;',
-    why: 'only Expired counts as losing the lock; Disconnected (Curator\'s SUSPENDED) is ignored',
+    name: 'zk-second-in-line-holds', family: 'zookeeper', file: 'zk-ephemeral-sequential.ts',
+    search: 'if (i === 0) return mine;',
+    replace: 'if (i <= 1) return mine;',
+    why: 'off by one in the queue position (counted from 1, or "the one before me is about to go")',
   },
   {
     name: 'zk-session-loss-ignored', family: 'zookeeper', file: 'zk-common.ts', module: 'zk-ephemeral.ts',
@@ -221,6 +223,7 @@ export const MUTANTS: Mutant[] = [
     search: "if (stat && stat.ephemeralOwner === h.session.sessionId() && !this.lapsed(h)) return 'renewed';",
     replace: "if (stat) return 'renewed';",
     why: 'renew checks only that the lock node exists, not that this session owns it',
+    survives: 'renew first asks whether the session saw a loss; while it did not, the ephemeral node at that path can only be its own',
   },
   {
     name: 'zk-node-exists-as-held', family: 'zookeeper', file: 'zk-ephemeral.ts',

@@ -26,4 +26,10 @@ export interface Mutant {
   replace: string;
   /** Why a real team writes this bug, one sentence. */
   why: string;
+  /**
+   * Why it may survive any safety search with these faults, when it does not
+   * break safety there (a liveness bug, or a change other checks of the recipe
+   * make harmless); printed beside a survivor. It still counts in the score.
+   */
+  survives?: string;
 }

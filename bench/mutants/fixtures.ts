@@ -34,11 +34,14 @@ export const FAMILIES: Record<string, Family> = {
     args: ['--clients', '5'],
     why: 'cut links (session loss) and paused ensemble members; 5 clients so that waiters queue',
   },
-  // MySQL/MariaDB session and row locks: cut links and clients that die holding.
+  // MySQL/MariaDB session and row locks: clients that die holding, a stalled server.
+  // A cut link ends the holder's session, and with it the lock, while the holder
+  // works on: the correct FOR UPDATE and GET_LOCK recipes break under partition
+  // (their headers say so; the anchored cut before the resource write finds it).
   mysql: {
-    faults: ['partition', 'client-kill'],
+    faults: ['client-kill', 'pause'],
     args: [],
-    why: 'cut links and clients killed while they hold',
+    why: 'clients killed while they hold and a paused server; a cut link frees a session lock under its working holder, the correct one too',
   },
 };
 

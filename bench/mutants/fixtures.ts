@@ -1,0 +1,268 @@
+// The mutants of `npm run bench:mutants`: small, realistic bugs put into the
+// built-in recipes of src/locks/, each one search/replace in one file, and the
+// faults a user would pick per kind of lock. The faults are chosen per family,
+// never per mutant, and only faults the correct recipe withstands (a fault
+// that breaks the unmutated recipe too, such as a server clock jump under any
+// Redis lease, would "kill" every mutant and say nothing): the bench runs each
+// unmutated recipe with the same faults and calls any UNSAFE there a false alarm.
+// test/unit/bench-mutants.test.ts checks that every search text occurs exactly
+// once in its file, so a refactored recipe fails there, not silently here.
+// Nothing here may be read by lockpick's search: an aim written for a mutant is tuning to the test.
+import type { Family, Mutant } from './types.ts';
+
+export const FAMILIES: Record<string, Family> = {
+  // Single-node Redis leases (SET NX PX). A pause inside the critical section, a
+  // server clock jump or a restart without persistence breaks the correct recipe
+  // too (README, catalogue rows), so the user pauses clients at the lock's own
+  // commands (I/O points) and cuts links.
+  redis: {
+    faults: ['partition', 'client-pause'],
+    args: ['--pause-at', 'send,reply'],
+    why: 'client pauses at the lock\'s commands and cut links; pauses in the critical section, clock jumps and restarts break every lease lock, the correct one too',
+  },
+  // Redlock over 5 masters: links cut between clients and masters, client pauses anywhere
+  // (the lock reports its validity, so a careful client survives a pause in its critical
+  // section). Restarts without persistence and clock jumps break the correct Redlock too.
+  redlock: {
+    faults: ['partition', 'client-pause'],
+    args: [],
+    why: 'cut links and client pauses; a restart without persistence or a clock jump breaks the correct Redlock too (Kleppmann)',
+  },
+  // ZooKeeper ensemble: cut links (session loss) and paused servers.
+  zookeeper: {
+    faults: ['partition', 'pause'],
+    args: ['--clients', '5'],
+    why: 'cut links (session loss) and paused ensemble members; 5 clients so that waiters queue',
+  },
+  // MySQL/MariaDB session and row locks: clients that die holding, a stalled server.
+  // A cut link ends the holder's session, and with it the lock, while the holder
+  // works on: the correct FOR UPDATE and GET_LOCK recipes break under partition
+  // (their headers say so; the anchored cut before the resource write finds it).
+  mysql: {
+    faults: ['client-kill', 'pause'],
+    args: [],
+    why: 'clients killed while they hold and a paused server; a cut link frees a session lock under its working holder, the correct one too',
+  },
+};
+
+export const MUTANTS: Mutant[] = [
+  // ── single-node Redis: SET NX PX + Lua compare-and-delete (set-px-lua.ts and its helpers) ──
+  {
+    name: 'lua-unlock-plain-del', family: 'redis', file: 'set-px-lua.ts',
+    search: 'const n = await r.eval(COMPARE_AND_DELETE, 1, h.key, String(h.value));',
+    replace: 'const n = await r.del(h.key);',
+    why: 'owner check dropped from unlock: DEL looks equivalent to the script and saves a round of Lua',
+  },
+  {
+    name: 'lua-unlock-lost-as-released', family: 'redis', file: 'set-px-lua.ts',
+    search: "return Number(n) === 1 ? 'released' : 'lost';",
+    replace: "return 'released';",
+    why: 'the script\'s 0 (the key was no longer ours) is ignored: unlock "cannot fail", so its reply is not read',
+  },
+  {
+    name: 'set-without-nx', family: 'redis', file: 'single-node.ts', module: 'set-px-lua.ts',
+    search: "(await r.set(key, value, 'PX', ttlMs, 'NX')) === 'OK'",
+    replace: "(await r.set(key, value, 'PX', ttlMs)) === 'OK'",
+    why: 'NX forgotten when the SET was rewritten from SETNX + PEXPIRE: SET always answers OK',
+  },
+  {
+    name: 'set-nx-without-px', family: 'redis', file: 'single-node.ts', module: 'set-px-lua.ts',
+    search: "(await r.set(key, value, 'PX', ttlMs, 'NX')) === 'OK'",
+    replace: "(await r.set(key, value, 'NX')) === 'OK'",
+    why: 'the expiry left out ("we always unlock"): no lease, so a crashed holder blocks forever',
+    survives: 'no lease makes the lock stricter: only a crashed holder (client-kill) with --property liveness shows it',
+  },
+  {
+    name: 'ttl-seconds-as-ms', family: 'redis', file: 'single-node.ts', module: 'set-px-lua.ts',
+    search: "r.set(key, value, 'PX', ttlMs, 'NX')",
+    replace: "r.set(key, value, 'PX', Math.ceil(ttlMs / 1000), 'NX')",
+    why: 'the TTL converted to seconds for EX, then the call changed to PX: a 1 ms lease',
+  },
+  {
+    name: 'acquire-error-as-success', family: 'redis', file: 'single-node.ts', module: 'set-px-lua.ts',
+    search: "(await r.set(key, value, 'PX', ttlMs, 'NX')) === 'OK'",
+    replace: "(await r.set(key, value, 'PX', ttlMs, 'NX').catch(() => 'OK')) === 'OK'",
+    why: 'a timed-out SET taken as granted ("it probably went through"), so a client cut off from Redis works as holder',
+  },
+  {
+    name: 'timeout-as-not-sent', family: 'redis', file: 'outcome.ts', module: 'set-px-lua.ts',
+    search: "if (err.name === 'ReplyError') return true;",
+    replace: "if (err.name === 'ReplyError' || err.message.includes('timed out')) return true;",
+    why: 'a command timeout classified as "never happened", so an unlock whose reply was lost is believed not done (and the lock still held)',
+  },
+  // ── the fenced variant (set-px-lua-fenced.ts): the token must grow with every grant ──
+  {
+    name: 'fence-token-server-time', family: 'redis', file: 'set-px-lua-fenced.ts',
+    search: 'return redis.call("incr", KEYS[2])',
+    replace: 'return tonumber(redis.call("time")[1])',
+    why: 'token not monotonic: the server\'s time in seconds as the token ("time only goes forward"), equal for two grants in one second',
+  },
+  {
+    name: 'fence-token-read-before-grant', family: 'redis', file: 'set-px-lua-fenced.ts',
+    search: "const token = Number(await r.eval(ACQUIRE_WITH_TOKEN, 2, key, `${key}:fence`, value, o.ttlMs));\n        return token > 0 ? { key, value, token } : null;",
+    replace: "const token = Number(await r.get(`${key}:fence`)) + 1;\n        if (Number(await r.eval(ACQUIRE_WITH_TOKEN, 2, key, `${key}:fence`, value, o.ttlMs)) <= 0) return null;\n        return { key, value, token };",
+    why: 'the fencing token read before the write that grants the lock: two waiters read the same counter value',
+  },
+  // ── Redisson-style reentrant hash lock with a watchdog (redisson-style.ts) ──
+  {
+    name: 'redisson-reentry-any-owner', family: 'redis', file: 'redisson-style.ts',
+    search: "if (redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then",
+    replace: "if (redis.call('exists', KEYS[1]) == 0) or (redis.call('hlen', KEYS[1]) > 0) then",
+    why: 're-entry tested on "the hash has a holder" instead of "the holder is me"',
+  },
+  {
+    name: 'redisson-unlock-no-owner-check', family: 'redis', file: 'redisson-style.ts',
+    search: "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then\n    return nil\nend\nlocal counter",
+    replace: 'local counter',
+    why: 'owner check dropped from the unlock script: decrementing a missing field gives -1, and the key (another holder\'s) is deleted',
+  },
+  {
+    name: 'redisson-renew-no-owner-check', family: 'redis', file: 'redisson-style.ts',
+    search: "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n    return 1",
+    replace: "if (redis.call('exists', KEYS[1]) == 1) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n    return 1",
+    why: 'renew extending without owner check: the watchdog keeps alive a key it no longer owns and is told "renewed"',
+    survives: 'the watchdog\'s answer does not reach the client\'s belief: extending another holder\'s key only delays the next grant (liveness)',
+  },
+  {
+    name: 'redisson-watchdog-every-lease', family: 'redis', file: 'redisson-style.ts',
+    search: 'Math.max(1, Math.floor(leaseMs / 3))',
+    replace: 'Math.max(1, leaseMs)',
+    why: 'the watchdog renews once per lease instead of every third: the renewal lands just after the key expired',
+  },
+  // ── Redlock (redlock.ts; redlock-fenced is its `fencedRecipe`) ──
+  {
+    name: 'redlock-quorum-floor', family: 'redlock', file: 'redlock.ts',
+    search: 'const quorum = Math.floor(nodes.length / 2) + 1;',
+    replace: 'const quorum = Math.floor(nodes.length / 2);',
+    why: 'quorum off by one: "half of the nodes" instead of a majority, so two clients can each hold 2 of 5',
+  },
+  {
+    name: 'redlock-unknown-vote-counts', family: 'redlock', file: 'redlock.ts',
+    search: "const locked = votes.filter((v) => v === 'yes').length;",
+    replace: "const locked = votes.filter((v) => v === 'yes' || v === 'unknown').length;",
+    why: 'a SET that timed out counted as a vote, since it "may have been applied"',
+  },
+  {
+    name: 'redlock-no-validity-check', family: 'redlock', file: 'redlock.ts',
+    search: 'if (locked >= quorum && validity > 0 && (!fenced || token !== undefined)) {',
+    replace: 'if (locked >= quorum && (!fenced || token !== undefined)) {',
+    why: 'validity check dropped: a majority is taken as enough, however long the acquisition took',
+  },
+  {
+    name: 'redlock-validity-ignores-elapsed', family: 'redlock', file: 'redlock.ts',
+    search: 'const validity = ttlMs - elapsed - drift;',
+    replace: 'const validity = ttlMs - drift;',
+    why: 'validity = the TTL, not the TTL left: the time spent acquiring is forgotten',
+  },
+  {
+    name: 'redlock-no-drift', family: 'redlock', file: 'redlock.ts',
+    search: 'const validity = ttlMs - elapsed - drift;',
+    replace: 'const validity = ttlMs - elapsed;',
+    why: 'clock drift not subtracted from the validity',
+  },
+  {
+    name: 'redlock-valid-until-wall-clock', family: 'redlock', file: 'redlock.ts',
+    search: 'validUntilMs: ctx.clock.monoMs() + validity',
+    replace: 'validUntilMs: ctx.clock.wallMs() + validity',
+    why: 'the validity deadline set on the wall clock while it is checked against the monotonic one (the wrong clock)',
+  },
+  {
+    name: 'redlock-release-lost-as-released', family: 'redlock', file: 'redlock.ts',
+    search: "return 'lost';   // every node answered and fewer than a majority still held our value",
+    replace: "return 'released';   // every node answered: done",
+    why: 'unlock reports success when every node answered, whether or not the key was still ours',
+  },
+  {
+    name: 'redlock-fenced-first-node-token', family: 'redlock', file: 'redlock.ts', exportName: 'fencedRecipe',
+    search: 'token = Math.max(...fences) + 1;',
+    replace: 'token = fences[0]! + 1;',
+    why: 'the token taken from the first node that answered rather than the largest of the majority',
+  },
+  {
+    name: 'redlock-fenced-no-raise-check', family: 'redlock', file: 'redlock.ts', exportName: 'fencedRecipe',
+    search: "if (raised.filter((v) => v === 'yes').length < quorum) token = undefined;",
+    replace: '',
+    why: 'the token used although it was written back to fewer than a majority',
+  },
+  {
+    name: 'redlock-fenced-no-writeback', family: 'redlock', file: 'redlock.ts', exportName: 'fencedRecipe',
+    search: 'if c < tonumber(ARGV[2]) then redis.call("set", KEYS[2], ARGV[2]) end',
+    replace: '',
+    why: 'token not monotonic: the counter is read but the new token never written back',
+  },
+  // ── ZooKeeper (zk-ephemeral-sequential.ts, zk-ephemeral.ts, zk-common.ts) ──
+  {
+    name: 'zk-sort-by-name', family: 'zookeeper', file: 'zk-ephemeral-sequential.ts',
+    search: '.sort((a, b) => sequenceOf(a) - sequenceOf(b))',
+    replace: '.sort()',
+    why: 'children sorted by name, which starts with the client id, not by the sequence number',
+  },
+  {
+    name: 'zk-no-recheck', family: 'zookeeper', file: 'zk-ephemeral-sequential.ts',
+    search: "if (afterWait === 'assume-held') return mine;",
+    replace: 'return mine;',
+    why: 'not re-checking the children after the watch fires or the wait ends (seed 000\'s own code)',
+  },
+  {
+    name: 'zk-watch-lowest', family: 'zookeeper', file: 'zk-ephemeral-sequential.ts',
+    search: "await sessions.awaitDeletion(s, `${dir}/${kids[i - 1]}`, left);\n      if (afterWait === 'assume-held') return mine;",
+    replace: 'await sessions.awaitDeletion(s, `${dir}/${kids[0]}`, left);\n      return mine;',
+    why: 'watching the wrong node (the lowest, not the predecessor) and proceeding when it goes',
+  },
+  {
+    name: 'zk-second-in-line-holds', family: 'zookeeper', file: 'zk-ephemeral-sequential.ts',
+    search: 'if (i === 0) return mine;',
+    replace: 'if (i <= 1) return mine;',
+    why: 'off by one in the queue position (counted from 1, or "the one before me is about to go")',
+  },
+  {
+    name: 'zk-session-loss-ignored', family: 'zookeeper', file: 'zk-common.ts', module: 'zk-ephemeral.ts',
+    search: "choiceOption(ctx, recipe, 'onDisconnect', ON_DISCONNECT, 'treat-as-loss')",
+    replace: "choiceOption(ctx, recipe, 'onDisconnect', ON_DISCONNECT, 'ignore')",
+    why: 'session-loss handler ignored: no state listener, the client works on after its session is gone',
+  },
+  {
+    name: 'zk-renew-exists-only', family: 'zookeeper', file: 'zk-common.ts', module: 'zk-ephemeral.ts',
+    search: "if (stat && stat.ephemeralOwner === h.session.sessionId() && !this.lapsed(h)) return 'renewed';",
+    replace: "if (stat) return 'renewed';",
+    why: 'renew checks only that the lock node exists, not that this session owns it',
+    survives: 'renew first asks whether the session saw a loss; while it did not, the ephemeral node at that path can only be its own',
+  },
+  {
+    name: 'zk-node-exists-as-held', family: 'zookeeper', file: 'zk-ephemeral.ts',
+    search: 'if (!isNodeExists(err)) throw err;',
+    replace: 'if (isNodeExists(err)) return { key, path, session: s, epoch: s.lossEpoch } as ZkHeld;\n            throw err;',
+    why: 'NODE_EXISTS on a retried create taken as "my own node from before the connection loss"',
+  },
+  // ── MySQL/MariaDB (mysql-get-lock.ts, mysql-for-update.ts, mysql-unique-key.ts) ──
+  {
+    name: 'getlock-timeout-as-success', family: 'mysql', file: 'mysql-get-lock.ts',
+    search: 'if (Number(rows[0]?.got) === 1) return holds.hold(key, c);',
+    replace: 'if (rows[0]?.got !== null) return holds.hold(key, c);',
+    why: 'GET_LOCK\'s 0 (timed out) treated as success: only NULL (an error) was checked',
+  },
+  {
+    name: 'for-update-autocommit', family: 'mysql', file: 'mysql-for-update.ts',
+    search: "await c.exec('START TRANSACTION');",
+    replace: "await c.exec('SET autocommit = 1');",
+    why: 'FOR UPDATE outside a transaction (autocommit): the row lock ends with the SELECT',
+  },
+  {
+    name: 'for-update-no-row', family: 'mysql', file: 'mysql-for-update.ts',
+    search: 'await ensureRow(c, key);',
+    replace: '',
+    why: 'FOR UPDATE on a row that may not exist: only a gap lock, which two transactions share',
+  },
+  {
+    name: 'for-update-timeout-as-locked', family: 'mysql', file: 'mysql-for-update.ts',
+    search: 'if (!(isServerError(err) && err.errno === ER_LOCK_WAIT_TIMEOUT)) throw err;\n      }\n      const left',
+    replace: 'if (isServerError(err) && err.errno === ER_LOCK_WAIT_TIMEOUT) return true; // waited our turn\n        throw err;\n      }\n      const left',
+    why: 'a lock wait timeout taken as having waited long enough to own the row',
+  },
+  {
+    name: 'unique-key-reentry-any-owner', family: 'mysql', file: 'mysql-unique-key.ts',
+    search: "'UPDATE test_lock SET count = count + 1 WHERE id = ? AND thName = ?', [key, owner]",
+    replace: "'UPDATE test_lock SET count = count + 1 WHERE id = ?', [key]",
+    why: 're-entry without the owner in the WHERE clause: any client "re-enters" another\'s lock',
+  },
+];

@@ -1,6 +1,7 @@
 // partition: cut links through the fault proxy; latency: slow them down.
 import fc from 'fast-check';
 import type { KindDef } from '../fault.ts';
+import type { FaultSpec } from '../types.ts';
 import { at, beyondLease, beyondSession, lasting, paramsText, single, someClient, someServer, startAt, targetText } from '../words.ts';
 import { cutLinks, slowLinks, type CutMode } from '../links.ts';
 import { param } from '../spec.ts';
@@ -40,15 +41,21 @@ export const partition: KindDef = {
   // it holds (anchored in its critical section), past the session timeout: the server ends
   // its session and frees the lock under it (a closed connection ends a MariaDB session at once).
   generate: (o) => {
-    const timed = fc.record({
+    // One cut in three is a black hole: requests time out instead of being refused, so a client
+    // cannot tell whether its command took effect (what vote counting and unknown outcomes get wrong).
+    const mode = fc.constantFrom<Record<string, string>>({}, {}, { mode: 'blackhole' });
+    const timedBase = {
       kind: fc.constant('partition'), at_ms: startAt(o), duration_ms: beyondLease(o),
       target: fc.oneof(someServer(o), someClient(o).map((c) => `client:${c}`)),
-    });
+    };
+    // Records, not maps: a stored plan shrinks without its generation context.
+    const timed: fc.Arbitrary<FaultSpec> = fc.oneof({ weight: 2, arbitrary: fc.record(timedBase) },
+      { weight: 1, arbitrary: fc.record({ ...timedBase, params: fc.constant({ mode: 'blackhole' }) }) });
     // Jepsen's partition shapes over every server and client (../grudge.ts): sides, bridges, rings, split votes.
     const servers = o.servers ?? o.nodes;
     const shaped = shapesFor({ servers, clients: o.clients, peerLinks: o.peerLinks ?? false }).length === 0 ? undefined
-      : fc.record({ draw: grudgeArb({ servers, clients: o.clients, peerLinks: o.peerLinks ?? false }), at_ms: startAt(o), duration_ms: beyondLease(o) })
-        .map(({ draw, at_ms, duration_ms }) => ({ kind: 'partition', at_ms, duration_ms, target: 'grudge', params: { grudge: grudgeText(draw.grudge), shape: draw.shape } }));
+      : fc.record({ draw: grudgeArb({ servers, clients: o.clients, peerLinks: o.peerLinks ?? false }), at_ms: startAt(o), duration_ms: beyondLease(o), m: mode })
+        .map(({ draw, at_ms, duration_ms, m }) => ({ kind: 'partition', at_ms, duration_ms, target: 'grudge', params: { grudge: grudgeText(draw.grudge), shape: draw.shape, ...m } }));
     const drawn = shaped ? fc.oneof(timed, shaped, shaped) : timed;
     if (o.topology !== 'zookeeper' && o.topology !== 'mariadb') return single(drawn);
     const anchored = fc.record({

@@ -94,6 +94,9 @@ export class ClientPool implements ClientControl {
   async kill(id: string): Promise<void> {
     const w = this.worker(id);
     w.killedByNemesis = true;
+    // Its beliefs end at the kill, recorded before the signal: the server may free its lock the moment
+    // the process dies (a MariaDB session lock), before the pool sees the exit.
+    this.lapseOnDeath(w);
     this.sigkill(w);
     // Its beliefs end (lapseOnDeath) before anything later is recorded: wait for the exit.
     if (!w.dead) await new Promise<void>((resolve) => w.child.once('exit', () => resolve()));

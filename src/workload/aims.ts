@@ -4,6 +4,7 @@ import type { WorkloadOptions } from './arbitraries.ts';
 import { leaseClockJump, leaseRestart } from './aims/lease-forgotten.ts';
 import { redlockClock, redlockRestart } from './aims/redlock-split.ts';
 import { sentinelFailover } from './aims/sentinel-failover.ts';
+import { splitVotes } from './aims/split-votes.ts';
 import { staleRelease } from './aims/stale-release.ts';
 import { zkSessionExpiry } from './aims/zk-session-expiry.ts';
 
@@ -15,6 +16,7 @@ export const AIMS: readonly Aim[] = [
   zkSessionExpiry,
   leaseClockJump,
   leaseRestart,
+  splitVotes,
 ];
 
 /** The aims whose kinds were all asked for and whose topology fits. */

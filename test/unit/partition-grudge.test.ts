@@ -105,3 +105,28 @@ test('a grudge cuts exactly the links between its pairs, both directions, making
   await assert.rejects(resolveLinks({ ...spec, params: { grudge: 'c1:n7' } }, ctx), /no node 'n7'/);
   await assert.rejects(resolveLinks({ ...spec, target: ['grudge', 'n1'] }, ctx), /'grudge' stands alone/);
 });
+
+test('split-votes: two clients on two sides sized by the quorum, both acquiring during the cut', async () => {
+  const { splitVotes } = await import('../../src/workload/aims/split-votes.ts');
+  const o = { clients: 3, faults: ['partition'], ttlMs: 800, nodes: masters, servers: masters, peerLinks: false, topology: 'redis' };
+  assert.ok(splitVotes.applies(o));
+  assert.ok(!splitVotes.applies({ ...o, nodes: ['n1'], servers: ['n1'] }));
+  const plans = sample(splitVotes.plan(o), 200);
+  const sizes = new Set<string>();
+  for (const p of plans) {
+    const f = p.faults[0]!;
+    validateFaultSpec(f, SCHEMAS);
+    const g = parseGrudge(String(f.params!.grudge));
+    const r1 = reach(g, 'c1', masters), r2 = reach(g, 'c2', masters);
+    assert.ok([2, 3].includes(r1.length) && [2, 3].includes(r2.length));
+    sizes.add(`${r1.length}+${r2.length}`);
+    // The cut lasts past both clients' attempts, which start within TTL/8 of each other.
+    const [a1, a2] = [p.clients[0]!.attempts[0]!, p.clients[1]!.attempts[0]!];
+    assert.ok(f.at_ms === 0 && f.duration_ms! >= Math.max(a1.delayMs + a1.waitMs + a1.holdMs, a2.delayMs + a2.waitMs + a2.holdMs));
+    assert.ok(Math.abs(a1.delayMs - a2.delayMs) <= 100);
+  }
+  assert.deepEqual([...sizes].sort(), ['2+2', '2+3', '3+2', '3+3']);
+  // With peer links the servers of the two sides lose each other too.
+  const zk = sample(splitVotes.plan({ ...o, nodes: ['n1', 'n2', 'n3'], servers: ['n1', 'n2', 'n3'], peerLinks: true, topology: 'zookeeper' }), 50);
+  assert.ok(zk.some((p) => cutPairs(parseGrudge(String(p.faults[0]!.params!.grudge))).some(([a, b]) => a.startsWith('n') && b.startsWith('n'))));
+});

@@ -10,6 +10,7 @@ import type { ParseOptions } from 'edn-data/dist/parse.js';
 import { HistoryBuilder } from './build.ts';
 import { HistoryError } from './errors.ts';
 import { countNewlines, firstInvalidUtf8, notUtf8 } from './utf8.ts';
+import { ReadLimitReached, lineTooLong, maxLineBytesOf, type ReadOptions } from './limits.ts';
 import type { ParsedHistory } from './types.ts';
 
 const CHUNK_BYTES = 1 << 20;
@@ -24,8 +25,10 @@ function unwrap(v: unknown): unknown {
 }
 
 /** chunkBytes is for tests (tiny chunks exercise op maps split across reads). */
-export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<ParsedHistory> {
+export async function readEdn(path: string, chunkBytes = CHUNK_BYTES, o?: ReadOptions): Promise<ParsedHistory> {
   const b = new HistoryBuilder(path);
+  // One op map is held as text while it is read: bounded like a line of JSON Lines.
+  const maxOp = maxLineBytesOf(o);
   const syntax: (line: number, expected: string, fix: string) => never = (line, expected, fix) => {
     throw new HistoryError(path, line, 'edn-syntax', expected, fix);
   };
@@ -57,6 +60,8 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<P
     let eof = false;
     let read = 0;
     while (!eof) {
+      const why = o?.limit?.();
+      if (why !== undefined) throw new ReadLimitReached(path, why, line);
       const { bytesRead } = await fh.read(buf, 0, chunkBytes, null);
       const firstChunk = read++ === 0;
       let piece: string;
@@ -149,6 +154,7 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<P
       // Keep only the op map still being read for the next chunk.
       if (segStart === -1) text = '';
       else { text = text.slice(segStart); segStart = 0; }
+      if (text.length > maxOp) throw lineTooLong(path, segLine, maxOp, 'op map');
     }
   } finally {
     await fh.close();

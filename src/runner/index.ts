@@ -470,7 +470,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   const t0 = Date.now();
   const test = readTestJson(o.dir);
   const where = join(o.dir, 'test.json');
-  const plan = validatePlan(test.plan, `${where}: "plan"`);
+  const plan = validatePlan(test.plan, where);
   const spec = test.lock_spec as LockSpec | undefined;
   if (!spec || (typeof spec !== 'object')) throw new Error(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it`);
   const recipe = await o.resolve(spec);

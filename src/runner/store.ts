@@ -102,7 +102,7 @@ export function readTestJson(dir: string): Record<string, unknown> {
     throw new UsageError(`${path}: "plan" is ${t.plan === null ? 'null (that run found no violation, so no plan was kept)' : 'missing'}\n  fix: replay a run that found a violation (its test.json holds the plan) or a scenario directory`);
   }
   try {
-    validatePlan(t.plan, `${path}: "plan"`);
+    validatePlan(t.plan, path);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

@@ -158,7 +158,7 @@ test('run --replay of a missing directory, a missing or malformed test.json → 
     ['r-json', '{"plan": ', /r-json\/test\.json: not valid JSON/],
     ['r-array', '[]', /r-array\/test\.json: not a JSON object/],
     ['r-null-plan', JSON.stringify({ lock_spec: { name: 'redis-set-px-lua' }, plan: null }), /r-null-plan\/test\.json: "plan" is null \(that run found no violation/],
-    ['r-bad-plan', JSON.stringify({ lock_spec: { name: 'redis-set-px-lua' }, plan: { ttlMs: 800, clients: [] } }), /r-bad-plan\/test\.json: "plan": "clients" must be a non-empty array/],
+    ['r-bad-plan', JSON.stringify({ lock_spec: { name: 'redis-set-px-lua' }, plan: { ttlMs: 800, clients: [] } }), /r-bad-plan\/test\.json: plan\.clients: "clients" must be a non-empty array/],
     ['r-no-spec', JSON.stringify({ plan }), /r-no-spec\/test\.json: "lock_spec" is missing or wrong/],
     ['r-gone-lock', JSON.stringify({ lock_spec: { name: 'retired-lock' }, plan }), /unknown lock "retired-lock"/],
   ];

@@ -9,7 +9,7 @@ import { CheckInputError, checkHistory as checkParsed } from '../checkers/index.
 import type { Backend, CheckResult } from '../checkers/types.ts';
 import { HistoryBuilder, readHistory } from './history/index.ts';
 import type { HistoryEvent, ParsedHistory } from './history/types.ts';
-import { faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, recipeFor } from './commands/run.ts';
+import { clientCount, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, recipeFor } from './commands/run.ts';
 import { runTest, type RunSummary } from './runner/index.ts';
 import { UsageError } from './errors.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
@@ -102,7 +102,7 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
   const shrinkTimeMs = positiveInt(o.shrinkTimeMs, 'shrinkTimeMs', 60_000, 0);
   return runTest({
     lock: spec, recipe, faults,
-    clients: positiveInt(o.clients, 'clients', 3, 1), timeS: timeMs / 1000, shrinkTimeS: shrinkTimeMs / 1000,
+    clients: clientCount(positiveInt(o.clients, 'clients', 3, 1), 'clients'), timeS: timeMs / 1000, shrinkTimeS: shrinkTimeMs / 1000,
     runs: positiveInt(o.runs, 'runs', 1_000_000, 1), seed: o.seed === undefined ? undefined : positiveInt(o.seed, 'seed', 0, 0),
     ttlMs: positiveInt(o.ttlMs, 'ttlMs', 800, 50), ttlFixed: o.ttlMs !== undefined, keys: positiveInt(o.keys, 'keys', 1, 1),
     maxAttempts: positiveInt(o.maxAttempts, 'maxAttempts', 3, 1), maxFaults: positiveInt(o.maxFaults, 'maxFaults', 2, 1),

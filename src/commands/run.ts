@@ -7,7 +7,7 @@ import { InconclusiveError, UsageError } from '../errors.ts';
 import { parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
 import { PROPERTIES, topologyOf, type Property } from '../runner/session.ts';
-import { BEFORE_WRITE, CRITICAL_SECTION, IO_POINT_KINDS } from '../workload/plan.ts';
+import { BEFORE_WRITE, CRITICAL_SECTION, IO_POINT_KINDS, MAX_CLIENTS } from '../workload/plan.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
        lockpick run --replay store/<run-id> [--runs N]
@@ -78,6 +78,12 @@ function int(v: string | undefined, flag: string, dflt: number, min = 1): number
   if (v === undefined) return dflt;
   const n = Number(v);
   if (v.trim() === '' || !Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number ≥ ${min}, got '${v}'`);
+  return n;
+}
+
+/** Each client is a forked process with its own connections: more than MAX_CLIENTS would test the machine, not the lock. */
+export function clientCount(n: number, flag: string): number {
+  if (n > MAX_CLIENTS) throw new UsageError(`${flag} ${n}: at most ${MAX_CLIENTS} clients (each is a process with its own connections to the servers; more measure the machine, not the lock)\n  fix: give ${flag} ${MAX_CLIENTS} or fewer`);
   return n;
 }
 
@@ -152,7 +158,7 @@ export async function run(argv: string[]): Promise<number> {
       }
       summary = await runTest({
         lock: spec, recipe, faults,
-        clients: int(args.clients, '--clients', 3), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),
+        clients: clientCount(int(args.clients, '--clients', 3), '--clients'), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),
         shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
         ttlMs: int(args.ttl, '--ttl', 800, 50), ttlFixed: args.ttl !== undefined, keys: int(args.keys, '--keys', 1),
         maxAttempts: int(args['max-attempts'], '--max-attempts', 3), maxFaults: int(args['max-faults'], '--max-faults', 2),

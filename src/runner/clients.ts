@@ -4,8 +4,10 @@
 // process ids (a fresh one after every `info`, as in Jepsen), and carries out
 // pauses anchored at named points of the plan.
 import { fork, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { basename, extname } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
+import { pidsWithEnv } from '../env/procfs.ts';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forgetProcess, recordProcess } from '../env/lifecycle.ts';
@@ -18,10 +20,31 @@ import type { Recorder } from './recorder.ts';
 // worker.ts under tsx; worker.js beside this file in the built package (dist/).
 const WORKER = fileURLToPath(new URL(`./worker${extname(import.meta.url)}`, import.meta.url));
 const TSX = import.meta.resolve('tsx');
+/** Workers forked at once: a big --clients starts in batches, not all at once. */
+const SPAWN_BATCH = 8;
+/** Set on every worker (and so on everything its lock module starts): how its leftovers are found. */
+const TAG_VAR = 'LOCKPICK_CLIENT_TAG';
+let tags = 0;
+
+/** The clients' own output (a lock module's prints) goes here, never to lockpick's stdout/stderr. */
+export function clientLogDir(historyPath: string): string {
+  return join(dirname(historyPath), 'clients');
+}
+
+/** "client output: store/<run>/clients/c1.log (12 KB), ..." for the non-empty client logs of a run dir, or undefined. */
+export function clientOutputNote(runDir: string): string | undefined {
+  const dir = join(runDir, 'clients');
+  let names: string[];
+  try { names = readdirSync(dir).filter((n) => n.endsWith('.log')).sort(); } catch { return undefined; }
+  const full = names.map((n) => ({ p: join(dir, n), size: statSync(join(dir, n)).size })).filter((f) => f.size > 0);
+  if (full.length === 0) return undefined;
+  return `client output (what the lock module printed): ${full.map((f) => `${f.p} (${f.size < 1024 ? `${f.size} B` : `${Math.ceil(f.size / 1024)} KB`})`).join(', ')}`;
+}
 
 interface Worker {
   id: string;
   child: ChildProcess;
+  tag: string;                // TAG_VAR's value in its environment
   process: number | null;     // logical process of the current operation chain
   fresh: boolean;             // the next invoke starts a new logical process
   done?: (error?: string) => void;
@@ -109,15 +132,26 @@ export class ClientPool implements ClientControl {
   private async spawn(id: string): Promise<Worker> {
     if (this.closed) throw new Error(`the client pool is closed; client ${id} is not started`);
     // detached: its own process group, so a Ctrl-C in the terminal reaches lockpick only,
-    // which stores what it found and then stops the workers (they exit on 'disconnect' too).
-    const child = fork(WORKER, [id], { execArgv: ['--import', TSX], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
-    const w: Worker = { id, child, process: null, fresh: true, stopped: false, dead: false, open: false, believes: new Map() };
+    // which stores what it found and then stops the workers (they exit on 'disconnect' too);
+    // and the group (with TAG_VAR for what leaves it) is killed when the client ends.
+    // Its stdout and stderr go to its log file: a lock module's prints never reach lockpick's
+    // output (a reader that closes it early would kill the client with EPIPE).
+    const tag = `${process.pid}-${++tags}`;
+    const log = this.openLog(id);
+    let child: ChildProcess;
+    try {
+      child = fork(WORKER, [id], { execArgv: ['--import', TSX], stdio: ['ignore', log, log, 'ipc'], detached: true, env: { ...process.env, [TAG_VAR]: tag } });
+    } finally {
+      if (typeof log === 'number') closeSync(log);
+    }
+    const w: Worker = { id, child, tag, process: null, fresh: true, stopped: false, dead: false, open: false, believes: new Map() };
     if (child.pid) recordProcess({ pid: child.pid, name: `lockpick client ${id}`, kind: 'server', match: basename(WORKER) });
     this.workers.set(id, w);   // at once, so a close() while it starts stops it too
     // A send to a worker that just died fails with EPIPE: the exit handler says why.
     child.on('error', () => {});
     child.on('exit', (code, signal) => {
       w.dead = true;
+      reap(w);   // what its lock module started dies with it
       if (child.pid) forgetProcess(child.pid);
       const how = `client ${id} exited (${signal ? `signal ${signal}` : `code ${code}`})`;
       if (w.done) {
@@ -135,12 +169,25 @@ export class ClientPool implements ClientControl {
     return w;
   }
 
-  /** Starts the workers for these ids (reusing live ones), all at once. */
+  /** Starts the workers for these ids (reusing live ones), SPAWN_BATCH at a time. */
   async ensure(ids: string[]): Promise<void> {
-    await Promise.all(ids.map(async (id) => {
-      const w = this.workers.get(id);
-      if (!w || w.dead) await this.spawn(id);
-    }));
+    const missing = ids.filter((id) => { const w = this.workers.get(id); return !w || w.dead; });
+    for (let i = 0; i < missing.length; i += SPAWN_BATCH) {
+      await Promise.all(missing.slice(i, i + SPAWN_BATCH).map((id) => this.spawn(id)));
+    }
+  }
+
+  /** The worker's log file, opened for appending (a restarted worker goes on in the same file); 'ignore' when it cannot be. */
+  private openLog(id: string): number | 'ignore' {
+    const dir = clientLogDir(this.recorder.path);
+    // Lane i's history is history.lane<i>.jsonl: its clients' logs are lane<i>-c1.log.
+    const lane = /^history\.(.+)\.jsonl$/.exec(basename(this.recorder.path))?.[1];
+    try {
+      mkdirSync(dir, { recursive: true });
+      return openSync(join(dir, `${lane ? `${lane}-` : ''}${id}.log`), 'a');
+    } catch {
+      return 'ignore';
+    }
   }
 
   private onMessage(w: Worker, m: FromWorker): void {
@@ -358,6 +405,7 @@ export class ClientPool implements ClientControl {
     w.killedByUs = true;
     w.child.kill('SIGKILL');
     w.child.kill('SIGCONT');
+    reap(w);
   }
 
   async close(): Promise<void> {
@@ -368,5 +416,21 @@ export class ClientPool implements ClientControl {
     }));
     await Promise.race([Promise.all(exits), sleep(3000, undefined, { ref: false })]);
     this.workers.clear();
+  }
+}
+
+/**
+ * Kills what a worker's lock module started: its process group (the worker leads one, being
+ * detached) and any process carrying its TAG_VAR (a detached or double-forked child left the
+ * group but kept the environment). The worker itself is SIGKILLed by the caller.
+ */
+function reap(w: Worker): void {
+  const pid = w.child.pid;
+  if (pid) {
+    try { process.kill(-pid, 'SIGKILL'); } catch { /* the group is gone */ }
+  }
+  for (const p of pidsWithEnv(TAG_VAR, w.tag)) {
+    if (p === pid || p === process.pid) continue;
+    try { process.kill(p, 'SIGKILL'); } catch { /* gone */ }
   }
 }

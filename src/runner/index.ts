@@ -9,6 +9,7 @@ import { defaultPausePoints, describePlan, planOps, validatePlan, type RunPlan }
 import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
 import { search, type Failure, type SearchResult } from './search.ts';
+import { clientOutputNote } from './clients.ts';
 import { Session, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, versions, writeEvents, writeJson } from './store.ts';
 import { lockLabel } from './lock-spec.ts';
@@ -442,6 +443,8 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       anomalies: m ? [...m.check.anomalies, ...m.resource.anomalies] : [], resource: m?.resource, plan: m && describePlan(m.plan),
       confirmed: m ? res.minimalConfirmed : undefined, timeline: cdir && join(cdir, 'timeline.html'),
     });
+    const output = clientOutputNote(dir);
+    if (output) o.log(output);
     writeJson(join(dir, 'results.json'), {
       verdict: summary.verdict, ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
       first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,
@@ -518,6 +521,8 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     }
     if (missing.length) o.log(`INCONCLUSIVE:\n${missing.map((g) => `  - ${g}`).join('\n')}`);
     o.log(`tested: ${describeCoverage(coverage)}`);
+    const output = clientOutputNote(dir);
+    if (output) o.log(output);
     summary.elapsedMs = Date.now() - t0;
     writeJUnit(dir, [o.junitPath, unsafe && cdir ? join(cdir, 'junit.xml') : undefined], {
       lock: ciLabel(spec), property, faults: [...new Set(plan.faults.map((f) => f.kind))], replay: true, replayCommand: summary.replay,

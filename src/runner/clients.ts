@@ -54,6 +54,7 @@ interface Worker {
   killedByUs?: boolean;       // we sent SIGKILL (a client past its deadline, or closing)
   killedByNemesis?: boolean;  // a client-kill fault: an intended death, not a crash of the run
   open: boolean;              // an operation of `process` is invoked and not yet complete
+  openOp?: { f: string; at: number }; // that operation and when it was invoked (performance.now())
   believes: Map<string, number>; // keys `process` believes it holds (acquire ok … release invoke), re-entry depth
 }
 
@@ -153,7 +154,10 @@ export class ClientPool implements ClientControl {
       w.dead = true;
       reap(w);   // what its lock module started dies with it
       if (child.pid) forgetProcess(child.pid);
-      const how = `client ${id} exited (${signal ? `signal ${signal}` : `code ${code}`})`;
+      // Killed by us at the end of the run with an operation open: say which call hung, not only the signal.
+      const how = w.killedByUs && w.open && w.openOp
+        ? `client ${id}'s ${w.openOp.f} never returned within ${Math.round(performance.now() - w.openOp.at)} ms (killed at the end of the run)`
+        : `client ${id} exited (${signal ? `signal ${signal}` : `code ${code}`})`;
       if (w.done) {
         this.lapseOnDeath(w);
         w.done(w.killedByNemesis ? undefined : how);
@@ -200,6 +204,7 @@ export class ClientPool implements ClientControl {
         }
         this.recorder.append({ type: 'invoke', f: m.f, process: w.process, key: m.key, value: m.value, client: w.id });
         w.open = true;
+        w.openOp = { f: m.f, at: performance.now() };
         const depth = w.believes.get(m.key) ?? 0;
         if (m.f === 'release' && depth > 0) {
           if (depth === 1) w.believes.delete(m.key); else w.believes.set(m.key, depth - 1);

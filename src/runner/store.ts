@@ -4,7 +4,8 @@
 // A store path that cannot be used is the user's to fix (UsageError, exit 2); a
 // disk that fills up or fails on the way makes the run inconclusive (exit 3).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { makeDir } from '../make-dir.ts';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { HistoryEvent } from '../history/types.ts';
@@ -28,7 +29,7 @@ export function newRunDir(root: string): { id: string; dir: string } {
   const id = `${stamp}-${randomBytes(3).toString('hex')}`;
   const dir = resolve(root, id);
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDir(dir);
   } catch (e) {
     throw storeError(`--store ${root}: cannot create the run directory ${dir}`, e, 'give --store a directory that can be written (it is created if missing), e.g. --store ./store');
   }

@@ -66,3 +66,14 @@ test('a detached child a lock module started dies with its client', async () => 
   }
   assert.ok(statSync(pids).isDirectory());
 });
+
+test('an acquire that never returns is named as such when the client is killed at the end of the run', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-plan-'));
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
+    lock_spec: { path: path.join(repoRoot, 'test/fixtures/locks/hangs.ts') },
+    plan: { ttlMs: 500, clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 300, holdMs: 0, renew: false }] }], faults: [] },
+  }));
+  const r = await run(['run', '--replay', dir, '--runs', '1', '--store', tempStore()], Infinity);
+  assert.equal(r.code, 3, r.head + r.stderr);
+  assert.match(r.head, /client cN's acquire never returned within N ms \(killed at the end of the run\)/);
+});

@@ -145,7 +145,7 @@ test('run: a lock module that cannot be loaded → 2 naming the path', () => {
 
 test('run --store that is a regular file → 2 with the path and the reason, before any server starts', () => {
   const f = file('store-file', 'not a directory\n');
-  expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--store', f]), 2, new RegExp(`--store ${f}: cannot create the run directory ${f}/[^:]+: not a directory \\(ENOTDIR\\)`), /fix: give --store a directory/);
+  expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--store', f]), 2, new RegExp(`--store ${f}: cannot create the run directory ${f}/[^:]+: ${f} is a file where a directory is needed \\(ENOTDIR\\)`), /fix: give --store a directory/);
 });
 
 test('run --replay of a missing directory, a missing or malformed test.json → 2 naming the file', () => {

@@ -66,6 +66,8 @@ export interface RunReport {
   crashes: string[];
   /** The locks' counters (Lock.stats: watch notifications, creates, ...), summed over this run's clients. */
   lockStats: Record<string, number>;
+  /** Errors of anchored faults' heals (their stop), for the session to judge. */
+  healErrors: unknown[];
 }
 
 export class ClientPool implements ClientControl {
@@ -78,7 +80,7 @@ export class ClientPool implements ClientControl {
   private runStartMs = 0;
   private logs: string[] = [];
   /** What workers told about contract violations and crashes since the last report (run() hands it over). */
-  private found: Pick<RunReport, 'contract' | 'crashes' | 'lockStats'> = { crashes: [], lockStats: {} };
+  private found: Pick<RunReport, 'contract' | 'crashes' | 'lockStats' | 'healErrors'> = { crashes: [], lockStats: {}, healErrors: [] };
   /** Anchored pauses in progress (so the run waits for them). */
   private pausing = new Set<Promise<void>>();
   /** Workers that died on their own between runs: the next run reports them (never respawned silently). */
@@ -330,7 +332,8 @@ export class ClientPool implements ClientControl {
     }
     this.send(w, holdMs === undefined ? { t: 'go', seq } : { t: 'go', seq, holdMs });
     await sleep(f.duration_ms ?? 0);
-    await fault.stop();
+    // A heal that failed (a node that cannot restart: PortTaken) goes to the run's report, never an unhandled rejection.
+    await fault.stop().catch((e: unknown) => { this.found.healErrors.push(e); });
   }
 
   /**
@@ -393,7 +396,7 @@ export class ClientPool implements ClientControl {
     }
     await Promise.all([...this.pausing]);
     const found = this.found;
-    this.found = { crashes: [], lockStats: {} };
+    this.found = { crashes: [], lockStats: {}, healErrors: [] };
     return { errors, killed, logs: this.logs, ...found };
   }
 

@@ -243,6 +243,7 @@ export class Session {
     const events = recorder.endRun();
     // A lock that broke its contract says nothing about safety: stop with exit 2 (the history is complete).
     if (report.contract) throw new LockContractError(report.contract);
+    for (const e of report.healErrors) { broken(e); problems.push(`heal: ${(e as Error).message}`); }
     problems.push(...report.crashes, ...report.errors);   // a crash says why the client exited
     // Killed clients are noted, not disqualifying: their open operations are recorded as unknown.
     const notes = report.killed.map((id) => `client ${id} did not finish in time and was killed`);

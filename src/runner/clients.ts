@@ -411,9 +411,9 @@ export class ClientPool implements ClientControl {
   private sigkill(w: Worker): void {
     if (w.dead) return;
     w.killedByUs = true;
-    w.child.kill('SIGKILL');
+    // The whole group at once (the worker and what its lock module started in it); the exit handler reaps the rest.
+    try { process.kill(-w.child.pid!, 'SIGKILL'); } catch { w.child.kill('SIGKILL'); }
     w.child.kill('SIGCONT');
-    reap(w);
   }
 
   async close(): Promise<void> {

@@ -77,6 +77,7 @@ export function killAllMineSync(): void {
     }
     forgetProcess(r.pid);
     removeDir(r.dir);
+    removeDir(envRootOf(r.match));   // an exit with the environment still up (an internal error): its whole dir
   }
 }
 

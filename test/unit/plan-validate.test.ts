@@ -67,3 +67,19 @@ test('readTestJson (run --replay) refuses such a plan as bad input naming test.j
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('--clients above 64 is refused before anything starts (exit 2, saying why); the library API alike', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const root = join(import.meta.dirname, '../..');
+  let code = 0, stderr = '';
+  try {
+    execFileSync(process.execPath, [join(root, 'bin/lockpick.mjs'), 'run', '--lock', 'redis-set-px-lua', '--clients', '1000', '--store', tmpdir()], { encoding: 'utf8', stdio: 'pipe' });
+  } catch (e) {
+    code = (e as { status: number }).status;
+    stderr = (e as { stderr: string }).stderr;
+  }
+  assert.equal(code, 2, stderr);
+  assert.match(stderr, /--clients 1000: at most 64 clients \(each is a process/);
+  const { runLockTest } = await import('../../src/api.ts');
+  await assert.rejects(runLockTest({ lock: 'redis-set-px-lua', clients: 65 }), (e: unknown) => e instanceof UsageError && /clients 65: at most 64/.test(e.message));
+});

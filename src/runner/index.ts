@@ -256,6 +256,8 @@ async function withSession<T>(o: SessionOptions, ctl: Interrupts, body: (s: Sess
     } catch (e) {
       // The run in flight fails as its servers go away: the abort is the reason, not that failure.
       if (interrupted === 'abort') throw abortReason(ctl.signal!);
+      // A signal: finish() stores what was found and exits (130/143); this failure is only its echo.
+      if (interrupted) return await new Promise<never>(() => {});
       throw e;
     }
   } finally {

@@ -77,3 +77,22 @@ test('an acquire that never returns is named as such when the client is killed a
   assert.equal(r.code, 3, r.head + r.stderr);
   assert.match(r.head, /client cN's acquire never returned within N ms \(killed at the end of the run\)/);
 });
+
+test('SIGTERM during a replay with a long hold exits 143 without an internal error', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-plan-'));
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
+    lock_spec: { name: 'redis-set-px-lua' },
+    plan: { ttlMs: 800, clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 300, holdMs: 600_000, renew: false }] }], faults: [] },
+  }));
+  const child = spawn(process.execPath, [bin, 'run', '--replay', dir, '--runs', '1', '--store', tempStore()], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  // Once the client holds the lock (the plan is printed before the servers start, the hold follows).
+  while (!/no faults/.test(out)) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 4000));
+  child.kill('SIGTERM');
+  assert.equal(await exit, 143, out);
+  assert.doesNotMatch(out, /internal error/);
+});

@@ -14,6 +14,8 @@ import { readEdn } from '../../src/history/edn.ts';
 import { UsageError } from '../../src/errors.ts';
 import { readTestJson } from '../../src/runner/store.ts';
 
+/** A reader that hangs fails its test here rather than blocking the suite. */
+const HANG_MS = 30_000;
 const dir = mkdtempSync(join(tmpdir(), 'lockpick-fuzz-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
@@ -50,14 +52,14 @@ const ev = fc.record({
 }, { requiredKeys: ['type', 'f', 'process'] });
 const jsonlText = fc.array(ev, { maxLength: 12 }).map((evs) => evs.map((e) => JSON.stringify(e)).join('\n') + '\n');
 
-test('JSON Lines: random and mutated histories are read or refused naming a line, never a crash', async () => {
+test('JSON Lines: random and mutated histories are read or refused naming a line, never a crash', { timeout: HANG_MS }, async () => {
   await fc.assert(fc.asyncProperty(mutated(jsonlText), fc.integer({ min: 4, max: 64 }), async (text, chunk) => {
     const p = file(text);
     await readJsonl(p, chunk, { maxLineBytes: 200 }).catch((e: unknown) => namesLine(e, text));
   }), { numRuns: 300 });
 });
 
-test('JSON Lines: random bytes are read or refused naming a line', async () => {
+test('JSON Lines: random bytes are read or refused naming a line', { timeout: HANG_MS }, async () => {
   await fc.assert(fc.asyncProperty(fc.uint8Array({ maxLength: 300 }), async (bytes) => {
     const p = file(bytes);
     await readJsonl(p, 16, { maxLineBytes: 100 }).catch((e: unknown) => namesLine(e, Buffer.from(bytes).toString('latin1')));
@@ -68,7 +70,7 @@ const ednOp = fc.record({ type: fc.constantFrom(':invoke', ':ok', ':fail', ':inf
   .map((o) => `{:type ${o.type}, :f ${o.f}, :process ${o.process}, :value nil}`);
 const ednText = fc.tuple(fc.array(ednOp, { maxLength: 10 }), fc.boolean()).map(([ops, vector]) => vector ? `[${ops.join('\n ')}]\n` : `${ops.join('\n')}\n`);
 
-test('EDN: random and mutated histories are read or refused naming a line, never a crash', async () => {
+test('EDN: random and mutated histories are read or refused naming a line, never a crash', { timeout: HANG_MS }, async () => {
   await fc.assert(fc.asyncProperty(mutated(ednText), fc.integer({ min: 4, max: 64 }), async (text, chunk) => {
     const p = file(text, `e${n++}.edn`);
     await readEdn(p, chunk, { maxLineBytes: 300 }).catch((e: unknown) => namesLine(e, text));
@@ -102,7 +104,7 @@ const edited = fc.tuple(testJson, fc.nat(), fc.oneof(fc.jsonValue({ maxDepth: 2 
   return JSON.stringify(t, null, 1);
 });
 
-test('test.json (run --replay): random and mutated files load or are refused as bad input naming the file (and the field)', () => {
+test('test.json (run --replay): random and mutated files load or are refused as bad input naming the file (and the field)', { timeout: HANG_MS }, () => {
   fc.assert(fc.property(fc.oneof(mutated(testJson.map((t) => JSON.stringify(t, null, 1))), edited), (text) => {
     const d = mkdtempSync(join(dir, 'r-'));
     writeFileSync(join(d, 'test.json'), text);

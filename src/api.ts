@@ -7,7 +7,9 @@
 // stops the servers, then rejects with the signal's reason (an AbortError).
 import { CheckInputError, checkHistory as checkParsed } from '../checkers/index.ts';
 import type { Backend, CheckResult } from '../checkers/types.ts';
-import { HistoryBuilder, readHistory } from './history/index.ts';
+import { HistoryBuilder, ReadLimitReached, readHistory } from './history/index.ts';
+import { Budget } from '../checkers/budget.ts';
+import { limitedReading, readLimitResult } from './commands/check.ts';
 import type { HistoryEvent, ParsedHistory } from './history/types.ts';
 import { clientCount, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, recipeFor } from './commands/run.ts';
 import { runTest, type RunSummary } from './runner/index.ts';
@@ -134,7 +136,15 @@ export async function checkHistory(fileOrEvents: string | readonly (HistoryEvent
   if (isParsed(fileOrEvents)) {
     h = fileOrEvents;   // what readHistory returned
   } else if (typeof fileOrEvents === 'string') {
-    h = await readHistory(fileOrEvents);
+    // The limits hold while reading too: past one the verdict is unknown, as `lockpick check` says.
+    const t0 = performance.now();
+    const limited = o.timeLimitMs !== undefined || o.maxMemoryBytes !== undefined;
+    try {
+      h = await readHistory(fileOrEvents, limitedReading(new Budget(o.timeLimitMs, o.maxMemoryBytes), limited));
+    } catch (e) {
+      if (e instanceof ReadLimitReached) return readLimitResult(o.model ?? 'mutex', e, Math.round(performance.now() - t0));
+      throw e;
+    }
   } else if (Array.isArray(fileOrEvents)) {
     const b = new HistoryBuilder('events');
     fileOrEvents.forEach((e, i) => b.add(e, i + 1));

@@ -72,7 +72,7 @@ async function checkFile(file: string, model: string, backend: Backend | undefin
   const options = { model, backend, timeLimitMs, maxMemoryBytes };
   // The limits hold while reading too: the reader asks between chunks.
   const budget = new Budget(timeLimitMs, maxMemoryBytes);
-  const read: ReadOptions = { maxLineBytes, limit: timeLimitMs === undefined && maxMemoryBytes === undefined ? undefined : () => budget.check() };
+  const read = limitedReading(budget, timeLimitMs !== undefined || maxMemoryBytes !== undefined, maxLineBytes);
   let result: CheckResult;
   let t1: number;
   // A lock model on JSON Lines: read and swept in one pass, memory bounded by what is in flight.
@@ -113,9 +113,19 @@ async function checkFile(file: string, model: string, backend: Backend | undefin
 
 /** A limit reached while reading: no verdict (exit 3), with how far the reading got. */
 function readLimit(file: string, model: string, e: ReadLimitReached, ms: number): FileOutcome {
-  const reason = `${e.reason} while reading the history (stopped at line ${e.line})`;
-  const result: CheckResult = { valid: 'unknown', model, ops: 0, keys: 0, anomalies: [], keys_detail: {}, elapsed_ms: ms, parse_ms: ms, reason };
+  const result = readLimitResult(model, e, ms);
   return { code: EXIT.unknown, toStderr: false, text: formatResult(file, result), json: { file, ...result } };
+}
+
+/** The verdict "unknown" of a limit reached while reading (also the library's checkHistory). */
+export function readLimitResult(model: string, e: ReadLimitReached, ms: number): CheckResult {
+  const reason = `${e.reason} while reading the history (stopped at line ${e.line})`;
+  return { valid: 'unknown', model, ops: 0, keys: 0, anomalies: [], keys_detail: {}, elapsed_ms: ms, parse_ms: ms, reason };
+}
+
+/** ReadOptions that make the limits of a check hold while reading (asked between chunks). */
+export function limitedReading(budget: Budget, limited: boolean, maxLineBytes?: number): ReadOptions {
+  return { maxLineBytes, limit: limited ? () => budget.check() : undefined };
 }
 
 /** A file that breaks HISTORY.md, a history the model cannot read (exit 2), or a file that cannot be read at all. */

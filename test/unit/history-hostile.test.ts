@@ -120,3 +120,10 @@ test('check X --out X refuses to overwrite its input (exit 2, the file unchanged
   assert.match(r.stderr, /is the history being checked/);
   assert.equal(readFileSync(path, 'utf8'), text);
 });
+
+test('the library checkHistory holds its time limit while reading too (unknown, not a crash or a wait)', async () => {
+  const { checkHistory } = await import('../../src/api.ts');
+  const r = await checkHistory('/dev/zero', { timeLimitMs: 1 });
+  assert.equal(r.valid, 'unknown');
+  assert.match(r.reason ?? '', /time limit of 1 ms reached .*while reading the history/);
+});

@@ -127,3 +127,13 @@ test('the library checkHistory holds its time limit while reading too (unknown, 
   assert.equal(r.valid, 'unknown');
   assert.match(r.reason ?? '', /time limit of 1 ms reached .*while reading the history/);
 });
+
+test('EDN: a key given twice in one op map is refused with its line, as in JSON Lines', async () => {
+  const path = tmpHistory('[{:type :invoke, :f :acquire, :process 0}\n {:type :ok, :f :acquire, :process 0, :process 1}]\n', 'edn');
+  await refused(readEdn(path), 2, 'edn-syntax', /the key :process appears twice in one map/);
+  const nested = tmpHistory('{:type :invoke, :f :read, :process 0, :value {:a 1, :a 2}}\n', 'edn');
+  await refused(readEdn(nested), 1, 'edn-syntax', /:a appears twice/);
+  // Tagged op maps and sets still read as before.
+  const ok = tmpHistory('#jepsen.history.Op{:type :invoke, :f :read, :process 0, :value #{1 2}}\n', 'edn');
+  assert.deepEqual((await readEdn(ok)).ops[0]!.invokeValue, [1, 2]);
+});

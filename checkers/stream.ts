@@ -18,6 +18,7 @@
 import type { Op } from '../src/history/types.ts';
 import { HistoryBuilder, type HistorySink } from '../src/history/build.ts';
 import { forEachJsonlEvent } from '../src/history/jsonl.ts';
+import type { ReadOptions } from '../src/history/limits.ts';
 import type { Backend, CheckOptions, CheckResult } from './types.ts';
 import { KeyScanner, pointOf, type Belief } from './holds.ts';
 import { leaseNs, releaseKind } from './lease.ts';
@@ -44,7 +45,7 @@ export function streams(o: CheckOptions): boolean {
  * for a line that breaks HISTORY.md, CheckInputError for ops the model cannot read (the first in
  * invoke order, as checkHistory), CheckerBug for a bug of the checker.
  */
-export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBytes?: number): Promise<CheckResult> {
+export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBytes?: number, read?: ReadOptions): Promise<CheckResult> {
   const started = performance.now();
   const model = modelNamed(o.model)!;
   const opts = SWEEP_OPTIONS.get(model)!;
@@ -76,7 +77,7 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
     nemesis(n) { recorded ??= backendIn(n); },
   };
   const b = new HistoryBuilder(path, sink);
-  await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes);
+  await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, read);
   if (bad) throw bad.error;
   const { ops, nemesis } = b.counts;
   if (ops === 0) return noOperations(model.name, nemesis);

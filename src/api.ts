@@ -7,9 +7,11 @@
 // stops the servers, then rejects with the signal's reason (an AbortError).
 import { CheckInputError, checkHistory as checkParsed } from '../checkers/index.ts';
 import type { Backend, CheckResult } from '../checkers/types.ts';
-import { HistoryBuilder, readHistory } from './history/index.ts';
+import { HistoryBuilder, ReadLimitReached, readHistory } from './history/index.ts';
+import { Budget } from '../checkers/budget.ts';
+import { limitedReading, readLimitResult } from './commands/check.ts';
 import type { HistoryEvent, ParsedHistory } from './history/types.ts';
-import { faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, recipeFor } from './commands/run.ts';
+import { clientCount, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, recipeFor } from './commands/run.ts';
 import { runTest, type RunSummary } from './runner/index.ts';
 import { UsageError } from './errors.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
@@ -102,7 +104,7 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
   const shrinkTimeMs = positiveInt(o.shrinkTimeMs, 'shrinkTimeMs', 60_000, 0);
   return runTest({
     lock: spec, recipe, faults,
-    clients: positiveInt(o.clients, 'clients', 3, 1), timeS: timeMs / 1000, shrinkTimeS: shrinkTimeMs / 1000,
+    clients: clientCount(positiveInt(o.clients, 'clients', 3, 1), 'clients'), timeS: timeMs / 1000, shrinkTimeS: shrinkTimeMs / 1000,
     runs: positiveInt(o.runs, 'runs', 1_000_000, 1), seed: o.seed === undefined ? undefined : positiveInt(o.seed, 'seed', 0, 0),
     ttlMs: positiveInt(o.ttlMs, 'ttlMs', 800, 50), ttlFixed: o.ttlMs !== undefined, keys: positiveInt(o.keys, 'keys', 1, 1),
     maxAttempts: positiveInt(o.maxAttempts, 'maxAttempts', 3, 1), maxFaults: positiveInt(o.maxFaults, 'maxFaults', 2, 1),
@@ -134,7 +136,15 @@ export async function checkHistory(fileOrEvents: string | readonly (HistoryEvent
   if (isParsed(fileOrEvents)) {
     h = fileOrEvents;   // what readHistory returned
   } else if (typeof fileOrEvents === 'string') {
-    h = await readHistory(fileOrEvents);
+    // The limits hold while reading too: past one the verdict is unknown, as `lockpick check` says.
+    const t0 = performance.now();
+    const limited = o.timeLimitMs !== undefined || o.maxMemoryBytes !== undefined;
+    try {
+      h = await readHistory(fileOrEvents, limitedReading(new Budget(o.timeLimitMs, o.maxMemoryBytes), limited));
+    } catch (e) {
+      if (e instanceof ReadLimitReached) return readLimitResult(o.model ?? 'mutex', e, Math.round(performance.now() - t0));
+      throw e;
+    }
   } else if (Array.isArray(fileOrEvents)) {
     const b = new HistoryBuilder('events');
     fileOrEvents.forEach((e, i) => b.add(e, i + 1));

@@ -3,12 +3,15 @@
 // input or usage, 3 unknown (a limit was reached).
 import { parseArgs } from 'node:util';
 import { writeFile } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fsReason } from '../errors.ts';
+import { Budget } from '../../checkers/budget.ts';
 import { renderJUnit } from '../report/junit.ts';
 import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
 import { BACKENDS, type Backend, type CheckResult } from '../../checkers/types.ts';
 import { EXIT } from '../cli.ts';
-import { HistoryError, detectFormat, readHistory } from '../history/index.ts';
+import { DEFAULT_MAX_LINE_BYTES, HistoryError, ReadLimitReached, detectFormat, parseMaxLineBytes, readHistory, type ReadOptions } from '../history/index.ts';
 import { CheckerBug, checkJsonlStreaming, streams } from '../../checkers/stream.ts';
 import { formatResult } from '../report/text.ts';
 
@@ -19,7 +22,7 @@ function modelNames(): string[] {
 
 export function usage(): string {
   return `usage: lockpick check FILE... [--model M] [--backend B] [--json | --format text|json|junit] [--out FILE]
-                      [--time-limit S] [--max-memory MB]
+                      [--time-limit S] [--max-memory MB] [--max-line-bytes N]
 
 Checks each history file (JSON Lines per HISTORY.md, or Jepsen history.edn: a
 vector/list of op maps or one map per line) for linearizability against the
@@ -41,10 +44,12 @@ options:
                      gets an empty or partial report.
   --out FILE         write the output to FILE instead of standard output;
                      nothing is written (the file is not created) on bad input
-  --time-limit S     seconds the check of each file may take (after parsing);
+  --time-limit S     seconds the reading and check of each file may take;
                      past it the verdict is "unknown" (exit 3)
-  --max-memory MB    resident memory (RSS) the process may reach while checking;
-                     past it the verdict is "unknown" (exit 3)
+  --max-memory MB    resident memory (RSS) the process may reach while reading
+                     or checking; past it the verdict is "unknown" (exit 3)
+  --max-line-bytes N the longest line (JSON Lines) or op map (EDN) read, in
+                     bytes (default ${DEFAULT_MAX_LINE_BYTES}); a longer one is bad input (exit 2)
   --help             this text
 
 exit codes: 0 every file valid; 1 some file invalid; 2 bad input or usage (the
@@ -62,16 +67,19 @@ function positiveNumber(name: string, raw: string | undefined): number | undefin
 
 interface FileOutcome { code: number; json: unknown; text: string; toStderr: boolean }
 
-async function checkFile(file: string, model: string, backend: Backend | undefined, timeLimitMs: number | undefined, maxMemoryBytes: number | undefined): Promise<FileOutcome> {
+async function checkFile(file: string, model: string, backend: Backend | undefined, timeLimitMs: number | undefined, maxMemoryBytes: number | undefined, maxLineBytes?: number): Promise<FileOutcome> {
   const t0 = performance.now();
   const options = { model, backend, timeLimitMs, maxMemoryBytes };
+  // The limits hold while reading too: the reader asks between chunks.
+  const budget = new Budget(timeLimitMs, maxMemoryBytes);
+  const read = limitedReading(budget, timeLimitMs !== undefined || maxMemoryBytes !== undefined, maxLineBytes);
   let result: CheckResult;
   let t1: number;
   // A lock model on JSON Lines: read and swept in one pass, memory bounded by what is in flight.
   const streaming = streams(options) && await detectFormat(file).then((f) => f === 'jsonl', () => false);
   if (streaming) {
     try {
-      result = await checkJsonlStreaming(file, options);
+      result = await checkJsonlStreaming(file, options, undefined, read);
     } catch (e) {
       if (e instanceof CheckerBug) return internalError(file, model, e.bug, Math.round(performance.now() - t0));
       return badInput(file, e);
@@ -81,13 +89,15 @@ async function checkFile(file: string, model: string, backend: Backend | undefin
   } else {
     let history;
     try {
-      history = await readHistory(file);
+      history = await readHistory(file, read);
     } catch (e) {
+      if (e instanceof ReadLimitReached) return readLimit(file, model, e, Math.round(performance.now() - t0));
       return badInput(file, e);
     }
     t1 = performance.now();
     try {
-      result = checkHistory(history, options);
+      // What is left of the time limit after reading.
+      result = checkHistory(history, timeLimitMs === undefined ? options : { ...options, timeLimitMs: Math.max(1, timeLimitMs - (t1 - t0)) });
     } catch (e) {
       if (!(e instanceof CheckInputError)) return internalError(file, model, e, Math.round(t1 - t0));
       return badInput(file, e);
@@ -99,6 +109,23 @@ async function checkFile(file: string, model: string, backend: Backend | undefin
   result.elapsed_ms = Math.round(t2 - t0);
   const code = result.valid === true ? EXIT.ok : result.valid === false ? EXIT.invalid : EXIT.unknown;
   return { code, toStderr: false, text: formatResult(file, result), json: { file, ...result } };
+}
+
+/** A limit reached while reading: no verdict (exit 3), with how far the reading got. */
+function readLimit(file: string, model: string, e: ReadLimitReached, ms: number): FileOutcome {
+  const result = readLimitResult(model, e, ms);
+  return { code: EXIT.unknown, toStderr: false, text: formatResult(file, result), json: { file, ...result } };
+}
+
+/** The verdict "unknown" of a limit reached while reading (also the library's checkHistory). */
+export function readLimitResult(model: string, e: ReadLimitReached, ms: number): CheckResult {
+  const reason = `${e.reason} while reading the history (stopped at line ${e.line})`;
+  return { valid: 'unknown', model, ops: 0, keys: 0, anomalies: [], keys_detail: {}, elapsed_ms: ms, parse_ms: ms, reason };
+}
+
+/** ReadOptions that make the limits of a check hold while reading (asked between chunks). */
+export function limitedReading(budget: Budget, limited: boolean, maxLineBytes?: number): ReadOptions {
+  return { maxLineBytes, limit: limited ? () => budget.check() : undefined };
 }
 
 /** A file that breaks HISTORY.md, a history the model cannot read (exit 2), or a file that cannot be read at all. */
@@ -149,6 +176,7 @@ export async function run(argv: string[]): Promise<number> {
         out: { type: 'string' },
         'time-limit': { type: 'string' },
         'max-memory': { type: 'string' },
+        'max-line-bytes': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -177,7 +205,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   const seconds = positiveNumber('time-limit', values['time-limit']);
   const megabytes = positiveNumber('max-memory', values['max-memory']);
-  for (const bad of [seconds, megabytes]) {
+  const maxLineBytes = parseMaxLineBytes(values['max-line-bytes']);
+  for (const bad of [seconds, megabytes, maxLineBytes]) {
     if (typeof bad === 'string') {
       console.error(`lockpick check: ${bad}`);
       return EXIT.usage;
@@ -195,11 +224,19 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`lockpick check: --json and --format ${format} disagree\n  fix: give one of them`);
     return EXIT.usage;
   }
-  if (format === 'junit' || values.out !== undefined) return checkToDocument(files, format, values.out, model, backend as Backend | undefined, timeLimitMs, maxMemoryBytes);
+  const lineBytes = maxLineBytes as number | undefined;
+  if (values.out !== undefined) {
+    const input = files.find((f) => samePath(f, values.out!));
+    if (input !== undefined) {
+      console.error(`lockpick check: --out ${values.out} is the history being checked (${input}); writing it would destroy the input\n  fix: give --out another file`);
+      return EXIT.usage;
+    }
+  }
+  if (format === 'junit' || values.out !== undefined) return checkToDocument(files, format, values.out, model, backend as Backend | undefined, timeLimitMs, maxMemoryBytes, lineBytes);
 
   const codes: number[] = [];
   for (const file of files) {
-    const r = await checkFile(file, model, backend as Backend | undefined, timeLimitMs, maxMemoryBytes);
+    const r = await checkFile(file, model, backend as Backend | undefined, timeLimitMs, maxMemoryBytes, lineBytes);
     codes.push(r.code);
     if (values.json) {
       console.log(JSON.stringify(r.json));
@@ -218,11 +255,11 @@ export async function run(argv: string[]): Promise<number> {
  * at the end, only if no file was bad input (a 0-byte or partial XML would read as
  * "no tests" or break the CI's parser). The problems go to stderr as always.
  */
-async function checkToDocument(files: string[], format: 'text' | 'json' | 'junit', out: string | undefined, model: string, backend: Backend | undefined, timeLimitMs: number | undefined, maxMemoryBytes: number | undefined): Promise<number> {
+async function checkToDocument(files: string[], format: 'text' | 'json' | 'junit', out: string | undefined, model: string, backend: Backend | undefined, timeLimitMs: number | undefined, maxMemoryBytes: number | undefined, maxLineBytes: number | undefined): Promise<number> {
   const codes: number[] = [];
   const done: { file: string; r: FileOutcome }[] = [];
   for (const file of files) {
-    const r = await checkFile(file, model, backend, timeLimitMs, maxMemoryBytes);
+    const r = await checkFile(file, model, backend, timeLimitMs, maxMemoryBytes, maxLineBytes);
     codes.push(r.code);
     if (r.toStderr) console.error(r.text);
     else done.push({ file, r });
@@ -246,4 +283,10 @@ async function checkToDocument(files: string[], format: 'text' | 'json' | 'junit
     return EXIT.usage;
   }
   return code;
+}
+
+/** Whether two paths name one file (symlinks and relative paths resolved; a file that does not exist yet is compared by its path). */
+function samePath(a: string, b: string): boolean {
+  const real = (p: string) => { try { return realpathSync(p); } catch { return resolve(p); } };
+  return real(a) === real(b);
 }

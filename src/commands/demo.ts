@@ -2,7 +2,9 @@
 // run on real servers and shown on one page.
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { makeDir } from '../make-dir.ts';
+import { fsReason } from '../errors.ts';
 import { EXIT, EXIT_HELP } from '../cli.ts';
 import { UsageError } from '../errors.ts';
 import { DEMOS, findDemo, type DemoEntry } from '../demo/registry.ts';
@@ -68,9 +70,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   const out = args.out ?? join('store', 'demo');
   try {
-    mkdirSync(out, { recursive: true });
+    makeDir(out);
   } catch (e) {
-    throw new UsageError(`--out ${out}: cannot create the directory (${(e as Error).message}); give a writable path`);
+    throw new UsageError(`--out ${out}: cannot create the directory: ${fsReason(e)}\n  fix: give --out a directory that can be written (it is created if missing)`);
   }
   const json = args.json === true;
   const log = (line: string) => (json ? console.error(line) : console.log(line));

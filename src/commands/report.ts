@@ -11,7 +11,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
 import type { CheckResult } from '../../checkers/types.ts';
-import { HistoryError, readHistory } from '../history/index.ts';
+import { DEFAULT_MAX_LINE_BYTES, HistoryError, parseMaxLineBytes, readHistory } from '../history/index.ts';
 import type { ParsedHistory } from '../history/types.ts';
 import { formatResult } from '../report/text.ts';
 import { explainAnomalies } from '../report/cause.ts';
@@ -28,7 +28,7 @@ const FORMATS = ['text', 'json', 'junit', 'html'] as const;
 type Format = (typeof FORMATS)[number];
 
 export function usage(): string {
-  return `usage: lockpick report PATH [--format text|json|junit|html] [--out FILE] [--model M]
+  return `usage: lockpick report PATH [--format text|json|junit|html] [--out FILE] [--model M] [--max-line-bytes N]
 
 Renders a checked history for people or CI. PATH is a history file (.jsonl or
 Jepsen .edn) or a stored run directory store/<lock>/<run-id> holding history.jsonl and,
@@ -51,6 +51,8 @@ options:
                the others to standard output
   --model M    the model (default: test.json's model, else results.json's, else
                mutex); one of: ${Object.keys(MODELS).join(', ')}
+  --max-line-bytes N  the longest line (or EDN op map) read (default ${DEFAULT_MAX_LINE_BYTES});
+               a longer one is bad input (exit 2)
   --help       this text
 
 ${EXIT_HELP}`;
@@ -126,7 +128,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({
       args: argv, allowPositionals: true,
-      options: { format: { type: 'string', default: 'html' }, out: { type: 'string' }, model: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+      options: { format: { type: 'string', default: 'html' }, out: { type: 'string' }, model: { type: 'string' }, 'max-line-bytes': { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
     });
   } catch (e) {
     console.error(`lockpick report: ${(e as Error).message}\n\n${usage()}`);
@@ -136,6 +138,11 @@ export async function run(argv: string[]): Promise<number> {
   if (values.help) { console.log(usage()); return EXIT.valid; }
   if (positionals.length !== 1) {
     console.error(`lockpick report: give exactly one PATH (got ${positionals.length})\n\n${usage()}`);
+    return EXIT.usage;
+  }
+  const maxLineBytes = parseMaxLineBytes(values['max-line-bytes']);
+  if (typeof maxLineBytes === 'string') {
+    console.error(`lockpick report: ${maxLineBytes}`);
     return EXIT.usage;
   }
   const format = values.format as Format;
@@ -148,7 +155,7 @@ export async function run(argv: string[]): Promise<number> {
     const model = values.model ?? modelFrom(inputs.test) ?? modelFrom(storedResult(inputs.results)) ?? 'mutex';
     // hasOwn: "toString" or "constructor" (in test.json or --model) is no model.
     if (!Object.hasOwn(MODELS, model)) throw new ReportError(`unknown model "${model}"${values.model ? '' : ' (from the run\'s test.json or results.json)'}; known models: ${Object.keys(MODELS).join(', ')}\n  fix: pass --model with one of those`);
-    const h = await readHistory(inputs.historyPath);
+    const h = await readHistory(inputs.historyPath, { maxLineBytes });
     const stored = storedResult(inputs.results);
     const r = stored && stored.model === model ? stored : checkHistory(h, { model });
     const name = inputs.runId ?? h.source;

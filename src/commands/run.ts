@@ -8,7 +8,7 @@ import { InconclusiveError, UsageError } from '../errors.ts';
 import { lockLabel, parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
 import { PROPERTIES, topologyOf, type Property } from '../runner/session.ts';
-import { BEFORE_WRITE, CRITICAL_SECTION, IO_POINT_KINDS, parseIoPoint } from '../workload/plan.ts';
+import { BEFORE_WRITE, CRITICAL_SECTION, IO_POINT_KINDS, MAX_CLIENTS, parseIoPoint } from '../workload/plan.ts';
 import { readLearnedPoints } from '../runner/calibrate.ts';
 import type { LearnedPoints } from '../workload/points.ts';
 
@@ -92,6 +92,12 @@ function int(v: string | undefined, flag: string, dflt: number, min = 1): number
   return n;
 }
 
+/** Each client is a forked process with its own connections: more than MAX_CLIENTS would test the machine, not the lock. */
+export function clientCount(n: number, flag: string): number {
+  if (n > MAX_CLIENTS) throw new UsageError(`${flag} ${n}: at most ${MAX_CLIENTS} clients (each is a process with its own connections to the servers; more measure the machine, not the lock)\n  fix: give ${flag} ${MAX_CLIENTS} or fewer`);
+  return n;
+}
+
 /** --parallel K: each run in flight has its own client processes, so K stays small. */
 function parallelRuns(v: string | undefined): number {
   const k = int(v, '--parallel', 1);
@@ -168,7 +174,7 @@ export async function run(argv: string[]): Promise<number> {
       }
       summary = await runTest({
         lock: spec, recipe, faults,
-        clients: int(args.clients, '--clients', 3), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),
+        clients: clientCount(int(args.clients, '--clients', 3), '--clients'), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),
         shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
         ttlMs: int(args.ttl, '--ttl', 800, 50), ttlFixed: args.ttl !== undefined, keys: int(args.keys, '--keys', 1),
         maxAttempts: int(args['max-attempts'], '--max-attempts', 3), maxFaults: int(args['max-faults'], '--max-faults', 2),

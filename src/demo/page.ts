@@ -75,7 +75,7 @@ export interface PageInput {
 
 export function renderDemoPage(entry: DemoEntry, o: DemoOutcome, input: PageInput): string {
   const recipe = getRecipe(String(input.test.lock));
-  const plan = validatePlan(input.test.plan, `scenarios/${entry.name}/test.json: "plan"`);
+  const plan = validatePlan(input.test.plan, `scenarios/${entry.name}/test.json`);
   const opts = input.test.lock_options as Record<string, unknown> | undefined;
   const optText = opts && Object.keys(opts).length ? ` with ${Object.entries(opts).map(([k, v]) => `--lock-opt ${k}=${String(v)}`).join(' ')}` : '';
   const timeline = input.summary ? join(input.summary.dir, 'counterexample', 'timeline.html') : undefined;

@@ -77,6 +77,7 @@ export function killAllMineSync(): void {
     }
     forgetProcess(r.pid);
     removeDir(r.dir);
+    removeDir(envRootOf(r.match));   // an exit with the environment still up (an internal error): its whole dir
   }
 }
 
@@ -179,6 +180,18 @@ function stopRecorded(r: PidRecord, why: string, log: (m: string) => void): void
     /* gone */
   }
   removeDir(r.dir);
+  // The whole environment dir of the lockpick that is gone (its servers' dirs, logs, pid files),
+  // not only the one server's: every record of that owner is cleared in the same pass.
+  removeDir(envRootOf(r.match));
+}
+
+/** The `<tmp>/lockpick-env-*` dir a server's cwd lies in, or undefined. */
+export function envRootOf(p: string): string | undefined {
+  const tmp = path.resolve(os.tmpdir());
+  const d = path.resolve(p);
+  if (!d.startsWith(tmp + path.sep)) return undefined;
+  const top = d.slice(tmp.length + 1).split(path.sep)[0]!;
+  return top.startsWith('lockpick-env-') ? path.join(tmp, top) : undefined;
 }
 
 /**

@@ -2,6 +2,29 @@
 import type { NodeHandle, NodeRole } from './types.ts';
 import type { ServerProcess } from './spawn.ts';
 import { writeClockOffset } from './clock.ts';
+import { createServer } from 'node:net';
+import { InconclusiveError } from '../errors.ts';
+
+/**
+ * A node's port was taken by another process while the node was down: it cannot come back
+ * where its clients and proxy expect it, so no further run on this environment is a test
+ * (Session.runOnce ends the search inconclusive at once, exit 3).
+ */
+export class PortTaken extends InconclusiveError {
+  constructor(readonly node: string, readonly port: number) {
+    super(`node ${node} cannot restart: its port ${port} was taken by another process while the node was down, so the environment cannot go on and the search stops here (no verdict)\n  fix: keep other programs off the ports lockpick picks (they are chosen afresh on each start) and run again`);
+    this.name = 'PortTaken';
+  }
+}
+
+/** Resolves when 127.0.0.1:port can be bound (then frees it), throws PortTaken when another process holds it. */
+async function portFree(node: string, port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const s = createServer();
+    s.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new PortTaken(node, port) : e));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve()));
+  });
+}
 
 export type Persistence = 'none' | 'aof-always';
 
@@ -62,6 +85,7 @@ export class ServerNode implements NodeHandle {
   restart(o: { persistence?: Persistence } = {}): Promise<void> {
     return this.serial(async () => {
       await this.proc?.kill();
+      await portFree(this.id, this.port);   // else the launch fails late, or a stranger answers its probe
       this.proc = await this.launch(o);
     });
   }

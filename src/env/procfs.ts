@@ -1,5 +1,5 @@
 // Small reads of /proc used to tell "our" process from a reused pid.
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
 export function isAlive(pid: number): boolean {
   try {
@@ -47,4 +47,24 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Pids of the processes (ours: others' environ cannot be read) whose environment holds
+ * NAME=VALUE. A variable set on a worker is inherited by everything it starts, detached or
+ * double-forked, unless that clears its environment: how a client's leftovers are found.
+ */
+export function pidsWithEnv(name: string, value: string): number[] {
+  const needle = Buffer.from(`${name}=${value}\0`);
+  const out: number[] = [];
+  let entries: string[];
+  try { entries = readdirSync('/proc'); } catch { return out; }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    let env: Buffer;
+    try { env = readFileSync(`/proc/${e}/environ`); } catch { continue; }
+    const at = env.indexOf(needle);
+    if (at === 0 || (at > 0 && env[at - 1] === 0)) out.push(Number(e));
+  }
+  return out;
 }

@@ -85,9 +85,10 @@ export class HistoryBuilder {
         'add "f" to the event, the same on the invoke and its completion');
     }
     const isNemesis = process === 'nemesis';
-    if (!isNemesis && !(typeof process === 'number' && Number.isInteger(process) && process >= 0)) {
-      this.fail(line, 'bad-process', `"process" must be an integer ≥ 0 or "nemesis"; got ${describe(process)}`,
-        'give each logical single-threaded client its own integer process id');
+    if (!isNemesis && !(typeof process === 'number' && Number.isSafeInteger(process) && process >= 0)) {
+      this.fail(line, 'bad-process', `"process" must be an integer from 0 to 2^53-1 or "nemesis"; got ${describe(process)}`,
+        unsafe(process) ? 'renumber the processes below 2^53 (9007199254740992): larger ids cannot be told apart as numbers (…992 and …993 read as one)'
+          : 'give each logical single-threaded client its own integer process id');
     }
     const key = ev.key;
     if (key !== undefined && typeof key !== 'string') {
@@ -96,9 +97,9 @@ export class HistoryBuilder {
     }
     let time = ev.time;
     if (typeof time === 'bigint') time = Number(time);
-    if (time !== undefined && !(typeof time === 'number' && Number.isInteger(time))) {
-      this.fail(line, 'bad-time', `"time" must be an integer (nanoseconds since the run started) when present; got ${describe(time)}`,
-        'write time as integer nanoseconds from a monotonic clock, or leave it out');
+    if (time !== undefined && !(typeof time === 'number' && Number.isSafeInteger(time))) {
+      this.fail(line, 'bad-time', `"time" must be an integer below 2^53 (nanoseconds since the run started) when present; got ${describe(ev.time)}`,
+        'write time as integer nanoseconds from a monotonic clock since the run started (2^53 ns is 104 days), or leave it out');
     }
     const lease = ev.lease_ms;
     if (lease !== undefined && !(typeof lease === 'number' && Number.isFinite(lease) && lease > 0)) {
@@ -176,9 +177,16 @@ export class HistoryBuilder {
   }
 }
 
+/** An integer too large to be held exactly as a double: two such ids may read as one. */
+function unsafe(v: unknown): boolean {
+  return (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) || typeof v === 'bigint';
+}
+
 /** A short rendering of a bad value for messages. */
 function describe(v: unknown): string {
   if (v === undefined) return 'nothing (the field is missing)';
+  if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'NaN (not a number)' : `a number that is not finite (${v}: the literal is too large for a double, e.g. 1e309)`;
+  if (unsafe(v)) return `${v}, beyond 2^53 (9007199254740992), where integers are no longer exact (the file's digits may differ)`;
   let s: string;
   try { s = typeof v === 'bigint' ? `${v}` : JSON.stringify(v) ?? String(v); } catch { s = String(v); }
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;

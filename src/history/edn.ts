@@ -10,11 +10,35 @@ import type { ParseOptions } from 'edn-data/dist/parse.js';
 import { HistoryBuilder } from './build.ts';
 import { HistoryError } from './errors.ts';
 import { countNewlines, firstInvalidUtf8, notUtf8 } from './utf8.ts';
+import { ReadLimitReached, lineTooLong, maxLineBytesOf, type ReadOptions } from './limits.ts';
 import type { ParsedHistory } from './types.ts';
 
 const CHUNK_BYTES = 1 << 20;
-// Keywords become strings (":nemesis" → "nemesis"), nil → null, sets/lists → arrays.
-const EDN_OPTIONS: ParseOptions = { mapAs: 'object', keywordAs: 'string', listAs: 'array', setAs: 'array', symbolAs: 'string', charAs: 'string' };
+// Keywords become strings (":nemesis" → "nemesis"), nil → null, sets/lists → arrays. Maps are read
+// as their key/value pairs (edn-data's default: {map: [[k, v], ...]}) and made objects here, so a key given twice is seen (objects()).
+const EDN_OPTIONS: ParseOptions = { keywordAs: 'string', listAs: 'array', setAs: 'array', symbolAs: 'string', charAs: 'string' };
+
+/**
+ * edn-data's 'doc' maps ({map: [[k, v], ...]}) as plain objects, keys as edn-data's 'object' mode
+ * makes them (String(k)); the first key that appears twice in one map goes to `dup`.
+ */
+function objects(v: unknown, dup: { key?: string }): unknown {
+  if (Array.isArray(v)) return v.map((x) => objects(x, dup));
+  if (v === null || typeof v !== 'object') return v;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  if (keys.length === 1 && Array.isArray(o.map)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, val] of o.map as [unknown, unknown][]) {
+      const key = String(k);
+      if (Object.hasOwn(out, key)) dup.key ??= key;
+      out[key] = objects(val, dup);
+    }
+    return out;
+  }
+  if (keys.length === 2 && 'tag' in o && 'val' in o) return { tag: o.tag, val: objects(o.val, dup) };
+  return v;
+}
 const CLOSER: Record<string, string> = { '[': ']', '(': ')', '{': '}' };
 
 /** Turns an op map's tagged wrapper ({tag, val}) into the plain map. */
@@ -24,8 +48,10 @@ function unwrap(v: unknown): unknown {
 }
 
 /** chunkBytes is for tests (tiny chunks exercise op maps split across reads). */
-export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<ParsedHistory> {
+export async function readEdn(path: string, chunkBytes = CHUNK_BYTES, o?: ReadOptions): Promise<ParsedHistory> {
   const b = new HistoryBuilder(path);
+  // One op map is held as text while it is read: bounded like a line of JSON Lines.
+  const maxOp = maxLineBytesOf(o);
   const syntax: (line: number, expected: string, fix: string) => never = (line, expected, fix) => {
     throw new HistoryError(path, line, 'edn-syntax', expected, fix);
   };
@@ -57,6 +83,8 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<P
     let eof = false;
     let read = 0;
     while (!eof) {
+      const why = o?.limit?.();
+      if (why !== undefined) throw new ReadLimitReached(path, why, line);
       const { bytesRead } = await fh.read(buf, 0, chunkBytes, null);
       const firstChunk = read++ === 0;
       let piece: string;
@@ -140,7 +168,12 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<P
             try { v = parseEDNString(seg, EDN_OPTIONS); } catch (e) {
               syntax(segLine, `this op map is not valid EDN: ${(e as Error).message}`, 'fix the op map (balanced brackets, closed strings, an even number of forms)');
             }
-            b.add(unwrap(v), segLine);
+            const dup: { key?: string } = {};
+            const op = unwrap(objects(v, dup));
+            if (dup.key !== undefined) {
+              syntax(segLine, `the key :${dup.key} appears twice in one map (readers disagree on which value counts)`, `keep one :${dup.key} in the map and remove the other`);
+            }
+            b.add(op, segLine);
           } else if (stack.length === 0 && opDepth === 1) {
             outerClosed = true;
           }
@@ -149,6 +182,7 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES): Promise<P
       // Keep only the op map still being read for the next chunk.
       if (segStart === -1) text = '';
       else { text = text.slice(segStart); segStart = 0; }
+      if (text.length > maxOp) throw lineTooLong(path, segLine, maxOp, 'op map');
     }
   } finally {
     await fh.close();

@@ -4,6 +4,9 @@ import { extname } from 'node:path';
 import { readEdn } from './edn.ts';
 import { readJsonl } from './jsonl.ts';
 import type { ParsedHistory } from './types.ts';
+import type { ReadOptions } from './limits.ts';
+
+export { DEFAULT_MAX_LINE_BYTES, ReadLimitReached, parseMaxLineBytes, type ReadOptions } from './limits.ts';
 
 export { HistoryError } from './errors.ts';
 export { HistoryBuilder } from './build.ts';
@@ -41,6 +44,6 @@ export async function detectFormat(path: string): Promise<HistoryFormat> {
 }
 
 /** Reads and validates a history; throws HistoryError naming the line and rule when it breaks HISTORY.md. */
-export async function readHistory(path: string): Promise<ParsedHistory> {
-  return (await detectFormat(path)) === 'edn' ? readEdn(path) : readJsonl(path);
+export async function readHistory(path: string, o?: ReadOptions): Promise<ParsedHistory> {
+  return (await detectFormat(path)) === 'edn' ? readEdn(path, undefined, o) : readJsonl(path, undefined, o);
 }

@@ -4,13 +4,16 @@
 // accept and read the same way: plain ASCII strings without escapes, integers of at most 15
 // digits, true/false/null, nested values handed to JSON.parse. Anything else (escapes, non-ASCII
 // strings, fractions, exponents, bad syntax) returns false and the caller parses the line with
-// JSON.parse, so the values and every error message stay exactly those of JSON.parse.
+// JSON.parse, so the values and every error message stay exactly those of JSON.parse. A line with
+// a duplicate key (at any depth) also returns false: the slow path refuses it (./json-dupes.ts).
 
 /** The fields of one event; reused from line to line (HistoryBuilder.add keeps none of it). */
 export interface ScannedEvent {
   type: unknown; f: unknown; process: unknown; key: unknown;
   value: unknown; time: unknown; index: unknown; lease_ms: unknown; valid_ms: unknown;
 }
+
+import { duplicateKey } from './json-dupes.ts';
 
 const QUOTE = 34, BACKSLASH = 92, COMMA = 44, COLON = 58, LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93, MINUS = 45;
 
@@ -38,6 +41,8 @@ function fieldId(buf: Buffer, from: number, len: number): number {
 
 /** Interned short strings: the same f or key on a million lines is one string, made once. */
 const CACHE_SLOTS = 1024;
+/** Field names the models ignore that one line may have before the scanner leaves the line to JSON.parse. */
+const MAX_OTHER_FIELDS = 8;
 
 export class LineScanner {
   readonly ev: ScannedEvent = { type: undefined, f: undefined, process: undefined, key: undefined, value: undefined, time: undefined, index: undefined, lease_ms: undefined, valid_ms: undefined };
@@ -45,6 +50,9 @@ export class LineScanner {
   private buf: Buffer = Buffer.alloc(0);
   private pos = 0;
   private end = 0;
+  /** Where the ignored field names of the current line start and end (to see a duplicate). */
+  private readonly otherFrom = new Int32Array(MAX_OTHER_FIELDS);
+  private readonly otherTo = new Int32Array(MAX_OTHER_FIELDS);
 
   /**
    * Fills `ev` from buf[start, end) and returns true, or returns false: parse this line with
@@ -60,12 +68,21 @@ export class LineScanner {
     let c = buf[i];
     while (c === 32 || c === 9) c = buf[++i];
     if (c === RBRACE) return this.rest(buf, i + 1, end);
+    let seen = 0;   // bit per field of FIELDS met on this line
+    let others = 0; // ignored field names met on this line
     for (;;) {
       if (c !== QUOTE) return false;
       // The field name: one of FIELDS (by length and bytes), or one the models ignore.
       const from = ++i;
       for (c = buf[i]; c !== QUOTE; c = buf[++i]) if (c! < 0x20 || c! >= 0x80 || c === BACKSLASH) return false;
       const field = fieldId(buf, from, i - from);
+      if (field !== 0) {
+        if (seen & (1 << field)) return false; // a duplicate key
+        seen |= 1 << field;
+      } else {
+        if (others === MAX_OTHER_FIELDS || this.seenOther(buf, from, i, others)) return false;
+        this.otherFrom[others] = from; this.otherTo[others++] = i;
+      }
       c = buf[++i];
       while (c === 32 || c === 9) c = buf[++i];
       if (c !== COLON) return false;
@@ -96,7 +113,9 @@ export class LineScanner {
         if (c === LBRACE || c === LBRACKET) {
           if (!this.skipNested()) return false;
           // Only the value field is kept; others are still parsed, so a line JSON.parse rejects falls back.
-          try { v = JSON.parse(buf.toString('utf8', i, this.pos)); } catch { return false; }
+          const text = buf.toString('utf8', i, this.pos);
+          try { v = JSON.parse(text); } catch { return false; }
+          if (duplicateKey(text) !== undefined) return false;
         } else if (this.word('true')) v = true;
         else if (this.word('false')) v = false;
         else if (this.word('null')) v = null;
@@ -124,6 +143,16 @@ export class LineScanner {
       if (c === RBRACE) return this.rest(buf, i + 1, end);
       return false;
     }
+  }
+
+  /** Whether the ignored field name buf[from, to) was met before on this line. */
+  private seenOther(buf: Buffer, from: number, to: number, others: number): boolean {
+    const len = to - from;
+    for (let n = 0; n < others; n++) {
+      const f = this.otherFrom[n]!;
+      if (this.otherTo[n]! - f === len && buf.compare(buf, from, to, f, f + len) === 0) return true;
+    }
+    return false;
   }
 
   /** After the closing brace only whitespace may follow. */

@@ -6,6 +6,8 @@ import { isUtf8 } from 'node:buffer';
 import { HistoryBuilder } from './build.ts';
 import { HistoryError } from './errors.ts';
 import { LineScanner } from './jsonl-scan.ts';
+import { duplicateKey } from './json-dupes.ts';
+import { ReadLimitReached, lineTooLong, maxLineBytesOf, type ReadOptions } from './limits.ts';
 import type { ParsedHistory } from './types.ts';
 import { countNewlines, firstInvalidUtf8, notUtf8 } from './utf8.ts';
 
@@ -16,11 +18,18 @@ const CHUNK_BYTES = 1 << 22;
  * without '\n'), in order; buf is only valid during the call. Each chunk is cut after its last
  * '\n' and the tail carried over. Decoding is strict: before any line of a chunk is handed on,
  * the chunk's whole lines are checked to be UTF-8, and invalid bytes throw a HistoryError naming
- * their line.
+ * their line. A line longer than o.maxLineBytes throws a HistoryError naming it (the buffer grows
+ * at most to that), and o.limit is asked before each read (ReadLimitReached).
  */
-export async function forEachLineBytes(path: string, onLine: (buf: Buffer, start: number, end: number, line: number) => void, chunkBytes = CHUNK_BYTES): Promise<void> {
+export async function forEachLineBytes(path: string, onLine: (buf: Buffer, start: number, end: number, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions): Promise<void> {
+  const maxLine = maxLineBytesOf(o);
   const fh = await open(path, 'r');
   let line = 0;
+  const read = (into: Buffer, at: number): Promise<{ bytesRead: number }> => {
+    const why = o?.limit?.();
+    if (why !== undefined) return Promise.reject(new ReadLimitReached(path, why, line + 1));
+    return fh.read(into, at, into.length - at, null);
+  };
   const validate = (buf: Buffer, end: number): void => {
     if (isUtf8(buf.subarray(0, end))) return;
     const bad = firstInvalidUtf8(buf.subarray(0, end), false);
@@ -30,34 +39,38 @@ export async function forEachLineBytes(path: string, onLine: (buf: Buffer, start
   let buf = Buffer.allocUnsafe(chunkBytes);
   let spare = Buffer.allocUnsafe(chunkBytes);
   let carry = 0; // bytes of an unfinished line at the start of buf
-  let pending: Promise<{ bytesRead: number }> | undefined = fh.read(buf, 0, buf.length, null);
+  let pending: Promise<{ bytesRead: number }> | undefined = read(buf, 0);
   try {
     for (;;) {
       const { bytesRead }: { bytesRead: number } = await pending!;
       pending = undefined;
       const end: number = carry + bytesRead;
       if (bytesRead === 0) {
+        if (end > maxLine) throw lineTooLong(path, line + 1, maxLine);
         if (end > 0) { validate(buf, end); onLine(buf, 0, end, ++line); }
         break;
       }
       const lastNl = buf.lastIndexOf(10, end - 1);
       if (lastNl < carry) {
         carry = end;
-        if (carry === buf.length) { // a line longer than the buffer: grow both
-          const bigger = Buffer.allocUnsafe(buf.length * 2);
+        if (carry > maxLine) throw lineTooLong(path, line + 1, maxLine);
+        if (carry === buf.length) { // a line longer than the buffer: grow both, up to one byte past the limit
+          const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, maxLine + 1));
           buf.copy(bigger, 0, 0, carry);
           buf = bigger;
           spare = Buffer.allocUnsafe(buf.length);
         }
-        pending = fh.read(buf, carry, buf.length - carry, null);
+        pending = read(buf, carry);
         continue;
       }
       const tail: number = end - lastNl - 1;
       buf.copy(spare, 0, lastNl + 1, end);
-      pending = fh.read(spare, tail, spare.length - tail, null);
+      if (tail > maxLine) throw lineTooLong(path, line + 1 + countNewlines(buf, 0, lastNl + 1), maxLine);
+      pending = read(spare, tail);
       validate(buf, lastNl);
       let start = 0;
       for (let nl = buf.indexOf(10, start); nl !== -1 && nl <= lastNl; nl = buf.indexOf(10, start)) {
+        if (nl - start > maxLine) throw lineTooLong(path, line + 1, maxLine);
         onLine(buf, start, nl, ++line);
         start = nl + 1;
       }
@@ -71,15 +84,15 @@ export async function forEachLineBytes(path: string, onLine: (buf: Buffer, start
 }
 
 /** Calls onLine(text, lineNumber) for each line of the file (without '\n'), in order; strict UTF-8 as forEachLineBytes. */
-export async function forEachLine(path: string, onLine: (text: string, line: number) => void, chunkBytes = CHUNK_BYTES): Promise<void> {
-  await forEachLineBytes(path, (buf, start, end, line) => onLine(buf.toString('utf8', start, end), line), chunkBytes);
+export async function forEachLine(path: string, onLine: (text: string, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions): Promise<void> {
+  await forEachLineBytes(path, (buf, start, end, line) => onLine(buf.toString('utf8', start, end), line), chunkBytes, o);
 }
 
 /**
  * Calls onEvent(raw, line) for each event line of a JSON Lines file (blank lines skipped); raw is
  * only valid during the call. Throws HistoryError for a line that is not JSON.
  */
-export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes = CHUNK_BYTES): Promise<void> {
+export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions): Promise<void> {
   const scanner = new LineScanner();
   await forEachLineBytes(path, (buf, start, end, line) => {
     if (scanner.scan(buf, start, end)) { onEvent(scanner.ev, line); return; }
@@ -96,13 +109,18 @@ export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, li
       throw new HistoryError(path, line, 'not-json', `each line must be one JSON object (JSON Lines); this line does not parse: ${(e as Error).message}`,
         'fix the line so it is a complete JSON object on one line (no trailing commas, double-quoted keys), or remove it');
     }
+    const dup = duplicateKey(text);
+    if (dup !== undefined) {
+      throw new HistoryError(path, line, 'duplicate-key', `the key ${JSON.stringify(dup)} appears twice in one object (JSON readers disagree on which value counts)`,
+        `keep one ${JSON.stringify(dup)} in the object and remove the other`);
+    }
     onEvent(ev, line);
-  }, chunkBytes);
+  }, chunkBytes, o);
 }
 
 /** chunkBytes is for tests (tiny chunks exercise lines split across reads). */
-export async function readJsonl(path: string, chunkBytes = CHUNK_BYTES): Promise<ParsedHistory> {
+export async function readJsonl(path: string, chunkBytes = CHUNK_BYTES, o?: ReadOptions): Promise<ParsedHistory> {
   const b = new HistoryBuilder(path);
-  await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes);
+  await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, o);
   return b.finish();
 }

@@ -4,8 +4,10 @@
 // process ids (a fresh one after every `info`, as in Jepsen), and carries out
 // pauses anchored at named points of the plan.
 import { fork, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { basename, extname } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
+import { pidsWithEnv } from '../env/procfs.ts';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forgetProcess, recordProcess } from '../env/lifecycle.ts';
@@ -20,10 +22,31 @@ import { emptyReached, mergeReached, type ReachedPoints } from '../workload/poin
 // node (a user's .ts lock module registers tsx's hooks itself: src/locks/user-lock.ts).
 const WORKER = fileURLToPath(new URL(`./worker${extname(import.meta.url)}`, import.meta.url));
 const WORKER_ARGS = extname(WORKER) === '.ts' ? ['--import', import.meta.resolve('tsx')] : [];
+/** Workers forked at once: a big --clients starts in batches, not all at once. */
+const SPAWN_BATCH = 8;
+/** Set on every worker (and so on everything its lock module starts): how its leftovers are found. */
+const TAG_VAR = 'LOCKPICK_CLIENT_TAG';
+let tags = 0;
+
+/** The clients' own output (a lock module's prints) goes here, never to lockpick's stdout/stderr. */
+export function clientLogDir(historyPath: string): string {
+  return join(dirname(historyPath), 'clients');
+}
+
+/** "client output: store/<run>/clients/c1.log (12 KB), ..." for the non-empty client logs of a run dir, or undefined. */
+export function clientOutputNote(runDir: string): string | undefined {
+  const dir = join(runDir, 'clients');
+  let names: string[];
+  try { names = readdirSync(dir).filter((n) => n.endsWith('.log')).sort(); } catch { return undefined; }
+  const full = names.map((n) => ({ p: join(dir, n), size: statSync(join(dir, n)).size })).filter((f) => f.size > 0);
+  if (full.length === 0) return undefined;
+  return `client output (what the lock module printed): ${full.map((f) => `${f.p} (${f.size < 1024 ? `${f.size} B` : `${Math.ceil(f.size / 1024)} KB`})`).join(', ')}`;
+}
 
 interface Worker {
   id: string;
   child: ChildProcess;
+  tag: string;                // TAG_VAR's value in its environment
   process: number | null;     // logical process of the current operation chain
   fresh: boolean;             // the next invoke starts a new logical process
   done?: (error?: string) => void;
@@ -33,6 +56,7 @@ interface Worker {
   killedByUs?: boolean;       // we sent SIGKILL (a client past its deadline, or closing)
   killedByNemesis?: boolean;  // a client-kill fault: an intended death, not a crash of the run
   open: boolean;              // an operation of `process` is invoked and not yet complete
+  openOp?: { f: string; at: number }; // that operation and when it was invoked (performance.now())
   believes: Map<string, number>; // keys `process` believes it holds (acquire ok … release invoke), re-entry depth
 }
 
@@ -46,6 +70,8 @@ export interface RunReport {
   lockStats: Record<string, number>;
   /** The points this run's clients reached, together (what the search learns its points from). */
   points: ReachedPoints;
+  /** Errors of anchored faults' heals (their stop), for the session to judge. */
+  healErrors: unknown[];
 }
 
 export class ClientPool implements ClientControl {
@@ -58,7 +84,7 @@ export class ClientPool implements ClientControl {
   private runStartMs = 0;
   private logs: string[] = [];
   /** What workers told about contract violations and crashes since the last report (run() hands it over). */
-  private found: Pick<RunReport, 'contract' | 'crashes' | 'lockStats' | 'points'> = { crashes: [], lockStats: {}, points: emptyReached() };
+  private found: Pick<RunReport, 'contract' | 'crashes' | 'lockStats' | 'points' | 'healErrors'> = { crashes: [], lockStats: {}, points: emptyReached(), healErrors: [] };
   /** Anchored pauses in progress (so the run waits for them). */
   private pausing = new Set<Promise<void>>();
   /** Workers that died on their own between runs: the next run reports them (never respawned silently). */
@@ -116,17 +142,32 @@ export class ClientPool implements ClientControl {
   private async spawn(id: string): Promise<Worker> {
     if (this.closed) throw new Error(`the client pool is closed; client ${id} is not started`);
     // detached: its own process group, so a Ctrl-C in the terminal reaches lockpick only,
-    // which stores what it found and then stops the workers (they exit on 'disconnect' too).
-    const child = fork(WORKER, [id], { execArgv: WORKER_ARGS, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
-    const w: Worker = { id, child, process: null, fresh: true, stopped: false, dead: false, open: false, believes: new Map() };
+const WORKER_ARGS = extname(WORKER) === '.ts' ? ['--import', import.meta.resolve('tsx')] : [];
+    // which stores what it found and then stops the workers (they exit on 'disconnect' too);
+    // and the group (with TAG_VAR for what leaves it) is killed when the client ends.
+    // Its stdout and stderr go to its log file: a lock module's prints never reach lockpick's
+    // output (a reader that closes it early would kill the client with EPIPE).
+    const tag = `${process.pid}-${++tags}`;
+    const log = this.openLog(id);
+    let child: ChildProcess;
+    try {
+      child = fork(WORKER, [id], { execArgv: WORKER_ARGS, stdio: ['ignore', log, log, 'ipc'], detached: true, env: { ...process.env, [TAG_VAR]: tag } });
+    } finally {
+      if (typeof log === 'number') closeSync(log);
+    }
+    const w: Worker = { id, child, tag, process: null, fresh: true, stopped: false, dead: false, open: false, believes: new Map() };
     if (child.pid) recordProcess({ pid: child.pid, name: `lockpick client ${id}`, kind: 'server', match: basename(WORKER) });
     this.workers.set(id, w);   // at once, so a close() while it starts stops it too
     // A send to a worker that just died fails with EPIPE: the exit handler says why.
     child.on('error', () => {});
     child.on('exit', (code, signal) => {
       w.dead = true;
+      reap(w);   // what its lock module started dies with it
       if (child.pid) forgetProcess(child.pid);
-      const how = `client ${id} exited (${signal ? `signal ${signal}` : `code ${code}`})`;
+      // Killed by us at the end of the run with an operation open: say which call hung, not only the signal.
+      const how = w.killedByUs && w.open && w.openOp
+        ? `client ${id}'s ${w.openOp.f} never returned within ${Math.round(performance.now() - w.openOp.at)} ms (killed at the end of the run)`
+        : `client ${id} exited (${signal ? `signal ${signal}` : `code ${code}`})`;
       if (w.done) {
         this.lapseOnDeath(w);
         w.done(w.killedByNemesis ? undefined : how);
@@ -142,12 +183,25 @@ export class ClientPool implements ClientControl {
     return w;
   }
 
-  /** Starts the workers for these ids (reusing live ones), all at once. */
+  /** Starts the workers for these ids (reusing live ones), SPAWN_BATCH at a time. */
   async ensure(ids: string[]): Promise<void> {
-    await Promise.all(ids.map(async (id) => {
-      const w = this.workers.get(id);
-      if (!w || w.dead) await this.spawn(id);
-    }));
+    const missing = ids.filter((id) => { const w = this.workers.get(id); return !w || w.dead; });
+    for (let i = 0; i < missing.length; i += SPAWN_BATCH) {
+      await Promise.all(missing.slice(i, i + SPAWN_BATCH).map((id) => this.spawn(id)));
+    }
+  }
+
+  /** The worker's log file, opened for appending (a restarted worker goes on in the same file); 'ignore' when it cannot be. */
+  private openLog(id: string): number | 'ignore' {
+    const dir = clientLogDir(this.recorder.path);
+    // Lane i's history is history.lane<i>.jsonl: its clients' logs are lane<i>-c1.log.
+    const lane = /^history\.(.+)\.jsonl$/.exec(basename(this.recorder.path))?.[1];
+    try {
+      mkdirSync(dir, { recursive: true });
+      return openSync(join(dir, `${lane ? `${lane}-` : ''}${id}.log`), 'a');
+    } catch {
+      return 'ignore';
+    }
   }
 
   private onMessage(w: Worker, m: FromWorker): void {
@@ -160,6 +214,7 @@ export class ClientPool implements ClientControl {
         }
         this.recorder.append({ type: 'invoke', f: m.f, process: w.process, key: m.key, value: m.value, client: w.id });
         w.open = true;
+        w.openOp = { f: m.f, at: performance.now() };
         const depth = w.believes.get(m.key) ?? 0;
         if (m.f === 'release' && depth > 0) {
           if (depth === 1) w.believes.delete(m.key); else w.believes.set(m.key, depth - 1);
@@ -286,7 +341,8 @@ export class ClientPool implements ClientControl {
     }
     this.send(w, holdMs === undefined ? { t: 'go', seq } : { t: 'go', seq, holdMs });
     await sleep(f.duration_ms ?? 0);
-    await fault.stop();
+    // A heal that failed (a node that cannot restart: PortTaken) goes to the run's report, never an unhandled rejection.
+    await fault.stop().catch((e: unknown) => { this.found.healErrors.push(e); });
   }
 
   /**
@@ -349,7 +405,7 @@ export class ClientPool implements ClientControl {
     }
     await Promise.all([...this.pausing]);
     const found = this.found;
-    this.found = { crashes: [], lockStats: {}, points: emptyReached() };
+    this.found = { crashes: [], lockStats: {}, points: emptyReached(), healErrors: [] };
     return { errors, killed, logs: this.logs, ...found };
   }
 
@@ -364,7 +420,8 @@ export class ClientPool implements ClientControl {
   private sigkill(w: Worker): void {
     if (w.dead) return;
     w.killedByUs = true;
-    w.child.kill('SIGKILL');
+    // The whole group at once (the worker and what its lock module started in it); the exit handler reaps the rest.
+    try { process.kill(-w.child.pid!, 'SIGKILL'); } catch { w.child.kill('SIGKILL'); }
     w.child.kill('SIGCONT');
   }
 
@@ -376,5 +433,21 @@ export class ClientPool implements ClientControl {
     }));
     await Promise.race([Promise.all(exits), sleep(3000, undefined, { ref: false })]);
     this.workers.clear();
+  }
+}
+
+/**
+ * Kills what a worker's lock module started: its process group (the worker leads one, being
+ * detached) and any process carrying its TAG_VAR (a detached or double-forked child left the
+ * group but kept the environment). The worker itself is SIGKILLed by the caller.
+ */
+function reap(w: Worker): void {
+  const pid = w.child.pid;
+  if (pid) {
+    try { process.kill(-pid, 'SIGKILL'); } catch { /* the group is gone */ }
+  }
+  for (const p of pidsWithEnv(TAG_VAR, w.tag)) {
+    if (p === pid || p === process.pid) continue;
+    try { process.kill(p, 'SIGKILL'); } catch { /* gone */ }
   }
 }

@@ -10,6 +10,7 @@ import { defaultPausePoints, describePlan, planOps, validatePlan, type RunPlan }
 import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
 import { search, type Failure, type SearchResult } from './search.ts';
+import { clientOutputNote } from './clients.ts';
 import { Session, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, runLog, versions, writeEvents, writeJson } from './store.ts';
 import { lockFromStored, lockLabel, moduleHash, storedLock } from './lock-spec.ts';
@@ -306,6 +307,8 @@ async function withSession<T>(o: SessionOptions, ctl: Interrupts, body: (s: Sess
     } catch (e) {
       // The run in flight fails as its servers go away: the abort is the reason, not that failure.
       if (interrupted === 'abort') throw abortReason(ctl.signal!);
+      // A signal: finish() stores what was found and exits (130/143); this failure is only its echo.
+      if (interrupted) return await new Promise<never>(() => {});
       throw e;
     }
   } finally {
@@ -504,6 +507,8 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       anomalies: m ? [...m.check.anomalies, ...m.resource.anomalies] : [], resource: m?.resource, plan: m && describePlan(m.plan),
       confirmed: m ? res.minimalConfirmed : undefined, timeline: cdir && join(cdir, 'timeline.html'),
     });
+    const output = clientOutputNote(dir);
+    if (output) o.log(output);
     writeJson(join(dir, 'results.json'), {
       verdict: summary.verdict, ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
       first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,
@@ -553,7 +558,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   const t0 = Date.now();
   const test = readTestJson(o.dir);
   const where = join(o.dir, 'test.json');
-  const plan = validatePlan(test.plan, `${where}: "plan"`);
+  const plan = validatePlan(test.plan, where);
   const { spec, same, note } = replayLock(test, where, o);
   const recipe = await o.resolve(spec);
   checkPackages(recipe.packages);
@@ -608,6 +613,8 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     }
     if (missing.length) o.log(`INCONCLUSIVE:\n${missing.map((g) => `  - ${g}`).join('\n')}`);
     o.log(`tested: ${describeCoverage(coverage)}`);
+    const output = clientOutputNote(dir);
+    if (output) o.log(output);
     summary.elapsedMs = Date.now() - t0;
     writeJUnit(dir, [o.junitPath, unsafe && cdir ? join(cdir, 'junit.xml') : undefined], {
       lock: lockLabel(spec), property, faults: [...new Set(plan.faults.map((f) => f.kind))], replay: true, replayCommand: summary.replay,

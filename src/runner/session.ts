@@ -216,6 +216,9 @@ export class Session {
     recorder.nemesis('run-start', { run, lock: lockLabel(this.o.lock), backend: backendOf(recipe), clients: jobs.length, faults: plan.faults.length });
     const abort = new AbortController();
     const problems: string[] = [];
+    // A fault that left the environment unable to go on (a node that cannot restart: PortTaken) ends the search, not only this run.
+    let envBroken: InconclusiveError | undefined;
+    const broken = (e: unknown) => { if (e instanceof InconclusiveError) envBroken ??= e; };
     let report;
     let schedule: Promise<void> = Promise.resolve();
     let time0: number | undefined;
@@ -223,7 +226,7 @@ export class Session {
     // The schedule starts at the clients' time 0 (once all are connected), so a replay times faults the same way.
     const startSchedule = () => {
       time0 = performance.now();
-      if (timed.length) schedule = nem.runSchedule(timed, ctx, abort.signal).catch((e: unknown) => { problems.push(`nemesis: ${(e as Error).message}`); });
+      if (timed.length) schedule = nem.runSchedule(timed, ctx, abort.signal).catch((e: unknown) => { broken(e); problems.push(`nemesis: ${(e as Error).message}`); });
     };
     try {
       report = await pool.run(jobs, anchored, planHorizonMs(plan) + 3000, plan.ttlMs + commandTimeoutMs + 2000, startSchedule);
@@ -231,7 +234,7 @@ export class Session {
     } finally {
       abort.abort();
       await schedule;
-      await nem.healAll(ctx).catch((e: unknown) => { problems.push(`heal: ${(e as Error).message}`); });
+      await nem.healAll(ctx).catch((e: unknown) => { broken(e); problems.push(`heal: ${(e as Error).message}`); });
       pool.resumeAll();
     }
     // Until the clients were done (not the heal after): a fault due later had nothing to act on.
@@ -242,6 +245,7 @@ export class Session {
     const events = recorder.endRun();
     // A lock that broke its contract says nothing about safety: stop with exit 2 (the history is complete).
     if (report.contract) throw new LockContractError(report.contract);
+    for (const e of report.healErrors) { broken(e); problems.push(`heal: ${(e as Error).message}`); }
     problems.push(...report.crashes, ...report.errors);   // a crash says why the client exited
     // Killed clients are noted, not disqualifying: their open operations are recorded as unknown.
     const notes = report.killed.map((id) => `client ${id} did not finish in time and was killed`);
@@ -264,6 +268,7 @@ export class Session {
     const inconclusive = [...problems, ...effects.kindsMissing];
     // The history no longer reaches the disk: no later run could be kept either, so the search stops here.
     if (recorder.failure) throw new InconclusiveError(recorder.failure);
+    if (envBroken) throw new InconclusiveError(`run ${run}: ${envBroken.message}`, { cause: envBroken });
     if (check.valid === 'unknown' && check.reason) inconclusive.push(`the check stopped: ${check.reason}`);
     if (verdict === true && inconclusive.length > 0) verdict = 'unknown';
     const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;

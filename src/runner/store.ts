@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { makeDir } from '../make-dir.ts';
 import { randomBytes } from 'node:crypto';
 import type { HistoryEvent } from '../history/types.ts';
 import { fsReason, InconclusiveError, UsageError } from '../errors.ts';
@@ -51,7 +52,7 @@ export function newRunDir(root: string, lockLabel: string): { id: string; dir: s
   const lock = storeName(lockLabel);
   const dir = resolve(root, lock, id);
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDir(dir);
   } catch (e) {
     throw storeError(`--store ${root}: cannot create the run directory ${dir}`, e, 'give --store a directory that can be written (it is created if missing), e.g. --store ./store');
   }
@@ -141,7 +142,7 @@ export function readTestJson(dir: string): Record<string, unknown> {
     throw new UsageError(`${path}: "plan" is ${t.plan === null ? 'null (that run found no violation, so no plan was kept)' : 'missing'}\n  fix: replay a run that found a violation (its test.json holds the plan) or a scenario directory`);
   }
   try {
-    validatePlan(t.plan, `${path}: "plan"`);
+    validatePlan(t.plan, path);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

@@ -147,29 +147,4 @@ export function describePlan(plan: RunPlan): string {
   return lines.join('\n');
 }
 
-/** Checks a plan read from a file; throws naming the place and the fix. */
-export function validatePlan(x: unknown, where: string): RunPlan {
-  const bad = (what: string): never => {
-    throw new Error(`${where}: ${what}\n  fix: give "plan" as {"ttlMs": n, "clients": [{"attempts": [{"key","delayMs","waitMs","holdMs","renew"}]}], "faults": [FaultSpec...]} (as lockpick run writes it)`);
-  };
-  if (!x || typeof x !== 'object') bad('the plan is missing or not an object');
-  const p = x as Record<string, unknown>;
-  if (typeof p.ttlMs !== 'number' || p.ttlMs <= 0) bad('"ttlMs" must be a positive number');
-  if (!Array.isArray(p.clients) || p.clients.length === 0) bad('"clients" must be a non-empty array');
-  (p.clients as unknown[]).forEach((c, i) => {
-    const at = (c as Record<string, unknown> | null)?.attempts;
-    if (!Array.isArray(at)) bad(`clients[${i}].attempts must be an array`);
-    (at as unknown[]).forEach((a, j) => {
-      const r = a as Record<string, unknown>;
-      for (const k of ['delayMs', 'waitMs', 'holdMs']) if (typeof r?.[k] !== 'number') bad(`clients[${i}].attempts[${j}].${k} must be a number`);
-      if (typeof r.key !== 'string') bad(`clients[${i}].attempts[${j}].key must be a string`);
-      if (r.reenter !== undefined && typeof r.reenter !== 'boolean') bad(`clients[${i}].attempts[${j}].reenter must be true or false`);
-    });
-  });
-  if (!Array.isArray(p.faults)) bad('"faults" must be an array');
-  (p.faults as unknown[]).forEach((f, i) => {
-    const r = f as Record<string, unknown>;
-    if (typeof r?.kind !== 'string' || typeof r.at_ms !== 'number') bad(`faults[${i}] needs "kind" (string) and "at_ms" (number)`);
-  });
-  return x as RunPlan;
-}
+export { validatePlan, MAX_PLAN_MS, MAX_CLIENTS } from './validate-plan.ts';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupLeftovers } from '../../src/env/index.ts';
@@ -62,7 +62,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-test('after SIGKILL of env up, cleanupLeftovers stops its servers and says so', async () => {
+test('after SIGKILL of env up, cleanupLeftovers stops its servers, says so and removes the whole lockpick-env-* dir', async () => {
   const up = await envUp();
   process.kill(up.pid, 'SIGKILL');
   await up.exit;
@@ -75,4 +75,6 @@ test('after SIGKILL of env up, cleanupLeftovers stops its servers and says so', 
     assert.ok(i < 100, 'leftover servers still running');
     await new Promise((r) => setTimeout(r, 20));
   }
+  assert.match(path.basename(up.root), /^lockpick-env-/);
+  assert.equal(existsSync(up.root), false, `${up.root} is left behind`);
 });

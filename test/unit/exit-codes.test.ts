@@ -145,7 +145,7 @@ test('run: a lock module that cannot be loaded → 2 naming the path', () => {
 
 test('run --store that is a regular file → 2 with the path and the reason, before any server starts', () => {
   const f = file('store-file', 'not a directory\n');
-  expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--store', f]), 2, new RegExp(`--store ${f}: cannot create the run directory ${f}/[^:]+: not a directory \\(ENOTDIR\\)`), /fix: give --store a directory/);
+  expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--store', f]), 2, new RegExp(`--store ${f}: cannot create the run directory ${f}/[^:]+: ${f} is a file where a directory is needed \\(ENOTDIR\\)`), /fix: give --store a directory/);
 });
 
 test('run --replay of a missing directory, a missing or malformed test.json → 2 naming the file', () => {
@@ -158,7 +158,7 @@ test('run --replay of a missing directory, a missing or malformed test.json → 
     ['r-json', '{"plan": ', /r-json\/test\.json: not valid JSON/],
     ['r-array', '[]', /r-array\/test\.json: not a JSON object/],
     ['r-null-plan', JSON.stringify({ lock_spec: { name: 'redis-set-px-lua' }, plan: null }), /r-null-plan\/test\.json: "plan" is null \(that run found no violation/],
-    ['r-bad-plan', JSON.stringify({ lock_spec: { name: 'redis-set-px-lua' }, plan: { ttlMs: 800, clients: [] } }), /r-bad-plan\/test\.json: "plan": "clients" must be a non-empty array/],
+    ['r-bad-plan', JSON.stringify({ lock_spec: { name: 'redis-set-px-lua' }, plan: { ttlMs: 800, clients: [] } }), /r-bad-plan\/test\.json: plan\.clients: "clients" must be a non-empty array/],
     ['r-no-spec', JSON.stringify({ plan }), /r-no-spec\/test\.json: "lock_spec" is missing or wrong/],
     ['r-gone-lock', JSON.stringify({ lock_spec: { name: 'retired-lock' }, plan }), /unknown lock "retired-lock"/],
   ];

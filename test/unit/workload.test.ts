@@ -56,8 +56,8 @@ test('a violation shrinks to few operations and one fault', () => {
 
 test('validatePlan names the place and the fix', () => {
   assert.throws(() => validatePlan({ ttlMs: 800, clients: [{ attempts: [{ key: 'k0' }] }], faults: [] }, 'x/test.json'),
-    /x\/test\.json: clients\[0\]\.attempts\[0\]\.delayMs must be a number\n {2}fix:/);
-  assert.throws(() => validatePlan(null, 'y'), /y: the plan is missing/);
+    /x\/test\.json: plan\.clients\[0\]\.attempts\[0\]\.delayMs: must be a number of milliseconds; got nothing \(the field is missing\)\n {2}fix:/);
+  assert.throws(() => validatePlan(null, 'y'), /y: plan: is missing or not an object/);
 });
 
 test('re-entry: only reentrant locks get it; it counts two operations and reads in words', () => {
@@ -69,7 +69,7 @@ test('re-entry: only reentrant locks get it; it counts two operations and reads 
   const one: RunPlan = { ttlMs: 800, clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 800, holdMs: 10, renew: false, reenter: true }] }], faults: [] };
   assert.equal(planOps(one), 4);
   assert.match(describePlan(one), /lock 'k0' .*lock it again and unlock \(re-entry\)/);
-  assert.throws(() => validatePlan({ ...one, clients: [{ attempts: [{ ...one.clients[0]!.attempts[0], reenter: 'yes' }] }] }, 'p'), /p: clients\[0\]\.attempts\[0\]\.reenter must be true or false/);
+  assert.throws(() => validatePlan({ ...one, clients: [{ attempts: [{ ...one.clients[0]!.attempts[0], reenter: 'yes' }] }] }, 'p'), /p: plan\.clients\[0\]\.attempts\[0\]\.reenter: must be true or false/);
 });
 
 test('session locks: partitions anchored in the critical section outlast the session; renew in every attempt; some waits run out early', () => {

@@ -1,0 +1,63 @@
+// A server's port taken by another process while the server is down for a restart
+// (`--faults kill --restart-delay 1500`): the run ends inconclusive at once with the reason
+// (exit 3), never an internal error (exit 4) after minutes of waiting (issue 21).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import net from 'node:net';
+import { bin, repoRoot, tempStore } from './run-helpers.ts';
+
+function parentOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch { return 0; }
+}
+
+/** Ports of the redis-servers descending from `root` (redis titles itself "redis-server 127.0.0.1:PORT"). */
+function redisPorts(root: number): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      let p = parentOf(Number(d));
+      for (let i = 0; i < 4 && p > 1 && p !== root; i++) p = parentOf(p);
+      if (p !== root) continue;
+      const m = /redis-server 127\.0\.0\.1:(\d+)/.exec(readFileSync(`/proc/${d}/cmdline`, 'utf8'));
+      if (m) out.push(Number(m[1]));
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+test('a port taken during a delayed restart ends the search inconclusive at once (exit 3), naming the cause', async () => {
+  const t0 = Date.now();
+  const child = spawn(process.execPath, [bin, 'run', '--lock', 'redis-set-px-lua', '--faults', 'kill', '--restart-delay', '1500', '--time', '60', '--shrink-time', '0', '--store', tempStore()],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  let exited = false;
+  void exit.then(() => { exited = true; });
+  // Wait for the servers, then for one of them to be killed by the fault, and take its port.
+  let ports: number[] = [];
+  while (!exited && ports.length < 2) { ports = redisPorts(child.pid!); await new Promise((r) => setTimeout(r, 50)); }
+  let squatter: net.Server | undefined;
+  while (!exited && !squatter) {
+    const gone = ports.find((p) => !redisPorts(child.pid!).includes(p));
+    if (gone !== undefined) {
+      const s = net.createServer((c) => c.destroy());
+      const ok = await new Promise<boolean>((r) => { s.once('error', () => r(false)); s.listen(gone, '127.0.0.1', () => r(true)); });
+      if (ok) squatter = s;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const code = await exit;
+  squatter?.close();
+  assert.ok(squatter, `no server was killed before lockpick exited:\n${out}`);
+  assert.equal(code, 3, out);
+  assert.match(out, /cannot restart: its port \d+ was taken by another process while the node was down/);
+  assert.ok(Date.now() - t0 < 45_000, `took ${Date.now() - t0} ms`);
+});

@@ -141,6 +141,11 @@ export interface LockRecipe {
   points?: string[];             // names this recipe passes to ctx.point (where a pause may land)
   /** Its Lock has renew() (with some options, at least): run plans then ask for renews in holds. */
   renews?: boolean;
+  /**
+   * The lock keeps its own lease alive while held (a watchdog timer, an auto-refresh): plans then
+   * hold past the TTL with no renew call, so a watchdog that is late or renews what it no longer owns shows.
+   */
+  keepsAlive?: boolean;
   /** How long the server keeps the hold of a client it no longer hears from (ZooKeeper: the session timeout), given --lock-opt options. */
   sessionMs?(options: Record<string, unknown> | undefined): number;
   optionsHelp?: Record<string, string>; // --lock-opt names → one-line description

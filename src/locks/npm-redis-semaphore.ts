@@ -63,6 +63,7 @@ export const mutexRecipe: LockRecipe = {
   ...common,
   name: 'npm:redis-semaphore',
   summary: 'the npm package redis-semaphore, Mutex (SET NX PX, Lua release, auto-refresh), used as its README shows',
+  keepsAlive: true,   // its auto-refresh timer extends the lease while held
   source: 'node_modules/redis-semaphore/README.md (Mutex)',
   topology: { kind: 'redis', masters: 1 },
   create: make('npm:redis-semaphore', (clients, key, opts) => new Mutex(clients[0]!, key, opts)),

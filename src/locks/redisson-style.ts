@@ -200,6 +200,7 @@ async function create(ctx: LockContext): Promise<Lock> {
 export const recipe: LockRecipe = {
   name: NAME,
   summary: 'Redisson-style reentrant hash lock: Lua for every step, watchdog renewal every TTL/3, pub/sub wake-up on unlock',
+  keepsAlive: true,   // its watchdog renews the lease while held
   source: 'seed 002_15d3bf5818abfef5.txt (引入工具Redisson); Redisson RedissonLock Lua scripts',
   topology: { kind: 'redis', masters: 1 },
   model: 'reentrant-mutex',

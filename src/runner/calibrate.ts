@@ -12,16 +12,22 @@ import type { RunOutcome } from './session.ts';
 
 export interface CalibrationOptions { ttlMs: number; renew?: boolean; reentrant?: boolean; sessionMs?: number }
 
-/** Runs the calibration plan; the learned points (undefined when it reached none) and the line that says so. */
-export async function calibrate(runOnce: (plan: RunPlan) => Promise<RunOutcome>, base: readonly string[], o: CalibrationOptions): Promise<{ learned?: LearnedPoints; said: string }> {
+/**
+ * Runs the calibration plan; the learned points (undefined when it reached none) and the line that
+ * says so; and, when the recipe does not say whether its Lock has renew(), whether a client renewed
+ * (the worker renews only a lock that has it), so a user lock's watchdog gets renewing plans too.
+ */
+export async function calibrate(runOnce: (plan: RunPlan) => Promise<RunOutcome>, base: readonly string[], o: CalibrationOptions): Promise<{ learned?: LearnedPoints; said: string; renews?: boolean }> {
   const out = await runOnce(calibrationPlan(o));
+  const renews = o.renew === undefined ? out.events.some((e) => e.f === 'renew' && e.type === 'invoke') : undefined;
   const reached = out.points ?? { io: {}, named: [] };
   const points = learnPoints(base, reached);
   if (!points) {
     const why = out.inconclusive[0] ?? out.problems[0] ?? 'no acquire got the lock';
-    return { said: `points not learned: the calibration run reached none (${why}); drawing from ${base.join(', ')}` };
+    return { said: `points not learned: the calibration run reached none (${why}); drawing from ${base.join(', ')}`, ...(renews !== undefined ? { renews } : {}) };
   }
-  return { learned: { points, reached }, said: `points learned from a calibration run: ${describeLearned(base, reached)}` };
+  const also = renews ? '; the lock has renew(): plans renew in long holds' : '';
+  return { learned: { points, reached }, said: `points learned from a calibration run: ${describeLearned(base, reached)}${also}`, ...(renews !== undefined ? { renews } : {}) };
 }
 
 /** The learned points a run of this lock stored in DIR/test.json (`points_learned`), checked; UsageError naming the fix otherwise. */

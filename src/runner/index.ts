@@ -387,12 +387,14 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     for (const line of session.timescales.said) o.log(`timescales read at start: ${line}`);
     const progress = new Progress(o.progress, () => session.nemesisContexts().reduce((n, c) => n + activeFaults(c).length, 0), o.onProgress);
     const points = o.pausePoints ?? defaultPausePoints(o.recipe.points ?? [], topo.name);
-    const renew = o.recipe.renews === true;
+    // undefined: the recipe does not say (a user lock); the calibration run finds out.
+    let renew = o.recipe.renews;
     const reentrant = o.recipe.model === 'reentrant-mutex';
     const sessionMs = o.recipe.sessionMs?.(o.lockOptions);
     const workload = {
       clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, ttlFixed: o.ttlFixed, keys: o.keys, maxAttempts: o.maxAttempts, maxFaults: o.maxFaults, restartDelayMs: o.restartDelayMs, topology: topo.name, promotionMs: session.timescales.promotionMs,
-      nodes: session.dataNodes(), servers: session.serverNodes(), peerLinks: session.hasPeerLinks(), points, reentrant, renew, sessionMs,
+      nodes: session.dataNodes(), servers: session.serverNodes(), peerLinks: session.hasPeerLinks(), points, reentrant, renew: renew === true, sessionMs,
+      keepsAlive: o.recipe.keepsAlive === true,
     };
     let res: SearchResult;
     let learned = o.learnedPoints;
@@ -403,6 +405,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         const c = await calibrate((plan) => session.runOnce(plan), points, { ttlMs: o.ttlMs, renew, reentrant, sessionMs });
         o.log(c.said);
         learned = c.learned;
+        if (c.renews !== undefined) { renew = c.renews; workload.renew = c.renews; }
       }
       if (learned) {
         test.points_learned = { ...learned, from: o.learnedPoints ? 'points-from' : 'calibration' };

@@ -27,6 +27,7 @@ export interface WorkloadOptions {
    */
   points?: string[];
   renew?: boolean;        // the lock has renew() (LockRecipe.renews): let attempts use it
+  keepsAlive?: boolean;   // the lock renews its own lease while held (LockRecipe.keepsAlive): holds may span several TTLs
   sessionMs?: number;     // how long the server keeps a silent client's hold (LockRecipe.sessionMs: ZooKeeper's session timeout)
   reentrant?: boolean;    // the lock is reentrant: let attempts lock the same key again while holding it
   topology?: string;      // the environment's topology (what some kinds' specs depend on); default 'redis'
@@ -56,7 +57,9 @@ export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
   // Records, not maps: a stored plan still shrinks without its generation context (src/runner/shrink.ts).
   const plain = fc.record({ renew: fc.constant(false), holdMs: short });
   const renewing = fc.record({ renew: fc.constant(true), holdMs: spanning });
-  const renewHold = !o.renew ? plain : o.sessionMs ? renewing : fc.oneof(plain, renewing);
+  // A lock that keeps its own lease alive holds as long with no renew call: only its watchdog keeps it.
+  const kept = fc.record({ renew: fc.constant(false), holdMs: spanning });
+  const renewHold = !o.renew ? (o.keepsAlive ? kept : plain) : o.sessionMs ? renewing : fc.oneof(o.keepsAlive ? kept : plain, renewing);
   return fc.record({
     key: fc.constantFrom(...keys),
     delayMs: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),

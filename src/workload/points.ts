@@ -155,7 +155,8 @@ export function anchorsReachable(plan: RunPlan): boolean {
 export function calibrationPlan(o: { ttlMs: number; renew?: boolean; reentrant?: boolean; sessionMs?: number }): RunPlan {
   const ttl = o.ttlMs;
   const attempt = (delayMs: number): Attempt => ({
-    key: 'k0', delayMs, waitMs: 2 * ttl + (o.sessionMs ?? 0), holdMs: Math.floor(ttl / 4), renew: o.renew === true,
+    // renew undefined (a user lock that does not say): ask, and the run shows whether it has renew().
+    key: 'k0', delayMs, waitMs: 2 * ttl + (o.sessionMs ?? 0), holdMs: Math.floor(ttl / 4), renew: o.renew !== false,
     ...(o.reentrant ? { reenter: true } : {}),
   });
   return { ttlMs: ttl, clients: [{ attempts: [attempt(0)] }, { attempts: [attempt(Math.floor(ttl / 8))] }], faults: [] };

@@ -120,7 +120,9 @@ test('the calibration plan: fault-free, two clients contending on one key, renew
   assert.ok(a2!.delayMs > a1!.delayMs && a2!.delayMs < a1!.delayMs + a1!.holdMs, 'the second comes while the first holds');
   assert.ok(a2!.waitMs > a1!.holdMs + a2!.holdMs, 'and waits until it gets the lock');
   assert.ok(a1!.holdMs < p.ttlMs / 2, 'no hold outlives its lease');
-  assert.ok(!a1!.renew && a1!.reenter === undefined);
+  // A lock that does not say whether it renews is asked (the worker renews only a lock with renew()); one that says no is not.
+  assert.ok(a1!.renew && a1!.reenter === undefined);
+  assert.ok(calibrationPlan({ ttlMs: 800, renew: false }).clients.every((c) => !c.attempts[0]!.renew));
   const r = calibrationPlan({ ttlMs: 800, renew: true, reentrant: true, sessionMs: 2000 });
   assert.ok(r.clients.every((c) => c.attempts[0]!.renew && c.attempts[0]!.reenter));
   assert.ok(r.clients[1]!.attempts[0]!.waitMs >= 2000, 'a session lock waits past the session');

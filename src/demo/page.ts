@@ -19,9 +19,14 @@ pre{background:#f6f6f6;padding:.7em;overflow-x:auto;font-size:13px;line-height:1
 .verdict{display:inline-block;padding:.15em .6em;border-radius:4px;font-weight:bold;color:#fff}
 .UNSAFE{background:#c0392b}.SAFE{background:#27ae60}.INCONCLUSIVE{background:#7f8c8d}
 .status-ok{color:#27ae60;font-weight:bold}.status-bad{color:#c0392b;font-weight:bold}
-iframe{width:100%;height:720px;border:1px solid #ccc}table{border-collapse:collapse;width:100%}
+iframe{width:100%;height:900px;border:1px solid #ccc;display:block}table{border-collapse:collapse;width:100%}
 td,th{border-bottom:1px solid #e3e3e3;padding:.35em .5em;text-align:left;vertical-align:top}
 .ln{color:#999;user-select:none}`;
+
+// The framed timeline says how tall it is (timeline-script.ts posts lockpickTimelineHeight): the frame
+// takes that height, so no lane is cut off (file:// frames are other origins: no reading their size).
+const FIT_FRAME = `<script>window.addEventListener('message',function(e){var h=e.data&&e.data.lockpickTimelineHeight;if(typeof h!=='number')return;
+document.querySelectorAll('iframe[data-fit]').forEach(function(f){if(f.contentWindow===e.source)f.style.height=Math.ceil(h+4)+'px';});});</script>`;
 
 function page(title: string, body: string): string {
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
@@ -81,7 +86,7 @@ export function renderDemoPage(entry: DemoEntry, o: DemoOutcome, input: PageInpu
   const timeline = input.summary ? join(input.summary.dir, 'counterexample', 'timeline.html') : undefined;
   const tl = timeline && existsSync(timeline)
     ? `<p><a href="${esc(relative(input.out, timeline))}" data-timeline>Open the timeline on its own page</a>. Run directory: <code>${esc(relative(input.out, input.summary!.dir))}</code> (history.jsonl, results.json; <code>lockpick check</code> reads the history again).</p>` +
-      `<iframe src="${esc(relative(input.out, timeline))}" title="timeline of ${esc(entry.name)}"></iframe>`
+      `<iframe src="${esc(relative(input.out, timeline))}" title="timeline of ${esc(entry.name)}" data-fit></iframe>${FIT_FRAME}`
     : `<p>No timeline: ${esc(o.error ?? 'the run wrote none (see the run output below)')}.</p>`;
   const body = `<p><a href="index.html">lockpick demo catalogue</a></p>
 <h1>${esc(entry.title)}</h1>
@@ -115,7 +120,7 @@ export function renderIndex(outcomes: DemoOutcome[], elapsedMs: number): string 
   const bad = outcomes.filter((o) => o.status !== 'as expected').length;
   const body = `<h1>lockpick demo: distributed lock failure modes</h1>
 <p>Each entry runs a fixed plan (<code>scenarios/&lt;name&gt;/test.json</code>) on real servers and shows what the lock does, the fault, what went wrong, the timeline and the fix. UNSAFE is expected where the lock breaks, SAFE where the fix holds.</p>
-<p>${outcomes.length} entries, ${outcomes.length - bad} as expected${bad ? `, <b>${bad} not</b>` : ''}; ${(elapsedMs / 1000).toFixed(0)} s in all.</p>
+<p>${outcomes.length} ${outcomes.length === 1 ? 'entry' : 'entries'}, ${outcomes.length - bad} as expected${bad ? `, <b>${bad} not</b>` : ''}; ${(elapsedMs / 1000).toFixed(0)} s in all.</p>
 <table><thead><tr><th>demo</th><th>what</th><th>expected</th><th>verdict</th><th>runs</th><th>time</th></tr></thead><tbody>
 ${rows}
 </tbody></table>`;

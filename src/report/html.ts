@@ -148,6 +148,8 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
     const fy = G.headH + faultRow[i]! * G.faultH;
     out.push(rect(X, f.a, f.open ? undefined : f.b, fy + 2, G.faultH - 4, `class="frow k-${escapeHtml(f.kind)}" data-tip="${escapeHtml(f.tip)}"`));
     out.push(`<text x="${Math.max(G.labelW + 2, X(f.a) + 3).toFixed(1)}" y="${fy + 13}" data-a="${n(f.a)}" data-b="${n(f.b)}" class="flabel" data-tip="${escapeHtml(f.tip)}">${escapeHtml(f.words)}</text>`);
+    // Its steps (a failover: replication cut, primary taken away, promotion) as ticks under the row's words.
+    for (const s of f.steps) out.push(vline(X, s.a, fy + 14, fy + G.faultH, `class="fstep" data-tip="${escapeHtml(`${f.words}\nstep at ${at(tl, s.a)}: ${s.words}`)}"`));
   });
   // Anomaly tags in the top row, numbered as in the list, with a guide across every lane.
   for (const i of w.anomalies) {
@@ -184,9 +186,15 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
   }
   if (story) {
     for (const l of st.leases) {
-      if (!inWin(l.a, l.beliefEnd) || l.end <= l.a) continue; // a lease gone before the acquire returned has no bar (the gap says it)
-      const tip = `${l.lane}'s lease on "${l.key}": ${l.leaseMs} ms per grant${l.renewals ? `, renewed ${l.renewals}×` : ''}\ngranted at ${at(tl, l.a)}; the server may drop it from ${at(tl, l.end)}${l.ranOut ? ` (${(l.beliefEnd - l.end).toFixed(0)} ms before ${l.lane} left its critical section)` : ''}`;
-      push(l.lane, rect(X, l.a, l.end, G.leaseY, G.leaseH, `class="lease" data-key="${escapeHtml(l.key)}" data-tip="${escapeHtml(tip)}"`));
+      if (!inWin(l.a, l.beliefEnd) || l.end <= l.a) continue;
+      const sure = Math.max(l.a, l.unsure);
+      const tip = `${l.lane}'s lease on "${l.key}": ${l.leaseMs} ms per grant${l.renewals ? `, renewed ${l.renewals}×` : ''}\nheld from ${at(tl, l.a)} (acquire returned); the server keeps it at least until ${at(tl, sure)} and may drop it from then on, at the latest ${at(tl, l.end)}${l.ranOut ? ` (${(l.beliefEnd - l.end).toFixed(0)} ms before ${l.lane} left its critical section)` : ''}`;
+      if (sure > l.a) push(l.lane, rect(X, l.a, sure, G.leaseY, G.leaseH, `class="lease" data-key="${escapeHtml(l.key)}" data-tip="${escapeHtml(tip)}"`));
+      // The server granted it somewhere between the acquire's call and its return: the lease ends somewhere in here.
+      if (l.end > sure) {
+        const utip = `the lease ends in here: granted between the acquire's call and its return\n${l.lane}'s ${l.leaseMs} ms lease on "${l.key}" ends between ${at(tl, sure)} (call + lease) and ${at(tl, l.end)} (return + lease)`;
+        push(l.lane, rect(X, sure, l.end, G.leaseY, G.leaseH, `class="lease-unsure" data-key="${escapeHtml(l.key)}" data-tip="${escapeHtml(utip)}"`));
+      }
     }
     for (const g of st.gaps) {
       if (!inWin(g.a, g.b)) continue;
@@ -258,6 +266,7 @@ function legend(html: string): string {
     sw('op ok', 'ok'), sw('op fail', 'fail (did not happen)'), sw('op info', 'info (unknown, open-ended)'),
     sw('hold', 'held, as the client believes'),
     has('class="lease"') ? sw('lease', 'lease as granted (acquire + lease_ms, renewals extend it)') : '',
+    has('class="lease-unsure"') ? sw('lease-unsure', 'the lease ends in here (granted between the call and its return)') : '',
     has('class="gap"') ? sw('gap', 'past the lease: still in the critical section') : '',
     has('class="tick-lease-end') ? ln('tick-lease-end', 'lease ends') : '',
     has('class="tick-gap-acquire') ? ln('tick-gap-acquire', 'another client acquires inside the gap') : '',
@@ -355,6 +364,7 @@ ${anomSection}${resource}${keysNote}${cutNote}
 <svg width="0" height="0" style="position:absolute"><defs>
 <linearGradient id="g-info"><stop offset="0" stop-color="#ffb74d" stop-opacity="0.95"/><stop offset="1" stop-color="#ffb74d" stop-opacity="0.08"/></linearGradient>
 <pattern id="p-fault" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#ede7f6"/><rect width="3" height="8" fill="#d1c4e9"/></pattern>
+<pattern id="p-unsure" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)"><rect width="5" height="5" fill="#e8f5e9"/><rect width="2" height="5" fill="#81c784"/></pattern>
 <pattern id="p-gap" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffebee"/><rect width="2.5" height="6" fill="#ef9a9a"/></pattern>
 </defs></svg>
 ${windows}

@@ -19,7 +19,23 @@ const MAX_SPANNING = 20;
 export type AxisMode = 'time' | 'order';
 
 export interface Hold { process: number; key: string; a: number; b: number; open: boolean; fromLine: number; toLine: number }
-export interface FaultBand { kind: string; label: string; a: number; b: number; open: boolean; lines: number[]; times: (number | undefined)[]; value?: unknown }
+/** `at` is when the start record was written; `a` is where the fault began (earlier when its start took steps: lead-in). */
+export interface FaultBand { kind: string; label: string; a: number; at: number; b: number; open: boolean; lines: number[]; times: (number | undefined)[]; value?: unknown }
+
+/**
+ * Fields of a start record that say how long the start took before the record was written
+ * (a failover records `promoted_after_ms`: cutting replication, taking the primary away and
+ * Sentinel's promotion all come before it). The band starts that long before the record.
+ */
+const LEAD_IN_FIELDS = ['took_ms', 'promoted_after_ms'] as const;
+export function leadInMs(v: unknown): number {
+  if (v === null || typeof v !== 'object') return 0;
+  for (const k of LEAD_IN_FIELDS) {
+    const x = (v as Record<string, unknown>)[k];
+    if (typeof x === 'number' && Number.isFinite(x) && x > 0) return x;
+  }
+  return 0;
+}
 export interface FaultMark { label: string; a: number; line: number; time?: number; section?: boolean }
 export interface AnomalyMark { index: number; anomaly: Anomaly; a: number; b: number; open: boolean; opIds: Set<number>; window: number }
 
@@ -127,7 +143,9 @@ function faultBands(events: NemesisEvent[], pos: Timeline['pos'], end: number): 
       lastClosed.delete(k);
       const b = open.get(k);
       if (b) { b.lines.push(e.line); b.times.push(e.time); if (e.value !== undefined && b.label === kind) b.label = label(kind, e.value); continue; } // Jepsen: invoke then info of one start
-      const nb: FaultBand = { kind, label: label(kind, e.value), a: at, b: end, open: true, lines: [e.line], times: [e.time], value: e.value };
+      const lead = e.time === undefined ? 0 : leadInMs(e.value);
+      const a = lead ? Math.min(at, pos(e.seq, e.time! - lead * 1e6)) : at;
+      const nb: FaultBand = { kind, label: label(kind, e.value), a, at, b: end, open: true, lines: [e.line], times: [e.time], value: e.value };
       open.set(k, nb);
       bands.push(nb);
     } else if (phase === 'stop') {

@@ -154,8 +154,10 @@ if(kf)kf.addEventListener('change',function(){keyFilter=kf.value;wins.forEach(fu
     var show=!keyFilter||!lane.querySelector('[data-key]')||lane.querySelector('[data-key="'+CSS.escape(keyFilter)+'"]')!==null;
     lane.style.display=show?'':'none';if(show){lane.setAttribute('transform','translate(0,'+y+')');y+=+lane.querySelector('.stripe').getAttribute('height');}});
   svg.setAttribute('height',y+8);svg.setAttribute('viewBox','0 0 '+svg.dataset.w+' '+(y+8));
-  layout(svg);});});
-function all(){wins.forEach(function(sec){var svg=sec.querySelector('svg.tl');if(svg){fit(svg);layout(svg);}});}
+  layout(svg);});tellHeight();});
+// Framed (a demo page): tell the page around it how tall this page is, so the frame fits its content.
+function tellHeight(){if(window.parent===window)return;try{window.parent.postMessage({lockpickTimelineHeight:document.documentElement.scrollHeight},'*');}catch(e){}}
+function all(){wins.forEach(function(sec){var svg=sec.querySelector('svg.tl');if(svg){fit(svg);layout(svg);}});tellHeight();}
 all();
 var rt=null;window.addEventListener('resize',function(){clearTimeout(rt);rt=setTimeout(all,60);});
 onHash(false);

@@ -25,14 +25,36 @@ export interface Lane { id: string; kind: LaneKind; label: string; detail: strin
 export interface Lease {
   lane: string; process: number; key: string;
   a: number;            // acquire ok
-  end: number;          // when the server may have dropped it: last grant's call + lease_ms, or the release
+  end: number;          // when the server may have dropped it at the latest: last grant's return + lease_ms, or the release
+  /** The grant happened between the call and its return, so the lease ends somewhere in [unsure, end] (unsure = call + lease_ms). */
+  unsure: number;
   leaseMs: number; renewals: number; ranOut: boolean;
   beliefEnd: number;    // release call (or the end of the history)
   token?: number;
 }
 export interface Gap { lane: string; process: number; key: string; a: number; b: number; intruders: { lane: string; process: number; a: number }[] }
 export interface Note { lane: string; a: number; kind: 'lease-end' | 'gap-acquire' | 'stale-unlock' | 'token' | 'write' | 'stale-write' | 'rejected'; text: string; tip: string; anomaly?: number; pri: number }
-export interface FaultRow { kind: string; words: string; a: number; b: number; open: boolean; lanes: string[]; tip: string }
+export interface FaultStep { a: number; words: string }
+export interface FaultRow { kind: string; words: string; a: number; b: number; open: boolean; lanes: string[]; tip: string; steps: FaultStep[] }
+
+/**
+ * The steps a kind takes before its start record is written, placed from what that record says
+ * (a registry: one entry per kind that has steps). `a` is the band's start (the first step),
+ * `at` the record itself.
+ */
+export const FAULT_STEPS: Record<string, (v: Record<string, unknown>, a: number, at: number) => FaultStep[]> = {
+  failover: (v, a, at) => {
+    const p = (v.params ?? {}) as Record<string, unknown>;
+    const old = typeof v.old_primary === 'string' ? v.old_primary : 'the primary';
+    const how = typeof (v.how ?? p.how) === 'string' ? String(v.how ?? p.how) : 'pause';
+    const lead = typeof p.lead_ms === 'number' && p.lead_ms > 0 ? p.lead_ms : 0;
+    const steps: FaultStep[] = [];
+    if (p.cut_replication !== false) steps.push({ a, words: `replication of ${old} cut` });
+    steps.push({ a: Math.min(at, a + lead), words: `${old} ${how === 'kill' ? 'killed' : how === 'partition' ? 'cut off from Sentinels and replicas' : 'paused'}` });
+    if (typeof v.new_primary === 'string') steps.push({ a: at, words: `${v.new_primary} promoted` });
+    return steps;
+  },
+};
 export interface Stuck { lane: string; a: number; b: number; words: string; anomaly: number }
 
 export interface Story {
@@ -123,33 +145,43 @@ function leaseAt(leases: Lease[], lane: string, x: number): number | undefined {
 }
 
 function leasesOf(ops: Op[], tl: Timeline, laneOf: (p: number) => string, ns: (t: number) => number): Lease[] {
-  type Open = Lease & { grantEnd: number };
+  // The server granted (or extended) the lease somewhere between the call and its return: it ends
+  // no earlier than call + lease (grantLo) and no later than return + lease (grantHi). Only after
+  // grantHi is the client surely past its lease.
+  type Open = Lease & { grantLo: number; grantHi: number };
   const out: Open[] = [];
   const open = new Map<string, Open>();
+  const settle = (l: Open, freed: number): void => {
+    l.end = Math.min(l.grantHi, freed, tl.end);
+    l.unsure = Math.min(l.grantLo, l.end);
+    l.ranOut = l.grantHi < l.beliefEnd;
+  };
   for (const op of ops) {
     const id = `${op.process}\u0000${op.key}`;
     const cur = open.get(id);
     if (op.f === 'acquire' && op.outcome === 'ok' && !cur) {
       if (op.leaseMs === undefined || op.invokeTime === undefined) continue;
       const tok = (op.value as { token?: unknown } | undefined)?.token;
-      const l = { lane: laneOf(op.process), process: op.process, key: op.key, a: opEnd(op, tl.pos)!, end: tl.end, leaseMs: op.leaseMs, renewals: 0, ranOut: false, beliefEnd: tl.end, grantEnd: ns(op.invokeTime) + op.leaseMs, ...(typeof tok === 'number' ? { token: tok } : {}) };
+      const a = opEnd(op, tl.pos)!;
+      const l = { lane: laneOf(op.process), process: op.process, key: op.key, a, end: tl.end, unsure: tl.end, leaseMs: op.leaseMs, renewals: 0, ranOut: false, beliefEnd: tl.end,
+        grantLo: ns(op.invokeTime) + op.leaseMs, grantHi: a + op.leaseMs, ...(typeof tok === 'number' ? { token: tok } : {}) };
       open.set(id, l);
       out.push(l);
     } else if (cur && op.f === 'renew' && op.outcome === 'ok' && op.invokeTime !== undefined) {
-      cur.grantEnd = Math.max(cur.grantEnd, ns(op.invokeTime) + (op.leaseMs ?? cur.leaseMs));
+      const ms = op.leaseMs ?? cur.leaseMs;
+      cur.grantLo = Math.max(cur.grantLo, ns(op.invokeTime) + ms);
+      cur.grantHi = Math.max(cur.grantHi, (opEnd(op, tl.pos) ?? ns(op.invokeTime)) + ms);
       cur.renewals++;
     } else if (cur && op.f === 'release') {
       cur.beliefEnd = opStart(op, tl.pos);
       const done = opEnd(op, tl.pos);
       // A release that worked ends the lease then; a failed or unknown one leaves it to run out.
-      const freed = op.outcome === 'ok' && done !== undefined ? done : Infinity;
-      cur.end = Math.min(cur.grantEnd, freed, tl.end);
-      cur.ranOut = cur.grantEnd < cur.beliefEnd;
+      settle(cur, op.outcome === 'ok' && done !== undefined ? done : Infinity);
       open.delete(id);
     }
   }
-  for (const l of open.values()) { l.end = Math.min(l.grantEnd, tl.end); l.ranOut = l.grantEnd < l.beliefEnd; }
-  return out.map(({ grantEnd: _g, ...l }) => l);
+  for (const l of open.values()) settle(l, Infinity);
+  return out.map(({ grantLo: _l, grantHi: _h, ...l }) => l);
 }
 
 export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtras = {}): Story {
@@ -192,7 +224,7 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
     }
     gaps.push(g);
     notes.push({ lane: l.lane, a: l.end, kind: 'lease-end', text: 'lease ends', pri: 1,
-      tip: `${l.lane}'s ${fmtMs(l.leaseMs)} lease${l.renewals ? ` (renewed ${l.renewals}×)` : ''} on "${l.key}" ran out at the server by ${l.end.toFixed(3)} ms (counted from the call that granted it)${l.end < l.a ? `, before the acquire returned at ${l.a.toFixed(3)} ms` : ''}\n${l.lane} still believed it held the lock until ${l.beliefEnd.toFixed(3)} ms: ${fmtMs(l.beliefEnd - l.end)} past its lease` });
+      tip: `${l.lane}'s ${fmtMs(l.leaseMs)} lease${l.renewals ? ` (renewed ${l.renewals}×)` : ''} on "${l.key}" ran out at the server by ${l.end.toFixed(3)} ms at the latest (counted from the return of the call that granted it${l.unsure < l.end ? `; from ${l.unsure.toFixed(3)} ms if the server granted it as soon as it was called` : ''})\n${l.lane} still believed it held the lock until ${l.beliefEnd.toFixed(3)} ms: ${fmtMs(l.beliefEnd - l.end)} past its lease` });
     for (const i of g.intruders) {
       notes.push({ lane: i.lane, a: i.a, kind: 'gap-acquire', text: `acquires in ${l.lane}'s gap`, pri: 0,
         tip: `${i.lane} (p${i.process}) acquired "${l.key}" at ${i.a.toFixed(3)} ms: ${l.lane}'s lease had run out at ${l.end.toFixed(3)} ms but ${l.lane} still believed it held the lock (until ${l.beliefEnd.toFixed(3)} ms)` });
@@ -222,8 +254,12 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
     const clientLanes = t.clients.filter((c) => lanes.has(c));
     const lease = t.clients.length === 1 ? leaseAt(leases, t.clients[0]!, b.a) : undefined;
     const words = faultWords(b.kind, b.value, b.open ? undefined : b.b - b.a, lease);
-    return { kind: b.kind, words, a: b.a, b: b.b, open: b.open, lanes: [...clientLanes, ...t.nodes.map((n) => `node:${n}`)],
-      tip: `fault: ${words}\nfrom ${b.a.toFixed(3)} ms (line ${b.lines[0]})\n${b.open ? 'never healed in this history' : `to ${b.b.toFixed(3)} ms (line ${b.lines[b.lines.length - 1]}), ${fmtMs(b.b - b.a)}`}` };
+    const steps = b.a < b.at ? FAULT_STEPS[b.kind]?.(v, b.a, b.at) ?? [] : [];
+    const from = b.a < b.at
+      ? `from ${b.a.toFixed(3)} ms (its first step; the start record at line ${b.lines[0]} was written at ${b.at.toFixed(3)} ms)${steps.map((x) => `\n  ${x.a.toFixed(3)} ms: ${x.words}`).join('')}`
+      : `from ${b.a.toFixed(3)} ms (line ${b.lines[0]})`;
+    return { kind: b.kind, words, a: b.a, b: b.b, open: b.open, lanes: [...clientLanes, ...t.nodes.map((n) => `node:${n}`)], steps,
+      tip: `fault: ${words}\n${from}\n${b.open ? 'never healed in this history' : `to ${b.b.toFixed(3)} ms (line ${b.lines[b.lines.length - 1]}), ${fmtMs(b.b - b.a)}`}` };
   });
 
   // Liveness: the stuck interval on its key's lane, in words.

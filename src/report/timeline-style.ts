@@ -31,6 +31,7 @@ svg.tl{display:block;user-select:none;cursor:crosshair}
 .pl{font:600 12px ui-monospace,Menlo,monospace;fill:#333}.pd{font:10px ui-monospace,Menlo,monospace;fill:#777}
 g.lane.node .pl{fill:#4527a0}g.lane.key .pl,g.lane.resource .pl{fill:#5d4037}
 .lease{fill:#43a047;fill-opacity:.55;stroke:#2e7d32;stroke-width:1}
+.lease-unsure{fill:url(#p-unsure);stroke:#2e7d32;stroke-width:1;stroke-dasharray:2 2}
 .gap{fill:url(#p-gap);stroke:#c62828;stroke-width:1.2;stroke-dasharray:4 2}
 .note{font-size:10.5px;fill:#333}.note.n-token{fill:#0d47a1;font-weight:600}.tokl{color:#0d47a1;margin-right:4px}
 .note.n-lease-end{fill:#2e7d32;font-weight:600}.note.n-gap-acquire{fill:#e65100;font-weight:700}.note.n-stale-unlock{fill:#b71c1c;font-weight:700}
@@ -56,6 +57,7 @@ svg.tl:focus{outline:2px solid #90caf9;outline-offset:1px}
 .fault{fill:url(#p-fault);fill-opacity:.75}
 .flabel{font-size:11px;fill:#311b92;font-weight:600;pointer-events:none}
 .flabel.sect{fill:#757575;font-weight:500}
+.fstep{stroke:#311b92;stroke-width:3}
 .fstrip{fill:#b39ddb;stroke:#7e57c2}
 .mark{stroke:#4527a0;stroke-width:1.5;stroke-dasharray:4 3}.mark.sect{stroke:#9e9e9e;stroke-width:1;stroke-dasharray:2 3}
 .an.dh{fill:#e53935;fill-opacity:.3;stroke:#b71c1c;stroke-width:1}

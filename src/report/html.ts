@@ -192,7 +192,7 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
       if (sure > l.a) push(l.lane, rect(X, l.a, sure, G.leaseY, G.leaseH, `class="lease" data-key="${escapeHtml(l.key)}" data-tip="${escapeHtml(tip)}"`));
       // The server granted it somewhere between the acquire's call and its return: the lease ends somewhere in here.
       if (l.end > sure) {
-        const utip = `the lease ends in here: granted between the acquire's call and its return\n${l.lane}'s ${l.leaseMs} ms lease on "${l.key}" ends between ${at(tl, sure)} (call + lease) and ${at(tl, l.end)} (return + lease)`;
+        const utip = `the lease ends in here: granted between the acquire's call and its return\n${l.lane}'s ${l.leaseMs} ms lease on "${l.key}" may end from ${at(tl, l.unsure)} (call + lease${l.unsure < l.a ? ', before the acquire returned' : ''}); it ends by ${at(tl, l.end)} at the latest`;
         push(l.lane, rect(X, sure, l.end, G.leaseY, G.leaseH, `class="lease-unsure" data-key="${escapeHtml(l.key)}" data-tip="${escapeHtml(utip)}"`));
       }
     }

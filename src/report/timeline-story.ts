@@ -147,7 +147,8 @@ function leaseAt(leases: Lease[], lane: string, x: number): number | undefined {
 function leasesOf(ops: Op[], tl: Timeline, laneOf: (p: number) => string, ns: (t: number) => number): Lease[] {
   // The server granted (or extended) the lease somewhere between the call and its return: it ends
   // no earlier than call + lease (grantLo) and no later than return + lease (grantHi). Only after
-  // grantHi is the client surely past its lease.
+  // grantHi is the client surely past its lease. A lock that reports the validity left (valid_ms)
+  // narrows grantHi to return + valid_ms.
   type Open = Lease & { grantLo: number; grantHi: number };
   const out: Open[] = [];
   const open = new Map<string, Open>();
@@ -164,7 +165,7 @@ function leasesOf(ops: Op[], tl: Timeline, laneOf: (p: number) => string, ns: (t
       const tok = (op.value as { token?: unknown } | undefined)?.token;
       const a = opEnd(op, tl.pos)!;
       const l = { lane: laneOf(op.process), process: op.process, key: op.key, a, end: tl.end, unsure: tl.end, leaseMs: op.leaseMs, renewals: 0, ranOut: false, beliefEnd: tl.end,
-        grantLo: ns(op.invokeTime) + op.leaseMs, grantHi: a + op.leaseMs, ...(typeof tok === 'number' ? { token: tok } : {}) };
+        grantLo: ns(op.invokeTime) + op.leaseMs, grantHi: a + Math.min(op.leaseMs, op.validMs ?? Infinity), ...(typeof tok === 'number' ? { token: tok } : {}) };
       open.set(id, l);
       out.push(l);
     } else if (cur && op.f === 'renew' && op.outcome === 'ok' && op.invokeTime !== undefined) {

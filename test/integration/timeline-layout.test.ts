@@ -177,10 +177,10 @@ test('a demo page frames the timeline at its content height: the node lanes are 
   const dir = join(OUT, 'demo-run');
   mkdirSync(join(dir, 'counterexample'), { recursive: true });
   report('scenarios/evidence/redis-sentinel--failover/history.jsonl', 'demo-run/counterexample/timeline');
-  const outcome = { name: entry.name, title: entry.title, expected: entry.expected, verdict: 'UNSAFE', status: 'as expected', runs: 1, tries: 1, elapsedMs: 1000, runDir: dir } as const;
+  const outcome = { name: entry.name, title: entry.title, expected: entry.expected, verdict: 'UNSAFE', status: 'as expected', runs: 1, tries: 1, elapsedMs: 1000, runDir: dir, page: join(OUT, 'sentinel-failover.html') } as const;
   const testJson = JSON.parse(readFileSync('scenarios/sentinel-failover/test.json', 'utf8')) as Record<string, unknown>;
   const html = renderDemoPage(entry, outcome, { test: testJson, summary: { dir } as never, report: [], out: OUT });
-  const file = join(OUT, 'sentinel-failover.html');
+  const file = outcome.page;
   writeFileSync(file, html);
   const page = await browser!.newPage();
   await page.setViewport({ width: 1400, height: 900 });

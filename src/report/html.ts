@@ -93,8 +93,8 @@ function vline(X: (a: number) => number, a: number, y1: number, y2: number, attr
   return `<line x1="${x}" x2="${x}" y1="${y1}" y2="${y2}" data-a="${n(a)}" ${attrs}/>`;
 }
 /** A text the page script places: `rows` are the y positions it may take (the first free one), `pri` who goes first. */
-function note(X: (a: number) => number, a: number, rows: readonly number[], pri: number, text: string, cls: string, tip: string, short?: string): string {
-  return `<text x="${(X(a) + 3).toFixed(1)}" y="${rows[0]}" data-a="${n(a)}" data-rows="${rows.join(',')}" data-pri="${pri}"${short ? ` data-short="${escapeHtml(short)}"` : ''} class="note ${cls}" data-tip="${escapeHtml(tip)}">${escapeHtml(text)}</text>`;
+function note(X: (a: number) => number, a: number, rows: readonly number[], pri: number, text: string, cls: string, tip: string, short?: string, slide?: number): string {
+  return `<text x="${(X(a) + 3).toFixed(1)}" y="${rows[0]}" data-a="${n(a)}" data-rows="${rows.join(',')}" data-pri="${pri}"${short ? ` data-short="${escapeHtml(short)}"` : ''}${slide ? ` data-slide="${slide}"` : ''} class="note ${cls}" data-tip="${escapeHtml(tip)}">${escapeHtml(text)}</text>`;
 }
 
 const laneHeight = (l: Lane, story: boolean): number => (l.kind === 'client' ? (story ? G.clientH : G.laneH) : l.kind === 'resource' ? G.resourceH : G.laneH);
@@ -156,7 +156,8 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
     const m = tl.anomalies[i]!;
     if (!Number.isFinite(m.a)) continue;
     out.push(vline(X, m.a, 18, plotBottom, `class="aguide an-${i}"`));
-    out.push(note(X, m.a, [14], 0, `#${i + 1} ${m.anomaly.type}`, `atag an-${i}`, `#${i + 1} ${m.anomaly.message}`, `#${i + 1}`));
+    // Tags of anomalies close together: "#n", moved up to 24 px beside their guide (the guide stays exact).
+    out.push(note(X, m.a, [14], 0, `#${i + 1} ${m.anomaly.type}`, `atag an-${i}`, `#${i + 1} ${m.anomaly.message}`, `#${i + 1}`, 24));
   }
   // One-shot fault events and run sections: a dashed line, words on hover.
   for (const m of tl.marks) {
@@ -172,8 +173,9 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
   for (const f of faults) for (const id of f.lanes) {
     const node = id.startsWith('node:');
     push(id, rect(X, f.a, f.open ? undefined : f.b, node ? 3 : 0, node ? G.laneH - 6 : H(id), `class="${node ? 'nfault' : 'fault'} k-${escapeHtml(f.kind)}" data-tip="${escapeHtml(f.tip)}"`));
-    if (node) push(id, note(X, f.a, [18], 2, f.words, 'nnote', f.tip));
   }
+  // Their words after every band, so a later band on the same node never paints over them.
+  for (const f of faults) for (const id of f.lanes) if (id.startsWith('node:')) push(id, note(X, f.a, [18], 2, f.words, 'nnote', f.tip));
   for (const s of st.stuck) if (inWin(s.a, s.b)) {
     const tip = `#${s.anomaly + 1} ${tl.anomalies[s.anomaly]!.anomaly.message}`;
     push(s.lane, rect(X, s.a, s.b, 3, G.laneH - 6, `class="stuck an-${s.anomaly}" data-tip="${escapeHtml(tip)}"`));

@@ -57,23 +57,34 @@ function labels(svg,X,end){
   groups.forEach(function(g){
     if(!shown(g))return;
     var own=[].slice.call(g.querySelectorAll('text.note')).filter(function(t){return (g===svg?!t.closest('g.lane'):true);});
-    var placed={};
     own.sort(function(p,q){return (p.dataset.pri-q.dataset.pri)||(p.dataset.a-q.dataset.a);});
-    own.forEach(function(t){
-      var xa=X(+t.dataset.a),w=tw(t);
-      if(!shown(t)||(keyFilter&&t.dataset.key&&t.dataset.key!==keyFilter)||xa<G.labelW-1||xa>end+1){t.style.visibility='hidden';return;}
-      var x=xa+3;if(x+w>end-2)x=xa-3-w;
-      var rows=t.dataset.rows.split(',');
-      // A label with a short form (an anomaly tag: "#2") tries that before it hides.
-      if(t.dataset.full===undefined)t.dataset.full=t.textContent;
-      var forms=t.dataset.short?[t.dataset.full,t.dataset.short]:[t.dataset.full];
-      for(var f=0;f<forms.length;f++){
-        if(t.textContent!==forms[f]){t.textContent=forms[f];w=tw(t);x=xa+3;if(x+w>end-2)x=xa-3-w;}
-        if(x<G.labelW+1)continue;
-        for(var i=0;i<rows.length;i++){var r=rows[i],list=placed[r]||(placed[r]=[]);
-          if(list.every(function(s){return x+w+4<=s[0]||x>=s[1]+4;})){list.push([x,x+w]);
-            t.setAttribute('x',x.toFixed(1));t.setAttribute('y',r);t.style.visibility='visible';return;}}}
-      t.textContent=t.dataset.full;t.style.visibility='hidden';});
+    // Where a label may go: right of its mark, else left of it (at the right edge); one with data-slide
+    // (an anomaly tag in its short form) also just beside a label already placed, up to that many px from its mark.
+    function spots(xa,w,r,placed,slide){
+      var c=[xa+3];if(xa+3+w>end-2||slide)c.push(xa-3-w);
+      if(slide)(placed[r]||[]).forEach(function(s){c.push(s[1]+4,s[0]-4-w);});
+      return c.filter(function(x){return x>=G.labelW+1&&x+w<=end-1&&(x===xa+3||x===xa-3-w||Math.abs(x-xa)<=slide+w);})
+        .sort(function(p,q){return Math.abs(p-xa-3)-Math.abs(q-xa-3);});}
+    // Labels with a short form (an anomaly tag: "#2"): when one would hide, all take their short form, so a long one never crowds out the next.
+    function place(short){
+      var placed={},hidden=0;
+      own.forEach(function(t){
+        var xa=X(+t.dataset.a);
+        if(t.dataset.full===undefined)t.dataset.full=t.textContent;
+        if(!shown(t)||(keyFilter&&t.dataset.key&&t.dataset.key!==keyFilter)||xa<G.labelW-1||xa>end+1){t.textContent=t.dataset.full;t.style.visibility='hidden';return;}
+        var rows=t.dataset.rows.split(',');
+        var forms=t.dataset.short?(short?[t.dataset.short]:[t.dataset.full,t.dataset.short]):[t.dataset.full];
+        for(var f=0;f<forms.length;f++){
+          if(t.textContent!==forms[f])t.textContent=forms[f];
+          // Only a short form slides: words in full sit at their mark.
+          var w=tw(t),slide=forms[f]===t.dataset.short?+(t.dataset.slide||0):0;
+          for(var i=0;i<rows.length;i++){var r=rows[i],list=placed[r]||(placed[r]=[]),xs=spots(xa,w,r,placed,slide);
+            for(var k=0;k<xs.length;k++){var x=xs[k];
+              if(list.every(function(s){return x+w+4<=s[0]||x>=s[1]+4;})){list.push([x,x+w]);
+                t.setAttribute('x',x.toFixed(1));t.setAttribute('y',r);t.style.visibility='visible';return;}}}}
+        t.textContent=t.dataset.full;t.style.visibility='hidden';if(t.dataset.short)hidden++;});
+      return hidden;}
+    if(place(false)>0)place(true);
     if(g===svg)return;
     var ls=[].slice.call(g.querySelectorAll('text.lbl')).filter(function(t){return shown(t)&&(!keyFilter||t.dataset.key===keyFilter);});
     ls.sort(function(p,q){return p.dataset.a-q.dataset.a;});

@@ -267,3 +267,30 @@ test('a failed release ends the belief (the client left its critical section) bu
   assert.match(lane(html, 1), /data-a="975" data-b="1102" class="lease-unsure"[^>]*may end from 812.000 ms \(call \+ lease, before the acquire returned\)/, 'ended by its release (ok at 1102 ms)');
   assert.doesNotMatch(lane(html, 1), /class="gap"/);
 });
+
+test('the lease from the grant: ends between call + lease and return + lease; a renewal extends both bounds; a failover band from its first step', () => {
+  const t = (ms: number): number => 1_000_000_000 + ms * 1e6;
+  const ev = [
+    { type: 'info', f: 'run-start', process: 'nemesis', value: { run: 1 }, time: t(0) },
+    { type: 'invoke', f: 'acquire', process: 0, key: 'k', time: t(0) },
+    { type: 'ok', f: 'acquire', process: 0, key: 'k', time: t(100), lease_ms: 800 },
+    { type: 'invoke', f: 'renew', process: 0, key: 'k', time: t(500) },
+    { type: 'ok', f: 'renew', process: 0, key: 'k', time: t(700), lease_ms: 800 },
+    // Written when Sentinel had promoted n2, 4000 ms after the failover began (replication cut at 1000 ms).
+    { type: 'info', f: 'failover-start', process: 'nemesis', value: { id: 'f1', params: { how: 'kill', lead_ms: 1500 }, old_primary: 'n1', new_primary: 'n2', how: 'kill', promoted_after_ms: 4000 }, time: t(5000) },
+    { type: 'invoke', f: 'release', process: 0, key: 'k', time: t(1600) },
+    { type: 'ok', f: 'release', process: 0, key: 'k', time: t(1602) },
+    { type: 'info', f: 'failover-stop', process: 'nemesis', value: { id: 'f1', old_primary: 'n1' }, time: t(6000) },
+  ].sort((p, q) => p.time - q.time);
+  const r: CheckResult = { valid: true, model: 'mutex', ops: 2, keys: 1, anomalies: [], keys_detail: {}, elapsed_ms: 0 };
+  const h = build(ev);
+  assert.deepEqual(buildTimeline(h, r).bands.map((b) => [b.kind, b.a, b.at, b.b]), [['failover', 1000, 5000, 6000]]);
+  const html = renderTimelineHtml(h, r);
+  // Renewed: called at 500 ms (→ 1300), returned at 700 ms (→ 1500); past the lease from 1500 ms to the release call at 1600 ms.
+  assert.match(lane(html, 0), /data-a="100" data-b="1300" class="lease"/);
+  assert.match(lane(html, 0), /data-a="1300" data-b="1500" class="lease-unsure"[^>]*data-tip="the lease ends in here: granted between the acquire&#39;s call and its return/);
+  assert.match(lane(html, 0), /data-a="1500" data-b="1600" class="gap"/);
+  assert.match(html, /data-a="1000" data-b="6000" class="flabel"[^>]*>failover: n1 cut off, n2 promoted after 4000 ms for 5000 ms</);
+  const steps = [...html.matchAll(/<line [^>]*data-a="(\d+)" class="fstep" data-tip="[^"]*step at [\d.]+ ms: ([^"]+)"/g)].map((m) => [Number(m[1]), m[2]]);
+  assert.deepEqual(steps, [[1000, 'replication of n1 cut'], [2500, 'n1 killed'], [5000, 'n2 promoted']]);
+});

@@ -148,8 +148,8 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
     const fy = G.headH + faultRow[i]! * G.faultH;
     out.push(rect(X, f.a, f.open ? undefined : f.b, fy + 2, G.faultH - 4, `class="frow k-${escapeHtml(f.kind)}" data-tip="${escapeHtml(f.tip)}"`));
     out.push(`<text x="${Math.max(G.labelW + 2, X(f.a) + 3).toFixed(1)}" y="${fy + 13}" data-a="${n(f.a)}" data-b="${n(f.b)}" class="flabel" data-tip="${escapeHtml(f.tip)}">${escapeHtml(f.words)}</text>`);
-    // Its steps (a failover: replication cut, primary taken away, promotion) as ticks under the row's words.
-    for (const s of f.steps) out.push(vline(X, s.a, fy + 14, fy + G.faultH, `class="fstep" data-tip="${escapeHtml(`${f.words}\nstep at ${at(tl, s.a)}: ${s.words}`)}"`));
+    // Its steps (a failover: replication cut, primary taken away, promotion): a tick under the row's words and a faint guide across the lanes.
+    for (const s of f.steps) out.push(vline(X, s.a, fy + 14, plotBottom, `class="fstep" data-tip="${escapeHtml(`${f.words}\nstep at ${at(tl, s.a)}: ${s.words}`)}"`));
   });
   // Anomaly tags in the top row, numbered as in the list, with a guide across every lane.
   for (const i of w.anomalies) {
@@ -277,6 +277,7 @@ function legend(html: string): string {
     has('class="frow') ? sw('frow', 'fault (one row each, words in full)') : '',
     has('class="fault ') ? sw('fault', 'fault on the client it targets') : '',
     has('class="nfault') ? sw('nfault', 'fault on a server node') : '',
+    has('class="fstep"') ? ln('fstep', 'a step of a fault (a failover: replication cut, primary taken away, replica promoted)') : '',
     has('class="mark"') ? ln('mark', 'one-shot fault event') : '',
     has('class="an dh') ? sw('an dh', 'two clients hold the lock at once') : '',
     has('class="an nlw') ? sw('op ok bad', 'op in a window no order explains') : '',

@@ -167,7 +167,9 @@ if(kf)kf.addEventListener('change',function(){keyFilter=kf.value;wins.forEach(fu
   svg.setAttribute('height',y+8);svg.setAttribute('viewBox','0 0 '+svg.dataset.w+' '+(y+8));
   layout(svg);});tellHeight();});
 // Framed (a demo page): tell the page around it how tall this page is, so the frame fits its content.
-function tellHeight(){if(window.parent===window)return;try{window.parent.postMessage({lockpickTimelineHeight:document.documentElement.scrollHeight},'*');}catch(e){}}
+// The body's own height (the document's would be at least the frame's: a frame would never shrink).
+function tellHeight(){if(window.parent===window)return;var b=document.body.getBoundingClientRect();
+  try{window.parent.postMessage({lockpickTimelineHeight:Math.ceil(b.bottom+window.scrollY)},'*');}catch(e){}}
 function all(){wins.forEach(function(sec){var svg=sec.querySelector('svg.tl');if(svg){fit(svg);layout(svg);}});tellHeight();}
 all();
 var rt=null;window.addEventListener('resize',function(){clearTimeout(rt);rt=setTimeout(all,60);});

@@ -57,7 +57,7 @@ svg.tl:focus{outline:2px solid #90caf9;outline-offset:1px}
 .fault{fill:url(#p-fault);fill-opacity:.75}
 .flabel{font-size:11px;fill:#311b92;font-weight:600;pointer-events:none}
 .flabel.sect{fill:#757575;font-weight:500}
-.fstep{stroke:#311b92;stroke-width:3}
+.fstep{stroke:#4527a0;stroke-width:1.5;stroke-dasharray:3 3;stroke-opacity:.8}
 .fstrip{fill:#b39ddb;stroke:#7e57c2}
 .mark{stroke:#4527a0;stroke-width:1.5;stroke-dasharray:4 3}.mark.sect{stroke:#9e9e9e;stroke-width:1;stroke-dasharray:2 3}
 .an.dh{fill:#e53935;fill-opacity:.3;stroke:#b71c1c;stroke-width:1}

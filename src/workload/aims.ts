@@ -3,6 +3,7 @@ import type { Aim } from './aim.ts';
 import type { WorkloadOptions } from './arbitraries.ts';
 import { leaseClockJump, leaseRestart } from './aims/lease-forgotten.ts';
 import { redlockClock, redlockRestart } from './aims/redlock-split.ts';
+import { lateGrant } from './aims/late-grant.ts';
 import { sentinelFailover } from './aims/sentinel-failover.ts';
 import { splitVotes } from './aims/split-votes.ts';
 import { staleRelease } from './aims/stale-release.ts';
@@ -17,6 +18,7 @@ export const AIMS: readonly Aim[] = [
   leaseClockJump,
   leaseRestart,
   splitVotes,
+  lateGrant,
 ];
 
 /** The aims whose kinds were all asked for and whose topology fits. */

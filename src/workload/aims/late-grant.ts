@@ -1,0 +1,45 @@
+// A late grant: the client stops inside its own acquire, after a server answered it and before
+// the acquire returns (just after its k-th reply came in), for longer than the lease; a second
+// client comes meanwhile and gets the lock once the lease ran out. When the first client's
+// acquire returns it must know the grant is stale: a lock that reports its validity must count
+// the time spent acquiring (Redlock's TTL − elapsed − drift), and a lock that reports none
+// hands out a hold the server already dropped. Drawn where the lock is leased and its client's
+// replies are points (src/runner/io-points.ts), k among those the calibration run reached.
+import fc from 'fast-check';
+import type { Aim } from '../aim.ts';
+import type { WorkloadOptions } from '../arbitraries.ts';
+import { ioPointName, parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
+
+/** The learned reply points of an acquire ('reply:acquire:k'); with replies not learned ('reply': any), its first. */
+function replyPoints(o: WorkloadOptions): string[] {
+  const learned = (o.points ?? []).filter((p) => { const io = parseIoPoint(p); return io?.kind === 'reply' && io.op === 'acquire'; });
+  return learned.length || !o.points?.includes('reply') ? learned : [ioPointName('reply', 'acquire', 1)];
+}
+
+export const lateGrant: Aim = {
+  name: 'late-grant',
+  summary: "a client stops inside its acquire, after a server's answer and before it returns, past the lease; a second client gets the lock meanwhile",
+  kinds: ['client-pause'],
+  // Lease locks only: a session lock's server keeps a paused client's hold while the session lives.
+  applies: (o) => o.clients >= 2 && o.sessionMs === undefined && replyPoints(o).length > 0,
+  weight: 1,
+  plan: (o) => {
+    const ttl = o.ttlMs;
+    return fc.record({
+      point: fc.constantFrom(...replyPoints(o)),
+      d1: fc.integer({ min: 0, max: Math.floor(ttl / 8) }),
+      late: fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) }),
+      h1: fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) }),
+      come: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor(ttl / 2) }),
+      h2: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),
+    }).map(({ point, d1, late, h1, come, h2 }): RunPlan => {
+      const a1: Attempt = { key: 'k0', delayMs: d1, waitMs: ttl, holdMs: h1, renew: false };
+      const a2: Attempt = { key: 'k0', delayMs: d1 + come, waitMs: 2 * ttl, holdMs: h2, renew: false };
+      return {
+        ttlMs: ttl,
+        clients: Array.from({ length: o.clients }, (_, i) => ({ attempts: i === 0 ? [a1] : i === 1 ? [a2] : [] })),
+        faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: ttl + late, target: 'c1', params: { point } }],
+      };
+    });
+  },
+};

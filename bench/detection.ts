@@ -89,18 +89,19 @@ function lockpickRun(argv: string[], seed: number, store: string): Promise<{ cod
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 console.log(`time to detection, random search, median of ${repeat} (seeds ${seed0}..${seed0 + repeat - 1}), cap ${timeS} s per run${parallel > 1 ? `, --parallel ${parallel}` : ''}${shrinkS ? `, --shrink-time ${shrinkS}` : ''}`);
 const classRows: string[] = [];   // --keep-going cases: one row per failure class
-console.log('| case | command | found | median | each (s) | runs/min (median) |\n|---|---|---|---|---|---|');
+console.log('| case | command | found | median | each (s) | runs/min (median) | conclusive runs |\n|---|---|---|---|---|---|---|');
 for (const name of names) {
   const times: number[] = [];
   const words: string[] = [];   // how a run without a violation ended
   const rates: number[] = [];   // runs per minute of search, every run that reported it
+  let runs = 0, conclusive = 0;  // search runs over the repeats, and those that told something
   let found = 0;
   const classes = new Map<string, (number | undefined)[]>();   // class → seconds to its first detection, per repeat
   for (let i = 0; i < repeat; i++) {
     const store = mkdtempSync(path.join(tmpdir(), 'lockpick-detect-'));
     try {
       const r = await lockpickRun(CASES[name]!, seed0 + i, store);
-      if (r.summary?.throughput) rates.push(r.summary.throughput.runsPerMinute);
+      if (r.summary?.throughput) { rates.push(r.summary.throughput.runsPerMinute); runs += r.summary.throughput.runs; conclusive += r.summary.throughput.conclusive; }
       for (const f of r.summary?.failures ?? []) {
         if (!classes.has(f.class)) classes.set(f.class, Array.from({ length: repeat }, () => undefined));
         classes.get(f.class)![i] = f.after_ms / 1000;
@@ -122,7 +123,7 @@ for (const name of names) {
     const mc = median(ts);
     classRows.push(`| ${name} | ${cls} | ${ts.filter(Number.isFinite).length}/${repeat} | ${Number.isFinite(mc) ? `${mc.toFixed(1)} s` : `> ${timeS} s`} | ${ts.map((t) => (Number.isFinite(t) ? t.toFixed(1) : `>${timeS}`)).join(', ')} |`);
   }
-  console.log(`| ${name} | \`lockpick run ${CASES[name]!.join(' ')}\` | ${found}/${repeat} | ${Number.isFinite(m) ? `${m.toFixed(1)} s` : `> ${timeS} s`} | ${each} | ${rate} |`);
+  console.log(`| ${name} | \`lockpick run ${CASES[name]!.join(' ')}\` | ${found}/${repeat} | ${Number.isFinite(m) ? `${m.toFixed(1)} s` : `> ${timeS} s`} | ${each} | ${rate} | ${runs ? `${Math.round((100 * conclusive) / runs)}% (${conclusive}/${runs})` : '?'} |`);
 }
 if (classRows.length) {
   console.log(`\nwith --keep-going, each distinct failure (class: anomalies · fault kinds${shrinkS ? ' of the shrunk plan' : ' of the plan as found'}): time to its first detection`);

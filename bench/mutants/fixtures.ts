@@ -17,8 +17,17 @@ export const FAMILIES: Record<string, Family> = {
   // commands (I/O points) and cuts links.
   redis: {
     faults: ['partition', 'client-pause'],
-    args: ['--pause-at', 'send,reply'],
-    why: 'client pauses at the lock\'s commands and cut links; pauses in the critical section, clock jumps and restarts break every lease lock, the correct one too',
+    args: ['--pause-at', 'send'],
+    why: 'client pauses before the lock\'s commands and cut links; pauses in the critical section or between a reply and the acquire\'s return (a late grant), clock jumps and restarts break every lease lock that reports no validity, the correct one too',
+  },
+  // A lease a watchdog keeps alive while held (Redisson's RLock): holds span several leases.
+  // A cut link or a paused process stops the renewals while the holder still believes it
+  // holds (Redisson does not tell the holder): the correct recipe breaks under partition,
+  // so the user pauses clients before the lock's commands only.
+  watchdog: {
+    faults: ['client-pause'],
+    args: ['--pause-at', 'send'],
+    why: 'client pauses before the lock\'s commands; a cut link stops the watchdog without telling the holder, which breaks the correct recipe too',
   },
   // Redlock over 5 masters: links cut between clients and masters, client pauses anywhere
   // (the lock reports its validity, so a careful client survives a pause in its critical
@@ -105,26 +114,26 @@ export const MUTANTS: Mutant[] = [
   },
   // ── Redisson-style reentrant hash lock with a watchdog (redisson-style.ts) ──
   {
-    name: 'redisson-reentry-any-owner', family: 'redis', file: 'redisson-style.ts',
+    name: 'redisson-reentry-any-owner', family: 'watchdog', file: 'redisson-style.ts',
     search: "if (redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then",
     replace: "if (redis.call('exists', KEYS[1]) == 0) or (redis.call('hlen', KEYS[1]) > 0) then",
     why: 're-entry tested on "the hash has a holder" instead of "the holder is me"',
   },
   {
-    name: 'redisson-unlock-no-owner-check', family: 'redis', file: 'redisson-style.ts',
+    name: 'redisson-unlock-no-owner-check', family: 'watchdog', file: 'redisson-style.ts',
     search: "if (redis.call('hexists', KEYS[1], ARGV[3]) == 0) then\n    return nil\nend\nlocal counter",
     replace: 'local counter',
     why: 'owner check dropped from the unlock script: decrementing a missing field gives -1, and the key (another holder\'s) is deleted',
   },
   {
-    name: 'redisson-renew-no-owner-check', family: 'redis', file: 'redisson-style.ts',
+    name: 'redisson-renew-no-owner-check', family: 'watchdog', file: 'redisson-style.ts',
     search: "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n    return 1",
     replace: "if (redis.call('exists', KEYS[1]) == 1) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n    return 1",
     why: 'renew extending without owner check: the watchdog keeps alive a key it no longer owns and is told "renewed"',
     survives: 'the watchdog\'s answer does not reach the client\'s belief: extending another holder\'s key only delays the next grant (liveness)',
   },
   {
-    name: 'redisson-watchdog-every-lease', family: 'redis', file: 'redisson-style.ts',
+    name: 'redisson-watchdog-every-lease', family: 'watchdog', file: 'redisson-style.ts',
     search: 'Math.max(1, Math.floor(leaseMs / 3))',
     replace: 'Math.max(1, leaseMs)',
     why: 'the watchdog renews once per lease instead of every third: the renewal lands just after the key expired',

@@ -36,9 +36,8 @@ test('onDisconnect=ignore + a client partitioned in its critical section past it
 test('onDisconnect=treat-as-loss + the same partitions (the aimed cut among them) and server pauses, leader pauses among them: SAFE', async () => {
   const store = tempStore();
   // A fixed seed: two plans in three are aimed cuts, so the server pauses (and the leader among
-  // them) come from the rest; seed 13 draws leader pauses in its 2nd, 3rd and 8th plans. A run
-  // takes about 5 s, so 30 s reaches the first two and several aimed cuts (SAFE needs no more).
-  const r = await lockpick([...ZK, '--faults', 'partition,pause', '--seed', '13', '--time', '30', '--store', store], 120_000);
+  // them) come from the rest; seed 13 draws leader pauses in its 2nd, 3rd and 8th plans.
+  const r = await lockpick([...ZK, '--faults', 'partition,pause', '--seed', '13', '--time', '60', '--store', store], 150_000);
   assert.equal(r.code, 0, `${r.stderr}\n${JSON.stringify(r.summary?.gaps)}`);
   assert.equal(r.summary!.verdict, true);
   assert.ok(r.summary!.coverage.faultsApplied.partition! > 0 && r.summary!.coverage.faultsApplied.pause! > 0);

@@ -4,6 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The --env docker tests need a Docker engine: started here when none answers (Debian's
+# docker.io installed if missing) and stopped when the tests end. LOCKPICK_DOCKER_TESTS=0 skips them.
+# It starts in the background (its output kept in a file and shown before the integration
+# tests), so installing and starting it costs no time beside the type check and unit tests.
+docker_log=""
+if [ "${LOCKPICK_DOCKER_TESTS:-1}" = 1 ]; then
+  docker_log=$(mktemp)
+  bash scripts/docker-engine.sh up > "$docker_log" 2>&1 &
+  docker_pid=$!
+  # Stopped on any exit, once 'up' is through (a failed type check must not leave it starting).
+  trap 'wait "$docker_pid" 2>/dev/null; bash scripts/docker-engine.sh down' EXIT
+fi
 echo "== typecheck (tsc --noEmit)"
 npx tsc --noEmit
 # Unit tests are pure logic: run them side by side. Integration tests share real
@@ -11,11 +23,10 @@ npx tsc --noEmit
 status=0
 echo "== unit tests (concurrently)"
 node --import tsx --test --test-concurrency=2 --test-reporter=spec test/unit/*.test.ts || status=1
-# The --env docker tests need a Docker engine: started here when none answers (Debian's
-# docker.io installed if missing) and stopped when the tests end. LOCKPICK_DOCKER_TESTS=0 skips them.
-if [ "${LOCKPICK_DOCKER_TESTS:-1}" = 1 ]; then
-  trap 'bash scripts/docker-engine.sh down' EXIT
-  bash scripts/docker-engine.sh up
+if [ -n "$docker_log" ]; then
+  wait "$docker_pid" || true
+  cat "$docker_log"
+  rm -f "$docker_log"
 fi
 echo "== integration tests (one at a time, real servers)"
 node --import tsx --test --test-concurrency=1 --test-reporter=spec test/integration/*.test.ts || status=1

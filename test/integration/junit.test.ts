@@ -16,7 +16,7 @@ async function junitOf(file: string): Promise<{ suite: string; tc: TestCase; doc
   return { suite: s.name!, tc: s.testcase![0]!, doc };
 }
 
-const UNSAFE = ['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--time', '60', '--shrink-time', '8', '--json'];
+const UNSAFE = ['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--time', '60', '--shrink-time', '3', '--json'];
 
 test('two unsafe runs: the same names, a failure with anomalies, damage, the whole plan, replay and timeline', async () => {
   const names: string[][] = [];

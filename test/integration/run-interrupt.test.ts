@@ -2,8 +2,8 @@
 // (a violation already seen is written to results.json and said), nothing left running.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bin, repoRoot, runDirs, tempStore } from './run-helpers.ts';
@@ -17,16 +17,29 @@ function start(args: string[]): { child: ChildProcess; out: () => string; exit: 
   return { child, out: () => out, exit: new Promise((r) => child.once('exit', (code, signal) => r(code ?? (signal === 'SIGINT' ? 130 : null)))) };
 }
 
+/** Marks every process this file starts (lockpick passes its environment on to workers, proxies and servers). */
+const MARK = `LOCKPICK_TEST_MARK=interrupt-${process.pid}-${Date.now()}`;
+process.env.LOCKPICK_TEST_MARK = MARK.slice(MARK.indexOf('=') + 1);
+
 /**
  * This checkout's client workers and fault proxies, and redis servers in lockpick's private
- * dirs, by command line (a machine running another lockpick may show more servers).
+ * dirs, by command line, among the processes carrying this file's mark: another lockpick on the
+ * machine (other tests running beside these, another user) is not ours.
  */
 function lockpickProcesses(): number[] {
-  const text = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
   // The sources' or, after `npm run build`, dist/'s (bin/lockpick.mjs runs a fresh dist/).
   const ours = ['src/runner/worker', 'src/proxy/server-main'].flatMap((f) => [`${repoRoot}/${f}.ts`, `${repoRoot}/dist/${f}.js`]);
-  return text.split('\n').filter((l) => ours.some((p) => l.includes(p)) || /redis-server 127\.0\.0\.1.*lockpick-env-/.test(l))
-    .map((l) => Number(l.trim().split(/\s+/)[0])).filter((p) => p !== process.pid);
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
+    let cmd = '';
+    try {
+      if (!readFileSync(`/proc/${d}/environ`, 'utf8').split('\0').includes(MARK)) continue;
+      cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch { continue; }
+    if (ours.some((p) => cmd.includes(p)) || /redis-server 127\.0\.0\.1.*lockpick-env-/.test(cmd)) out.push(Number(d));
+  }
+  return out;
 }
 
 async function until(cond: () => boolean, ms: number, what: string): Promise<void> {

@@ -40,10 +40,11 @@ test('GET-then-DEL unlock with no declared points: a pause between GET and DEL i
 
 test('the same lock with a Lua unlock stays SAFE under pauses at every I/O point', async () => {
   const r = await lockpick(['run', '--lock', './test/fixtures/locks/lua-unlock.ts', ...io, tempStore(),
-    '--time', '35', '--seed', '2', '--json'], 120_000);
+    '--time', '20', '--seed', '2', '--json'], 120_000);
   assert.equal(r.code, 0, r.stderr.slice(-3000));
   assert.equal(r.summary!.verdict, true);
-  // Pauses did land (a SAFE verdict promises every requested kind took effect).
+  // Pauses did land (a SAFE verdict promises every requested kind took effect): what makes the
+  // verdict mean something is that, not a long budget.
   assert.match(r.stderr, /faults applied: client-pause [1-9]/);
 });
 

@@ -47,11 +47,11 @@ test("release returns 'ok': exit 2 naming release", () =>
   expectContractExit('release-garbage', /lockpick run: lock contract: release\(held of 'r\d+-k\d+'\) returned "ok"; it must return 'released' or 'lost'/));
 
 test('a plain Error carrying the DefiniteFailure brand is recorded fail, not info', async () => {
-  const r = await lockpick(['run', '--lock', fixture('branded-failure'), '--clients', '3', '--time', '15', '--shrink-time', '0', '--store', tempStore(), '--json']);
+  const r = await lockpick(['run', '--lock', fixture('branded-failure'), '--clients', '3', '--time', '6', '--shrink-time', '0', '--store', tempStore(), '--json']);
   assert.ok(r.summary, `no summary (exit ${r.code})\n${r.stderr}`);
   assert.notEqual(r.code, 2, r.stderr);
   const events = readFileSync(path.join(r.summary.dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; f: string; error?: string });
   const branded = events.filter((e) => e.error === MESSAGE);
-  assert.ok(branded.length > 0, 'no acquire met a taken lock: no contention in 15 s');
+  assert.ok(branded.length > 0, 'no acquire met a taken lock: no contention in 6 s');
   assert.deepEqual([...new Set(branded.map((e) => `${e.f}:${e.type}`))], ['acquire:fail']);
 });

@@ -10,9 +10,15 @@ import path from 'node:path';
 import { lockpick, tempStore, type CliResult } from './run-helpers.ts';
 import { assertDoubleHolder, replayScenario, searchPauseDoubleHolder } from './run-scenarios.ts';
 
-/** The stored history shows the failover: a replica promoted, the old primary demoted after it came back. */
+/**
+ * The stored history shows the failover: a replica promoted, the old primary demoted after it
+ * came back, and no fault failed to start or heal (run-fault-kinds.test.ts leaves the failover
+ * kind's "takes effect and is healed" to these replays).
+ */
 function failoverRecord(r: CliResult): void {
-  const events = readFileSync(path.join(r.summary!.dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { f: string; value?: Record<string, unknown> });
+  const events = readFileSync(path.join(r.summary!.dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { f: string; process?: unknown; value?: Record<string, unknown> });
+  const nemesis = events.filter((e) => e.process === 'nemesis').map((e) => e.f);
+  assert.ok(!nemesis.some((f) => f.endsWith('-start-failed') || f === 'heal-failed'), nemesis.join(', '));
   const start = events.find((e) => e.f === 'failover-start')?.value;
   assert.ok(start && start.new_primary !== start.old_primary, `no promotion recorded: ${JSON.stringify(start)}`);
   const stop = events.find((e) => e.f === 'failover-stop')?.value;

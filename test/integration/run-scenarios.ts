@@ -1,12 +1,26 @@
 // Helpers for the issue-5 run tests: replay a stored scenario (scenarios/<name>/test.json)
 // through the CLI, and the two verdicts those tests assert.
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { lockpick, repoRoot, tempStore, type CliResult } from './run-helpers.ts';
 
 /** Runs one stored scenario once, as the README tells users to. */
 export function replayScenario(name: string): Promise<CliResult> {
   return lockpick(['run', '--replay', path.join(repoRoot, 'scenarios', name), '--runs', '1', '--store', tempStore(), '--json'], 60_000);
+}
+
+/**
+ * Runs a stored scenario's plan against another lock (up to `runs` times, until it breaks):
+ * the same schedule for a library that implements the same recipe, with every attempt
+ * renewing while it holds (a lock's own refresh timer, which a paused client's stops too).
+ */
+export function replayScenarioAs(name: string, lock: string, runs = 3): Promise<CliResult> {
+  const test = JSON.parse(readFileSync(path.join(repoRoot, 'scenarios', name, 'test.json'), 'utf8')) as { plan: { clients: { attempts: { renew: boolean }[] }[] } };
+  for (const c of test.plan.clients) for (const a of c.attempts) a.renew = true;
+  const dir = tempStore();
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({ ...test, description: `${name}, on ${lock}`, lock, lock_spec: { name: lock } }));
+  return lockpick(['run', '--replay', dir, '--runs', String(runs), '--store', tempStore(), '--json'], 90_000);
 }
 
 /** The lock history of the run had two holders at once, and the resource saw it too. */

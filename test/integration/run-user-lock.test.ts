@@ -21,5 +21,5 @@ test('unknown lock or fault: exit 2, naming the known ones', async () => {
   assert.match(b.stderr, /unknown fault 'gremlins'; known faults: partition, .*client-pause/);
   const c = await lockpick(['run', '--lock', 'redis-set-px-check-del', '--faults', 'client-pause', '--pause-at', 'nowhere']);
   assert.equal(c.code, 2);
-  assert.match(c.stderr, /no point 'nowhere'; its points: in-critical-section, before-write, after-compare/);
+  assert.match(c.stderr, /no point 'nowhere'; its points: in-critical-section, (\S+, )*after-compare/);
 });

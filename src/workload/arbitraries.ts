@@ -59,7 +59,10 @@ export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
   const renewing = fc.record({ renew: fc.constant(true), holdMs: spanning });
   // A lock that keeps its own lease alive holds as long with no renew call: only its watchdog keeps it.
   const kept = fc.record({ renew: fc.constant(false), holdMs: spanning });
-  const renewHold = !o.renew ? (o.keepsAlive ? kept : plain) : o.sessionMs ? renewing : fc.oneof(o.keepsAlive ? kept : plain, renewing);
+  // A session lock (ZooKeeper) has no lease to extend: its careful client checks its session all
+  // through a hold as before (a cut past the session is what outlives it, the anchored partitions).
+  const sessionHold = fc.record({ renew: fc.constant(true), holdMs: short });
+  const renewHold = !o.renew ? (o.keepsAlive ? kept : plain) : o.sessionMs ? sessionHold : fc.oneof(o.keepsAlive ? kept : plain, renewing);
   return fc.record({
     key: fc.constantFrom(...keys),
     delayMs: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),

@@ -18,11 +18,18 @@ if [ "${LOCKPICK_DOCKER_TESTS:-1}" = 1 ]; then
 fi
 echo "== typecheck (tsc --noEmit)"
 npx tsc --noEmit
-# Unit tests are pure logic: run them side by side. Integration tests share real
-# servers, ports and the machine's clock budget: one file at a time.
+# The CLI and its client workers then start from dist/ without compiling TypeScript (bin/lockpick.mjs
+# runs a fresh dist/): every integration test starts them many times.
+echo "== build dist/ (npm run build)"
+npm run build --silent
+# Unit tests are pure logic: they run beside the integration tests, one file at a time, their
+# report kept in a file and shown after them. Integration tests share real servers, ports and
+# the machine's clock budget: one file at a time.
 status=0
-echo "== unit tests (concurrently)"
-node --import tsx --test --test-concurrency=2 --test-reporter=spec test/unit/*.test.ts || status=1
+unit_log=$(mktemp)
+echo "== unit tests (beside the integration tests; their report follows them)"
+node --import tsx --test --test-concurrency=1 --test-reporter=spec test/unit/*.test.ts > "$unit_log" 2>&1 &
+unit_pid=$!
 if [ -n "$docker_log" ]; then
   wait "$docker_pid" || true
   cat "$docker_log"
@@ -30,4 +37,8 @@ if [ -n "$docker_log" ]; then
 fi
 echo "== integration tests (one at a time, real servers)"
 node --import tsx --test --test-concurrency=1 --test-reporter=spec test/integration/*.test.ts || status=1
+wait "$unit_pid" || status=1
+echo "== unit tests (report)"
+cat "$unit_log"
+rm -f "$unit_log"
 exit "$status"

@@ -30,7 +30,9 @@ function alive(pid: number): boolean {
 test('kill -9 mid-run: the history is checkable and no process survives the next invocation', async () => {
   const store = tempStore();
   // Own process group, as from a shell: its clients then get SIGHUP/SIGCONT even if stopped when it dies.
-  const child = spawn(process.execPath, [bin, 'run', '--lock', 'redis-set-px-lua', '--faults', 'client-pause,kill', '--clients', '4',
+  // Faults the Lua lock survives (pauses before its commands, servers paused), so the search is still
+  // running when it is killed: clients and servers may be stopped at that moment.
+  const child = spawn(process.execPath, [bin, 'run', '--lock', 'redis-set-px-lua', '--faults', 'client-pause,pause', '--pause-at', 'send', '--clients', '4',
     '--time', '60', '--store', store], { cwd: repoRoot, stdio: 'ignore', detached: true });
   let history = '';
   const deadline = Date.now() + 60_000;

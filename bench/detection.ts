@@ -47,8 +47,8 @@ const CASES: Record<string, string[]> = {
   'set-px-lua-restart': ['--lock', 'redis-set-px-lua', '--faults', 'kill'],
   // A user lock with no pause points: its GET-then-DEL unlock raced by pauses at I/O points only
   // (a critical-section pause breaks any lease lock, which would hide them); the Lua unlock is immune.
-  'user-get-del-io': ['--lock', './test/fixtures/locks/get-del-unlock.ts', '--faults', 'client-pause', '--pause-at', 'send,reply', '--clients', '6', '--max-attempts', '6'],
-  'user-lua-io': ['--lock', './test/fixtures/locks/lua-unlock.ts', '--faults', 'client-pause', '--pause-at', 'send,reply', '--clients', '6', '--max-attempts', '6'],
+  'user-get-del-io': ['--lock', './test/fixtures/locks/get-del-unlock.ts', '--faults', 'client-pause', '--pause-at', 'send', '--clients', '6', '--max-attempts', '6'],
+  'user-lua-io': ['--lock', './test/fixtures/locks/lua-unlock.ts', '--faults', 'client-pause', '--pause-at', 'send', '--clients', '6', '--max-attempts', '6'],
   // ZooKeeper session expiry inside a hold (the zk-session-expiry aim; test/integration/run-zk-sessions.test.ts):
   // a client that ignores Disconnected is found; the careful one (treat-as-loss, the default) is immune.
   'zk-session-ignore': ['--lock', 'zk-ephemeral-sequential', '--clients', '3', '--lock-opt', 'onDisconnect=ignore', '--faults', 'partition'],

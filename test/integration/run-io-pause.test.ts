@@ -1,8 +1,9 @@
 // Client pauses at I/O points (src/runner/io-points.ts) on real Redis: a user lock that declares
 // no pause point is paused between its GET and its DEL by random search alone, and the same lock
 // with an atomic Lua unlock stays SAFE under the same faults and budget. Both are restricted to
-// the I/O points (--pause-at send,reply): a pause in the critical section longer than the lease
-// breaks every lease lock (the classic GC pause), which would hide what these points add.
+// the points before a command goes out (--pause-at send): a pause in the critical section longer
+// than the lease (the classic GC pause), or one between a reply and the acquire's return (a late
+// grant), breaks every lease lock that reports no validity, which would hide what these points add.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { freePort } from '../../src/env/ports.ts';
 
 // Six clients of up to six attempts: a DEL let go late frees another's key, and only a third
 // acquire inside that holder's lease shows it, so the race needs clients queueing.
-const io = ['--faults', 'client-pause', '--pause-at', 'send,reply', '--clients', '6', '--max-attempts', '6', '--store'];
+const io = ['--faults', 'client-pause', '--pause-at', 'send', '--clients', '6', '--max-attempts', '6', '--store'];
 
 test('GET-then-DEL unlock with no declared points: a pause between GET and DEL is found, shrunk, and told in words', async () => {
   const r = await lockpick(['run', '--lock', './test/fixtures/locks/get-del-unlock.ts', ...io, tempStore(),
@@ -38,7 +39,7 @@ test('GET-then-DEL unlock with no declared points: a pause between GET and DEL i
   assert.ok(events.some((e) => e.f === 'client-pause-stop' && e.value.point === start.value.point));
 });
 
-test('the same lock with a Lua unlock stays SAFE under pauses at every I/O point', async () => {
+test('the same lock with a Lua unlock stays SAFE under pauses before each of its commands', async () => {
   const r = await lockpick(['run', '--lock', './test/fixtures/locks/lua-unlock.ts', ...io, tempStore(),
     '--time', '20', '--seed', '2', '--json'], 120_000);
   assert.equal(r.code, 0, r.stderr.slice(-3000));

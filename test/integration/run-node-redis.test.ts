@@ -130,27 +130,28 @@ test('mysql2 (MariaDB locks): one send per statement, send:release:2 is the DELE
 
 // Time to detection, seeds 1-5 (2026-11-26, shrink-time 0): 3.3-12.8 s, median 7.8 s, each paused at
 // send:release:2; the budget is about three times the worst.
-const search = ['--faults', 'client-pause', '--pause-at', 'send,reply', '--clients', '3', '--json'];
+// Before each command only: a pause between a reply and the acquire's return (a late grant) breaks any lease lock.
+const search = ['--faults', 'client-pause', '--pause-at', 'send', '--clients', '3', '--json'];
 
 test('a node-redis 4 lock with no declared point: GET-compare-DEL caught by a pause between the GET and the DEL', async () => {
   const r = await lockpick(['run', '--lock', './test/fixtures/locks/node-redis-get-del.ts', ...search, '--store', tempStore(),
     '--time', '40', '--shrink-time', '10', '--seed', '3'], 150_000);
   assert.equal(r.code, 1, r.stderr.slice(-3000));
   // Learned from the calibration run: the release is two commands (a GET and a DEL).
-  assert.match(r.stderr, /points learned from a calibration run: acquire sends 1\.\.\d.*, release sends 1\.\.2 replies 1\.\.2/);
+  assert.match(r.stderr, /points learned from a calibration run: acquire sends 1\.\.\d.*, release sends 1\.\.2\b/);
   const s = r.summary!;
   const types = [...anomalyTypes(r), ...(s.firstAnomalies as { type: string }[]).map((a) => a.type)];
   assert.ok(types.includes('stale-release'), `anomalies: ${types}`);
   // Between the GET and the DEL: before the 2nd command, or after the 1st reply (before the compare).
   const points = s.minimal!.plan.faults.map((f) => String(f.params?.point));
-  assert.ok(points.some((p) => p === 'send:release:2' || p === 'reply:release:1'), `paused between GET and DEL: ${points}`);
+  assert.ok(points.some((p) => p === 'send:release:2'), `paused between GET and DEL: ${points}`);
 });
 
 test('the same node-redis 4 lock with an EVAL unlock: SAFE under the same search', async () => {
   const r = await lockpick(['run', '--lock', './test/fixtures/locks/node-redis-lua.ts', ...search, '--store', tempStore(),
-    '--time', '40', '--seed', '3'], 120_000);
+    '--time', '15', '--seed', '3'], 120_000);
   assert.equal(r.code, 0, r.stderr.slice(-3000));
   assert.equal(r.summary!.verdict, true);
-  assert.match(r.stderr, /release sends 1\.\.1 replies 1\.\.1/, 'one command: the EVAL');
+  assert.match(r.stderr, /release sends 1\.\.1\b/, 'one command: the EVAL');
   assert.match(r.stderr, /faults applied: client-pause [1-9]/);
 });

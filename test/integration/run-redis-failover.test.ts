@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { lockpick, tempStore, type CliResult } from './run-helpers.ts';
-import { assertDoubleHolder, replayScenario, searchPauseDoubleHolder } from './run-scenarios.ts';
+import { assertDoubleHolder, replayScenario } from './run-scenarios.ts';
 
 /**
  * The stored history shows the failover: a replica promoted, the old primary demoted after it
@@ -38,7 +38,9 @@ test('redis-sentinel (WAIT 1 after the SET) + failover before replication: still
 });
 
 test('redisson-style + client pause longer than the TTL (the watchdog stops too): double holder', async () => {
-  const r = await searchPauseDoubleHolder('redisson-style');
+  // The catalogue's plan (random search finds pauses in other files: run-pause, run-redis-multi).
+  const r = await replayScenario('redisson-style-pause');
+  assertDoubleHolder(r);
   assert.match(r.stderr, /under model reentrant-mutex/);
 });
 

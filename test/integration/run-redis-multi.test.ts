@@ -22,7 +22,7 @@ test("redlock + a client pause between its validity check and its write (Kleppma
 
 test('redlock + a client pause in its critical section longer than its validity: the careful client stops, SAFE', async () => {
   const r = await lockpick(['run', '--lock', 'redlock', '--faults', 'client-pause', '--pause-at', 'in-critical-section',
-    '--clients', '3', '--time', '15', '--store', tempStore(), '--json'], 60_000);
+    '--clients', '3', '--time', '8', '--store', tempStore(), '--json'], 60_000);
   assertSafe(r);
   assert.ok(r.summary!.coverage.faultsApplied['client-pause']! > 0);
 });

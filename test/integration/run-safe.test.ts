@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { lockpick, tempStore } from './run-helpers.ts';
 
 test('redis-set-px-lua, no faults, 8 clients: safe', async () => {
-  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '8', '--time', '25', '--store', tempStore(), '--json']);
+  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '8', '--time', '15', '--store', tempStore(), '--json']);
   assert.equal(r.code, 0, r.stderr);
   const s = r.summary!;
   assert.equal(s.verdict, true);
@@ -18,7 +18,7 @@ test('redis-set-px-lua, no faults, 8 clients: safe', async () => {
   assert.equal(t.runs, s.runs);
   assert.equal(t.conclusive + t.inconclusive, t.runs);
   assert.ok(t.schedules >= 1 && t.schedules <= t.runs, `${t.schedules} schedules of ${t.runs} runs`);
-  assert.ok(t.searchMs >= 25_000 && t.searchMs < 25_000 + 20_000, `search took ${t.searchMs} ms of a 25 s budget`);
+  assert.ok(t.searchMs >= 15_000 && t.searchMs < 15_000 + 20_000, `search took ${t.searchMs} ms of a 15 s budget`);
   assert.ok(Math.abs(t.runsPerMinute - (t.runs * 60_000) / t.searchMs) <= 0.05, `${t.runsPerMinute} runs/min for ${t.runs} runs in ${t.searchMs} ms`);
   assert.equal(t.parallel, 1);
   assert.match(r.stderr, new RegExp(`throughput: ${t.runs} run\\(s\\) of ${t.schedules} distinct schedule\\(s\\) in [\\d.]+ s of search, ${t.runsPerMinute} runs/min`));

@@ -38,13 +38,3 @@ export function assertSafe(r: CliResult): void {
 }
 
 
-/** Searches `lock` under client pauses in the critical section; asserts the first violation is a double holder. */
-export async function searchPauseDoubleHolder(lock: string, timeS = 30): Promise<CliResult> {
-  const r = await lockpick(['run', '--lock', lock, '--faults', 'client-pause', '--pause-at', 'in-critical-section',
-    '--clients', '3', '--time', String(timeS), '--shrink-time', '3', '--store', tempStore(), '--json'], (timeS + 30) * 1000);
-  assert.equal(r.code, 1, r.stderr);
-  const first = (r.summary!.firstAnomalies as { type: string }[]).map((a) => a.type);
-  assert.ok(first.includes('double-holder'), `first violation: ${first}`);
-  assert.ok(r.summary!.minimal!.plan.faults.every((f) => f.kind === 'client-pause'));
-  return r;
-}

@@ -34,8 +34,10 @@ export const FAMILIES: Record<string, Family> = {
   // section). Restarts without persistence and clock jumps break the correct Redlock too.
   redlock: {
     faults: ['partition', 'client-pause'],
-    args: [],
-    why: 'cut links and client pauses; a restart without persistence or a clock jump breaks the correct Redlock too (Kleppmann)',
+    // The lock's history only: a pause between the careful client's last look and its write
+    // (point before-write) breaks every unfenced lock through the resource, the correct one too.
+    args: ['--property', 'lock'],
+    why: 'cut links and client pauses, the lock\'s history judged; a restart without persistence, a clock jump, or a pause just before an unfenced write breaks the correct Redlock too (Kleppmann)',
   },
   // ZooKeeper ensemble: cut links (session loss) and paused servers.
   zookeeper: {

@@ -28,8 +28,21 @@ async function setEnabled(tp: Toxiproxy, name: string, enabled: boolean): Promis
   if (p.enabled !== enabled) await p.update({ enabled, listen: p.listen, upstream: p.upstream });
 }
 
-/** 'disable': the proxy refuses and closes connections. 'blackhole': connections stay open, nothing gets through (timeout toxic 0, both ways). */
-export type CutMode = 'disable' | 'blackhole';
+/**
+ * 'disable': the proxy refuses and closes connections. 'blackhole': connections stay open, nothing
+ * gets through (timeout toxic 0, both ways). 'drop-replies': one way, as Jepsen's grudges drop
+ * packets from one side only: requests reach the server and take effect, its replies never come
+ * back, so the client times out on commands that did happen (the unknown outcome a lock must not
+ * read as "not done" or "done").
+ */
+export type CutMode = 'disable' | 'blackhole' | 'drop-replies';
+export const CUT_MODES: readonly CutMode[] = ['disable', 'blackhole', 'drop-replies'];
+
+/** The proxy streams a toxic-based cut holds (upstream: towards the server). */
+const HELD_STREAMS: Record<Exclude<CutMode, 'disable'>, readonly ('upstream' | 'downstream')[]> = {
+  blackhole: ['upstream', 'downstream'],
+  'drop-replies': ['downstream'],
+};
 
 /** Cuts `links`; returns the undo. Overlapping cuts of one link nest. */
 export async function cutLinks(env: Environment, links: Link[], mode: CutMode, tag: string): Promise<() => Promise<void>> {
@@ -37,7 +50,7 @@ export async function cutLinks(env: Environment, links: Link[], mode: CutMode, t
   const done: Link[] = [];
   const undo = async () => {
     for (const l of done.splice(0).reverse()) {
-      if (mode === 'blackhole') {
+      if (mode !== 'disable') {
         await removeToxics(s.tp, l.name, `${TOXIC_PREFIX}${tag}-`);
         continue;
       }
@@ -49,10 +62,10 @@ export async function cutLinks(env: Environment, links: Link[], mode: CutMode, t
   };
   try {
     for (const l of links) {
-      if (mode === 'blackhole') {
+      if (mode !== 'disable') {
         const p = await s.tp.get(l.name);
         done.push(l);
-        for (const stream of ['upstream', 'downstream'] as const) {
+        for (const stream of HELD_STREAMS[mode]) {
           await p.addToxic({ name: `${TOXIC_PREFIX}${tag}-hole-${stream}`, type: 'timeout', stream, toxicity: 1, attributes: { timeout: 0 } });
         }
       } else {

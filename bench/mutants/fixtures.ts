@@ -17,17 +17,18 @@ export const FAMILIES: Record<string, Family> = {
   // commands (I/O points) and cuts links.
   redis: {
     faults: ['partition', 'client-pause'],
-    args: ['--pause-at', 'send'],
-    why: 'client pauses before the lock\'s commands and cut links; pauses in the critical section or between a reply and the acquire\'s return (a late grant), clock jumps and restarts break every lease lock that reports no validity, the correct one too',
+    args: ['--pause-at', 'send,before-release'],
+    why: 'client pauses before the lock\'s commands and at the start of its unlock, and cut links; pauses in the critical section or between a reply and the acquire\'s return (a late grant), clock jumps and restarts break every lease lock that reports no validity, the correct one too',
   },
   // A lease a watchdog keeps alive while held (Redisson's RLock): holds span several leases.
   // A cut link or a paused process stops the renewals while the holder still believes it
-  // holds (Redisson does not tell the holder): the correct recipe breaks under partition,
-  // so the user pauses clients before the lock's commands only.
+  // holds (Redisson does not tell the holder): the correct recipe breaks under partition and
+  // under any pause inside a hold (a re-entry's commands included), so the user pauses clients
+  // only where they no longer hold: at the start of the unlock.
   watchdog: {
     faults: ['client-pause'],
-    args: ['--pause-at', 'send'],
-    why: 'client pauses before the lock\'s commands; a cut link stops the watchdog without telling the holder, which breaks the correct recipe too',
+    args: ['--pause-at', 'before-release'],
+    why: 'client pauses at the start of its unlock (a late unlock); a pause or a cut link while it holds stops the watchdog without telling the holder, which breaks the correct recipe too',
   },
   // Redlock over 5 masters: links cut between clients and masters, client pauses anywhere
   // (the lock reports its validity, so a careful client survives a pause in its critical

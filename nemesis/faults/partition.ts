@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { KindDef } from '../fault.ts';
 import type { FaultSpec } from '../types.ts';
 import { at, beyondLease, beyondSession, lasting, paramsText, single, someClient, someServer, startAt, targetText } from '../words.ts';
-import { cutLinks, slowLinks, type CutMode } from '../links.ts';
+import { CUT_MODES, cutLinks, slowLinks, type CutMode } from '../links.ts';
 import { param } from '../spec.ts';
 import { LINK_TARGETS, resolveLinks } from '../targets.ts';
 import { SHAPES, describeGrudge, grudgeArb, grudgeText, parseGrudge, shapesFor } from '../grudge.ts';
@@ -15,7 +15,7 @@ export const partition: KindDef = {
     target: LINK_TARGETS,
     targetRequired: true,
     params: {
-      mode: { type: 'string', values: ['disable', 'blackhole'], doc: "'disable' (default): connections are closed and refused; 'blackhole': they stay open and nothing gets through" },
+      mode: { type: 'string', values: CUT_MODES, doc: "'disable' (default): connections are closed and refused; 'blackhole': they stay open and nothing gets through; 'drop-replies': one way, requests get through and take effect, replies are lost" },
       point: { type: 'string', doc: "anchored (target 'client:<id>' only; lockpick run does these): from at_ms on, cut the client when it next reaches this named point (e.g. 'in-critical-section'); it goes on, and a lock without a lease holds through the cut" },
       grudge: { type: 'string', doc: "with target 'grudge': who cannot reach whom, items FROM:TO[,TO...] separated by spaces (\"c1:n4,n5 n1:n3\" cuts c1 from n4 and n5, and n1 from n3, both ways)" },
       shape: { type: 'string', values: SHAPES, doc: 'with a grudge: the shape it was drawn from, in words (isolated, halves, bridge, majorities-ring, clients)' },
@@ -41,16 +41,18 @@ export const partition: KindDef = {
   // it holds (anchored in its critical section), past the session timeout: the server ends
   // its session and frees the lock under it (a closed connection ends a MariaDB session at once).
   generate: (o) => {
-    // One cut in three is a black hole: requests time out instead of being refused, so a client
-    // cannot tell whether its command took effect (what vote counting and unknown outcomes get wrong).
-    const mode = fc.constantFrom<Record<string, string>>({}, {}, { mode: 'blackhole' });
+    // Half the cuts leave connections open: a black hole (requests time out instead of being
+    // refused) or a one-way cut that loses only the replies (the command took effect, the client
+    // cannot know): what vote counting and unknown outcomes get wrong.
+    const mode = fc.constantFrom<Record<string, string>>({}, {}, { mode: 'blackhole' }, { mode: 'drop-replies' });
     const timedBase = {
       kind: fc.constant('partition'), at_ms: startAt(o), duration_ms: beyondLease(o),
       target: fc.oneof(someServer(o), someClient(o).map((c) => `client:${c}`)),
     };
     // Records, not maps: a stored plan shrinks without its generation context.
     const timed: fc.Arbitrary<FaultSpec> = fc.oneof({ weight: 2, arbitrary: fc.record(timedBase) },
-      { weight: 1, arbitrary: fc.record({ ...timedBase, params: fc.constant({ mode: 'blackhole' }) }) });
+      { weight: 1, arbitrary: fc.record({ ...timedBase, params: fc.constant({ mode: 'blackhole' }) }) },
+      { weight: 1, arbitrary: fc.record({ ...timedBase, params: fc.constant({ mode: 'drop-replies' }) }) });
     // Jepsen's partition shapes over every server and client (../grudge.ts): sides, bridges, rings, split votes.
     const servers = o.servers ?? o.nodes;
     const shaped = shapesFor({ servers, clients: o.clients, peerLinks: o.peerLinks ?? false }).length === 0 ? undefined

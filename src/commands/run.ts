@@ -8,7 +8,7 @@ import { InconclusiveError, UsageError } from '../errors.ts';
 import { lockLabel, parseLockArg, resolveRecipe } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
 import { PROPERTIES, topologyOf, type Property } from '../runner/session.ts';
-import { BEFORE_WRITE, CRITICAL_SECTION, IO_POINT_KINDS, MAX_CLIENTS, parseIoPoint } from '../workload/plan.ts';
+import { IO_POINT_KINDS, WORKER_POINTS, MAX_CLIENTS, parseIoPoint } from '../workload/plan.ts';
 import { readLearnedPoints } from '../runner/calibrate.ts';
 import type { LearnedPoints } from '../workload/points.ts';
 
@@ -269,7 +269,7 @@ function writablePath(p: string, flag: string): string {
 export function parsePausePoints(list: string | undefined, recipePoints: string[]): string[] | undefined {
   if (!list) return undefined;
   // 'send' and 'reply': the I/O points (src/runner/io-points.ts), N drawn by the generator.
-  const known = [CRITICAL_SECTION, BEFORE_WRITE, ...recipePoints, ...IO_POINT_KINDS];
+  const known = [...WORKER_POINTS, ...recipePoints, ...IO_POINT_KINDS];
   const out = list.split(',').map((s) => s.trim()).filter(Boolean);
   for (const p of out) {
     if (!known.includes(p)) throw new UsageError(`--pause-at: this lock has no point '${p}'; its points: ${known.join(', ')}`);
@@ -280,7 +280,7 @@ export function parsePausePoints(list: string | undefined, recipePoints: string[
 /** --points-from DIR: the points a run learned, each a point this lock has. */
 function pointsFrom(dir: string, lock: string, recipePoints: string[]): LearnedPoints {
   const learned = readLearnedPoints(dir, lock);
-  const known = [CRITICAL_SECTION, BEFORE_WRITE, ...recipePoints];
+  const known = [...WORKER_POINTS, ...recipePoints];
   const bad = learned.points.find((p) => !parseIoPoint(p) && !known.includes(p));
   if (bad) throw new UsageError(`--points-from ${dir}: this lock has no point '${bad}' (its points: ${known.join(', ')}, send:<op>:N, reply:<op>:N)\n  fix: give a run of this lock`);
   return learned;

@@ -47,16 +47,22 @@ export function faultPeriods(nemesis: readonly NemesisEvent[]): FaultPeriod[] {
 const s = (ns: number) => `${(ns / 1e9).toFixed(3)} s`;
 const msOf = (ns: number) => `${Math.round(ns / 1e6)} ms`;
 
-/** 'send:release:2' → "just before the 2nd command of its release went out". */
-export function pointWords(point: string): string {
+/**
+ * 'send:release:2' → "just before the 2nd command of its release went out", or with the command
+ * word the client's bytes named (src/runner/command-word.ts) "just before its DEL (the 2nd
+ * command of its release) went out".
+ */
+export function pointWords(point: string, command?: string): string {
   const io = /^(send|reply):(\w+):(\d+)$/.exec(point);
   if (io) {
     const n = Number(io[3]);
     const nth = `${n}${n === 1 ? 'st' : n === 2 ? 'nd' : n === 3 ? 'rd' : 'th'}`;
-    return io[1] === 'send' ? `just before the ${nth} command of its ${io[2]} went out` : `just after the ${nth} reply to its ${io[2]} came in`;
+    if (io[1] === 'send') return command ? `just before its ${command} (the ${nth} command of its ${io[2]}) went out` : `just before the ${nth} command of its ${io[2]} went out`;
+    return `just after the ${nth} reply to its ${io[2]} came in`;
   }
   if (point === 'in-critical-section') return 'in its critical section, just after its acquire returned';
   if (point === 'before-write') return 'just before its write, after its last look at the lock';
+  if (point === 'before-release') return 'at the start of its release, after it had stopped believing it held the lock';
   return `at its point '${point}'`;
 }
 
@@ -131,7 +137,7 @@ export function explainAnomalies(h: Pick<ParsedHistory, 'ops' | 'nemesis'>, anom
 
   function say(f: FaultPeriod, ownFault: boolean, procs: number[], names: Map<string | undefined, number>): string {
     const dur = f.end !== undefined ? ` for ${msOf(f.end - f.start)}` : ' until the end of the run';
-    const at = f.point ? `, ${pointWords(f.point)}` : '';
+    const at = f.point ? `, ${pointWords(f.point, typeof f.value.command === 'string' ? f.value.command : undefined)}` : '';
     if (ownFault) {
       const c = f.clients.find((x) => names.has(x))!;
       const p = names.get(c)!;

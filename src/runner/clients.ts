@@ -232,7 +232,7 @@ const WORKER_ARGS = extname(WORKER) === '.ts' ? ['--import', import.meta.resolve
         break;
       }
       case 'point': {
-        const p = this.killAt(w, m.name) ?? this.pauseAt(w, m.name, m.seq);
+        const p = this.killAt(w, m.name) ?? this.pauseAt(w, m.name, m.seq, m.command);
         this.pausing.add(p);
         void p.finally(() => this.pausing.delete(p));
         break;
@@ -279,7 +279,7 @@ const WORKER_ARGS = extname(WORKER) === '.ts' ? ['--import', import.meta.resolve
   }
 
   /** A point question: pause here if an anchored fault of the plan is due, then let it go on. */
-  private async pauseAt(w: Worker, point: string, seq: number): Promise<void> {
+  private async pauseAt(w: Worker, point: string, seq: number, command?: string): Promise<void> {
     const now = performance.now() - this.runStartMs;
     const f = this.anchored.find((x) => !x.fired && x.kind !== 'client-kill' && anchoredClient(x) === w.id && anchorPoint(x) === point && x.at_ms <= now);
     if (f?.anchor) {
@@ -295,13 +295,19 @@ const WORKER_ARGS = extname(WORKER) === '.ts' ? ['--import', import.meta.resolve
     if (f) {
       f.fired = true;
       const ms = f.duration_ms ?? 0;
-      this.recorder.nemesis('client-pause-start', { client: w.id, point, duration_ms: ms });
+      this.recorder.nemesis('client-pause-start', { client: w.id, point, duration_ms: ms, ...(command ? { command } : {}) });
       w.child.kill('SIGSTOP');
       w.stopped = true;
       await sleep(ms);
+      // 'go' waits in the pipe before the process runs again, so on waking its poll phase lets the
+      // held send or reply go before any timer that ran out during the pause fires: a reply that
+      // arrived during a pause is read, as a real paused process would find it in its socket,
+      // rather than the client library's command timeout firing first on a reply already there.
+      this.send(w, { t: 'go', seq });
       w.child.kill('SIGCONT');
       w.stopped = false;
       this.recorder.nemesis('client-pause-stop', { client: w.id, point });
+      return;
     }
     this.send(w, { t: 'go', seq });
   }

@@ -30,6 +30,7 @@
 // they reach no I/O point, so none is learned for them.
 import net from 'node:net';
 import { ioPointName, type IoPointOp } from '../workload/plan.ts';
+import { commandWord } from './command-word.ts';
 import type { IoCounts } from '../workload/points.ts';
 
 const PORT = Symbol('lockpick.ioPort');
@@ -65,7 +66,7 @@ function portOf(args: unknown[]): number | undefined {
 let installed: IoPoints | undefined;
 
 /** Wraps net.Socket once per process; ask(name) is the worker's point question (resolves on 'go'). */
-export function installIoPoints(ask: (name: string) => Promise<unknown>): IoPoints {
+export function installIoPoints(ask: (name: string, command?: string) => Promise<unknown>): IoPoints {
   if (installed) return installed;
   const proto = net.Socket.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
   const connect = proto.connect!;
@@ -116,7 +117,8 @@ export function installIoPoints(ask: (name: string) => Promise<unknown>): IoPoin
     const q = s[OUT]!;
     while (q.length) {
       const it = q[0]!;
-      if (it.point) await ask(it.point);
+      // The held bytes name the command for the report ("paused just before its DEL").
+      if (it.point) await ask(it.point, commandWord(it.args[0]));
       q.shift();
       if (s.destroyed) { dropOut(q.splice(0)); dropOut([it]); break; }
       (it.op === 'end' ? end : write).apply(s, it.args);

@@ -45,7 +45,7 @@ export type FromWorker =
   | { t: 'prepared'; run: number }                  // lock built and connected; waiting for 'start'
   | { t: 'invoke'; seq: number; f: string; key: string; value?: unknown }
   | { t: 'complete'; type: Exclude<EventType, 'invoke'>; f: string; key: string; value?: unknown; error?: string; extra?: Record<string, unknown> }
-  | { t: 'point'; seq: number; name: string }
+  | { t: 'point'; seq: number; name: string; command?: string }   // command: the word of a held send (DEL, DELETE), when readable
   | { t: 'log'; message: string }
   /** The lock broke the Lock contract (src/locks/contract.ts): this client stopped; the run ends with exit 2. */
   | { t: 'contract'; method: string; message: string }

@@ -16,7 +16,7 @@ import { ResourceClient } from './resource-store.ts';
 import { resolveRecipe } from './lock-spec.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Attempt } from '../workload/plan.ts';
-import { BEFORE_WRITE, CRITICAL_SECTION } from '../workload/plan.ts';
+import { BEFORE_RELEASE, BEFORE_WRITE, CRITICAL_SECTION } from '../workload/plan.ts';
 
 // Date.now(), new Date(), performance.timeOrigin read true time + the client-clock fault's offset.
 const clock = installSkewedClock();
@@ -25,13 +25,13 @@ let seq = 0;
 let process_ = -1;   // the logical process the parent assigned to our current operation
 const waiting = new Map<number, (process?: number) => void>();
 // send:<op>:N / reply:<op>:N points on the client's server sockets, asked like the lock's named points.
-const ioPoints = installIoPoints((name) => ask({ t: 'point', name }));
+const ioPoints = installIoPoints((name, command) => ask({ t: 'point', name, ...(command ? { command } : {}) }));
 
 function send(m: FromWorker): void {
   if (process.connected) process.send?.(m);
 }
 
-function ask(m: { t: 'invoke'; f: string; key: string; value?: unknown } | { t: 'point'; name: string }): Promise<number | undefined> {
+function ask(m: { t: 'invoke'; f: string; key: string; value?: unknown } | { t: 'point'; name: string; command?: string }): Promise<number | undefined> {
   const s = ++seq;
   return new Promise((resolve) => {
     waiting.set(s, resolve);
@@ -195,7 +195,7 @@ class Client {
     const inner = await this.acquire(key, 0);
     // Not re-entered ('fail': the hold was lost meanwhile): the outer hold goes on as the client believes it.
     if (typeof inner !== 'object') return inner === 'fail';
-    const r = await this.release(inner, key);
+    const r = await this.release(inner, key, false);
     if (r !== 'lapsed') return r === 'done';
     // The inner release never got through and the lease has run out since: the outer hold is over too.
     await this.lapse(outer, key);
@@ -257,9 +257,11 @@ class Client {
    * 'done' when answered (ok), 'info' when the outcome is unknown (this process ended),
    * 'lapsed' when every attempt certainly failed and the client gave up (a lapse is recorded).
    */
-  private async release(held: Held, key: string): Promise<'done' | 'info' | 'lapsed'> {
+  private async release(held: Held, key: string, outermost = true): Promise<'done' | 'info' | 'lapsed'> {
     for (let tries = 0; tries < 3; tries++) {
       await invoke('release', key);
+      // Only where the client stops believing it holds: an inner (reentrant) release is still inside the hold.
+      if (tries === 0 && outermost) await point(BEFORE_RELEASE);
       let r: unknown;
       try {
         r = await this.lock.release(held);

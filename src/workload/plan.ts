@@ -35,6 +35,14 @@ export const CRITICAL_SECTION = 'in-critical-section';
  * validity its lock reported (src/runner/worker.ts): a pause here outlives any client-side check.
  */
 export const BEFORE_WRITE = 'before-write';
+/**
+ * The worker's point just after it recorded a release's invoke (it has stopped believing it holds)
+ * and before the lock's release code runs: a pause here is a late unlock, one that reaches the
+ * server after the lease ran out and someone else may hold the lock.
+ */
+export const BEFORE_RELEASE = 'before-release';
+/** The points every worker has, whatever the lock. */
+export const WORKER_POINTS: readonly string[] = [CRITICAL_SECTION, BEFORE_WRITE, BEFORE_RELEASE];
 
 /**
  * Points made by the client's I/O (src/runner/io-points.ts), no recipe cooperation:
@@ -72,7 +80,7 @@ export function parseIoPoint(name: string): { kind: IoPointKind; op: IoPointOp; 
  * `zookeeper` package is C), where they would never fire.
  */
 export function defaultPausePoints(recipePoints: readonly string[], topology: string): string[] {
-  return [CRITICAL_SECTION, BEFORE_WRITE, ...recipePoints, ...(topology === 'zookeeper' ? [] : IO_POINT_KINDS)];
+  return [...WORKER_POINTS, ...recipePoints, ...(topology === 'zookeeper' ? [] : IO_POINT_KINDS)];
 }
 
 export function clientId(index: number): string {

@@ -63,6 +63,12 @@ test('partition client from node: commands time out (disable and blackhole), the
     assert.equal(await r.set('k', mode), 'OK');
     console.log(`# partition ${mode}: first command after heal in ${(performance.now() - t0).toFixed(0)} ms`);
   }
+  // One way: the request gets through and takes effect, the reply is lost (the client cannot tell).
+  await withFault({ kind: 'partition', target: ['client:c1', 'n1'], params: { mode: 'drop-replies' } }, async () => {
+    await assert.rejects(r.set('k', 'sent-through'), /timed out/, 'drop-replies: the reply never comes');
+    assert.equal(await direct('n1').get('k'), 'sent-through', 'drop-replies: the command took effect on the server');
+  });
+  assert.equal(await r.get('k'), 'sent-through', 'after heal the link works again');
   const n2 = await clientTo('n2', { commandTimeout: 400 });
   await withFault({ kind: 'partition', target: 'n1' }, async () => {
     await assert.rejects(r.get('k'), /timed out/);

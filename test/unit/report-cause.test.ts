@@ -62,3 +62,11 @@ test('a server fault inside a hold is named with the holder; no fault, no cause'
   const quiet = kill.filter((e) => e.process !== 'nemesis' || e.f === 'run-start');
   assert.ok(explainRun(quiet, r.anomalies).causes.every((c) => c === undefined));
 });
+
+test('a pause held at a send names the command its bytes held (the late DEL)', () => {
+  const withCommand = events.map((e) => (e.f === 'client-pause-start' ? { ...e, value: { ...(e.value as object), command: 'DEL' } } : e));
+  const r = checkHistory(toParsed(withCommand), { model: 'mutex' });
+  const { causes } = explainRun(withCommand, r.anomalies);
+  const stale = causes[r.anomalies.findIndex((a) => a.type === 'stale-release')]!;
+  assert.match(stale, /^c1 \(process 0\) was paused for 1200 ms from 0\.101 s, just before its DEL \(the 1st command of its release\) went out/);
+});

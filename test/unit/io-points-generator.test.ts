@@ -41,14 +41,14 @@ test('a recipe with its own points keeps three draws in four there too; --pause-
 });
 
 test('default points: I/O points on Node-socket clients, not on ZooKeeper (its client does I/O in C)', () => {
-  assert.deepEqual(defaultPausePoints([], 'redis'), ['in-critical-section', 'before-write', 'send', 'reply']);
-  assert.deepEqual(defaultPausePoints(['before-validity-check'], 'mariadb'), ['in-critical-section', 'before-write', 'before-validity-check', 'send', 'reply']);
-  assert.deepEqual(defaultPausePoints([], 'zookeeper'), ['in-critical-section', 'before-write']);
+  assert.deepEqual(defaultPausePoints([], 'redis'), ['in-critical-section', 'before-write', 'before-release', 'send', 'reply']);
+  assert.deepEqual(defaultPausePoints(['before-validity-check'], 'mariadb'), ['in-critical-section', 'before-write', 'before-release', 'before-validity-check', 'send', 'reply']);
+  assert.deepEqual(defaultPausePoints([], 'zookeeper'), ['in-critical-section', 'before-write', 'before-release']);
 });
 
 test('--pause-at takes send and reply (N is drawn), and names them when refusing', () => {
   assert.deepEqual(parsePausePoints('send,reply', []), ['send', 'reply']);
-  assert.throws(() => parsePausePoints('send:release:2', []), /no point 'send:release:2'; its points: in-critical-section, before-write, send, reply/);
+  assert.throws(() => parsePausePoints('send:release:2', []), /no point 'send:release:2'; its points: in-critical-section, before-write, before-release, send, reply/);
 });
 
 test('said in words: the command or reply of the next acquire or release', () => {

@@ -17,12 +17,12 @@ import {
 
 // redis-set-px-del as a calibration run sees it: an acquire that polls (SET 7 times while the
 // other client held), a release of one DEL, the critical section reached.
-const oneDel: ReachedPoints = { io: { acquire: { sends: 7, replies: 7 }, release: { sends: 1, replies: 1 } }, named: ['in-critical-section', 'before-write'] };
+const oneDel: ReachedPoints = { io: { acquire: { sends: 7, replies: 7 }, release: { sends: 1, replies: 1 } }, named: ['in-critical-section', 'before-write', 'before-release'] };
 const redisBase = defaultPausePoints([], 'redis');
 
 test('learned: I/O points up to the most one operation reached (capped), named points only if reached', () => {
   assert.deepEqual(learnPoints(redisBase, oneDel), [
-    'in-critical-section', 'before-write',
+    'in-critical-section', 'before-write', 'before-release',
     ...[1, 2, 3, 4, 5].map((n) => `send:acquire:${n}`), 'send:release:1',
     ...[1, 2, 3, 4, 5].map((n) => `reply:acquire:${n}`), 'reply:release:1',
   ]);
@@ -44,7 +44,7 @@ test('learned: I/O points up to the most one operation reached (capped), named p
 test('said in one line, as the run log prints it', () => {
   assert.equal(describeLearned(['in-critical-section', 'after-compare', 'send'], { io: { acquire: { sends: 1, replies: 1 }, release: { sends: 2, replies: 2 } }, named: ['in-critical-section', 'after-compare'] }),
     'acquire sends 1..1, release sends 1..2, named: in-critical-section, after-compare');
-  assert.equal(describeLearned(redisBase, oneDel), 'acquire sends 1..5 (of 7) replies 1..5 (of 7), release sends 1..1 replies 1..1, named: in-critical-section, before-write');
+  assert.equal(describeLearned(redisBase, oneDel), 'acquire sends 1..5 (of 7) replies 1..5 (of 7), release sends 1..1 replies 1..1, named: in-critical-section, before-write, before-release');
   assert.equal(describeLearned(['in-critical-section', 'before-validity-check', 'send'], { io: {}, named: ['in-critical-section'] }),
     "no send (the client's I/O is not Node's net), named: in-critical-section, not reached: before-validity-check");
 });
@@ -94,10 +94,11 @@ test('the stale-release aim pauses a one-command release only before that comman
   const learned = { ...base, points: learnPoints(redisBase, oneDel)! };
   assert.ok(aim.applies(learned));
   const points = new Set(fc.sample(aim.plan(learned), { numRuns: 200, seed: 9 }).map((p) => anchorPoint(p.faults[0]!)));
-  assert.deepEqual([...points], ['send:release:1']);
+  // The start of the release (the worker's own point) and the one command it sends.
+  assert.deepEqual([...points].sort(), ['before-release', 'send:release:1']);
   // Unlearned ('send' as given), it still draws the first three commands.
   const guessed = new Set(fc.sample(aim.plan({ ...base, points: redisBase }), { numRuns: 200, seed: 9 }).map((p) => anchorPoint(p.faults[0]!)));
-  assert.deepEqual([...guessed].sort(), ['send:release:1', 'send:release:2', 'send:release:3']);
+  assert.deepEqual([...guessed].sort(), ['before-release', 'send:release:1', 'send:release:2', 'send:release:3']);
   // A release that sends nothing the hooks see (and no recipe point): the aim does not apply.
   assert.ok(!aim.applies({ ...base, points: learnPoints(redisBase, { io: {}, named: ['in-critical-section'] })! }));
 });

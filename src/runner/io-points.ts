@@ -38,7 +38,7 @@ const OUT = Symbol('lockpick.ioOut');     // writes/ends queued behind a held wr
 const IN = Symbol('lockpick.ioIn');       // events queued behind a held data chunk
 const TURN = Symbol('lockpick.ioTurn');   // the turn of this socket's last counted send
 
-type Item = { op: string; args: unknown[]; point?: string };
+type Item = { op: string; args: unknown[]; point?: string; timers?: NodeJS.Timeout[] };
 type Tagged = net.Socket & { [PORT]?: number; [OUT]?: Item[]; [IN]?: Item[]; [TURN]?: number };
 
 export interface IoPoints {
@@ -83,7 +83,21 @@ export function installIoPoints(ask: (name: string, command?: string) => Promise
   // Event-loop turns: a write in a turn after its socket's last counted one is a new send.
   let turn = 0;
   let turnEnds = false;
-  const nextTurn = () => { turn++; turnEnds = false; };
+  const nextTurn = () => { turn++; turnEnds = false; thisTurnTimers = []; };
+  // Timers a client library set in this turn, just before the write it is held at: its command
+  // timeout for that command. A pause "just before the command" must not count against it (a
+  // process paused before issuing a command starts its timer after waking), so when a held write
+  // goes out they are restarted (Timeout.refresh(); a cleared one stays cleared).
+  let thisTurnTimers: NodeJS.Timeout[] = [];
+  const realSetTimeout = globalThis.setTimeout;
+  globalThis.setTimeout = function (this: unknown, ...a: Parameters<typeof setTimeout>) {
+    const t = realSetTimeout.apply(this, a);
+    if (armed && op !== undefined) {
+      thisTurnTimers.push(t);
+      if (!turnEnds) { turnEnds = true; setImmediate(nextTurn); }
+    }
+    return t;
+  } as typeof setTimeout;
   const reach = () => {
     const m = (most[op!] ??= { sends: 0, replies: 0 });
     m.sends = Math.max(m.sends, sends);
@@ -121,6 +135,7 @@ export function installIoPoints(ask: (name: string, command?: string) => Promise
       if (it.point) await ask(it.point, commandWord(it.args[0]));
       q.shift();
       if (s.destroyed) { dropOut(q.splice(0)); dropOut([it]); break; }
+      for (const t of it.timers ?? []) t.refresh();
       (it.op === 'end' ? end : write).apply(s, it.args);
     }
     s[OUT] = undefined;
@@ -149,7 +164,7 @@ export function installIoPoints(ask: (name: string, command?: string) => Promise
     const point = name !== undefined && wanted.has(name) ? name : undefined;
     if (this[OUT]) { this[OUT].push({ op: 'write', args, point }); return true; }
     if (!point) return write.apply(this, args);
-    this[OUT] = [{ op: 'write', args, point }];
+    this[OUT] = [{ op: 'write', args, point, timers: thisTurnTimers }];
     void drainOut(this);
     return true;   // as if buffered: it is, here
   };

@@ -165,3 +165,41 @@ test('a socket destroyed while its write is held drops the queue: callbacks get 
   assert.ok(errs.every((e) => e instanceof Error));
   assert.equal(a.got.at(-1), '', 'nothing reached the server');
 });
+
+test('a held send restarts the command timeout its library set just before it: the pause does not count against it', async () => {
+  const a = await echoServer();
+  servers.push(a.server);
+  io.arm([a.port], ['send:release:1']);
+  io.operation('release');
+  const s = await connect(a.port);
+  const r = reader(s);
+  asked.length = 0;
+  // As ioredis does: the command's timeout is set, then the command written, in one turn.
+  let timedOut = false;
+  const timeout = setTimeout(() => { timedOut = true; }, 150);
+  s.write('DEL');
+  assert.deepEqual(asked, ['send:release:1'], 'held, the question asked at once');
+  // The process is stopped (SIGSTOP) for 300 ms: no timer can run; the parent's 'go' is read first on waking.
+  const until = performance.now() + 300;
+  while (performance.now() < until) { /* stopped */ }
+  const a1 = answer!;
+  answer = undefined;
+  a1();
+  await r.until('DEL');
+  await sleep(60);
+  assert.equal(timedOut, false, 'counted from when the command really went out, not from before the pause');
+  await sleep(200);
+  assert.equal(timedOut, true, 'and it still fires when no reply comes in its time');
+  clearTimeout(timeout);
+  // Without a pause point nothing is restarted: a timer set beside an unheld write runs its course.
+  io.arm([a.port], []);
+  io.operation('release');
+  let fired = false;
+  setTimeout(() => { fired = true; }, 100);
+  s.write('X');
+  const until2 = performance.now() + 150;
+  while (performance.now() < until2) { /* busy */ }
+  await sleep(10);
+  assert.equal(fired, true);
+  s.destroy();
+});

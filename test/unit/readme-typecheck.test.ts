@@ -1,4 +1,4 @@
-// The README's code examples that are whole files (a ```ts or ```js block whose
+// The code examples of README.md and docs/*.md that are whole files (a ```ts or ```js block whose
 // first line names the file, e.g. `// lock.test.mjs`) compile against the
 // package's own types, as a user's editor and `tsc` see them: lockpick's
 // declarations are emitted as `npm run build` emits them, into a temp project's
@@ -17,16 +17,22 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TSC = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
-interface Example { file: string; code: string; line: number }
+interface Example { file: string; code: string; line: number; doc?: string }
 
-/** The README's file examples: fenced ts/js blocks whose first line is `// NAME.ext ...`. */
-export function fileExamples(readme: string): Example[] {
+/** A document's file examples: fenced ts/js blocks whose first line is `// NAME.ext ...`. */
+export function fileExamples(readme: string, doc?: string): Example[] {
   const out: Example[] = [];
   const re = /^```(?:ts|js)\n(\/\/ ([\w.-]+\.(?:ts|mts|cts|js|mjs|cjs))\b[^\n]*\n[\s\S]*?)^```$/gm;
   for (let m = re.exec(readme); m; m = re.exec(readme)) {
-    out.push({ file: m[2]!, code: m[1]!, line: readme.slice(0, m.index).split('\n').length + 1 });
+    out.push({ file: m[2]!, code: m[1]!, line: readme.slice(0, m.index).split('\n').length + 1, doc });
   }
   return out;
+}
+
+/** The file examples of the README and of the docs it links (docs/*.md; the library example lives in docs/library.md). */
+function docExamples(): Example[] {
+  const docs = ['README.md', ...readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+  return docs.flatMap((d) => fileExamples(readFileSync(path.join(root, d), 'utf8'), d));
 }
 
 /** An ES module example as the TypeScript file a user would copy it into (a CommonJS one is typed by JSDoc, which .ts files do not read). */
@@ -39,14 +45,14 @@ function tsc(args: string[], cwd: string): Promise<{ code: number; out: string }
   });
 }
 
-test('README: the examples that are files find each other', () => {
-  const files = fileExamples(readFileSync(path.join(root, 'README.md'), 'utf8')).map((e) => e.file);
+test('README and docs: the examples that are files find each other', () => {
+  const files = docExamples().map((e) => e.file);
   assert.ok(files.includes('lock.test.mjs'), `the library example is among them: ${files.join(', ')}`);
   assert.ok(files.includes('my-lock.js'), files.join(', '));
 });
 
-test('README: every file example typechecks against the package types (strict; an .mjs one also as TypeScript)', { timeout: 300_000 }, async () => {
-  const examples = fileExamples(readFileSync(path.join(root, 'README.md'), 'utf8'));
+test('README and docs: every file example typechecks against the package types (strict; an .mjs one also as TypeScript)', { timeout: 300_000 }, async () => {
+  const examples = docExamples();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-readme-ts-'));
   try {
     // The user's project: its dependencies (ioredis, @types/node) as installed beside lockpick, and lockpick's declarations.
@@ -80,7 +86,7 @@ test('README: every file example typechecks against the package types (strict; a
       files,
     }));
     const r = await tsc(['-p', 'tsconfig.json'], dir);
-    const where = examples.map((e) => `${e.file}: README.md line ${e.line}`).join('; ');
+    const where = examples.map((e) => `${e.file}: ${e.doc} line ${e.line}`).join('; ');
     assert.equal(r.code, 0, `README examples do not typecheck (${where}):\n${r.out}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -2,7 +2,7 @@
 // a throwaway `etcd` topology defined here and never in the sources: if it passes the
 // same checks and, registered by one push, is known to --endpoints, user-lock checks,
 // the environment's data roles and the nemesis' role sets, then a new topology is one
-// file plus one registry line (ARCHITECTURE.md "Adding a topology"). No servers.
+// file plus one registry line (ARCHITECTURE.md "How to add each kind of part"). No servers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -44,7 +44,7 @@ test('the tarball ships what users need and no tests, bench, CI or evidence', ()
     assert.deepEqual(files.filter((f) => f.startsWith(banned)), [], `${banned} must not be packed`);
   }
   for (const needed of ['bin/lockpick.mjs', 'src/cli.ts', 'src/runner/worker.ts', 'dist/src/index.js', 'dist/src/index.d.ts',
-    'dist/index.d.cts', 'dist/.source-hash', 'dist/src/cli.js', 'dist/src/runner/worker.js', 'dist/src/proxy/server-main.js', 'scenarios/set-px-del-pause/test.json', 'native/clockshim.c', 'examples/my-lock.ts', 'README.md', 'package.json']) {
+    'dist/index.d.cts', 'dist/.source-hash', 'dist/src/cli.js', 'dist/src/runner/worker.js', 'dist/src/proxy/server-main.js', 'scenarios/set-px-del-pause/test.json', 'native/clockshim.c', 'examples/my-lock.ts', 'README.md', 'docs/writing-a-lock.md', 'docs/library.md', 'package.json']) {
     assert.ok(files.includes(needed), `${needed} must be packed`);
   }
   const kB = statSync(tarball).size / 1000;

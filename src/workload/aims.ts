@@ -7,6 +7,7 @@ import { lateGrant } from './aims/late-grant.ts';
 import { sentinelFailover } from './aims/sentinel-failover.ts';
 import { splitVotes } from './aims/split-votes.ts';
 import { staleRelease } from './aims/stale-release.ts';
+import { tornAcquire } from './aims/torn-acquire.ts';
 import { zkSessionExpiry } from './aims/zk-session-expiry.ts';
 
 export const AIMS: readonly Aim[] = [
@@ -19,6 +20,7 @@ export const AIMS: readonly Aim[] = [
   leaseRestart,
   splitVotes,
   lateGrant,
+  tornAcquire,
 ];
 
 /** The aims whose kinds were all asked for and whose topology fits. */

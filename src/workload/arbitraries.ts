@@ -26,6 +26,9 @@ export interface WorkloadOptions {
    * run (./points.ts), the concrete I/O points the lock's operations reached ('send:release:2').
    */
   points?: string[];
+  /** The fewest sends of an acquire that got the lock, as the calibration run saw (IoCounts.grantedSends): sends every acquire of a free lock reaches. */
+  grantedAcquireSends?: number;
+  grantedAcquireReplies?: number;
   renew?: boolean;        // the lock has renew() (LockRecipe.renews): let attempts use it
   keepsAlive?: boolean;   // the lock renews its own lease while held (LockRecipe.keepsAlive): holds may span several TTLs
   sessionMs?: number;     // how long the server keeps a silent client's hold (LockRecipe.sessionMs: ZooKeeper's session timeout)

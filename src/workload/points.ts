@@ -13,7 +13,12 @@ import {
 } from './plan.ts';
 
 /** The most sends and replies one operation of a kind made. */
-export interface IoCounts { sends: number; replies: number }
+export interface IoCounts {
+  sends: number; replies: number;
+  /** Acquires only: the fewest sends and replies of one that returned the lock (a free lock's acquire reaches these every time). */
+  grantedSends?: number;
+  grantedReplies?: number;
+}
 
 /** What the clients of a run reached: per operation kind its I/O counts, and the named points. */
 export interface ReachedPoints {
@@ -44,7 +49,12 @@ export function mergeReached(a: ReachedPoints, b: ReachedPoints): ReachedPoints 
   for (const op of IO_POINT_OPS) {
     const x = a.io[op];
     const y = b.io[op];
-    if (x || y) io[op] = { sends: Math.max(x?.sends ?? 0, y?.sends ?? 0), replies: Math.max(x?.replies ?? 0, y?.replies ?? 0) };
+    if (!x && !y) continue;
+    io[op] = { sends: Math.max(x?.sends ?? 0, y?.sends ?? 0), replies: Math.max(x?.replies ?? 0, y?.replies ?? 0) };
+    for (const f of ['grantedSends', 'grantedReplies'] as const) {
+      const granted = [x?.[f], y?.[f]].filter((n): n is number => n !== undefined);
+      if (granted.length) io[op]![f] = Math.min(...granted);
+    }
   }
   return { io, named: [...new Set([...a.named, ...b.named])] };
 }

@@ -161,3 +161,26 @@ test('--points-from DIR reads the points that run of this lock learned; anything
   writeFileSync(path.join(dir, 'test.json'), '{');
   assert.throws(() => readLearnedPoints(dir, 'redis-set-px-del'), /not readable JSON/);
 });
+
+test('interleaved-acquire pauses only before acquire sends a granted acquire reaches (a free lock\'s GET then EVAL, not a poll\'s retries)', () => {
+  const aim = AIMS.find((a) => a.name === 'interleaved-acquire')!;
+  // GET-then-EVAL acquire, polling up to 5 sends while it waits: every granted acquire made 2 sends.
+  const reached: ReachedPoints = { io: { acquire: { sends: 5, replies: 5, grantedSends: 2, grantedReplies: 2 }, release: { sends: 1, replies: 1 } }, named: ['in-critical-section'] };
+  const o = { ...base, points: learnPoints(['in-critical-section', 'send'], reached)!, grantedAcquireSends: 2 };
+  assert.ok(aim.applies(o));
+  const plans = fc.sample(aim.plan(o), { numRuns: 100, seed: 3 });
+  assert.deepEqual([...new Set(plans.map((p) => anchorPoint(p.faults[0]!)))], ['send:acquire:2']);
+  for (const p of plans) {
+    const [a1, a2] = [p.clients[0]!.attempts[0]!, p.clients[1]!.attempts[0]!];
+    const pause = p.faults[0]!.duration_ms!;
+    // c2 comes during c1's pause and is done before it ends; the pause stays inside the lease.
+    assert.ok(a2.delayMs > a1.delayMs && a2.delayMs - a1.delayMs + a2.holdMs < pause && pause <= base.ttlMs / 2);
+  }
+  // A one-command acquire of a free lock (SET NX PX, retried only while waiting): nothing to interleave.
+  assert.ok(!aim.applies({ ...o, grantedAcquireSends: 1 }));
+  assert.ok(!aim.applies({ ...base, points: o.points }), 'not known: not drawn');
+  // Merged over clients and runs: the fewest.
+  const merged = mergeReached(reached, { io: { acquire: { sends: 3, replies: 3, grantedSends: 3 } }, named: [] });
+  assert.equal(merged.io.acquire!.grantedSends, 2);
+  assert.equal(merged.io.acquire!.sends, 5);
+});

@@ -135,8 +135,10 @@ test('torn-acquire: from a learned point in c1\'s acquire on, c1 reaches only a 
   const { tornAcquire } = await import('../../src/workload/aims/torn-acquire.ts');
   const { validatePlan } = await import('../../src/workload/plan.ts');
   const learned = ['in-critical-section', 'send:acquire:1', 'reply:acquire:1', 'reply:acquire:2', 'reply:acquire:3', 'send:release:1'];
-  const o = { clients: 3, faults: ['partition'], ttlMs: 800, nodes: masters, servers: masters, peerLinks: false, topology: 'redis', points: learned };
+  const o = { clients: 3, faults: ['partition'], ttlMs: 800, nodes: masters, servers: masters, peerLinks: false, topology: 'redis', points: learned, grantedAcquireReplies: 3 };
   assert.ok(tornAcquire.applies(o));
+  // Replies only a waiting acquire gets (none reached by a granted one) are never drawn.
+  assert.ok(!tornAcquire.applies({ ...o, grantedAcquireReplies: 1 }));
   // Not without several learned replies of an acquire (nothing to tear), nor on one server.
   assert.ok(!tornAcquire.applies({ ...o, points: ['in-critical-section', 'reply:acquire:1'] }));
   assert.ok(!tornAcquire.applies({ ...o, nodes: ['n1'], servers: ['n1'] }));

@@ -14,9 +14,13 @@ import { grudgeText, type Grudge } from '../../../nemesis/grudge.ts';
 
 const serversOf = (o: WorkloadOptions) => o.servers ?? o.nodes;
 
-/** The acquire's learned reply points: only learned ones (a guessed k may never be reached). */
+/**
+ * The acquire's learned reply points that every acquire of a free lock reaches (the calibration's
+ * grantedAcquireReplies): a guessed k, or a reply only a waiting acquire gets, may never come.
+ */
 function acquireReplies(o: WorkloadOptions): string[] {
-  return (o.points ?? []).filter((p) => { const io = parseIoPoint(p); return io?.kind === 'reply' && io.op === 'acquire'; });
+  const reached = o.grantedAcquireReplies ?? 0;
+  return (o.points ?? []).filter((p) => { const io = parseIoPoint(p); return io?.kind === 'reply' && io.op === 'acquire' && io.n <= reached; });
 }
 
 export const tornAcquire: Aim = {

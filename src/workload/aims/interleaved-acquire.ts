@@ -1,0 +1,49 @@
+// An interleaved acquire: a client stops between two commands of its own acquire (just before
+// its k-th, k ≥ 2, among those a calibration run saw an acquire send) for a fraction of the
+// lease, while a second client acquires, holds briefly and releases; then the first goes on. An
+// acquire that reads and then writes in separate commands (a fencing counter read before the
+// grant, a GET then a SET, an existence check then a create) acts on what it read before the
+// other grant: the same token twice, or a lock taken over. One whose decisive step is a single
+// atomic command gives the resumed client a fresh answer. The pause stays well inside the lease,
+// so a grant made before it is still valid when the client goes on (no late grant).
+import fc from 'fast-check';
+import type { Aim } from '../aim.ts';
+import type { WorkloadOptions } from '../arbitraries.ts';
+import { parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
+
+/**
+ * The learned sends of an acquire after its first ('send:acquire:k', k ≥ 2) that every acquire of
+ * a free lock reaches (the calibration's grantedAcquireSends): a polling acquire's retries are
+ * reached only when it waits, and a pause that never fires tests nothing.
+ */
+function laterSends(o: WorkloadOptions): string[] {
+  const reached = o.grantedAcquireSends ?? 0;
+  return (o.points ?? []).filter((p) => { const io = parseIoPoint(p); return io?.kind === 'send' && io.op === 'acquire' && io.n >= 2 && io.n <= reached; });
+}
+
+export const interleavedAcquire: Aim = {
+  name: 'interleaved-acquire',
+  summary: 'a client stops between two commands of its acquire while a second client acquires, holds briefly and releases; then it goes on',
+  kinds: ['client-pause'],
+  applies: (o) => o.clients >= 2 && laterSends(o).length > 0,
+  weight: 1,
+  plan: (o) => {
+    const ttl = o.ttlMs;
+    return fc.record({
+      point: fc.constantFrom(...laterSends(o)),
+      d1: fc.integer({ min: 0, max: Math.floor(ttl / 16) }),
+      pause: fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) }),
+      come: fc.integer({ min: Math.floor(ttl / 32), max: Math.floor(ttl / 8) }),
+      h2: fc.integer({ min: Math.floor(ttl / 16), max: Math.floor(ttl / 8) }),
+      h1: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor(ttl / 4) }),
+    }).map(({ point, d1, pause, come, h2, h1 }): RunPlan => {
+      const a1: Attempt = { key: 'k0', delayMs: d1, waitMs: ttl, holdMs: h1, renew: false };
+      const a2: Attempt = { key: 'k0', delayMs: d1 + come, waitMs: ttl, holdMs: h2, renew: false };
+      return {
+        ttlMs: ttl,
+        clients: Array.from({ length: o.clients }, (_, i) => ({ attempts: i === 0 ? [a1] : i === 1 ? [a2] : [] })),
+        faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: pause, target: 'c1', params: { point } }],
+      };
+    });
+  },
+};

@@ -8,13 +8,13 @@
 // A case with --faults all runs with --keep-going (the search spends all of --time and
 // lists every distinct failure): below the table, per failure class, the median time to
 // its first detection over the repeats (a repeat that did not find it counts as "> time").
-// Options: --cases NAME,NAME (default all)  --repeat N (default 5)  --time S (cap per run, default 120)  --seed N (first seed)
+// Options: --catalogue (the cases are the README catalogue's rows)  --cases NAME,NAME (default all)  --repeat N (default 5)  --time S (cap per run, default 120)  --seed N (first seed)
 //          --parallel K (passed to lockpick run: client-scoped plans K at once; default 1)
 //          --shrink-time S (passed to lockpick run, default 0: a class is then read from the plan as found,
 //          with its incidental faults; a few seconds name it by what the failure needs)
 // Run it alone (it starts real servers):   flock /tmp/lp-int.lock npm run bench:detect
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,8 +55,27 @@ const CASES: Record<string, string[]> = {
   'zk-session-careful': ['--lock', 'zk-ephemeral-sequential', '--clients', '3', '--faults', 'partition,pause'],
 };
 const { values: args } = parseArgs({
-  options: { cases: { type: 'string' }, repeat: { type: 'string' }, time: { type: 'string' }, seed: { type: 'string' }, parallel: { type: 'string' }, 'shrink-time': { type: 'string' } },
+  options: { cases: { type: 'string' }, repeat: { type: 'string' }, time: { type: 'string' }, seed: { type: 'string' }, parallel: { type: 'string' }, 'shrink-time': { type: 'string' }, catalogue: { type: 'boolean' } },
 });
+// --catalogue: the cases are the README catalogue's rows, each its `lockpick run …` command as printed
+// there (a row's own --time gives way to --time), with the row's median beside the measured one.
+const readmeMedian = new Map<string, string>();
+if (args.catalogue) {
+  for (const k of Object.keys(CASES)) delete CASES[k];
+  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const table = readme.slice(readme.indexOf('## The catalogue')).split('\n').filter((l) => l.startsWith('| ') && l.includes('`--lock '));
+  table.forEach((row, i) => {
+    const cells = row.split(' | ');
+    const cmd = /`(--lock [^`]+)`/.exec(cells[1] ?? '')?.[1];
+    if (!cmd) return;
+    const argv = cmd.split(/\s+/);
+    const t = argv.indexOf('--time');
+    if (t >= 0) argv.splice(t, 2);
+    const name = `${i + 1}-${argv[1]}`;
+    CASES[name] = argv;
+    readmeMedian.set(name, (cells[3] ?? '').trim() || (cells[2] ?? '').trim());
+  });
+}
 const names = (args.cases ?? Object.keys(CASES).join(',')).split(',');
 const repeat = Number(args.repeat ?? 5);
 const timeS = Number(args.time ?? 120);
@@ -89,7 +108,7 @@ function lockpickRun(argv: string[], seed: number, store: string): Promise<{ cod
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 console.log(`time to detection, random search, median of ${repeat} (seeds ${seed0}..${seed0 + repeat - 1}), cap ${timeS} s per run${parallel > 1 ? `, --parallel ${parallel}` : ''}${shrinkS ? `, --shrink-time ${shrinkS}` : ''}`);
 const classRows: string[] = [];   // --keep-going cases: one row per failure class
-console.log('| case | command | found | median | each (s) | runs/min (median) | conclusive runs |\n|---|---|---|---|---|---|---|');
+console.log(`| case | command | found | median | each (s) | runs/min (median) | conclusive runs |${args.catalogue ? ' README |' : ''}\n|---|---|---|---|---|---|---|${args.catalogue ? '---|' : ''}`);
 for (const name of names) {
   const times: number[] = [];
   const words: string[] = [];   // how a run without a violation ended
@@ -123,7 +142,7 @@ for (const name of names) {
     const mc = median(ts);
     classRows.push(`| ${name} | ${cls} | ${ts.filter(Number.isFinite).length}/${repeat} | ${Number.isFinite(mc) ? `${mc.toFixed(1)} s` : `> ${timeS} s`} | ${ts.map((t) => (Number.isFinite(t) ? t.toFixed(1) : `>${timeS}`)).join(', ')} |`);
   }
-  console.log(`| ${name} | \`lockpick run ${CASES[name]!.join(' ')}\` | ${found}/${repeat} | ${Number.isFinite(m) ? `${m.toFixed(1)} s` : `> ${timeS} s`} | ${each} | ${rate} | ${runs ? `${Math.round((100 * conclusive) / runs)}% (${conclusive}/${runs})` : '?'} |`);
+  console.log(`| ${name} | \`lockpick run ${CASES[name]!.join(' ')}\` | ${found}/${repeat} | ${Number.isFinite(m) ? `${m.toFixed(1)} s` : `> ${timeS} s`} | ${each} | ${rate} | ${runs ? `${Math.round((100 * conclusive) / runs)}% (${conclusive}/${runs})` : '?'} |${args.catalogue ? ` ${readmeMedian.get(name) ?? ''} |` : ''}`);
 }
 if (classRows.length) {
   console.log(`\nwith --keep-going, each distinct failure (class: anomalies · fault kinds${shrinkS ? ' of the shrunk plan' : ' of the plan as found'}): time to its first detection`);

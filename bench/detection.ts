@@ -65,7 +65,7 @@ if (args.catalogue) {
   const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
   const table = readme.slice(readme.indexOf('## The catalogue')).split('\n').filter((l) => l.startsWith('| ') && l.includes('`--lock '));
   table.forEach((row, i) => {
-    const cells = row.split(' | ');
+    const cells = row.split('|').slice(1, -1).map((c) => c.trim());
     const cmd = /`(--lock [^`]+)`/.exec(cells[1] ?? '')?.[1];
     if (!cmd) return;
     const argv = cmd.split(/\s+/);
@@ -73,7 +73,7 @@ if (args.catalogue) {
     if (t >= 0) argv.splice(t, 2);
     const name = `${i + 1}-${argv[1]}`;
     CASES[name] = argv;
-    readmeMedian.set(name, (cells[3] ?? '').trim() || (cells[2] ?? '').trim());
+    readmeMedian.set(name, cells[3] || cells[2] || '');
   });
 }
 const names = (args.cases ?? Object.keys(CASES).join(',')).split(',');

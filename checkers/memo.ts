@@ -4,9 +4,15 @@
 // hash of the ok ops plus the state hash and keeps, per bucket, an antichain of info sets.
 // Snapshots are compact so long histories fit: ok ops are placed roughly in order, so a set is
 // stored as "every ok op in the first `base` words" + the few words above it + the info ops placed.
+// When the search groups info ops into kinds and places each kind's in order (search.ts), the
+// info ops placed are just a count per kind, and a snapshot keeps those few counts instead of a
+// list that grows with the history (hundreds of info ops placed, copied into every snapshot).
 import type { Op } from '../src/history/types.ts';
 
 interface Snapshot { h2: number; sid: number; base: number; tail: Uint32Array; infos: Int32Array }
+
+/** Past this many kinds a count vector is no longer smaller than the list of info ops placed. */
+const MAX_COUNTED_KINDS = 64;
 const NO_INFOS = new Int32Array(0);
 
 export class LinearizedSet {
@@ -16,6 +22,7 @@ export class LinearizedSet {
   private readonly okCount: Int32Array;
   private readonly z1: Int32Array;
   private readonly z2: Int32Array;
+  private readonly kindOf: Int32Array | undefined;
   private h1 = 0;
   private h2 = 0;
   private base = 0;        // every ok op in words below base is placed
@@ -27,7 +34,16 @@ export class LinearizedSet {
   private readonly stateIds = new Map<string, number>();
   size = 0;
 
-  constructor(ops: readonly Op[]) {
+  /** Info ops placed per kind (when counted): what a snapshot keeps instead of `infos`. */
+  private readonly counts: Int32Array | undefined;
+
+  /**
+   * kindOf (optional): each info op's kind (-1: none). Only for a search that places the info
+   * ops of a kind in a fixed order (the earliest unplaced first) and undoes them LIFO.
+   */
+  constructor(ops: readonly Op[], kindOf?: Int32Array, kinds = 0) {
+    this.kindOf = kinds > 0 && kinds <= MAX_COUNTED_KINDS && kindOf ? kindOf : undefined;
+    this.counts = this.kindOf ? new Int32Array(kinds) : undefined;
     const n = ops.length, words = (n + 31) >>> 5;
     this.bits = new Uint32Array(words);
     this.okMask = new Uint32Array(words);
@@ -51,7 +67,7 @@ export class LinearizedSet {
   add(i: number, ok: boolean): void {
     const w = i >>> 5;
     this.bits[w]! |= 1 << (i & 31);
-    if (!ok) { this.infos.push(i); return; }
+    if (!ok) { if (this.counts) this.counts[this.kindOf![i]!]!++; else this.infos.push(i); return; }
     this.h1 ^= this.z1[i]!; this.h2 ^= this.z2[i]!;
     this.okCount[w]!++;
     if (w > this.top) this.top = w;
@@ -62,7 +78,7 @@ export class LinearizedSet {
   remove(i: number, ok: boolean): void {
     const w = i >>> 5;
     this.bits[w]! &= ~(1 << (i & 31));
-    if (!ok) { this.infos.pop(); return; }
+    if (!ok) { if (this.counts) this.counts[this.kindOf![i]!]!--; else this.infos.pop(); return; }
     this.h1 ^= this.z1[i]!; this.h2 ^= this.z2[i]!;
     this.okCount[w]!--;
     if (w < this.base) this.base = w;
@@ -78,7 +94,7 @@ export class LinearizedSet {
     if (bucket) {
       for (const s of bucket) if (s.h2 === this.h2 && s.sid === sid && this.sameOk(s) && this.hasAll(s.infos)) return true;
     }
-    const infos = this.infos.length ? Int32Array.from(this.infos) : NO_INFOS;
+    const infos = this.counts ? this.counts.slice() : this.infos.length ? Int32Array.from(this.infos) : NO_INFOS;
     const len = Math.max(0, this.top - this.base + 1);
     const tail = new Uint32Array(len);
     for (let j = 0; j < len; j++) tail[j] = this.bits[this.base + j]! & this.okMask[this.base + j]!;
@@ -95,7 +111,13 @@ export class LinearizedSet {
     return true;
   }
 
+  /** Every info op of the snapshot is placed now (counted: no kind has fewer placed now). */
   private hasAll(xs: Int32Array): boolean {
+    const c = this.counts;
+    if (c) {
+      for (let k = 0; k < c.length; k++) if (xs[k]! > c[k]!) return false;
+      return true;
+    }
     for (let j = 0; j < xs.length; j++) if (!this.has(xs[j]!)) return false;
     return true;
   }

@@ -95,7 +95,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
     next[prev[c]!] = c; if (next[c] !== -1) prev[next[c]!] = c;
   };
 
-  const set = new LinearizedSet(ops);
+  const set = new LinearizedSet(ops, kindOf, kindOps.length);
 
   /**
    * The next candidate after position `after`, from list node `entry` on (the first node after

@@ -14,7 +14,6 @@ import { EXIT } from '../cli.ts';
 import { DEFAULT_MAX_LINE_BYTES, HistoryError, ReadLimitReached, detectFormat, parseMaxLineBytes, readHistory, type ReadOptions } from '../history/index.ts';
 import { CheckerBug, checkJsonlStreaming, streams } from '../../checkers/stream.ts';
 import { formatResult } from '../report/text.ts';
-import { ReaderBug } from '../history/jsonl-threads.ts';
 
 
 function modelNames(): string[] {
@@ -83,7 +82,6 @@ async function checkFile(file: string, model: string, backend: Backend | undefin
       result = await checkJsonlStreaming(file, options, undefined, read);
     } catch (e) {
       if (e instanceof CheckerBug) return internalError(file, model, e.bug, Math.round(performance.now() - t0));
-      if (e instanceof ReaderBug) return internalError(file, model, e, Math.round(performance.now() - t0));
       return badInput(file, e);
     }
     t1 = performance.now();
@@ -94,7 +92,6 @@ async function checkFile(file: string, model: string, backend: Backend | undefin
       history = await readHistory(file, read);
     } catch (e) {
       if (e instanceof ReadLimitReached) return readLimit(file, model, e, Math.round(performance.now() - t0));
-      if (e instanceof ReaderBug) return internalError(file, model, e, Math.round(performance.now() - t0));
       return badInput(file, e);
     }
     t1 = performance.now();

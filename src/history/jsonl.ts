@@ -1,12 +1,11 @@
 // JSON Lines reader: reads the file in fixed-size chunks and splits lines itself, so a history of
 // millions of events never sits in memory as one text. Lines are scanned as bytes
 // (./jsonl-scan.ts) and only unusual ones are decoded and given to JSON.parse.
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { HistoryBuilder } from './build.ts';
 import { HistoryError } from './errors.ts';
 import { LineScanner } from './jsonl-scan.ts';
-import { forEachLineThreaded, threadsFor } from './jsonl-threads.ts';
 import { duplicateKey } from './json-dupes.ts';
 import { ReadLimitReached, lineTooLong, maxLineBytesOf, type ReadOptions } from './limits.ts';
 import type { ParsedHistory } from './types.ts';
@@ -94,43 +93,29 @@ export async function forEachLine(path: string, onLine: (text: string, line: num
  * only valid during the call. Throws HistoryError for a line that is not JSON.
  */
 export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions): Promise<void> {
-  const slow = (text: string, line: number) => {
-    const ev = parseLine(path, text, line);
-    if (ev !== undefined) onEvent(ev, line);
-  };
-  // A big file: scanned on parser threads while this one builds and checks (./jsonl-threads.ts).
-  if (chunkBytes === CHUNK_BYTES) {
-    const size = await stat(path).then((st) => (st.isFile() ? st.size : 0), () => 0);
-    const threads = threadsFor(size);
-    if (threads > 0) return forEachLineThreaded(path, size, threads, maxLineBytesOf(o), onEvent, slow, o);
-  }
   const scanner = new LineScanner();
   await forEachLineBytes(path, (buf, start, end, line) => {
     if (scanner.scan(buf, start, end)) { onEvent(scanner.ev, line); return; }
-    slow(buf.toString('utf8', start, end), line);
+    let text = buf.toString('utf8', start, end);
+    // An event line starts with '{'; anything else is blank or wrong.
+    if (text.charCodeAt(0) !== 123 /* { */) {
+      if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1); // byte-order mark
+      if (text.trim() === '') return;
+    }
+    let ev: unknown;
+    try {
+      ev = JSON.parse(text);
+    } catch (e) {
+      throw new HistoryError(path, line, 'not-json', `each line must be one JSON object (JSON Lines); this line does not parse: ${(e as Error).message}`,
+        'fix the line so it is a complete JSON object on one line (no trailing commas, double-quoted keys), or remove it');
+    }
+    const dup = duplicateKey(text);
+    if (dup !== undefined) {
+      throw new HistoryError(path, line, 'duplicate-key', `the key ${JSON.stringify(dup)} appears twice in one object (JSON readers disagree on which value counts)`,
+        `keep one ${JSON.stringify(dup)} in the object and remove the other`);
+    }
+    onEvent(ev, line);
   }, chunkBytes, o);
-}
-
-/** A line the byte scanner left alone: blank (undefined), or parsed by JSON.parse; HistoryError when it is not one JSON object. */
-function parseLine(path: string, text: string, line: number): unknown {
-  // An event line starts with '{'; anything else is blank or wrong.
-  if (text.charCodeAt(0) !== 123 /* { */) {
-    if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1); // byte-order mark
-    if (text.trim() === '') return undefined;
-  }
-  let ev: unknown;
-  try {
-    ev = JSON.parse(text);
-  } catch (e) {
-    throw new HistoryError(path, line, 'not-json', `each line must be one JSON object (JSON Lines); this line does not parse: ${(e as Error).message}`,
-      'fix the line so it is a complete JSON object on one line (no trailing commas, double-quoted keys), or remove it');
-  }
-  const dup = duplicateKey(text);
-  if (dup !== undefined) {
-    throw new HistoryError(path, line, 'duplicate-key', `the key ${JSON.stringify(dup)} appears twice in one object (JSON readers disagree on which value counts)`,
-      `keep one ${JSON.stringify(dup)} in the object and remove the other`);
-  }
-  return ev;
 }
 
 /** chunkBytes is for tests (tiny chunks exercise lines split across reads). */

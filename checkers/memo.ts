@@ -9,11 +9,23 @@
 // list that grows with the history (hundreds of info ops placed, copied into every snapshot).
 import type { Op } from '../src/history/types.ts';
 
-interface Snapshot { h2: number; sid: number; base: number; tail: Uint32Array; infos: Int32Array }
+// Plain arrays, not typed ones: a snapshot is a few small numbers, and a typed array's allocation
+// costs more than the rest of a step.
+interface Snapshot { h2: number; sid: number; base: number; tail: number[]; infos: ArrayLike<number> }
 
 /** Past this many kinds a count vector is no longer smaller than the list of info ops placed. */
 const MAX_COUNTED_KINDS = 64;
-const NO_INFOS = new Int32Array(0);
+const NO_INFOS: number[] = [];
+
+/** The counts up to the last kind with any placed (often none: shared empty). */
+function countsOf(c: Int32Array): number[] {
+  let end = c.length;
+  while (end > 0 && c[end - 1] === 0) end--;
+  if (end === 0) return NO_INFOS;
+  const out: number[] = new Array(end);
+  for (let k = 0; k < end; k++) out[k] = c[k]!;
+  return out;
+}
 
 export class LinearizedSet {
   readonly bits: Uint32Array;
@@ -89,14 +101,14 @@ export class LinearizedSet {
   seenWith(stateHash: string): boolean {
     let sid = this.stateIds.get(stateHash);
     if (sid === undefined) this.stateIds.set(stateHash, (sid = this.stateIds.size));
-    const key = (this.h1 >>> 0) * 0x200000 + (sid & 0x1fffff);
+    const key = (this.h1 ^ Math.imul(sid + 1, 0x9e3779b1)) | 0; // a small integer: the Map hashes it fastest
     const bucket = this.cache.get(key);
     if (bucket) {
       for (const s of bucket) if (s.h2 === this.h2 && s.sid === sid && this.sameOk(s) && this.hasAll(s.infos)) return true;
     }
-    const infos = this.counts ? this.counts.slice() : this.infos.length ? Int32Array.from(this.infos) : NO_INFOS;
+    const infos = this.counts ? countsOf(this.counts) : this.infos.length ? this.infos.slice() : NO_INFOS;
     const len = Math.max(0, this.top - this.base + 1);
-    const tail = new Uint32Array(len);
+    const tail: number[] = new Array(len);
     for (let j = 0; j < len; j++) tail[j] = this.bits[this.base + j]! & this.okMask[this.base + j]!;
     const snap = { h2: this.h2, sid, base: this.base, tail, infos };
     if (bucket) bucket.push(snap); else this.cache.set(key, [snap]);
@@ -106,16 +118,15 @@ export class LinearizedSet {
 
   private sameOk(s: Snapshot): boolean {
     if (s.base !== this.base || s.tail.length !== Math.max(0, this.top - this.base + 1)) return false;
-    // Compare as bit patterns: `&` yields a signed int, Uint32Array holds the same bits unsigned.
-    for (let j = 0; j < s.tail.length; j++) if ((s.tail[j]! ^ (this.bits[this.base + j]! & this.okMask[this.base + j]!)) !== 0) return false;
+    for (let j = 0; j < s.tail.length; j++) if (s.tail[j]! !== (this.bits[this.base + j]! & this.okMask[this.base + j]!)) return false;
     return true;
   }
 
   /** Every info op of the snapshot is placed now (counted: no kind has fewer placed now). */
-  private hasAll(xs: Int32Array): boolean {
+  private hasAll(xs: ArrayLike<number>): boolean {
     const c = this.counts;
     if (c) {
-      for (let k = 0; k < c.length; k++) if (xs[k]! > c[k]!) return false;
+      for (let k = 0; k < xs.length; k++) if (xs[k]! > c[k]!) return false; // kinds past xs.length: none placed then
       return true;
     }
     for (let j = 0; j < xs.length; j++) if (!this.has(xs[j]!)) return false;

@@ -37,3 +37,35 @@ test('LinearizedSet answers "seen" exactly like the plain definition (LIFO adds 
     }
   }), { numRuns: 300 });
 });
+
+test('LinearizedSet with info kinds (each kind placed earliest first, as the search does) answers like the plain definition', () => {
+  const arb = fc.record({
+    outcomes: fc.array(fc.boolean(), { minLength: 1, maxLength: 80, size: 'max' }),
+    kinds: fc.array(fc.nat({ max: 3 }), { minLength: 80, maxLength: 80 }),
+    moves: fc.array(fc.record({ pop: fc.nat({ max: 2 }), op: fc.nat(), state: fc.nat({ max: 1 }) }), { maxLength: 400, size: 'max' }),
+  });
+  fc.assert(fc.property(arb, ({ outcomes, kinds, moves }) => {
+    const ops = opsOf(outcomes);
+    const kindOf = new Int32Array(ops.length).fill(-1);
+    const byKind: number[][] = [[], [], [], []];
+    ops.forEach((o, i) => { if (o.outcome !== 'ok') { kindOf[i] = kinds[i]!; byKind[kinds[i]!]!.push(i); } });
+    const set = new LinearizedSet(ops, kindOf, 4);
+    const seen: { ok: string; info: number[]; state: string }[] = [];
+    const cur = new Set<number>();
+    const stack: number[] = [];
+    const okKey = () => [...cur].filter((j) => outcomes[j]).sort((a, b) => a - b).join(',');
+    for (const m of moves) {
+      if (m.pop === 0 && stack.length) { const i = stack.pop()!; set.remove(i, outcomes[i]!); cur.delete(i); continue; }
+      let i = m.op % ops.length;
+      // An info op: the earliest unplaced one of its kind (the search's order).
+      if (!outcomes[i]) { const next = byKind[kindOf[i]!]!.find((j) => !cur.has(j)); if (next === undefined) continue; i = next; }
+      if (cur.has(i)) continue;
+      set.add(i, outcomes[i]!); cur.add(i);
+      const state = String(m.state);
+      const expected = seen.some((c) => c.state === state && c.ok === okKey() && c.info.every((j) => cur.has(j)));
+      assert.equal(set.seenWith(state), expected);
+      if (expected) { set.remove(i, outcomes[i]!); cur.delete(i); }
+      else { seen.push({ ok: okKey(), info: [...cur].filter((j) => !outcomes[j]), state }); stack.push(i); }
+    }
+  }), { numRuns: 300 });
+});

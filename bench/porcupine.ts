@@ -20,6 +20,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeRecordedMutex, writeRecordedRegister } from './recorded.ts';
+// @ts-expect-error: a plain .mjs module without types
+import { distFresh } from '../bin/dist-fresh.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const corpus = path.resolve(repoRoot, '../shared/corpus/etcd');
@@ -68,7 +70,7 @@ const WORKLOADS: Workload[] = [
   register('cas-register, 30k ops, 10% info, one bad read', true),
 ].filter((w) => !only || only.some((o) => w.name.includes(o)));
 
-interface Measured { seconds: number; mb: number; verdicts: Map<string, string>; code: number; err: string }
+interface Measured { seconds: number; mb: number; verdicts: Map<string, string>; reasons: Map<string, string>; code: number; err: string }
 
 /** Runs argv, returns wall time, peak RSS (MB; NaN when unknown) and the verdict per file from its JSON lines. */
 function measure(argv: string[], rssFrom: 'hook' | 'gnu-time' | 'none'): Promise<Measured> {
@@ -83,15 +85,18 @@ function measure(argv: string[], rssFrom: 'hook' | 'gnu-time' | 'none'): Promise
     child.on('close', (code) => {
       const seconds = (performance.now() - t) / 1000;
       const kb = Number((rssFrom === 'hook' ? /BENCH_MAX_RSS_KB=(\d+)/ : /BENCH_GNU_TIME_KB=(\d+)/).exec(err)?.[1] ?? NaN);
-      const verdicts = new Map<string, string>();
+      const verdicts = new Map<string, string>(), reasons = new Map<string, string>();
       for (const line of out.split('\n')) {
         if (!line.startsWith('{')) continue;
         try {
-          const r = JSON.parse(line) as { file?: string; valid?: unknown; error?: unknown };
-          if (r.file !== undefined) verdicts.set(path.resolve(repoRoot, r.file), r.error !== undefined ? 'error' : String(r.valid));
+          const r = JSON.parse(line) as { file?: string; valid?: unknown; error?: unknown; reason?: unknown };
+          if (r.file === undefined) continue;
+          const f = path.resolve(repoRoot, r.file);
+          verdicts.set(f, r.error !== undefined ? 'error' : String(r.valid));
+          if (r.valid !== true && r.valid !== false && typeof r.reason === 'string') reasons.set(f, r.reason.length > 80 ? `${r.reason.slice(0, 77)}...` : r.reason);
         } catch { /* not a result line */ }
       }
-      resolve({ seconds, mb: kb / 1024, verdicts, code: code ?? -1, err });
+      resolve({ seconds, mb: kb / 1024, verdicts, reasons, code: code ?? -1, err });
     });
   });
 }
@@ -120,6 +125,8 @@ const fmtMb = (mb: number) => (Number.isFinite(mb) ? `${Math.round(mb)} MB` : 'n
 const dir = args.dir ? path.resolve(args.dir) : mkdtempSync(path.join(tmpdir(), 'lockpick-bench-porcupine-'));
 mkdirSync(dir, { recursive: true });
 const rssForPorcupine = existsSync(GNU_TIME) ? 'gnu-time' : 'none';
+// What a user runs: the prebuilt dist/ when fresh; through tsx each call starts ~0.3 s later.
+if (!distFresh()) console.log('note: dist/ is not fresh (npm run build), so lockpick runs through tsx: each call starts about 0.3 s later than an installed lockpick');
 let failures = 0;
 console.log(`# lockpick${porcupineCmd ? ' beside Porcupine' : ''}: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), seed ${seed}, median of ${runs} run(s), load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 if (porcupineCmd) {
@@ -144,10 +151,16 @@ try {
       continue;
     }
     const pc = await medianOf(['sh', '-c', `${porcupineCmd} --model ${w.model} "$@"`, 'porcupine', ...files], rssForPorcupine);
-    const disagree = files.filter((f) => lp.verdicts.get(f) !== pc.verdicts.get(f));
-    const pcVerdict = pc.verdicts.size ? word(summary(files, pc.verdicts)) : `none (exit ${pc.code}${/out of memory|cannot allocate/i.test(pc.err) ? ', out of memory' : ''})`;
-    const agree = disagree.length === 0 ? `agree: ${word(lpVerdict)}` : `DIFFER on ${disagree.length}: lockpick ${word(lpVerdict)}, Porcupine ${pcVerdict}`;
-    const ratio = pc.verdicts.size ? `${(pc.seconds / lp.seconds).toFixed(2)}×` : 'n/a';
+    const decided = (v: string | undefined) => v === 'true' || v === 'false';
+    // No verdict (a limit, out of memory) is not a disagreement: said as such.
+    const differ = files.filter((f) => decided(pc.verdicts.get(f)) && lp.verdicts.get(f) !== pc.verdicts.get(f));
+    const undecided = files.filter((f) => !decided(pc.verdicts.get(f)));
+    const why = pc.reasons.size ? ` (${[...new Set(pc.reasons.values())].join('; ')})` : pc.verdicts.size ? '' : ` (exit ${pc.code})`;
+    if (differ.length) failures++;
+    const agree = differ.length ? `DIFFER on ${differ.length}: lockpick ${word(lpVerdict)}, Porcupine ${word(summary(files, pc.verdicts))}`
+      : undecided.length === files.length ? `lockpick ${word(lpVerdict)}; Porcupine no verdict${why}`
+        : undecided.length ? `agree on ${files.length - undecided.length}; Porcupine no verdict on ${undecided.length}${why}` : `agree: ${word(lpVerdict)}`;
+    const ratio = undecided.length === 0 ? `${(pc.seconds / lp.seconds).toFixed(2)}×` : 'n/a';
     console.log(`| ${w.name} | ${lpCell} | ${fmtS(pc.seconds)} s / ${fmtMb(pc.mb)} | ${ratio} | ${agree} |`);
   }
 } finally {

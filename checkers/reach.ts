@@ -34,21 +34,23 @@ export function unreachableOp<S>(model: Model<S>, ops: readonly Op[], budget: Bu
   const invoked: Op[] = [];
   let steps = 0;
   const tooMuch = () => states.size > MAX_STATES || (++steps % CHECK_EVERY === 0 && budget.check() !== undefined);
-  /** Adds s (if new) and everything the invoked ops reach from it. False: gave up. */
-  const close = (from: S[]): boolean => {
-    const work = from;
+  /** The state op leads to from s, added to `into` when new. */
+  const stepInto = (s: S, op: Op, into: S[]) => {
+    const r = model.step(s, op);
+    if (isInconsistent(r)) return;
+    const h = model.hash(r);
+    if (states.has(h)) return;
+    states.set(h, r);
+    into.push(r);
+  };
+  /** Adds everything the invoked ops reach from the states in `work`. False: gave up. */
+  const close = (work: S[]): boolean => {
     while (work.length) {
       const s = work.pop()!;
       for (const op of invoked) {
-        const r = model.step(s, op);
-        if (isInconsistent(r)) continue;
-        const h = model.hash(r);
-        if (states.has(h)) continue;
-        states.set(h, r);
-        work.push(r);
+        stepInto(s, op, work);
         if (tooMuch()) return false;
       }
-      if (tooMuch()) return false;
     }
     return true;
   };
@@ -57,14 +59,7 @@ export function unreachableOp<S>(model: Model<S>, ops: readonly Op[], budget: Bu
     if ((e & 1) === 0) {
       invoked.push(op);
       const fresh: S[] = [];
-      for (const s of [...states.values()]) {
-        const r = model.step(s, op);
-        if (isInconsistent(r)) continue;
-        const h = model.hash(r);
-        if (states.has(h)) continue;
-        states.set(h, r);
-        fresh.push(r);
-      }
+      for (const s of [...states.values()]) stepInto(s, op, fresh);
       if (tooMuch() || !close(fresh)) return undefined;
       continue;
     }

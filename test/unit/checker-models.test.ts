@@ -163,7 +163,7 @@ test('limits: a memory limit below the current use gives unknown with the reason
 test('limits: a search past its time limit gives unknown with the reason and what it had found', () => {
   // ~7000 cas-register ops, a third of them unanswered, one impossible read in the middle. The
   // model counts the writes in its state, so the reachable states are too many for the quick
-  // disproof (checkers/reach.ts) and the search must prove it: far longer than 20 ms.
+  // disproof (checkers/reach.ts) and the search must prove it: far longer than a second.
   const events: HistoryEvent[] = [];
   simulateRegister({ clients: 5, keys: 1, steps: 20_000, cas: true, infoPerMille: 200 }, seeded(7), (ev) => events.push(ev));
   const cas = MODELS['cas-register']!;
@@ -177,9 +177,9 @@ test('limits: a search past its time limit gives unknown with the reason and wha
     init: () => 'null|0', hash: (s: string) => s,
   } as typeof cas);
   try {
-    const r = checkHistory(toParsed(injectWrongRead(events, events.length >> 1).events), { model: 'test-counting-cas', timeLimitMs: 20 });
+    const r = checkHistory(toParsed(injectWrongRead(events, events.length >> 1).events), { model: 'test-counting-cas', timeLimitMs: 1000 });
     assert.equal(r.valid, 'unknown');
-    assert.match(r.reason ?? '', /key "r0": time limit of 20 ms reached before a verdict; partial result: the longest consistent order found places \d+ of the \d+ operations/);
+    assert.match(r.reason ?? '', /key "r0": time limit of 1000 ms reached before a verdict; partial result: the longest consistent order found places \d+ of the \d+ operations/);
   } finally { delete MODELS['test-counting-cas']; }
 });
 

@@ -22,7 +22,7 @@ export class Budget {
 
   /** Undefined while within limits, else why not. */
   check(): string | undefined {
-    if (Date.now() > this.deadline) return `time limit of ${this.timeLimitMs} ms reached before a verdict`;
+    if (Date.now() > this.deadline) return `time limit of ${Math.round(this.timeLimitMs!)} ms reached before a verdict`;
     if (this.maxMemoryBytes !== undefined) {
       const rss = process.memoryUsage.rss();
       if (rss > this.maxMemoryBytes) return `memory limit of ${mb(this.maxMemoryBytes)} reached (resident ${mb(rss)}) before a verdict`;

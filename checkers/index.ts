@@ -9,7 +9,8 @@ import { MODELS, modelNamed, registerModel } from './models/index.ts';
 import type { DescribedModel } from './models/lockpick-model.ts';
 import { searchLinearization } from './search.ts';
 import { SWEEPS, doubleHolderScan, staleUnlocks } from './sweep.ts';
-import { explainNonlinearizable } from './window.ts';
+import { explainNonlinearizable, explainUnreachable } from './window.ts';
+import { unreachableOp } from './reach.ts';
 
 export { MODELS, modelNamed, registerModel };
 export type { DescribedModel } from './models/lockpick-model.ts';
@@ -20,6 +21,8 @@ export const MAX_ANOMALIES_PER_KEY = 20;
 /** Time for finding the shortest failing window: this many times the deciding search, at least EXPLAIN_MIN_MS. */
 const EXPLAIN_FACTOR = 2;
 const EXPLAIN_MIN_MS = 2000;
+/** Time for the shortest failing window when the quick disproof (checkers/reach.ts) decided. */
+const UNREACHABLE_EXPLAIN_MS = 300;
 
 /**
  * The history or options do not fit the model: a usage problem (exit 2), not a verdict. Shaped
@@ -119,15 +122,38 @@ function decideKey(model: Model<any>, key: string, ops: Op[], budget: Budget, ba
   // Certain double holders are definite whatever the model; lock-free ops give none.
   const definite = ops.some((op) => op.f === 'acquire') ? doubleHolderScan(key, ops) : [];
   const live = ops.filter((op) => op.outcome !== 'fail');
+  // An op that fits no state the model can reach at all is decided without the search; the
+  // shortest failing window is still looked for, briefly (it takes a search up to that op).
+  const u = unreachableOp(model, live, budget);
+  if (u) {
+    const failed = { result: 'fail' as const, deepest: [], deepestState: model.init(), blockedAt: u.op.completeSeq };
+    return { valid: false, anomalies: [...definite, explainNonlinearizable(model, key, live, failed, budget.narrowed(UNREACHABLE_EXPLAIN_MS), () => explainUnreachable(model, key, u))] };
+  }
   const started = performance.now();
   const r = searchLinearization(model, live, budget);
   const searchMs = performance.now() - started;
   if (r.result === 'ok') return definite.length ? { valid: false, anomalies: definite } : { valid: true, anomalies: [] };
-  if (r.result === 'unknown') return definite.length ? { valid: false, anomalies: definite, reason: `the double holders decide it; the linearizability search stopped: ${r.reason}` } : { valid: 'unknown', anomalies: [], reason: r.reason };
+  if (r.result === 'unknown') {
+    const reason = `${r.reason}${partialResult(model, live, r)}`;
+    return definite.length ? { valid: false, anomalies: definite, reason: `the double holders decide it; the linearizability search stopped: ${reason}` } : { valid: 'unknown', anomalies: [], reason };
+  }
   // The verdict is in; finding the shortest failing prefix may take a few more searches, but
   // never more than a few times the first one (it stops at the shortest prefix found by then).
   const explainBudget = budget.narrowed(Math.max(EXPLAIN_MIN_MS, EXPLAIN_FACTOR * searchMs));
   return { valid: false, anomalies: [...definite, explainNonlinearizable(model, key, live, r, explainBudget)] };
+}
+
+/** What a search stopped by a limit had found: how far a consistent order got, and the return that held it up. */
+function partialResult(model: Model<any>, ops: readonly Op[], r: { placed: number; blockedAt: number }): string {
+  const ok = ops.filter((op) => op.outcome === 'ok').length;
+  let out = `; partial result: the longest consistent order found places ${r.placed} of the ${ops.length} operations (${ok} answered ok)`;
+  const stuck = r.blockedAt >= 0 ? ops.find((op) => op.completeSeq === r.blockedAt) : undefined;
+  if (stuck) {
+    const m = model as DescribedModel<any>;
+    // A dead end at a return has every earlier return placed: the history before it fits.
+    out += `; everything that returned before line ${stuck.completeLine} fits the model, and no order found gets past the return of process ${stuck.process}'s ${m.describeOp ? m.describeOp(stuck) : stuck.f} there (the first place to look)`;
+  }
+  return out;
 }
 
 function partition(model: Model<any>, ops: readonly Op[]): Map<string, Op[]> {

@@ -4,10 +4,34 @@
 // hash of the ok ops plus the state hash and keeps, per bucket, an antichain of info sets.
 // Snapshots are compact so long histories fit: ok ops are placed roughly in order, so a set is
 // stored as "every ok op in the first `base` words" + the few words above it + the info ops placed.
+// When the search groups info ops into kinds and places each kind's in order (search.ts), the
+// info ops placed are just a count per kind, and a snapshot keeps those few counts instead of a
+// list that grows with the history (hundreds of info ops placed, copied into every snapshot).
 import type { Op } from '../src/history/types.ts';
 
-interface Snapshot { h2: number; sid: number; base: number; tail: Uint32Array; infos: Int32Array }
-const NO_INFOS = new Int32Array(0);
+/** Past this many kinds a count vector is no longer smaller than the list of info ops placed. */
+const MAX_COUNTED_KINDS = 64;
+
+// Snapshots live in flat pools, not one object and two arrays each: a failing search stores
+// hundreds of thousands, and their allocation and collection cost more than the search.
+/** Numbers per snapshot in `meta`: h2, state id, base, where its words start, how many, where its infos start, how many, next in bucket. */
+const META = 8;
+
+/** A growable pool of 32-bit integers. */
+class Pool {
+  a = new Int32Array(1024);
+  n = 0;
+  reserve(k: number): number {
+    if (this.n + k > this.a.length) {
+      const bigger = new Int32Array(Math.max(this.a.length * 2, this.n + k));
+      bigger.set(this.a.subarray(0, this.n));
+      this.a = bigger;
+    }
+    const at = this.n;
+    this.n += k;
+    return at;
+  }
+}
 
 export class LinearizedSet {
   readonly bits: Uint32Array;
@@ -16,18 +40,30 @@ export class LinearizedSet {
   private readonly okCount: Int32Array;
   private readonly z1: Int32Array;
   private readonly z2: Int32Array;
+  private readonly kindOf: Int32Array | undefined;
   private h1 = 0;
   private h2 = 0;
   private base = 0;        // every ok op in words below base is placed
   private top = -1;        // highest word holding a placed ok op
   private readonly infos: number[] = []; // placed info ops, in placing order (the search undoes LIFO)
-  /** Keyed by a number made of the first ok-set hash and the state's id: no string built per step. */
-  private readonly cache = new Map<number, Snapshot[]>();
+  /** Bucket key (made of the first ok-set hash and the state's id: no string built per step) -> its newest snapshot. */
+  private readonly cache = new Map<number, number>();
+  private readonly meta = new Pool();
+  private readonly words = new Pool();
   /** State hash -> small id. */
   private readonly stateIds = new Map<string, number>();
   size = 0;
 
-  constructor(ops: readonly Op[]) {
+  /** Info ops placed per kind (when counted): what a snapshot keeps instead of `infos`. */
+  private readonly counts: Int32Array | undefined;
+
+  /**
+   * kindOf (optional): each info op's kind (-1: none). Only for a search that places the info
+   * ops of a kind in a fixed order (the earliest unplaced first) and undoes them LIFO.
+   */
+  constructor(ops: readonly Op[], kindOf?: Int32Array, kinds = 0) {
+    this.kindOf = kinds > 0 && kinds <= MAX_COUNTED_KINDS && kindOf ? kindOf : undefined;
+    this.counts = this.kindOf ? new Int32Array(kinds) : undefined;
     const n = ops.length, words = (n + 31) >>> 5;
     this.bits = new Uint32Array(words);
     this.okMask = new Uint32Array(words);
@@ -51,7 +87,7 @@ export class LinearizedSet {
   add(i: number, ok: boolean): void {
     const w = i >>> 5;
     this.bits[w]! |= 1 << (i & 31);
-    if (!ok) { this.infos.push(i); return; }
+    if (!ok) { if (this.counts) this.counts[this.kindOf![i]!]!++; else this.infos.push(i); return; }
     this.h1 ^= this.z1[i]!; this.h2 ^= this.z2[i]!;
     this.okCount[w]!++;
     if (w > this.top) this.top = w;
@@ -62,7 +98,7 @@ export class LinearizedSet {
   remove(i: number, ok: boolean): void {
     const w = i >>> 5;
     this.bits[w]! &= ~(1 << (i & 31));
-    if (!ok) { this.infos.pop(); return; }
+    if (!ok) { if (this.counts) this.counts[this.kindOf![i]!]!--; else this.infos.pop(); return; }
     this.h1 ^= this.z1[i]!; this.h2 ^= this.z2[i]!;
     this.okCount[w]!--;
     if (w < this.base) this.base = w;
@@ -73,30 +109,45 @@ export class LinearizedSet {
   seenWith(stateHash: string): boolean {
     let sid = this.stateIds.get(stateHash);
     if (sid === undefined) this.stateIds.set(stateHash, (sid = this.stateIds.size));
-    const key = (this.h1 >>> 0) * 0x200000 + (sid & 0x1fffff);
-    const bucket = this.cache.get(key);
-    if (bucket) {
-      for (const s of bucket) if (s.h2 === this.h2 && s.sid === sid && this.sameOk(s) && this.hasAll(s.infos)) return true;
-    }
-    const infos = this.infos.length ? Int32Array.from(this.infos) : NO_INFOS;
+    const key = (this.h1 ^ Math.imul(sid + 1, 0x9e3779b1)) | 0; // a small integer: the Map hashes it fastest
+    const head = this.cache.get(key);
     const len = Math.max(0, this.top - this.base + 1);
-    const tail = new Uint32Array(len);
-    for (let j = 0; j < len; j++) tail[j] = this.bits[this.base + j]! & this.okMask[this.base + j]!;
-    const snap = { h2: this.h2, sid, base: this.base, tail, infos };
-    if (bucket) bucket.push(snap); else this.cache.set(key, [snap]);
+    for (let x = head ?? -1; x !== -1; x = this.meta.a[x + 7]!) {
+      const m = this.meta.a;
+      if (m[x] === this.h2 && m[x + 1] === sid && m[x + 2] === this.base && m[x + 4] === len && this.sameOk(m[x + 3]!, len) && this.hasAll(m[x + 5]!, m[x + 6]!)) return true;
+    }
+    // Record it: the ok words above base, then the info ops placed (or the counts per kind).
+    const c = this.counts;
+    let infoLen = 0;
+    if (c) { infoLen = c.length; while (infoLen > 0 && c[infoLen - 1] === 0) infoLen--; } else infoLen = this.infos.length;
+    const w = this.words.reserve(len + infoLen);
+    const wa = this.words.a;
+    for (let j = 0; j < len; j++) wa[w + j] = this.bits[this.base + j]! & this.okMask[this.base + j]!;
+    if (c) for (let k = 0; k < infoLen; k++) wa[w + len + k] = c[k]!;
+    else for (let k = 0; k < infoLen; k++) wa[w + len + k] = this.infos[k]!;
+    const x = this.meta.reserve(META);
+    const m = this.meta.a;
+    m[x] = this.h2; m[x + 1] = sid; m[x + 2] = this.base; m[x + 3] = w; m[x + 4] = len; m[x + 5] = w + len; m[x + 6] = infoLen; m[x + 7] = head ?? -1;
+    this.cache.set(key, x);
     this.size++;
     return false;
   }
 
-  private sameOk(s: Snapshot): boolean {
-    if (s.base !== this.base || s.tail.length !== Math.max(0, this.top - this.base + 1)) return false;
-    // Compare as bit patterns: `&` yields a signed int, Uint32Array holds the same bits unsigned.
-    for (let j = 0; j < s.tail.length; j++) if ((s.tail[j]! ^ (this.bits[this.base + j]! & this.okMask[this.base + j]!)) !== 0) return false;
+  /** The ok words above base equal the `len` stored from `at`. */
+  private sameOk(at: number, len: number): boolean {
+    const wa = this.words.a;
+    for (let j = 0; j < len; j++) if (wa[at + j] !== (this.bits[this.base + j]! & this.okMask[this.base + j]!)) return false;
     return true;
   }
 
-  private hasAll(xs: Int32Array): boolean {
-    for (let j = 0; j < xs.length; j++) if (!this.has(xs[j]!)) return false;
+  /** Every info op of the snapshot is placed now (counted: no kind has fewer placed now). */
+  private hasAll(at: number, n: number): boolean {
+    const wa = this.words.a, c = this.counts;
+    if (c) {
+      for (let k = 0; k < n; k++) if (wa[at + k]! > c[k]!) return false; // kinds past n: none placed then
+      return true;
+    }
+    for (let j = 0; j < n; j++) if (!this.has(wa[at + j]!)) return false;
     return true;
   }
 

@@ -15,7 +15,9 @@ export type SearchOutcome<S> =
   // deepest: op indices of the longest order found. blockedAt: the latest completion (event
   // position) of an ok op that stopped the search; every prefix cut before it is linearizable.
   | { result: 'fail'; deepest: number[]; deepestState: S; blockedAt: number }
-  | { result: 'unknown'; reason: string };
+  // Stopped by the budget: what it had found by then (the longest consistent order's length,
+  // and the latest return that stopped it, -1 if none yet).
+  | { result: 'unknown'; reason: string; placed: number; blockedAt: number };
 
 const CHECK_EVERY = 4096;
 
@@ -95,7 +97,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
     next[prev[c]!] = c; if (next[c] !== -1) prev[next[c]!] = c;
   };
 
-  const set = new LinearizedSet(ops);
+  const set = new LinearizedSet(ops, kindOf, kindOps.length);
 
   /**
    * The next candidate after position `after`, from list node `entry` on (the first node after
@@ -143,7 +145,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
   while (okLeft > 0 || finals) {
     if (++steps % CHECK_EVERY === 0) {
       const reason = budget.check();
-      if (reason) return { result: 'unknown', reason };
+      if (reason) return { result: 'unknown', reason, placed: Math.max(deepestLen, sp), blockedAt };
     }
     const c = candidate(entry, after);
     const i = opOf(c);

@@ -7,6 +7,7 @@ import type { Anomaly, Inconsistent, Model } from './types.ts';
 import type { Budget } from './budget.ts';
 import { searchLinearization, type SearchOutcome } from './search.ts';
 import { isInconsistent } from './models/inconsistent.ts';
+import type { Unreachable } from './reach.ts';
 import type { DescribedModel } from './models/lockpick-model.ts';
 
 /** The ops seen up to event position t; those still open then become unanswered. */
@@ -31,7 +32,8 @@ interface Attempt<S> { k: number; ops: Op[]; culprit: Op; result: SearchOutcome<
  * states in which its last op could have taken effect: on the shortest failing prefix, what the
  * model expected of that op.
  */
-export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: readonly Op[], failed: Extract<SearchOutcome<S>, { result: 'fail' }>, budget: Budget): Anomaly {
+export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: readonly Op[], failed: Extract<SearchOutcome<S>, { result: 'fail' }>, budget: Budget,
+  outOfTime?: () => Anomaly): Anomaly {
   const cuts = ops.filter((o) => o.outcome === 'ok').map((o) => o.completeSeq).sort((a, b) => a - b);
   const attempt = (k: number): Attempt<S> => {
     const p = prefix(ops, cuts[k]!);
@@ -52,6 +54,7 @@ export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: rea
     if (t.result.result === 'unknown') break; // out of budget: keep the shortest failing prefix so far
     if (t.result.result === 'fail') best = t; else pass = t.k;
   }
+  if (!best && outOfTime) return outOfTime();
   let minimal = best?.ops ?? ops.slice();
   const trimmed = best && pass + 1 === best.k ? trimLeft(model, best.ops, best.culprit, budget) : undefined;
   const culprit = best?.culprit ?? ops.find((o) => o.completeSeq === failed.blockedAt) ?? ops[ops.length - 1]!;
@@ -95,6 +98,29 @@ export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: rea
       (proven
         ? `everything before ${say(culprit)} returned still fits, so that is where it breaks.`
         : `it breaks at or before ${say(culprit)} (out of time to narrow it further).`) + from + detail,
+  };
+}
+
+/**
+ * An ok op that fits no state the model can reach at all by its return (checkers/reach.ts):
+ * that op alone is the window (the words when the shortest failing prefix is out of reach).
+ */
+export function explainUnreachable<S>(model: Model<S>, key: string, u: Unreachable<S>): Anomaly {
+  const op = u.op;
+  const m = model as DescribedModel<S>;
+  const what = `process ${op.process}'s ${m.describeOp ? m.describeOp(op) : op.f} (lines ${op.invokeLine}–${op.completeLine})`;
+  const states = u.states.map((st) => model.describe(st)).sort();
+  const shown = states.length > 12 ? [...states.slice(0, 12), `${states.length - 12} more`] : states;
+  const why = u.states.length === 1 ? ` (${(model.step(u.states[0]!, op) as Inconsistent).reason})` : '';
+  return {
+    type: 'nonlinearizable',
+    key,
+    processes: [op.process],
+    lines: [op.invokeLine, op.completeLine],
+    ops: [op.id],
+    message: `no order of the operations on ${key === '' ? 'this key' : `key "${key}"`} fits the ${model.name} model: ${what} fits no state ` +
+      `the ${model.name} can reach by any sequence of the operations invoked before it returned (it can only be in state ${orList(shown)})${why}, ` +
+      'so it cannot take effect anywhere.',
   };
 }
 

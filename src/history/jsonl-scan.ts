@@ -60,10 +60,20 @@ export class LineScanner {
    * none needs a bounds check.
    */
   scan(buf: Buffer, start: number, end: number): boolean {
+    return buf[end] === 10 && this.scanLine(buf, start, end) === end;
+  }
+
+  /**
+   * Fills `ev` from the line starting at `start` and returns the position of its '\n', or -1:
+   * parse this line with JSON.parse. buf[limit] must be a '\n' (the line's or a later one's):
+   * the scan never passes a '\n', so the reader need not look for the line's end first.
+   */
+  scanLine(buf: Buffer, start: number, limit: number): number {
     // One function with the position in a local: this loop runs for every event of the file.
     const ev = this.ev;
     ev.type = ev.f = ev.process = ev.key = ev.value = ev.time = ev.index = ev.lease_ms = ev.valid_ms = undefined;
-    if (buf[start] !== LBRACE || buf[end] !== 10) return false;
+    const end = limit;
+    if (buf[start] !== LBRACE) return -1;
     let i = start + 1;
     let c = buf[i];
     while (c === 32 || c === 9) c = buf[++i];
@@ -71,21 +81,21 @@ export class LineScanner {
     let seen = 0;   // bit per field of FIELDS met on this line
     let others = 0; // ignored field names met on this line
     for (;;) {
-      if (c !== QUOTE) return false;
+      if (c !== QUOTE) return -1;
       // The field name: one of FIELDS (by length and bytes), or one the models ignore.
       const from = ++i;
-      for (c = buf[i]; c !== QUOTE; c = buf[++i]) if (c! < 0x20 || c! >= 0x80 || c === BACKSLASH) return false;
+      for (c = buf[i]; c !== QUOTE; c = buf[++i]) if (c! < 0x20 || c! >= 0x80 || c === BACKSLASH) return -1;
       const field = fieldId(buf, from, i - from);
       if (field !== 0) {
-        if (seen & (1 << field)) return false; // a duplicate key
+        if (seen & (1 << field)) return -1; // a duplicate key
         seen |= 1 << field;
       } else {
-        if (others === MAX_OTHER_FIELDS || this.seenOther(buf, from, i, others)) return false;
+        if (others === MAX_OTHER_FIELDS || this.seenOther(buf, from, i, others)) return -1;
         this.otherFrom[others] = from; this.otherTo[others++] = i;
       }
       c = buf[++i];
       while (c === 32 || c === 9) c = buf[++i];
-      if (c !== COLON) return false;
+      if (c !== COLON) return -1;
       c = buf[++i];
       while (c === 32 || c === 9) c = buf[++i];
       let v: unknown;
@@ -93,7 +103,7 @@ export class LineScanner {
         const sFrom = ++i;
         let h = 0;
         for (c = buf[i]; c !== QUOTE; c = buf[++i]) {
-          if (c! < 0x20 || c! >= 0x80 || c === BACKSLASH) return false;
+          if (c! < 0x20 || c! >= 0x80 || c === BACKSLASH) return -1;
           h = (h * 31 + c) | 0;
         }
         v = field === 0 ? '' : this.intern(buf, sFrom, i, h);
@@ -106,20 +116,20 @@ export class LineScanner {
         for (c = buf[i]; c! >= 48 && c! <= 57; c = buf[++i]) n = n * 10 + (c! - 48);
         const digits = i - first;
         // JSON integers only (no leading zeros, fraction or exponent), at most 15 digits: exact as a double.
-        if (digits === 0 || digits > 15 || (digits > 1 && buf[first] === 48) || c === 46 /* . */ || c === 101 /* e */ || c === 69 /* E */) return false;
+        if (digits === 0 || digits > 15 || (digits > 1 && buf[first] === 48) || c === 46 /* . */ || c === 101 /* e */ || c === 69 /* E */) return -1;
         v = neg ? -n : n;
       } else {
         this.pos = i; this.end = end; this.buf = buf;
         if (c === LBRACE || c === LBRACKET) {
-          if (!this.skipNested()) return false;
+          if (!this.skipNested()) return -1;
           // Only the value field is kept; others are still parsed, so a line JSON.parse rejects falls back.
           const text = buf.toString('utf8', i, this.pos);
-          try { v = JSON.parse(text); } catch { return false; }
-          if (duplicateKey(text) !== undefined) return false;
+          try { v = JSON.parse(text); } catch { return -1; }
+          if (duplicateKey(text) !== undefined) return -1;
         } else if (this.word('true')) v = true;
         else if (this.word('false')) v = false;
         else if (this.word('null')) v = null;
-        else return false;
+        else return -1;
         i = this.pos;
       }
       switch (field) {
@@ -141,7 +151,7 @@ export class LineScanner {
         continue;
       }
       if (c === RBRACE) return this.rest(buf, i + 1, end);
-      return false;
+      return -1;
     }
   }
 
@@ -155,10 +165,10 @@ export class LineScanner {
     return false;
   }
 
-  /** After the closing brace only whitespace may follow. */
-  private rest(buf: Buffer, i: number, end: number): boolean {
-    for (let c = buf[i]; i < end && (c === 32 || c === 9 || c === 13 || c === 10); c = buf[++i]);
-    return i === end;
+  /** After the closing brace only whitespace may follow, up to the line's '\n' (its position, else -1). */
+  private rest(buf: Buffer, i: number, end: number): number {
+    for (let c = buf[i]; i < end && (c === 32 || c === 9 || c === 13); c = buf[++i]);
+    return buf[i] === 10 ? i : -1;
   }
 
   /** The string of buf[from, to) (ASCII, hash h), made once per distinct short string. */
@@ -189,8 +199,12 @@ export class LineScanner {
     let depth = 0;
     for (let i = this.pos; i < this.end; i++) {
       const c = buf[i];
+      if (c === 10) return false; // the line ended inside it
       if (c === QUOTE) {
-        for (i++; i < this.end && buf[i] !== QUOTE; i++) if (buf[i] === BACKSLASH) i++;
+        for (i++; i < this.end && buf[i] !== QUOTE; i++) {
+          if (buf[i] === 10) return false;
+          if (buf[i] === BACKSLASH) i++;
+        }
       } else if (c === LBRACE || c === LBRACKET) depth++;
       else if (c === RBRACE || c === RBRACKET) {
         if (--depth === 0) { this.pos = i + 1; return true; }

@@ -14,6 +14,12 @@ import { countNewlines, firstInvalidUtf8, notUtf8 } from './utf8.ts';
 const CHUNK_BYTES = 1 << 22;
 
 /**
+ * Takes the line at buf[start] whole (reading it, finding its end) and returns the position of its
+ * '\n', or -1 to leave it to onLine. buf[limit] is a '\n'; the line number is `line`.
+ */
+export type FastLine = (buf: Buffer, start: number, limit: number, line: number) => number;
+
+/**
  * Calls onLine(buf, start, end, lineNumber) for each line of the file (bytes [start, end) of buf,
  * without '\n'), in order; buf is only valid during the call. Each chunk is cut after its last
  * '\n' and the tail carried over. Decoding is strict: before any line of a chunk is handed on,
@@ -21,7 +27,8 @@ const CHUNK_BYTES = 1 << 22;
  * their line. A line longer than o.maxLineBytes throws a HistoryError naming it (the buffer grows
  * at most to that), and o.limit is asked before each read (ReadLimitReached).
  */
-export async function forEachLineBytes(path: string, onLine: (buf: Buffer, start: number, end: number, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions): Promise<void> {
+export async function forEachLineBytes(path: string, onLine: (buf: Buffer, start: number, end: number, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions,
+  fast?: FastLine): Promise<void> {
   const maxLine = maxLineBytesOf(o);
   const fh = await open(path, 'r');
   let line = 0;
@@ -69,9 +76,17 @@ export async function forEachLineBytes(path: string, onLine: (buf: Buffer, start
       pending = read(spare, tail);
       validate(buf, lastNl);
       let start = 0;
-      for (let nl = buf.indexOf(10, start); nl !== -1 && nl <= lastNl; nl = buf.indexOf(10, start)) {
-        if (nl - start > maxLine) throw lineTooLong(path, line + 1, maxLine);
-        onLine(buf, start, nl, ++line);
+      while (start <= lastNl) {
+        // A line the fast reader takes finds its own end: no search for it first.
+        let nl = fast ? fast(buf, start, lastNl, line + 1) : -1;
+        if (nl === -1) {
+          nl = buf.indexOf(10, start);
+          if (nl - start > maxLine) throw lineTooLong(path, line + 1, maxLine);
+          onLine(buf, start, nl, ++line);
+        } else {
+          if (nl - start > maxLine) throw lineTooLong(path, line + 1, maxLine);
+          ++line;
+        }
         start = nl + 1;
       }
       [buf, spare] = [spare, buf];
@@ -94,6 +109,13 @@ export async function forEachLine(path: string, onLine: (text: string, line: num
  */
 export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions): Promise<void> {
   const scanner = new LineScanner();
+  // Checking the line's length after the scan is sound: the event is handed on only after it.
+  const maxLine = maxLineBytesOf(o);
+  const fast: FastLine = (buf, start, limit, line) => {
+    const nl = scanner.scanLine(buf, start, limit);
+    if (nl !== -1 && nl - start <= maxLine) onEvent(scanner.ev, line);
+    return nl;
+  };
   await forEachLineBytes(path, (buf, start, end, line) => {
     if (scanner.scan(buf, start, end)) { onEvent(scanner.ev, line); return; }
     let text = buf.toString('utf8', start, end);
@@ -115,7 +137,7 @@ export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, li
         `keep one ${JSON.stringify(dup)} in the object and remove the other`);
     }
     onEvent(ev, line);
-  }, chunkBytes, o);
+  }, chunkBytes, o, fast);
 }
 
 /** chunkBytes is for tests (tiny chunks exercise lines split across reads). */

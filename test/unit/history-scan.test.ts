@@ -64,3 +64,18 @@ test('on random event-like lines and their mutations the scanner never disagrees
     if (agrees(mutated)) assert.ok(ok, mutated);
   }), { numRuns: 3000 });
 });
+
+test('scanLine finds the line\'s end itself and never reads past it: a value cut by a newline is left to JSON.parse', () => {
+  const s = new LineScanner();
+  const two = Buffer.from('{"type":"ok","f":"read","process":1,"value":[1,\n2]}\n{"type":"ok"}\n');
+  const last = two.length - 1;
+  assert.equal(s.scanLine(two, 0, last), -1, 'the nested value ends on the next line');
+  const ok = Buffer.from('{"type":"ok","f":"read"} \r\n{"type":"invoke"}\n');
+  assert.equal(s.scanLine(ok, 0, ok.length - 1), ok.indexOf(10));
+  assert.equal(s.ev.f, 'read');
+  assert.equal(s.scanLine(ok, ok.indexOf(10) + 1, ok.length - 1), ok.length - 1);
+  assert.equal(s.ev.type, 'invoke');
+  for (const text of ['{"key":"a\nb"}\n', '{"value":{"a":"x\ny"}}\n', '{"value":{"a":\n1}}\n']) {
+    assert.equal(s.scanLine(Buffer.from(text), 0, text.length - 1), -1, JSON.stringify(text));
+  }
+});

@@ -1,0 +1,171 @@
+// `npm run bench:porcupine`: lockpick beside another checker (Porcupine) on the same files.
+// Generates, from a seed, the histories in the format `lockpick run` records (bench/recorded.ts):
+// mutex on one key at 100k (valid, and with one double holder), 1M and 10M ops; mutex 1M ops on
+// 100 keys; cas-register 30k ops with ~10% info, valid and with one read of a value nobody
+// wrote; and takes the 102 Jepsen etcd histories of ../shared/corpus/etcd where they lie (read
+// in place, never copied; all in one process). Each workload is checked by
+// `node bin/lockpick.mjs check FILE... --model M --json` in a child process: wall seconds and
+// peak RSS (medians of --runs).
+// With PORCUPINE_CMD set, the same is done for `sh -c "$PORCUPINE_CMD --model M FILE..."`:
+// a command that prints one JSON object per file, {"file": ..., "valid": true|false|"unknown"}
+// (as lockpick check --json does), peak RSS from GNU time (/usr/bin/time) when the machine has
+// it. The table then shows both, the ratio (Porcupine's time / lockpick's) and whether the
+// verdicts agree. Without it, lockpick's column alone, and a line saying Porcupine was not given.
+// The load average is printed with the table: the figures mean little on a busy machine.
+//   npm run bench:porcupine -- [--runs N] [--only NAME,...] [--seed S] [--dir DIR (keep the files)]
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { writeRecordedMutex, writeRecordedRegister } from './recorded.ts';
+// @ts-expect-error: a plain .mjs module without types
+import { distFresh } from '../bin/dist-fresh.mjs';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const corpus = path.resolve(repoRoot, '../shared/corpus/etcd');
+const { values: args } = parseArgs({ options: { runs: { type: 'string' }, only: { type: 'string' }, seed: { type: 'string' }, dir: { type: 'string' } } });
+const runs = Math.max(1, Number(args.runs ?? 1));
+const seed = Number(args.seed ?? 1);
+const only = args.only?.split(',');
+const porcupineCmd = process.env.PORCUPINE_CMD;
+const GNU_TIME = '/usr/bin/time';
+
+interface Workload { name: string; model: string; files: (dir: string) => string[]; expect?: string }
+
+const mutex = (name: string, ops: number, keys: number, doubleHolder = false): Workload => ({
+  name, model: 'mutex', expect: String(!doubleHolder),
+  files: (dir) => {
+    const f = path.join(dir, `mutex-${ops}-${keys}${doubleHolder ? '-dh' : ''}-s${seed}.jsonl`);
+    if (!existsSync(f)) writeRecordedMutex(f, { ops, keys, seed: seed + ops + keys, doubleHolder });
+    return [f];
+  },
+});
+const register = (name: string, badRead: boolean): Workload => ({
+  name, model: 'cas-register', expect: String(!badRead),
+  // 90k simulator steps on 10 clients: ~30.5k ops, ~10% of them info.
+  files: (dir) => {
+    const f = path.join(dir, `register-30k${badRead ? '-bad' : ''}-s${seed}.jsonl`);
+    if (!existsSync(f)) writeRecordedRegister(f, { steps: 90_000, seed, clients: 10, infoPerMille: 50, badRead });
+    return [f];
+  },
+});
+const etcd: Workload = {
+  name: 'etcd corpus, 102 histories, one process', model: 'cas-register',
+  files: () => {
+    const expected = JSON.parse(readFileSync(path.join(corpus, 'expected.json'), 'utf8')) as Record<string, { file: string }>;
+    return Object.entries(expected).filter(([k]) => !k.startsWith('_')).map(([, e]) => path.join(corpus, e.file));
+  },
+};
+
+const WORKLOADS: Workload[] = [
+  mutex('mutex, 1 key, 100k ops, valid', 100_000, 1),
+  mutex('mutex, 1 key, 100k ops + a double holder', 100_000, 1, true),
+  mutex('mutex, 1 key, 1M ops', 1_000_000, 1),
+  mutex('mutex, 1 key, 10M ops', 10_000_000, 1),
+  mutex('mutex, 100 keys, 1M ops', 1_000_000, 100),
+  etcd,
+  register('cas-register, 30k ops, 10% info, valid', false),
+  register('cas-register, 30k ops, 10% info, one bad read', true),
+].filter((w) => !only || only.some((o) => w.name.includes(o)));
+
+interface Measured { seconds: number; mb: number; verdicts: Map<string, string>; reasons: Map<string, string>; code: number; err: string }
+
+/** Runs argv, returns wall time, peak RSS (MB; NaN when unknown) and the verdict per file from its JSON lines. */
+function measure(argv: string[], rssFrom: 'hook' | 'gnu-time' | 'none'): Promise<Measured> {
+  return new Promise((resolve, reject) => {
+    const cmd = rssFrom === 'gnu-time' ? [GNU_TIME, '-f', 'BENCH_GNU_TIME_KB=%M', ...argv] : argv;
+    const t = performance.now();
+    const child = spawn(cmd[0]!, cmd.slice(1), { cwd: repoRoot });
+    let out = '', err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const seconds = (performance.now() - t) / 1000;
+      const kb = Number((rssFrom === 'hook' ? /BENCH_MAX_RSS_KB=(\d+)/ : /BENCH_GNU_TIME_KB=(\d+)/).exec(err)?.[1] ?? NaN);
+      const verdicts = new Map<string, string>(), reasons = new Map<string, string>();
+      for (const line of out.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        try {
+          const r = JSON.parse(line) as { file?: string; valid?: unknown; error?: unknown; reason?: unknown };
+          if (r.file === undefined) continue;
+          const f = path.resolve(repoRoot, r.file);
+          verdicts.set(f, r.error !== undefined ? 'error' : String(r.valid));
+          if (r.valid !== true && r.valid !== false && typeof r.reason === 'string') reasons.set(f, r.reason.length > 80 ? `${r.reason.slice(0, 77)}...` : r.reason);
+        } catch { /* not a result line */ }
+      }
+      resolve({ seconds, mb: kb / 1024, verdicts, reasons, code: code ?? -1, err });
+    });
+  });
+}
+
+async function medianOf(argv: string[], rssFrom: 'hook' | 'gnu-time' | 'none'): Promise<Measured> {
+  const all: Measured[] = [];
+  for (let i = 0; i < runs; i++) all.push(await measure(argv, rssFrom));
+  const byTime = all.slice().sort((a, b) => a.seconds - b.seconds);
+  const mid = byTime[Math.floor((all.length - 1) / 2)]!;
+  const mbs = all.map((m) => m.mb).sort((a, b) => a - b);
+  return { ...mid, mb: mbs[Math.floor((mbs.length - 1) / 2)]! };
+}
+
+/** One word for a workload's verdicts: valid / invalid / unknown, or "23 valid, 79 invalid" for many files. */
+function summary(files: string[], v: Map<string, string>): string {
+  if (files.length === 1) return v.get(files[0]!) ?? 'none';
+  const counts = new Map<string, number>();
+  for (const f of files) { const x = word(v.get(f) ?? 'none'); counts.set(x, (counts.get(x) ?? 0) + 1); }
+  return [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
+}
+
+const word = (v: string) => (v === 'true' ? 'valid' : v === 'false' ? 'invalid' : v);
+const fmtS = (s: number) => (s < 10 ? s.toFixed(2) : s.toFixed(1));
+const fmtMb = (mb: number) => (Number.isFinite(mb) ? `${Math.round(mb)} MB` : 'n/a');
+
+const dir = args.dir ? path.resolve(args.dir) : mkdtempSync(path.join(tmpdir(), 'lockpick-bench-porcupine-'));
+mkdirSync(dir, { recursive: true });
+const rssForPorcupine = existsSync(GNU_TIME) ? 'gnu-time' : 'none';
+// What a user runs: the prebuilt dist/ when fresh; through tsx each call starts ~0.3 s later.
+if (!distFresh()) console.log('note: dist/ is not fresh (npm run build), so lockpick runs through tsx: each call starts about 0.3 s later than an installed lockpick');
+let failures = 0;
+console.log(`# lockpick${porcupineCmd ? ' beside Porcupine' : ''}: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), seed ${seed}, median of ${runs} run(s), load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+if (porcupineCmd) {
+  console.log('| workload | lockpick | Porcupine | Porcupine ÷ lockpick (time) | verdicts |');
+  console.log('|---|---|---|---:|---|');
+} else {
+  console.log('| workload | lockpick | verdict |');
+  console.log('|---|---|---|');
+}
+try {
+  for (const w of WORKLOADS) {
+    const files = w.files(dir);
+    const lp = await medianOf([process.execPath, '--import', path.join(repoRoot, 'bench/rss-hook.mjs'), path.join(repoRoot, 'bin/lockpick.mjs'), 'check', ...files, '--model', w.model, '--json'], 'hook');
+    const lpVerdict = summary(files, lp.verdicts);
+    if (lp.code === 2 || lp.code === 4 || (w.expect !== undefined && lpVerdict !== w.expect)) {
+      failures++;
+      console.error(`UNEXPECTED ${w.name}: lockpick exit ${lp.code}, verdict ${lpVerdict}${w.expect ? `, expected ${w.expect}` : ''}\n${lp.err.slice(0, 2000)}`);
+    }
+    const lpCell = `${fmtS(lp.seconds)} s / ${fmtMb(lp.mb)}`;
+    if (!porcupineCmd) {
+      console.log(`| ${w.name} | ${lpCell} | ${word(lpVerdict)} |`);
+      continue;
+    }
+    const pc = await medianOf(['sh', '-c', `${porcupineCmd} --model ${w.model} "$@"`, 'porcupine', ...files], rssForPorcupine);
+    const decided = (v: string | undefined) => v === 'true' || v === 'false';
+    // No verdict (a limit, out of memory) is not a disagreement: said as such.
+    const differ = files.filter((f) => decided(pc.verdicts.get(f)) && lp.verdicts.get(f) !== pc.verdicts.get(f));
+    const undecided = files.filter((f) => !decided(pc.verdicts.get(f)));
+    const why = pc.reasons.size ? ` (${[...new Set(pc.reasons.values())].join('; ')})` : pc.verdicts.size ? '' : ` (exit ${pc.code})`;
+    if (differ.length) failures++;
+    const agree = differ.length ? `DIFFER on ${differ.length}: lockpick ${word(lpVerdict)}, Porcupine ${word(summary(files, pc.verdicts))}`
+      : undecided.length === files.length ? `lockpick ${word(lpVerdict)}; Porcupine no verdict${why}`
+        : undecided.length ? `agree on ${files.length - undecided.length}; Porcupine no verdict on ${undecided.length}${why}` : `agree: ${word(lpVerdict)}`;
+    const ratio = undecided.length === 0 ? `${(pc.seconds / lp.seconds).toFixed(2)}×` : 'n/a';
+    console.log(`| ${w.name} | ${lpCell} | ${fmtS(pc.seconds)} s / ${fmtMb(pc.mb)} | ${ratio} | ${agree} |`);
+  }
+} finally {
+  if (!args.dir) rmSync(dir, { recursive: true, force: true });
+}
+console.log(`load average at end ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${new Date().toISOString().slice(0, 10)}`);
+if (!porcupineCmd) console.log('Porcupine was not given: set PORCUPINE_CMD to a command that checks HISTORY.md JSON Lines files with Porcupine (see the header of bench/porcupine.ts) to see it beside lockpick.');
+if (failures) { console.error(`${failures} workload(s) gave an unexpected lockpick verdict`); process.exitCode = 1; }

@@ -1,0 +1,71 @@
+// A quick disproof before the search: the states a model can reach at all. Whatever order a
+// linearization takes, every state on it is reached from init by some sequence of ops invoked
+// so far, so the set R(t) of states reachable from init by any sequence of the ops invoked
+// before event t (each any number of times) holds them all. An ok op that fits no state of
+// R(its return) cannot take effect anywhere: the history is not linearizable, and that op is
+// where it breaks. This decides at once a read of a value nobody wrote (or had yet invoked a
+// write of) in a long history, where the search would have to exhaust every order of the ops
+// before it, thousands of info ops among them, to say the same.
+// Sound, not complete: a violation every state set allows is left to the search. It gives up
+// (undefined) on models whose reachable states outgrow MAX_STATES (lock models with leases),
+// or when the budget runs out.
+import type { Op } from '../src/history/types.ts';
+import type { Budget } from './budget.ts';
+import type { Model } from './types.ts';
+import { isInconsistent } from './models/inconsistent.ts';
+
+const MAX_STATES = 256;
+const CHECK_EVERY = 1 << 14;
+
+export interface Unreachable<S> { op: Op; states: S[] }
+
+/** The first ok op (by return) that fits no reachable state, with those states; undefined if none (or given up). */
+export function unreachableOp<S>(model: Model<S>, ops: readonly Op[], budget: Budget): Unreachable<S> | undefined {
+  // Events in real-time order: invokes add ops to the closure, ok returns are checked.
+  const events: number[] = []; // 2i: invoke of op i, 2i+1: its (ok) return
+  for (let i = 0; i < ops.length; i++) {
+    events.push(2 * i);
+    if (ops[i]!.outcome === 'ok') events.push(2 * i + 1);
+  }
+  const at = (e: number) => ((e & 1) === 0 ? ops[e >> 1]!.invokeSeq : ops[e >> 1]!.completeSeq);
+  events.sort((a, b) => at(a) - at(b));
+  const init = model.init();
+  const states = new Map<string, S>([[model.hash(init), init]]);
+  const invoked: Op[] = [];
+  let steps = 0;
+  const tooMuch = () => states.size > MAX_STATES || (++steps % CHECK_EVERY === 0 && budget.check() !== undefined);
+  /** The state op leads to from s, added to `into` when new. */
+  const stepInto = (s: S, op: Op, into: S[]) => {
+    const r = model.step(s, op);
+    if (isInconsistent(r)) return;
+    const h = model.hash(r);
+    if (states.has(h)) return;
+    states.set(h, r);
+    into.push(r);
+  };
+  /** Adds everything the invoked ops reach from the states in `work`. False: gave up. */
+  const close = (work: S[]): boolean => {
+    while (work.length) {
+      const s = work.pop()!;
+      for (const op of invoked) {
+        stepInto(s, op, work);
+        if (tooMuch()) return false;
+      }
+    }
+    return true;
+  };
+  for (const e of events) {
+    const op = ops[e >> 1]!;
+    if ((e & 1) === 0) {
+      invoked.push(op);
+      const fresh: S[] = [];
+      for (const s of [...states.values()]) stepInto(s, op, fresh);
+      if (tooMuch() || !close(fresh)) return undefined;
+      continue;
+    }
+    let fits = false;
+    for (const s of states.values()) if (!isInconsistent(model.step(s, op))) { fits = true; break; }
+    if (!fits) return { op, states: [...states.values()] };
+  }
+  return undefined;
+}

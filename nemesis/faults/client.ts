@@ -40,7 +40,7 @@ export const clientPause: KindDef = {
   // (src/runner/io-points.ts), so a pause lands between a user lock's GET and DEL too.
   generate: (o) => {
     const io = o.ioPoints ?? [];
-    const named = o.points.length || !io.length ? [pauseAt(o, fc.constantFrom(...(o.points.length ? o.points : ['in-critical-section'])))] : [];
+    const named = o.points.length || !io.length ? [pauseAt(o, namedPointArb(o.points.length ? o.points : ['in-critical-section']))] : [];
     if (!io.length) return single(named[0]!);
     // Named points keep three draws in four: a pause in the critical section (or at a recipe's
     // own point) longer than the lease is what breaks most locks, and halving its share made
@@ -56,6 +56,15 @@ export const clientPause: KindDef = {
     return `from ${f.at_ms} ms: pause client ${targetText(f)}${lasting(f)} ${where}`;
   },
 };
+
+/**
+ * The worker's points inside a hold: a pause there while the client believes it holds is the
+ * classic failure (the GC pause), and where the lock reports its validity it is what tests that
+ * promise, so they weigh twice any other named point (a late unlock, a recipe's own point).
+ */
+const HOLD_POINTS: readonly string[] = ['in-critical-section', 'before-write'];
+const namedPointArb = (points: readonly string[]) =>
+  fc.oneof(...points.map((p) => ({ weight: HOLD_POINTS.includes(p) ? 2 : 1, arbitrary: fc.constant(p) })));
 
 /** Around the lease: long enough for it to run out, short enough that runs stay short. */
 const pauseMs = (o: FaultGenOptions) => fc.integer({ min: o.ttlMs - Math.floor(o.ttlMs / 4), max: o.ttlMs + Math.floor(o.ttlMs / 2) });

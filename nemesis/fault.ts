@@ -98,6 +98,8 @@ export interface KindDef {
   generate(o: FaultGenOptions): import('fast-check').Arbitrary<FaultSpec[]>;
   /** The spec in words, e.g. "at 120 ms: partition client c1 for 900 ms". */
   describe(spec: FaultSpec): string;
+  /** Other names the user may type for this kind (`--faults crash` means kill). */
+  aliases?: readonly string[];
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));

@@ -54,6 +54,9 @@ export function capabilityProblem(spec: string | (Pick<FaultSpec, 'kind' | 'para
   return missing.length ? `fault '${s.kind}' needs ${missing.join(' and ')}, which the ${env.name} environment does not have` : undefined;
 }
 
+/** Every kind's other names (`lockpick run --faults`, `lockpick list`): alias → kind, in registry order. */
+export const FAULT_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(KINDS.flatMap((k) => (k.aliases ?? []).map((a) => [a, k.schema.kind])));
+
 export const SCHEMAS: readonly KindSchema[] = KINDS.map((k) => k.schema);
 
 /** For `lockpick list`: kind, one-line summary, what target means, params with their docs. */

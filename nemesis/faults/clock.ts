@@ -33,6 +33,7 @@ export const clockBump: KindDef = {
     targetRequired: true,
     params: { delta_ms: DELTA },
   },
+  aliases: ['clock'],
   needs: ['clock'],
   scope: 'server',
   create(spec, ctx) {

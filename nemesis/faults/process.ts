@@ -57,6 +57,7 @@ export const kill: KindDef = {
       restart_delay_ms: { type: 'number', min: 0, doc: "restart no sooner than this long after the kill, even when healed early: the 'delayed restart' mitigation, set it above the lock TTL" },
     },
   },
+  aliases: ['restart', 'crash'],
   needs: ['kill'],
   scope: 'server',
   paramNeeds: { persistence: 'restart-persistence' },

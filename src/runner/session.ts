@@ -183,7 +183,7 @@ export class Session {
   /** One context for the whole session: the nemesis tracks active faults per context. */
   nemesisContext(): NemesisContext {
     this.ctx ??= { env: this.env, clients: this.pool, record: (f, v) => this.recorder.nemesis(f, v) };
-    this.pool.nemesis = this.ctx;   // anchored partitions cut links from the pool (ClientPool.pauseAt)
+    this.pool.nemesis = this.ctx;   // anchored partitions cut links from the pool (ClientPool.atPoint)
     return this.ctx;
   }
 

@@ -89,13 +89,13 @@ export function clientArb(o: WorkloadOptions): fc.Arbitrary<ClientPlan> {
 /** The kind's own generator (nemesis/faults/*): a small group of specs aimed where locks break; server-side ones sometimes anchored to a client's event. */
 export function faultArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
   // Client faults anchor by their own params.point.
-  return kind.startsWith('client-') ? kindArb(kind, o) : anchoredSometimes(kindArb(kind, o), o);
+  return kindDef(kind)?.scope === 'client' ? kindArb(kind, o) : anchoredSometimes(kindArb(kind, o), o);
 }
 
 /** A spec that can start at a client's point instead of a time: server-side, ending by itself, not anchored already. */
 function anchorable(s: FaultSpec): boolean {
   const t = s.target === undefined ? [] : Array.isArray(s.target) ? s.target : [s.target];
-  return !s.kind.startsWith('client-') && s.params?.point === undefined && s.duration_ms !== undefined && !t.every((x) => x.startsWith('client:') || /^c\d+$/.test(x));
+  return kindDef(s.kind)?.scope !== 'client' && s.params?.point === undefined && s.duration_ms !== undefined && !t.every((x) => x.startsWith('client:') || /^c\d+$/.test(x));
 }
 
 /**

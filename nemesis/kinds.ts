@@ -10,7 +10,8 @@ import { latency, partition } from './faults/partition.ts';
 import { kill, pause } from './faults/process.ts';
 import { FaultSpecError, validateFaultSpec, validateSchedule, type KindSchema } from './spec.ts';
 import type { FaultSchedule } from './types.ts';
-import { missingCapabilities, type EnvKindDef } from '../src/env/env-kinds.ts';
+import { missingCapabilities } from '../src/env/capabilities.ts';
+import type { EnvKindDef } from '../src/env/types.ts';
 import type { Capability } from '../src/env/capabilities.ts';
 import { LINK_TARGETS } from './targets.ts';
 

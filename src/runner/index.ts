@@ -11,7 +11,7 @@ import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
 import { search, type Failure, type SearchResult } from './search.ts';
 import { clientOutputNote } from './clients.ts';
-import { Session, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
+import { Session, runHistory, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, runLog, versions, writeEvents, writeJson } from './store.ts';
 import { lockFromStored, lockLabel, moduleHash, storedLock } from './lock-spec.ts';
 import { claimSignals } from '../env/lifecycle.ts';
@@ -204,10 +204,10 @@ async function writeCounterexample(dir: string, o: RunOutcome, meta: Record<stri
   const hpath = join(cdir, 'history.jsonl');
   writeEvents(hpath, o.events);
   try {
-    const { readHistory } = await import('../history/index.ts');
-    const h = await readHistory(hpath);
+    // Drawn from the run's history in memory (the file just written holds the same events, line for line).
+    const h = o.history ?? runHistory(o.events);
     const { renderTimelineHtml } = await import('../report/html.ts');
-    writeFileSync(join(cdir, 'timeline.html'), renderTimelineHtml(h, o.check, meta, { resource: o.resource, resourceEntries: o.resourceEntries }));
+    writeFileSync(join(cdir, 'timeline.html'), renderTimelineHtml({ ...h.parsed, source: hpath }, o.check, meta, { clients: h.clients, resource: o.resource, resourceEntries: o.resourceEntries }));
   } catch (e) {
     writeFileSync(join(cdir, 'report-error.txt'), `${(e as Error).stack ?? e}\n`);
   }
@@ -219,9 +219,9 @@ async function describeOutcome(o: RunOutcome, file: string): Promise<string> {
   try {
     const { formatResult } = await import('../report/text.ts');
     // In the user's terms: clients, and the fault that made each anomaly possible (src/report/cause.ts).
-    const { explainRun } = await import('../report/cause.ts');
-    const { clients, causes } = explainRun(o.events, o.check.anomalies);
-    lines.push(formatResult(file, o.check, { clients, causes }));
+    const { explainAnomalies } = await import('../report/cause.ts');
+    const h = o.history ?? runHistory(o.events);
+    lines.push(formatResult(file, o.check, { clients: h.clients, causes: explainAnomalies(h.parsed, o.check.anomalies, h.clients) }));
   } catch {
     lines.push(`${file}: valid=${String(o.check.valid)}`);
     for (const a of o.check.anomalies) lines.push(`  ${a.type}: ${a.message}`);

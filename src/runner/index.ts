@@ -331,6 +331,28 @@ function writeJUnit(dir: string, paths: (string | undefined)[], input: RunJUnit)
   return own;
 }
 
+/** What JUnit says of the run shown (the counterexample, or a replay's breaking run): its anomalies, the resource, its plan in words and its timeline. */
+function shownRun(out: RunOutcome | undefined, cdir: string | undefined): Pick<RunJUnit, 'anomalies' | 'resource' | 'plan' | 'timeline'> {
+  return {
+    anomalies: out ? [...out.check.anomalies, ...out.resource.anomalies] : [], resource: out?.resource,
+    plan: out && describePlan(out.plan), timeline: cdir && join(cdir, 'timeline.html'),
+  };
+}
+
+/**
+ * The end of every run, a search's or a replay's: the note on the clients' own output, the
+ * elapsed time, junit.xml (in DIR, at --junit PATH, in the counterexample), results.json, and
+ * the summary checked against its verdict.
+ */
+function finish(dir: string, o: { log(line: string): void }, t0: number, summary: SummaryDraft, junit: Omit<RunJUnit, 'verdict' | 'elapsedMs' | 'gaps'>, junitPaths: (string | undefined)[], results: Record<string, unknown>): RunSummary {
+  const output = clientOutputNote(dir);
+  if (output) o.log(output);
+  summary.elapsedMs = Date.now() - t0;
+  writeJUnit(dir, junitPaths, { ...junit, verdict: summary.verdict, elapsedMs: summary.elapsedMs, gaps: summary.gaps });
+  writeJson(join(dir, 'results.json'), { verdict: summary.verdict, ...results });
+  return done(summary);
+}
+
 export async function runTest(o: RunOptions): Promise<RunSummary> {
   o.interrupts?.signal?.throwIfAborted();
   const t0 = Date.now();
@@ -369,8 +391,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     if (firstSeen) await writeCounterexample(dir, firstSeen, { lock: lockLabel(o.lock), seed, plan: describePlan(firstSeen.plan) });
     writeJUnit(dir, [o.junitPath, firstSeen ? join(dir, 'counterexample', 'junit.xml') : undefined], {
       ...junitBase, verdict: firstSeen ? false : 'unknown', interrupted: true, elapsedMs: Date.now() - t0, gaps: [], tested: describeCoverage(coverage),
-      anomalies: firstSeen ? [...firstSeen.check.anomalies, ...firstSeen.resource.anomalies] : [], resource: firstSeen?.resource,
-      plan: firstSeen ? describePlan(firstSeen.plan) : undefined, timeline: firstSeen ? join(dir, 'counterexample', 'timeline.html') : undefined,
+      ...shownRun(firstSeen, firstSeen ? join(dir, 'counterexample') : undefined),
     });
     o.log(`\nINTERRUPTED after ${coverage.runs} run(s): ${firstSeen ? `UNSAFE: a violation was found in run ${firstSeen.run} (not shrunk); its history is in ${join(dir, 'counterexample')}` : 'no violation so far; no verdict'}.`);
     if (firstSeen) o.log(await describeOutcome(firstSeen, join(dir, 'counterexample', 'history.jsonl')));
@@ -506,22 +527,14 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       const reasons = Object.entries(coverage.inconclusiveReasons).sort((a, b) => b[1] - a[1]).slice(0, 3);
       if (reasons.length) o.log(`inconclusive runs, most often:\n${reasons.map(([r, n]) => `  ${n} run(s): ${r}`).join('\n')}`);
     }
-    summary.elapsedMs = Date.now() - t0;
-    const m = res.minimal;
-    writeJUnit(dir, [o.junitPath, cdir && join(cdir, 'junit.xml')], {
-      ...junitBase, verdict: summary.verdict, elapsedMs: summary.elapsedMs, gaps: missing, tested: describeCoverage(coverage),
-      anomalies: m ? [...m.check.anomalies, ...m.resource.anomalies] : [], resource: m?.resource, plan: m && describePlan(m.plan),
-      confirmed: m ? res.minimalConfirmed : undefined, timeline: cdir && join(cdir, 'timeline.html'),
-    });
-    const output = clientOutputNote(dir);
-    if (output) o.log(output);
-    writeJson(join(dir, 'results.json'), {
-      verdict: summary.verdict, ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
+    return finish(dir, o, t0, summary, {
+      ...junitBase, tested: describeCoverage(coverage), ...shownRun(res.minimal, cdir), confirmed: res.minimal ? res.minimalConfirmed : undefined,
+    }, [o.junitPath, cdir && join(cdir, 'junit.xml')], {
+      ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
       first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,
       first: res.first ? outcomeJson(res.first) : null, minimal: res.minimal ? outcomeJson(res.minimal) : null,
       failures: summary.failures,
     });
-    return done(summary);
   }, onInterrupt);
 }
 
@@ -619,16 +632,12 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     }
     if (missing.length) o.log(`INCONCLUSIVE:\n${missing.map((g) => `  - ${g}`).join('\n')}`);
     o.log(`tested: ${describeCoverage(coverage)}`);
-    const output = clientOutputNote(dir);
-    if (output) o.log(output);
-    summary.elapsedMs = Date.now() - t0;
-    writeJUnit(dir, [o.junitPath, unsafe && cdir ? join(cdir, 'junit.xml') : undefined], {
+    return finish(dir, o, t0, summary, {
       lock: lockLabel(spec), property, faults: [...new Set(plan.faults.map((f) => f.kind))], replay: true, replayCommand: summary.replay,
-      verdict: summary.verdict, elapsedMs: summary.elapsedMs, gaps: missing, tested: describeCoverage(coverage),
-      anomalies: unsafe && last ? [...last.check.anomalies, ...last.resource.anomalies] : [], resource: unsafe ? last?.resource : undefined,
-      plan: describePlan(plan), timeline: cdir && join(cdir, 'timeline.html'), properties: { run: id, replay_of: o.dir },
+      tested: describeCoverage(coverage), ...shownRun(unsafe ? last : undefined, cdir),
+      plan: describePlan(plan), properties: { run: id, replay_of: o.dir },   // the plan replayed, broken or not
+    }, [o.junitPath, unsafe && cdir ? join(cdir, 'junit.xml') : undefined], {
+      runs: summary.runs, coverage, gaps: missing, liveness, last: last ? outcomeJson(last) : null,
     });
-    writeJson(join(dir, 'results.json'), { verdict: summary.verdict, runs: summary.runs, coverage, gaps: missing, liveness, last: last ? outcomeJson(last) : null });
-    return done(summary);
   });
 }

@@ -98,6 +98,46 @@ export interface KindDef {
   generate(o: FaultGenOptions): import('fast-check').Arbitrary<FaultSpec[]>;
   /** The spec in words, e.g. "at 120 ms: partition client c1 for 900 ms". */
   describe(spec: FaultSpec): string;
+  /** The fault as the timeline draws it, from its start record: short words on its band, e.g. "kill server n2, down for 300 ms". */
+  band?(b: import('./band.ts').FaultBand): string;
+  /** Steps it takes before its start record is written, placed on its band from what the record says (`a`: the band's start, `at`: the record). */
+  bandSteps?(v: Record<string, unknown>, a: number, at: number): import('./band.ts').FaultStep[];
+  /** What it did to a client it hit, for an anomaly's cause: "c1 was paused for 900 ms from ..." (default "was hit by <kind>"). */
+  clientVerb?: string;
+  /** Other names the user may type for this kind (`--faults crash` means kill). */
+  aliases?: readonly string[];
+  /**
+   * A kind that can fire at a client's point (params.point) rather than at at_ms: the client
+   * pool asks `is` for each spec of a plan, and calls `fire` the first time, after at_ms, that
+   * the spec's client reaches its point (the client waits there until told to go on).
+   */
+  anchored?: Anchored;
+}
+
+export interface Anchored {
+  /** Whether this spec waits for its client's point (params.point given, a target one client). */
+  is(spec: FaultSpec): boolean;
+  /** Act on the client stopped at its point; the client goes on only when told (`a.go`), if ever. */
+  fire(spec: FaultSpec, a: AnchorContext): Promise<void>;
+}
+
+/** What the client pool hands an anchored kind: the client waiting at its point, and the nemesis. */
+export interface AnchorContext {
+  client: string;
+  point: string;
+  /** The command word of the send the client is held at (an I/O point: 'DEL'), when its bytes named one (src/runner/command-word.ts). */
+  command?: string;
+  /** SIGSTOP / SIGCONT this client (the pool keeps track, and heals a pause left at the end). */
+  pause(): void;
+  resume(): void;
+  /** SIGKILL this client: its beliefs end first (recorded as lapses), then it dies; the pool does not count it a crash. */
+  kill(): Promise<void>;
+  /** A nemesis event in the run's history. */
+  record(type: string, details: Record<string, unknown>): void;
+  /** Let the client go on; `holdMs`: it holds that much longer (it does not know it was cut off). */
+  go(holdMs?: number): void;
+  /** Start the spec through the nemesis (its own start/stop records), let the client go on (holding `holdMs`), heal it duration_ms later. */
+  startThenGo(spec: FaultSpec, holdMs?: number): Promise<void>;
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));

@@ -10,7 +10,8 @@ import { latency, partition } from './faults/partition.ts';
 import { kill, pause } from './faults/process.ts';
 import { FaultSpecError, validateFaultSpec, validateSchedule, type KindSchema } from './spec.ts';
 import type { FaultSchedule } from './types.ts';
-import { missingCapabilities, type EnvKindDef } from '../src/env/env-kinds.ts';
+import { missingCapabilities } from '../src/env/capabilities.ts';
+import type { EnvKindDef } from '../src/env/types.ts';
 import type { Capability } from '../src/env/capabilities.ts';
 import { LINK_TARGETS } from './targets.ts';
 
@@ -53,6 +54,9 @@ export function capabilityProblem(spec: string | (Pick<FaultSpec, 'kind' | 'para
   const missing = missingCapabilities(env, specNeeds(s));
   return missing.length ? `fault '${s.kind}' needs ${missing.join(' and ')}, which the ${env.name} environment does not have` : undefined;
 }
+
+/** Every kind's other names (`lockpick run --faults`, `lockpick list`): alias → kind, in registry order. */
+export const FAULT_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(KINDS.flatMap((k) => (k.aliases ?? []).map((a) => [a, k.schema.kind])));
 
 export const SCHEMAS: readonly KindSchema[] = KINDS.map((k) => k.schema);
 

@@ -9,15 +9,15 @@ import { CheckInputError, checkHistory as checkParsed } from '../checkers/index.
 import type { Backend, CheckResult } from '../checkers/types.ts';
 import { HistoryBuilder, ReadLimitReached, readHistory } from './history/index.ts';
 import { Budget } from '../checkers/budget.ts';
-import { limitedReading, readLimitResult } from './commands/check.ts';
+import { limitedReading, readLimitResult } from '../checkers/read-limit.ts';
 import type { HistoryEvent, ParsedHistory } from './history/types.ts';
-import { clientCount, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, recipeFor } from './commands/run.ts';
+import { clientCount, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, positiveInt, propertyOf, recipeFor } from './options.ts';
 import { runTest, type RunSummary } from './runner/index.ts';
 import { UsageError } from './errors.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
 import type { LockSpec } from './runner/protocol.ts';
 import type { ProgressEvent } from './runner/progress.ts';
-import type { Property } from './runner/session.ts';
+import { PROPERTIES, type Property } from './runner/session.ts';
 
 export type { RunSummary } from './runner/index.ts';
 export type { ProgressEvent } from './runner/progress.ts';
@@ -71,20 +71,6 @@ export interface LockTestOptions {
   log?(line: string): void;
 }
 
-const PROPERTIES: readonly Property[] = ['lock', 'resource', 'both', 'liveness', 'all'];
-
-function propertyOf(p: unknown): Property {
-  if (p === undefined) return 'both';
-  if (!PROPERTIES.includes(p as Property)) throw new UsageError(`runLockTest: property must be one of ${PROPERTIES.join(', ')}, got ${JSON.stringify(p)}`);
-  return p as Property;
-}
-
-function positiveInt(v: number | undefined, name: string, dflt: number, min: number): number {
-  if (v === undefined) return dflt;
-  if (!Number.isInteger(v) || v < min) throw new UsageError(`runLockTest: ${name} must be a whole number ≥ ${min}, got ${String(v)}`);
-  return v;
-}
-
 /**
  * Runs the lock under the faults, like `lockpick run --json`, and resolves with
  * that summary: `verdict` true / false / 'unknown' and `exitCode` 0 / 1 / 3.
@@ -111,7 +97,7 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
     restartDelayMs: o.restartDelayMs === undefined ? undefined : positiveInt(o.restartDelayMs, 'restartDelayMs', 0, 0),
     env, keyPrefix: parseKeyPrefix(o.keyPrefix),
     pausePoints: o.pauseAt ? parsePausePoints(o.pauseAt.join(','), recipe.points ?? []) : undefined,
-    property: propertyOf(o.property), livenessMs: o.livenessMs === undefined ? undefined : positiveInt(o.livenessMs, 'livenessMs', 0, 1), storeRoot: o.store ?? 'store', lockOptions: o.lockOptions ?? {},
+    property: propertyOf(o.property, (p) => `runLockTest: property must be one of ${PROPERTIES.join(', ')}, got ${JSON.stringify(p)}`), livenessMs: o.livenessMs === undefined ? undefined : positiveInt(o.livenessMs, 'livenessMs', 0, 1), storeRoot: o.store ?? 'store', lockOptions: o.lockOptions ?? {},
     log: o.log ?? (() => {}), onProgress: o.onProgress, junitPath: o.junit,
     keepGoing: o.keepGoing === true,
     interrupts: { signal: o.signal },   // never exitOnSignal: the test runner owns the process

@@ -2,12 +2,8 @@
 // Each module exports `run(argv): Promise<number>` returning the exit code.
 // Exit codes are a contract (README "Exit codes", src/errors.ts): a command
 // that throws UsageError exits 2, InconclusiveError 3, anything else 4.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from './package-root.ts';
-import { EXIT, exitCodeOf } from './errors.ts';
-
-export { EXIT };
+import { packageVersion } from './package-root.ts';
+import { EXIT, EXIT_HELP, exitCodeOf } from './errors.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run(argv: string[]): Promise<number> }> }> = {
   check: { summary: 'check history files for linearizability and double holders', load: () => import('./commands/check.ts') },
@@ -20,19 +16,9 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run(argv
   version: { summary: 'print the version of lockpick (also --version)', load: async () => ({ run: async () => { console.log(`lockpick ${packageVersion()}`); return EXIT.ok; } }) },
 };
 
-/** The exit codes as every --help states them (README "Exit codes"). */
-export const EXIT_HELP = `exit codes: 0 safe/valid, 1 unsafe/invalid, 2 bad input or usage, 3 inconclusive (no verdict),
-            4 internal error of lockpick, 130 interrupted (README "Exit codes")`;
-
 export function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`);
   return `usage: lockpick <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun 'lockpick <command> --help' for a command's options.\n${EXIT_HELP}`;
-}
-
-/** The version in lockpick's package.json. */
-export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
-  return pkg.version;
 }
 
 /** The one message of an internal error (bin/lockpick.mjs words it the same for a failure to load). */

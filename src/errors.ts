@@ -3,6 +3,10 @@
 // out of a command is an internal error: exit 4, never 1 (a verdict) or 3.
 export const EXIT = { ok: 0, invalid: 1, usage: 2, unknown: 3, internal: 4, interrupted: 130 } as const;
 
+/** The exit codes as every --help states them (README "Exit codes"). */
+export const EXIT_HELP = `exit codes: 0 safe/valid, 1 unsafe/invalid, 2 bad input or usage, 3 inconclusive (no verdict),
+            4 internal error of lockpick, 130 interrupted (README "Exit codes")`;
+
 /** What the user gave is wrong (arguments, options, files, store paths, replay dirs, lock modules): exit 2. */
 export class UsageError extends Error {
   readonly exitCode = EXIT.usage;

@@ -11,3 +11,9 @@ export function packageRoot(from = path.dirname(fileURLToPath(import.meta.url)))
     if (path.dirname(dir) === dir) throw new Error(`lockpick: no package.json of lockpick above ${from}; reinstall lockpick`);
   }
 }
+
+/** The version in lockpick's package.json. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}

@@ -5,6 +5,7 @@
 // hold is the test: a lease frees it, a unique-key row never does (liveness).
 import fc from 'fast-check';
 import type { KindDef } from '../fault.ts';
+import { atPoint } from '../band.ts';
 import { at, single, someClient, targetText } from '../words.ts';
 import { resolveClients } from '../targets.ts';
 
@@ -30,13 +31,24 @@ export const clientKill: KindDef = {
       async stop() {},
     };
   },
-  // Anchored at the critical section (the runner kills it there, as it pauses clients):
+  // Anchored (params.point): killed the moment it reaches the point; it never goes on.
+  anchored: {
+    is: (f) => typeof f.params?.point === 'string',
+    async fire(_f, a) {
+      a.record('client-kill-start', { client: a.client, point: a.point });
+      await a.kill();
+      a.record('client-kill-stop', { client: a.client, point: a.point });
+    },
+  },
+  // Drawn anchored at the critical section:
   // a holder that dies holding is where locks without an expiry break (liveness).
   generate: (o) => single(fc.record({
     kind: fc.constant('client-kill'), at_ms: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),
     target: someClient(o),
     params: fc.record({ point: fc.constant('in-critical-section') }),
   })),
+  clientVerb: 'was killed',
+  band: (b) => `kill ${b.who}${atPoint(b)}`,
   describe: (f) => (typeof f.params?.point === 'string'
     ? `from ${f.at_ms} ms: kill -9 client ${targetText(f)} the next time it reaches '${f.params.point}'`
     : `${at(f)}: kill -9 client ${targetText(f)}`),

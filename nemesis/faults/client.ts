@@ -4,9 +4,9 @@ import fc from 'fast-check';
 import { at, lasting, single, someClient, startAt, targetText } from '../words.ts';
 import { param } from '../spec.ts';
 import { resolveClients } from '../targets.ts';
-import type { FaultGenOptions, KindDef } from '../fault.ts';
-import { IO_POINT_MAX, ioPointName, parseIoPoint, type IoPointKind, type IoPointOp } from '../../src/workload/plan.ts';
-import { expandIoPoints } from '../../src/workload/points.ts';
+import { sleep, type FaultGenOptions, type KindDef } from '../fault.ts';
+import { atPoint, finite, fmtMs, forDur, signedMs, vsLease } from '../band.ts';
+import { expandIoPoints, IO_POINT_MAX, ioPointName, parseIoPoint, type IoPointKind, type IoPointOp } from '../points.ts';
 
 const CLIENT_TARGETS = "client ids ('c1', 'client:c1', [...]) or 'all'";
 
@@ -32,7 +32,24 @@ export const clientPause: KindDef = {
       },
     };
   },
-  // Anchored at a named point (the runner does these): a pause in the critical section
+  // Anchored (params.point): SIGSTOPped the moment it reaches the point, for duration_ms, then it goes on.
+  anchored: {
+    is: (f) => typeof f.params?.point === 'string',
+    async fire(f, a) {
+      const ms = f.duration_ms ?? 0;
+      a.record('client-pause-start', { client: a.client, point: a.point, duration_ms: ms, ...(a.command ? { command: a.command } : {}) });
+      a.pause();
+      await sleep(ms);
+      // 'go' waits in the pipe before the process runs again, so on waking its poll phase lets the
+      // held send or reply go before any timer that ran out during the pause fires: a reply that
+      // arrived during a pause is read, as a real paused process would find it in its socket,
+      // rather than the client library's command timeout firing first on a reply already there.
+      a.go();
+      a.resume();
+      a.record('client-pause-stop', { client: a.client, point: a.point });
+    },
+  },
+  // Drawn anchored at a named point: a pause in the critical section
   // longer than the lease is the classic GC-pause failure; recipe points (e.g.
   // 'after-compare') too. Around the lease: resuming just after it ran out finds the
   // next holder still holding (what a stale unlock needs). And at I/O points, which need
@@ -47,6 +64,8 @@ export const clientPause: KindDef = {
     // redis-set-px-del's median detection (no --pause-at) go from 6.2 s to 11.0 s.
     return single(fc.oneof(...named.map((a) => ({ weight: 3, arbitrary: a })), { weight: 1, arbitrary: pauseAt(o, ioPointArb(io)) }));
   },
+  clientVerb: 'was paused',
+  band: (b) => `pause ${b.who} ${b.durMs === undefined ? '' : fmtMs(b.durMs)}${vsLease(b)}${atPoint(b)}`.replace(/\s+/g, ' ').trim(),
   describe: (f) => {
     if (typeof f.params?.point !== 'string') return `${at(f)}: pause client ${targetText(f)}${lasting(f)}`;
     const io = parseIoPoint(f.params.point);
@@ -128,5 +147,7 @@ export const clientClock: KindDef = {
     kind: fc.constant('client-clock'), at_ms: startAt(o), target: someClient(o),
     params: fc.record({ delta_ms: fc.oneof(fc.integer({ min: o.ttlMs + 100, max: 4 * o.ttlMs }), fc.integer({ min: -4 * o.ttlMs, max: -(o.ttlMs + 100) })) }),
   })),
+  clientVerb: 'had its clock moved',
+  band: (b) => `clock of ${b.who} ${signedMs(finite(b.params.delta_ms) ?? 0)}${forDur(b)}`,
   describe: (f) => `${at(f)}: move client ${targetText(f)}'s clocks by ${String(f.params?.delta_ms)} ms${lasting(f)}`,
 };

@@ -7,6 +7,7 @@ import type { FaultSpec } from '../types.ts';
 import { at, beyondLease, lasting, single, someNode, startAt, targetText } from '../words.ts';
 import { param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
+import { finite, forDur, signedMs } from '../band.ts';
 
 const DELTA = { type: 'number', required: true, doc: 'wall-clock jump in ms (negative = backwards)' } as const;
 
@@ -33,6 +34,7 @@ export const clockBump: KindDef = {
     targetRequired: true,
     params: { delta_ms: DELTA },
   },
+  aliases: ['clock'],
   needs: ['clock'],
   scope: 'server',
   create(spec, ctx) {
@@ -50,6 +52,7 @@ export const clockBump: KindDef = {
   },
   // A forward jump larger than the lease expires the key at once (Redis keeps absolute expiry times).
   generate: (o) => single(fc.record({ kind: fc.constant('clock-bump'), at_ms: startAt(o), target: someNode(o), params: fc.record({ delta_ms: bigJump(o) }) })),
+  band: (b) => `clock of ${b.who} jumps ${signedMs(finite(b.params.delta_ms) ?? 0)}${forDur(b)}`,
   describe: (f) => `${at(f)}: jump node ${targetText(f)}'s wall clock by ${String(f.params?.delta_ms)} ms${lasting(f)}`,
 };
 
@@ -91,6 +94,7 @@ export const clockStrobe: KindDef = {
     kind: fc.constant('clock-strobe'), at_ms: startAt(o), duration_ms: beyondLease(o), target: someNode(o),
     params: fc.record({ delta_ms: bigJump(o), period_ms: fc.integer({ min: Math.max(1, Math.floor(o.ttlMs / 4)), max: o.ttlMs }) }),
   })),
+  band: (b) => `clock of ${b.who} strobes ${signedMs(finite(b.params.delta_ms) ?? 0)} every ${finite(b.params.period_ms) ?? '?'} ms${forDur(b)}`,
   describe: (f) => `${at(f)}: flip node ${targetText(f)}'s wall clock between +${String(f.params?.delta_ms)} ms and true time every ${String(f.params?.period_ms ?? 100)} ms${lasting(f)}`,
 };
 
@@ -124,5 +128,6 @@ export const clockReset: KindDef = {
     { kind: 'clock-bump', at_ms: bumpAt, target: node, params: { delta_ms: delta } },
     { kind: 'clock-reset', at_ms: bumpAt + after, target: node },
   ]),
+  band: (b) => `clock of ${b.who} reset`,
   describe: (f) => `${at(f)}: set ${f.target === undefined ? 'every server' : `node ${targetText(f)}`}'s wall clock back to the true time`,
 };

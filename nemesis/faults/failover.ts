@@ -11,6 +11,7 @@ import { at, beyondLease, single, startAt } from '../words.ts';
 import { cutLinks } from '../links.ts';
 import { currentPrimary, redisRole, replicasOf, sentinelPrimary } from '../roles.ts';
 import { param } from '../spec.ts';
+import { finite, forDur, type FaultStep } from '../band.ts';
 
 const DEMOTION_TIMEOUT_MS = 30_000;
 
@@ -80,5 +81,20 @@ export const failover: KindDef = {
     kind: fc.constant('failover'), at_ms: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 4) }), duration_ms: beyondLease(o),
     params: fc.record({ lead_ms: fc.integer({ min: 0, max: o.ttlMs }) }),
   })),
+  band: (b) => (typeof b.value.new_primary === 'string'
+    ? `failover: ${String(b.value.old_primary ?? '?')} cut off, ${b.value.new_primary} promoted${finite(b.value.promoted_after_ms) === undefined ? '' : ` after ${finite(b.value.promoted_after_ms)} ms`}${forDur(b)}`
+    : `failover of ${b.who}${forDur(b)}`),
+  // Its steps before the start record (written once the replica is promoted), placed from what that record says.
+  bandSteps: (v, a, at) => {
+    const p = (v.params ?? {}) as Record<string, unknown>;
+    const old = typeof v.old_primary === 'string' ? v.old_primary : 'the primary';
+    const how = typeof (v.how ?? p.how) === 'string' ? String(v.how ?? p.how) : 'pause';
+    const lead = typeof p.lead_ms === 'number' && p.lead_ms > 0 ? p.lead_ms : 0;
+    const steps: FaultStep[] = [];
+    if (p.cut_replication !== false) steps.push({ a, words: `replication of ${old} cut` });
+    steps.push({ a: Math.min(at, a + lead), words: `${old} ${how === 'kill' ? 'killed' : how === 'partition' ? 'cut off from Sentinels and replicas' : 'paused'}` });
+    if (typeof v.new_primary === 'string') steps.push({ a: at, words: `${v.new_primary} promoted` });
+    return steps;
+  },
   describe: (f) => `${at(f)}: Sentinel failover (${String(f.params?.how ?? 'pause')} the primary${f.params?.lead_ms ? ` ${String(f.params.lead_ms)} ms after cutting replication` : ''}), heal${f.duration_ms !== undefined ? ` ${f.duration_ms} ms later` : ' at the end'}`,
 };

@@ -1,6 +1,7 @@
 // partition: cut links through the fault proxy; latency: slow them down.
 import fc from 'fast-check';
 import type { KindDef } from '../fault.ts';
+import { atPoint, finite, forDur } from '../band.ts';
 import type { FaultSpec } from '../types.ts';
 import { at, beyondLease, beyondSession, lasting, paramsText, single, someClient, someServer, startAt, targetText } from '../words.ts';
 import { CUT_MODES, cutLinks, slowLinks, type CutMode } from '../links.ts';
@@ -36,6 +37,14 @@ export const partition: KindDef = {
       async stop() { await undo?.(); },
     };
   },
+  // Anchored: the client's links are cut (recorded as this kind's own start/stop) and it goes on
+  // at once, told to hold for as long as the cut lasts: a client cut off does not know it, so it
+  // keeps working (a lock without a lease holds through it, long enough for a session timeout to
+  // end its hold at the server).
+  anchored: {
+    is: (f) => typeof f.params?.point === 'string' && typeof f.target === 'string' && f.target.startsWith('client:'),
+    fire: (f, a) => a.startThenGo(f, f.duration_ms ?? 0),
+  },
   // One server cut off from everyone, or one client cut off from every server. Where a hold
   // lives in a server session (ZooKeeper, MariaDB), also a client cut off while it believes
   // it holds (anchored in its critical section), past the session timeout: the server ends
@@ -68,6 +77,8 @@ export const partition: KindDef = {
     });
     return single(fc.oneof(drawn, anchored));
   },
+  clientVerb: 'was cut off',
+  band: (b) => `partition ${typeof b.value.shape === 'string' ? b.value.shape : b.who}${forDur(b)}${atPoint(b)}`,
   describe: (f) => (typeof f.params?.point === 'string'
     ? `from ${f.at_ms} ms: partition ${targetText(f)}${lasting(f)} the next time it reaches '${f.params.point}' (it goes on)${paramsText(f, ['point'])}`
     : f.target === 'grudge' && typeof f.params?.grudge === 'string'
@@ -107,6 +118,7 @@ export const latency: KindDef = {
     target: fc.constantFrom(...(o.nodes.length ? o.nodes : ['n1'])),
     params: fc.record({ latency_ms: fc.integer({ min: 50, max: o.ttlMs }) }),
   })),
+  band: (b) => `slow links of ${b.who} by ${finite(b.params.latency_ms) ?? '?'} ms${forDur(b)}`,
   describe: (f) => `${at(f)}: slow links of ${targetText(f)} by ${String(f.params?.latency_ms)} ms${lasting(f)}${paramsText(f, ['latency_ms'])}`,
 };
 

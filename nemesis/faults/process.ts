@@ -5,6 +5,7 @@ import { sleep, type FaultGenOptions, type KindDef } from '../fault.ts';
 import { at, beyondLease, beyondSession, lasting, paramsText, single, someServer, startAt, targetText } from '../words.ts';
 import { param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
+import { forDur, vsLease } from '../band.ts';
 
 export const pause: KindDef = {
   schema: {
@@ -34,6 +35,7 @@ export const pause: KindDef = {
     kind: fc.constant('pause'), at_ms: startAt(o), target: someServer(o),
     duration_ms: o.topology === 'zookeeper' ? fc.oneof(beyondLease(o), beyondSession(o)) : beyondLease(o),
   })),
+  band: (b) => `pause server ${b.who}${forDur(b)}${vsLease(b)}`,
   describe: (f) => `${at(f)}: pause (SIGSTOP) node ${targetText(f)}${lasting(f)}`,
 };
 
@@ -57,6 +59,7 @@ export const kill: KindDef = {
       restart_delay_ms: { type: 'number', min: 0, doc: "restart no sooner than this long after the kill, even when healed early: the 'delayed restart' mitigation, set it above the lock TTL" },
     },
   },
+  aliases: ['restart', 'crash'],
   needs: ['kill'],
   scope: 'server',
   paramNeeds: { persistence: 'restart-persistence' },
@@ -89,6 +92,7 @@ export const kill: KindDef = {
     kind: fc.constant('kill'), at_ms: startAt(o), duration_ms: fc.integer({ min: 0, max: 300 }), target: someServer(o),
     ...(killParams(o) ? { params: fc.constant(killParams(o)!) } : {}),
   })),
+  band: (b) => `kill server ${b.who}${forDur(b) === '' ? '' : `, down${forDur(b)}`}`,
   describe: (f) => `${at(f)}: kill -9 ${Array.isArray(f.target) && f.target.length > 1 ? 'nodes' : 'node'} ${targetText(f)}, restart ${Array.isArray(f.target) && f.target.length > 1 ? 'them' : 'it'} ${f.duration_ms !== undefined ? `after ${f.duration_ms} ms` : 'at the end'}` +
     `${f.params?.restart_delay_ms !== undefined ? ` (not before ${String(f.params.restart_delay_ms)} ms)` : ''}` +
     `${f.params?.persistence === 'none' ? ' without persistence' : paramsText(f, ['restart_delay_ms'])}`,

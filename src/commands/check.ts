@@ -5,15 +5,15 @@ import { parseArgs } from 'node:util';
 import { writeFile } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fsReason } from '../errors.ts';
 import { Budget } from '../../checkers/budget.ts';
 import { renderJUnit } from '../report/junit.ts';
 import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
 import { BACKENDS, type Backend, type CheckResult } from '../../checkers/types.ts';
-import { EXIT } from '../cli.ts';
-import { DEFAULT_MAX_LINE_BYTES, HistoryError, ReadLimitReached, detectFormat, parseMaxLineBytes, readHistory, type ReadOptions } from '../history/index.ts';
+import { EXIT, fsReason } from '../errors.ts';
+import { DEFAULT_MAX_LINE_BYTES, HistoryError, ReadLimitReached, detectFormat, parseMaxLineBytes, readHistory } from '../history/index.ts';
 import { CheckerBug, checkJsonlStreaming, streams } from '../../checkers/stream.ts';
 import { formatResult } from '../report/text.ts';
+import { limitedReading, readLimitResult } from '../../checkers/read-limit.ts';
 
 
 function modelNames(): string[] {
@@ -115,17 +115,6 @@ async function checkFile(file: string, model: string, backend: Backend | undefin
 function readLimit(file: string, model: string, e: ReadLimitReached, ms: number): FileOutcome {
   const result = readLimitResult(model, e, ms);
   return { code: EXIT.unknown, toStderr: false, text: formatResult(file, result), json: { file, ...result } };
-}
-
-/** The verdict "unknown" of a limit reached while reading (also the library's checkHistory). */
-export function readLimitResult(model: string, e: ReadLimitReached, ms: number): CheckResult {
-  const reason = `${e.reason} while reading the history (stopped at line ${e.line})`;
-  return { valid: 'unknown', model, ops: 0, keys: 0, anomalies: [], keys_detail: {}, elapsed_ms: ms, parse_ms: ms, reason };
-}
-
-/** ReadOptions that make the limits of a check hold while reading (asked between chunks). */
-export function limitedReading(budget: Budget, limited: boolean, maxLineBytes?: number): ReadOptions {
-  return { maxLineBytes, limit: limited ? () => budget.check() : undefined };
 }
 
 /** A file that breaks HISTORY.md, a history the model cannot read (exit 2), or a file that cannot be read at all. */

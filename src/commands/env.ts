@@ -6,10 +6,9 @@ import { parseArgs } from 'node:util';
 import { recordProcess } from '../env/lifecycle.ts';
 import { stopEnvUps, validateTopology, type TopologyName, type TopologyOptions } from '../env/index.ts';
 import { startEnv, type EnvSpec } from '../env/env-kinds.ts';
-import { parseEnv } from './run.ts';
+import { parseEnv } from '../options.ts';
 import { TOPOLOGY_DEFS } from '../env/topologies.ts';
-import { EXIT_HELP } from '../cli.ts';
-import { EXIT, InconclusiveError, UsageError } from '../errors.ts';
+import { EXIT, EXIT_HELP, InconclusiveError, UsageError } from '../errors.ts';
 
 const USAGE = `usage: lockpick env up TOPOLOGY [--masters N] [--nodes N] [--persistence none|aof-always] [--resource] [--json]
                         [--env local|docker|external] [--image ROLE=IMAGE] [--endpoints LIST]

@@ -1,6 +1,6 @@
 // `lockpick list`: the lock recipes and fault kinds, one line each.
 import { parseArgs } from 'node:util';
-import { EXIT, EXIT_HELP } from '../cli.ts';
+import { EXIT, EXIT_HELP } from '../errors.ts';
 import { SHAPE_SUMMARY } from '../../nemesis/grudge.ts';
 
 const USAGE = `usage: lockpick list [--json]
@@ -23,7 +23,7 @@ export async function run(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const { RECIPES } = await import('../locks/registry.ts');
-  const { FAULT_KINDS } = await import('../../nemesis/index.ts');
+  const { FAULT_KINDS, FAULT_ALIASES } = await import('../../nemesis/index.ts');
   const { AIMS } = await import('../workload/aims.ts');
   const { ENV_KINDS, capabilityCell, capabilityTable } = await import('../env/env-kinds.ts');
   const { CAPABILITIES } = await import('../env/capabilities.ts');
@@ -45,7 +45,7 @@ export async function run(argv: string[]): Promise<number> {
     const opts = Object.entries(r.optionsHelp ?? {});
     if (opts.length) out.push(`  ${''.padEnd(w)}  options: ${opts.map(([k, v]) => `${k} (${v})`).join('; ')}`);
   }
-  out.push('', 'faults (--faults KIND,KIND; aliases: clock=clock-bump, restart=kill):');
+  out.push('', `faults (--faults KIND,KIND; aliases: ${Object.entries(FAULT_ALIASES).map(([a, k]) => `${a}=${k}`).join(', ')}):`);
   for (const k of FAULT_KINDS) out.push(`  ${k.kind.padEnd(w)}  ${k.summary}`);
   out.push('', 'aimed plans (when --faults includes all their kinds and the topology fits, two plans in three are drawn around them,',
     "one in two for those marked 'half': the rest stay uniformly random):");

@@ -2,8 +2,7 @@
 // foreground until Ctrl-C / SIGTERM.
 import { parseArgs } from 'node:util';
 import { serve } from '../proxy/server-main.ts';
-import { EXIT_HELP } from '../cli.ts';
-import { EXIT, fsReason } from '../errors.ts';
+import { EXIT, EXIT_HELP, fsReason } from '../errors.ts';
 
 const USAGE = `usage: lockpick proxy [--port P]
 

@@ -18,8 +18,7 @@ import { explainAnomalies } from '../report/cause.ts';
 import { clientsFromFile } from '../report/timeline-story.ts';
 import { renderJUnit } from '../report/junit.ts';
 import { renderTimelineHtml } from '../report/html.ts';
-import { EXIT_HELP } from '../cli.ts';
-import { fsReason } from '../errors.ts';
+import { EXIT_HELP, fsReason } from '../errors.ts';
 
 const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
 /** File-system errors on a path the user gave: bad input (exit 2), not lockpick's failure. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../package-root.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { InconclusiveError } from '../errors.ts';
-import { recipeFor } from '../commands/run.ts';
+import { recipeFor } from '../options.ts';
 import { replay, type Interrupts, type RunSummary } from '../runner/index.ts';
 import { readTestJson } from '../runner/store.ts';
 import type { DemoEntry } from './entry.ts';

@@ -23,3 +23,8 @@ export const ALL_CAPABILITIES = Object.keys(CAPABILITIES) as Capability[];
 export function isCapability(c: string): c is Capability {
   return Object.hasOwn(CAPABILITIES, c);
 }
+
+/** The capabilities of `needs` that an environment kind lacks, each in words. */
+export function missingCapabilities(kind: { readonly capabilities: readonly Capability[] }, needs: readonly Capability[]): string[] {
+  return needs.filter((c) => !kind.capabilities.includes(c)).map((c) => `'${c}' (${CAPABILITIES[c]})`);
+}

@@ -13,11 +13,15 @@ import { importOptional } from '../optional.ts';
 // Ryuk (testcontainers' reaper) is an image from Docker Hub; lockpick reaps its own containers.
 process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
 
-import { isLocalEngine as localEngine } from './docker-kind.ts';
+/** No DOCKER_HOST, or a unix socket: the engine runs on this machine (its container namespaces and bind mounts are ours). */
+export function isLocalEngine(env: NodeJS.ProcessEnv = process.env): boolean {
+  const h = env.DOCKER_HOST;
+  return !h || h.startsWith('unix://');
+}
+export { isLocalEngine as localEngine };
 
-export { localEngine };
 // testcontainers, finding /.dockerenv, would reach a local engine's ports at the bridge gateway, where loopback-published ports are not.
-if (localEngine()) process.env.TESTCONTAINERS_HOST_OVERRIDE ??= '127.0.0.1';
+if (isLocalEngine()) process.env.TESTCONTAINERS_HOST_OVERRIDE ??= '127.0.0.1';
 
 const OWNER_START = startTime(process.pid) ?? '';
 

@@ -1,7 +1,11 @@
 // The `docker` environment kind: the servers as containers (testcontainers),
 // every link through lockpick's fault proxy. Kept apart from docker.ts so
-// the kind registry does not load testcontainers unless the kind is used.
-import type { EnvKindDef, EnvSpec } from './env-kinds.ts';
+// the kind registry does not load testcontainers unless the kind is used;
+// docker-start.ts starts it.
+import type { EnvKindDef, EnvSpec } from './types.ts';
+import { isLocalEngine } from './docker-engine.ts';
+
+export { isLocalEngine };
 import type { Capability } from './capabilities.ts';
 
 /** The server images --env docker runs (each built locally by docker-image.ts unless --image names one). */
@@ -11,23 +15,17 @@ export type ImageKind = (typeof IMAGE_ROLES)[number];
 /** --env docker: `images` from --image (role=IMAGE), e.g. { redis: 'redis:7.2' }. */
 export interface DockerEnvSpec extends EnvSpec { images?: Partial<Record<ImageKind, string>> }
 
-/** No DOCKER_HOST, or a unix socket: the engine runs on this machine (its container namespaces and bind mounts are ours). */
-export function isLocalEngine(env: NodeJS.ProcessEnv = process.env): boolean {
-  const h = env.DOCKER_HOST;
-  return !h || h.startsWith('unix://');
-}
-
 // Container pause (cgroup freezer), kill + start (restarts are empty: 'restart-persistence'
 // is 'none' only, 'aof-always' is refused by the node), node links through the proxy
 // (a nat rule in each container's namespace), Sentinel failover, and everything on
 // lockpick's side. The clock shim and the node-link rules need the engine on this machine.
 const ALWAYS: Capability[] = ['client-process', 'client-link', 'pause', 'kill', 'restart-persistence', 'failover'];
 
-export const DOCKER: EnvKindDef = {
+/** What the docker kind can do (the registry, env-kinds.ts, adds how it starts). */
+export const DOCKER_INFO: EnvKindDef = {
   name: 'docker',
   summary: 'servers in containers on a Docker engine (testcontainers; DOCKER_HOST honoured), ports on 127.0.0.1',
   capabilities: isLocalEngine() ? [...ALWAYS, 'node-link', 'clock'] : ALWAYS,
-  start: async (topology, o, spec) => (await import('./docker.ts')).startDockerEnvironment(topology, o, spec as DockerEnvSpec),
 };
 
 /** An image reference as docker takes it (name, tag, registry, digest). */

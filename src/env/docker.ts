@@ -8,28 +8,20 @@
 // peer-routing.ts does with uids for local processes). Each topology says how
 // it runs in containers (TopologyDef.docker); this file is the kit it uses.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type Dockerode from 'dockerode';
-import { Toxiproxy } from 'toxiproxy-node-client';
 import type { ContainerRuntimeClient } from 'testcontainers';
-import type { Environment, NodeRole, TopologyName, TopologyOptions } from './types.ts';
+import type { NodeRole } from './types.ts';
 import { LocalEnvironment } from './environment.ts';
-import { DOCKER, type DockerEnvSpec, type ImageKind } from './docker-kind.ts';
+import type { ImageKind } from './docker-kind.ts';
 import { ensureImage } from './docker-image.ts';
-import { cleanupDockerLeftovers, gone, localEngine, ownerLabels, runtimeClient, track, untrack } from './docker-engine.ts';
+import { gone, ownerLabels, track, untrack } from './docker-engine.ts';
 import { DockerNode } from './docker-node.ts';
-import { LinkTable } from './links.ts';
-import { cleanupLeftovers } from './lifecycle.ts';
-import { startProxyBackend } from './proxy-backend.ts';
 import { freePort } from './ports.ts';
 import { shimPath } from './clock.ts';
-import { redisContainerCmd, redisPing, REDIS_CONTAINER_PORT } from './redis.ts';
 import { peerLinks, type PeerNode } from './topology-peers.ts';
-import { topologyDef } from './topologies.ts';
-import { InconclusiveError, UsageError } from '../errors.ts';
 
 const run = promisify(execFile);
 const log = (m: string): void => console.error(m);
@@ -170,57 +162,5 @@ export class DockerKit {
     this.env.nodes.push(node);
     await node.start();
     return node;
-  }
-}
-
-/** The private network of one environment (its gateway is where node-link proxies listen). */
-async function createNetwork(client: ContainerRuntimeClient, envId: string): Promise<{ id: string; name: string; gateway: string; remove(): Promise<void> }> {
-  const d = client.container.dockerode;
-  const name = `lockpick-${envId}`;
-  const net = await d.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: ownerLabels(envId) });
-  track('networks', net.id);
-  const info = (await net.inspect()) as { IPAM?: { Config?: { Gateway?: string }[] } };
-  const gateway = info.IPAM?.Config?.[0]?.Gateway;
-  const remove = async () => {
-    await net.remove().catch((e: unknown) => { if (!gone(e)) throw e; });
-    untrack('networks', net.id);
-  };
-  if (!gateway) {
-    await remove();
-    throw new Error(`lockpick: the Docker network ${name} has no gateway address`);
-  }
-  return { id: net.id, name, gateway, remove };
-}
-
-export async function startDockerEnvironment(topology: TopologyName, o: TopologyOptions, spec: DockerEnvSpec): Promise<Environment> {
-  const def = topologyDef(topology);
-  if (!def?.docker) throw new UsageError(`--env docker does not run the ${topology} topology yet; use --env local`);
-  def.validate?.(o);
-  if (o.persistence !== undefined && o.persistence !== 'none') throw new UsageError(`--env docker: persistence '${o.persistence}' is not built (containers restart empty); use --env local`);
-  const local = localEngine();
-  if (!local && def.name !== 'redis') throw new UsageError(`--env docker with a remote engine (DOCKER_HOST=${process.env.DOCKER_HOST}) runs the redis topology only (the others need their config files bind-mounted); use a local engine`);
-  const client = await runtimeClient();
-  cleanupLeftovers();
-  const root = mkdtempSync(path.join(os.tmpdir(), 'lockpick-env-'));
-  const envId = path.basename(root).replace(/^lockpick-env-/, '');
-  let env: LocalEnvironment | undefined;
-  try {
-    await cleanupDockerLeftovers(client);
-    const proxy = await startProxyBackend();
-    env = new LocalEnvironment(topology, root, new LinkTable(new Toxiproxy(proxy.url)), proxy, DOCKER);
-    const net = await createNetwork(client, envId);
-    const kit = new DockerKit(env, client, net, envId, { ...spec.images }, local);
-    // After the server containers (the nodes): their holders, then the network.
-    env.afterNodes.push(() => kit.removeHolders(), () => net.remove());
-    await def.docker(kit, o);
-    if (o.resource) {
-      await kit.place([{ id: 'resource', port: REDIS_CONTAINER_PORT }]);
-      await kit.start({ id: 'resource', role: 'resource', image: 'redis', cmd: redisContainerCmd(), ready: (h, p) => redisPing(p, h) });
-    }
-    return env;
-  } catch (e) {
-    await env?.down();
-    if (e instanceof UsageError) throw e;
-    throw new InconclusiveError(`the docker ${topology} environment failed to start: ${(e as Error)?.message ?? String(e)}`, { cause: e });
   }
 }

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.ts';
 import { topologyEndpointRoles } from './topologies.ts';
 import type { EndpointRoleDef } from './topology.ts';
+import type { ExternalEndpoint, ExternalServers } from './types.ts';
 
 /** The environment's own role, whatever the topology: a Redis for the protected resource. */
 const RESOURCE: EndpointRoleDef = { role: 'resource' };
@@ -23,17 +24,7 @@ function roleDef(role: unknown): EndpointRoleDef | undefined {
   return endpointRoles().find((r) => r.role === role);
 }
 
-export interface ExternalEndpoint {
-  role: string;
-  host: string;
-  port: number;
-  user?: string;
-  password?: string;
-  database?: string;
-}
-
-/** What --endpoints says: the servers, and the Sentinel master name when there are Sentinels. */
-export interface ExternalServers { endpoints: ExternalEndpoint[]; master?: string }
+export type { ExternalEndpoint, ExternalServers };
 
 /** How to write --endpoints, with the roles the registry has. */
 function format(): string {

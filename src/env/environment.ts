@@ -5,8 +5,8 @@ import type { Endpoint, Environment, Link, NodeHandle, TopologyName } from './ty
 import type { LinkTable } from './links.ts';
 import type { ProxyBackend } from './proxy-backend.ts';
 import { onTeardown, removeDir } from './lifecycle.ts';
-import { LOCAL, type EnvKindDef } from './env-kinds.ts';
-import { dataRoles } from './topologies.ts';
+import { LOCAL_INFO } from './env-kind-info.ts';
+import type { EnvKindDef } from './types.ts';
 
 /** A node the environment can reach and tear down (a ServerNode, or an external server's stand-in). */
 export interface ManagedNode extends NodeHandle {
@@ -30,7 +30,9 @@ export class LocalEnvironment implements Environment {
     readonly root: string,
     readonly linkTable: LinkTable,
     private readonly proxy: ProxyBackend | undefined,
-    readonly envKind: EnvKindDef = LOCAL,
+    readonly envKind: EnvKindDef = LOCAL_INFO,
+    /** The roles clients lock on (its topology's TopologyDef.roles.data: topologies.ts dataRoles), given by whoever starts it. */
+    readonly dataRoles: readonly string[] = [],
   ) {
     this.unregister = onTeardown(() => this.down());
   }
@@ -58,9 +60,7 @@ export class LocalEnvironment implements Environment {
   }
 
   clientEndpoints(clientId: string): Promise<Endpoint[]> {
-    // The roles its topology declares as data roles (TopologyDef.roles.data).
-    const data = dataRoles(this.topology);
-    return this.proxiedFor(clientId, this.nodes.filter((n) => data.includes(n.role)));
+    return this.proxiedFor(clientId, this.nodes.filter((n) => this.dataRoles.includes(n.role)));
   }
 
   sentinelEndpoints(clientId: string): Promise<Endpoint[]> {

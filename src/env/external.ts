@@ -14,7 +14,9 @@ import path from 'node:path';
 import { Toxiproxy } from 'toxiproxy-node-client';
 import type { Endpoint, Environment, Link, NodeRole, TopologyName, TopologyOptions } from './types.ts';
 import { LocalEnvironment, type ManagedNode } from './environment.ts';
-import { EXTERNAL, missingCapabilities, type EnvKindDef } from './env-kinds.ts';
+import { EXTERNAL_INFO as EXTERNAL } from './env-kind-info.ts';
+import { missingCapabilities } from './capabilities.ts';
+import type { EnvKindDef } from './types.ts';
 import type { Capability } from './capabilities.ts';
 import { endpointText, type ExternalEndpoint, type ExternalServers } from './endpoints.ts';
 import { LinkTable } from './links.ts';
@@ -22,7 +24,7 @@ import { cleanupLeftovers } from './lifecycle.ts';
 import { startProxyBackend } from './proxy-backend.ts';
 import { freePort } from './ports.ts';
 import { createRedisNode } from './redis.ts';
-import { topologyDef } from './topologies.ts';
+import { dataRoles, topologyDef } from './topologies.ts';
 import type { ExternalRole } from './topology.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
 
@@ -154,7 +156,7 @@ export async function startExternalEnvironment(topology: TopologyName, o: Topolo
     const proxy = await startProxyBackend();
     const table = new LinkTable(new Toxiproxy(proxy.url));
     table.links.push(...nodeLinks);
-    env = new LocalEnvironment(topology, root, table, proxy, kind);
+    env = new LocalEnvironment(topology, root, table, proxy, kind, dataRoles(topology));
     env.nodes.push(...nodes);
     // Client links made on the user's Toxiproxy go when the run ends (their server links stay).
     if (userUrl) env.cleanups.push(() => removeProxies(userUrl, env!.links.filter((l) => l.from.startsWith('client:')).map((l) => l.name)));

@@ -10,7 +10,7 @@ import { LinkTable } from './links.ts';
 import { cleanupLeftovers } from './lifecycle.ts';
 import { cleanupLeftoverChains } from './peer-routing.ts';
 import { startProxyBackend } from './proxy-backend.ts';
-import { TOPOLOGY_DEFS, topologyDef } from './topologies.ts';
+import { dataRoles, TOPOLOGY_DEFS, topologyDef } from './topologies.ts';
 import { freePort } from './ports.ts';
 import { createRedisNode } from './redis.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
@@ -52,7 +52,7 @@ async function bringUp(topology: TopologyName, opts: TopologyOptions): Promise<E
   await cleanupLeftoverChains((m) => console.error(m));
   const root = mkdtempSync(path.join(os.tmpdir(), 'lockpick-env-'));
   const proxy = await startProxyBackend();
-  const env = new LocalEnvironment(topology, root, new LinkTable(new Toxiproxy(proxy.url)), proxy);
+  const env = new LocalEnvironment(topology, root, new LinkTable(new Toxiproxy(proxy.url)), proxy, undefined, dataRoles(topology));
   try {
     await topologyDef(topology)!.start(env, opts);
     // The protected resource is a fault-free Redis node whatever the lock service is (a topology may start its own).

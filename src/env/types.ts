@@ -1,5 +1,6 @@
 // The environment contract: a topology of real servers, each node controllable,
-// every link routed through the fault proxy.
+// every link routed through the fault proxy; the kinds of environment.
+import type { Capability } from './capabilities.ts';
 /** How a client reaches a node; servers that need a login say it here (MariaDB: user, password, database). */
 export interface Endpoint { id: string; host: string; port: number; user?: string; password?: string; database?: string }
 
@@ -45,7 +46,7 @@ export interface Link { name: string; from: string; to: string; listen: Endpoint
 export interface Environment {
   readonly topology: TopologyName;
   /** Where the servers come from and what can be done to them (src/env/env-kinds.ts); absent: assume everything (hand-made test environments). */
-  readonly envKind?: import('./env-kinds.ts').EnvKindDef;
+  readonly envKind?: EnvKindDef;
   readonly nodes: NodeHandle[];
   readonly links: Link[];        // node→node links, and client links created so far
   readonly proxyUrl: string;     // Toxiproxy HTTP API (drive it with toxiproxy-node-client)
@@ -58,4 +59,40 @@ export interface Environment {
   /** Endpoint of the fault-free resource node, if requested. */
   resourceEndpoint?(): Endpoint;
   down(): Promise<void>;
+}
+
+/** A server of an external environment, as --endpoints names it (src/env/endpoints.ts). */
+export interface ExternalEndpoint {
+  role: string;
+  host: string;
+  port: number;
+  user?: string;
+  password?: string;
+  database?: string;
+}
+
+/** What --endpoints says: the servers, and the Sentinel master name when there are Sentinels. */
+export interface ExternalServers { endpoints: ExternalEndpoint[]; master?: string }
+
+/** Which environment a run uses (stored in test.json, so a replay rebuilds it). */
+export interface EnvSpec {
+  kind: string;
+  servers?: ExternalServers;
+  /** Capabilities the run's faults need that only the user's setup gives (EnvKindDef.setup): checked when the environment starts (not stored). */
+  needs?: Capability[];
+}
+
+/** An environment kind (src/env/env-kinds.ts: local, external, docker): where the servers come from, what can be done to them. */
+export interface EnvKindDef {
+  name: string;
+  summary: string;
+  capabilities: readonly Capability[];
+  /**
+   * Capabilities the user's setup may add (external: 'node-link' through their Toxiproxy),
+   * certain only once the environment starts and sees it; `present` says whether the setup is
+   * there at all (TOXIPROXY_URL set), `label` names it in the table, `hint` says how to get it.
+   */
+  setup?: { capabilities: readonly Capability[]; present(): boolean; label: string; hint: string };
+  /** Brings up `topology` (UsageError for bad input, InconclusiveError when it cannot start). */
+  start?(topology: TopologyName, o: TopologyOptions, spec: EnvSpec): Promise<Environment>;
 }

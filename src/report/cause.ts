@@ -6,6 +6,7 @@ import type { Anomaly } from '../../checkers/types.ts';
 import type { HistoryEvent, NemesisEvent, Op, ParsedHistory } from '../history/types.ts';
 import { HistoryBuilder } from '../history/build.ts';
 import { faultTargets } from './timeline-story.ts';
+import { kindDef } from '../../nemesis/kinds.ts';
 
 export interface FaultPeriod {
   kind: string;
@@ -141,7 +142,7 @@ export function explainAnomalies(h: Pick<ParsedHistory, 'ops' | 'nemesis'>, anom
     if (ownFault) {
       const c = f.clients.find((x) => names.has(x))!;
       const p = names.get(c)!;
-      const verb = f.kind === 'client-pause' ? 'was paused' : f.kind === 'client-kill' ? 'was killed' : f.kind === 'partition' ? 'was cut off' : f.kind === 'client-clock' ? 'had its clock moved' : `was hit by ${f.kind}`;
+      const verb = kindDef(f.kind)?.clientVerb ?? `was hit by ${f.kind}`;
       return `${who(p, clients)} ${verb}${dur} from ${s(f.start)}${at}, ${whereWas(h.ops, p, f.start)}${nextOf(h.ops, p, f.end)}`;
     }
     const holder = procs.map((p) => ({ p, o: h.ops.filter((o) => o.process === p && o.f === 'acquire' && o.outcome === 'ok' && o.completeTime !== undefined && o.completeTime <= f.start).pop() }))

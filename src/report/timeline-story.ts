@@ -9,6 +9,10 @@ import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import type { Op, ParsedHistory } from '../history/types.ts';
 import type { ResourceEntry, ResourceResult } from '../../checkers/resource.ts';
 import { faultValue, opEnd, opStart, type Timeline } from './timeline-model.ts';
+import { kindDef } from '../../nemesis/kinds.ts';
+import { finite, fmtMs, forDur, type FaultBand, type FaultStep } from '../../nemesis/band.ts';
+
+export type { FaultStep };
 
 /** What a caller may add that the history file does not carry. All optional. */
 export interface TimelineExtras {
@@ -34,27 +38,8 @@ export interface Lease {
 }
 export interface Gap { lane: string; process: number; key: string; a: number; b: number; intruders: { lane: string; process: number; a: number }[] }
 export interface Note { lane: string; a: number; kind: 'lease-end' | 'gap-acquire' | 'stale-unlock' | 'token' | 'write' | 'stale-write' | 'rejected'; text: string; tip: string; anomaly?: number; pri: number }
-export interface FaultStep { a: number; words: string }
 export interface FaultRow { kind: string; words: string; a: number; b: number; open: boolean; lanes: string[]; tip: string; steps: FaultStep[] }
 
-/**
- * The steps a kind takes before its start record is written, placed from what that record says
- * (a registry: one entry per kind that has steps). `a` is the band's start (the first step),
- * `at` the record itself.
- */
-export const FAULT_STEPS: Record<string, (v: Record<string, unknown>, a: number, at: number) => FaultStep[]> = {
-  failover: (v, a, at) => {
-    const p = (v.params ?? {}) as Record<string, unknown>;
-    const old = typeof v.old_primary === 'string' ? v.old_primary : 'the primary';
-    const how = typeof (v.how ?? p.how) === 'string' ? String(v.how ?? p.how) : 'pause';
-    const lead = typeof p.lead_ms === 'number' && p.lead_ms > 0 ? p.lead_ms : 0;
-    const steps: FaultStep[] = [];
-    if (p.cut_replication !== false) steps.push({ a, words: `replication of ${old} cut` });
-    steps.push({ a: Math.min(at, a + lead), words: `${old} ${how === 'kill' ? 'killed' : how === 'partition' ? 'cut off from Sentinels and replicas' : 'paused'}` });
-    if (typeof v.new_primary === 'string') steps.push({ a: at, words: `${v.new_primary} promoted` });
-    return steps;
-  },
-};
 export interface Stuck { lane: string; a: number; b: number; words: string; anomaly: number }
 
 export interface Story {
@@ -85,9 +70,6 @@ export function clientsFromFile(path: string): Map<number, string> {
   return out;
 }
 
-const fmtMs = (ms: number): string => (Math.abs(ms) >= 10_000 ? `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s` : `${Math.round(ms)} ms`);
-const signed = (ms: number): string => `${ms >= 0 ? '+' : '−'}${fmtMs(Math.abs(ms))}`;
-
 /** 'client:c1' → c1; anything else is a server node (n3, primary, …). */
 export function faultTargets(v: Record<string, unknown>): { clients: string[]; nodes: string[] } {
   const grudge = (v.params as Record<string, unknown> | undefined)?.grudge;
@@ -107,36 +89,21 @@ export function faultTargets(v: Record<string, unknown>): { clients: string[]; n
   return { clients, nodes };
 }
 
-/** A fault in words with its parameters, e.g. "pause c1 1088 ms (> lease 800 ms)". */
+/** A fault in words with its parameters, e.g. "pause c1 1088 ms (> lease 800 ms)": its kind's own (KindDef.band), else its record as it is. */
 export function faultWords(kind: string, value: unknown, measuredMs: number | undefined, leaseMs?: number): string {
   const v = (value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
   const p = (v.params ?? {}) as Record<string, unknown>;
   const { clients, nodes } = faultTargets(v);
-  const who = [...clients, ...nodes].join(', ') || 'all';
-  const num = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
-  const dur = num(v.duration_ms) ?? num(p.duration_ms) ?? measuredMs;
-  const point = typeof (v.point ?? p.point) === 'string' ? ` at ${String(v.point ?? p.point)}` : '';
-  const forDur = dur === undefined ? '' : ` for ${fmtMs(dur)}`;
-  const vsLease = dur !== undefined && leaseMs !== undefined ? ` (${dur > leaseMs ? '>' : '≤'} lease ${fmtMs(leaseMs)})` : '';
-  switch (kind) {
-    case 'client-pause': return `pause ${who} ${dur === undefined ? '' : fmtMs(dur)}${vsLease}${point}`.replace(/\s+/g, ' ').trim();
-    case 'client-kill': return `kill ${who}${point}`;
-    case 'client-clock': return `clock of ${who} ${signed(num(p.delta_ms) ?? 0)}${forDur}`;
-    case 'partition': return `partition ${typeof v.shape === 'string' ? v.shape : who}${forDur}${point}`;
-    case 'latency': return `slow links of ${who} by ${num(p.latency_ms) ?? '?'} ms${forDur}`;
-    case 'pause': return `pause server ${who}${forDur}${vsLease}`;
-    case 'kill': return `kill server ${who}${forDur === '' ? '' : `, down${forDur}`}`;
-    case 'clock-bump': return `clock of ${who} jumps ${signed(num(p.delta_ms) ?? 0)}${forDur}`;
-    case 'clock-strobe': return `clock of ${who} strobes ${signed(num(p.delta_ms) ?? 0)} every ${num(p.period_ms) ?? '?'} ms${forDur}`;
-    case 'clock-reset': return `clock of ${who} reset`;
-    case 'failover': return typeof v.new_primary === 'string'
-      ? `failover: ${String(v.old_primary ?? '?')} cut off, ${v.new_primary} promoted${num(v.promoted_after_ms) === undefined ? '' : ` after ${num(v.promoted_after_ms)} ms`}${forDur}`
-      : `failover of ${who}${forDur}`;
-    default: {
-      const rest = faultValue(value, 200);
-      return `${kind}${rest ? ` ${rest}` : ''}${forDur}`;
-    }
-  }
+  const point = v.point ?? p.point;
+  const band: FaultBand = {
+    value: v, params: p, who: [...clients, ...nodes].join(', ') || 'all',
+    durMs: finite(v.duration_ms) ?? finite(p.duration_ms) ?? measuredMs, leaseMs,
+    point: typeof point === 'string' ? point : undefined,
+  };
+  const words = kindDef(kind)?.band;
+  if (words) return words(band);
+  const rest = faultValue(value, 200);
+  return `${kind}${rest ? ` ${rest}` : ''}${forDur(band)}`;
 }
 
 /** Lease of the hold a client was in at axis time x (for "pause c1 … (> lease 800 ms)"). */
@@ -255,7 +222,7 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
     const clientLanes = t.clients.filter((c) => lanes.has(c));
     const lease = t.clients.length === 1 ? leaseAt(leases, t.clients[0]!, b.a) : undefined;
     const words = faultWords(b.kind, b.value, b.open ? undefined : b.b - b.a, lease);
-    const steps = b.a < b.at ? FAULT_STEPS[b.kind]?.(v, b.a, b.at) ?? [] : [];
+    const steps = b.a < b.at ? kindDef(b.kind)?.bandSteps?.(v, b.a, b.at) ?? [] : [];
     const from = b.a < b.at
       ? `from ${b.a.toFixed(3)} ms (its first step; the start record at line ${b.lines[0]} was written at ${b.at.toFixed(3)} ms)${steps.map((x) => `\n  ${x.a.toFixed(3)} ms: ${x.words}`).join('')}`
       : `from ${b.a.toFixed(3)} ms (line ${b.lines[0]})`;

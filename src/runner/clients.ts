@@ -1,8 +1,8 @@
 // The client workers, as the runner and the nemesis see them: one forked child
 // process per client id, reused from run to run. Turns the workers' messages
 // into history events (the parent is the single recorder), assigns logical
-// process ids (a fresh one after every `info`, as in Jepsen), and carries out
-// pauses anchored at named points of the plan.
+// process ids (a fresh one after every `info`, as in Jepsen), and asks a fault's
+// kind to act when its client reaches the point the fault is anchored at.
 import { fork, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,8 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forgetProcess, recordProcess } from '../env/lifecycle.ts';
 import type { ClientControl, FaultSpec, NemesisContext } from '../../nemesis/types.ts';
-import { createFault } from '../../nemesis/kinds.ts';
-import { anchoredClient, anchorPoint, isAnchoredPartition } from '../workload/plan.ts';
+import { createFault, kindDef } from '../../nemesis/kinds.ts';
+import { anchoredClient, anchorPoint } from '../workload/plan.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Recorder } from './recorder.ts';
 import { emptyReached, mergeReached, type ReachedPoints } from '../workload/points.ts';
@@ -232,7 +232,7 @@ const WORKER_ARGS = extname(WORKER) === '.ts' ? ['--import', import.meta.resolve
         break;
       }
       case 'point': {
-        const p = this.killAt(w, m.name) ?? this.pauseAt(w, m.name, m.seq, m.command);
+        const p = this.atPoint(w, m.name, m.seq, m.command);
         this.pausing.add(p);
         void p.finally(() => this.pausing.delete(p));
         break;
@@ -268,58 +268,29 @@ const WORKER_ARGS = extname(WORKER) === '.ts' ? ['--import', import.meta.resolve
     w.fresh = true;
   }
 
-  /** A point question answered by death: an anchored client-kill of the plan is due here (it never goes on). */
-  private killAt(w: Worker, point: string): Promise<void> | undefined {
-    const now = performance.now() - this.runStartMs;
-    const f = this.anchored.find((x) => !x.fired && x.kind === 'client-kill' && x.target === w.id && x.params?.point === point && x.at_ms <= now);
-    if (!f) return undefined;
-    f.fired = true;
-    this.recorder.nemesis('client-kill-start', { client: w.id, point });
-    return this.kill(w.id).then(() => this.recorder.nemesis('client-kill-stop', { client: w.id, point }));
-  }
-
-  /** A point question: pause here if an anchored fault of the plan is due, then let it go on. */
-  private async pauseAt(w: Worker, point: string, seq: number, command?: string): Promise<void> {
-    const now = performance.now() - this.runStartMs;
-    const f = this.anchored.find((x) => !x.fired && x.kind !== 'client-kill' && anchoredClient(x) === w.id && anchorPoint(x) === point && x.at_ms <= now);
-    if (f?.anchor) {
-      f.fired = true;
-      await this.faultAt(w, f, seq);
-      return;
-    }
-    if (f && isAnchoredPartition(f)) {
-      f.fired = true;
-      await this.partitionAt(w, f, seq);
-      return;
-    }
-    if (f) {
-      f.fired = true;
-      const ms = f.duration_ms ?? 0;
-      this.recorder.nemesis('client-pause-start', { client: w.id, point, duration_ms: ms, ...(command ? { command } : {}) });
-      w.child.kill('SIGSTOP');
-      w.stopped = true;
-      await sleep(ms);
-      // 'go' waits in the pipe before the process runs again, so on waking its poll phase lets the
-      // held send or reply go before any timer that ran out during the pause fires: a reply that
-      // arrived during a pause is read, as a real paused process would find it in its socket,
-      // rather than the client library's command timeout firing first on a reply already there.
-      this.send(w, { t: 'go', seq });
-      w.child.kill('SIGCONT');
-      w.stopped = false;
-      this.recorder.nemesis('client-pause-stop', { client: w.id, point });
-      return;
-    }
-    this.send(w, { t: 'go', seq });
-  }
-
   /**
-   * An anchored partition: the client's links are cut (recorded as the partition kind's own
-   * start/stop) and it goes on at once, told to hold for as long as the cut lasts: a client
-   * cut off does not know it, so it keeps working (a lock without a lease holds through it,
-   * long enough for a session timeout to end its hold at the server).
+   * A point question: if an anchored fault of the plan is due here, its kind acts on the waiting
+   * client (KindDef.anchored: pause it, kill it, cut it off) and says when it goes on; a
+   * server-side spec with an anchor starts through the nemesis. Otherwise it goes on at once.
    */
-  private partitionAt(w: Worker, f: FaultSpec & { fired?: boolean }, seq: number): Promise<void> {
-    return this.startAt(w, f, seq, f.duration_ms ?? 0);
+  private async atPoint(w: Worker, point: string, seq: number, command?: string): Promise<void> {
+    const now = performance.now() - this.runStartMs;
+    const f = this.anchored.find((x) => !x.fired && anchoredClient(x) === w.id && anchorPoint(x) === point && x.at_ms <= now);
+    if (!f) { this.send(w, { t: 'go', seq }); return; }
+    f.fired = true;
+    if (f.anchor) { await this.faultAt(w, f, seq); return; }
+    const { fired: _fired, ...spec } = f;
+    const hook = kindDef(f.kind)?.anchored;
+    if (!hook) { this.send(w, { t: 'go', seq }); return; }
+    await hook.fire(spec, {
+      client: w.id, point, command,
+      pause: () => { w.child.kill('SIGSTOP'); w.stopped = true; },
+      resume: () => { w.child.kill('SIGCONT'); w.stopped = false; },
+      kill: () => this.kill(w.id),
+      record: (type, details) => this.recorder.nemesis(type, details),
+      go: (holdMs) => this.send(w, holdMs === undefined ? { t: 'go', seq } : { t: 'go', seq, holdMs }),
+      startThenGo: (s, holdMs) => this.startAt(w, s, seq, holdMs),
+    });
   }
 
   /**

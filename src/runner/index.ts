@@ -11,7 +11,7 @@ import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
 import { search, type Failure, type SearchResult } from './search.ts';
 import { clientOutputNote } from './clients.ts';
-import { Session, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
+import { Session, runHistory, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, runLog, versions, writeEvents, writeJson } from './store.ts';
 import { lockFromStored, lockLabel, moduleHash, storedLock } from './lock-spec.ts';
 import { claimSignals } from '../env/lifecycle.ts';
@@ -204,10 +204,10 @@ async function writeCounterexample(dir: string, o: RunOutcome, meta: Record<stri
   const hpath = join(cdir, 'history.jsonl');
   writeEvents(hpath, o.events);
   try {
-    const { readHistory } = await import('../history/index.ts');
-    const h = await readHistory(hpath);
+    // Drawn from the run's history in memory (the file just written holds the same events, line for line).
+    const h = o.history ?? runHistory(o.events);
     const { renderTimelineHtml } = await import('../report/html.ts');
-    writeFileSync(join(cdir, 'timeline.html'), renderTimelineHtml(h, o.check, meta, { resource: o.resource, resourceEntries: o.resourceEntries }));
+    writeFileSync(join(cdir, 'timeline.html'), renderTimelineHtml({ ...h.parsed, source: hpath }, o.check, meta, { clients: h.clients, resource: o.resource, resourceEntries: o.resourceEntries }));
   } catch (e) {
     writeFileSync(join(cdir, 'report-error.txt'), `${(e as Error).stack ?? e}\n`);
   }
@@ -219,9 +219,9 @@ async function describeOutcome(o: RunOutcome, file: string): Promise<string> {
   try {
     const { formatResult } = await import('../report/text.ts');
     // In the user's terms: clients, and the fault that made each anomaly possible (src/report/cause.ts).
-    const { explainRun } = await import('../report/cause.ts');
-    const { clients, causes } = explainRun(o.events, o.check.anomalies);
-    lines.push(formatResult(file, o.check, { clients, causes }));
+    const { explainAnomalies } = await import('../report/cause.ts');
+    const h = o.history ?? runHistory(o.events);
+    lines.push(formatResult(file, o.check, { clients: h.clients, causes: explainAnomalies(h.parsed, o.check.anomalies, h.clients) }));
   } catch {
     lines.push(`${file}: valid=${String(o.check.valid)}`);
     for (const a of o.check.anomalies) lines.push(`  ${a.type}: ${a.message}`);
@@ -331,6 +331,28 @@ function writeJUnit(dir: string, paths: (string | undefined)[], input: RunJUnit)
   return own;
 }
 
+/** What JUnit says of the run shown (the counterexample, or a replay's breaking run): its anomalies, the resource, its plan in words and its timeline. */
+function shownRun(out: RunOutcome | undefined, cdir: string | undefined): Pick<RunJUnit, 'anomalies' | 'resource' | 'plan' | 'timeline'> {
+  return {
+    anomalies: out ? [...out.check.anomalies, ...out.resource.anomalies] : [], resource: out?.resource,
+    plan: out && describePlan(out.plan), timeline: cdir && join(cdir, 'timeline.html'),
+  };
+}
+
+/**
+ * The end of every run, a search's or a replay's: the note on the clients' own output, the
+ * elapsed time, junit.xml (in DIR, at --junit PATH, in the counterexample), results.json, and
+ * the summary checked against its verdict.
+ */
+function finish(dir: string, o: { log(line: string): void }, t0: number, summary: SummaryDraft, junit: Omit<RunJUnit, 'verdict' | 'elapsedMs' | 'gaps'>, junitPaths: (string | undefined)[], results: Record<string, unknown>): RunSummary {
+  const output = clientOutputNote(dir);
+  if (output) o.log(output);
+  summary.elapsedMs = Date.now() - t0;
+  writeJUnit(dir, junitPaths, { ...junit, verdict: summary.verdict, elapsedMs: summary.elapsedMs, gaps: summary.gaps });
+  writeJson(join(dir, 'results.json'), { verdict: summary.verdict, ...results });
+  return done(summary);
+}
+
 export async function runTest(o: RunOptions): Promise<RunSummary> {
   o.interrupts?.signal?.throwIfAborted();
   const t0 = Date.now();
@@ -369,8 +391,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     if (firstSeen) await writeCounterexample(dir, firstSeen, { lock: lockLabel(o.lock), seed, plan: describePlan(firstSeen.plan) });
     writeJUnit(dir, [o.junitPath, firstSeen ? join(dir, 'counterexample', 'junit.xml') : undefined], {
       ...junitBase, verdict: firstSeen ? false : 'unknown', interrupted: true, elapsedMs: Date.now() - t0, gaps: [], tested: describeCoverage(coverage),
-      anomalies: firstSeen ? [...firstSeen.check.anomalies, ...firstSeen.resource.anomalies] : [], resource: firstSeen?.resource,
-      plan: firstSeen ? describePlan(firstSeen.plan) : undefined, timeline: firstSeen ? join(dir, 'counterexample', 'timeline.html') : undefined,
+      ...shownRun(firstSeen, firstSeen ? join(dir, 'counterexample') : undefined),
     });
     o.log(`\nINTERRUPTED after ${coverage.runs} run(s): ${firstSeen ? `UNSAFE: a violation was found in run ${firstSeen.run} (not shrunk); its history is in ${join(dir, 'counterexample')}` : 'no violation so far; no verdict'}.`);
     if (firstSeen) o.log(await describeOutcome(firstSeen, join(dir, 'counterexample', 'history.jsonl')));
@@ -506,22 +527,14 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       const reasons = Object.entries(coverage.inconclusiveReasons).sort((a, b) => b[1] - a[1]).slice(0, 3);
       if (reasons.length) o.log(`inconclusive runs, most often:\n${reasons.map(([r, n]) => `  ${n} run(s): ${r}`).join('\n')}`);
     }
-    summary.elapsedMs = Date.now() - t0;
-    const m = res.minimal;
-    writeJUnit(dir, [o.junitPath, cdir && join(cdir, 'junit.xml')], {
-      ...junitBase, verdict: summary.verdict, elapsedMs: summary.elapsedMs, gaps: missing, tested: describeCoverage(coverage),
-      anomalies: m ? [...m.check.anomalies, ...m.resource.anomalies] : [], resource: m?.resource, plan: m && describePlan(m.plan),
-      confirmed: m ? res.minimalConfirmed : undefined, timeline: cdir && join(cdir, 'timeline.html'),
-    });
-    const output = clientOutputNote(dir);
-    if (output) o.log(output);
-    writeJson(join(dir, 'results.json'), {
-      verdict: summary.verdict, ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
+    return finish(dir, o, t0, summary, {
+      ...junitBase, tested: describeCoverage(coverage), ...shownRun(res.minimal, cdir), confirmed: res.minimal ? res.minimalConfirmed : undefined,
+    }, [o.junitPath, cdir && join(cdir, 'junit.xml')], {
+      ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
       first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,
       first: res.first ? outcomeJson(res.first) : null, minimal: res.minimal ? outcomeJson(res.minimal) : null,
       failures: summary.failures,
     });
-    return done(summary);
   }, onInterrupt);
 }
 
@@ -619,16 +632,12 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     }
     if (missing.length) o.log(`INCONCLUSIVE:\n${missing.map((g) => `  - ${g}`).join('\n')}`);
     o.log(`tested: ${describeCoverage(coverage)}`);
-    const output = clientOutputNote(dir);
-    if (output) o.log(output);
-    summary.elapsedMs = Date.now() - t0;
-    writeJUnit(dir, [o.junitPath, unsafe && cdir ? join(cdir, 'junit.xml') : undefined], {
+    return finish(dir, o, t0, summary, {
       lock: lockLabel(spec), property, faults: [...new Set(plan.faults.map((f) => f.kind))], replay: true, replayCommand: summary.replay,
-      verdict: summary.verdict, elapsedMs: summary.elapsedMs, gaps: missing, tested: describeCoverage(coverage),
-      anomalies: unsafe && last ? [...last.check.anomalies, ...last.resource.anomalies] : [], resource: unsafe ? last?.resource : undefined,
-      plan: describePlan(plan), timeline: cdir && join(cdir, 'timeline.html'), properties: { run: id, replay_of: o.dir },
+      tested: describeCoverage(coverage), ...shownRun(unsafe ? last : undefined, cdir),
+      plan: describePlan(plan), properties: { run: id, replay_of: o.dir },   // the plan replayed, broken or not
+    }, [o.junitPath, unsafe && cdir ? join(cdir, 'junit.xml') : undefined], {
+      runs: summary.runs, coverage, gaps: missing, liveness, last: last ? outcomeJson(last) : null,
     });
-    writeJson(join(dir, 'results.json'), { verdict: summary.verdict, runs: summary.runs, coverage, gaps: missing, liveness, last: last ? outcomeJson(last) : null });
-    return done(summary);
   });
 }

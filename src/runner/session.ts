@@ -8,7 +8,7 @@ import { dataRoles, topologyDef } from '../env/topologies.ts';
 import type { Timescales } from '../env/topology.ts';
 import type { Environment, TopologyName, TopologyOptions } from '../env/types.ts';
 import { HistoryBuilder } from '../history/index.ts';
-import type { HistoryEvent } from '../history/types.ts';
+import type { HistoryEvent, ParsedHistory } from '../history/types.ts';
 import { LockContractError, type LockRecipe } from '../locks/lock.ts';
 import { checkHistory } from '../../checkers/index.ts';
 import type { CheckResult, Verdict } from '../../checkers/types.ts';
@@ -71,6 +71,8 @@ export interface RunOutcome {
   check: CheckResult;
   resource: ResourceResult;
   events: HistoryEvent[];
+  /** The events as a history, built once: every property was checked on it, and the report and timeline draw from it. */
+  history?: RunHistory;
   ops: number;                      // completed operations
   elapsedMs: number;
   problems: string[];               // worker errors, killed clients, nemesis errors
@@ -183,7 +185,7 @@ export class Session {
   /** One context for the whole session: the nemesis tracks active faults per context. */
   nemesisContext(): NemesisContext {
     this.ctx ??= { env: this.env, clients: this.pool, record: (f, v) => this.recorder.nemesis(f, v) };
-    this.pool.nemesis = this.ctx;   // anchored partitions cut links from the pool (ClientPool.pauseAt)
+    this.pool.nemesis = this.ctx;   // anchored partitions cut links from the pool (ClientPool.atPoint)
     return this.ctx;
   }
 
@@ -252,9 +254,10 @@ export class Session {
     const keys = [...new Set(plan.clients.flatMap((c) => c.attempts.map((a) => keyPrefix + a.key)))];
     const { entries, finals } = await this.resource.collect(keys);
     const resource = checkResource(entries, finals);
-    const check = checkEvents(events, recipe.model, this.o.checkTimeMs ?? 20_000, plan.ttlMs);
+    const history = runHistory(events);   // built once, checked for every property
+    const check = checkRunHistory(history, recipe.model, this.o.checkTimeMs ?? 20_000);
     const property = this.o.property ?? 'both';
-    const liveness = runLiveness(events, recipe, property, this.o.livenessMs ?? defaultLivenessBoundMs(plan.ttlMs, recipe.sessionMs?.(this.o.lockOptions)));
+    const liveness = runLiveness(history, recipe, property, this.o.livenessMs ?? defaultLivenessBoundMs(plan.ttlMs, recipe.sessionMs?.(this.o.lockOptions)));
     // Asked for: its violations are the run's anomalies too (the words, the shrinker, JUnit and the timeline see them).
     if (liveness.checked) check.anomalies.push(...liveness.violations);
     const live = liveness.violations.length === 0;
@@ -273,7 +276,7 @@ export class Session {
     if (verdict === true && inconclusive.length > 0) verdict = 'unknown';
     const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;
     return {
-      run, plan, verdict, lockVerdict: check.valid, check, resource, events, ops, elapsedMs: performance.now() - started,
+      run, plan, verdict, lockVerdict: check.valid, check, resource, events, history, ops, elapsedMs: performance.now() - started,
       problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), lockStats: report.lockStats, points: report.points, resourceEntries: entries, liveness,
     };
   }
@@ -300,8 +303,17 @@ export function laneHistoryPath(historyPath: string, lane: number): string {
   return lane === 0 ? historyPath : historyPath.replace(/(\.jsonl)?$/, `.lane${lane + 1}.jsonl`);
 }
 
-/** The liveness of one run's events under `bound` ms, with the clients and deaths the runner recorded. */
-export function runLiveness(events: HistoryEvent[], recipe: LockRecipe, property: Property, bound: number): RunLiveness {
+/** One run's events as a history (built once), with the clients and the deaths the runner recorded. */
+export interface RunHistory {
+  parsed: ParsedHistory;
+  /** process → client id ('c1'), from the invokes. */
+  clients: Map<number, string>;
+  /** Lines of the lapses recorded for a client process that died (client-kill). */
+  deathLines: Set<number>;
+}
+
+/** Builds one run's history from its events (line i + 1 is events[i], as in its history file). */
+export function runHistory(events: readonly HistoryEvent[]): RunHistory {
   const b = new HistoryBuilder('run');
   const clients = new Map<number, string>();
   const deathLines = new Set<number>();
@@ -310,7 +322,12 @@ export function runLiveness(events: HistoryEvent[], recipe: LockRecipe, property
     if (typeof e.process === 'number' && typeof e.client === 'string') clients.set(e.process, e.client);
     if (e.f === 'release' && e.error === 'the client process died') deathLines.add(i + 1);
   });
-  const r = checkLiveness(b.finish(), { boundMs: bound, clients, deathLines, leased: isLeased(recipe) });
+  return { parsed: b.finish(), clients, deathLines };
+}
+
+/** The liveness of one run's history under `bound` ms. */
+export function runLiveness(h: RunHistory, recipe: LockRecipe, property: Property, bound: number): RunLiveness {
+  const r = checkLiveness(h.parsed, { boundMs: bound, clients: h.clients, deathLines: h.deathLines, leased: isLeased(recipe) });
   return { ...r, bound_ms: bound, checked: wantsLiveness(property) };
 }
 
@@ -320,7 +337,10 @@ export function runLiveness(events: HistoryEvent[], recipe: LockRecipe, property
  * `lockpick check` of the stored history names the same anomalies. leaseMs is no longer used.
  */
 export function checkEvents(events: HistoryEvent[], model: string, timeLimitMs: number, _leaseMs?: number): CheckResult {
-  const b = new HistoryBuilder('run');
-  events.forEach((e, i) => b.add(e, i + 1));
-  return checkHistory(b.finish(), { model, timeLimitMs });
+  return checkRunHistory(runHistory(events), model, timeLimitMs);
+}
+
+/** The lock's check of one run's history (its model; stale unlocks named by checkHistory). */
+function checkRunHistory(h: RunHistory, model: string, timeLimitMs: number): CheckResult {
+  return checkHistory(h.parsed, { model, timeLimitMs });
 }

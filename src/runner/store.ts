@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { HistoryEvent } from '../history/types.ts';
 import { fsReason, InconclusiveError, UsageError } from '../errors.ts';
 import { validatePlan } from '../workload/plan.ts';
-import { packageVersion } from '../cli.ts';
+import { packageVersion } from '../package-root.ts';
 
 /** The disk, not the path, failed: nothing the user could have given better. */
 const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO']);

@@ -8,7 +8,7 @@
 // uniform random plans when the kinds they compose were all asked for.
 import fc from 'fast-check';
 import type { RunPlan } from './plan.ts';
-import type { WorkloadOptions } from './arbitraries.ts';
+import type { WorkloadOptions } from './workload-options.ts';
 
 export interface Aim {
   name: string;

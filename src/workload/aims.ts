@@ -1,6 +1,6 @@
 // The aims (./aim.ts): one file each in ./aims/, one line here.
 import type { Aim } from './aim.ts';
-import type { WorkloadOptions } from './arbitraries.ts';
+import type { WorkloadOptions } from './workload-options.ts';
 import { leaseClockJump, leaseRestart } from './aims/lease-forgotten.ts';
 import { redlockClock, redlockRestart } from './aims/redlock-split.ts';
 import { lateGrant } from './aims/late-grant.ts';

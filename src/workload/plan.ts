@@ -2,7 +2,8 @@
 // store it and `--replay` can run it again). Clients are positional: clients[i]
 // is client id `c${i + 1}`; faults name clients and nodes by id.
 import type { FaultSpec } from '../../nemesis/types.ts';
-import { describeFault as describeKind } from '../../nemesis/kinds.ts';
+import { describeFault as describeKind, kindDef } from '../../nemesis/kinds.ts';
+import { IO_POINT_KINDS, WORKER_POINTS } from '../../nemesis/points.ts';
 
 /** One lock attempt of one client: wait, acquire, critical section, release. */
 export interface Attempt {
@@ -20,59 +21,15 @@ export interface RunPlan {
   ttlMs: number;          // lease of every acquire in this run
   clients: ClientPlan[];
   /**
-   * The fault schedule. `client-pause` with params.point is anchored: from at_ms on,
-   * the first time the client reaches that named point it is SIGSTOPped for
-   * duration_ms (the runner does these); a `partition` of 'client:<id>' with
-   * params.point cuts that client's links there for duration_ms while it goes on
-   * (a lock without a lease holds through it); every other spec goes to the nemesis.
+   * The fault schedule. A spec its kind says is anchored (KindDef.anchored: a client
+   * pause, kill or one client's partition with params.point) fires from at_ms on, the
+   * first time its client reaches that named point (the runner's client pool asks the
+   * kind); every other spec goes to the nemesis by time.
    */
   faults: FaultSpec[];
 }
 
-export const CRITICAL_SECTION = 'in-critical-section';
-/**
- * The worker's point just before its resource write, after the careful client's last look at the
- * validity its lock reported (src/runner/worker.ts): a pause here outlives any client-side check.
- */
-export const BEFORE_WRITE = 'before-write';
-/**
- * The worker's point just after it recorded a release's invoke (it has stopped believing it holds)
- * and before the lock's release code runs: a pause here is a late unlock, one that reaches the
- * server after the lease ran out and someone else may hold the lock.
- */
-export const BEFORE_RELEASE = 'before-release';
-/** The points every worker has, whatever the lock. */
-export const WORKER_POINTS: readonly string[] = [CRITICAL_SECTION, BEFORE_WRITE, BEFORE_RELEASE];
-
-/**
- * Points made by the client's I/O (src/runner/io-points.ts), no recipe cooperation:
- * 'send:release:2' just before the 2nd command a release sends to a server, 'reply:acquire:1'
- * just after the 1st chunk of reply data an acquire gets (before the client library sees it).
- * Counted within one operation, so the DEL of a GET-then-DEL unlock is 'send:release:2' however
- * many SETs the acquire before it retried. In a points list, 'send' and 'reply' stand for
- * every operation and N (the generator draws them).
- */
-export type IoPointKind = 'send' | 'reply';
-export const IO_POINT_KINDS: readonly IoPointKind[] = ['send', 'reply'];
-export const IO_POINT_OPS = ['acquire', 'release', 'renew'] as const;
-export type IoPointOp = typeof IO_POINT_OPS[number];
-
-/**
- * Where an I/O kind given without learning ('send' in --pause-at, or a points list no calibration
- * narrowed) draws N: up to 3 (an acquire is a SET, more while it waits; a release a GET and a DEL,
- * an EVAL, or a few calls of a user's lock). Learned lists name their points (src/workload/points.ts).
- */
-export const IO_POINT_MAX = 3;
-
-export function ioPointName(kind: IoPointKind, op: IoPointOp, n: number): string {
-  return `${kind}:${op}:${n}`;
-}
-
-/** 'send:release:2' → {kind: 'send', op: 'release', n: 2}; anything else (a recipe's named point) → undefined. */
-export function parseIoPoint(name: string): { kind: IoPointKind; op: IoPointOp; n: number } | undefined {
-  const m = /^(send|reply):(acquire|release|renew):([1-9]\d*)$/.exec(name);
-  return m ? { kind: m[1] as IoPointKind, op: m[2] as IoPointOp, n: Number(m[3]) } : undefined;
-}
+export { BEFORE_RELEASE, BEFORE_WRITE, CRITICAL_SECTION, WORKER_POINTS, IO_POINT_KINDS, IO_POINT_MAX, IO_POINT_OPS, ioPointName, parseIoPoint, type IoPointKind, type IoPointOp } from '../../nemesis/points.ts';
 
 /**
  * Where client pauses land by default: the critical section, the recipe's own points, and
@@ -89,19 +46,12 @@ export function clientId(index: number): string {
 
 /**
  * A fault the runner fires when its client reaches a named point (not the nemesis at at_ms):
- * a client pause, a client kill (ClientPool.killAt), or a partition of one client
- * ('client:<id>', ClientPool.pauseAt cuts its links while it goes on).
+ * a server-side spec with an anchor (ClientPool.faultAt), or one its kind says is anchored
+ * (KindDef.anchored: a client pause, kill, or a partition of one client at params.point).
  */
 export function isAnchoredPause(f: FaultSpec): boolean {
-  if (f.anchor) return true;   // a server-side fault started at a client's point (ClientPool.faultAt)
-  if (typeof f.params?.point !== 'string') return false;
-  // client-kill anchors the same way (the runner kills instead of pausing: ClientPool.killAt).
-  return f.kind === 'client-pause' || f.kind === 'client-kill' || isAnchoredPartition(f);
-}
-
-/** An anchored partition: one client cut from every server when it reaches the point. */
-export function isAnchoredPartition(f: FaultSpec): boolean {
-  return f.kind === 'partition' && typeof f.params?.point === 'string' && typeof f.target === 'string' && f.target.startsWith('client:');
+  if (f.anchor) return true;
+  return kindDef(f.kind)?.anchored?.is(f) === true;
 }
 
 /** The client id an anchored fault waits for (its anchor's client; 'c1' for target 'c1' or 'client:c1'). */

@@ -11,6 +11,9 @@ import {
   CRITICAL_SECTION, IO_POINT_KINDS, IO_POINT_MAX, IO_POINT_OPS, anchorPoint, anchoredClient, clientId, ioPointName, isAnchoredPause, parseIoPoint,
   type Attempt, type IoPointKind, type IoPointOp, type RunPlan,
 } from './plan.ts';
+import { expandIoPoints } from '../../nemesis/points.ts';
+
+export { expandIoPoints };
 
 /** The most sends and replies one operation of a kind made. */
 export interface IoCounts {
@@ -127,21 +130,6 @@ export function ioPointsOf(points: readonly string[] | undefined): string[] {
   return (points ?? []).filter(isIoPointEntry);
 }
 
-/**
- * The concrete I/O points a list's entries stand for: a learned 'send:release:2' as it is, a bare
- * 'send' for the N-th command (1..IO_POINT_MAX) of every acquire and release, as drawn before
- * points were learned.
- */
-export function expandIoPoints(entries: readonly string[]): string[] {
-  const out = new Set<string>();
-  for (const e of entries) {
-    if (parseIoPoint(e)) out.add(e);
-    else if ((IO_POINT_KINDS as readonly string[]).includes(e)) {
-      for (const op of ['acquire', 'release'] as const) for (let n = 1; n <= IO_POINT_MAX; n++) out.add(ioPointName(e as IoPointKind, op, n));
-    }
-  }
-  return [...out];
-}
 
 /**
  * Whether every fault anchored at a client's point could take effect: its client has an attempt

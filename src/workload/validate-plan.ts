@@ -5,7 +5,7 @@
 // path, e.g. `test.json: plan.clients[0].attempts[1].holdMs: ...`; it never reaches a run,
 // where it would fail late (exit 3) or run for ever.
 import { UsageError } from '../errors.ts';
-import { checkFaultSpec } from '../../nemesis/kinds.ts';
+import { checkFaultSpec, kindDef } from '../../nemesis/kinds.ts';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import type { RunPlan } from './plan.ts';
 
@@ -75,14 +75,14 @@ export function validatePlan(x: unknown, where: string): RunPlan {
 }
 
 /**
- * params.point anchors a client pause, kill or partition at a named point: the runner reads it
- * (ClientPool), the kind's schema does not know it. The rest of the spec is the schema's.
+ * params.point anchors a spec of a kind that can be anchored (KindDef.anchored) at a named point:
+ * the runner reads it (ClientPool), the kind's schema need not know it. The rest of the spec is the schema's.
  */
 function withoutPoint(f: unknown): unknown {
   if (!isObject(f)) return f;
   const s = f as Record<string, unknown>;
   if (!isObject(s.params) || typeof (s.params as Record<string, unknown>).point !== 'string') return f;
-  if (s.kind !== 'client-pause' && s.kind !== 'client-kill' && s.kind !== 'partition') return f;
+  if (typeof s.kind !== 'string' || !kindDef(s.kind)?.anchored) return f;
   const { point, ...rest } = s.params as Record<string, unknown>;
   if (point === '') return { ...s, params: { ...rest, point } }; // the schema refuses it: an empty point never fires
   return { ...s, params: rest };
@@ -95,7 +95,7 @@ function namedClients(s: FaultSpec): [string, string][] {
   list.forEach((t, k) => {
     const path = Array.isArray(s.target) ? `target[${k}]` : 'target';
     if (t.startsWith('client:')) out.push([path, t.slice('client:'.length)]);
-    else if (s.kind.startsWith('client-') && t !== 'all') out.push([path, t]);
+    else if (kindDef(s.kind)?.scope === 'client' && t !== 'all') out.push([path, t]);
   });
   if (s.anchor) out.push(['anchor.client', s.anchor.client]);
   return out;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { KINDS } from '../../nemesis/index.ts';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import { replay } from '../../src/runner/index.ts';
-import { recipeFor } from '../../src/commands/run.ts';
+import { recipeFor } from '../../src/options.ts';
 import { lockpick, tempStore } from './run-helpers.ts';
 
 /**

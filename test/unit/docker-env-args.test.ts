@@ -1,7 +1,7 @@
 // --env docker's arguments: --image ROLE=IMAGE parsed, and refused (exit 2 words) where it does not fit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseEnv } from '../../src/commands/run.ts';
+import { parseEnv } from '../../src/options.ts';
 import { parseImages } from '../../src/env/docker-kind.ts';
 import { envKind, missingCapabilities } from '../../src/env/env-kinds.ts';
 import { UsageError } from '../../src/errors.ts';

@@ -126,5 +126,18 @@ test('every kind declares its scope, and a client-scoped kind needs nothing but 
     assert.ok(def.scope === 'client' || def.scope === 'server', `${kind} declares scope 'client' or 'server', got ${String(def.scope)}`);
     assert.equal(def.scope === 'client', def.needs.every((c) => c === 'client-process'), `${kind}: scope '${def.scope}' with needs ${def.needs.join(', ')}`);
   }
-  assert.deepEqual(KINDS.filter((k) => k.scope === 'client').map((k) => k.schema.kind).sort(), ['client-clock', 'client-kill', 'client-pause']);
+  // The built-in client kinds stay client-scoped (a new kind is free to be either).
+  for (const k of ['client-clock', 'client-kill', 'client-pause']) assert.equal(KINDS.find((d) => d.schema.kind === k)?.scope, 'client', k);
+});
+
+test('an anchored kind waits for a point only when its spec names one; the rest go to the nemesis by time', () => {
+  const anchored = KINDS.filter((k) => k.anchored).map((k) => k.schema.kind).sort();
+  assert.deepEqual(anchored.filter((k) => ['client-kill', 'client-pause', 'partition'].includes(k)), ['client-kill', 'client-pause', 'partition']);
+  for (const def of KINDS.filter((k) => k.anchored)) {
+    const kind = def.schema.kind;
+    assert.equal(def.anchored!.is({ kind, at_ms: 0, target: 'client:c1' }), false, `${kind} without params.point`);
+    assert.equal(def.anchored!.is({ kind, at_ms: 0, target: 'client:c1', params: { point: 'in-critical-section' } }), true, `${kind} at a point`);
+  }
+  // A partition anchors only when it cuts one client (a server cut waits for no client).
+  assert.equal(KINDS.find((k) => k.schema.kind === 'partition')!.anchored!.is({ kind: 'partition', at_ms: 0, target: 'n1', params: { point: 'in-critical-section' } }), false);
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { faultArb, planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
 import { defaultPausePoints, describeFault, isAnchoredPause, parseIoPoint, type RunPlan } from '../../src/workload/plan.ts';
-import { parsePausePoints } from '../../src/commands/run.ts';
+import { parsePausePoints } from '../../src/options.ts';
 import { IO_POINT_MAX } from '../../nemesis/faults/client.ts';
 
 const base: WorkloadOptions = { clients: 3, faults: ['client-pause'], ttlMs: 800, nodes: ['n1'] };

@@ -1,7 +1,7 @@
 // `--faults all`: every kind the lock's topology and the environment kind can do, no more.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allFaults, parseFaults, recipeFor } from '../../src/commands/run.ts';
+import { allFaults, parseFaults, recipeFor } from '../../src/options.ts';
 import { KINDS } from '../../nemesis/index.ts';
 
 test("'all' expands per topology and environment kind; it stands alone", async () => {

@@ -151,7 +151,7 @@ test('a topology defined outside the sources keeps the same contract, and one re
     assert.deepEqual([...dataRoles('etcd')], ['etcd']);
     const root = mkdtempSync(join(tmpdir(), 'lockpick-topo-'));
     const links: LinkTable = { links: [], ensure: async (from: string, to: string, up: Endpoint) => ({ name: `${from}->${to}`, from, to, listen: { id: to, host: '127.0.0.1', port: up.port + 10_000 }, upstream: up }) } as unknown as LinkTable;
-    const env = new LocalEnvironment('etcd', root, links, undefined);
+    const env = new LocalEnvironment('etcd', root, links, undefined, undefined, dataRoles('etcd'));
     const node = (id: string, role: string, port: number) => ({ id, role, port, logFile: '', pid: () => undefined, clockOffsetMs: () => 0, stop: async () => {} }) as unknown as ManagedNode;
     env.nodes.push(node('n1', 'etcd', 2379), node('n2', 'etcd', 2380), node('resource', 'resource', 6379));
     try {

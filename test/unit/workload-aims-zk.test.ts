@@ -7,7 +7,10 @@ import fc from 'fast-check';
 import { checkFaultSpec, describeFault, topologyProblem } from '../../nemesis/index.ts';
 import { aimsFor } from '../../src/workload/aims.ts';
 import { planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
-import { anchoredClient, anchorPoint, isAnchoredPartition, planHorizonMs, validatePlan } from '../../src/workload/plan.ts';
+import { anchoredClient, anchorPoint, isAnchoredPause, planHorizonMs, validatePlan } from '../../src/workload/plan.ts';
+import type { FaultSpec } from '../../nemesis/types.ts';
+
+const isAnchoredPartition = (f: FaultSpec) => f.kind === 'partition' && isAnchoredPause(f);
 import { EXPIRY_SLACK_MS, zkSessionExpiry as aim } from '../../src/workload/aims/zk-session-expiry.ts';
 
 const ZK: WorkloadOptions = { clients: 3, faults: ['partition'], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], topology: 'zookeeper', sessionMs: 2000, renew: true };

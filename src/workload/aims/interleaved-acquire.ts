@@ -8,7 +8,7 @@
 // so a grant made before it is still valid when the client goes on (no late grant).
 import fc from 'fast-check';
 import type { Aim } from '../aim.ts';
-import type { WorkloadOptions } from '../arbitraries.ts';
+import type { WorkloadOptions } from '../workload-options.ts';
 import { parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
 
 /**

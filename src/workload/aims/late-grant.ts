@@ -7,7 +7,7 @@
 // replies are points (src/runner/io-points.ts), k among those the calibration run reached.
 import fc from 'fast-check';
 import type { Aim } from '../aim.ts';
-import type { WorkloadOptions } from '../arbitraries.ts';
+import type { WorkloadOptions } from '../workload-options.ts';
 import { ioPointName, parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
 
 /** The learned reply points of an acquire ('reply:acquire:k'); with replies not learned ('reply': any), its first. */

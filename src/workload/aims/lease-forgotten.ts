@@ -12,7 +12,7 @@
 import fc from 'fast-check';
 import type { FaultSpec } from '../../../nemesis/types.ts';
 import { emptyRestart, jumpPastLease, type Aim } from '../aim.ts';
-import type { WorkloadOptions } from '../arbitraries.ts';
+import type { WorkloadOptions } from '../workload-options.ts';
 import { CRITICAL_SECTION, type RunPlan } from '../plan.ts';
 
 /** Redis servers, one or several independent masters (a restart without persistence forgets their keys). */

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import type { FaultSpec } from '../../../nemesis/types.ts';
 import { emptyRestart, jumpPastLease, type Aim } from '../aim.ts';
-import type { WorkloadOptions } from '../arbitraries.ts';
+import type { WorkloadOptions } from '../workload-options.ts';
 import type { Attempt, RunPlan } from '../plan.ts';
 
 /** Odd N ≥ 3: two majorities of an odd N can share exactly one node. */

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { promotionWithin, SENTINEL_DOWN_AFTER_MS, SENTINEL_FAILOVER_TIMEOUT_MS } from '../../env/redis.ts';
 import type { Aim } from '../aim.ts';
-import type { WorkloadOptions } from '../arbitraries.ts';
+import type { WorkloadOptions } from '../workload-options.ts';
 import type { RunPlan } from '../plan.ts';
 
 /** Longest promotion planned for with this project's Sentinel settings (src/env/redis.ts), when none were read at start. */

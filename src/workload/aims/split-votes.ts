@@ -8,7 +8,7 @@
 // the sides are cut too, so this is also the classic split with a client in each half.
 import fc from 'fast-check';
 import type { Aim } from '../aim.ts';
-import type { WorkloadOptions } from '../arbitraries.ts';
+import type { WorkloadOptions } from '../workload-options.ts';
 import type { Attempt, RunPlan } from '../plan.ts';
 import { grudgeText, type Grudge } from '../../../nemesis/grudge.ts';
 

@@ -9,7 +9,7 @@
 // under the same plans.
 import fc from 'fast-check';
 import type { Aim } from '../aim.ts';
-import type { WorkloadOptions } from '../arbitraries.ts';
+import type { WorkloadOptions } from '../workload-options.ts';
 import { BEFORE_WRITE, CRITICAL_SECTION, parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
 import { expandIoPoints, ioPointsOf, namedPointsOf } from '../points.ts';
 

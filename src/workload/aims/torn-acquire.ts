@@ -8,7 +8,7 @@
 // almost never falls between two round trips of one acquire.
 import fc from 'fast-check';
 import type { Aim } from '../aim.ts';
-import type { WorkloadOptions } from '../arbitraries.ts';
+import type { WorkloadOptions } from '../workload-options.ts';
 import { parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
 import { grudgeText, type Grudge } from '../../../nemesis/grudge.ts';
 

@@ -10,7 +10,7 @@
 // the session expires inside the hold whatever --lock-opt sessionTimeoutMs is.
 import fc from 'fast-check';
 import type { Aim } from '../aim.ts';
-import type { WorkloadOptions } from '../arbitraries.ts';
+import type { WorkloadOptions } from '../workload-options.ts';
 import { CRITICAL_SECTION, type RunPlan } from '../plan.ts';
 
 /**

@@ -1,0 +1,205 @@
+// The options of a run, parsed and checked in one place for every way in: the
+// `lockpick run` command line (text), the library API (runLockTest: values) and the
+// demo. Each check throws UsageError (exit 2) naming the option and the fix; nothing
+// here prints or exits.
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { packageRoot } from './package-root.ts';
+import { UsageError } from './errors.ts';
+import { resolveRecipe } from './runner/lock-spec.ts';
+import { PROPERTIES, topologyOf, type Property } from './runner/session.ts';
+import { IO_POINT_KINDS, WORKER_POINTS, MAX_CLIENTS, parseIoPoint } from './workload/plan.ts';
+import { readLearnedPoints } from './runner/calibrate.ts';
+import type { LearnedPoints } from './workload/points.ts';
+import type { EnvSpec } from './env/env-kinds.ts';
+
+/** A whole number option given as text (the command line): its default when absent, exit 2 when it is not one. */
+export function int(v: string | undefined, flag: string, dflt: number, min = 1): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number ≥ ${min}, got '${v}'`);
+  return n;
+}
+
+/** Each client is a forked process with its own connections: more than MAX_CLIENTS would test the machine, not the lock. */
+export function clientCount(n: number, flag: string): number {
+  if (n > MAX_CLIENTS) throw new UsageError(`${flag} ${n}: at most ${MAX_CLIENTS} clients (each is a process with its own connections to the servers; more measure the machine, not the lock)\n  fix: give ${flag} ${MAX_CLIENTS} or fewer`);
+  return n;
+}
+
+/** --parallel K: each run in flight has its own client processes, so K stays small. */
+export function parallelRuns(v: string | undefined): number {
+  const k = int(v, '--parallel', 1);
+  if (k > 16) throw new UsageError(`--parallel must be at most 16 (each run at once has its own client processes; 2 suits a 2-core machine), got '${v}'`);
+  return k;
+}
+
+/**
+ * The recipe for `--lock` (or a replay's lock_spec); a lock that cannot be had is
+ * the user's to fix (exit 2). The registry itself is imported first, outside: if
+ * lockpick's own module fails to load, that is an internal error (exit 4).
+ */
+export async function recipeFor(spec: Parameters<typeof resolveRecipe>[0]) {
+  await import('./locks/registry.ts');
+  return resolveRecipe(spec).catch((e: Error) => { throw new UsageError(e.message); });
+}
+
+/** A whole number option given as a value (the library API): its default when absent, exit 2 naming `name` when it is not one. */
+export function positiveInt(v: number | undefined, name: string, dflt: number, min: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isInteger(v) || v < min) throw new UsageError(`runLockTest: ${name} must be a whole number ≥ ${min}, got ${String(v)}`);
+  return v;
+}
+
+/** What must hold (--property, runLockTest's property); `how` words the refusal for its caller. */
+export function propertyOf(p: unknown, how: (p: unknown) => string): Property {
+  if (p === undefined) return 'both';
+  if (!PROPERTIES.includes(p as Property)) throw new UsageError(how(p));
+  return p as Property;
+}
+
+/**
+ * --replay DIR: the directory, or, when there is none here, the one of lockpick's own
+ * catalogue (`scenarios/NAME` inside the package), so the demo pages' "run it yourself"
+ * command works from any project.
+ */
+export function replayDir(dir: string): string {
+  if (existsSync(dir)) return dir;
+  const own = join(packageRoot(), 'scenarios', dir.replace(/^(\.\/)?scenarios\//, ''));
+  return existsSync(join(own, 'test.json')) ? own : dir;
+}
+
+/** A fault kind the lock's topology lacks (failover on a single Redis) is refused up front (exit 2). */
+export async function refuseTopologyFaults(faults: string[], recipe: Awaited<ReturnType<typeof recipeFor>>): Promise<void> {
+  const { topologyProblem } = await import('../nemesis/index.ts');
+  for (const k of faults) {
+    const p = topologyProblem(k, topologyOf(recipe).name);
+    if (p) throw new UsageError(`--faults: ${p}; leave it out or pick a lock on that topology ('lockpick list')`);
+  }
+}
+
+/** --env and --endpoints: which environment kind, and the user's servers for an external one (exit 2 when they do not fit). */
+export async function parseEnv(kind: string | undefined, endpoints: string | undefined, replaying: boolean, image?: string): Promise<EnvSpec | undefined> {
+  const { envKind, ENV_KINDS } = await import('./env/env-kinds.ts');
+  const name = kind ?? (endpoints !== undefined ? 'external' : undefined);
+  if (image !== undefined && name !== 'docker') throw new UsageError('--image chooses the server image of --env docker; add --env docker or leave it out');
+  if (image !== undefined) return { kind: name!, images: await (await import('./env/docker-kind.ts')).parseImages(image) } as import('./env/docker-kind.ts').DockerEnvSpec;
+  if (name === undefined) return undefined;   // local, or (replay) what test.json says
+  if (!envKind(name)) throw new UsageError(`--env: unknown environment kind '${name}'; use one of: ${ENV_KINDS.map((k) => k.name).join(', ')}`);
+  if (name !== 'external') {
+    if (endpoints !== undefined) throw new UsageError(`--endpoints names servers of an external environment; leave it out with --env ${name}, or use --env external`);
+    return { kind: name };
+  }
+  if (endpoints === undefined) {
+    if (replaying) throw new UsageError('--env external with --replay: give --endpoints too, or leave both out to use the stored ones');
+    throw new UsageError('--env external needs --endpoints, e.g. --endpoints redis=127.0.0.1:6379 (see lockpick run --help)');
+  }
+  const { parseEndpoints } = await import('./env/endpoints.ts');
+  return { kind: name, servers: parseEndpoints(endpoints) };
+}
+
+/** A fault the environment kind cannot inject (kill on --env external) is refused up front (exit 2), naming the capability. */
+export async function refuseEnvFaults(faults: string[], kind: string): Promise<void> {
+  const { envKind } = await import('./env/env-kinds.ts');
+  const { capabilityProblem } = await import('../nemesis/index.ts');
+  for (const k of faults) {
+    const p = capabilityProblem(k, envKind(kind)!);
+    if (p) throw new UsageError(`--faults: ${p}; leave it out, or run it where lockpick starts the servers (--env local)`);
+  }
+}
+
+export function parseKeyPrefix(p: string | undefined): string | undefined {
+  if (p === undefined) return undefined;
+  if (!/^[A-Za-z0-9:_.\/-]{1,40}$/.test(p)) throw new UsageError(`--key-prefix '${p}': use 1 to 40 letters, digits or : _ . / -`);
+  return p;
+}
+
+/** A file path lockpick will write at the end of the run: checked now, so a typo costs no run (exit 2). */
+export function writablePath(p: string, flag: string): string {
+  const abs = resolve(p);
+  let isDir = false;
+  try { isDir = statSync(abs).isDirectory(); } catch { /* not there yet: written at the end */ }
+  if (isDir) throw new UsageError(`${flag} ${p}: is a directory; give a file path, e.g. ${flag} junit.xml`);
+  try {
+    accessSync(dirname(abs), constants.W_OK);
+  } catch {
+    throw new UsageError(`${flag} ${p}: the directory ${dirname(abs)} does not exist or cannot be written; create it first or give another path`);
+  }
+  return abs;
+}
+
+/** --lock-opt NAME=VALUE, repeatable: a recipe's options (a number where the value reads as one). */
+export function parseLockOptions(pairs: readonly string[]): Record<string, unknown> {
+  const lockOptions: Record<string, unknown> = {};
+  for (const kv of pairs) {
+    const i = kv.indexOf('=');
+    if (i <= 0) throw new UsageError(`--lock-opt '${kv}': write it as NAME=VALUE, e.g. --lock-opt retryMs=20`);
+    const v = kv.slice(i + 1);
+    lockOptions[kv.slice(0, i)] = v !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
+  }
+  return lockOptions;
+}
+
+export function parsePausePoints(list: string | undefined, recipePoints: string[]): string[] | undefined {
+  if (!list) return undefined;
+  // 'send' and 'reply': the I/O points (src/runner/io-points.ts), N drawn by the generator.
+  const known = [...WORKER_POINTS, ...recipePoints, ...IO_POINT_KINDS];
+  const out = list.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const p of out) {
+    if (!known.includes(p)) throw new UsageError(`--pause-at: this lock has no point '${p}'; its points: ${known.join(', ')}`);
+  }
+  return out;
+}
+
+/** --points-from DIR: the points a run learned, each a point this lock has. */
+export function pointsFrom(dir: string, lock: string, recipePoints: string[]): LearnedPoints {
+  const learned = readLearnedPoints(dir, lock);
+  const known = [...WORKER_POINTS, ...recipePoints];
+  const bad = learned.points.find((p) => !parseIoPoint(p) && !known.includes(p));
+  if (bad) throw new UsageError(`--points-from ${dir}: this lock has no point '${bad}' (its points: ${known.join(', ')}, send:<op>:N, reply:<op>:N)\n  fix: give a run of this lock`);
+  return learned;
+}
+
+/**
+ * The fault kinds of a run (`--faults`, 'all' expanded), refused up front (exit 2) when the
+ * lock's topology or the environment kind cannot have them; an external environment's servers
+ * are checked against the topology too. Shared by `lockpick run` and runLockTest.
+ */
+export async function faultsFor(list: string | undefined, recipe: Awaited<ReturnType<typeof recipeFor>>, env: EnvSpec | undefined): Promise<string[]> {
+  const faults = await allFaults(await parseFaults(list), recipe, env?.kind ?? 'local');
+  await refuseTopologyFaults(faults, recipe);
+  await refuseEnvFaults(faults, env?.kind ?? 'local');
+  if (env?.servers) {
+    const t = topologyOf(recipe);
+    (await import('./env/external.ts')).checkExternalServers(t.name, t.opts, env.servers);
+  }
+  return faults;
+}
+
+/** `--faults all`: every kind the lock's topology and the environment kind can do. */
+export async function allFaults(faults: string[], recipe: Awaited<ReturnType<typeof recipeFor>>, envName: string): Promise<string[]> {
+  if (!faults.includes('all')) return faults;
+  const { KINDS, topologyProblem, capabilityProblem } = await import('../nemesis/index.ts');
+  const { envKind } = await import('./env/env-kinds.ts');
+  const topology = topologyOf(recipe).name;
+  return KINDS.map((k) => k.schema.kind).filter((k) => !topologyProblem(k, topology) && !capabilityProblem(k, envKind(envName)!));
+}
+
+export async function parseFaults(list: string | undefined): Promise<string[]> {
+  if (!list) return [];
+  if (list.split(',').map((s) => s.trim()).includes('all')) {
+    if (list.trim() !== 'all') throw new UsageError(`--faults all stands alone (it means every kind this lock and environment support); got '${list}'`);
+    return ['all'];
+  }
+  const { FAULT_KINDS, FAULT_ALIASES } = await import('../nemesis/index.ts');
+  const known = FAULT_KINDS.map((k) => k.kind);
+  const out: string[] = [];
+  for (const raw of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const kind = FAULT_ALIASES[raw] ?? raw;
+    if (!known.includes(kind)) {
+      throw new UsageError(`unknown fault '${raw}'; known faults: ${known.join(', ')} (aliases: ${Object.entries(FAULT_ALIASES).map(([a, k]) => `${a}=${k}`).join(', ')})`);
+    }
+    if (!out.includes(kind)) out.push(kind);
+  }
+  return out;
+}

@@ -1,0 +1,31 @@
+// What a plan is drawn for: the run's shape (clients, faults, lease, ...) and what the lock,
+// the topology and a calibration run said about it. Read by the generators (arbitraries.ts)
+// and by every aim (aims/*), so it sits apart from both.
+export interface WorkloadOptions {
+  clients: number;        // this many clients (some may shrink to no attempts)
+  faults: string[];       // fault kinds to draw from; [] = no faults
+  ttlMs: number;          // lease of every acquire
+  keys?: number;          // distinct lock names (default 1)
+  maxAttempts?: number;   // per client (default 3)
+  maxFaults?: number;     // per run (default 2)
+  nodes: string[];        // data node ids the node faults may target
+  servers?: string[];     // every server a partition may split (data nodes, Sentinels, ...); default: nodes
+  peerLinks?: boolean;    // servers talk to each other over links the proxy can cut
+  /**
+   * Where client pauses (and anchored faults) may land (default: 'in-critical-section'): named
+   * points, I/O kinds ('send', 'reply': N drawn up to IO_POINT_MAX) or, learned from a calibration
+   * run (./points.ts), the concrete I/O points the lock's operations reached ('send:release:2').
+   */
+  points?: string[];
+  /** The fewest sends of an acquire that got the lock, as the calibration run saw (IoCounts.grantedSends): sends every acquire of a free lock reaches. */
+  grantedAcquireSends?: number;
+  grantedAcquireReplies?: number;
+  renew?: boolean;        // the lock has renew() (LockRecipe.renews): let attempts use it
+  keepsAlive?: boolean;   // the lock renews its own lease while held (LockRecipe.keepsAlive): holds may span several TTLs
+  sessionMs?: number;     // how long the server keeps a silent client's hold (LockRecipe.sessionMs: ZooKeeper's session timeout)
+  reentrant?: boolean;    // the lock is reentrant: let attempts lock the same key again while holding it
+  topology?: string;      // the environment's topology (what some kinds' specs depend on); default 'redis'
+  ttlFixed?: boolean;     // the user set --ttl: aims keep it instead of the timescale their topology needs
+  restartDelayMs?: number; // --restart-delay: every kill keeps its node down at least this long
+  promotionMs?: number;   // the longest failover planned for, as the servers said at start (Timescales)
+}

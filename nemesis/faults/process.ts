@@ -5,6 +5,7 @@ import { sleep, type FaultGenOptions, type KindDef } from '../fault.ts';
 import { at, beyondLease, beyondSession, lasting, paramsText, single, someServer, startAt, targetText } from '../words.ts';
 import { param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
+import { topologyDef } from '../../src/env/topologies.ts';
 
 export const pause: KindDef = {
   schema: {
@@ -28,19 +29,19 @@ export const pause: KindDef = {
       },
     };
   },
-  // Past the lease; on a ZooKeeper ensemble also past the session timeout (and the
-  // followers' syncLimit × tickTime, 2.5 s), so a paused leader is replaced and sessions wait.
+  // Past the lease; where servers elect a leader (a ZooKeeper ensemble) also past the session
+  // timeout (and the followers' syncLimit × tickTime, 2.5 s), so a paused leader is replaced and sessions wait.
   generate: (o) => single(fc.record({
     kind: fc.constant('pause'), at_ms: startAt(o), target: someServer(o),
-    duration_ms: o.topology === 'zookeeper' ? fc.oneof(beyondLease(o), beyondSession(o)) : beyondLease(o),
+    duration_ms: topologyDef(o.topology)?.leader ? fc.oneof(beyondLease(o), beyondSession(o)) : beyondLease(o),
   })),
   describe: (f) => `${at(f)}: pause (SIGSTOP) node ${targetText(f)}${lasting(f)}`,
 };
 
-/** The params a generated kill carries: Redis forgets its keys; a delayed-restart policy keeps the node down. */
+/** The params a generated kill carries: a server that forgets its holds (Redis) restarts empty; a delayed-restart policy keeps the node down. */
 export function killParams(o: FaultGenOptions): Record<string, unknown> | undefined {
   const p: Record<string, unknown> = {
-    ...(o.topology === 'redis' || o.topology === 'redis-sentinel' ? { persistence: 'none' } : {}),
+    ...(topologyDef(o.topology)?.restartForgets ? { persistence: 'none' } : {}),
     ...(o.restartDelayMs !== undefined ? { restart_delay_ms: o.restartDelayMs } : {}),
   };
   return Object.keys(p).length ? p : undefined;

@@ -3,10 +3,10 @@
 // the kind registry does not load testcontainers unless the kind is used.
 import type { EnvKindDef, EnvSpec } from './env-kinds.ts';
 import type { Capability } from './capabilities.ts';
+import { imageKinds } from './topologies.ts';
 
-/** The server images --env docker runs (each built locally by docker-image.ts unless --image names one). */
-export const IMAGE_ROLES = ['redis', 'zookeeper', 'mariadb'] as const;
-export type ImageKind = (typeof IMAGE_ROLES)[number];
+/** A server image --env docker runs: a key of some topology's `images` (built locally by docker-image.ts unless --image names one). */
+export type ImageKind = string;
 
 /** --env docker: `images` from --image (role=IMAGE), e.g. { redis: 'redis:7.2' }. */
 export interface DockerEnvSpec extends EnvSpec { images?: Partial<Record<ImageKind, string>> }
@@ -35,7 +35,8 @@ const IMAGE_REF = /^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/;
 
 /** Why ROLE=IMAGE cannot be used, or undefined (shared by --image and test.json's env.images). */
 export function imageProblem(role: string, image: string): string | undefined {
-  if (!(IMAGE_ROLES as readonly string[]).includes(role)) return `--env docker takes images for ${IMAGE_ROLES.join(', ')}, not '${role}'`;
+  const kinds = imageKinds();
+  if (!kinds.includes(role)) return `--env docker takes images for ${kinds.join(', ')}, not '${role}'`;
   return IMAGE_REF.test(image) ? undefined : `'${image}' is not an image reference (e.g. redis:7.2)`;
 }
 

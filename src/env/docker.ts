@@ -28,7 +28,7 @@ import { freePort } from './ports.ts';
 import { shimPath } from './clock.ts';
 import { redisContainerCmd, redisPing, REDIS_CONTAINER_PORT } from './redis.ts';
 import { peerLinks, type PeerNode } from './topology-peers.ts';
-import { topologyDef } from './topologies.ts';
+import { imageRecipe, topologyDef } from './topologies.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
 
 const run = promisify(execFile);
@@ -69,7 +69,11 @@ export class DockerKit {
   }
 
   private async image(kind: ImageKind): Promise<string> {
-    return this.images[kind] ?? (this.images[kind] = await ensureImage(this.client, kind, log));
+    const given = this.images[kind];
+    if (given) return given;
+    const recipe = imageRecipe(kind);
+    if (!recipe) throw new Error(`lockpick: no topology declares an image recipe for '${kind}' (TopologyDef.images)`);
+    return (this.images[kind] = await ensureImage(this.client, kind, recipe, log));
   }
 
   /** The node's address on the private network (after place()). */

@@ -3,6 +3,7 @@
 // is client id `c${i + 1}`; faults name clients and nodes by id.
 import type { FaultSpec } from '../../nemesis/types.ts';
 import { describeFault as describeKind } from '../../nemesis/kinds.ts';
+import { topologyDef } from '../env/topologies.ts';
 
 /** One lock attempt of one client: wait, acquire, critical section, release. */
 export interface Attempt {
@@ -80,7 +81,7 @@ export function parseIoPoint(name: string): { kind: IoPointKind; op: IoPointOp; 
  * `zookeeper` package is C), where they would never fire.
  */
 export function defaultPausePoints(recipePoints: readonly string[], topology: string): string[] {
-  return [...WORKER_POINTS, ...recipePoints, ...(topology === 'zookeeper' ? [] : IO_POINT_KINDS)];
+  return [...WORKER_POINTS, ...recipePoints, ...(topologyDef(topology)?.nativeClient ? [] : IO_POINT_KINDS)];
 }
 
 export function clientId(index: number): string {

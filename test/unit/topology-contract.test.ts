@@ -18,6 +18,16 @@ import type { Endpoint, TopologyOptions } from '../../src/env/types.ts';
 import { recipeProblems } from '../../src/locks/user-lock.ts';
 import { redisDataNodes } from '../../nemesis/roles.ts';
 import { UsageError } from '../../src/errors.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { backendNames } from '../../src/env/topologies.ts';
+import { imageProblem } from '../../src/env/docker-kind.ts';
+import { staleUnlockEffect } from '../../checkers/messages.ts';
+import { currentLeader } from '../../nemesis/roles.ts';
+import { resolveNodes } from '../../nemesis/targets.ts';
+import { kindDef } from '../../nemesis/kinds.ts';
+import type { FaultGenOptions } from '../../nemesis/fault.ts';
+import type { NemesisContext } from '../../nemesis/types.ts';
 
 const WORD = /^[a-z][a-z0-9-]*$/;
 /** Words --endpoints keeps for itself: the environment's resource node and the Sentinel master name. */
@@ -35,6 +45,13 @@ function contractProblems(t: TopologyDef): string[] {
   need(typeof t.external === 'function', 'external() is a function');
   need(t.docker === undefined || typeof t.docker === 'function', 'docker() is absent or a function');
   need(t.clientExtras === undefined || typeof t.clientExtras === 'function', 'clientExtras() is absent or a function');
+  // What the backend is, declared here rather than by name comparisons elsewhere.
+  need(t.words === undefined || (typeof t.words.staleUnlock === 'function' && /process 7/.test(t.words.staleUnlock(7))), 'words.staleUnlock(victim) names the victim');
+  need(t.leader === undefined || (typeof t.leader.find === 'function' && Number.isInteger(t.leader.minNodes) && t.leader.minNodes >= 1), 'leader has find() and a minNodes');
+  for (const [kind, r] of Object.entries(t.images ?? {})) {
+    need(WORD.test(kind) && typeof r.source === 'function' && typeof r.fill === 'function' && typeof r.dockerfile === 'function', `images.${kind} is a recipe (source, fill, dockerfile)`);
+  }
+  need(t.docker === undefined || Object.keys(t.images ?? {}).length > 0 || TOPOLOGY_DEFS.some((o) => o.backend === t.backend && o.images), 'docker() has an image recipe (its own images, or its backend\'s)');
   // Node roles: declared, words, each once, none the environment's own.
   const roles = [...(t.roles?.data ?? []), ...(t.roles?.other ?? [])];
   need((t.roles?.data.length ?? 0) > 0, 'roles.data names at least one role (what clients lock on)');
@@ -90,6 +107,9 @@ const etcd: TopologyDef = {
   },
   start: async () => { throw new Error('a unit test starts no server'); },
   external: () => [{ role: 'etcd', as: 'etcd', prefix: 'n', min: 1, max: 3 }],
+  words: { staleUnlock: (victim) => `the unlock deleted the lock key, which by then was process ${victim}'s` },
+  leader: { minNodes: 3, find: async (env) => ({ leader: env.nodes.find((n) => n.id === 'n2'), said: 'n2 says leader' }) },
+  images: { etcd: { source: () => ['/bin/true'], fill: () => {}, dockerfile: () => ['CMD ["etcd"]'] } },
 };
 
 /** Runs `f` with `def` registered (one push, as one line in TOPOLOGY_DEFS would), then takes it out. */
@@ -149,6 +169,14 @@ test('a topology defined outside the sources keeps the same contract, and one re
     assert.deepEqual(recipeProblems(recipe({ kind: 'etcd', masters: 5 })), ["topology: etcd takes no option 'masters' (it takes members)"]);
     // Its data role is what its environment hands clients (not the resource node); no Redis node for the nemesis.
     assert.deepEqual([...dataRoles('etcd')], ['etcd']);
+    // Its words name stale unlocks; `lockpick check --backend etcd` and run-start's backend know it.
+    assert.match(staleUnlockEffect('etcd', 4), /deleted the lock key, which by then was process 4's/);
+    assert.ok(backendNames().includes('etcd'));
+    // --image takes its image kind; the nemesis draws 'leader' on 3 members (a lease topology: no session-anchored partition).
+    assert.equal(imageProblem('etcd', 'quay.io/coreos/etcd:v3.4'), undefined);
+    const gen = { topology: 'etcd', nodes: ['n1', 'n2', 'n3'], clients: ['c1', 'c2'], ttlMs: 1000, points: [] } as unknown as FaultGenOptions;
+    const drawn = fc.sample(kindDef('pause')!.generate(gen), { numRuns: 200, seed: 1 }).flat().map((f) => f.target);
+    assert.ok(drawn.includes('leader'), 'leader drawn for a topology with a leader');
     const root = mkdtempSync(join(tmpdir(), 'lockpick-topo-'));
     const links: LinkTable = { links: [], ensure: async (from: string, to: string, up: Endpoint) => ({ name: `${from}->${to}`, from, to, listen: { id: to, host: '127.0.0.1', port: up.port + 10_000 }, upstream: up }) } as unknown as LinkTable;
     const env = new LocalEnvironment('etcd', root, links, undefined);
@@ -157,12 +185,18 @@ test('a topology defined outside the sources keeps the same contract, and one re
     try {
       assert.deepEqual((await env.clientEndpoints('c1')).map((e) => [e.id, e.port]), [['n1', 12379], ['n2', 12380]]);
       assert.deepEqual(redisDataNodes(env), []);
+      // Its leader, as its own find() says; the nemesis aims 'leader' at it and 'followers' at the rest.
+      assert.equal((await currentLeader(env)).id, 'n2');
+      const ctx = { env, clients: { ids: () => [] } } as unknown as NemesisContext;
+      assert.deepEqual((await resolveNodes({ kind: 'pause', at_ms: 0, target: 'followers' }, ctx)).map((n) => n.id), ['n1']);
     } finally {
       await env.down();
       rmSync(root, { recursive: true, force: true });
     }
   });
   assert.equal(topologyDef('etcd'), undefined, 'taken out again');
+  assert.match(imageProblem('etcd', 'x') ?? '', /takes images for redis, zookeeper, mariadb/);
+  assert.match(staleUnlockEffect('etcd', 4), /an unlock that does not check the owner/);
 });
 
 test('a user lock naming an unregistered topology: exit 2 naming the registered ones; bad options of a known one likewise', () => {
@@ -185,4 +219,28 @@ test('a user lock naming an unregistered topology: exit 2 naming the registered 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** Sources that still name a topology by design: aims drawn around one topology's structure, Sentinel's master name, redis-only remote docker, the redis masters check. */
+const NAMES_A_TOPOLOGY = new Set(['src/workload/aims/sentinel-failover.ts', 'src/workload/aims/redlock-split.ts', 'src/workload/aims/zk-session-expiry.ts',
+  'src/workload/aims/lease-forgotten.ts', 'src/env/external.ts', 'src/env/docker.ts', 'src/locks/user-lock.ts']);
+
+test('no source outside a topology\'s own file compares a topology name or backend word (the TopologyDef declares what differs)', () => {
+  const root = resolve(import.meta.dirname, '../..');
+  const words = [...new Set([...topologyNames(), ...backendNames()])].map((w) => w.replace(/-/g, '\\-')).join('|');
+  const compare = new RegExp(`\\b(topology|backend|name)\\b[^;\\n]{0,25}(===|!==)\\s*'(${words})'`);
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const rel = `${dir}/${e.name}`;
+      if (e.isDirectory()) walk(rel);
+      else if (rel.endsWith('.ts') && !/^src\/env\/topology-/.test(rel) && !NAMES_A_TOPOLOGY.has(rel)) {
+        readFileSync(join(root, rel), 'utf8').split('\n').forEach((l, i) => { if (compare.test(l)) found.push(`${rel}:${i + 1}: ${l.trim()}`); });
+      }
+    }
+  };
+  for (const d of ['src', 'nemesis', 'checkers']) walk(d);
+  assert.deepEqual(found, []);
+  // The check can fail: the comparisons this replaced are caught.
+  assert.ok(compare.test("o.topology === 'zookeeper' ? a : b") && compare.test("backend === 'redis'"));
 });

@@ -7,8 +7,9 @@ import { redisTopology } from './topology-redis.ts';
 import { sentinelTopology } from './topology-sentinel.ts';
 import { zookeeperTopology } from './topology-zookeeper.ts';
 import { mariadbTopology } from './topology-mariadb.ts';
+import { pgbouncerTopology, postgresTopology } from './topology-postgres.ts';
 
-export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTopology, zookeeperTopology, mariadbTopology];
+export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTopology, zookeeperTopology, mariadbTopology, postgresTopology, pgbouncerTopology];
 
 export function topologyDef(name: string): TopologyDef | undefined {
   return TOPOLOGY_DEFS.find((t) => t.name === name);

@@ -92,6 +92,13 @@ export interface TopologyDef {
   external(o: TopologyOptions): ExternalRole[];
   /** For client `clientId` (whose data endpoints are `endpoints`): other servers, settings, announced-address map. */
   clientExtras?(env: Environment, clientId: string, endpoints: Endpoint[]): Promise<ClientExtras>;
+  /**
+   * Ends the server sessions of these clients as the server's administrator would (PostgreSQL's
+   * pg_terminate_backend, MySQL's KILL CONNECTION), found by the tag their connections carry
+   * (`sessionTag`), over the servers' real ports; a hold that lives in a session goes with it.
+   * Absent: the 'session-kill' fault does not apply to this topology.
+   */
+  endSessions?(env: Environment, clients: readonly string[]): Promise<{ ended: number; said: string }>;
   /** Reads its timescales from the running servers (Sentinel's down-after and failover timeout); absent: nothing to size by. */
   timescales?(env: Environment): Promise<Timescales>;
 }
@@ -108,4 +115,12 @@ export function onlyOptions(topology: string, o: object, takes: readonly string[
     if (v === undefined || k === 'kind' || takes.includes(k) || COMMON_OPTIONS.includes(k)) continue;
     throw new UsageError(`${topology} takes no option '${k}' (${takes.length ? `it takes ${takes.join(', ')}` : 'it takes none'})`);
   }
+}
+
+/**
+ * The tag a client's server sessions carry (PostgreSQL application_name, a MySQL user-level
+ * lock name), so TopologyDef.endSessions can find the sessions of one client.
+ */
+export function sessionTag(clientId: string): string {
+  return `lockpick-session-${clientId}`;
 }

@@ -15,6 +15,9 @@ import { recipe as zkEphemeral } from './zk-ephemeral.ts';
 import { recipe as mysqlUniqueKey } from './mysql-unique-key.ts';
 import { recipe as mysqlForUpdate } from './mysql-for-update.ts';
 import { recipe as mysqlGetLock } from './mysql-get-lock.ts';
+import { recipe as pgAdvisory, pgbouncerRecipe as pgAdvisoryPgbouncer } from './pg-advisory.ts';
+import { recipe as pgAdvisoryXact } from './pg-advisory-xact.ts';
+import { recipe as pgAdvisoryFenced } from './pg-advisory-fenced.ts';
 
 export { loadUserLock } from './user-lock.ts';
 
@@ -37,6 +40,10 @@ export const RECIPES: LockRecipe[] = [
   mysqlUniqueKey,
   mysqlForUpdate,
   mysqlGetLock,
+  pgAdvisory,
+  pgAdvisoryPgbouncer,
+  pgAdvisoryXact,
+  pgAdvisoryFenced,
 ];
 
 export function getRecipe(name: string): LockRecipe {

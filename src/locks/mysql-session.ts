@@ -8,6 +8,7 @@
 import { isDefiniteFailure, type Held, type LockContext } from './lock.ts';
 import { DATABASE_OPTION_HELP, MysqlConn, RETRY_OPTION_HELP } from './mysql-client.ts';
 import { numberOption } from './options.ts';
+import { sessionTag } from '../env/topology.ts';
 
 export const SESSION_OPTIONS_HELP: Record<string, string> = {
   waitTimeoutS: 'wait_timeout, net_read_timeout, net_write_timeout (s) of the lock session: how long the server keeps a silent holder (default 1; server default 28800)',
@@ -33,7 +34,9 @@ export class SessionHolds {
     const c = await MysqlConn.open(this.ctx, this.recipe);
     try {
       const t = this.waitTimeoutS;
-      await c.exec(`SET SESSION wait_timeout = ${t}, net_read_timeout = ${t}, net_write_timeout = ${t}`);
+      // In the same statement, a user-level lock named by the client's session tag: how
+      // 'session-kill' finds this session (IS_USED_LOCK gives its id; TopologyDef.endSessions).
+      await c.exec(`SET SESSION wait_timeout = ${t}, net_read_timeout = ${t}, net_write_timeout = ${t}, @lockpick_tag = GET_LOCK(?, 0)`, [sessionTag(this.ctx.clientId)]);
     } catch (err) {
       c.destroy();
       throw err;

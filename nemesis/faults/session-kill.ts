@@ -21,8 +21,8 @@ export const sessionKill: KindDef = {
     get topologies() { return TOPOLOGY_DEFS.filter((t) => t.endSessions).map((t) => t.name); },
     params: {},
   },
-  // Only a statement to the server: any environment with a login that may end sessions.
-  needs: [],
+  // A statement to the server as its administrator: lockpick's own servers, or a user's login allowed to.
+  needs: ['session-end'],
   // Client ids name the same sessions in every run on the server: it runs alone.
   scope: 'server',
   create(spec, ctx) {
@@ -45,5 +45,7 @@ export const sessionKill: KindDef = {
     target: fc.constant(c),
     anchor: fc.constant({ client: c, point: 'in-critical-section' }),
   }))),
-  describe: (f) => `${at(f)}: the server ends the session(s) of client ${targetText(f)}`,
+  describe: (f) => (f.anchor
+    ? `from ${f.at_ms} ms: the server ends the session(s) of client ${targetText(f)} when client ${f.anchor.client} next reaches '${f.anchor.point}'`
+    : `${at(f)}: the server ends the session(s) of client ${targetText(f)}`),
 };

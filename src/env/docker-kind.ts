@@ -21,7 +21,7 @@ export function isLocalEngine(env: NodeJS.ProcessEnv = process.env): boolean {
 // is 'none' only, 'aof-always' is refused by the node), node links through the proxy
 // (a nat rule in each container's namespace), Sentinel failover, and everything on
 // lockpick's side. The clock shim and the node-link rules need the engine on this machine.
-const ALWAYS: Capability[] = ['client-process', 'client-link', 'pause', 'kill', 'restart-persistence', 'failover'];
+const ALWAYS: Capability[] = ['client-process', 'client-link', 'pause', 'kill', 'restart-persistence', 'failover', 'session-end'];
 
 export const DOCKER: EnvKindDef = {
   name: 'docker',

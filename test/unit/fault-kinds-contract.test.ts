@@ -9,10 +9,16 @@ import fc from 'fast-check';
 import { KINDS, checkFaultSpec, describeFault, planSchedule, topologyProblem } from '../../nemesis/index.ts';
 import { faultArb, planArb } from '../../src/workload/arbitraries.ts';
 import { isAnchoredPause } from '../../src/workload/plan.ts';
+import { topologyNames } from '../../src/env/topologies.ts';
 
 const TOPOLOGIES: Record<string, string[]> = {
   redis: ['n1', 'n2', 'n3', 'n4', 'n5'], 'redis-sentinel': ['n1', 'n2', 'n3'], zookeeper: ['n1', 'n2', 'n3'], mariadb: ['n1'],
+  postgres: ['n1'], 'postgres-pgbouncer': ['n1'],
 };
+
+test('the kinds are drawn on every registered topology', () => {
+  assert.deepEqual(Object.keys(TOPOLOGIES).sort(), [...topologyNames()].sort());
+});
 
 for (const def of KINDS) {
   const kind = def.schema.kind;

@@ -126,14 +126,14 @@ async function withRegistered<T>(def: TopologyDef, f: () => T | Promise<T>): Pro
 const recipe = (topology: unknown) => ({ name: 'x', summary: 's', source: 'test', topology, model: 'mutex', fencing: false, create: () => null });
 
 test('every registered topology keeps the contract; names are unique', () => {
-  assert.deepEqual(topologyNames(), ['redis', 'redis-sentinel', 'zookeeper', 'mariadb']);
+  assert.deepEqual(topologyNames(), ['redis', 'redis-sentinel', 'zookeeper', 'mariadb', 'postgres', 'postgres-pgbouncer']);
   assert.equal(new Set(topologyNames()).size, TOPOLOGY_DEFS.length, 'topology names are unique');
   for (const t of TOPOLOGY_DEFS) assert.deepEqual(contractProblems(t), [], t.name);
   // The words the existing topologies declare: what histories and --endpoints always said.
-  assert.deepEqual(TOPOLOGY_DEFS.map((t) => t.backend), ['redis', 'redis', 'zookeeper', 'mysql']);
-  assert.deepEqual(endpointRoles().map((r) => r.role), ['redis', 'sentinel', 'zookeeper', 'mysql', 'resource']);
+  assert.deepEqual(TOPOLOGY_DEFS.map((t) => t.backend), ['redis', 'redis', 'zookeeper', 'mysql', 'postgres', 'postgres']);
+  assert.deepEqual(endpointRoles().map((r) => r.role), ['redis', 'sentinel', 'zookeeper', 'mysql', 'postgres', 'pgbouncer', 'resource']);
   assert.deepEqual([...dataRoles('redis-sentinel')], ['redis', 'redis-replica']);
-  assert.deepEqual([...dataRoles()].sort(), ['mariadb', 'redis', 'redis-replica', 'zookeeper']);
+  assert.deepEqual([...dataRoles()].sort(), ['mariadb', 'pgbouncer', 'postgres', 'redis', 'redis-replica', 'zookeeper']);
   assert.deepEqual(backendDataRoles('redis'), ['redis', 'redis-replica']);
 });
 
@@ -157,7 +157,7 @@ test('each topology rejects options it does not take, naming them and what it ta
 test('a topology defined outside the sources keeps the same contract, and one registry entry makes it known everywhere', async () => {
   assert.deepEqual(contractProblems(etcd), []);
   assert.throws(() => parseEndpoints('etcd=h:2379'), /unknown role 'etcd'/);
-  assert.deepEqual(recipeProblems(recipe({ kind: 'etcd', members: 3 })), ["topology: unknown topology 'etcd'; registered: redis, redis-sentinel, zookeeper, mariadb"]);
+  assert.deepEqual(recipeProblems(recipe({ kind: 'etcd', members: 3 })), ["topology: unknown topology 'etcd'; registered: redis, redis-sentinel, zookeeper, mariadb, postgres, postgres-pgbouncer"]);
   await withRegistered(etcd, async () => {
     assert.deepEqual(contractProblems(etcd), []);
     // --endpoints takes its role, and says so in the format it prints.
@@ -211,7 +211,7 @@ test('a user lock naming an unregistered topology: exit 2 naming the registered 
     };
     const unknown = lock('etcd-lock', "{ kind: 'etcd', members: 3 }");
     assert.equal(unknown.status, 2, unknown.stderr);
-    assert.match(unknown.stderr, /etcd-lock\.ts: the default export .* is not a LockRecipe[^]*topology: unknown topology 'etcd'; registered: redis, redis-sentinel, zookeeper, mariadb/);
+    assert.match(unknown.stderr, /etcd-lock\.ts: the default export .* is not a LockRecipe[^]*topology: unknown topology 'etcd'; registered: redis, redis-sentinel, zookeeper, mariadb, postgres, postgres-pgbouncer/);
     const typo = lock('zk-lock', "{ kind: 'zookeeper', nodes: 3, masters: 3 }");
     assert.equal(typo.status, 2, typo.stderr);
     assert.match(typo.stderr, /topology: zookeeper takes no option 'masters' \(it takes nodes\)/);

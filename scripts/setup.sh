@@ -16,6 +16,7 @@ declare -A WHY=(
   [mariadb-server]="MySQL-family locks (unique-key insert, SELECT ... FOR UPDATE)"
   [postgresql]="PostgreSQL advisory locks (session, transaction, fenced)"
   [pgbouncer]="PostgreSQL locks through a transaction-pooling PgBouncer"
+  [etcd-server]="etcd clusters (lease locks, the concurrency.Mutex algorithm)"
   [iptables]="cutting links that cannot be routed through the fault proxy"
   [gcc]="building the clock shim (native/clockshim.c)"
   [g++]="building the zookeeper npm package's C client addon (node-gyp, during npm ci)"
@@ -69,7 +70,7 @@ else
 fi
 
 # --- what the local environment needs at run time ----------------------------
-for bin in redis-server redis-sentinel java mariadbd mariadb-install-db pgbouncer cc; do
+for bin in redis-server redis-sentinel java mariadbd mariadb-install-db pgbouncer etcd cc; do
   if ! PATH="$PATH:/usr/sbin:/sbin" command -v "$bin" >/dev/null 2>&1; then
     say "ERROR: $bin is still missing after the install above; see the apt-get output" >&2
     exit 1

@@ -8,8 +8,9 @@ import { sentinelTopology } from './topology-sentinel.ts';
 import { zookeeperTopology } from './topology-zookeeper.ts';
 import { mariadbTopology } from './topology-mariadb.ts';
 import { pgbouncerTopology, postgresTopology } from './topology-postgres.ts';
+import { etcdTopology } from './topology-etcd.ts';
 
-export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTopology, zookeeperTopology, mariadbTopology, postgresTopology, pgbouncerTopology];
+export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTopology, zookeeperTopology, mariadbTopology, postgresTopology, pgbouncerTopology, etcdTopology];
 
 export function topologyDef(name: string): TopologyDef | undefined {
   return TOPOLOGY_DEFS.find((t) => t.name === name);

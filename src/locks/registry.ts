@@ -18,6 +18,8 @@ import { recipe as mysqlGetLock } from './mysql-get-lock.ts';
 import { recipe as pgAdvisory, pgbouncerRecipe as pgAdvisoryPgbouncer } from './pg-advisory.ts';
 import { recipe as pgAdvisoryXact } from './pg-advisory-xact.ts';
 import { recipe as pgAdvisoryFenced } from './pg-advisory-fenced.ts';
+import { recipe as etcdLeaseLock } from './etcd-lease-lock.ts';
+import { recipe as etcdMutex, fencedRecipe as etcdMutexFenced } from './etcd-mutex.ts';
 
 export { loadUserLock } from './user-lock.ts';
 
@@ -44,6 +46,9 @@ export const RECIPES: LockRecipe[] = [
   pgAdvisoryPgbouncer,
   pgAdvisoryXact,
   pgAdvisoryFenced,
+  etcdLeaseLock,
+  etcdMutex,
+  etcdMutexFenced,
 ];
 
 export function getRecipe(name: string): LockRecipe {

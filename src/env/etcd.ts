@@ -22,12 +22,12 @@ export async function etcdHealthy(port: number, host = '127.0.0.1'): Promise<boo
   return r.ok && (await r.json() as { health?: string }).health === 'true';
 }
 
-/** The member's own status (gRPC gateway): its id and the leader's, or undefined when it does not answer. */
+/** The member's own status (gRPC gateway): its id and the leader's ('' while none: JSON leaves a zero out), or undefined when it does not answer. */
 export async function etcdStatus(port: number, host = '127.0.0.1'): Promise<{ member: string; leader: string } | undefined> {
   try {
     const r = await fetch(`http://${host}:${port}/v3/maintenance/status`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(700) });
     const s = await r.json() as { header?: { member_id?: string }; leader?: string };
-    return s.header?.member_id && s.leader ? { member: s.header.member_id, leader: s.leader } : undefined;
+    return s.header?.member_id ? { member: s.header.member_id, leader: s.leader ?? '' } : undefined;
   } catch {
     return undefined;
   }

@@ -7,12 +7,21 @@ import { createEtcdNode, etcdStatus, ETCD_ELECTION_MS, ETCD_HEARTBEAT_MS, type E
 import { onlyOptions, type TopologyDef } from './topology.ts';
 import { UsageError } from '../errors.ts';
 
-/** The member every member names as leader (its own status over its real port). */
+/** How long the nemesis waits out an election in progress (a member that rejoins after a cut can force one) before it says there is no leader. */
+const ELECTION_WAIT_MS = 3000;
+
+/** The member that says it is the leader (each member's own status over its real port), waiting out an election. */
 async function etcdLeader(env: Environment) {
   const nodes = env.nodes.filter((n) => n.role === 'etcd');
-  const status = await Promise.all(nodes.map((n) => etcdStatus(n.port, n.host)));
-  const i = status.findIndex((s) => s !== undefined && s.member === s.leader);
-  return { leader: nodes[i], said: `no etcd member says it is the leader (${nodes.map((n, j) => `${n.id} ${status[j] ? `leader ${status[j]!.leader}` : 'no answer'}`).join(', ')})` };
+  const deadline = Date.now() + ELECTION_WAIT_MS;
+  for (;;) {
+    const status = await Promise.all(nodes.map((n) => etcdStatus(n.port, n.host)));
+    const i = status.findIndex((s) => s !== undefined && s.member === s.leader);
+    if (i >= 0 || Date.now() > deadline) {
+      return { leader: nodes[i], said: `no etcd member says it is the leader (${nodes.map((n, j) => `${n.id} ${!status[j] ? 'no answer' : status[j]!.leader ? `leader ${status[j]!.leader}` : 'no leader'}`).join(', ')})` };
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 export const etcdTopology: TopologyDef = {

@@ -14,34 +14,50 @@ import { sleep } from './retry.ts';
 
 function mutex(ctx: LockContext, name: string, fenced: boolean): Lock {
   const client = etcdClient(ctx, name);
+  async function queue(key: string, a: AcquireOptions, start: number, lease: ReturnType<typeof client.lease>): Promise<Held | null> {
+    const id = await lease.grant();
+    const prefix = `${key}/`;
+    const mine = `${prefix}${BigInt(id).toString(16)}`;
+    const t = await client.if(mine, 'Create', '==', 0).then(client.put(mine).value('').lease(id)).else(client.get(mine)).commit();
+    const rev = String(t.succeeded ? t.header.revision : t.responses[0]!.response_range.kvs[0]!.create_revision);
+    for (;;) {
+      // The holder is the oldest key under the prefix: ours once every earlier one is gone.
+      const first = (await client.getAll().prefix(prefix).sort('Create', 'Ascend').limit(1).exec()).kvs[0];
+      if (first && String(first.create_revision) === rev) return { key, mine, lease, ...(fenced ? { token: Number(rev) } : {}) };
+      const left = a.waitMs - (ctx.clock.monoMs() - start);
+      if (left <= 0) break;
+      await sleep(Math.min(etcdRetryMs(ctx, name), left));
+    }
+    // Gave up waiting: take our key out of the queue (Go's Lock does so on a cancelled context).
+    await client.delete().key(mine).exec();
+    await lease.revoke().catch(() => {});
+    return null;
+  }
   return {
     name,
     async acquire(key: string, a: AcquireOptions): Promise<Held | null> {
       const start = ctx.clock.monoMs();
       const lease = client.lease(leaseSeconds(a.ttlMs));
       lease.on('lost', () => {}); // seen at unlock: the key is gone
-      const id = await lease.grant();
-      const prefix = `${key}/`;
-      const mine = `${prefix}${BigInt(id).toString(16)}`;
-      const t = await client.if(mine, 'Create', '==', 0).then(client.put(mine).value('').lease(id)).else(client.get(mine)).commit();
-      const rev = String(t.succeeded ? t.header.revision : t.responses[0]!.response_range.kvs[0]!.create_revision);
-      for (;;) {
-        // The holder is the oldest key under the prefix: ours once every earlier one is gone.
-        const first = (await client.getAll().prefix(prefix).sort('Create', 'Ascend').limit(1).exec()).kvs[0];
-        if (first && String(first.create_revision) === rev) return { key, mine, lease, ...(fenced ? { token: Number(rev) } : {}) };
-        const left = a.waitMs - (ctx.clock.monoMs() - start);
-        if (left <= 0) break;
-        await sleep(Math.min(etcdRetryMs(ctx, name), left));
+      try {
+        return await queue(key, a, start, lease);
+      } catch (err) {
+        // Whatever happened to our key, stop keeping its lease alive: it expires by itself, so a
+        // key left in the queue by an acquire that failed cannot block the others for ever.
+        lease.release();
+        throw err;
       }
-      // Gave up waiting: take our key out of the queue (Go's Lock does so on a cancelled context).
-      await client.delete().key(mine).exec();
-      await lease.revoke().catch(() => {});
-      return null;
     },
     async release(h) {
-      const r = await client.delete().key(h.mine as string).exec();
-      await (h.lease as ReturnType<typeof client.lease>).revoke().catch(() => {});
-      return Number(r.deleted) === 1 ? 'released' : 'lost';
+      const lease = h.lease as ReturnType<typeof client.lease>;
+      try {
+        const r = await client.delete().key(h.mine as string).exec();
+        await lease.revoke().catch(() => {});
+        return Number(r.deleted) === 1 ? 'released' : 'lost';
+      } catch (err) {
+        lease.release(); // an unlock of unknown outcome: let the lease lapse rather than keep the key
+        throw err;
+      }
     },
     async close() { client.close(); },
   };

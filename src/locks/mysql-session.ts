@@ -5,7 +5,8 @@
 // ends the session and InnoDB rolls back (or GET_LOCK's lock goes) — the lock
 // is free while the client still believes it holds. The client only learns
 // it at unlock, from the dead connection: 'lost'.
-import { isDefiniteFailure, type Held, type LockContext } from './lock.ts';
+import type { Held, LockContext } from './lock.ts';
+import { HoldConns } from './session-holds.ts';
 import { DATABASE_OPTION_HELP, MysqlConn, RETRY_OPTION_HELP } from './mysql-client.ts';
 import { numberOption } from './options.ts';
 import { sessionTag } from '../env/topology.ts';
@@ -16,10 +17,9 @@ export const SESSION_OPTIONS_HELP: Record<string, string> = {
   database: DATABASE_OPTION_HELP,
 };
 
-/** Holds and their dedicated connections. */
+/** Holds and their dedicated connections, with the session timeouts set on each. */
 export class SessionHolds {
-  private next = 1;
-  private readonly conns = new Map<number, MysqlConn>();
+  private readonly holds = new HoldConns<MysqlConn>();
   private readonly waitTimeoutS: number;
 
   constructor(private readonly ctx: LockContext, private readonly recipe: string) {
@@ -46,13 +46,11 @@ export class SessionHolds {
 
   /** Remembers `c` as the connection of a new hold. */
   hold(key: string, c: MysqlConn): Held {
-    const id = this.next++;
-    this.conns.set(id, c);
-    return { key, conn: id, session: c.threadId };
+    return this.holds.hold(key, c, { session: c.threadId });
   }
 
   connOf(h: Held): MysqlConn | undefined {
-    return this.conns.get(h.conn as number);
+    return this.holds.connOf(h);
   }
 
   /**
@@ -60,25 +58,13 @@ export class SessionHolds {
    * succeeded, 'lost' when the session had already ended (the server released
    * the lock then). `ok` judges the statement's result.
    */
-  async end(h: Held, unlock: string, params: unknown[], ok: (result: unknown) => boolean): Promise<'released' | 'lost'> {
-    const c = this.conns.get(h.conn as number);
-    this.conns.delete(h.conn as number);
-    if (!c || c.closed) return 'lost';
-    try {
-      const r = await c.exec(unlock, params);
-      return ok(r) ? 'released' : 'lost';
-    } catch (err) {
-      // The connection died under the unlock: either way the session is over and its lock with it.
-      if (isDefiniteFailure(err) || (c.closed && isConnectionLost(err))) return 'lost';
-      throw err;
-    } finally {
-      c.destroy();
-    }
+  end(h: Held, unlock: string, params: unknown[], ok: (result: unknown) => boolean): Promise<'released' | 'lost'> {
+    // The connection died under the unlock: either way the session is over and its lock with it.
+    return this.holds.end(h, async (c) => ok(await c.exec(unlock, params)), (err, c) => c.closed && isConnectionLost(err));
   }
 
   close(): void {
-    for (const c of this.conns.values()) c.destroy();
-    this.conns.clear();
+    this.holds.close();
   }
 }
 

@@ -8,7 +8,8 @@
 // 'session-kill' fault can find the holder's backend (TopologyDef.endSessions).
 import pg from 'pg';
 import { sessionTag } from '../env/topology.ts';
-import { DefiniteFailure, isDefiniteFailure, type Held, type LockContext } from './lock.ts';
+import { DefiniteFailure, type Held, type LockContext } from './lock.ts';
+import { HoldConns } from './session-holds.ts';
 import { numberOption } from './options.ts';
 
 /** The database the postgres environment's clients use (the cluster's default one). */
@@ -97,43 +98,15 @@ export function pgRetryMs(ctx: LockContext, recipe: string): number {
 export const LOCK_ID = 'hashtextextended($1, 0)';
 
 /** Holds and their dedicated connections: a session lock lives and dies with its connection. */
-export class PgHolds {
-  private next = 1;
-  private readonly conns = new Map<number, PgConn>();
-  constructor(private readonly ctx: LockContext, private readonly recipe: string) {}
+export class PgHolds extends HoldConns<PgConn> {
+  constructor(private readonly ctx: LockContext, private readonly recipe: string) { super(); }
 
   open(): Promise<PgConn> {
     return PgConn.open(this.ctx, this.recipe);
   }
 
-  hold(key: string, c: PgConn, extra: Partial<Held> = {}): Held {
-    const id = this.next++;
-    this.conns.set(id, c);
-    return { key, conn: id, ...extra };
-  }
-
-  /**
-   * Ends a hold with `unlock` (pg_advisory_unlock, COMMIT): 'released' when `ok` says so,
-   * 'lost' when the session had already ended (its lock went with it). The connection closes after.
-   */
-  async end(h: Held, unlock: (c: PgConn) => Promise<boolean>): Promise<'released' | 'lost'> {
-    const c = this.conns.get(h.conn as number);
-    this.conns.delete(h.conn as number);
-    if (!c || c.closed) return 'lost';
-    try {
-      return (await unlock(c)) ? 'released' : 'lost';
-    } catch (err) {
-      // The session ended under the unlock (terminated, connection lost): its lock is gone either way.
-      // Our own timeout is not that: the unlock may still run, so its outcome stays unknown.
-      if (isDefiniteFailure(err) || sessionEnded(err)) return 'lost';
-      throw err;
-    } finally {
-      c.destroy();
-    }
-  }
-
-  close(): void {
-    for (const c of this.conns.values()) c.destroy();
-    this.conns.clear();
+  /** Ends a hold with `unlock` (pg_advisory_unlock, COMMIT); 'lost' when the session had ended (terminated, connection lost). */
+  override end(h: Held, unlock: (c: PgConn) => Promise<boolean>): Promise<'released' | 'lost'> {
+    return super.end(h, unlock, sessionEnded);
   }
 }

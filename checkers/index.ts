@@ -3,7 +3,7 @@
 // gather plain-words anomalies. Throws CheckInputError for input the model cannot read.
 import type { NemesisEvent, Op, ParsedHistory } from '../src/history/types.ts';
 import type { Anomaly, Backend, CheckOptions, CheckResult, KeyDetail, Model, Verdict } from './types.ts';
-import { BACKENDS } from './types.ts';
+import { backendNames } from '../src/env/topologies.ts';
 import { Budget } from './budget.ts';
 import { MODELS, modelNamed, registerModel } from './models/index.ts';
 import type { DescribedModel } from './models/lockpick-model.ts';
@@ -102,7 +102,7 @@ export function backendOf(h: ParsedHistory): Backend | undefined {
 export function backendIn(n: NemesisEvent): Backend | undefined {
   if (n.f !== 'run-start') return undefined;
   const b = (n.value as { backend?: unknown } | null | undefined)?.backend;
-  return typeof b === 'string' && (BACKENDS as readonly string[]).includes(b) ? b as Backend : undefined;
+  return typeof b === 'string' && backendNames().includes(b) ? b : undefined;
 }
 
 /** An invalid lock key: name the stale unlocks that explain it (alone, a late unlock broke nothing). */

@@ -3,6 +3,7 @@
 // sequential znode, a MySQL row), the words follow the backend; without one they stay neutral.
 import type { Op } from '../src/history/types.ts';
 import type { Anomaly, Backend } from './types.ts';
+import { backendWords } from '../src/env/topologies.ts';
 import type { Belief, HoldEnd, Misstep, Overlap, ServerHold } from './holds.ts';
 
 export const lockName = (key: string) => (key === '' ? 'the lock' : `lock "${key}"`);
@@ -66,12 +67,7 @@ function before(p: number, prev: HoldEnd | undefined): string {
 
 /** What a stale unlock did, by backend: the cause lies in how the unlock finds its lock. */
 export function staleUnlockEffect(backend: Backend | undefined, victim: number): string {
-  switch (backend) {
-    case 'redis': return `the unlock deleted the key, which by then was process ${victim}'s lock`;
-    case 'zookeeper': return `a ZooKeeper unlock deletes only the client's own sequential znode, which was already gone, so it cannot have freed process ${victim}'s lock; it should have answered that the lock was lost`;
-    case 'mysql': return `the unlock deleted the lock's row, which by then was process ${victim}'s`;
-    default: return `an unlock that does not check the owner frees whichever client's lock is there, by then process ${victim}'s`;
-  }
+  return backendWords(backend)?.staleUnlock(victim) ?? `an unlock that does not check the owner frees whichever client's lock is there, by then process ${victim}'s`;
 }
 
 export function misstep(key: string, m: Misstep, backend?: Backend): Anomaly {

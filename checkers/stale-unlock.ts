@@ -12,13 +12,14 @@
 //  B2. as B, but the unlock's reply was recorded just before q's acquire reply (the two raced):
 //     the unlock ran while that acquire was in flight and finished after the unlocker's own lease.
 // Leases are the lease_ms each acquire recorded; without one, C and B2 do not apply and B counts
-// q's hold as unbounded. A ZooKeeper unlock deletes the client's own sequential znode only, so it
-// cannot free another's lock: B and B2 are not named for that backend.
+// q's hold as unbounded. A backend whose unlock removes only the client's own entry (ZooKeeper's
+// sequential znode: TopologyDef.words.ownEntryOnly) cannot free another's lock: B and B2 are not named there.
 import type { Op } from '../src/history/types.ts';
 import type { Belief } from './holds.ts';
 import { lockName, staleUnlockEffect } from './messages.ts';
 import { leaseNs, releaseKind } from './lease.ts';
 import type { Anomaly, Backend } from './types.ts';
+import { backendWords } from '../src/env/topologies.ts';
 
 const ms = (ns: number) => Math.round(ns / 1e6);
 
@@ -34,6 +35,7 @@ export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named:
       x.acquire.completeTime - q.acquire.completeTime < lease;
   };
   const name = lockName(key);
+  const words = backendWords(backend);
   const out: Anomaly[] = [];
   for (const mine of beliefs) {
     const rel = mine.release;
@@ -43,10 +45,7 @@ export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named:
     // C: sent after the lease had run out, and it reported success.
     if (lease !== undefined && acquired !== undefined && rel.invokeTime !== undefined && rel.invokeTime - acquired > lease) {
       const late = ms(rel.invokeTime - acquired - lease);
-      const effect = backend === 'zookeeper'
-        ? 'its znode was gone with its session by then, so the unlock should have answered that the lock was lost'
-        : backend === 'redis' ? 'a DEL that does not check the owner deletes whichever client\'s lock is there'
-          : 'an unlock that does not check the owner frees whichever client\'s lock is there';
+      const effect = words?.lateUnlock ?? 'an unlock that does not check the owner frees whichever client\'s lock is there';
       out.push({
         type: 'stale-release', key, processes: [mine.process],
         lines: [mine.acquire.completeLine, rel.invokeLine, rel.completeLine],
@@ -55,7 +54,7 @@ export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named:
       });
       continue;
     }
-    if (backend === 'zookeeper') continue;
+    if (words?.ownEntryOnly) continue;
     // B: in flight across a later acquire, and a third process got in while that one held it.
     const b = shapeB(beliefs, mine, rel, within);
     if (b) {

@@ -28,9 +28,11 @@ export interface CheckResult {
   reason?: string;           // why 'unknown' (time or memory limit)
 }
 
-/** The kind of server a lock runs on: anomaly messages name causes in its terms. */
-export type Backend = 'redis' | 'zookeeper' | 'mysql';
-export const BACKENDS: readonly Backend[] = ['redis', 'zookeeper', 'mysql'];
+/**
+ * The kind of server a lock runs on (a registered topology's backend word: 'redis', 'zookeeper',
+ * 'mysql', ...): anomaly messages name causes in the words that topology declares (TopologyDef.words).
+ */
+export type Backend = string;
 
 export interface CheckOptions {
   model: string;             // model name (default 'mutex')

@@ -8,6 +8,7 @@ import { clockBump, clockReset, clockStrobe } from './faults/clock.ts';
 import { failover } from './faults/failover.ts';
 import { latency, partition } from './faults/partition.ts';
 import { kill, pause } from './faults/process.ts';
+import { sessionKill } from './faults/session-kill.ts';
 import { FaultSpecError, validateFaultSpec, validateSchedule, type KindSchema } from './spec.ts';
 import type { FaultSchedule } from './types.ts';
 import { missingCapabilities } from '../src/env/capabilities.ts';
@@ -16,7 +17,7 @@ import type { Capability } from '../src/env/capabilities.ts';
 import { LINK_TARGETS } from './targets.ts';
 
 /** The registry: one line per fault kind (each kind is one file under faults/). */
-export const KINDS: readonly KindDef[] = [partition, latency, pause, kill, clockBump, clockStrobe, clockReset, failover, clientPause, clientClock, clientKill];
+export const KINDS: readonly KindDef[] = [partition, latency, pause, kill, clockBump, clockStrobe, clockReset, failover, clientPause, clientClock, clientKill, sessionKill];
 
 /** The kind's definition, or undefined. */
 export function kindDef(kind: string): KindDef | undefined {

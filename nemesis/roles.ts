@@ -2,8 +2,7 @@
 // their real ports (bypassing the fault proxy), with ioredis.
 import { Redis } from 'ioredis';
 import type { Environment, NodeHandle } from '../src/env/types.ts';
-import { zookeeperMode } from '../src/env/zookeeper.ts';
-import { backendDataRoles } from '../src/env/topologies.ts';
+import { backendDataRoles, topologyDef } from '../src/env/topologies.ts';
 
 const ASK_TIMEOUT_MS = 700;
 
@@ -77,18 +76,14 @@ export async function sentinelPrimary(env: Environment): Promise<string | undefi
 }
 
 /**
- * The ZooKeeper ensemble's leader right now, asked of each server with the
- * `srvr` four-letter word over its real port (bypassing the proxy). A leader
- * pause or partition is what makes the ensemble elect anew while sessions wait.
+ * The topology's leader right now, as its TopologyDef finds it from the servers' own status
+ * (ZooKeeper: `srvr` over each server's real port). A leader pause or partition is what makes
+ * the ensemble elect anew while sessions wait.
  */
 export async function currentLeader(env: Environment): Promise<NodeHandle> {
-  const roles = backendDataRoles('zookeeper');
-  const nodes = env.nodes.filter((n) => roles.includes(n.role));
-  const modes = await Promise.all(nodes.map((n) => zookeeperMode(n.port)));
-  const i = modes.indexOf('leader');
-  if (i < 0) {
-    const seen = nodes.map((n, j) => `${n.id} ${modes[j] ?? 'no answer'}`).join(', ');
-    throw new Error(`nemesis: no ZooKeeper server says 'Mode: leader' (${seen || 'no zookeeper nodes'}); 'leader' needs a zookeeper ensemble of 3 or more with a leader elected`);
-  }
-  return nodes[i]!;
+  const def = topologyDef(env.topology)?.leader;
+  if (!def) throw new Error(`nemesis: the ${env.topology} topology has no leader to aim at ('leader' and 'followers' need one, e.g. a zookeeper ensemble of 3)`);
+  const { leader, said } = await def.find(env);
+  if (!leader) throw new Error(`nemesis: ${said}; 'leader' needs ${def.minNodes} or more servers with a leader elected`);
+  return leader;
 }

@@ -37,7 +37,8 @@ export async function resolveNodes(spec: FaultSpec, ctx: NemesisContext): Promis
       for (const n of t === 'primary' ? [p] : replicasOf(ctx.env, p)) out.set(n.id, n);
     } else if (t === 'leader' || t === 'followers') {
       const l = await currentLeader(ctx.env);
-      for (const n of t === 'leader' ? [l] : ctx.env.nodes.filter((x) => x.role === 'zookeeper' && x.id !== l.id)) out.set(n.id, n);
+      const data = dataRoles(ctx.env.topology);
+      for (const n of t === 'leader' ? [l] : ctx.env.nodes.filter((x) => data.includes(x.role) && x.id !== l.id)) out.set(n.id, n);
     } else {
       const n = nodeById(ctx, spec, t);
       out.set(n.id, n);

@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import type { FaultSpec } from './types.ts';
 import type { FaultGenOptions } from './fault.ts';
+import { topologyDef } from '../src/env/topologies.ts';
 
 /** "at 120 ms" */
 export const at = (f: FaultSpec) => (f.anchor
@@ -34,12 +35,17 @@ export const beyondSession = (o: FaultGenOptions) => (o.sessionMs
   : beyondLease(o));
 export const someNode = (o: FaultGenOptions) => fc.constantFrom(...(o.nodes.length ? o.nodes : ['n1']));
 /**
- * A node to pause, kill or cut off: by id, or on a ZooKeeper ensemble also 'leader'
+ * A node to pause, kill or cut off: by id, or where the topology elects one (a ZooKeeper ensemble) also 'leader'
  * (resolved when the fault starts), so the ensemble elects anew while sessions wait.
  */
 export const someServer = (o: FaultGenOptions) => fc.constantFrom(
-  // 'leader' weighs as two nodes: the one ZooKeeper server whose loss makes the ensemble elect.
-  ...(o.nodes.length ? o.nodes : ['n1']), ...(o.topology === 'zookeeper' && o.nodes.length >= 3 ? ['leader', 'leader'] : []));
+  // 'leader' weighs as two nodes: the one server whose loss makes the ensemble elect.
+  ...(o.nodes.length ? o.nodes : ['n1']), ...(hasLeader(o) ? ['leader', 'leader'] : []));
+/** The topology elects a leader among enough servers to aim at (TopologyDef.leader). */
+function hasLeader(o: FaultGenOptions): boolean {
+  const leader = topologyDef(o.topology)?.leader;
+  return leader !== undefined && o.nodes.length >= leader.minNodes;
+}
 export const someClient = (o: FaultGenOptions) => fc.constantFrom(...(o.clients.length ? o.clients : ['c1']));
 /**
  * One spec as a group of one. The unmapper lets fast-check shrink a stored plan's

@@ -14,6 +14,9 @@ declare -A WHY=(
   [redis-sentinel]="the Sentinel failover topology"
   [zookeeper]="ZooKeeper ensembles (ephemeral sequential node locks)"
   [mariadb-server]="MySQL-family locks (unique-key insert, SELECT ... FOR UPDATE)"
+  [postgresql]="PostgreSQL advisory locks (session, transaction, fenced)"
+  [pgbouncer]="PostgreSQL locks through a transaction-pooling PgBouncer"
+  [etcd-server]="etcd clusters (lease locks, the concurrency.Mutex algorithm)"
   [iptables]="cutting links that cannot be routed through the fault proxy"
   [gcc]="building the clock shim (native/clockshim.c)"
   [g++]="building the zookeeper npm package's C client addon (node-gyp, during npm ci)"
@@ -67,12 +70,17 @@ else
 fi
 
 # --- what the local environment needs at run time ----------------------------
-for bin in redis-server redis-sentinel java mariadbd mariadb-install-db cc; do
+for bin in redis-server redis-sentinel java mariadbd mariadb-install-db pgbouncer etcd cc; do
   if ! PATH="$PATH:/usr/sbin:/sbin" command -v "$bin" >/dev/null 2>&1; then
     say "ERROR: $bin is still missing after the install above; see the apt-get output" >&2
     exit 1
   fi
 done
+# Debian keeps PostgreSQL's server binaries off PATH, in /usr/lib/postgresql/<version>/bin (src/env/postgres.ts looks there).
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+  say "ERROR: initdb is still missing after the install above (Debian package postgresql)" >&2
+  exit 1
+fi
 for jar in /usr/share/java/zookeeper.jar /usr/share/java/slf4j-simple.jar; do
   [ -r "$jar" ] || { say "ERROR: $jar missing (Debian package zookeeper)" >&2; exit 1; }
 done

@@ -8,6 +8,7 @@ import { CUT_MODES, cutLinks, slowLinks, type CutMode } from '../links.ts';
 import { param } from '../spec.ts';
 import { LINK_TARGETS, resolveLinks } from '../targets.ts';
 import { SHAPES, describeGrudge, grudgeArb, grudgeText, parseGrudge, shapesFor } from '../grudge.ts';
+import { topologyDef } from '../../src/env/topologies.ts';
 
 export const partition: KindDef = {
   schema: {
@@ -46,7 +47,7 @@ export const partition: KindDef = {
     fire: (f, a) => a.startThenGo(f, f.duration_ms ?? 0),
   },
   // One server cut off from everyone, or one client cut off from every server. Where a hold
-  // lives in a server session (ZooKeeper, MariaDB), also a client cut off while it believes
+  // lives in a server session (TopologyDef.leased false: ZooKeeper, MariaDB), also a client cut off while it believes
   // it holds (anchored in its critical section), past the session timeout: the server ends
   // its session and frees the lock under it (a closed connection ends a MariaDB session at once).
   generate: (o) => {
@@ -68,7 +69,7 @@ export const partition: KindDef = {
       : fc.record({ draw: grudgeArb({ servers, clients: o.clients, peerLinks: o.peerLinks ?? false }), at_ms: startAt(o), duration_ms: beyondLease(o), m: mode })
         .map(({ draw, at_ms, duration_ms, m }) => ({ kind: 'partition', at_ms, duration_ms, target: 'grudge', params: { grudge: grudgeText(draw.grudge), shape: draw.shape, ...m } }));
     const drawn = shaped ? fc.oneof(timed, shaped, shaped) : timed;
-    if (o.topology !== 'zookeeper' && o.topology !== 'mariadb') return single(drawn);
+    if (topologyDef(o.topology)?.leased !== false) return single(drawn);
     const anchored = fc.record({
       kind: fc.constant('partition'), at_ms: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),
       duration_ms: beyondSession(o),

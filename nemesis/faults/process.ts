@@ -6,6 +6,7 @@ import { at, beyondLease, beyondSession, lasting, paramsText, single, someServer
 import { param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
 import { forDur, vsLease } from '../band.ts';
+import { topologyDef } from '../../src/env/topologies.ts';
 
 export const pause: KindDef = {
   schema: {
@@ -29,20 +30,20 @@ export const pause: KindDef = {
       },
     };
   },
-  // Past the lease; on a ZooKeeper ensemble also past the session timeout (and the
-  // followers' syncLimit × tickTime, 2.5 s), so a paused leader is replaced and sessions wait.
+  // Past the lease; where servers elect a leader (a ZooKeeper ensemble) also past the session
+  // timeout (and the followers' syncLimit × tickTime, 2.5 s), so a paused leader is replaced and sessions wait.
   generate: (o) => single(fc.record({
     kind: fc.constant('pause'), at_ms: startAt(o), target: someServer(o),
-    duration_ms: o.topology === 'zookeeper' ? fc.oneof(beyondLease(o), beyondSession(o)) : beyondLease(o),
+    duration_ms: topologyDef(o.topology)?.leader ? fc.oneof(beyondLease(o), beyondSession(o)) : beyondLease(o),
   })),
   band: (b) => `pause server ${b.who}${forDur(b)}${vsLease(b)}`,
   describe: (f) => `${at(f)}: pause (SIGSTOP) node ${targetText(f)}${lasting(f)}`,
 };
 
-/** The params a generated kill carries: Redis forgets its keys; a delayed-restart policy keeps the node down. */
+/** The params a generated kill carries: a server that forgets its holds (Redis) restarts empty; a delayed-restart policy keeps the node down. */
 export function killParams(o: FaultGenOptions): Record<string, unknown> | undefined {
   const p: Record<string, unknown> = {
-    ...(o.topology === 'redis' || o.topology === 'redis-sentinel' ? { persistence: 'none' } : {}),
+    ...(topologyDef(o.topology)?.restartForgets ? { persistence: 'none' } : {}),
     ...(o.restartDelayMs !== undefined ? { restart_delay_ms: o.restartDelayMs } : {}),
   };
   return Object.keys(p).length ? p : undefined;

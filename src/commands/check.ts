@@ -8,9 +8,10 @@ import { resolve } from 'node:path';
 import { Budget } from '../../checkers/budget.ts';
 import { renderJUnit } from '../report/junit.ts';
 import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
-import { BACKENDS, type Backend, type CheckResult } from '../../checkers/types.ts';
+import type { Backend, CheckResult } from '../../checkers/types.ts';
+import { backendNames } from '../env/topologies.ts';
 import { EXIT, fsReason } from '../errors.ts';
-import { DEFAULT_MAX_LINE_BYTES, HistoryError, ReadLimitReached, detectFormat, parseMaxLineBytes, readHistory } from '../history/index.ts';
+import { DEFAULT_MAX_LINE_BYTES, HistoryError, ReadLimitReached, detectFormat, parseMaxLineBytes, readHistory, type ReadOptions } from '../history/index.ts';
 import { CheckerBug, checkJsonlStreaming, streams } from '../../checkers/stream.ts';
 import { formatResult } from '../report/text.ts';
 import { limitedReading, readLimitResult } from '../../checkers/read-limit.ts';
@@ -31,7 +32,7 @@ model and for double holders.
 options:
   --model M          the model (default mutex); one of: ${modelNames().join(', ')}
   --backend B        the lock's backend, for the words that explain stale
-                     unlocks: ${BACKENDS.join(', ')} (default: what the history's
+                     unlocks: ${backendNames().join(', ')} (default: what the history's
                      run-start record says; else neutral words)
   --json             print the result (HISTORY.md's object, plus "file",
                      "parse_ms", "check_ms") as JSON: one object per file, one
@@ -188,8 +189,8 @@ export async function run(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   const backend = values.backend;
-  if (backend !== undefined && !(BACKENDS as readonly string[]).includes(backend)) {
-    console.error(`lockpick check: unknown backend "${backend}"; known backends: ${BACKENDS.join(', ')}\n  fix: pass --backend with one of those, or leave it out`);
+  if (backend !== undefined && !backendNames().includes(backend)) {
+    console.error(`lockpick check: unknown backend "${backend}"; known backends: ${backendNames().join(', ')}\n  fix: pass --backend with one of those, or leave it out`);
     return EXIT.usage;
   }
   const seconds = positiveNumber('time-limit', values['time-limit']);

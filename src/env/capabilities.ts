@@ -14,6 +14,7 @@ export const CAPABILITIES = {
   'restart-persistence': 'restart a killed server with or without persistence (Redis: forget every key)',
   clock: "move servers' wall clocks",
   failover: 'drive a Sentinel failover (take the primary away, wait for a promotion)',
+  'session-end': "end a client's server session as the server's administrator (pg_terminate_backend, KILL CONNECTION)",
 } as const;
 
 export type Capability = keyof typeof CAPABILITIES;

@@ -18,7 +18,8 @@ import { ZK_JVM_FLAGS, ZK_MAIN_CLASS } from './zookeeper.ts';
 import { MARIADB_TUNING } from './mariadb.ts';
 import { importOptional } from '../optional.ts';
 
-export type ImageKind = 'redis' | 'zookeeper' | 'mariadb';
+/** An image kind: a key of some topology's `images` (TopologyDef), e.g. 'redis', 'zookeeper'. */
+export type ImageKind = string;
 
 export function imageName(kind: ImageKind): string {
   return `lockpick-${kind}:local`;
@@ -27,7 +28,7 @@ export function imageName(kind: ImageKind): string {
 export const DEFAULT_REDIS_IMAGE = imageName('redis');
 
 /** A root file system being assembled in a build context; every path is the one inside the image. */
-class RootFs {
+export class RootFs {
   private readonly libs = new Set<string>();
   constructor(readonly dir: string) {}
 
@@ -98,7 +99,8 @@ class RootFs {
   }
 }
 
-interface Recipe {
+/** How one image is built from this machine's packages (a topology declares its own in TopologyDef.images). */
+export interface ImageRecipe {
   /** The host file the image is built from (named in the log and in errors) and others whose upgrade should rebuild it. */
   source: () => string[];
   /** Fills the root file system; may run host tools (mariadb-install-db). */
@@ -186,41 +188,42 @@ function initMariadbDatadir(dest: string, mariadbd: string): void {
   open(dest);
 }
 
-const RECIPES: Record<ImageKind, Recipe> = {
-  redis: {
-    source: () => [requireBinary('redis-server')],
-    fill(fs) {
-      // The redis-server name matters: Redis picks its mode (server, check-rdb) from argv[0].
-      fs.linked(requireBinary('redis-server'), '/usr/bin/redis-server');
-      fs.emptyDir('/data');
-    },
-    dockerfile: () => ['ENV PATH=/usr/bin:/bin', 'WORKDIR /data', 'CMD ["redis-server"]'],
+/** The recipes of the built-in topologies (each topology names its own in TopologyDef.images). */
+export const REDIS_IMAGE: ImageRecipe = {
+  source: () => [requireBinary('redis-server')],
+  fill(fs) {
+    // The redis-server name matters: Redis picks its mode (server, check-rdb) from argv[0].
+    fs.linked(requireBinary('redis-server'), '/usr/bin/redis-server');
+    fs.emptyDir('/data');
   },
-  zookeeper: {
-    source: () => [requireFile('/usr/share/java/zookeeper.jar', 'zookeeper'), realpathSync(requireBinary('java'))],
-    fill(fs) {
-      const home = jvmHome();
-      // Only what `java -cp … QuorumPeerMain` loads: no other tools, jmods, headers, sources, docs or javac's ct.sym.
-      const skip = (rel: string): boolean =>
-        /^(jmods|include|man|docs|demo|legal)(\/|$)|^lib\/(src\.zip|ct\.sym)$/.test(rel) || (rel.startsWith('bin/') && rel !== 'bin/java');
-      const sos = fs.tree(home, skip);
-      fs.libsOf([path.join(home, 'bin', 'java'), ...sos]);
-      for (const jar of classPathClosure(ZK_JARS.map((j) => requireFile(j, 'zookeeper (libslf4j-java for slf4j-simple)')))) fs.file(jar);
-    },
-    // PATH rather than a fixed java path: the JVM keeps its host location (its libraries find each other relative to it).
-    dockerfile: () => [`ENV PATH=${jvmHome()}/bin:/usr/bin:/bin`, 'WORKDIR /lockpick', `CMD ${JSON.stringify(zookeeperCommand('/lockpick/zoo.cfg'))}`],
+  dockerfile: () => ['ENV PATH=/usr/bin:/bin', 'WORKDIR /data', 'CMD ["redis-server"]'],
+};
+
+export const ZOOKEEPER_IMAGE: ImageRecipe = {
+  source: () => [requireFile('/usr/share/java/zookeeper.jar', 'zookeeper'), realpathSync(requireBinary('java'))],
+  fill(fs) {
+    const home = jvmHome();
+    // Only what `java -cp … QuorumPeerMain` loads: no other tools, jmods, headers, sources, docs or javac's ct.sym.
+    const skip = (rel: string): boolean =>
+      /^(jmods|include|man|docs|demo|legal)(\/|$)|^lib\/(src\.zip|ct\.sym)$/.test(rel) || (rel.startsWith('bin/') && rel !== 'bin/java');
+    const sos = fs.tree(home, skip);
+    fs.libsOf([path.join(home, 'bin', 'java'), ...sos]);
+    for (const jar of classPathClosure(ZK_JARS.map((j) => requireFile(j, 'zookeeper (libslf4j-java for slf4j-simple)')))) fs.file(jar);
   },
-  mariadb: {
-    source: () => [requireBinary('mariadbd')],
-    fill(fs, ctx) {
-      const mariadbd = requireBinary('mariadbd');
-      fs.linked(mariadbd, '/usr/sbin/mariadbd');
-      // Error messages and character sets (its compiled-in share dir), nothing of the client tools.
-      fs.tree('/usr/share/mysql', (rel) => /\.(sql|sh)$|^mini-benchmark$/.test(rel));
-      initMariadbDatadir(path.join(ctx, 'rootfs', MARIADB_IMAGE_DATADIR), mariadbd);
-    },
-    dockerfile: () => ['ENV PATH=/usr/sbin:/usr/bin:/bin', 'WORKDIR /lockpick', `CMD ${JSON.stringify(mariadbCommand())}`],
+  // PATH rather than a fixed java path: the JVM keeps its host location (its libraries find each other relative to it).
+  dockerfile: () => [`ENV PATH=${jvmHome()}/bin:/usr/bin:/bin`, 'WORKDIR /lockpick', `CMD ${JSON.stringify(zookeeperCommand('/lockpick/zoo.cfg'))}`],
+};
+
+export const MARIADB_IMAGE: ImageRecipe = {
+  source: () => [requireBinary('mariadbd')],
+  fill(fs, ctx) {
+    const mariadbd = requireBinary('mariadbd');
+    fs.linked(mariadbd, '/usr/sbin/mariadbd');
+    // Error messages and character sets (its compiled-in share dir), nothing of the client tools.
+    fs.tree('/usr/share/mysql', (rel) => /\.(sql|sh)$|^mini-benchmark$/.test(rel));
+    initMariadbDatadir(path.join(ctx, 'rootfs', MARIADB_IMAGE_DATADIR), mariadbd);
   },
+  dockerfile: () => ['ENV PATH=/usr/sbin:/usr/bin:/bin', 'WORKDIR /lockpick', `CMD ${JSON.stringify(mariadbCommand())}`],
 };
 
 /**
@@ -228,8 +231,10 @@ const RECIPES: Record<ImageKind, Recipe> = {
  * sources' paths, sizes and mtimes. An image with another stamp is rebuilt, so
  * a package upgrade or a recipe change never leaves a stale image in use.
  */
-function stampOf(sources: string[]): string {
+function stampOf(recipe: ImageRecipe, sources = recipe.source()): string {
   const h = createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url)));
+  // The recipe may live in its topology's file: its own text counts too.
+  h.update(`\0${recipe.fill.toString()}\0${recipe.dockerfile().join('\n')}`);
   for (const f of sources) {
     const st = statSync(f);
     h.update(`\0${f}\0${st.size}\0${Math.floor(st.mtimeMs)}`);
@@ -255,12 +260,12 @@ async function built(client: ContainerRuntimeClient, name: string): Promise<{ id
 const building = new WeakMap<ContainerRuntimeClient, Map<ImageKind, Promise<string>>>();
 
 /** Builds `lockpick-<kind>:local` from this machine's packages unless the engine has it, built from the same; returns its name. */
-export function ensureImage(client: ContainerRuntimeClient, kind: ImageKind, log: (m: string) => void): Promise<string> {
+export function ensureImage(client: ContainerRuntimeClient, kind: ImageKind, recipe: ImageRecipe, log: (m: string) => void): Promise<string> {
   let mine = building.get(client);
   if (!mine) building.set(client, (mine = new Map()));
   let p = mine.get(kind);
   if (!p) {
-    p = buildImage(client, kind, log);
+    p = buildImage(client, kind, recipe, log);
     mine.set(kind, p);
     const done = (): void => void mine.delete(kind);
     p.then(done, done);
@@ -289,8 +294,7 @@ async function buildFromContext(client: ContainerRuntimeClient, ctx: string, nam
 }
 
 /** Writes the build context of `kind` into `ctx`: rootfs/ and a Dockerfile labelled with `stamp`. Needs no engine. */
-export function writeBuildContext(kind: ImageKind, ctx: string, stamp = stampOf(RECIPES[kind].source())): void {
-  const recipe = RECIPES[kind];
+export function writeBuildContext(recipe: ImageRecipe, ctx: string, stamp = stampOf(recipe)): void {
   const fs = new RootFs(path.join(ctx, 'rootfs'));
   recipe.fill(fs, ctx);
   fs.emptyDir('/lockpick');
@@ -301,16 +305,16 @@ export function writeBuildContext(kind: ImageKind, ctx: string, stamp = stampOf(
   writeFileSync(path.join(ctx, 'Dockerfile'), ['FROM scratch', 'COPY rootfs/ /', ...recipe.dockerfile(), `LABEL lockpick.image-source=${JSON.stringify(source)} ${STAMP_LABEL}=${stamp}`].join('\n') + '\n');
 }
 
-async function buildImage(client: ContainerRuntimeClient, kind: ImageKind, log: (m: string) => void): Promise<string> {
+async function buildImage(client: ContainerRuntimeClient, kind: ImageKind, recipe: ImageRecipe, log: (m: string) => void): Promise<string> {
   const name = imageName(kind);
-  const sources = RECIPES[kind].source();
+  const sources = recipe.source();
   const source = sources[0]!;
-  const stamp = stampOf(sources);
+  const stamp = stampOf(recipe, sources);
   const had = await built(client, name);
   if (had?.stamp === stamp) return name;
   const ctx = mkdtempSync(path.join(os.tmpdir(), 'lockpick-image-'));
   try {
-    writeBuildContext(kind, ctx, stamp);
+    writeBuildContext(recipe, ctx, stamp);
     const why = !had ? 'once per Docker engine' : 'rebuilt: the host package or the recipe changed since';
     log(`lockpick: building the image ${name} from ${source} (${why})`);
     await buildFromContext(client, ctx, name);
@@ -327,5 +331,5 @@ async function buildImage(client: ContainerRuntimeClient, kind: ImageKind, log: 
 
 /** Builds `lockpick-redis:local` unless the engine has it already (the redis-only callers' name for ensureImage). */
 export async function ensureDefaultRedisImage(client: ContainerRuntimeClient, log: (m: string) => void): Promise<void> {
-  await ensureImage(client, 'redis', log);
+  await ensureImage(client, 'redis', REDIS_IMAGE, log);
 }

@@ -7,10 +7,10 @@ import { isLocalEngine } from './docker-engine.ts';
 
 export { isLocalEngine };
 import type { Capability } from './capabilities.ts';
+import { imageKinds } from './topologies.ts';
 
-/** The server images --env docker runs (each built locally by docker-image.ts unless --image names one). */
-export const IMAGE_ROLES = ['redis', 'zookeeper', 'mariadb'] as const;
-export type ImageKind = (typeof IMAGE_ROLES)[number];
+/** A server image --env docker runs: a key of some topology's `images` (built locally by docker-image.ts unless --image names one). */
+export type ImageKind = string;
 
 /** --env docker: `images` from --image (role=IMAGE), e.g. { redis: 'redis:7.2' }. */
 export interface DockerEnvSpec extends EnvSpec { images?: Partial<Record<ImageKind, string>> }
@@ -19,7 +19,7 @@ export interface DockerEnvSpec extends EnvSpec { images?: Partial<Record<ImageKi
 // is 'none' only, 'aof-always' is refused by the node), node links through the proxy
 // (a nat rule in each container's namespace), Sentinel failover, and everything on
 // lockpick's side. The clock shim and the node-link rules need the engine on this machine.
-const ALWAYS: Capability[] = ['client-process', 'client-link', 'pause', 'kill', 'restart-persistence', 'failover'];
+const ALWAYS: Capability[] = ['client-process', 'client-link', 'pause', 'kill', 'restart-persistence', 'failover', 'session-end'];
 
 /** What the docker kind can do (the registry, env-kinds.ts, adds how it starts). */
 export const DOCKER_INFO: EnvKindDef = {
@@ -33,7 +33,8 @@ const IMAGE_REF = /^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/;
 
 /** Why ROLE=IMAGE cannot be used, or undefined (shared by --image and test.json's env.images). */
 export function imageProblem(role: string, image: string): string | undefined {
-  if (!(IMAGE_ROLES as readonly string[]).includes(role)) return `--env docker takes images for ${IMAGE_ROLES.join(', ')}, not '${role}'`;
+  const kinds = imageKinds();
+  if (!kinds.includes(role)) return `--env docker takes images for ${kinds.join(', ')}, not '${role}'`;
   return IMAGE_REF.test(image) ? undefined : `'${image}' is not an image reference (e.g. redis:7.2)`;
 }
 

@@ -15,7 +15,7 @@ import { LinkTable } from './links.ts';
 import { cleanupLeftovers } from './lifecycle.ts';
 import { startProxyBackend } from './proxy-backend.ts';
 import { redisContainerCmd, redisPing, REDIS_CONTAINER_PORT } from './redis.ts';
-import { dataRoles, topologyDef } from './topologies.ts';
+import { dataRoles, imageRecipe, topologyDef } from './topologies.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
 
 /** The private network of one environment (its gateway is where node-link proxies listen). */
@@ -54,7 +54,7 @@ export async function startDockerEnvironment(topology: TopologyName, o: Topology
     const proxy = await startProxyBackend();
     env = new LocalEnvironment(topology, root, new LinkTable(new Toxiproxy(proxy.url)), proxy, DOCKER_INFO, dataRoles(topology));
     const net = await createNetwork(client, envId);
-    const kit = new DockerKit(env, client, net, envId, { ...spec.images }, local);
+    const kit = new DockerKit(env, client, net, envId, { ...spec.images }, local, imageRecipe);
     // After the server containers (the nodes): their holders, then the network.
     env.afterNodes.push(() => kit.removeHolders(), () => net.remove());
     await def.docker(kit, o);

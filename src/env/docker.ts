@@ -16,7 +16,7 @@ import type { ContainerRuntimeClient } from 'testcontainers';
 import type { NodeRole } from './types.ts';
 import { LocalEnvironment } from './environment.ts';
 import type { ImageKind } from './docker-kind.ts';
-import { ensureImage } from './docker-image.ts';
+import { ensureImage, type ImageRecipe } from './docker-image.ts';
 import { gone, ownerLabels, track, untrack } from './docker-engine.ts';
 import { DockerNode } from './docker-node.ts';
 import { freePort } from './ports.ts';
@@ -56,12 +56,18 @@ export class DockerKit {
     private readonly envId: string,
     private readonly images: Partial<Record<ImageKind, string>>,
     readonly local: boolean,
+    // The topologies' image recipes (TopologyDef.images), given by docker-start.ts: the kit sits below the topology registry.
+    private readonly recipeOf: (kind: ImageKind) => ImageRecipe | undefined,
   ) {
     this.host = local ? '127.0.0.1' : client.info.containerRuntime.host;
   }
 
   private async image(kind: ImageKind): Promise<string> {
-    return this.images[kind] ?? (this.images[kind] = await ensureImage(this.client, kind, log));
+    const given = this.images[kind];
+    if (given) return given;
+    const recipe = this.recipeOf(kind);
+    if (!recipe) throw new Error(`lockpick: no topology declares an image recipe for '${kind}' (TopologyDef.images)`);
+    return (this.images[kind] = await ensureImage(this.client, kind, recipe, log));
   }
 
   /** The node's address on the private network (after place()). */

@@ -15,7 +15,8 @@ export const EXTERNAL_INFO: EnvKindDef = {
   summary: "the user's own servers (--endpoints); lockpick's fault proxy sits between its clients and them",
   // Only what happens on lockpick's side: its clients, and the client links through its proxy;
   // plus server links the user routes through the Toxiproxy of TOXIPROXY_URL (external.ts).
-  capabilities: ['client-process', 'client-link'],
+  // and ending its own clients' sessions (a login may end sessions of its own user).
+  capabilities: ['client-process', 'client-link', 'session-end'],
   setup: {
     capabilities: ['node-link'],
     present: () => Boolean(process.env.TOXIPROXY_URL),

@@ -1,13 +1,16 @@
 // The topology registry: one line per topology (each is one file, topology-*.ts).
 // Adding a backend (etcd, Consul) is a new file and a line here; see ARCHITECTURE.md.
 // The role and backend words the rest of lockpick switches on come from here.
-import type { EndpointRoleDef, TopologyDef } from './topology.ts';
+import type { BackendWords, EndpointRoleDef, TopologyDef } from './topology.ts';
+import type { ImageRecipe } from './docker-image.ts';
 import { redisTopology } from './topology-redis.ts';
 import { sentinelTopology } from './topology-sentinel.ts';
 import { zookeeperTopology } from './topology-zookeeper.ts';
 import { mariadbTopology } from './topology-mariadb.ts';
+import { pgbouncerTopology, postgresTopology } from './topology-postgres.ts';
+import { etcdTopology } from './topology-etcd.ts';
 
-export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTopology, zookeeperTopology, mariadbTopology];
+export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTopology, zookeeperTopology, mariadbTopology, postgresTopology, pgbouncerTopology, etcdTopology];
 
 export function topologyDef(name: string): TopologyDef | undefined {
   return TOPOLOGY_DEFS.find((t) => t.name === name);
@@ -37,4 +40,24 @@ export function topologyEndpointRoles(): EndpointRoleDef[] {
   const out = new Map<string, EndpointRoleDef>();
   for (const r of TOPOLOGY_DEFS.flatMap((t) => t.endpointRoles)) if (!out.get(r.role)?.login) out.set(r.role, r);
   return [...out.values()];
+}
+
+/** The checker's words for lock service `backend` (run-start's "backend"), from the first topology naming it that gives them. */
+export function backendWords(backend: string | undefined): BackendWords | undefined {
+  return backend === undefined ? undefined : TOPOLOGY_DEFS.find((t) => t.backend === backend && t.words)?.words;
+}
+
+/** Every backend word a registered topology declares, each once ('redis', 'zookeeper', 'mysql', ...). */
+export function backendNames(): string[] {
+  return [...new Set(TOPOLOGY_DEFS.map((t) => t.backend))];
+}
+
+/** The image recipe of `kind` ('redis', 'zookeeper', ...) from whichever topology declares it. */
+export function imageRecipe(kind: string): ImageRecipe | undefined {
+  return TOPOLOGY_DEFS.map((t) => t.images?.[kind]).find((r) => r !== undefined);
+}
+
+/** Every image kind a registered topology declares (the roles --image takes). */
+export function imageKinds(): string[] {
+  return [...new Set(TOPOLOGY_DEFS.flatMap((t) => Object.keys(t.images ?? {})))];
 }

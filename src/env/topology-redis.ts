@@ -7,6 +7,13 @@ import { freePort } from './ports.ts';
 import { settleAll } from './settle.ts';
 import { onlyOptions, type TopologyDef } from './topology.ts';
 import { UsageError } from '../errors.ts';
+import { REDIS_IMAGE } from './docker-image.ts';
+
+/** Redis's words for the checker: an unlock that does not check the owner is a DEL of whatever is there. */
+export const REDIS_WORDS = {
+  staleUnlock: (victim: number) => `the unlock deleted the key, which by then was process ${victim}'s lock`,
+  lateUnlock: 'a DEL that does not check the owner deletes whichever client\'s lock is there',
+};
 
 export async function startRedisTopology(env: LocalEnvironment, o: TopologyOptions): Promise<void> {
   const persistence = o.persistence ?? 'none';
@@ -25,9 +32,12 @@ export const redisTopology: TopologyDef = {
   name: 'redis',
   summary: '1 to 7 independent Redis masters (--masters; Redlock uses 5)',
   backend: 'redis',
+  words: REDIS_WORDS,
   roles: { data: ['redis'] },
   endpointRoles: [{ role: 'redis' }],
   leased: true,
+  restartForgets: true,
+  images: { redis: REDIS_IMAGE },
   validate(o) {
     onlyOptions('redis', o, ['masters', 'persistence']);
     if (o.masters !== undefined && (!Number.isInteger(o.masters) || o.masters < 1 || o.masters > 7)) {

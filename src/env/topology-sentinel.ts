@@ -128,6 +128,7 @@ export const sentinelTopology: TopologyDef = {
   roles: { data: ['redis', 'redis-replica'], other: ['sentinel'] },
   endpointRoles: [{ role: 'redis' }, { role: 'sentinel' }],
   leased: true,
+  restartForgets: true,
   validate: (o) => onlyOptions('redis-sentinel', o, ['persistence']),
   start: startSentinelTopology,
   docker: startSentinelDocker,

@@ -1,12 +1,12 @@
 // `zookeeper`: an ensemble of 1 or 3 servers; quorum and election links
 // (n1->n2 and n1->n2:election, ...) go through the proxy.
-import type { TopologyOptions } from './types.ts';
+import type { Environment, TopologyOptions } from './types.ts';
 import type { LocalEnvironment } from './environment.ts';
 import { freePort } from './ports.ts';
 import { settleAll } from './settle.ts';
 import { routePeers } from './topology-peers.ts';
 import { createZkNode, zkMyid, zooCfgLines, zookeeperMode, type ZkPorts } from './zookeeper.ts';
-import { zookeeperCommand } from './docker-image.ts';
+import { ZOOKEEPER_IMAGE, zookeeperCommand } from './docker-image.ts';
 import type { DockerKit } from './docker.ts';
 import { onlyOptions, type TopologyDef } from './topology.ts';
 import { UsageError } from '../errors.ts';
@@ -52,13 +52,32 @@ async function startZookeeperDocker(kit: DockerKit, o: TopologyOptions): Promise
   })));
 }
 
+/**
+ * The ensemble's leader right now, asked of each server with the `srvr` four-letter word over its
+ * real port (bypassing the proxy). A leader pause or partition makes the ensemble elect anew while sessions wait.
+ */
+async function zookeeperLeader(env: Environment) {
+  const nodes = env.nodes.filter((n) => n.role === 'zookeeper');
+  const modes = await Promise.all(nodes.map((n) => zookeeperMode(n.port, n.host)));
+  const i = modes.indexOf('leader');
+  return { leader: nodes[i], said: `no ZooKeeper server says 'Mode: leader' (${nodes.map((n, j) => `${n.id} ${modes[j] ?? 'no answer'}`).join(', ') || 'no zookeeper nodes'})` };
+}
+
 export const zookeeperTopology: TopologyDef = {
   name: 'zookeeper',
   summary: 'a ZooKeeper ensemble of 1 or 3 servers (--nodes)',
   backend: 'zookeeper',
+  words: {
+    staleUnlock: (victim) => `a ZooKeeper unlock deletes only the client's own sequential znode, which was already gone, so it cannot have freed process ${victim}'s lock; it should have answered that the lock was lost`,
+    lateUnlock: 'its znode was gone with its session by then, so the unlock should have answered that the lock was lost',
+    ownEntryOnly: true,
+  },
   roles: { data: ['zookeeper'] },
   endpointRoles: [{ role: 'zookeeper' }],
   leased: false,
+  leader: { minNodes: 3, find: zookeeperLeader },
+  nativeClient: true,
+  images: { zookeeper: ZOOKEEPER_IMAGE },
   validate(o) {
     onlyOptions('zookeeper', o, ['nodes']);
     if (o.nodes !== undefined && o.nodes !== 1 && o.nodes !== 3) throw new UsageError(`zookeeper nodes must be 1 or 3, got ${o.nodes}`);

@@ -4,9 +4,10 @@
 // and backend words are its own (open strings), so a new topology needs no
 // edit elsewhere: the environment, --endpoints, user-lock checks and the
 // nemesis ask the registry for them.
-import type { Endpoint, Environment, NodeRole, TopologyOptions } from './types.ts';
+import type { Endpoint, Environment, NodeHandle, NodeRole, TopologyOptions } from './types.ts';
 import type { LocalEnvironment } from './environment.ts';
 import type { DockerKit } from './docker.ts';
+import type { ImageRecipe } from './docker-image.ts';
 import { UsageError } from '../errors.ts';
 
 /** Servers of one role an external environment names for this topology (node ids: prefix + 1, 2, ...). */
@@ -34,12 +35,35 @@ export interface ClientExtras {
   addressMap?: Record<string, { host: string; port: number }>;
 }
 
+/**
+ * The lock service's own words for the checker (checkers/stale-unlock.ts, messages.ts): how
+ * its unlock finds its lock, so a stale unlock is named by what it did there.
+ */
+export interface BackendWords {
+  /** What a stale unlock freed, in this service's terms (`victim`: the process whose lock it was by then). */
+  staleUnlock(victim: number): string;
+  /** Why an unlock sent after its lease had run out must not report success here (default: general words). */
+  lateUnlock?: string;
+  /** Its unlock removes only the unlocker's own entry (ZooKeeper's sequential znode), so it cannot free another's lock. */
+  ownEntryOnly?: boolean;
+}
+
+/** An elected leader the nemesis can aim at ('leader' / 'followers' targets). */
+export interface LeaderDef {
+  /** Fewest data servers for a leader worth aiming at (an ensemble of 3). */
+  minNodes: number;
+  /** The leader now, from the servers' own status (over their real ports, not the proxy); undefined when none says so. */
+  find(env: Environment): Promise<{ leader?: NodeHandle; said: string }>;
+}
+
 export interface TopologyDef {
   name: string;
   /** One line for `lockpick env --help` and the docs. */
   summary: string;
   /** The lock service in the checker's words (HISTORY.md: run-start's "backend"): 'redis', 'zookeeper', 'mysql' name stale unlocks in that service's terms; any other word gets general ones. */
   backend: string;
+  /** The checker's words for that service (one entry per backend word is enough: the first topology naming it gives them). */
+  words?: BackendWords;
   /**
    * Its node roles (NodeHandle.role). `data`: the servers clients lock on (LockContext.endpoints);
    * `other`: servers it starts beside them (Sentinels), reached through clientExtras. The
@@ -50,6 +74,14 @@ export interface TopologyDef {
   endpointRoles: readonly EndpointRoleDef[];
   /** Whether its locks are leases unless the recipe says (LockRecipe.lease): a hold ends by itself at its TTL. */
   leased: boolean;
+  /** An elected leader among its data servers, and how to find it. */
+  leader?: LeaderDef;
+  /** A killed server restarted without persistence forgets every hold (Redis): generated kills say persistence 'none'. */
+  restartForgets?: boolean;
+  /** Its clients do their I/O outside Node's net (ZooKeeper's C addon): no send/reply points can fire. */
+  nativeClient?: boolean;
+  /** The images its docker() starts (`kit.start({ image })`), each built from this machine's packages; --image ROLE=IMAGE replaces one. */
+  images?: Record<string, ImageRecipe>;
   /** Throws UsageError naming the option this topology cannot take (masters, nodes, ...). */
   validate?(o: TopologyOptions): void;
   /** Starts the servers into `env` (the local kind); the fault-free resource node comes after, from the environment. */
@@ -60,6 +92,13 @@ export interface TopologyDef {
   external(o: TopologyOptions): ExternalRole[];
   /** For client `clientId` (whose data endpoints are `endpoints`): other servers, settings, announced-address map. */
   clientExtras?(env: Environment, clientId: string, endpoints: Endpoint[]): Promise<ClientExtras>;
+  /**
+   * Ends the server sessions of these clients as the server's administrator would (PostgreSQL's
+   * pg_terminate_backend, MySQL's KILL CONNECTION), found by the tag their connections carry
+   * (`sessionTag`), over the servers' real ports; a hold that lives in a session goes with it.
+   * Absent: the 'session-kill' fault does not apply to this topology.
+   */
+  endSessions?(env: Environment, clients: readonly string[]): Promise<{ ended: number; said: string }>;
   /** Reads its timescales from the running servers (Sentinel's down-after and failover timeout); absent: nothing to size by. */
   timescales?(env: Environment): Promise<Timescales>;
 }
@@ -76,4 +115,12 @@ export function onlyOptions(topology: string, o: object, takes: readonly string[
     if (v === undefined || k === 'kind' || takes.includes(k) || COMMON_OPTIONS.includes(k)) continue;
     throw new UsageError(`${topology} takes no option '${k}' (${takes.length ? `it takes ${takes.join(', ')}` : 'it takes none'})`);
   }
+}
+
+/**
+ * The tag a client's server sessions carry (PostgreSQL application_name, a MySQL user-level
+ * lock name), so TopologyDef.endSessions can find the sessions of one client.
+ */
+export function sessionTag(clientId: string): string {
+  return `lockpick-session-${clientId}`;
 }

@@ -5,9 +5,11 @@
 // ends the session and InnoDB rolls back (or GET_LOCK's lock goes) — the lock
 // is free while the client still believes it holds. The client only learns
 // it at unlock, from the dead connection: 'lost'.
-import { isDefiniteFailure, type Held, type LockContext } from './lock.ts';
+import type { Held, LockContext } from './lock.ts';
+import { HoldConns } from './session-holds.ts';
 import { DATABASE_OPTION_HELP, MysqlConn, RETRY_OPTION_HELP } from './mysql-client.ts';
 import { numberOption } from './options.ts';
+import { sessionTag } from '../env/topology.ts';
 
 export const SESSION_OPTIONS_HELP: Record<string, string> = {
   waitTimeoutS: 'wait_timeout, net_read_timeout, net_write_timeout (s) of the lock session: how long the server keeps a silent holder (default 1; server default 28800)',
@@ -15,10 +17,9 @@ export const SESSION_OPTIONS_HELP: Record<string, string> = {
   database: DATABASE_OPTION_HELP,
 };
 
-/** Holds and their dedicated connections. */
+/** Holds and their dedicated connections, with the session timeouts set on each. */
 export class SessionHolds {
-  private next = 1;
-  private readonly conns = new Map<number, MysqlConn>();
+  private readonly holds = new HoldConns<MysqlConn>();
   private readonly waitTimeoutS: number;
 
   constructor(private readonly ctx: LockContext, private readonly recipe: string) {
@@ -33,7 +34,9 @@ export class SessionHolds {
     const c = await MysqlConn.open(this.ctx, this.recipe);
     try {
       const t = this.waitTimeoutS;
-      await c.exec(`SET SESSION wait_timeout = ${t}, net_read_timeout = ${t}, net_write_timeout = ${t}`);
+      // In the same statement, a user-level lock named by the client's session tag: how
+      // 'session-kill' finds this session (IS_USED_LOCK gives its id; TopologyDef.endSessions).
+      await c.exec(`SET SESSION wait_timeout = ${t}, net_read_timeout = ${t}, net_write_timeout = ${t}, @lockpick_tag = GET_LOCK(?, 0)`, [sessionTag(this.ctx.clientId)]);
     } catch (err) {
       c.destroy();
       throw err;
@@ -43,13 +46,11 @@ export class SessionHolds {
 
   /** Remembers `c` as the connection of a new hold. */
   hold(key: string, c: MysqlConn): Held {
-    const id = this.next++;
-    this.conns.set(id, c);
-    return { key, conn: id, session: c.threadId };
+    return this.holds.hold(key, c, { session: c.threadId });
   }
 
   connOf(h: Held): MysqlConn | undefined {
-    return this.conns.get(h.conn as number);
+    return this.holds.connOf(h);
   }
 
   /**
@@ -57,25 +58,13 @@ export class SessionHolds {
    * succeeded, 'lost' when the session had already ended (the server released
    * the lock then). `ok` judges the statement's result.
    */
-  async end(h: Held, unlock: string, params: unknown[], ok: (result: unknown) => boolean): Promise<'released' | 'lost'> {
-    const c = this.conns.get(h.conn as number);
-    this.conns.delete(h.conn as number);
-    if (!c || c.closed) return 'lost';
-    try {
-      const r = await c.exec(unlock, params);
-      return ok(r) ? 'released' : 'lost';
-    } catch (err) {
-      // The connection died under the unlock: either way the session is over and its lock with it.
-      if (isDefiniteFailure(err) || (c.closed && isConnectionLost(err))) return 'lost';
-      throw err;
-    } finally {
-      c.destroy();
-    }
+  end(h: Held, unlock: string, params: unknown[], ok: (result: unknown) => boolean): Promise<'released' | 'lost'> {
+    // The connection died under the unlock: either way the session is over and its lock with it.
+    return this.holds.end(h, async (c) => ok(await c.exec(unlock, params)), (err, c) => c.closed && isConnectionLost(err));
   }
 
   close(): void {
-    for (const c of this.conns.values()) c.destroy();
-    this.conns.clear();
+    this.holds.close();
   }
 }
 

@@ -15,6 +15,11 @@ import { recipe as zkEphemeral } from './zk-ephemeral.ts';
 import { recipe as mysqlUniqueKey } from './mysql-unique-key.ts';
 import { recipe as mysqlForUpdate } from './mysql-for-update.ts';
 import { recipe as mysqlGetLock } from './mysql-get-lock.ts';
+import { recipe as pgAdvisory, pgbouncerRecipe as pgAdvisoryPgbouncer } from './pg-advisory.ts';
+import { recipe as pgAdvisoryXact } from './pg-advisory-xact.ts';
+import { recipe as pgAdvisoryFenced } from './pg-advisory-fenced.ts';
+import { recipe as etcdLeaseLock } from './etcd-lease-lock.ts';
+import { recipe as etcdMutex, fencedRecipe as etcdMutexFenced } from './etcd-mutex.ts';
 
 export { loadUserLock } from './user-lock.ts';
 
@@ -37,6 +42,13 @@ export const RECIPES: LockRecipe[] = [
   mysqlUniqueKey,
   mysqlForUpdate,
   mysqlGetLock,
+  pgAdvisory,
+  pgAdvisoryPgbouncer,
+  pgAdvisoryXact,
+  pgAdvisoryFenced,
+  etcdLeaseLock,
+  etcdMutex,
+  etcdMutexFenced,
 ];
 
 export function getRecipe(name: string): LockRecipe {

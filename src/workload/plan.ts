@@ -4,6 +4,7 @@
 import type { FaultSpec } from '../../nemesis/types.ts';
 import { describeFault as describeKind, kindDef } from '../../nemesis/kinds.ts';
 import { IO_POINT_KINDS, WORKER_POINTS } from '../../nemesis/points.ts';
+import { topologyDef } from '../env/topologies.ts';
 
 /** One lock attempt of one client: wait, acquire, critical section, release. */
 export interface Attempt {
@@ -37,7 +38,7 @@ export { BEFORE_RELEASE, BEFORE_WRITE, CRITICAL_SECTION, WORKER_POINTS, IO_POINT
  * `zookeeper` package is C), where they would never fire.
  */
 export function defaultPausePoints(recipePoints: readonly string[], topology: string): string[] {
-  return [...WORKER_POINTS, ...recipePoints, ...(topology === 'zookeeper' ? [] : IO_POINT_KINDS)];
+  return [...WORKER_POINTS, ...recipePoints, ...(topologyDef(topology)?.nativeClient ? [] : IO_POINT_KINDS)];
 }
 
 export function clientId(index: number): string {

@@ -14,6 +14,7 @@ import mysql from 'mysql2/promise';
 import { Redis } from 'ioredis';
 import type { ContainerRuntimeClient, StartedTestContainer } from 'testcontainers';
 import { ensureImage, mariadbCommand, writeBuildContext, zookeeperCommand, type ImageKind } from '../../src/env/docker-image.ts';
+import { imageRecipe } from '../../src/env/topologies.ts';
 import { shimPath, writeClockOffset } from '../../src/env/clock.ts';
 import { freePort } from '../../src/env/ports.ts';
 import { requireBinary } from '../../src/env/binaries.ts';
@@ -34,7 +35,7 @@ before(async () => {
 /** Builds (or finds) the image and says how long that took and how big it is. */
 async function image(kind: ImageKind): Promise<string> {
   const t0 = Date.now();
-  const name = await ensureImage(client, kind, () => {});
+  const name = await ensureImage(client, kind, imageRecipe(kind)!, () => {});
   const { ImageName } = await import('testcontainers');
   const mb = (await client.image.inspect(ImageName.fromString(name))).Size / 1e6;
   console.log(`# ${name}: ready in ${((Date.now() - t0) / 1000).toFixed(1)} s, ${mb.toFixed(1)} MB`);
@@ -106,7 +107,7 @@ test('image contexts: the files each server needs, no symlinks, the libraries th
   for (const kind of Object.keys(want) as ImageKind[]) {
     const ctx = mkdtempSync(path.join(os.tmpdir(), 'lockpick-image-test-'));
     try {
-      writeBuildContext(kind, ctx, 'test');
+      writeBuildContext(imageRecipe(kind)!, ctx, 'test');
       const files = walk(path.join(ctx, 'rootfs'));
       for (const f of [...want[kind], ...shimLibs, '/etc/nsswitch.conf']) assert.ok(files.get(f)?.isFile(), `${kind}: ${f} is a file in the image`);
       assert.deepEqual([...files].filter(([, st]) => st.isSymbolicLink()).map(([f]) => f), [], `${kind}: symlinks resolved`);

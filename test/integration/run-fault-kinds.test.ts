@@ -20,7 +20,10 @@ import { lockpick, tempStore } from './run-helpers.ts';
  * The fenced lock under `--property resource` keeps the resource right even when a fault
  * breaks the lock, so the run is conclusive either way.
  */
-const LOCK_FOR: Record<string, { lock: string; property: string }> = {};
+const LOCK_FOR: Record<string, { lock: string; property: string }> = {
+  // A server that ends sessions: PostgreSQL, the fenced advisory lock (its resource stays right).
+  'session-kill': { lock: 'pg-advisory-fenced', property: 'resource' },
+};
 const DEFAULT_LOCK = { lock: 'redis-set-px-lua-fenced', property: 'resource' };
 
 /** Each kind's faults, due while the two clients below hold and wait (n1: the Redis server, c1/c2: the clients). */
@@ -35,6 +38,7 @@ const FAULTS_FOR: Record<string, FaultSpec[]> = {
   'client-pause': [{ kind: 'client-pause', at_ms: 300, duration_ms: 700, target: 'c1' }],
   'client-clock': [{ kind: 'client-clock', at_ms: 100, duration_ms: 1200, target: 'c2', params: { delta_ms: 2000 } }],
   'client-kill': [{ kind: 'client-kill', at_ms: 300, target: 'c1' }],
+  'session-kill': [{ kind: 'session-kill', at_ms: 0, target: 'c1', anchor: { client: 'c1', point: 'in-critical-section' } }],
 };
 
 /**

@@ -78,7 +78,7 @@ test('model names are looked up among the registered models only: toString, __pr
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /unknown model "(toString|__proto__|constructor)"; known models: mutex, /);
   }
-  const backend = await lockpick('check', file, '--backend', 'etcd');
+  const backend = await lockpick('check', file, '--backend', 'consul');
   assert.equal(backend.code, 2);
-  assert.match(backend.stderr, /unknown backend "etcd"; known backends: redis, zookeeper, mysql/);
+  assert.match(backend.stderr, /unknown backend "consul"; known backends: redis, zookeeper, mysql, postgres, etcd/);
 });

@@ -51,7 +51,9 @@ test('the backend comes from the history\'s run-start record unless given', () =
   const start = (backend: string): HistoryEvent => ({ process: 'nemesis', type: 'info', f: 'run-start', value: { run: 1, lock: 'x', backend } });
   assert.match(stale(check([start('zookeeper'), ...sentWhileAnotherHeld]))[0]!.message, /ZooKeeper unlock/);
   assert.match(stale(check([start('zookeeper'), ...sentWhileAnotherHeld], 'redis'))[0]!.message, /deleted the key/);
-  assert.match(stale(check([start('etcd'), ...sentWhileAnotherHeld]))[0]!.message, /does not check the owner/);
+  // A registered backend's own words (etcd's, from its TopologyDef); an unknown one gets general words.
+  assert.match(stale(check([start('etcd'), ...sentWhileAnotherHeld]))[0]!.message, /deleted the lock key \(or revoked a lease\)/);
+  assert.match(stale(check([start('consul'), ...sentWhileAnotherHeld]))[0]!.message, /does not check the owner/);
   // The runner's checkEvents is checkHistory: the same anomalies as `lockpick check` of the file.
   const events = [start('redis'), ...sentWhileAnotherHeld];
   assert.deepEqual(checkEvents(events, 'mutex', 10_000).anomalies, check(events).anomalies);

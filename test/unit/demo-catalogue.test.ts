@@ -20,7 +20,8 @@ test('names are unique and every entry has a valid scenario for a registered loc
     const recipe = getRecipe(String((t.lock_spec as { name: string }).name));
     assert.equal(recipe.name, t.lock, d.name);
     const plan = t.plan as RunPlan;
-    assert.ok(plan.faults.length > 0, `${d.name}: a demo shows a fault`);
+    // A demo shows a fault, unless its words say the setup alone breaks the lock (a pooler).
+    assert.ok(plan.faults.length > 0 || /^No fault/.test(d.fault), `${d.name}: a demo shows a fault`);
     for (const f of plan.faults) assert.ok(kinds.has(f.kind), `${d.name}: fault kind ${f.kind}`);
   }
 });

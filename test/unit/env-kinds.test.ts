@@ -31,7 +31,7 @@ test('--endpoints: roles, MySQL logins and master names parse; a file holds the 
 
 test('--endpoints: a bad entry is refused naming it and the format', () => {
   assert.throws(() => parseEndpoints('redis=localhost'), usage(/'redis=localhost': 'localhost' is not HOST:PORT; write it as ROLE=HOST:PORT/));
-  assert.throws(() => parseEndpoints('etcd=h:2379'), usage(/unknown role 'etcd'/));
+  assert.throws(() => parseEndpoints('consul=h:8500'), usage(/unknown role 'consul'/));
   assert.throws(() => parseEndpoints('redis=h:70000'), usage(/port 70000 is out of range/));
   assert.throws(() => parseEndpoints('mysql=h:3306'), usage(/is not USER:PASSWORD@HOST:PORT\/DATABASE/));
   assert.throws(() => parseEndpoints(' , '), usage(/names no server/));
@@ -76,23 +76,23 @@ test('keys: the prefix and the run id on an external server; unchanged locally u
 test('environment kinds: local can do everything, external only the client side; every fault kind runs locally', () => {
   assert.deepEqual(ENV_KINDS.map((k) => k.name), ['local', 'external', 'docker']);
   assert.deepEqual([...LOCAL.capabilities].sort(), [...ALL_CAPABILITIES].sort());
-  assert.deepEqual([...EXTERNAL.capabilities].sort(), ['client-link', 'client-process']);
+  assert.deepEqual([...EXTERNAL.capabilities].sort(), ['client-link', 'client-process', 'session-end']);
   assert.equal(envKind('kubernetes'), undefined);
   const onExternal = KINDS.map((k) => k.schema.kind).filter((k) => !capabilityProblem(k, EXTERNAL));
-  assert.deepEqual(onExternal, ['partition', 'latency', 'client-pause', 'client-clock', 'client-kill']);
+  assert.deepEqual(onExternal, ['partition', 'latency', 'client-pause', 'client-clock', 'client-kill', 'session-kill']);
 });
 
 test('topology registry: one entry per topology, each validates its own options and names its external servers', () => {
   assert.deepEqual([...TOPOLOGIES], TOPOLOGY_DEFS.map((t) => t.name));
   for (const t of TOPOLOGY_DEFS) {
-    assert.ok(t.summary.length > 0 && ['redis', 'zookeeper', 'mysql'].includes(t.backend), t.name);
+    assert.ok(t.summary.length > 0 && ['redis', 'zookeeper', 'mysql', 'postgres', 'etcd'].includes(t.backend), t.name);
     assert.ok(t.external({}).length > 0, `${t.name} names its external servers`);
   }
   assert.equal(topologyDef('redis')!.leased, true);
   assert.equal(topologyDef('zookeeper')!.leased, false);
   assert.throws(() => validateTopology('redis', { masters: 9 }), usage(/masters must be an integer from 1 to 7, got 9/));
   assert.throws(() => validateTopology('zookeeper', { nodes: 2 }), usage(/zookeeper nodes must be 1 or 3, got 2/));
-  assert.throws(() => validateTopology('etcd', {}), usage(/unknown topology 'etcd'; use one of: redis, redis-sentinel, zookeeper, mariadb/));
+  assert.throws(() => validateTopology('consul', {}), usage(/unknown topology 'consul'; use one of: redis, redis-sentinel, zookeeper, mariadb, postgres, postgres-pgbouncer, etcd/));
 });
 
 test('a fault its environment cannot inject is refused when created, before anything is touched', async () => {

@@ -9,10 +9,16 @@ import fc from 'fast-check';
 import { KINDS, checkFaultSpec, describeFault, planSchedule, topologyProblem } from '../../nemesis/index.ts';
 import { faultArb, planArb } from '../../src/workload/arbitraries.ts';
 import { isAnchoredPause } from '../../src/workload/plan.ts';
+import { topologyDef, topologyNames } from '../../src/env/topologies.ts';
 
 const TOPOLOGIES: Record<string, string[]> = {
   redis: ['n1', 'n2', 'n3', 'n4', 'n5'], 'redis-sentinel': ['n1', 'n2', 'n3'], zookeeper: ['n1', 'n2', 'n3'], mariadb: ['n1'],
+  postgres: ['n1'], 'postgres-pgbouncer': ['n1'], etcd: ['n1', 'n2', 'n3'],
 };
+
+test('the kinds are drawn on every registered topology', () => {
+  assert.deepEqual(Object.keys(TOPOLOGIES).sort(), [...topologyNames()].sort());
+});
 
 for (const def of KINDS) {
   const kind = def.schema.kind;
@@ -38,7 +44,7 @@ for (const def of KINDS) {
       // A grudge's targets are the endpoints it names (params.grudge, nemesis/grudge.ts).
       const targets = fc.sample(faultArb(kind, o), { numRuns: 60, seed: 1 }).flat().flatMap((s) => (s.target === undefined ? []
         : s.target === 'grudge' ? cutPairs(parseGrudge(String(s.params?.grudge))).flat() : [s.target].flat()));
-      for (const t of targets) assert.ok(o.nodes.includes(t) || /^(client:)?c[1-3]$/.test(t) || (t === 'leader' && topology === 'zookeeper' && o.nodes.length >= 3), `${kind} targets ${t}`);
+      for (const t of targets) assert.ok(o.nodes.includes(t) || /^(client:)?c[1-3]$/.test(t) || (t === 'leader' && topologyDef(topology)?.leader !== undefined && o.nodes.length >= 3), `${kind} targets ${t}`);
     }
   });
 }

@@ -1,0 +1,61 @@
+// One etcd member: `etcd` (Debian's etcd-server, 3.4) from a private data dir on
+// loopback ports; with several members the peer URLs are where the proxy's peer
+// links point (peer-routing.ts redirects a member's uid's traffic to them). Fast
+// timing (heartbeat 50 ms, election 500 ms) so a lease of 1 s is allowed and an
+// election takes about a second. Ready = /health says true (a leader is elected).
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { requireBinary } from './binaries.ts';
+import { shimEnv } from './clock.ts';
+import { ServerNode } from './node.ts';
+import { chownTree } from './peer-routing.ts';
+import { startAndWait } from './wait.ts';
+
+export const ETCD_HEARTBEAT_MS = 50;
+export const ETCD_ELECTION_MS = 500;
+
+export interface EtcdPorts { client: number; peer: number }
+
+/** Whether the member at `port` answers /health with a leader elected. */
+export async function etcdHealthy(port: number, host = '127.0.0.1'): Promise<boolean> {
+  const r = await fetch(`http://${host}:${port}/health`, { signal: AbortSignal.timeout(1000) });
+  return r.ok && (await r.json() as { health?: string }).health === 'true';
+}
+
+/** The member's own status (gRPC gateway): its id and the leader's ('' while none: JSON leaves a zero out), or undefined when it does not answer. */
+export async function etcdStatus(port: number, host = '127.0.0.1'): Promise<{ member: string; leader: string } | undefined> {
+  try {
+    const r = await fetch(`http://${host}:${port}/v3/maintenance/status`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(700) });
+    const s = await r.json() as { header?: { member_id?: string }; leader?: string };
+    return s.header?.member_id ? { member: s.header.member_id, leader: s.leader ?? '' } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createEtcdNode(o: { id: string; root: string; ports: EtcdPorts; cluster: { id: string; ports: EtcdPorts }[]; uid?: number }): ServerNode {
+  const bin = requireBinary('etcd');
+  const dir = path.join(o.root, o.id);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const logFile = path.join(dir, 'etcd.log');
+  const clockFile = path.join(dir, 'clock-offset');
+  const url = (p: number) => `http://127.0.0.1:${p}`;
+  const args = [
+    '--name', o.id, '--data-dir', path.join(dir, 'data'),
+    '--listen-client-urls', url(o.ports.client), '--advertise-client-urls', url(o.ports.client),
+    '--listen-peer-urls', url(o.ports.peer), '--initial-advertise-peer-urls', url(o.ports.peer),
+    '--initial-cluster', o.cluster.map((m) => `${m.id}=${url(m.ports.peer)}`).join(','),
+    '--initial-cluster-state', 'new', '--initial-cluster-token', path.basename(o.root),
+    '--heartbeat-interval', String(ETCD_HEARTBEAT_MS), '--election-timeout', String(ETCD_ELECTION_MS),
+    '--logger', 'zap', '--log-outputs', 'stderr',
+  ];
+  return new ServerNode(o.id, 'etcd', o.ports.client, dir, logFile, clockFile, async () => {
+    if (o.uid !== undefined) chownTree(dir, o.uid);
+    return startAndWait(
+      { name: `etcd ${o.id} (127.0.0.1:${o.ports.client})`, command: bin, args, cwd: dir, env: shimEnv(clockFile), logFile, uid: o.uid },
+      { dir },
+      () => etcdHealthy(o.ports.client),
+      30_000,
+    );
+  });
+}

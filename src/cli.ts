@@ -22,7 +22,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run(argv
 
 /** The exit codes as every --help states them (README "Exit codes"). */
 export const EXIT_HELP = `exit codes: 0 safe/valid, 1 unsafe/invalid, 2 bad input or usage, 3 inconclusive (no verdict),
-            4 internal error of lockpick, 130 interrupted (README "Exit codes")`;
+            4 internal error of lockpick, 130 interrupted by Ctrl-C (a run stopped by another signal:
+            1 if it had found a violation, else 3; README "Exit codes")`;
 
 export function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`);

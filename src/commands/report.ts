@@ -20,6 +20,7 @@ import { renderJUnit } from '../report/junit.ts';
 import { renderTimelineHtml } from '../report/html.ts';
 import { EXIT_HELP } from '../cli.ts';
 import { fsReason } from '../errors.ts';
+import { clientLogs, clientOutputNote } from '../runner/client-logs.ts';
 
 const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
 /** File-system errors on a path the user gave: bad input (exit 2), not lockpick's failure. */
@@ -160,7 +161,11 @@ export async function run(argv: string[]): Promise<number> {
     const r = stored && stored.model === model ? stored : checkHistory(h, { model });
     const name = inputs.runId ?? h.source;
     const meta: Record<string, unknown> = { ...(inputs.runId ? { run: inputs.runId } : {}), ...(inputs.test ?? {}) };
-    const text = render(format, name, h, r, meta);
+    let text = render(format, name, h, r, meta);
+    // A stored run: the lock module's own output, when it printed any (clients/<id>.log), is named.
+    const logs = inputs.runId ? clientLogs(inputs.dir) : [];
+    if (logs.length && format === 'text') text += `${clientOutputNote(inputs.dir)}\n`;
+    if (logs.length && format === 'json') text = `${JSON.stringify({ ...JSON.parse(text) as object, client_logs: logs })}\n`;
     const out = values.out ?? (format === 'html' ? join(inputs.dir, 'timeline.html') : undefined);
     if (out) {
       await writeFile(out, text).catch((e: unknown) => {

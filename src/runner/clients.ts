@@ -77,7 +77,8 @@ export class ClientPool implements ClientControl {
   private diedBetweenRuns: string[] = [];
   ops = 0;
 
-  constructor(private readonly recorder: Recorder) {}
+  /** `fork` is node's, or a test's wrapper around it (how many forks are in flight is seen there). */
+  constructor(private readonly recorder: Recorder, private readonly forkWorker: typeof fork = fork) {}
 
   /** The run's live clients: a dead one can be neither faulted nor healed. */
   ids(): string[] {
@@ -136,7 +137,7 @@ export class ClientPool implements ClientControl {
     const log = this.openLog(id);
     let child: ChildProcess;
     try {
-      child = fork(WORKER, [id], { execArgv: WORKER_ARGS, stdio: ['ignore', log, log, 'ipc'], detached: true, env: { ...process.env, [TAG_VAR]: tag } });
+      child = this.forkWorker(WORKER, [id], { execArgv: WORKER_ARGS, stdio: ['ignore', log, log, 'ipc'], detached: true, env: { ...process.env, [TAG_VAR]: tag } });
     } finally {
       if (typeof log === 'number') closeSync(log);
     }

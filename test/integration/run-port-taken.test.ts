@@ -4,9 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import net from 'node:net';
-import { bin, repoRoot, tempStore } from './run-helpers.ts';
+import { bin, repoRoot, runDirs, tempStore } from './run-helpers.ts';
 
 function parentOf(pid: number): number {
   try {
@@ -60,4 +62,43 @@ test('a port taken during a delayed restart ends the search inconclusive at once
   assert.equal(code, 3, out);
   assert.match(out, /cannot restart: its port \d+ was taken by another process while the node was down/);
   assert.ok(Date.now() - t0 < 45_000, `took ${Date.now() - t0} ms`);
+});
+
+test("an anchored kill whose heal finds the port taken: the replay ends inconclusive (exit 3), naming the cause", async () => {
+  // c1 holds k0; the moment it is inside its critical section n1 is killed, to restart 4 s later.
+  const plan = {
+    ttlMs: 2000,
+    clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 1000, holdMs: 500, renew: false }] }],
+    faults: [{ kind: 'kill', at_ms: 0, duration_ms: 4000, target: 'n1', params: { persistence: 'none' }, anchor: { client: 'c1', point: 'in-critical-section' } }],
+  };
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-plan-'));
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({ lock_spec: { name: 'redis-set-px-lua' }, plan }));
+  const store = tempStore();
+  const child = spawn(process.execPath, [bin, 'run', '--replay', dir, '--runs', '1', '--store', store], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  let exited = false;
+  void exit.then(() => { exited = true; });
+  let ports: number[] = [];
+  while (!exited && ports.length < 2) { ports = redisPorts(child.pid!); await new Promise((r) => setTimeout(r, 50)); }
+  let squatter: net.Server | undefined;
+  while (!exited && !squatter) {
+    const gone = ports.find((p) => !redisPorts(child.pid!).includes(p));
+    if (gone !== undefined) {
+      const s = net.createServer((c) => c.destroy());
+      if (await new Promise<boolean>((r) => { s.once('error', () => r(false)); s.listen(gone, '127.0.0.1', () => r(true)); })) squatter = s;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const code = await exit;
+  squatter?.close();
+  assert.ok(squatter, `n1 was never killed:\n${out}`);
+  const history = readFileSync(path.join(runDirs(store)[0]!, 'history.jsonl'), 'utf8');
+  // The kill was the anchored one (it started when c1 reached its point), and its heal is what failed.
+  assert.match(history, /"f":"anchor-reached"[^\n]*\n[^]*"f":"kill-start"/);
+  assert.equal(code, 3, out);
+  assert.match(out, /cannot restart: its port \d+ was taken by another process while the node was down/);
+  assert.doesNotMatch(out, /internal error/);
 });

@@ -21,6 +21,7 @@ import { renderTimelineHtml } from '../report/html.ts';
 import { EXIT_HELP } from '../cli.ts';
 import { fsReason } from '../errors.ts';
 import { clientLogs, clientOutputNote } from '../runner/client-logs.ts';
+import { samePath } from '../same-path.ts';
 
 const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
 /** File-system errors on a path the user gave: bad input (exit 2), not lockpick's failure. */
@@ -167,6 +168,9 @@ export async function run(argv: string[]): Promise<number> {
     if (logs.length && format === 'text') text += `${clientOutputNote(inputs.dir)}\n`;
     if (logs.length && format === 'json') text = `${JSON.stringify({ ...JSON.parse(text) as object, client_logs: logs })}\n`;
     const out = values.out ?? (format === 'html' ? join(inputs.dir, 'timeline.html') : undefined);
+    // The history, or the run's results.json / test.json, would be gone before anyone reads the report.
+    const input = out === undefined ? undefined : [inputs.historyPath, ...(inputs.runId ? ['results.json', 'test.json'].map((f) => join(inputs.dir, f)) : [])].find((f) => existsSync(f) && samePath(f, out));
+    if (input !== undefined) throw new ReportError(`--out ${out} is an input of this report (${input}); writing it would destroy it\n  fix: give --out another file`);
     if (out) {
       await writeFile(out, text).catch((e: unknown) => {
         throw new ReportError(`cannot write ${out}: ${fsReason(e)}\n  fix: give --out a file in a directory that exists and can be written`);

@@ -33,10 +33,12 @@ function redisPorts(root: number): number[] {
   return out;
 }
 
-test('a port taken during a delayed restart ends the search inconclusive at once (exit 3), naming the cause', async () => {
-  const t0 = Date.now();
-  const child = spawn(process.execPath, [bin, 'run', '--lock', 'redis-set-px-lua', '--faults', 'kill', '--restart-delay', '1500', '--time', '60', '--shrink-time', '0', '--store', tempStore()],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Runs lockpick with `args` and, the moment one of its redis-servers is killed by a fault, takes
+ * that server's port (a listener of another process's kind). Resolves with the exit code and output.
+ */
+async function runSquattingKilledPort(args: string[]): Promise<{ code: number | null; out: string; squatted: boolean }> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
   child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
@@ -58,7 +60,13 @@ test('a port taken during a delayed restart ends the search inconclusive at once
   }
   const code = await exit;
   squatter?.close();
-  assert.ok(squatter, `no server was killed before lockpick exited:\n${out}`);
+  return { code, out, squatted: squatter !== undefined };
+}
+
+test('a port taken during a delayed restart ends the search inconclusive at once (exit 3), naming the cause', async () => {
+  const t0 = Date.now();
+  const { code, out, squatted } = await runSquattingKilledPort(['run', '--lock', 'redis-set-px-lua', '--faults', 'kill', '--restart-delay', '1500', '--time', '60', '--shrink-time', '0', '--store', tempStore()]);
+  assert.ok(squatted, `no server was killed before lockpick exited:\n${out}`);
   assert.equal(code, 3, out);
   assert.match(out, /cannot restart: its port \d+ was taken by another process while the node was down/);
   assert.ok(Date.now() - t0 < 45_000, `took ${Date.now() - t0} ms`);
@@ -74,27 +82,8 @@ test("an anchored kill whose heal finds the port taken: the replay ends inconclu
   const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-plan-'));
   writeFileSync(path.join(dir, 'test.json'), JSON.stringify({ lock_spec: { name: 'redis-set-px-lua' }, plan }));
   const store = tempStore();
-  const child = spawn(process.execPath, [bin, 'run', '--replay', dir, '--runs', '1', '--store', store], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  let exited = false;
-  void exit.then(() => { exited = true; });
-  let ports: number[] = [];
-  while (!exited && ports.length < 2) { ports = redisPorts(child.pid!); await new Promise((r) => setTimeout(r, 50)); }
-  let squatter: net.Server | undefined;
-  while (!exited && !squatter) {
-    const gone = ports.find((p) => !redisPorts(child.pid!).includes(p));
-    if (gone !== undefined) {
-      const s = net.createServer((c) => c.destroy());
-      if (await new Promise<boolean>((r) => { s.once('error', () => r(false)); s.listen(gone, '127.0.0.1', () => r(true)); })) squatter = s;
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  const code = await exit;
-  squatter?.close();
-  assert.ok(squatter, `n1 was never killed:\n${out}`);
+  const { code, out, squatted } = await runSquattingKilledPort(['run', '--replay', dir, '--runs', '1', '--store', store]);
+  assert.ok(squatted, `n1 was never killed:\n${out}`);
   const history = readFileSync(path.join(runDirs(store)[0]!, 'history.jsonl'), 'utf8');
   // The kill was the anchored one (it started when c1 reached its point), and its heal is what failed.
   assert.match(history, /"f":"anchor-reached"[^\n]*\n[^]*"f":"kill-start"/);

@@ -64,24 +64,28 @@ test('Ctrl-C while the servers start: exit 130, no stack trace, nothing left run
   assert.deepEqual(lockpickProcesses().filter((p) => !before.has(p)), []);
 });
 
-test('Ctrl-C after a violation was seen: exit 130, the violation is in results.json and said', async () => {
-  const store = tempStore();
-  const before = new Set(lockpickProcesses());
-  const r = start(['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--time', '90', '--shrink-time', '90', '--store', store]);
-  await until(() => /[1-9]\d* violations/.test(r.out()), 100_000, 'a violation');
-  r.child.kill('SIGINT');
-  assert.equal(await r.exit, 130, r.out());
-  assert.match(r.out(), /INTERRUPTED after \d+ run\(s\): UNSAFE: a violation was found in run \d+ \(not shrunk\)/);
-  assert.match(r.out(), /double-holder|stale-release/);
-  const [dir] = runDirs(store);
-  const results = JSON.parse(readFileSync(path.join(dir!, 'results.json'), 'utf8'));
-  assert.equal(results.verdict, false);
-  assert.equal(results.interrupted, true);
-  assert.ok(results.first.check.anomalies.length > 0);
-  assert.ok(existsSync(path.join(dir!, 'counterexample', 'history.jsonl')));
-  await sleep(500);
-  assert.deepEqual(lockpickProcesses().filter((p) => !before.has(p)), []);
-});
+// Ctrl-C exits 130; another signal gives the verdict found so far: 1, a violation was seen.
+for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 1]] as const) {
+  test(`${sig} after a violation was seen: exit ${code}, the violation is in results.json and said`, async () => {
+    const store = tempStore();
+    const before = new Set(lockpickProcesses());
+    const r = start(['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--time', '90', '--shrink-time', '90', '--store', store]);
+    await until(() => /[1-9]\d* violations/.test(r.out()), 100_000, 'a violation');
+    r.child.kill(sig);
+    assert.equal(await r.exit, code, r.out());
+    assert.match(r.out(), new RegExp(`INTERRUPTED \\(interrupted by ${sig}\\) after \\d+ run\\(s\\): UNSAFE: a violation was found in run \\d+ \\(not shrunk\\)`));
+    assert.match(r.out(), /double-holder|stale-release/);
+    const [dir] = runDirs(store);
+    const results = JSON.parse(readFileSync(path.join(dir!, 'results.json'), 'utf8'));
+    assert.equal(results.verdict, false);
+    assert.equal(results.interrupted, true);
+    assert.equal(results.reason, `interrupted by ${sig}`);
+    assert.ok(results.first.check.anomalies.length > 0);
+    assert.ok(existsSync(path.join(dir!, 'counterexample', 'history.jsonl')));
+    await sleep(500);
+    assert.deepEqual(lockpickProcesses().filter((p) => !before.has(p)), []);
+  });
+}
 
 /** A replay plan whose one client holds k0 for 10 minutes: a signal always lands inside its run. */
 function longHold(): string {

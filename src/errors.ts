@@ -5,7 +5,8 @@ export const EXIT = { ok: 0, invalid: 1, usage: 2, unknown: 3, internal: 4, inte
 
 /** The exit codes as every --help states them (README "Exit codes"). */
 export const EXIT_HELP = `exit codes: 0 safe/valid, 1 unsafe/invalid, 2 bad input or usage, 3 inconclusive (no verdict),
-            4 internal error of lockpick, 130 interrupted (README "Exit codes")`;
+            4 internal error of lockpick, 130 interrupted by Ctrl-C (a run stopped by another signal:
+            1 if it had found a violation, else 3; README "Exit codes")`;
 
 /** What the user gave is wrong (arguments, options, files, store paths, replay dirs, lock modules): exit 2. */
 export class UsageError extends Error {

@@ -5,7 +5,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { packageRoot } from './package-root.ts';
-import { UsageError } from './errors.ts';
+import { UsageError, fsReason } from './errors.ts';
 import { resolveRecipe } from './runner/lock-spec.ts';
 import { PROPERTIES, topologyOf, type Property } from './runner/session.ts';
 import { IO_POINT_KINDS, WORKER_POINTS, MAX_CLIENTS, parseIoPoint } from './workload/plan.ts';
@@ -121,9 +121,11 @@ export function writablePath(p: string, flag: string): string {
   try { isDir = statSync(abs).isDirectory(); } catch { /* not there yet: written at the end */ }
   if (isDir) throw new UsageError(`${flag} ${p}: is a directory; give a file path, e.g. ${flag} junit.xml`);
   try {
+    if (!statSync(dirname(abs)).isDirectory()) throw Object.assign(new Error(`ENOTDIR: ${dirname(abs)} is a file, not a directory`), { code: 'ENOTDIR' });
     accessSync(dirname(abs), constants.W_OK);
-  } catch {
-    throw new UsageError(`${flag} ${p}: the directory ${dirname(abs)} does not exist or cannot be written; create it first or give another path`);
+  } catch (e) {
+    // The real cause (read-only file system, no permission, no such directory), not a guess.
+    throw new UsageError(`${flag} ${p}: the directory ${dirname(abs)} cannot be written: ${fsReason(e)}\n  fix: create it, or give a path in a writable directory`);
   }
   return abs;
 }

@@ -3,8 +3,7 @@
 // input or usage, 3 unknown (a limit was reached).
 import { parseArgs } from 'node:util';
 import { writeFile } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { samePath } from '../same-path.ts';
 import { Budget } from '../../checkers/budget.ts';
 import { renderJUnit } from '../report/junit.ts';
 import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
@@ -276,7 +275,3 @@ async function checkToDocument(files: string[], format: 'text' | 'json' | 'junit
 }
 
 /** Whether two paths name one file (symlinks and relative paths resolved; a file that does not exist yet is compared by its path). */
-function samePath(a: string, b: string): boolean {
-  const real = (p: string) => { try { return realpathSync(p); } catch { return resolve(p); } };
-  return real(a) === real(b);
-}

@@ -19,6 +19,8 @@ import { clientsFromFile } from '../report/timeline-story.ts';
 import { renderJUnit } from '../report/junit.ts';
 import { renderTimelineHtml } from '../report/html.ts';
 import { EXIT_HELP, fsReason } from '../errors.ts';
+import { clientLogs, clientOutputNote } from '../runner/client-logs.ts';
+import { samePath } from '../same-path.ts';
 
 const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
 /** File-system errors on a path the user gave: bad input (exit 2), not lockpick's failure. */
@@ -159,8 +161,15 @@ export async function run(argv: string[]): Promise<number> {
     const r = stored && stored.model === model ? stored : checkHistory(h, { model });
     const name = inputs.runId ?? h.source;
     const meta: Record<string, unknown> = { ...(inputs.runId ? { run: inputs.runId } : {}), ...(inputs.test ?? {}) };
-    const text = render(format, name, h, r, meta);
+    let text = render(format, name, h, r, meta);
+    // A stored run: the lock module's own output, when it printed any (clients/<id>.log), is named.
+    const logs = inputs.runId ? clientLogs(inputs.dir) : [];
+    if (logs.length && format === 'text') text += `${clientOutputNote(inputs.dir)}\n`;
+    if (logs.length && format === 'json') text = `${JSON.stringify({ ...JSON.parse(text) as object, client_logs: logs })}\n`;
     const out = values.out ?? (format === 'html' ? join(inputs.dir, 'timeline.html') : undefined);
+    // The history, or the run's results.json / test.json, would be gone before anyone reads the report.
+    const input = out === undefined ? undefined : [inputs.historyPath, ...(inputs.runId ? ['results.json', 'test.json'].map((f) => join(inputs.dir, f)) : [])].find((f) => existsSync(f) && samePath(f, out));
+    if (input !== undefined) throw new ReportError(`--out ${out} is an input of this report (${input}); writing it would destroy it\n  fix: give --out another file`);
     if (out) {
       await writeFile(out, text).catch((e: unknown) => {
         throw new ReportError(`cannot write ${out}: ${fsReason(e)}\n  fix: give --out a file in a directory that exists and can be written`);

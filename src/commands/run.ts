@@ -102,8 +102,8 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const storeRoot = args.store ?? 'store';
     const junitPath = args.junit === undefined ? undefined : writablePath(args.junit, '--junit');
-    // The CLI owns the process: Ctrl-C stores what was found and exits 130 (the library API does not).
-    const interrupts = { exitOnSignal: true };
+    // The CLI owns the process: a signal stores what was found and exits (Ctrl-C 130, else 1 or 3; the library API does not).
+    const interrupts = { exitOnSignal: true, json };
     const env = await parseEnv(args.env, args.endpoints, args.replay !== undefined, args.image);
     if (args.replay) {
       if (args['key-prefix'] !== undefined) throw new UsageError('--key-prefix: a replay uses the prefix its test.json stored; leave it out');

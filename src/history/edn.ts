@@ -4,7 +4,7 @@
 // memory; each op map itself is parsed by edn-data. Accepts a vector [...] or
 // list (...) of op maps spanning many lines, and one map per line with no
 // enclosing collection (tagged maps such as #jepsen.history.Op{...} too).
-import { open } from 'node:fs/promises';
+import { openSource } from './source.ts';
 import { parseEDNString } from 'edn-data';
 import type { ParseOptions } from 'edn-data/dist/parse.js';
 import { HistoryBuilder } from './build.ts';
@@ -75,7 +75,7 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES, o?: ReadOp
       'remove the stray value or wrap it in an op map');
   };
 
-  const fh = await open(path, 'r');
+  const fh = await openSource(path);
   try {
     const buf = Buffer.allocUnsafe(chunkBytes);
     const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -85,7 +85,7 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES, o?: ReadOp
     while (!eof) {
       const why = o?.limit?.();
       if (why !== undefined) throw new ReadLimitReached(path, why, line);
-      const { bytesRead } = await fh.read(buf, 0, chunkBytes, null);
+      const { bytesRead } = await fh.read(buf, 0, chunkBytes);
       const firstChunk = read++ === 0;
       let piece: string;
       try {

@@ -1,8 +1,8 @@
 // Reading a history file (JSON Lines or Jepsen EDN) into a ParsedHistory.
-import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { readEdn } from './edn.ts';
 import { readJsonl } from './jsonl.ts';
+import { peekHead } from './source.ts';
 import type { ParsedHistory } from './types.ts';
 import type { ReadOptions } from './limits.ts';
 
@@ -26,15 +26,8 @@ export async function detectFormat(path: string): Promise<HistoryFormat> {
   const ext = extname(path).toLowerCase();
   if (ext === '.edn') return 'edn';
   if (ext === '.jsonl' || ext === '.json' || ext === '.ndjson') return 'jsonl';
-  const fh = await open(path, 'r');
-  let head: string;
-  try {
-    const buf = Buffer.alloc(4096);
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    head = buf.toString('utf8', 0, bytesRead);
-  } finally {
-    await fh.close();
-  }
+  // A pipe is not read twice: the reader goes on from these bytes (src/history/source.ts).
+  const head = (await peekHead(path, 4096)).toString('utf8');
   const m = /^\s*(\S)\s*(\S?)/.exec(head);
   if (!m) return 'jsonl';
   const [, first, second] = m;

@@ -1,7 +1,7 @@
 // JSON Lines reader: reads the file in fixed-size chunks and splits lines itself, so a history of
 // millions of events never sits in memory as one text. Lines are scanned as bytes
 // (./jsonl-scan.ts) and only unusual ones are decoded and given to JSON.parse.
-import { open } from 'node:fs/promises';
+import { openSource } from './source.ts';
 import { isUtf8 } from 'node:buffer';
 import { HistoryBuilder } from './build.ts';
 import { HistoryError } from './errors.ts';
@@ -30,12 +30,12 @@ export type FastLine = (buf: Buffer, start: number, limit: number, line: number)
 export async function forEachLineBytes(path: string, onLine: (buf: Buffer, start: number, end: number, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions,
   fast?: FastLine): Promise<void> {
   const maxLine = maxLineBytesOf(o);
-  const fh = await open(path, 'r');
+  const fh = await openSource(path);
   let line = 0;
   const read = (into: Buffer, at: number): Promise<{ bytesRead: number }> => {
     const why = o?.limit?.();
     if (why !== undefined) return Promise.reject(new ReadLimitReached(path, why, line + 1));
-    return fh.read(into, at, into.length - at, null);
+    return fh.read(into, at, into.length - at);
   };
   const validate = (buf: Buffer, end: number): void => {
     if (isUtf8(buf.subarray(0, end))) return;

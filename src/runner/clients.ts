@@ -4,9 +4,10 @@
 // process ids (a fresh one after every `info`, as in Jepsen), and asks a fault's
 // kind to act when its client reaches the point the fault is anchored at.
 import { fork, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { clientLogDir } from './client-logs.ts';
 import { fileURLToPath } from 'node:url';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import { pidsWithEnv } from '../env/procfs.ts';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,21 +28,6 @@ const SPAWN_BATCH = 8;
 /** Set on every worker (and so on everything its lock module starts): how its leftovers are found. */
 const TAG_VAR = 'LOCKPICK_CLIENT_TAG';
 let tags = 0;
-
-/** The clients' own output (a lock module's prints) goes here, never to lockpick's stdout/stderr. */
-export function clientLogDir(historyPath: string): string {
-  return join(dirname(historyPath), 'clients');
-}
-
-/** "client output: store/<run>/clients/c1.log (12 KB), ..." for the non-empty client logs of a run dir, or undefined. */
-export function clientOutputNote(runDir: string): string | undefined {
-  const dir = join(runDir, 'clients');
-  let names: string[];
-  try { names = readdirSync(dir).filter((n) => n.endsWith('.log')).sort(); } catch { return undefined; }
-  const full = names.map((n) => ({ p: join(dir, n), size: statSync(join(dir, n)).size })).filter((f) => f.size > 0);
-  if (full.length === 0) return undefined;
-  return `client output (what the lock module printed): ${full.map((f) => `${f.p} (${f.size < 1024 ? `${f.size} B` : `${Math.ceil(f.size / 1024)} KB`})`).join(', ')}`;
-}
 
 interface Worker {
   id: string;
@@ -91,7 +77,8 @@ export class ClientPool implements ClientControl {
   private diedBetweenRuns: string[] = [];
   ops = 0;
 
-  constructor(private readonly recorder: Recorder) {}
+  /** `fork` is node's, or a test's wrapper around it (how many forks are in flight is seen there). */
+  constructor(private readonly recorder: Recorder, private readonly forkWorker: typeof fork = fork) {}
 
   /** The run's live clients: a dead one can be neither faulted nor healed. */
   ids(): string[] {
@@ -142,7 +129,6 @@ export class ClientPool implements ClientControl {
   private async spawn(id: string): Promise<Worker> {
     if (this.closed) throw new Error(`the client pool is closed; client ${id} is not started`);
     // detached: its own process group, so a Ctrl-C in the terminal reaches lockpick only,
-const WORKER_ARGS = extname(WORKER) === '.ts' ? ['--import', import.meta.resolve('tsx')] : [];
     // which stores what it found and then stops the workers (they exit on 'disconnect' too);
     // and the group (with TAG_VAR for what leaves it) is killed when the client ends.
     // Its stdout and stderr go to its log file: a lock module's prints never reach lockpick's
@@ -151,7 +137,7 @@ const WORKER_ARGS = extname(WORKER) === '.ts' ? ['--import', import.meta.resolve
     const log = this.openLog(id);
     let child: ChildProcess;
     try {
-      child = fork(WORKER, [id], { execArgv: WORKER_ARGS, stdio: ['ignore', log, log, 'ipc'], detached: true, env: { ...process.env, [TAG_VAR]: tag } });
+      child = this.forkWorker(WORKER, [id], { execArgv: WORKER_ARGS, stdio: ['ignore', log, log, 'ipc'], detached: true, env: { ...process.env, [TAG_VAR]: tag } });
     } finally {
       if (typeof log === 'number') closeSync(log);
     }

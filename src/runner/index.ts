@@ -10,7 +10,7 @@ import { defaultPausePoints, describePlan, planOps, validatePlan, type RunPlan }
 import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
 import { search, type Failure, type SearchResult } from './search.ts';
-import { clientOutputNote } from './clients.ts';
+import { clientLogs, clientOutputNote } from './client-logs.ts';
 import { Session, runHistory, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, runLog, versions, writeEvents, writeJson } from './store.ts';
 import { lockFromStored, lockLabel, moduleHash, storedLock } from './lock-spec.ts';
@@ -70,12 +70,18 @@ export interface RunOptions {
 }
 
 /**
- * The CLI sets `exitOnSignal`: SIGINT/SIGTERM store what was found and exit 130/143
- * (the environment's own signal handler stands aside meanwhile). The library API
+ * The CLI sets `exitOnSignal`: SIGINT/SIGTERM/SIGHUP store what was found (results.json
+ * with `interrupted` and the reason) and exit 130 for Ctrl-C, else 1 when a violation was
+ * seen, 3 otherwise (the environment's own signal handler stands aside meanwhile). The library API
  * never does; it passes `signal`: an abort stores what was found, stops the servers,
  * then rejects with the signal's reason (an AbortError unless the caller gave one).
  */
-export interface Interrupts { exitOnSignal?: boolean; signal?: AbortSignal }
+export interface Interrupts {
+  exitOnSignal?: boolean;
+  signal?: AbortSignal;
+  /** --json: a signal's exit prints what was stored (results.json's content) on stdout too. */
+  json?: boolean;
+}
 
 /** The smallest failing run: its plan, what it did, and what the checkers found (lock anomalies first, then the resource's). */
 export interface MinimalCounterexample {
@@ -247,26 +253,54 @@ export function abortReason(signal: AbortSignal): Error {
   return r instanceof Error ? r : new DOMException(typeof r === 'string' ? r : 'lockpick run aborted', 'AbortError');
 }
 
+/** What an interrupt stored (results.json's content): its verdict picks the exit code. */
+export type Interrupted = { verdict: Verdict } & Record<string, unknown>;
+
+/** The signals that end a CLI run: each stores what was found first (SIGHUP: the terminal went away). */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * The exit code of a run a signal ended: Ctrl-C is 130 (README "Exit codes"); any other
+ * signal (a CI job cancelled, a timeout's SIGTERM) gives the verdict found so far:
+ * 1 when a violation was already seen, else 3 (inconclusive), never a code outside the contract.
+ */
+export function interruptedExit(sig: NodeJS.Signals, verdict: Verdict | undefined): number {
+  if (sig === 'SIGINT') return 130;
+  return verdict === false ? 1 : 3;
+}
+
 /**
  * Runs the session body and always tears the session down. On an interrupt
- * (Interrupts: SIGINT/SIGTERM for the CLI, the AbortSignal for the library)
- * `onInterrupt` first stores what was found so far.
+ * (Interrupts: SIGINT/SIGTERM/SIGHUP for the CLI, the AbortSignal for the library)
+ * `onInterrupt` first stores what was found so far (results.json, with the reason),
+ * after an `interrupted` nemesis event closes every history file the session wrote.
  */
-async function withSession<T>(o: SessionOptions, ctl: Interrupts, body: (s: Session) => Promise<T>, onInterrupt: () => Promise<void> = async () => {}): Promise<T> {
+async function withSession<T>(o: SessionOptions, ctl: Interrupts, body: (s: Session) => Promise<T>, onInterrupt: (reason: string) => Promise<Interrupted | void> = async () => {}): Promise<T> {
   ctl.signal?.throwIfAborted();
   let session: Session | undefined;
   let interrupted: NodeJS.Signals | 'abort' | undefined;
   let closing: Promise<void> | undefined;   // the teardown an interrupt started
+  let verdict: Verdict | undefined;         // what the interrupt stored
   let rejectAborted: (e: Error) => void = () => {};
   const aborted = new Promise<never>((_, reject) => { rejectAborted = reject; });
   aborted.catch(() => {});   // raced below; unobserved when the body wins
-  const finish = (sig: NodeJS.Signals | 'abort') => {
-    const stored = onInterrupt().catch((e: unknown) => {
+  /** Stores what was found (the reason in the history and results.json); a signal then exits with its code. */
+  const store = (sig: NodeJS.Signals | 'abort'): Promise<void> => {
+    const reason = sig === 'abort' ? 'aborted (AbortSignal)' : `interrupted by ${sig}`;
+    session?.markInterrupted(reason);
+    let found: Interrupted | void;
+    const stored = onInterrupt(reason).then((r) => { found = r; verdict = r?.verdict; }, (e: unknown) => {
       if (sig !== 'abort') process.stderr.write(`lockpick: could not store the results: ${(e as Error).message}\n`);
     });
-    closing = stored.finally(() => (session?.close() ?? Promise.resolve()).catch(() => {}));
+    if (sig === 'abort') return stored;
+    return stored.then(() => {
+      if (ctl.json && found) process.stdout.write(`${JSON.stringify({ ...found, exitCode: interruptedExit(sig, found.verdict) })}\n`);
+    });
+  };
+  const finish = (sig: NodeJS.Signals | 'abort') => {
+    closing = store(sig).finally(() => (session?.close() ?? Promise.resolve()).catch(() => {}));
     if (sig === 'abort') void closing.finally(() => rejectAborted(abortReason(ctl.signal!)));
-    else void closing.finally(() => exitFlushed(sig === 'SIGINT' ? 130 : 143));
+    else void closing.finally(() => exitFlushed(interruptedExit(sig, verdict)));
   };
   // Installed before the servers start: an interrupt while they come up waits for them, then stops them.
   const onSignal = (sig: NodeJS.Signals | 'abort') => {
@@ -277,15 +311,13 @@ async function withSession<T>(o: SessionOptions, ctl: Interrupts, body: (s: Sess
   const onAbort = () => onSignal('abort');
   let release = () => {};
   if (ctl.exitOnSignal) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    for (const s of STOP_SIGNALS) process.on(s, onSignal);
     release = claimSignals();   // the environment's own handler would exit before the results are stored
   }
   ctl.signal?.addEventListener('abort', onAbort, { once: true });
   const detach = () => {
     if (ctl.exitOnSignal) {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      for (const s of STOP_SIGNALS) process.off(s, onSignal);
       release();
     }
     ctl.signal?.removeEventListener('abort', onAbort);
@@ -295,7 +327,13 @@ async function withSession<T>(o: SessionOptions, ctl: Interrupts, body: (s: Sess
       session = await Session.open(o);
     } catch (e) {
       if (interrupted === 'abort') throw abortReason(ctl.signal!);
-      if (interrupted) exitFlushed(interrupted === 'SIGINT' ? 130 : 143);
+      // The servers did not come up (the signal reached them too): what was asked is stored all the same.
+      if (interrupted) {
+        const sig = interrupted;
+        await store(sig);
+        exitFlushed(interruptedExit(sig, verdict));
+        return await new Promise<never>(() => {});
+      }
       throw e;
     }
     if (interrupted) {
@@ -307,7 +345,7 @@ async function withSession<T>(o: SessionOptions, ctl: Interrupts, body: (s: Sess
     } catch (e) {
       // The run in flight fails as its servers go away: the abort is the reason, not that failure.
       if (interrupted === 'abort') throw abortReason(ctl.signal!);
-      // A signal: finish() stores what was found and exits (130/143); this failure is only its echo.
+      // A signal: finish() stores what was found and exits (130, else 1 or 3); this failure is only its echo.
       if (interrupted) return await new Promise<never>(() => {});
       throw e;
     }
@@ -380,25 +418,32 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   const liveness: LivenessTotals = { checked: wantsLiveness(property), violations: 0, longest_unavailable_ms: 0, bound_ms: o.livenessMs ?? null };
   const totals = () => ({ property, lock_violations: lockViolations, liveness, resource_totals: resource, ops, coverage });
   const junitBase = { lock: lockLabel(o.lock), property, faults: o.faults, replayCommand: `lockpick run --replay ${dir}`, properties: { run: id, seed } };
-  // Ctrl-C: what was found so far is stored and said; a violation already seen stays one.
+  // An interrupt: what was found so far is stored and said, with the reason; a violation already seen stays one.
   let interrupted = false;
-  const onInterrupt = async () => {
+  const onInterrupt = async (reason: string): Promise<Interrupted> => {
     interrupted = true;
-    writeJson(join(dir, 'results.json'), {
-      verdict: firstSeen ? false : 'unknown', interrupted: true, ...totals(), runs: coverage.runs, seed, first: firstSeen ? outcomeJson(firstSeen) : null,
-      ...(o.keepGoing ? { failures: failuresJson() } : {}),
-    });
+    const verdict: Verdict = firstSeen ? false : 'unknown';
+    const gapsNow = firstSeen ? [] : [`${reason} after ${coverage.runs} run(s): no verdict`];
+    const results: Interrupted = {
+      verdict, interrupted: true, reason, gaps: gapsNow, ...totals(), runs: coverage.runs, seed, first: firstSeen ? outcomeJson(firstSeen) : null,
+      ...(o.keepGoing ? { failures: failuresJson() } : {}), client_logs: clientLogs(dir), dir,
+    };
+    writeJson(join(dir, 'results.json'), results);
     if (firstSeen) await writeCounterexample(dir, firstSeen, { lock: lockLabel(o.lock), seed, plan: describePlan(firstSeen.plan) });
     writeJUnit(dir, [o.junitPath, firstSeen ? join(dir, 'counterexample', 'junit.xml') : undefined], {
-      ...junitBase, verdict: firstSeen ? false : 'unknown', interrupted: true, elapsedMs: Date.now() - t0, gaps: [], tested: describeCoverage(coverage),
+      ...junitBase, verdict, interrupted: true, elapsedMs: Date.now() - t0, gaps: gapsNow, tested: describeCoverage(coverage),
       ...shownRun(firstSeen, firstSeen ? join(dir, 'counterexample') : undefined),
     });
-    o.log(`\nINTERRUPTED after ${coverage.runs} run(s): ${firstSeen ? `UNSAFE: a violation was found in run ${firstSeen.run} (not shrunk); its history is in ${join(dir, 'counterexample')}` : 'no violation so far; no verdict'}.`);
+    o.log(`\nINTERRUPTED (${reason}) after ${coverage.runs} run(s): ${firstSeen ? `UNSAFE: a violation was found in run ${firstSeen.run} (not shrunk); its history is in ${join(dir, 'counterexample')}` : 'no violation so far; no verdict'}.`);
     if (firstSeen) o.log(await describeOutcome(firstSeen, join(dir, 'counterexample', 'history.jsonl')));
     if (o.keepGoing && stored.length) {
       o.log(`\ndistinct failures so far: ${stored.length} (the first as found above, the others shrunk)`);
       failuresJson().forEach((j, i) => o.log(describeFailure(j, i + 1)));
     }
+    const output = clientOutputNote(dir);
+    if (output) o.log(output);
+    o.log(`results: ${join(dir, 'results.json')}`);
+    return results;
   };
   return withSession({
     recipe: o.recipe, lock: o.lock, historyPath: join(dir, 'history.jsonl'), lockOptions: o.lockOptions, property: o.property, livenessMs: o.livenessMs,
@@ -533,7 +578,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
       first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,
       first: res.first ? outcomeJson(res.first) : null, minimal: res.minimal ? outcomeJson(res.minimal) : null,
-      failures: summary.failures,
+      failures: summary.failures, client_logs: clientLogs(dir),
     });
   }, onInterrupt);
 }
@@ -590,17 +635,45 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
   const property = (test.property as RunOptions['property']) ?? 'both';
   const livenessMs = typeof test.liveness_ms === 'number' ? test.liveness_ms : undefined;
+  let last: RunOutcome | undefined;
+  let ops = 0;
+  let n = 0;
+  const coverage = emptyCoverage([...new Set(plan.faults.map((f) => f.kind))]);
+  const liveness: LivenessTotals = { checked: wantsLiveness(property), violations: 0, longest_unavailable_ms: 0, bound_ms: livenessMs ?? null };
+  const faultKinds = [...new Set(plan.faults.map((f) => f.kind))];
+  // An interrupt: the runs done so far are stored with the reason (a violation already seen stays one); the history keeps every event.
+  let interrupted = false;
+  const onInterrupt = async (reason: string): Promise<Interrupted> => {
+    interrupted = true;
+    const unsafe = last?.verdict === false;
+    const verdict: Verdict = unsafe ? false : 'unknown';
+    const missing = unsafe ? [] : [`${reason} after ${coverage.runs} complete run(s) of ${o.runs}: no verdict`];
+    const results: Interrupted = {
+      verdict, interrupted: true, reason, runs: coverage.runs, coverage, gaps: missing, liveness, last: last ? outcomeJson(last) : null,
+      client_logs: clientLogs(dir), dir,
+    };
+    writeJson(join(dir, 'results.json'), results);
+    writeJUnit(dir, [o.junitPath], {
+      lock: lockLabel(spec), property, faults: faultKinds, replay: true, replayCommand: `lockpick run --replay ${o.dir}`,
+      verdict, interrupted: true, elapsedMs: Date.now() - t0, gaps: missing, tested: describeCoverage(coverage),
+      anomalies: unsafe && last ? [...last.check.anomalies, ...last.resource.anomalies] : [], resource: unsafe ? last?.resource : undefined,
+      plan: describePlan(plan), properties: { run: id, replay_of: o.dir },
+    });
+    o.log(`\nINTERRUPTED (${reason}) after ${coverage.runs} complete run(s) of the stored plan: ${unsafe ? 'UNSAFE: the last one broke the lock' : 'no verdict'}; the history so far: ${join(dir, 'history.jsonl')}`);
+    const output = clientOutputNote(dir);
+    if (output) o.log(output);
+    o.log(`results: ${join(dir, 'results.json')}`);
+    return results;
+  };
   return withSession({
     recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions: test.lock_options as Record<string, unknown> | undefined, property, livenessMs,
     env, keyPrefix: keyNamespace(env, keyPrefix, id),
   }, o.interrupts ?? {}, async (session) => {
-    let last: RunOutcome | undefined;
-    let ops = 0;
-    let n = 0;
-    const coverage = emptyCoverage([...new Set(plan.faults.map((f) => f.kind))]);
-    const liveness: LivenessTotals = { checked: wantsLiveness(property), violations: 0, longest_unavailable_ms: 0, bound_ms: livenessMs ?? null };
     for (; n < o.runs; n++) {
-      last = await session.runOnce(plan);
+      const outcome = await session.runOnce(plan);
+      // Interrupted meanwhile: onInterrupt stored the runs before this one and the process is exiting.
+      if (interrupted) return await new Promise<never>(() => {});
+      last = outcome;
       addLiveness(liveness, last);
       ops += last.ops;
       addRun(coverage, last);
@@ -637,7 +710,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
       tested: describeCoverage(coverage), ...shownRun(unsafe ? last : undefined, cdir),
       plan: describePlan(plan), properties: { run: id, replay_of: o.dir },   // the plan replayed, broken or not
     }, [o.junitPath, unsafe && cdir ? join(cdir, 'junit.xml') : undefined], {
-      runs: summary.runs, coverage, gaps: missing, liveness, last: last ? outcomeJson(last) : null,
+      runs: summary.runs, coverage, gaps: missing, liveness, last: last ? outcomeJson(last) : null, client_logs: clientLogs(dir),
     });
-  });
+  }, onInterrupt);
 }

@@ -281,6 +281,12 @@ export class Session {
     };
   }
 
+  /** Says in every history file of the session why it ends here (the run in flight is left unfinished). */
+  markInterrupted(reason: string): void {
+    if (this.closed) return;
+    for (const r of [this.recorder, ...[...this.lanes.values()].map((l) => l.recorder)]) r.nemesis('interrupted', { reason });
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

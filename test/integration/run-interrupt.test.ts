@@ -1,9 +1,11 @@
 // Ctrl-C (SIGINT) at any moment: exit 130, no stack trace, what was found is kept
 // (a violation already seen is written to results.json and said), nothing left running.
+// Another signal (SIGTERM, SIGHUP: a CI job cancelled) stores the same and exits 3 (1 with a violation seen).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bin, repoRoot, runDirs, tempStore } from './run-helpers.ts';
@@ -62,21 +64,90 @@ test('Ctrl-C while the servers start: exit 130, no stack trace, nothing left run
   assert.deepEqual(lockpickProcesses().filter((p) => !before.has(p)), []);
 });
 
-test('Ctrl-C after a violation was seen: exit 130, the violation is in results.json and said', async () => {
+// Ctrl-C exits 130; another signal gives the verdict found so far: 1, a violation was seen.
+for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 1]] as const) {
+  test(`${sig} after a violation was seen: exit ${code}, the violation is in results.json and said`, async () => {
+    const store = tempStore();
+    const before = new Set(lockpickProcesses());
+    const r = start(['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--time', '90', '--shrink-time', '90', '--store', store]);
+    await until(() => /[1-9]\d* violations/.test(r.out()), 100_000, 'a violation');
+    r.child.kill(sig);
+    assert.equal(await r.exit, code, r.out());
+    assert.match(r.out(), new RegExp(`INTERRUPTED \\(interrupted by ${sig}\\) after \\d+ run\\(s\\): UNSAFE: a violation was found in run \\d+ \\(not shrunk\\)`));
+    assert.match(r.out(), /double-holder|stale-release/);
+    const [dir] = runDirs(store);
+    const results = JSON.parse(readFileSync(path.join(dir!, 'results.json'), 'utf8'));
+    assert.equal(results.verdict, false);
+    assert.equal(results.interrupted, true);
+    assert.equal(results.reason, `interrupted by ${sig}`);
+    assert.ok(results.first.check.anomalies.length > 0);
+    assert.ok(existsSync(path.join(dir!, 'counterexample', 'history.jsonl')));
+    await sleep(500);
+    assert.deepEqual(lockpickProcesses().filter((p) => !before.has(p)), []);
+  });
+}
+
+/** A replay plan whose one client holds k0 for 10 minutes: a signal always lands inside its run. */
+function longHold(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-plan-'));
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
+    lock_spec: { name: 'redis-set-px-lua' },
+    plan: { ttlMs: 800, clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 300, holdMs: 600_000, renew: false }] }], faults: [] },
+  }));
+  return dir;
+}
+
+const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { type: string; f: string; process: unknown; client?: string; value?: { reason?: string } });
+
+for (const [sig, code] of [['SIGTERM', 3], ['SIGHUP', 3], ['SIGINT', 130]] as const) {
+  test(`${sig} during a replay: exit ${code}, results.json says "interrupted by ${sig}", the history keeps the hold in flight`, async () => {
+    const store = tempStore();
+    const before = new Set(lockpickProcesses());
+    const r = start(['run', '--replay', longHold(), '--runs', '1', '--store', store]);
+    const [dir] = await (async () => { await until(() => runDirs(store).length > 0, 30_000, 'the run dir'); return runDirs(store); })();
+    const history = path.join(dir!, 'history.jsonl');
+    // Inside the hold: c1's acquire returned ok.
+    await until(() => existsSync(history) && lines(history).some((e) => e.f === 'acquire' && e.type === 'ok'), 60_000, "c1's acquire");
+    r.child.kill(sig);
+    assert.equal(await r.exit, code, r.out());
+    assert.doesNotMatch(r.out(), /internal error|    at /);
+    assert.match(r.out(), new RegExp(`INTERRUPTED \\(interrupted by ${sig}\\) after 0 complete run\\(s\\)`));
+    const results = JSON.parse(readFileSync(path.join(dir!, 'results.json'), 'utf8'));
+    assert.equal(results.verdict, 'unknown');
+    assert.equal(results.interrupted, true);
+    assert.equal(results.reason, `interrupted by ${sig}`);
+    assert.match(results.gaps[0], new RegExp(`interrupted by ${sig}`));
+    const events = lines(history);
+    assert.deepEqual(events.filter((e) => e.process !== 'nemesis').slice(0, 2).map((e) => `${e.type} ${e.f}`), ['invoke acquire', 'ok acquire']);
+    assert.ok(events.some((e) => e.f === 'interrupted' && e.value?.reason === `interrupted by ${sig}`), 'the history says why it ends');
+    assert.match(readFileSync(path.join(dir!, 'junit.xml'), 'utf8'), /<error type="interrupted"/);
+    await sleep(500);
+    assert.deepEqual(lockpickProcesses().filter((p) => !before.has(p)), []);
+  });
+}
+
+test('SIGTERM during a search (--json): exit 3, the summary on stdout and in results.json, every run\'s events kept', async () => {
   const store = tempStore();
   const before = new Set(lockpickProcesses());
-  const r = start(['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--time', '90', '--shrink-time', '90', '--store', store]);
-  await until(() => /[1-9]\d* violations/.test(r.out()), 100_000, 'a violation');
-  r.child.kill('SIGINT');
-  assert.equal(await r.exit, 130, r.out());
-  assert.match(r.out(), /INTERRUPTED after \d+ run\(s\): UNSAFE: a violation was found in run \d+ \(not shrunk\)/);
-  assert.match(r.out(), /double-holder|stale-release/);
-  const [dir] = runDirs(store);
-  const results = JSON.parse(readFileSync(path.join(dir!, 'results.json'), 'utf8'));
-  assert.equal(results.verdict, false);
-  assert.equal(results.interrupted, true);
-  assert.ok(results.first.check.anomalies.length > 0);
-  assert.ok(existsSync(path.join(dir!, 'counterexample', 'history.jsonl')));
+  const r = start(['run', '--lock', 'redis-set-px-lua', '--clients', '2', '--time', '120', '--store', store, '--json']);
+  const [dir] = await (async () => { await until(() => runDirs(store).length > 0, 30_000, 'the run dir'); return runDirs(store); })();
+  const history = path.join(dir!, 'history.jsonl');
+  // Two runs done (their run-end recorded), the third under way.
+  await until(() => existsSync(history) && lines(history).filter((e) => e.f === 'run-end').length >= 2, 90_000, 'two runs');
+  r.child.kill('SIGTERM');
+  assert.equal(await r.exit, 3, r.out());
+  const stored = JSON.parse(readFileSync(path.join(dir!, 'results.json'), 'utf8'));
+  assert.equal(stored.verdict, 'unknown');
+  assert.equal(stored.reason, 'interrupted by SIGTERM');
+  assert.ok(stored.runs >= 2, `runs ${stored.runs}`);
+  // --json: the same object on stdout (its last line), with the exit code.
+  const last = JSON.parse(r.out().trim().split('\n').filter((l) => l.startsWith('{')).pop()!);
+  assert.equal(last.reason, 'interrupted by SIGTERM');
+  assert.equal(last.exitCode, 3);
+  const events = lines(history);
+  assert.ok(events.filter((e) => e.f === 'run-end').length >= stored.runs, 'every counted run is in the history');
+  assert.ok(events.filter((e) => e.f === 'run-start').length > stored.runs - 1);
+  assert.ok(events.some((e) => e.f === 'interrupted'));
   await sleep(500);
   assert.deepEqual(lockpickProcesses().filter((p) => !before.has(p)), []);
 });

@@ -4,9 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import net from 'node:net';
-import { bin, repoRoot, tempStore } from './run-helpers.ts';
+import { bin, repoRoot, runDirs, tempStore } from './run-helpers.ts';
 
 function parentOf(pid: number): number {
   try {
@@ -31,10 +33,12 @@ function redisPorts(root: number): number[] {
   return out;
 }
 
-test('a port taken during a delayed restart ends the search inconclusive at once (exit 3), naming the cause', async () => {
-  const t0 = Date.now();
-  const child = spawn(process.execPath, [bin, 'run', '--lock', 'redis-set-px-lua', '--faults', 'kill', '--restart-delay', '1500', '--time', '60', '--shrink-time', '0', '--store', tempStore()],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Runs lockpick with `args` and, the moment one of its redis-servers is killed by a fault, takes
+ * that server's port (a listener of another process's kind). Resolves with the exit code and output.
+ */
+async function runSquattingKilledPort(args: string[]): Promise<{ code: number | null; out: string; squatted: boolean }> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
   child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
@@ -56,8 +60,34 @@ test('a port taken during a delayed restart ends the search inconclusive at once
   }
   const code = await exit;
   squatter?.close();
-  assert.ok(squatter, `no server was killed before lockpick exited:\n${out}`);
+  return { code, out, squatted: squatter !== undefined };
+}
+
+test('a port taken during a delayed restart ends the search inconclusive at once (exit 3), naming the cause', async () => {
+  const t0 = Date.now();
+  const { code, out, squatted } = await runSquattingKilledPort(['run', '--lock', 'redis-set-px-lua', '--faults', 'kill', '--restart-delay', '1500', '--time', '60', '--shrink-time', '0', '--store', tempStore()]);
+  assert.ok(squatted, `no server was killed before lockpick exited:\n${out}`);
   assert.equal(code, 3, out);
   assert.match(out, /cannot restart: its port \d+ was taken by another process while the node was down/);
   assert.ok(Date.now() - t0 < 45_000, `took ${Date.now() - t0} ms`);
+});
+
+test("an anchored kill whose heal finds the port taken: the replay ends inconclusive (exit 3), naming the cause", async () => {
+  // c1 holds k0; the moment it is inside its critical section n1 is killed, to restart 4 s later.
+  const plan = {
+    ttlMs: 2000,
+    clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 1000, holdMs: 500, renew: false }] }],
+    faults: [{ kind: 'kill', at_ms: 0, duration_ms: 4000, target: 'n1', params: { persistence: 'none' }, anchor: { client: 'c1', point: 'in-critical-section' } }],
+  };
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-plan-'));
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({ lock_spec: { name: 'redis-set-px-lua' }, plan }));
+  const store = tempStore();
+  const { code, out, squatted } = await runSquattingKilledPort(['run', '--replay', dir, '--runs', '1', '--store', store]);
+  assert.ok(squatted, `n1 was never killed:\n${out}`);
+  const history = readFileSync(path.join(runDirs(store)[0]!, 'history.jsonl'), 'utf8');
+  // The kill was the anchored one (it started when c1 reached its point), and its heal is what failed.
+  assert.match(history, /"f":"anchor-reached"[^\n]*\n[^]*"f":"kill-start"/);
+  assert.equal(code, 3, out);
+  assert.match(out, /cannot restart: its port \d+ was taken by another process while the node was down/);
+  assert.doesNotMatch(out, /internal error/);
 });

@@ -148,6 +148,12 @@ test('run --store that is a regular file → 2 with the path and the reason, bef
   expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--store', f]), 2, new RegExp(`--store ${f}: cannot create the run directory ${f}/[^:]+: ${f} is a file where a directory is needed \\(ENOTDIR\\)`), /fix: give --store a directory/);
 });
 
+test('run --junit in a directory that cannot be written → 2 naming the real cause, before any server starts', () => {
+  const f = file('junit-parent-file', 'not a directory\n');
+  expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--junit', join(dir, 'no-such-dir', 'j.xml')]), 2, /--junit \S+: the directory \S+no-such-dir cannot be written: no such file or directory \(ENOENT\)/, /fix: create it/);
+  expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--junit', join(f, 'j.xml')]), 2, /cannot be written: .*\(ENOTDIR\)/);
+});
+
 test('run --replay of a missing directory, a missing or malformed test.json → 2 naming the file', () => {
   const plan = { ttlMs: 800, clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 100, holdMs: 10, renew: false }] }], faults: [] };
   expectExit(lockpick(['run', '--replay', join(dir, 'nowhere')]), 2, /--replay .*nowhere: no such directory/, /fix:/);

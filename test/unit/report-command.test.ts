@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { doubleHolderEvents } from './report-fixtures.ts';
@@ -82,4 +82,20 @@ test('bad input exits 2 with a message that names the place and the fix', () => 
   assert.equal(b.code, 2);
   assert.match(b.err, /bad\.jsonl:1/);
   assert.equal(existsSync(join(dir, 'timeline.html')), false);
+});
+
+test('--out that is an input of the report (the history, results.json, test.json, by a symlink too) is refused: exit 2, nothing overwritten', () => {
+  const run = storeRun('run-out-input', { valid: false, model: 'mutex', anomalies: [] });
+  const files = ['history.jsonl', 'results.json', 'test.json'].map((f) => join(run, f));
+  const before = files.map((f) => readFileSync(f, 'utf8'));
+  symlinkSync(join(run, 'history.jsonl'), join(dir, 'link-to-history'));
+  for (const out of [...files, join(dir, 'link-to-history')]) {
+    const r = lockpick(run, '--format', 'text', '--out', out);
+    assert.equal(r.code, 2, `${out}: ${r.err}`);
+    assert.match(r.err, /is an input of this report .*writing it would destroy it\n  fix: give --out another file/);
+  }
+  // A bare history file given as PATH, --out the same file.
+  const h = lockpick(files[0]!, '--format', 'json', '--out', files[0]!);
+  assert.equal(h.code, 2, h.err);
+  assert.deepEqual(files.map((f) => readFileSync(f, 'utf8')), before);
 });

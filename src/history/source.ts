@@ -1,0 +1,50 @@
+// A history file is read once, front to back. A pipe, FIFO or device (`lockpick check
+// <(zcat h.jsonl.gz)`) cannot be opened a second time: the bytes the format sniff took
+// (peekHead) are kept, with the open handle, for the reader that follows (openSource).
+import { open, type FileHandle } from 'node:fs/promises';
+
+export interface Source {
+  /** Reads the next bytes into `into` at `at` (at most `len`); 0 bytes read is the end. */
+  read(into: Buffer, at: number, len: number): Promise<{ bytesRead: number }>;
+  close(): Promise<void>;
+}
+
+/** Non-regular files whose first bytes were sniffed: the handle and those bytes, for openSource. */
+const sniffed = new Map<string, { fh: FileHandle; head: Buffer }>();
+
+/** Up to n first bytes of `path`; a file that is not a regular one stays open for openSource to go on from. */
+export async function peekHead(path: string, n: number): Promise<Buffer> {
+  const kept = sniffed.get(path);
+  if (kept) return kept.head.subarray(0, n);
+  const fh = await open(path, 'r');
+  const regular = await fh.stat().then((s) => s.isFile(), () => false);
+  try {
+    const buf = Buffer.alloc(n);
+    const { bytesRead } = await fh.read(buf, 0, n, regular ? 0 : null);
+    const head = buf.subarray(0, bytesRead);
+    if (!regular) sniffed.set(path, { fh, head });
+    return head;
+  } finally {
+    if (regular) await fh.close();
+  }
+}
+
+/** Opens `path` for one front-to-back read, starting with the bytes peekHead already took from a pipe. */
+export async function openSource(path: string): Promise<Source> {
+  const kept = sniffed.get(path);
+  if (!kept) {
+    const fh = await open(path, 'r');
+    return { read: (into, at, len) => fh.read(into, at, len, null), close: () => fh.close() };
+  }
+  sniffed.delete(path);
+  let head = kept.head;
+  return {
+    read: async (into, at, len) => {
+      if (head.length === 0) return kept.fh.read(into, at, len, null);
+      const n = head.copy(into, at, 0, Math.min(len, head.length));
+      head = head.subarray(n);
+      return { bytesRead: n };
+    },
+    close: () => kept.fh.close(),
+  };
+}

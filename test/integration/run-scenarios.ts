@@ -16,11 +16,16 @@ export function replayScenario(name: string): Promise<CliResult> {
  * renewing while it holds (a lock's own refresh timer, which a paused client's stops too).
  */
 export function replayScenarioAs(name: string, lock: string, runs = 3): Promise<CliResult> {
-  const test = JSON.parse(readFileSync(path.join(repoRoot, 'scenarios', name, 'test.json'), 'utf8')) as { plan: { clients: { attempts: { renew: boolean }[] }[] } };
-  for (const c of test.plan.clients) for (const a of c.attempts) a.renew = true;
+  return replayPlanAs(name, lock, { runs, renew: true });
+}
+
+/** A stored scenario's plan on another lock (or judged by another property), `runs` times at most. */
+export function replayPlanAs(name: string, lock: string, o: { runs?: number; renew?: boolean; property?: string } = {}): Promise<CliResult> {
+  const test = JSON.parse(readFileSync(path.join(repoRoot, 'scenarios', name, 'test.json'), 'utf8')) as { property?: string; plan: { clients: { attempts: { renew: boolean }[] }[] } };
+  if (o.renew) for (const c of test.plan.clients) for (const a of c.attempts) a.renew = true;
   const dir = tempStore();
-  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({ ...test, description: `${name}, on ${lock}`, lock, lock_spec: { name: lock } }));
-  return lockpick(['run', '--replay', dir, '--runs', String(runs), '--store', tempStore(), '--json'], 90_000);
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({ ...test, description: `${name}, on ${lock}`, lock, lock_spec: { name: lock }, property: o.property ?? test.property }));
+  return lockpick(['run', '--replay', dir, '--runs', String(o.runs ?? 3), '--store', tempStore(), '--json'], 90_000);
 }
 
 /** The lock history of the run had two holders at once, and the resource saw it too. */

@@ -13,9 +13,8 @@ import { Redis } from 'ioredis';
 import { createClient as createClient4 } from 'redis';
 import { createClient as createClient5 } from 'redis5';
 import mysql from 'mysql2/promise';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
+import { replayReleasePause } from './run-scenarios.ts';
 import { installIoPoints } from '../../src/runner/io-points.ts';
 import { startEnvironment, type Environment } from '../../src/env/index.ts';
 import type { Endpoint } from '../../src/env/types.ts';
@@ -150,32 +149,13 @@ test('a node-redis 4 lock with no declared point: GET-compare-DEL caught by a pa
 });
 
 test('the same node-redis 4 lock with an EVAL unlock: SAFE where the GET-DEL lock breaks (a pause before its release command, past the lease)', async () => {
-  // A stored plan, not a search (SAFE is no detection): c1 is paused just before its release's
-  // command (for the GET-DEL lock the DEL, send:release:2; here the EVAL, send:release:1) until its
-  // lease is gone and c2, which asked while c1 held, holds the lock (within its own lease); c1's
-  // EVAL then finds c2's value and c3 waits for c2 (the same plan at send:release:2 breaks the
-  // GET-DEL lock: c1's DEL frees c2's lock and c3 holds it with c2).
-  const plan = (lock: string, point: string) => {
-    const dir = tempStore();
-    writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
-      description: 'c1 paused before its release command past its lease; c2 holds meanwhile, c3 asks before c2 is done', lock, lock_spec: { path: lock }, property: 'both',
-      plan: {
-        ttlMs: 2000,
-        clients: [
-          { attempts: [{ key: 'k0', delayMs: 0, waitMs: 1000, holdMs: 600, renew: false }] },
-          { attempts: [{ key: 'k0', delayMs: 300, waitMs: 3000, holdMs: 1500, renew: false }] },
-          { attempts: [{ key: 'k0', delayMs: 3000, waitMs: 2000, holdMs: 100, renew: false }] },
-        ],
-        faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: 2000, target: 'c1', params: { point } }],
-      },
-    }));
-    return lockpick(['run', '--replay', dir, '--runs', '1', '--store', tempStore(), '--json'], 90_000);
-  };
-  // The plan bites: on the GET-DEL lock, paused before its DEL, it is a stale unlock.
-  const broken = await plan('test/fixtures/locks/node-redis-get-del.ts', 'send:release:2');
+  // A stored plan, not a search (SAFE is no detection): c1 paused just before a command of its
+  // release past its lease while c2 takes the lock (replayReleasePause). It bites: on the GET-DEL
+  // lock, paused before its DEL (send:release:2), it is a stale unlock.
+  const broken = await replayReleasePause('test/fixtures/locks/node-redis-get-del.ts', 'send:release:2');
   assert.equal(broken.code, 1, broken.stderr.slice(-3000));
   assert.ok(anomalyTypes(broken).includes('stale-release'), `anomalies: ${anomalyTypes(broken)}`);
-  const r = await plan('test/fixtures/locks/node-redis-lua.ts', 'send:release:1');
+  const r = await replayReleasePause('test/fixtures/locks/node-redis-lua.ts', 'send:release:1');
   assert.equal(r.code, 0, r.stderr.slice(-3000));
   assert.equal(r.summary!.verdict, true);
   assert.equal(r.summary!.coverage.faultsApplied['client-pause'], 1, 'c1 reached its release command and was paused there');

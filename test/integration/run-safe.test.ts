@@ -8,7 +8,7 @@ import { lockpick, tempStore } from './run-helpers.ts';
 import { replayPlanAs } from './run-scenarios.ts';
 
 test('redis-set-px-lua, no faults, 8 clients: safe', async () => {
-  const budgetMs = 8_000;
+  const budgetMs = 15_000;
   const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '8', '--time', String(budgetMs / 1000), '--store', tempStore(), '--json']);
   assert.equal(r.code, 0, r.stderr);
   const s = r.summary!;

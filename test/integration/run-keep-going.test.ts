@@ -15,9 +15,9 @@ const RESOURCE_ANOMALIES = ['lost-update', 'stale-write', 'stale-token'];
 
 test('redlock --faults all --keep-going: every distinct failure listed once, each with a counterexample lockpick check rejects', async () => {
   // Seed 1 finds its first class after about 5 s and a second after about 8 s (2026-11-26, two
-  // runs at load 18; one run at load 20 found none in 15 s); each new class is shrunk off the
-  // search clock, so a short shrink budget keeps the test short.
-  const timeS = 15;
+  // runs at load 18); 20 s since a 15 s search at load 20 once found none. Each new class is
+  // shrunk off the search clock, so a short shrink budget keeps the test short.
+  const timeS = 20;
   const r = await lockpick(['run', '--lock', 'redlock', '--faults', 'all', '--keep-going', '--time', String(timeS), '--shrink-time', '3', '--seed', '1', '--store', tempStore(), '--json'], 240_000);
   assert.equal(r.code, 1, r.stderr.slice(-3000));
   const s = r.summary!;

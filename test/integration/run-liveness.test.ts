@@ -14,7 +14,7 @@ const results = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'results
 
 test('mysql-unique-key, a holder killed in its critical section: liveness violation, exit 1', async () => {
   const r = await lockpick(['run', '--lock', 'mysql-unique-key', '--faults', 'client-kill', '--property', 'liveness', '--time', '40',
-    '--shrink-time', '10', '--store', tempStore(), '--json'], 120_000);
+    '--shrink-time', '4', '--store', tempStore(), '--json'], 120_000);
   assert.equal(r.code, 1, `exit ${r.code}\n${r.stderr}`);
   const anomalies = (r.summary!.minimal!.anomalies as { type: string; message: string }[]);
   const live = anomalies.filter((a) => a.type === 'liveness');

@@ -3,6 +3,16 @@
 # tests (pure logic) and the integration tests (real servers on loopback).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Every run keeps each test's duration in .test-times/ (unit.jsonl, integration.jsonl);
+# `bash scripts/test.sh --slowest` prints the slowest ten tests and files of the last run.
+times=.test-times
+if [ "${1:-}" = --slowest ]; then
+  exec node scripts/test-times.mjs "$times/integration.jsonl" "$times/unit.jsonl"
+fi
+mkdir -p "$times"
+rm -f "$times"/*.jsonl
+report=(--test-reporter=spec --test-reporter-destination=stdout --test-reporter=./scripts/test-times.mjs)
+t0=$SECONDS
 bash scripts/setup.sh
 # The --env docker tests need a Docker engine: with LOCKPICK_DOCKER_TESTS=1 it is started here when
 # none answers (Debian's docker.io installed if missing) and stopped when the tests end; without it
@@ -30,17 +40,26 @@ npm run build --silent
 status=0
 unit_log=$(mktemp)
 echo "== unit tests (beside the integration tests; their report follows them)"
-node --import tsx --test --test-concurrency=1 --test-reporter=spec test/unit/*.test.ts > "$unit_log" 2>&1 &
+(
+  u0=$SECONDS
+  node --import tsx --test --test-concurrency=1 "${report[@]}" --test-reporter-destination="$times/unit.jsonl" test/unit/*.test.ts && rc=0 || rc=$?
+  echo "== unit tests took $((SECONDS - u0)) s"
+  exit "$rc"
+) > "$unit_log" 2>&1 &
 unit_pid=$!
 if [ -n "$docker_log" ]; then
   wait "$docker_pid" || true
   cat "$docker_log"
   rm -f "$docker_log"
 fi
-echo "== integration tests (one at a time, real servers)"
-node --import tsx --test --test-concurrency=1 --test-reporter=spec test/integration/*.test.ts || status=1
+echo "== integration tests (one at a time, real servers; $((SECONDS - t0)) s so far)"
+t1=$SECONDS
+node --import tsx --test --test-concurrency=1 "${report[@]}" --test-reporter-destination="$times/integration.jsonl" test/integration/*.test.ts || status=1
+echo "== integration tests took $((SECONDS - t1)) s"
 wait "$unit_pid" || status=1
 echo "== unit tests (report)"
 cat "$unit_log"
 rm -f "$unit_log"
+echo "== $((SECONDS - t0)) s in all"
+node scripts/test-times.mjs "$times/integration.jsonl" "$times/unit.jsonl" || true
 exit "$status"

@@ -1,6 +1,7 @@
 // Client pauses at I/O points (src/runner/io-points.ts) on real Redis: a user lock that declares
 // no pause point is paused between its GET and its DEL by random search alone, and the same lock
-// with an atomic Lua unlock stays SAFE under the same faults and budget. Both are restricted to
+// with an atomic Lua unlock stays SAFE under a stored plan pausing before each of its commands
+// (the plan, paused before the DEL, breaks the GET-DEL lock). The search is restricted to
 // the points before a command goes out (--pause-at send): a pause in the critical section longer
 // than the lease (the classic GC pause), or one between a reply and the acquire's return (a late
 // grant), breaks every lease lock that reports no validity, which would hide what these points add.
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
+import { replayReleasePause } from './run-scenarios.ts';
 import { parseIoPoint } from '../../src/workload/plan.ts';
 import { installIoPoints } from '../../src/runner/io-points.ts';
 import { createRedisNode } from '../../src/env/redis.ts';
@@ -23,7 +25,7 @@ const io = ['--faults', 'client-pause', '--pause-at', 'send', '--clients', '6', 
 
 test('GET-then-DEL unlock with no declared points: a pause between GET and DEL is found, shrunk, and told in words', async () => {
   const r = await lockpick(['run', '--lock', './test/fixtures/locks/get-del-unlock.ts', ...io, tempStore(),
-    '--time', '90', '--shrink-time', '10', '--seed', '2', '--json'], 150_000);
+    '--time', '90', '--shrink-time', '4', '--seed', '2', '--json'], 150_000);
   assert.equal(r.code, 1, r.stderr.slice(-3000));
   const s = r.summary!;
   const types = [...anomalyTypes(r), ...(s.firstAnomalies as { type: string }[]).map((a) => a.type)];
@@ -41,14 +43,20 @@ test('GET-then-DEL unlock with no declared points: a pause between GET and DEL i
   assert.ok(events.some((e) => e.f === 'client-pause-stop' && e.value.point === start.value.point));
 });
 
-test('the same lock with a Lua unlock stays SAFE under pauses before each of its commands', async () => {
-  const r = await lockpick(['run', '--lock', './test/fixtures/locks/lua-unlock.ts', ...io, tempStore(),
-    '--time', '20', '--seed', '2', '--json'], 120_000);
+test('the same lock with a Lua unlock stays SAFE under pauses before each of its commands, where the GET-DEL lock breaks', async () => {
+  // A stored plan, not a search (SAFE is no detection): c1 paused just before a command of its
+  // release past its lease while c2 takes the lock (replayReleasePause). It bites: paused before
+  // the DEL (send:release:2), the GET-then-DEL lock frees c2's lock (a stale unlock).
+  const broken = await replayReleasePause('test/fixtures/locks/get-del-unlock.ts', 'send:release:2');
+  assert.equal(broken.code, 1, broken.stderr.slice(-3000));
+  assert.ok(anomalyTypes(broken).includes('stale-release'), `anomalies: ${anomalyTypes(broken)}`);
+  // The Lua lock's two commands: its release's EVAL (c1, as above) and its acquire's SET (c3, briefly).
+  const r = await replayReleasePause('test/fixtures/locks/lua-unlock.ts', 'send:release:1',
+    [{ kind: 'client-pause', at_ms: 0, duration_ms: 200, target: 'c3', params: { point: 'send:acquire:1' } }]);
   assert.equal(r.code, 0, r.stderr.slice(-3000));
   assert.equal(r.summary!.verdict, true);
-  // Pauses did land (a SAFE verdict promises every requested kind took effect): what makes the
-  // verdict mean something is that, not a long budget.
-  assert.match(r.stderr, /faults applied: client-pause [1-9]/);
+  // Both pauses landed (a SAFE verdict promises every requested kind took effect).
+  assert.equal(r.summary!.coverage.faultsApplied['client-pause'], 2, r.stderr.slice(-3000));
 });
 
 test('ioredis on a real Redis: held commands and replies keep pipelines and queued commands in order', async () => {

@@ -2,18 +2,19 @@
 // holder that dies (client-kill) keeps its row forever, so the lock is
 // unavailable to everyone else: a liveness violation in words (exit 1 with
 // --property liveness), while the lock stays safe (no exit 1 with --property
-// lock). Without faults the same lock raises no liveness alarm.
+// lock). Without faults the same lock raises no liveness alarm (7 s of search: exit 0 needs contention).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { lockpick, tempStore } from './run-helpers.ts';
+import { replayPlanAs } from './run-scenarios.ts';
 
 const results = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'));
 
 test('mysql-unique-key, a holder killed in its critical section: liveness violation, exit 1', async () => {
   const r = await lockpick(['run', '--lock', 'mysql-unique-key', '--faults', 'client-kill', '--property', 'liveness', '--time', '40',
-    '--shrink-time', '10', '--store', tempStore(), '--json'], 120_000);
+    '--shrink-time', '4', '--store', tempStore(), '--json'], 120_000);
   assert.equal(r.code, 1, `exit ${r.code}\n${r.stderr}`);
   const anomalies = (r.summary!.minimal!.anomalies as { type: string; message: string }[]);
   const live = anomalies.filter((a) => a.type === 'liveness');
@@ -35,18 +36,20 @@ test('mysql-unique-key, a holder killed in its critical section: liveness violat
 });
 
 test('the same with --property lock: not unsafe (liveness measured, not judged)', async () => {
-  const r = await lockpick(['run', '--lock', 'mysql-unique-key', '--faults', 'client-kill', '--property', 'lock', '--time', '15',
-    '--shrink-time', '0', '--store', tempStore(), '--json'], 90_000);
+  // The stored plan of such a failure (scenarios/mysql-unique-key-holder-crash), judged by the lock's history only.
+  const r = await replayPlanAs('mysql-unique-key-holder-crash', 'mysql-unique-key', { runs: 1, property: 'lock' });
   // SAFE when the coverage gates are met; 3 (e.g. no contention in the runs) is no safety verdict either way.
   assert.ok(r.code === 0 || r.code === 3, `exit ${r.code}\n${r.stderr}`);
+  assert.equal(r.summary!.lockViolations, 0);
   const res = results(r.summary!.dir);
-  assert.equal(res.lock_violations, 0);
   assert.equal(res.liveness.checked, false);
-  assert.ok(res.coverage.faultsApplied['client-kill'] > 0, 'the holder was killed in some run');
+  assert.ok(res.coverage.faultsApplied['client-kill'] > 0, 'the holder was killed');
+  // The lock was stuck past the bound (measured), and that alone makes no exit 1 here.
+  assert.ok(res.liveness.violations >= 1, JSON.stringify(res.liveness));
 });
 
 test('mysql-unique-key without faults, --property liveness: no false liveness alarm', async () => {
-  const r = await lockpick(['run', '--lock', 'mysql-unique-key', '--property', 'liveness', '--time', '12',
+  const r = await lockpick(['run', '--lock', 'mysql-unique-key', '--property', 'liveness', '--time', '7',
     '--shrink-time', '0', '--store', tempStore(), '--json'], 90_000);
   assert.equal(r.code, 0, `exit ${r.code}\n${r.stderr}`);
   const res = results(r.summary!.dir);

@@ -4,7 +4,7 @@
 // in three write() calls, a MULTI in one call per command), so 'send:release:2' is the DEL of a
 // GET-then-DEL release for all of them. Then a user lock on node-redis 4 with no declared point:
 // a GET-compare-DEL unlock is caught by a pause between the GET and the DEL, and the same lock
-// with an EVAL unlock stays SAFE under the same search. Both searches are restricted to the I/O
+// with an EVAL unlock stays SAFE under a stored plan that, at the DEL, breaks the GET-DEL lock. Both searches are restricted to the I/O
 // points (--pause-at send,reply), as in run-io-pause.test.ts: a pause in the critical section
 // longer than the lease breaks every lease lock, which would hide what these points add.
 import { test, before, after } from 'node:test';
@@ -14,6 +14,7 @@ import { createClient as createClient4 } from 'redis';
 import { createClient as createClient5 } from 'redis5';
 import mysql from 'mysql2/promise';
 import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
+import { replayReleasePause } from './run-scenarios.ts';
 import { installIoPoints } from '../../src/runner/io-points.ts';
 import { startEnvironment, type Environment } from '../../src/env/index.ts';
 import type { Endpoint } from '../../src/env/types.ts';
@@ -135,7 +136,7 @@ const search = ['--faults', 'client-pause', '--pause-at', 'send', '--clients', '
 
 test('a node-redis 4 lock with no declared point: GET-compare-DEL caught by a pause between the GET and the DEL', async () => {
   const r = await lockpick(['run', '--lock', './test/fixtures/locks/node-redis-get-del.ts', ...search, '--store', tempStore(),
-    '--time', '40', '--shrink-time', '10', '--seed', '3'], 150_000);
+    '--time', '40', '--shrink-time', '4', '--seed', '3'], 150_000);
   assert.equal(r.code, 1, r.stderr.slice(-3000));
   // Learned from the calibration run: the release is two commands (a GET and a DEL).
   assert.match(r.stderr, /points learned from a calibration run: acquire sends 1\.\.\d.*, release sends 1\.\.2\b/);
@@ -147,11 +148,16 @@ test('a node-redis 4 lock with no declared point: GET-compare-DEL caught by a pa
   assert.ok(points.some((p) => p === 'send:release:2'), `paused between GET and DEL: ${points}`);
 });
 
-test('the same node-redis 4 lock with an EVAL unlock: SAFE under the same search', async () => {
-  const r = await lockpick(['run', '--lock', './test/fixtures/locks/node-redis-lua.ts', ...search, '--store', tempStore(),
-    '--time', '40', '--seed', '3'], 120_000);
+test('the same node-redis 4 lock with an EVAL unlock: SAFE where the GET-DEL lock breaks (a pause before its release command, past the lease)', async () => {
+  // A stored plan, not a search (SAFE is no detection): c1 paused just before a command of its
+  // release past its lease while c2 takes the lock (replayReleasePause). It bites: on the GET-DEL
+  // lock, paused before its DEL (send:release:2), it is a stale unlock.
+  const broken = await replayReleasePause('test/fixtures/locks/node-redis-get-del.ts', 'send:release:2');
+  assert.equal(broken.code, 1, broken.stderr.slice(-3000));
+  assert.ok(anomalyTypes(broken).includes('stale-release'), `anomalies: ${anomalyTypes(broken)}`);
+  const r = await replayReleasePause('test/fixtures/locks/node-redis-lua.ts', 'send:release:1');
   assert.equal(r.code, 0, r.stderr.slice(-3000));
   assert.equal(r.summary!.verdict, true);
-  assert.match(r.stderr, /release sends 1\.\.1\b/, 'one command: the EVAL');
-  assert.match(r.stderr, /faults applied: client-pause [1-9]/);
+  assert.equal(r.summary!.coverage.faultsApplied['client-pause'], 1, 'c1 reached its release command and was paused there');
+  assert.ok(r.summary!.coverage.contended > 0);
 });

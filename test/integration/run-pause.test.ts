@@ -10,7 +10,7 @@ import { planOps } from '../../src/workload/plan.ts';
 test('redis-set-px-del + client pause longer than the TTL: double holder and stale unlock, shrunk, replayable', async () => {
   const store = tempStore();
   const r = await lockpick(['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section',
-    '--clients', '3', '--time', '60', '--shrink-time', '15', '--store', store, '--json']);
+    '--clients', '3', '--time', '60', '--shrink-time', '6', '--store', store, '--json']);
   assert.equal(r.code, 1, r.stderr);
   const s = r.summary!;
   assert.equal(s.verdict, false);
@@ -21,6 +21,7 @@ test('redis-set-px-del + client pause longer than the TTL: double holder and sta
   assert.ok(s.firstAfterMs! < 60_000);
   assert.ok(s.minimal!.faults <= 2 && s.minimal!.faults >= 1);
   assert.ok(planOps(s.minimal!.plan) <= 18, `shrunk plan has ${planOps(s.minimal!.plan)} ops`);
+  console.log(`set-px-del: found after ${s.firstAfterMs} ms, shrunk to ${planOps(s.minimal!.plan)} ops and ${s.minimal!.faults} fault(s)`);
   // The plain-words report and the stored files.
   assert.match(r.stderr, /UNSAFE: redis-set-px-del/);
   assert.match(r.stderr, /pause client c\d for \d+ ms the next time it reaches 'in-critical-section'/);

@@ -4,12 +4,13 @@
 // timeout while it holds (an anchored partition) keeps believing after the server gave its
 // node away, found in seconds by the session-expiry aim (src/workload/aims/zk-session-expiry.ts;
 // 75 s of uniformly random search before it); the careful client (treat-as-loss, renewing
-// through its holds) stays safe under the same aimed cuts, partitions and ZooKeeper server pauses.
+// through its holds) stays safe under a stored plan holding that aimed cut, a server partition
+// and a pause of the ensemble's leader (a replay: SAFE is no detection, so no search is needed).
 import { test } from 'node:test';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { anomalyTypes, lockpick, runDirs, tempStore, type CliResult } from './run-helpers.ts';
+import { anomalyTypes, lockpick, repoRoot, runDirs, tempStore, type CliResult } from './run-helpers.ts';
 
 const ZK = ['run', '--lock', 'zk-ephemeral-sequential', '--clients', '3', '--shrink-time', '3', '--json'];
 const firstTypes = (r: CliResult) => [...anomalyTypes(r), ...((r.summary?.firstAnomalies ?? []) as { type: string }[]).map((a) => a.type)];
@@ -33,15 +34,16 @@ test('onDisconnect=ignore + a client partitioned in its critical section past it
   console.log(`ignore: first violation after ${r.summary!.firstAfterMs} ms of search`);
 });
 
-test('onDisconnect=treat-as-loss + the same partitions (the aimed cut among them) and server pauses, leader pauses among them: SAFE', async () => {
+test('onDisconnect=treat-as-loss + the aimed cut, a server partition and a leader pause in one plan: SAFE', async () => {
+  // A stored plan, not a search: what the search would have to draw (an anchored cut of the
+  // holder past its session, another server partitioned, the ensemble's leader paused while
+  // clients wait) all in one run, so every assertion below is about that run.
   const store = tempStore();
-  // A fixed seed: two plans in three are aimed cuts, so the server pauses (and the leader among
-  // them) come from the rest; seed 13 draws leader pauses in its 2nd, 3rd and 8th plans.
-  const r = await lockpick([...ZK, '--faults', 'partition,pause', '--seed', '13', '--time', '60', '--store', store], 150_000);
+  const r = await lockpick(['run', '--replay', treatAsLossPlan(), '--runs', '1', '--store', store, '--json'], 90_000);
   assert.equal(r.code, 0, `${r.stderr}\n${JSON.stringify(r.summary?.gaps)}`);
   assert.equal(r.summary!.verdict, true);
-  assert.ok(r.summary!.coverage.faultsApplied.partition! > 0 && r.summary!.coverage.faultsApplied.pause! > 0);
-  // The ensemble's leader was among the paused servers (resolved when each pause started).
+  assert.ok(r.summary!.coverage.faultsApplied.partition! >= 2 && r.summary!.coverage.faultsApplied.pause! > 0, JSON.stringify(r.summary!.coverage.faultsApplied));
+  // The ensemble's leader was among the paused servers (resolved when the pause started).
   const lines = runDirs(store).flatMap((d) => readFileSync(join(d, 'history.jsonl'), 'utf8').split('\n')).filter((l) => l.trim());
   const events = lines.filter((l) => l.includes('"pause-start"')).map((l) => JSON.parse(l) as { value: { target: string; nodes: string[] } });
   const leaderPauses = events.filter((e) => e.value.target === 'leader');
@@ -49,9 +51,32 @@ test('onDisconnect=treat-as-loss + the same partitions (the aimed cut among them
   // The aim played out: c1 cut in its critical section, and another client granted the lock
   // before the cut ended (after c1's session expired), while the careful c1 had given up its hold.
   const granted = grantsDuringAnchoredCuts(lines);
-  assert.ok(granted > 0, 'no run in which a client got the lock while another was cut in its critical section');
-  console.log(`treat-as-loss: ${events.length} server pauses applied, ${leaderPauses.length} of the leader (${leaderPauses.map((e) => e.value.nodes[0]).join(', ')}); ${granted} grant(s) inside an anchored cut`);
+  assert.ok(granted > 0, 'no client got the lock while another was cut in its critical section');
+  console.log(`treat-as-loss: ${events.length} server pause(s), ${leaderPauses.length} of the leader (${leaderPauses.map((e) => e.value.nodes[0]).join(', ')}); ${granted} grant(s) inside an anchored cut`);
 });
+
+/**
+ * scenarios/zk-treat-as-loss (c1 cut in its critical section past its session, c2 granted during
+ * the cut) with two server faults after it, a server partitioned away and the leader paused past
+ * the session timeout while c1 (again) and c3 try, and c5 asking while c4 holds once all healed.
+ */
+function treatAsLossPlan(): string {
+  const test = JSON.parse(readFileSync(join(repoRoot, 'scenarios', 'zk-treat-as-loss', 'test.json'), 'utf8')) as { description: string; plan: { clients: { attempts: unknown[] }[]; faults: unknown[] } };
+  const attempt = (delayMs: number) => ({ key: 'k0', delayMs, waitMs: 8000, holdMs: 300, renew: true });
+  test.plan.clients[0]!.attempts.push(attempt(500));
+  test.plan.clients.push({ attempts: [attempt(3000), attempt(1000)] });
+  // Two more that meet after everything healed (c5 asks while c4 holds): contention whatever the
+  // faults did to the others.
+  test.plan.clients.push({ attempts: [{ ...attempt(7000), holdMs: 1500 }] }, { attempts: [attempt(7700)] });
+  test.plan.faults.push(
+    { kind: 'partition', at_ms: 3000, duration_ms: 1500, target: 'n1' },
+    { kind: 'pause', at_ms: 3500, duration_ms: 2500, target: 'leader' },
+  );
+  test.description = 'zk-treat-as-loss, then a partitioned server and a paused leader while c1 and c3 contend';
+  const dir = tempStore();
+  writeFileSync(join(dir, 'test.json'), JSON.stringify(test));
+  return dir;
+}
 
 /** Ok acquires by another client between an anchored client partition's start and its stop (one history's lines, in order). */
 function grantsDuringAnchoredCuts(lines: string[]): number {

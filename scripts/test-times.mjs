@@ -1,0 +1,37 @@
+// The tests' own durations, kept from each run of scripts/test.sh and read back by
+// `bash scripts/test.sh --slowest`.
+//   as a node:test reporter (--test-reporter=./scripts/test-times.mjs): one JSON line per
+//     top-level test, {file, name, s}, file relative to the repository;
+//   as a script (node scripts/test-times.mjs FILE...): the slowest ten of those files' tests
+//     and each file's total.
+import { readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export default async function* times(source) {
+  for await (const e of source) {
+    if ((e.type === 'test:pass' || e.type === 'test:fail') && e.data.nesting === 0 && !e.data.skip) {
+      const file = e.data.file ? path.relative(root, e.data.file) : '?';
+      yield `${JSON.stringify({ file, name: e.data.name, s: Math.round((e.data.details?.duration_ms ?? 0) / 100) / 10, ok: e.type === 'test:pass' })}\n`;
+    }
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const files = process.argv.slice(2).filter((f) => existsSync(f));
+  if (files.length === 0) {
+    console.error('no test times yet: run `bash scripts/test.sh` first (it keeps them in .test-times/)');
+    process.exit(2);
+  }
+  const rows = files.flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+  const pad = (s) => `${s.toFixed(1)} s`.padStart(8);
+  console.log('slowest ten tests of the last run:');
+  for (const r of [...rows].sort((a, b) => b.s - a.s).slice(0, 10)) console.log(`${pad(r.s)}  ${r.file}  ${r.name}${r.ok ? "" : "  (failed)"}`);
+  const byFile = new Map();
+  for (const r of rows) byFile.set(r.file, (byFile.get(r.file) ?? 0) + r.s);
+  console.log('slowest ten files (their tests\' durations summed):');
+  for (const [f, s] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`${pad(s)}  ${f}`);
+  console.log(`${rows.length} tests, ${rows.reduce((n, r) => n + r.s, 0).toFixed(0)} s in all (${files.join(', ')})`);
+}

@@ -76,11 +76,24 @@ class Client {
 
   constructor(private readonly job: RunJob, private readonly lock: Lock, private readonly res: ResourceClient) {}
 
+  /**
+   * This client's process ended (an unknown outcome) while the server may still count it as the
+   * owner of a reentrant hold. A reentrant lock knows its owner by the client's identity, which the
+   * next process of this client shares: its next acquire would re-enter the hold the ended process
+   * left, two processes of one client taken for two holders. Like a crashed thread, it stops.
+   */
+  private retired = false;
+
   async runAll(): Promise<void> {
     for (const a of this.job.attempts) {
-      if (stopping) break;
+      if (stopping || this.retired) break;
       await this.attempt(a);
     }
+  }
+
+  /** An unknown outcome while holding: a reentrant lock's client makes no more attempts (see `retired`). */
+  private endedHolding(): void {
+    if (this.job.reentrant) this.retired = true;
   }
 
   private async attempt(a: Attempt): Promise<void> {
@@ -195,8 +208,10 @@ class Client {
   private async reenter(outer: Held, key: string): Promise<boolean> {
     const inner = await this.acquire(key, 0);
     // Not re-entered ('fail': the hold was lost meanwhile): the outer hold goes on as the client believes it.
+    if (inner === 'info') this.endedHolding();
     if (typeof inner !== 'object') return inner === 'fail';
     const r = await this.release(inner, key, false);
+    if (r === 'info') this.endedHolding();
     if (r !== 'lapsed') return r === 'done';
     // The inner release never got through and the lease has run out since: the outer hold is over too.
     await this.lapse(outer, key);
@@ -237,6 +252,7 @@ class Client {
       }
       // Unknown: the process ends here (a fresh one goes on); the lease runs out on its own.
       complete('info', 'renew', key, undefined, e);
+      this.endedHolding();
       return false;
     }
     const bad = checkRenewed(key, r);

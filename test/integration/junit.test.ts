@@ -69,5 +69,5 @@ test('a safe run and an inconclusive run each leave a junit.xml: a pass, and an 
 test('--junit into a directory that does not exist: exit 2 before any server starts', async () => {
   const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--junit', '/nonexistent-dir/junit.xml', '--store', tempStore()], 30_000);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /--junit \/nonexistent-dir\/junit\.xml: the directory \/nonexistent-dir does not exist/);
+  assert.match(r.stderr, /--junit \/nonexistent-dir\/junit\.xml: the directory \/nonexistent-dir cannot be written: no such file or directory \(ENOENT\)\n  fix: create it/);
 });

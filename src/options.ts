@@ -83,7 +83,7 @@ export async function parseEnv(kind: string | undefined, endpoints: string | und
   const { envKind, ENV_KINDS } = await import('./env/env-kinds.ts');
   const name = kind ?? (endpoints !== undefined ? 'external' : undefined);
   if (image !== undefined && name !== 'docker') throw new UsageError('--image chooses the server image of --env docker; add --env docker or leave it out');
-  if (image !== undefined) return { kind: name!, images: await (await import('./env/docker-kind.ts')).parseImages(image) } as import('./env/docker-kind.ts').DockerEnvSpec;
+  if (image !== undefined) return { kind: name!, images: await (await import('./env/docker-images-option.ts')).parseImages(image) } as import('./env/docker-kind.ts').DockerEnvSpec;
   if (name === undefined) return undefined;   // local, or (replay) what test.json says
   if (!envKind(name)) throw new UsageError(`--env: unknown environment kind '${name}'; use one of: ${ENV_KINDS.map((k) => k.name).join(', ')}`);
   if (name !== 'external') {

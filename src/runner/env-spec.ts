@@ -3,7 +3,8 @@
 import { envKind, ENV_KINDS, withSetup, type EnvSpec } from '../env/env-kinds.ts';
 import type { Capability } from '../env/capabilities.ts';
 import { redactEndpoints, storedEndpoints } from '../env/endpoints.ts';
-import { imageProblem, type DockerEnvSpec } from '../env/docker-kind.ts';
+import type { DockerEnvSpec } from '../env/docker-kind.ts';
+import { imageProblem } from '../env/docker-images-option.ts';
 import { UsageError } from '../errors.ts';
 import { capabilityProblem, specNeeds } from '../../nemesis/kinds.ts';
 import type { RunPlan } from '../workload/plan.ts';

@@ -9,6 +9,7 @@ import { splitVotes } from './aims/split-votes.ts';
 import { staleRelease } from './aims/stale-release.ts';
 import { tornAcquire } from './aims/torn-acquire.ts';
 import { interleavedAcquire } from './aims/interleaved-acquire.ts';
+import { leaseOutlived } from './aims/lease-outlived.ts';
 import { zkSessionExpiry } from './aims/zk-session-expiry.ts';
 
 export const AIMS: readonly Aim[] = [
@@ -23,6 +24,7 @@ export const AIMS: readonly Aim[] = [
   lateGrant,
   tornAcquire,
   interleavedAcquire,
+  leaseOutlived,
 ];
 
 /** The aims whose kinds were all asked for and whose topology fits. */

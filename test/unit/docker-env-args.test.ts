@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseEnv } from '../../src/options.ts';
-import { parseImages } from '../../src/env/docker-kind.ts';
+import { parseImages } from '../../src/env/docker-images-option.ts';
 import { envKind, missingCapabilities } from '../../src/env/env-kinds.ts';
 import { UsageError } from '../../src/errors.ts';
 

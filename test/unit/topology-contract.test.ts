@@ -21,7 +21,7 @@ import { UsageError } from '../../src/errors.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { backendNames } from '../../src/env/topologies.ts';
-import { imageProblem } from '../../src/env/docker-kind.ts';
+import { imageProblem } from '../../src/env/docker-images-option.ts';
 import { staleUnlockEffect } from '../../checkers/messages.ts';
 import { currentLeader } from '../../nemesis/roles.ts';
 import { resolveNodes } from '../../nemesis/targets.ts';
@@ -223,7 +223,7 @@ test('a user lock naming an unregistered topology: exit 2 naming the registered 
 
 /** Sources that still name a topology by design: aims drawn around one topology's structure, Sentinel's master name, redis-only remote docker, the redis masters check. */
 const NAMES_A_TOPOLOGY = new Set(['src/workload/aims/sentinel-failover.ts', 'src/workload/aims/redlock-split.ts', 'src/workload/aims/zk-session-expiry.ts',
-  'src/workload/aims/lease-forgotten.ts', 'src/env/external.ts', 'src/env/docker.ts', 'src/locks/user-lock.ts']);
+  'src/workload/aims/lease-forgotten.ts', 'src/env/external.ts', 'src/env/docker-start.ts', 'src/locks/user-lock.ts']);
 
 test('no source outside a topology\'s own file compares a topology name or backend word (the TopologyDef declares what differs)', () => {
   const root = resolve(import.meta.dirname, '../..');

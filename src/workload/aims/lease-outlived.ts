@@ -1,0 +1,46 @@
+// The lease outlived: a client stops while it holds (in its critical section, or just before its
+// write, after its last look at the validity its lock reported) for longer than the lease, while
+// a second client waits for the lock; the lease runs out, the second client gets the lock and
+// still holds it when the first wakes. Kleppmann's GC pause, aimed: a lock that reports no
+// validity leaves the first client believing it holds (a double holder), and so does one that
+// reports a validity it does not keep (measured on the wrong clock, the time spent acquiring not
+// counted); a careful client of an honest lock stops when its validity runs out, and a fenced
+// resource rejects the late write. Leased locks only: a session lock's server keeps a paused
+// client's hold while its session lives (the zk-session-expiry aim cuts its link instead).
+import fc from 'fast-check';
+import type { Aim } from '../aim.ts';
+import type { WorkloadOptions } from '../workload-options.ts';
+import { BEFORE_WRITE, CRITICAL_SECTION, type Attempt, type RunPlan } from '../plan.ts';
+import { allowsPoint } from '../points.ts';
+
+/** The points inside a hold the points list allows (no list: the critical section). */
+const holdPoints = (o: WorkloadOptions) => [CRITICAL_SECTION, BEFORE_WRITE].filter((p) => allowsPoint(o.points, p));
+
+export const leaseOutlived: Aim = {
+  name: 'lease-outlived',
+  summary: 'a client stops while it holds, past its lease, while a second client waits; the second gets the lock and holds it when the first wakes',
+  kinds: ['client-pause'],
+  applies: (o) => o.clients >= 2 && o.sessionMs === undefined && holdPoints(o).length > 0,
+  weight: 1,
+  plan: (o) => {
+    const ttl = o.ttlMs;
+    return fc.record({
+      point: fc.constantFrom(...holdPoints(o)),
+      d1: fc.integer({ min: 0, max: Math.floor(ttl / 8) }),
+      h1: fc.integer({ min: Math.floor(ttl / 16), max: Math.floor(ttl / 8) }),
+      // Past the lease, and over while the second client still holds (it got the lock when the lease ran out).
+      pause: fc.integer({ min: ttl + Math.floor(ttl / 8), max: ttl + Math.floor((2 * ttl) / 5) }),
+      come: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor(ttl / 2) }),
+      h2: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),
+    }).map(({ point, d1, h1, pause, come, h2 }): RunPlan => {
+      const a1: Attempt = { key: 'k0', delayMs: d1, waitMs: ttl, holdMs: h1, renew: false };
+      // The second client comes while the first holds and waits out its lease; it holds past the first one's waking.
+      const a2: Attempt = { key: 'k0', delayMs: d1 + come, waitMs: 2 * ttl, holdMs: h2, renew: false };
+      return {
+        ttlMs: ttl,
+        clients: Array.from({ length: o.clients }, (_, i) => ({ attempts: i === 0 ? [a1] : i === 1 ? [a2] : [] })),
+        faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: pause, target: 'c1', params: { point } }],
+      };
+    });
+  },
+};

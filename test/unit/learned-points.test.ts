@@ -184,3 +184,12 @@ test('interleaved-acquire pauses only before acquire sends a granted acquire rea
   assert.equal(merged.io.acquire!.grantedSends, 2);
   assert.equal(merged.io.acquire!.sends, 5);
 });
+
+test('late-grant draws only the replies a granted acquire got (its first client acquires a free lock)', () => {
+  const aim = AIMS.find((a) => a.name === 'late-grant')!;
+  // A SET NX PX that polled up to 4 times while it waited, one reply when granted at once.
+  const reached: ReachedPoints = { io: { acquire: { sends: 4, replies: 4, grantedSends: 1, grantedReplies: 1 }, release: { sends: 1, replies: 1 } }, named: ['in-critical-section'] };
+  const o = { ...base, points: learnPoints(['in-critical-section', 'send', 'reply'], reached)!, grantedAcquireReplies: 1 };
+  const points = new Set(fc.sample(aim.plan(o), { numRuns: 100, seed: 5 }).map((p) => anchorPoint(p.faults[0]!)));
+  assert.deepEqual([...points], ['reply:acquire:1']);
+});

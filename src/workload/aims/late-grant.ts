@@ -12,7 +12,10 @@ import { ioPointName, parseIoPoint, type Attempt, type RunPlan } from '../plan.t
 
 /** The learned reply points of an acquire ('reply:acquire:k'); with replies not learned ('reply': any), its first. */
 function replyPoints(o: WorkloadOptions): string[] {
-  const learned = (o.points ?? []).filter((p) => { const io = parseIoPoint(p); return io?.kind === 'reply' && io.op === 'acquire'; });
+  // The first client acquires a free lock: only the replies a granted acquire got (calibration's
+  // grantedAcquireReplies) are sure to come; a reply only a waiting acquire gets never fires.
+  const granted = o.grantedAcquireReplies ?? Infinity;
+  const learned = (o.points ?? []).filter((p) => { const io = parseIoPoint(p); return io?.kind === 'reply' && io.op === 'acquire' && io.n <= granted; });
   return learned.length || !o.points?.includes('reply') ? learned : [ioPointName('reply', 'acquire', 1)];
 }
 

@@ -7,7 +7,8 @@
 // in ./aims/ plus one line in AIMS (./aims.ts); planArb mixes them with
 // uniform random plans when the kinds they compose were all asked for.
 import fc from 'fast-check';
-import type { RunPlan } from './plan.ts';
+import type { Attempt, RunPlan } from './plan.ts';
+import type { FaultSpec } from '../../nemesis/types.ts';
 import type { WorkloadOptions } from './workload-options.ts';
 
 export interface Aim {
@@ -28,3 +29,20 @@ export const emptyRestart = (o: WorkloadOptions) => ({ persistence: 'none', ...(
 
 /** A wall-clock jump past the lease, as the clock-bump kind draws it: the server expires the key at once. */
 export const jumpPastLease = (ttlMs: number) => fc.integer({ min: ttlMs + 200, max: 4 * ttlMs });
+
+/** One attempt on the aims' key 'k0'. */
+const attempt = (delayMs: number, waitMs: number, holdMs: number): Attempt => ({ key: 'k0', delayMs, waitMs, holdMs, renew: false });
+
+/**
+ * The shape most aims share: c1 tries the lock first, c2 comes `come` ms later and waits up to
+ * `w2`; the other clients stay idle; `faults` are what the aim does around them.
+ */
+export function firstThenSecond(o: WorkloadOptions, t: { d1: number; w1: number; h1: number; come: number; w2: number; h2: number }, faults: FaultSpec[]): RunPlan {
+  const a1 = attempt(t.d1, t.w1, t.h1);
+  const a2 = attempt(t.d1 + t.come, t.w2, t.h2);
+  return {
+    ttlMs: o.ttlMs,
+    clients: Array.from({ length: o.clients }, (_, i) => ({ attempts: i === 0 ? [a1] : i === 1 ? [a2] : [] })),
+    faults,
+  };
+}

@@ -7,9 +7,9 @@
 // atomic command gives the resumed client a fresh answer. The pause stays well inside the lease,
 // so a grant made before it is still valid when the client goes on (no late grant).
 import fc from 'fast-check';
-import type { Aim } from '../aim.ts';
+import { firstThenSecond, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
-import { parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
+import { parseIoPoint, type RunPlan } from '../plan.ts';
 
 /**
  * The learned sends of an acquire after its first ('send:acquire:k', k ≥ 2) that every acquire of
@@ -36,14 +36,7 @@ export const interleavedAcquire: Aim = {
       come: fc.integer({ min: Math.floor(ttl / 32), max: Math.floor(ttl / 8) }),
       h2: fc.integer({ min: Math.floor(ttl / 16), max: Math.floor(ttl / 8) }),
       h1: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor(ttl / 4) }),
-    }).map(({ point, d1, pause, come, h2, h1 }): RunPlan => {
-      const a1: Attempt = { key: 'k0', delayMs: d1, waitMs: ttl, holdMs: h1, renew: false };
-      const a2: Attempt = { key: 'k0', delayMs: d1 + come, waitMs: ttl, holdMs: h2, renew: false };
-      return {
-        ttlMs: ttl,
-        clients: Array.from({ length: o.clients }, (_, i) => ({ attempts: i === 0 ? [a1] : i === 1 ? [a2] : [] })),
-        faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: pause, target: 'c1', params: { point } }],
-      };
-    });
+    }).map(({ point, d1, pause, come, h2, h1 }): RunPlan => firstThenSecond(o, { d1, w1: ttl, h1, come, w2: ttl, h2 },
+      [{ kind: 'client-pause', at_ms: 0, duration_ms: pause, target: 'c1', params: { point } }]));
   },
 };

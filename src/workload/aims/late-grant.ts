@@ -6,9 +6,9 @@
 // hands out a hold the server already dropped. Drawn where the lock is leased and its client's
 // replies are points (src/runner/io-points.ts), k among those the calibration run reached.
 import fc from 'fast-check';
-import type { Aim } from '../aim.ts';
+import { firstThenSecond, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
-import { ioPointName, parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
+import { ioPointName, parseIoPoint, type RunPlan } from '../plan.ts';
 
 /** The learned reply points of an acquire ('reply:acquire:k'); with replies not learned ('reply': any), its first. */
 function replyPoints(o: WorkloadOptions): string[] {
@@ -35,14 +35,7 @@ export const lateGrant: Aim = {
       h1: fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) }),
       come: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor(ttl / 2) }),
       h2: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),
-    }).map(({ point, d1, late, h1, come, h2 }): RunPlan => {
-      const a1: Attempt = { key: 'k0', delayMs: d1, waitMs: ttl, holdMs: h1, renew: false };
-      const a2: Attempt = { key: 'k0', delayMs: d1 + come, waitMs: 2 * ttl, holdMs: h2, renew: false };
-      return {
-        ttlMs: ttl,
-        clients: Array.from({ length: o.clients }, (_, i) => ({ attempts: i === 0 ? [a1] : i === 1 ? [a2] : [] })),
-        faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: ttl + late, target: 'c1', params: { point } }],
-      };
-    });
+    }).map(({ point, d1, late, h1, come, h2 }): RunPlan => firstThenSecond(o, { d1, w1: ttl, h1, come, w2: 2 * ttl, h2 },
+      [{ kind: 'client-pause', at_ms: 0, duration_ms: ttl + late, target: 'c1', params: { point } }]));
   },
 };

@@ -8,9 +8,9 @@
 // resource rejects the late write. Leased locks only: a session lock's server keeps a paused
 // client's hold while its session lives (the zk-session-expiry aim cuts its link instead).
 import fc from 'fast-check';
-import type { Aim } from '../aim.ts';
+import { firstThenSecond, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
-import { BEFORE_WRITE, CRITICAL_SECTION, type Attempt, type RunPlan } from '../plan.ts';
+import { BEFORE_WRITE, CRITICAL_SECTION, type RunPlan } from '../plan.ts';
 import { allowsPoint } from '../points.ts';
 
 /** The points inside a hold the points list allows (no list: the critical section). */
@@ -32,15 +32,8 @@ export const leaseOutlived: Aim = {
       pause: fc.integer({ min: ttl + Math.floor(ttl / 8), max: ttl + Math.floor((2 * ttl) / 5) }),
       come: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor(ttl / 2) }),
       h2: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),
-    }).map(({ point, d1, h1, pause, come, h2 }): RunPlan => {
-      const a1: Attempt = { key: 'k0', delayMs: d1, waitMs: ttl, holdMs: h1, renew: false };
+    }).map(({ point, d1, h1, pause, come, h2 }): RunPlan =>
       // The second client comes while the first holds and waits out its lease; it holds past the first one's waking.
-      const a2: Attempt = { key: 'k0', delayMs: d1 + come, waitMs: 2 * ttl, holdMs: h2, renew: false };
-      return {
-        ttlMs: ttl,
-        clients: Array.from({ length: o.clients }, (_, i) => ({ attempts: i === 0 ? [a1] : i === 1 ? [a2] : [] })),
-        faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: pause, target: 'c1', params: { point } }],
-      };
-    });
+      firstThenSecond(o, { d1, w1: ttl, h1, come, w2: 2 * ttl, h2 }, [{ kind: 'client-pause', at_ms: 0, duration_ms: pause, target: 'c1', params: { point } }]));
   },
 };

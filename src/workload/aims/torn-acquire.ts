@@ -7,9 +7,9 @@
 // same state again; a correct one gives the first client nothing it can use. A random partition
 // almost never falls between two round trips of one acquire.
 import fc from 'fast-check';
-import type { Aim } from '../aim.ts';
+import { firstThenSecond, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
-import { parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
+import { parseIoPoint, type RunPlan } from '../plan.ts';
 import { grudgeText, type Grudge } from '../../../nemesis/grudge.ts';
 
 const serversOf = (o: WorkloadOptions) => o.servers ?? o.nodes;
@@ -49,15 +49,9 @@ export const tornAcquire: Aim = {
       const majority = order.slice(0, lost), minority = order.slice(lost);
       const g: Grudge = new Map([['c1', new Set(majority)], ['c2', new Set(minority)]]);
       if (o.peerLinks) for (const x of minority) g.set(x, new Set(majority));
-      const a1: Attempt = { key: 'k0', delayMs: d1, waitMs: ttl, holdMs: h1, renew: false };
       // The second client waits out the first one's leases on the majority side.
-      const a2: Attempt = { key: 'k0', delayMs: d1 + come, waitMs: 3 * ttl, holdMs: h2, renew: false };
-      return {
-        ttlMs: ttl,
-        clients: Array.from({ length: o.clients }, (_, i) => ({ attempts: i === 0 ? [a1] : i === 1 ? [a2] : [] })),
-        faults: [{ kind: 'partition', at_ms: 0, duration_ms: d1 + come + 3 * ttl + h2 + ttl, target: 'grudge',
-          params: { grudge: grudgeText(g), shape: 'halves', ...mode }, anchor: { client: 'c1', point } }],
-      };
+      return firstThenSecond(o, { d1, w1: ttl, h1, come, w2: 3 * ttl, h2 }, [{ kind: 'partition', at_ms: 0, duration_ms: d1 + come + 3 * ttl + h2 + ttl,
+        target: 'grudge', params: { grudge: grudgeText(g), shape: 'halves', ...mode }, anchor: { client: 'c1', point } }]);
     });
   },
 };

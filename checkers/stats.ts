@@ -1,7 +1,8 @@
 // Did the test test anything? (Jepsen's `stats` checker: a test whose operations
 // never succeeded is not valid.) From one run's events, in real-time order:
 // acquires that succeeded, holds the client ended by releasing, and acquires that
-// met another client's hold on the same key (contention). A SAFE verdict needs all
+// met another client's hold on the same key (contention: a hold that existed when the
+// acquire was invoked, or one that began while it waited). A SAFE verdict needs all
 // three to be non-zero somewhere in the search.
 import type { HistoryEvent } from '../src/history/types.ts';
 
@@ -9,7 +10,7 @@ export interface LockStats {
   acquires: number;          // acquire invokes (first acquires, not re-entries)
   okAcquires: number;        // of them, ok
   released: number;          // holds ended by a release the client invoked (not a lapse, not the end)
-  contended: number;         // acquires invoked while another process believed it held the key
+  contended: number;         // acquires that met another process's hold on the key while they were pending
 }
 
 export const emptyStats = (): LockStats => ({ acquires: 0, okAcquires: 0, released: 0, contended: 0 });
@@ -29,6 +30,8 @@ export function lockStats(events: readonly HistoryEvent[]): LockStats {
   // key → processes that believe they hold it (acquire ok … release invoke), with their re-entry depth
   const holders = new Map<string, Map<number | string, number>>();
   const ending = new Set<string>();   // releases invoked that end a belief, until they complete
+  // key → processes whose first acquire is pending and has met no hold yet
+  const waiting = new Map<string, Set<number | string>>();
   for (const e of events) {
     if (e.process === 'nemesis') continue;
     const key = e.key ?? '';
@@ -36,11 +39,22 @@ export function lockStats(events: readonly HistoryEvent[]): LockStats {
     if (!byKey) holders.set(key, (byKey = new Map()));
     const depth = byKey.get(e.process) ?? 0;
     const id = `${String(e.process)}\u0000${key}`;
+    let pending = waiting.get(key);
+    if (!pending) waiting.set(key, (pending = new Set()));
     if (e.f === 'acquire' && e.type === 'invoke' && depth === 0) {
       s.acquires++;
       if (byKey.size > 0) s.contended++;
+      else pending.add(e.process);
+    } else if (e.f === 'acquire' && e.type !== 'invoke' && depth === 0) {
+      pending.delete(e.process);
+      if (e.type === 'ok') {
+        s.okAcquires++;
+        // Every acquire still waiting on this key now meets this hold (a grant during its wait).
+        s.contended += pending.size;
+        pending.clear();
+        byKey.set(e.process, 1);
+      }
     } else if (e.f === 'acquire' && e.type === 'ok') {
-      if (depth === 0) s.okAcquires++;
       byKey.set(e.process, depth + 1);
     } else if (e.f === 'release' && e.type === 'invoke' && depth > 0) {
       if (depth === 1) { byKey.delete(e.process); ending.add(id); } else byKey.set(e.process, depth - 1);

@@ -35,14 +35,17 @@ npx tsc --noEmit
 echo "== build dist/ (npm run build)"
 npm run build --silent
 # Unit tests are pure logic: they run beside the integration tests, one file at a time, their
-# report kept in a file and shown after them. Integration tests share real servers, ports and
-# the machine's clock budget: one file at a time.
+# report kept in a file and shown after them, together with the integration files that start no
+# server (marked by a line `// test-lane: no-servers`: rendering in Chromium, forking workers).
+# Integration tests on real servers share ports and the machine's clock budget: one file at a time.
 status=0
 unit_log=$(mktemp)
-echo "== unit tests (beside the integration tests; their report follows them)"
+mapfile -t beside < <(grep -l '^// test-lane: no-servers' test/integration/*.test.ts)
+mapfile -t serial < <(grep -L '^// test-lane: no-servers' test/integration/*.test.ts)
+echo "== unit tests and ${#beside[@]} server-free integration files (beside the integration tests; their report follows them)"
 (
   u0=$SECONDS
-  node --import tsx --test --test-concurrency=1 "${report[@]}" --test-reporter-destination="$times/unit.jsonl" test/unit/*.test.ts && rc=0 || rc=$?
+  node --import tsx --test --test-concurrency=1 "${report[@]}" --test-reporter-destination="$times/unit.jsonl" test/unit/*.test.ts "${beside[@]}" && rc=0 || rc=$?
   echo "== unit tests took $((SECONDS - u0)) s"
   exit "$rc"
 ) > "$unit_log" 2>&1 &
@@ -52,9 +55,9 @@ if [ -n "$docker_log" ]; then
   cat "$docker_log"
   rm -f "$docker_log"
 fi
-echo "== integration tests (one at a time, real servers; $((SECONDS - t0)) s so far)"
+echo "== integration tests (${#serial[@]} files, one at a time, real servers; $((SECONDS - t0)) s so far)"
 t1=$SECONDS
-node --import tsx --test --test-concurrency=1 "${report[@]}" --test-reporter-destination="$times/integration.jsonl" test/integration/*.test.ts || status=1
+node --import tsx --test --test-concurrency=1 "${report[@]}" --test-reporter-destination="$times/integration.jsonl" "${serial[@]}" || status=1
 echo "== integration tests took $((SECONDS - t1)) s"
 wait "$unit_pid" || status=1
 echo "== unit tests (report)"

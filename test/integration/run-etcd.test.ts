@@ -24,7 +24,7 @@ test('etcd-mutex-fenced, the same pause, --property resource: the create revisio
 });
 
 test('etcd-mutex without faults: safe (exit 0)', async () => {
-  const r = await lockpick(['run', '--lock', 'etcd-mutex', '--time', '25', '--shrink-time', '5', '--store', tempStore(), '--json'], 150_000);
+  const r = await lockpick(['run', '--lock', 'etcd-mutex', '--time', '8', '--shrink-time', '5', '--store', tempStore(), '--json'], 150_000);
   assert.equal(r.code, 0, `exit ${r.code}\n${r.stderr}`);
 });
 

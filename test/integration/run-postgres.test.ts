@@ -34,12 +34,12 @@ test('pg-advisory-pgbouncer with no fault: transaction pooling shares the lock\'
 });
 
 test('pg-advisory-xact through the same PgBouncer, no fault: safe (exit 0)', async () => {
-  const r = await run('pg-advisory-xact', [], 25);
+  const r = await run('pg-advisory-xact', [], 8);
   assert.equal(r.code, 0, `exit ${r.code}\n${r.stderr}`);
 });
 
 test('pg-advisory-fenced --faults session-kill --property resource: the lock breaks, the row version keeps the resource right (exit 0)', async () => {
-  const r = await run('pg-advisory-fenced', ['--faults', 'session-kill', '--property', 'resource'], 30);
+  const r = await run('pg-advisory-fenced', ['--faults', 'session-kill', '--property', 'resource'], 10);
   assert.equal(r.code, 0, `exit ${r.code}\n${r.stderr}`);
   const res = JSON.parse(readFileSync(path.join(r.summary!.dir, 'results.json'), 'utf8'));
   assert.ok(res.coverage.faultsApplied['session-kill'] > 0, JSON.stringify(res.coverage));

@@ -8,13 +8,13 @@ import { lockpick, tempStore } from './run-helpers.ts';
 import { replayPlanAs } from './run-scenarios.ts';
 
 test('redis-set-px-lua, no faults, 8 clients: safe', async () => {
-  const budgetMs = 15_000;
+  const budgetMs = 10_000;
   const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '8', '--time', String(budgetMs / 1000), '--store', tempStore(), '--json']);
   assert.equal(r.code, 0, r.stderr);
   const s = r.summary!;
   assert.equal(s.verdict, true);
-  assert.ok(s.runs >= 3, `only ${s.runs} runs`);
-  assert.ok(s.ops >= 100, `only ${s.ops} operations`);
+  assert.ok(s.runs >= 2, `only ${s.runs} runs`);
+  assert.ok(s.ops >= 30, `only ${s.ops} operations`);
   // Throughput: search runs, conclusive or not, per minute of the search (not server start-up).
   const t = s.throughput;
   assert.equal(t.runs, s.runs);

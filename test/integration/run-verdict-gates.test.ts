@@ -49,7 +49,7 @@ test('a fault kind the topology lacks is refused up front: exit 2', async () => 
 test('a full disk while recording: exit 3 naming ENOSPC, the history parses, nothing left running', async (t) => {
   if (process.getuid?.() !== 0) return t.skip('mounting a tmpfs needs root');
   const mnt = mkdtempSync(path.join(os.tmpdir(), 'lockpick-full-'));
-  const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=48k', 'tmpfs', mnt], { encoding: 'utf8' });
+  const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24k', 'tmpfs', mnt], { encoding: 'utf8' });
   if (mount.status !== 0) return t.skip(`cannot mount a tmpfs here: ${mount.stderr.trim()}`);
   try {
     const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '3', '--time', '120', '--shrink-time', '0', '--store', mnt]);
@@ -59,7 +59,7 @@ test('a full disk while recording: exit 3 naming ENOSPC, the history parses, not
     const lines = readFileSync(path.join(dir!, 'history.jsonl'), 'utf8').split('\n');
     assert.equal(lines.pop(), '', 'the file ends with a whole line');
     for (const l of lines) JSON.parse(l);
-    assert.ok(lines.length > 50);
+    assert.ok(lines.length > 20);
     // This checkout's workers only (another checkout's lockpick may be running on the machine).
     const workers = () => spawnSync('pgrep', ['-f', `${repoRoot}/(dist/)?src/runner/worker\\.[jt]s`], { encoding: 'utf8' }).stdout.trim();
     for (let i = 0; i < 30 && workers() !== ''; i++) await new Promise((res) => setTimeout(res, 100));

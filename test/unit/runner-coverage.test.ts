@@ -23,6 +23,26 @@ test('lock stats: ok acquires, releases, and contention (an acquire invoked duri
   assert.deepEqual(s, { acquires: 3, okAcquires: 2, released: 1, contended: 1 });
 });
 
+test('lock stats: an acquire waiting when another client is granted the key met that hold: contended (the stale-unlock shape)', () => {
+  // c1's release is under way (belief ended), c3 asks while nobody believes, c2 is then granted,
+  // and c3 is granted too: a double holder, whose acquires were contended.
+  const s = lockStats([
+    ev(0, 'invoke', 'acquire'), ev(0, 'ok', 'acquire'), ev(0, 'invoke', 'release'),
+    ev(1, 'invoke', 'acquire'), ev(2, 'invoke', 'acquire'),   // nobody believes: not yet contended
+    ev(1, 'ok', 'acquire'),                                    // process 2 still waits: it meets this hold
+    ev(2, 'ok', 'acquire'), ev(0, 'ok', 'release'),
+    ev(3, 'invoke', 'acquire'), ev(3, 'fail', 'acquire'),      // invoked during holds: contended
+    ev(4, 'invoke', 'acquire'), ev(4, 'info', 'acquire'),      // likewise, however it ended
+  ]);
+  assert.deepEqual(s, { acquires: 5, okAcquires: 3, released: 1, contended: 3 });
+  // A waiter whose acquire ended before anyone was granted met no hold.
+  const t = lockStats([
+    ev(0, 'invoke', 'acquire'), ev(0, 'fail', 'acquire'),
+    ev(1, 'invoke', 'acquire'), ev(1, 'ok', 'acquire'),
+  ]);
+  assert.deepEqual(t, { acquires: 2, okAcquires: 1, released: 0, contended: 0 });
+});
+
 test('lock stats: a lapse ends the hold but is not a release; re-entries are not new acquires', () => {
   const s = lockStats([
     ev(0, 'invoke', 'acquire'), ev(0, 'ok', 'acquire'),

@@ -11,7 +11,7 @@
 //                     Disconnected/Expired (or a silent link) is gone; renew()
 //                     and release() answer 'lost' then (deleting the node if
 //                     the session still can, so waiters need not wait for expiry).
-import type { Held, LockContext } from './lock.ts';
+import type { Held, Lock, LockContext, LockRecipe } from './lock.ts';
 import { isDefiniteFailure } from './lock.ts';
 import { choiceOption, numberOption } from './options.ts';
 import { isAnswer, isNoNode, ZkSession, zookeeperAddon } from './zookeeper-client.ts';
@@ -163,6 +163,24 @@ export class SessionHolder {
  * before calling fires `wake`; the session's change covers a watch lost with
  * a dead connection.
  */
+/** What both ZooKeeper recipes' locks do alike once held: release, renew (a careful client only), counters, close. */
+export function sessionLockMethods(sessions: SessionHolder, o: ZkOptions): Pick<Lock, 'release' | 'stats' | 'close'> & Partial<Pick<Lock, 'renew'>> {
+  return {
+    release: (h: Held) => sessions.release(h as ZkHeld),
+    ...(o.onDisconnect === 'treat-as-loss' ? { renew: (h: Held) => sessions.renew(h as ZkHeld) } : {}),
+    stats: () => ({ ...sessions.counts }),
+    close: () => sessions.close(),
+  };
+}
+
+/** The recipe fields both ZooKeeper recipes declare alike. */
+export const ZK_RECIPE = {
+  topology: { kind: 'zookeeper', nodes: 3 },
+  packages: ['zookeeper'],   // the addon: an optional dependency
+  renews: true,             // with onDisconnect=treat-as-loss
+  sessionMs: zkSessionMs,
+} satisfies Partial<LockRecipe>;
+
 export function waitForChange(s: ZkSession, ms: number, arm: (wake: () => void) => void): Promise<void> {
   return new Promise((resolve) => {
     let done = false;

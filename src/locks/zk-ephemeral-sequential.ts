@@ -20,7 +20,7 @@
  */
 import { isDefiniteFailure, type AcquireOptions, type Held, type Lock, type LockContext, type LockRecipe } from './lock.ts';
 import { choiceOption } from './options.ts';
-import { lockPath, SessionHolder, ZK_OPTIONS_HELP, zkOptions, zkSessionMs, type ZkHeld } from './zk-common.ts';
+import { lockPath, SessionHolder, sessionLockMethods, ZK_OPTIONS_HELP, ZK_RECIPE, zkOptions, type ZkHeld } from './zk-common.ts';
 import { CreateMode, isNoNode, type ZkSession } from './zookeeper-client.ts';
 
 const NAME = 'zk-ephemeral-sequential';
@@ -75,10 +75,7 @@ async function create(ctx: LockContext): Promise<Lock> {
       const held: ZkHeld = { key, path, token: sequenceOf(mine), session: s, epoch: s.lossEpoch };
       return held;
     },
-    release: (h) => sessions.release(h as ZkHeld),
-    ...(o.onDisconnect === 'treat-as-loss' ? { renew: (h: Held) => sessions.renew(h as ZkHeld) } : {}),
-    stats: () => ({ ...sessions.counts }),
-    close: () => sessions.close(),
+    ...sessionLockMethods(sessions, o),
   };
 }
 
@@ -86,10 +83,7 @@ export const recipe: LockRecipe = {
   name: NAME,
   summary: 'ZooKeeper EPHEMERAL_SEQUENTIAL under /locks/<key>: lowest sequence holds, each waiter watches its predecessor; token = sequence',
   source: 'seeds 000 (ZooKeeper section), 001 (ZooKeeper, herd effect)',
-  topology: { kind: 'zookeeper', nodes: 3 },
-  packages: ['zookeeper'],   // the addon: an optional dependency
-  renews: true,             // with onDisconnect=treat-as-loss
-  sessionMs: zkSessionMs,
+  ...ZK_RECIPE,
   model: 'fenced-mutex',
   fencing: true,
   optionsHelp: {

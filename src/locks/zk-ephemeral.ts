@@ -9,7 +9,7 @@
  * The node is /locks/<key>; no fencing token. Session rules: zk-common.ts.
  */
 import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
-import { lockPath, SessionHolder, ZK_OPTIONS_HELP, zkOptions, zkSessionMs, type ZkHeld } from './zk-common.ts';
+import { lockPath, SessionHolder, sessionLockMethods, ZK_OPTIONS_HELP, ZK_RECIPE, zkOptions, type ZkHeld } from './zk-common.ts';
 import { CreateMode, isNodeExists } from './zookeeper-client.ts';
 
 const NAME = 'zk-ephemeral';
@@ -43,10 +43,7 @@ async function create(ctx: LockContext): Promise<Lock> {
         }
       });
     },
-    release: (h) => sessions.release(h as ZkHeld),
-    ...(o.onDisconnect === 'treat-as-loss' ? { renew: (h: Held) => sessions.renew(h as ZkHeld) } : {}),
-    stats: () => ({ ...sessions.counts }),
-    close: () => sessions.close(),
+    ...sessionLockMethods(sessions, o),
   };
 }
 
@@ -54,10 +51,7 @@ export const recipe: LockRecipe = {
   name: NAME,
   summary: 'ZooKeeper: one EPHEMERAL znode /locks/<key>; waiters all watch it (herd effect); release = delete',
   source: 'seed 000 (ZooKeeper, the other version), 001 (herd effect)',
-  topology: { kind: 'zookeeper', nodes: 3 },
-  packages: ['zookeeper'],   // the addon: an optional dependency
-  renews: true,             // with onDisconnect=treat-as-loss
-  sessionMs: zkSessionMs,
+  ...ZK_RECIPE,
   model: 'mutex',
   fencing: false,
   optionsHelp: ZK_OPTIONS_HELP,

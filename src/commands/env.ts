@@ -3,7 +3,7 @@
 //   brings a topology up in an environment kind, prints its endpoints and stays up until Ctrl-C / SIGTERM.
 // `lockpick env down` stops every running `env up` and any leftovers (pid files).
 import { parseArgs } from 'node:util';
-import { recordProcess } from '../env/lifecycle.ts';
+import { exitCodeOnSignal, recordProcess } from '../env/lifecycle.ts';
 import { stopEnvUps, validateTopology, type TopologyName, type TopologyOptions } from '../env/index.ts';
 import { startEnv, type EnvSpec } from '../env/env-kinds.ts';
 import { parseEnv } from '../options.ts';
@@ -30,7 +30,7 @@ ${TOPOLOGY_DEFS.map((t) => `           ${t.name.padEnd(15)} ${t.summary}`).join(
   --endpoints LIST --env external: your servers, as 'lockpick run' takes them
 
 ${EXIT_HELP}
-env up: 2 on bad options, 3 when the servers fail to start`;
+env up: 2 on bad options, 3 when the servers fail to start; 0 when stopped by SIGTERM or SIGHUP (lockpick env down), 130 by Ctrl-C`;
 
 export async function run(argv: string[]): Promise<number> {
   let parsed;
@@ -122,7 +122,9 @@ export async function run(argv: string[]): Promise<number> {
     if (sentinels.length) console.log(`  sentinels for c1 (proxied, master '${env.sentinelName}'): ${sentinels.map((e) => `${e.id}=${e.host}:${e.port}`).join('  ')}`);
     console.log(`  ${env.links.length} links through the proxy; Ctrl-C (or 'lockpick env down') stops everything`);
   }
-  // Stay up; the lifecycle's signal handlers tear everything down and exit.
+  // Stay up; the lifecycle's signal handlers tear everything down and exit: a stop asked
+  // for (SIGTERM, SIGHUP: 'lockpick env down') is the normal end (0), Ctrl-C says 130.
+  exitCodeOnSignal((sig) => (sig === 'SIGINT' ? 130 : 0));
   await new Promise<never>(() => setInterval(() => {}, 1 << 30));
   return 0;
 }

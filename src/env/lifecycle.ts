@@ -96,6 +96,16 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const SIGNO: Record<(typeof SIGNALS)[number], number> = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
 let stopping = false;
 let claims = 0;
+let signalExit = (sig: (typeof SIGNALS)[number]): number => 128 + SIGNO[sig];
+
+/**
+ * The exit code after a signal's teardown (128 + its number by default). `lockpick env up`,
+ * which stays up until it is told to stop, ends with 0 when SIGTERM or SIGHUP tells it
+ * (`lockpick env down` sends SIGTERM) and keeps 130 for Ctrl-C, as every command does.
+ */
+export function exitCodeOnSignal(code: (sig: (typeof SIGNALS)[number]) => number): void {
+  signalExit = code;
+}
 
 /**
  * A caller that handles SIGINT/SIGTERM itself (lockpick run: store what it found,
@@ -115,7 +125,7 @@ async function onSignal(sig: (typeof SIGNALS)[number]): Promise<void> {
   const all = [...teardowns].map((t) => t().catch((e: unknown) => console.error(`lockpick: teardown: ${String(e)}`)));
   await Promise.race([Promise.all(all), new Promise((r) => setTimeout(r, 10_000).unref())]);
   killAllMineSync();
-  process.exit(128 + SIGNO[sig]);
+  process.exit(signalExit(sig));
 }
 
 const handlers = new Map<string, () => void>();

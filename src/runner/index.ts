@@ -649,7 +649,8 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     const verdict: Verdict = unsafe ? false : 'unknown';
     const missing = unsafe ? [] : [`${reason} after ${coverage.runs} complete run(s) of ${o.runs}: no verdict`];
     const results: Interrupted = {
-      verdict, interrupted: true, reason, runs: coverage.runs, coverage, gaps: missing, liveness, last: last ? outcomeJson(last) : null,
+      verdict, interrupted: true, reason, runs: coverage.runs, property, lock_violations: last?.lockVerdict === false ? 1 : 0, liveness, ops, coverage, gaps: missing,
+      last: last ? outcomeJson(last) : null,
       client_logs: clientLogs(dir), dir,
     };
     writeJson(join(dir, 'results.json'), results);
@@ -710,7 +711,8 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
       tested: describeCoverage(coverage), ...shownRun(unsafe ? last : undefined, cdir),
       plan: describePlan(plan), properties: { run: id, replay_of: o.dir },   // the plan replayed, broken or not
     }, [o.junitPath, unsafe && cdir ? join(cdir, 'junit.xml') : undefined], {
-      runs: summary.runs, coverage, gaps: missing, liveness, last: last ? outcomeJson(last) : null, client_logs: clientLogs(dir),
+      runs: summary.runs, property, lock_violations: summary.lockViolations, liveness, resource_totals: summary.resource, ops, coverage, gaps: missing,
+      last: last ? outcomeJson(last) : null, client_logs: clientLogs(dir),
     });
   }, onInterrupt);
 }

@@ -43,6 +43,7 @@ test('the same with --property lock: not unsafe (liveness measured, not judged)'
   assert.equal(r.summary!.lockViolations, 0);
   const res = results(r.summary!.dir);
   assert.equal(res.liveness.checked, false);
+  assert.equal(res.lock_violations, 0, 'a replay\'s results.json counts lock violations as a search\'s does');
   assert.ok(res.coverage.faultsApplied['client-kill'] > 0, 'the holder was killed');
   // The lock was stuck past the bound (measured), and that alone makes no exit 1 here.
   assert.ok(res.liveness.violations >= 1, JSON.stringify(res.liveness));

@@ -5,6 +5,7 @@
 // start recomputes it (a few ms) and any difference, or no stamp, means the sources are run
 // through tsx as always. A stale dist is therefore never used.
 //   node bin/dist-fresh.mjs --hash    prints the hash of the sources now (the build script stores it)
+//   node bin/dist-fresh.mjs --fresh   exits 0 when dist/ is fresh, 1 when not (prepack builds only then)
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -55,6 +56,8 @@ export function distFresh(root = ROOT) {
   return stamp.length === 2 && stamp[0] === sources && (!configShipped || stamp[1] === config);
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv[2] === '--hash') {
-  process.stdout.write(`${sourceHash()}\n`);
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (process.argv[2] === '--hash') process.stdout.write(`${sourceHash()}\n`);
+  // --fresh: exit 0 when dist/ is fresh, 1 when not (prepack then builds; a fresh dist is packed as it is).
+  if (process.argv[2] === '--fresh') process.exitCode = distFresh() ? 0 : 1;
 }

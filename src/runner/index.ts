@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { LockRecipe } from '../locks/lock.ts';
 import type { Anomaly, Verdict } from '../../checkers/types.ts';
 import type { ResourceResult } from '../../checkers/resource.ts';
-import { planArb } from '../workload/arbitraries.ts';
+import { firstPlans, planArb } from '../workload/arbitraries.ts';
 import { defaultPausePoints, describePlan, planOps, validatePlan, type RunPlan } from '../workload/plan.ts';
 import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
@@ -478,11 +478,11 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         writeJson(join(dir, 'test.json'), test);
       }
       const granted = learned?.reached?.io?.acquire;
-      const arb = planArb({ ...workload, points: learned?.points ?? points,
+      const drawing = { ...workload, points: learned?.points ?? points,
         ...(granted?.grantedSends !== undefined ? { grantedAcquireSends: granted.grantedSends } : {}),
-        ...(granted?.grantedReplies !== undefined ? { grantedAcquireReplies: granted.grantedReplies } : {}) });
+        ...(granted?.grantedReplies !== undefined ? { grantedAcquireReplies: granted.grantedReplies } : {}) };
       res = await search({
-        arb, runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed,
+        arb: planArb(drawing), first: firstPlans(drawing, seed), runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed,
         runOnce: (plan, lane) => session.runOnce(plan, lane),
         parallel: o.parallel, concurrent: (plan) => plan.faults.every((f) => kindDef(f.kind)?.scope === 'client'),
         keepGoing: o.keepGoing,

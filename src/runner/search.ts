@@ -26,6 +26,8 @@ import { failureClass, repeatOf, type FailureClass } from './failure-class.ts';
 
 export interface SearchOptions {
   arb: fc.Arbitrary<RunPlan>;
+  /** Plans run before any drawn from `arb` (one per aim: each strategy tried once early). */
+  first?: RunPlan[];
   /** One run of the plan on lane `lane` (0 ≤ lane < parallel; two runs in flight never share a lane). */
   runOnce(plan: RunPlan, lane: number): Promise<RunOutcome>;
   runs: number;
@@ -160,7 +162,7 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
     if (alone) await settle();
     rethrow();
     return o.keepGoing || !res.first;
-  }), { numRuns: o.runs, seed, endOnFailure: true, interruptAfterTimeLimit: o.keepGoing ? undefined : o.timeMs, markInterruptAsFailure: false });
+  }), { numRuns: o.runs, seed, examples: (o.first ?? []).map((p): [RunPlan] => [p]), endOnFailure: true, interruptAfterTimeLimit: o.keepGoing ? undefined : o.timeMs, markInterruptAsFailure: false });
   stopped = true;
   await settle();
   res.searchMs = searchNow();

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import { KINDS, kindDef } from '../../nemesis/kinds.ts';
 import { aimsFor } from './aims.ts';
+import type { Aim } from './aim.ts';
 import { CRITICAL_SECTION, clientId, type Attempt, type ClientPlan, type RunPlan } from './plan.ts';
 import { allowsPoint, anchorsReachable, ioPointsOf, namedPointsOf } from './points.ts';
 import type { WorkloadOptions } from './workload-options.ts';
@@ -128,16 +129,32 @@ export function faultsArb(o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
 /**
  * A run plan: uniformly random attempts and faults, or, when the kinds asked for compose a
  * known failure of the topology (./aims.ts), a plan drawn around it: two times in three (weight 2
- * per aim against 1 per aim for the random plans; an aim may weigh less, Aim.weight). A plan with
- * a fault anchored where its client never goes is not drawn.
+ * per aim against 1 per aim for the random plans; an aim may weigh less, Aim.weight). An aim
+ * weighs once per fault kind it composes: asking for several kinds together asks for what they
+ * do together (`--faults partition,kill`: a split whose shared master restarts), which the aims of
+ * one kind alone would otherwise outnumber. A plan with a fault anchored where its client never
+ * goes is not drawn.
  */
 export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
   const random = randomPlanArb(o);
   const aims = aimsFor(o);
   // A fault anchored in a client with no attempt could never take effect (./points.ts): not drawn.
   if (aims.length === 0) return random.filter(anchorsReachable);
-  return fc.oneof({ weight: aims.length, arbitrary: random }, ...aims.map((a) => ({ weight: a.weight ?? 2, arbitrary: a.plan(o) }))).filter(anchorsReachable);
+  return fc.oneof({ weight: aims.length, arbitrary: random }, ...aims.map((a) => ({ weight: aimWeight(a), arbitrary: a.plan(o) }))).filter(anchorsReachable);
 }
+
+/**
+ * One plan of each aim, the most specific first (by aimWeight, then AIMS order), for the search to
+ * run before it samples the mix: every strategy that fits the faults asked for is tried once early,
+ * however many others share the mix. Drawn from the search's seed, so a seed gives the same plans.
+ */
+export function firstPlans(o: WorkloadOptions, seed: number): RunPlan[] {
+  return aimsFor(o).map((a, i) => ({ a, i })).sort((x, y) => aimWeight(y.a) - aimWeight(x.a) || x.i - y.i)
+    .flatMap(({ a }, i) => fc.sample(a.plan(o).filter(anchorsReachable), { seed: seed + i + 1, numRuns: 1 }));
+}
+
+/** An aim's share of the plans: its own weight (default 2) once per fault kind it composes. */
+export const aimWeight = (a: Aim): number => (a.weight ?? 2) * Math.max(1, a.kinds.length);
 
 function randomPlanArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
   const n = Math.max(1, o.clients);

@@ -54,3 +54,13 @@ test('shrinking stops at its own budget and keeps the smallest violation so far'
   assert.ok(r.shrinkRuns <= 6, `${r.shrinkRuns} shrink runs in 150 ms of 40 ms runs`);
   assert.equal(f.overlapped(), false);
 });
+
+test('the plans given as first run before any drawn one, in their order', async () => {
+  const seen: RunPlan[] = [];
+  const f = fakeRun(() => false, 1);
+  const mark = (n: number): RunPlan => ({ ttlMs: 800 + n, clients: [{ attempts: [] }, { attempts: [] }, { attempts: [] }], faults: [] });
+  await search({ arb, first: [mark(1), mark(2)], runOnce: (p) => { seen.push(p); return f.runOnce(p); }, runs: 5, timeMs: 10_000, shrinkTimeMs: 0, seed: 1 });
+  assert.deepEqual(seen.slice(0, 2).map((p) => p.ttlMs), [801, 802]);
+  assert.equal(seen.length, 5);
+  assert.ok(seen.slice(2).every((p) => p.ttlMs === 800), 'then the drawn plans');
+});

@@ -132,3 +132,22 @@ test('sentinel failover: sized by the promotion time the Sentinels said at start
     assert.ok(after >= 15_000 && after <= 30_000, `c2 comes ${after} ms after the primary went away`);
   }), { numRuns: 100 });
 });
+
+test('firstPlans: one plan per aim that fits, the aims composing more of the asked kinds first, the same for a seed', async () => {
+  const { firstPlans, aimWeight } = await import('../../src/workload/arbitraries.ts');
+  const o: WorkloadOptions = { ...FITS[0]!, faults: ['partition', 'kill'] };
+  const aims = aimsFor(o);
+  assert.ok(aims.length >= 3, aims.map((a) => a.name).join());
+  const plans = firstPlans(o, 7);
+  assert.equal(plans.length, aims.length);
+  for (const p of plans) validatePlan(p, 'firstPlans');
+  // The split whose shared master restarts composes both kinds: it is tried first, and weighs
+  // more in the mix than an aim of one kind.
+  const top = aims.reduce((a, b) => (aimWeight(b) > aimWeight(a) ? b : a));
+  assert.deepEqual(top.kinds, ['partition', 'kill']);
+  assert.deepEqual([...new Set(plans[0]!.faults.map((f) => f.kind))].sort(), ['kill', 'partition']);
+  assert.ok(aimWeight(top) > Math.max(...aims.filter((a) => a.kinds.length === 1).map(aimWeight)));
+  assert.deepEqual(firstPlans(o, 7), plans);
+  // No aim fits (no faults): nothing to try first.
+  assert.deepEqual(firstPlans({ ...o, faults: [] }, 7), []);
+});

@@ -434,7 +434,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       ...junitBase, verdict, interrupted: true, elapsedMs: Date.now() - t0, gaps: gapsNow, tested: describeCoverage(coverage),
       ...shownRun(firstSeen, firstSeen ? join(dir, 'counterexample') : undefined),
     });
-    o.log(`\nINTERRUPTED (${reason}) after ${coverage.runs} run(s): ${firstSeen ? `UNSAFE: a violation was found in run ${firstSeen.run} (not shrunk); its history is in ${join(dir, 'counterexample')}` : 'no violation so far; no verdict'}.`);
+    o.log(`\nINTERRUPTED (${reason}) after ${coverage.runs} run(s): ${firstSeen ? `UNSAFE: a violation was found in the history's run ${firstSeen.run} (keys r${firstSeen.run}-…; the history counts the calibration run too), not shrunk; its history is in ${join(dir, 'counterexample')}` : 'no violation so far; no verdict'}.`);
     if (firstSeen) o.log(await describeOutcome(firstSeen, join(dir, 'counterexample', 'history.jsonl')));
     if (o.keepGoing && stored.length) {
       o.log(`\ndistinct failures so far: ${stored.length} (the first as found above, the others shrunk)`);

@@ -73,7 +73,7 @@ for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 1]] as const) {
     await until(() => /[1-9]\d* violations/.test(r.out()), 100_000, 'a violation');
     r.child.kill(sig);
     assert.equal(await r.exit, code, r.out());
-    assert.match(r.out(), new RegExp(`INTERRUPTED \\(interrupted by ${sig}\\) after \\d+ run\\(s\\): UNSAFE: a violation was found in run \\d+ \\(not shrunk\\)`));
+    assert.match(r.out(), new RegExp(`INTERRUPTED \\(interrupted by ${sig}\\) after \\d+ run\\(s\\): UNSAFE: a violation was found in the history's run (\\d+) \\(keys r\\1-…; the history counts the calibration run too\\), not shrunk`));
     assert.match(r.out(), /double-holder|stale-release/);
     const [dir] = runDirs(store);
     const results = JSON.parse(readFileSync(path.join(dir!, 'results.json'), 'utf8'));

@@ -11,6 +11,7 @@ import { tornAcquire } from './aims/torn-acquire.ts';
 import { interleavedAcquire } from './aims/interleaved-acquire.ts';
 import { leaseOutlived } from './aims/lease-outlived.ts';
 import { zkSessionExpiry } from './aims/zk-session-expiry.ts';
+import { skewedClock } from './aims/skewed-clock.ts';
 
 export const AIMS: readonly Aim[] = [
   redlockRestart,
@@ -25,6 +26,7 @@ export const AIMS: readonly Aim[] = [
   tornAcquire,
   interleavedAcquire,
   leaseOutlived,
+  skewedClock,
 ];
 
 /** The aims whose kinds were all asked for and whose topology fits. */

@@ -49,7 +49,7 @@ const CASES: Record<string, string[]> = {
   // (a critical-section pause breaks any lease lock, which would hide them); the Lua unlock is immune.
   'user-get-del-io': ['--lock', './test/fixtures/locks/get-del-unlock.ts', '--faults', 'client-pause', '--pause-at', 'send', '--clients', '6', '--max-attempts', '6'],
   'user-lua-io': ['--lock', './test/fixtures/locks/lua-unlock.ts', '--faults', 'client-pause', '--pause-at', 'send', '--clients', '6', '--max-attempts', '6'],
-  // ZooKeeper session expiry inside a hold (the zk-session-expiry aim; test/integration/run-zk-sessions.test.ts):
+  // ZooKeeper session expiry inside a hold (the session-expiry-in-hold aim; test/integration/run-zk-sessions.test.ts):
   // a client that ignores Disconnected is found; the careful one (treat-as-loss, the default) is immune.
   'zk-session-ignore': ['--lock', 'zk-ephemeral-sequential', '--clients', '3', '--lock-opt', 'onDisconnect=ignore', '--faults', 'partition'],
   'zk-session-careful': ['--lock', 'zk-ephemeral-sequential', '--clients', '3', '--faults', 'partition,pause'],

@@ -11,7 +11,7 @@ import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
 import { search, type Failure, type SearchResult } from './search.ts';
 import { clientLogs, clientOutputNote } from './client-logs.ts';
-import { Session, runHistory, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
+import { Session, isLeased, runHistory, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, runLog, versions, writeEvents, writeJson } from './store.ts';
 import { lockFromStored, lockLabel, moduleHash, storedLock } from './lock-spec.ts';
 import { claimSignals } from '../env/lifecycle.ts';
@@ -460,7 +460,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const workload = {
       clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, ttlFixed: o.ttlFixed, keys: o.keys, maxAttempts: o.maxAttempts, maxFaults: o.maxFaults, restartDelayMs: o.restartDelayMs, topology: topo.name, promotionMs: session.timescales.promotionMs,
       nodes: session.dataNodes(), servers: session.serverNodes(), peerLinks: session.hasPeerLinks(), points, reentrant, renew: renew === true, sessionMs,
-      keepsAlive: o.recipe.keepsAlive === true,
+      keepsAlive: o.recipe.keepsAlive === true, leased: isLeased(o.recipe),
     };
     let res: SearchResult;
     let learned = o.learnedPoints;

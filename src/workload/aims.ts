@@ -10,7 +10,7 @@ import { staleRelease } from './aims/stale-release.ts';
 import { tornAcquire } from './aims/torn-acquire.ts';
 import { interleavedAcquire } from './aims/interleaved-acquire.ts';
 import { leaseOutlived } from './aims/lease-outlived.ts';
-import { zkSessionExpiry } from './aims/zk-session-expiry.ts';
+import { sessionExpiry } from './aims/session-expiry.ts';
 import { skewedClock } from './aims/skewed-clock.ts';
 
 export const AIMS: readonly Aim[] = [
@@ -18,7 +18,7 @@ export const AIMS: readonly Aim[] = [
   redlockClock,
   sentinelFailover,
   staleRelease,
-  zkSessionExpiry,
+  sessionExpiry,
   leaseClockJump,
   leaseRestart,
   splitVotes,

@@ -23,6 +23,7 @@ export interface WorkloadOptions {
   renew?: boolean;        // the lock has renew() (LockRecipe.renews): let attempts use it
   keepsAlive?: boolean;   // the lock renews its own lease while held (LockRecipe.keepsAlive): holds may span several TTLs
   sessionMs?: number;     // how long the server keeps a silent client's hold (LockRecipe.sessionMs: ZooKeeper's session timeout)
+  leased?: boolean;       // holds end by themselves at their TTL (LockRecipe.lease, TopologyDef.leased); false: they live in a server session
   reentrant?: boolean;    // the lock is reentrant: let attempts lock the same key again while holding it
   topology?: string;      // the environment's topology (what some kinds' specs depend on); default 'redis'
   ttlFixed?: boolean;     // the user set --ttl: aims keep it instead of the timescale their topology needs

@@ -2,7 +2,7 @@
 // seed 000's own code (proceeds as holder when its wait runs out) breaks on a wait shorter
 // than the queue ahead; a client that ignores Disconnected and is cut off past its session
 // timeout while it holds (an anchored partition) keeps believing after the server gave its
-// node away, found in seconds by the session-expiry aim (src/workload/aims/zk-session-expiry.ts;
+// node away, found in seconds by the session-expiry aim (src/workload/aims/session-expiry.ts;
 // 75 s of uniformly random search before it); the careful client (treat-as-loss, renewing
 // through its holds) stays safe under a stored plan holding that aimed cut, a server partition
 // and a pause of the ensemble's leader (a replay: SAFE is no detection, so no search is needed).

@@ -1,5 +1,5 @@
-// The ZooKeeper session-expiry aim: plans the nemesis and the runner accept,
-// drawn only for a session lock on ZooKeeper with partitions asked for, and
+// The session-expiry aim on ZooKeeper (and any session lock): plans the nemesis and the
+// runner accept, drawn only for a session lock with partitions asked for, and
 // lined up so the session expires inside c1's hold while c2 still waits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,19 +11,24 @@ import { anchoredClient, anchorPoint, isAnchoredPause, planHorizonMs, validatePl
 import type { FaultSpec } from '../../nemesis/types.ts';
 
 const isAnchoredPartition = (f: FaultSpec) => f.kind === 'partition' && isAnchoredPause(f);
-import { EXPIRY_SLACK_MS, zkSessionExpiry as aim } from '../../src/workload/aims/zk-session-expiry.ts';
+import { EXPIRY_SLACK_MS, sessionExpiry as aim } from '../../src/workload/aims/session-expiry.ts';
 
-const ZK: WorkloadOptions = { clients: 3, faults: ['partition'], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], topology: 'zookeeper', sessionMs: 2000, renew: true };
+const ZK: WorkloadOptions = { clients: 3, faults: ['partition'], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], topology: 'zookeeper', sessionMs: 2000, renew: true, leased: false };
 
-test('zk session expiry: drawn only for a session lock on ZooKeeper with partitions asked for', () => {
+test('session expiry: drawn only for a session lock (not leased) with partitions asked for, on any topology', () => {
   assert.ok(aimsFor(ZK).includes(aim));
   assert.ok(aimsFor({ ...ZK, faults: ['partition', 'pause'] }).includes(aim));
   assert.ok(!aimsFor({ ...ZK, faults: ['pause'] }).includes(aim), 'not without partition');
   assert.ok(!aimsFor({ ...ZK, faults: [] }).includes(aim));
-  for (const topology of ['redis', 'redis-sentinel', 'mariadb', undefined]) {
-    assert.ok(!aimsFor({ ...ZK, topology }).includes(aim), `not on ${topology ?? 'the default topology'}`);
-  }
-  assert.ok(!aim.applies({ ...ZK, sessionMs: undefined }), 'not for a lock without a session');
+  // A SQL session lock: no session timeout of its own, the server ends the session when its connection closes.
+  const sql = { ...ZK, topology: 'mariadb', nodes: ['n1'], sessionMs: undefined };
+  assert.ok(aimsFor(sql).includes(aim), 'a MySQL/PostgreSQL session lock too');
+  fc.assert(fc.property(aim.plan(sql), (plan) => {
+    validatePlan(plan, aim.name);
+    assert.ok(plan.faults[0]!.duration_ms! >= EXPIRY_SLACK_MS);
+  }), { numRuns: 50 });
+  assert.ok(!aim.applies({ ...ZK, leased: true }), 'not for a leased lock (a lease outlives a cut until its TTL)');
+  assert.ok(!aim.applies({ ...ZK, leased: undefined }), 'not when nothing says the lock is a session lock');
   assert.ok(!aim.applies({ ...ZK, clients: 1 }), 'needs a second client to take over');
 });
 

@@ -14,7 +14,7 @@ const FITS: WorkloadOptions[] = [
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3', 'n4', 'n5'], topology: 'redis' },
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], topology: 'redis-sentinel' },
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1'], topology: 'redis', points: ['after-compare', 'send', 'reply'] },
-  { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], topology: 'zookeeper', sessionMs: 2000, renew: true },
+  { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], topology: 'zookeeper', sessionMs: 2000, renew: true, leased: false },
   // Learned from a calibration run: a Redlock's acquire (a SET and a reply per master), a GET-then-SET acquire.
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3', 'n4', 'n5'], topology: 'redis', grantedAcquireReplies: 5,
     points: ['in-critical-section', ...[1, 2, 3, 4, 5].map((k) => `reply:acquire:${k}`)] },

@@ -6,7 +6,7 @@
 // reports a validity it does not keep (measured on the wrong clock, the time spent acquiring not
 // counted); a careful client of an honest lock stops when its validity runs out, and a fenced
 // resource rejects the late write. Leased locks only: a session lock's server keeps a paused
-// client's hold while its session lives (the zk-session-expiry aim cuts its link instead).
+// client's hold while its session lives (the session-expiry-in-hold aim cuts its link instead).
 import fc from 'fast-check';
 import { firstThenSecond, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
@@ -20,7 +20,7 @@ export const leaseOutlived: Aim = {
   name: 'lease-outlived',
   summary: 'a client stops while it holds, past its lease, while a second client waits; the second gets the lock and holds it when the first wakes',
   kinds: ['client-pause'],
-  applies: (o) => o.clients >= 2 && o.sessionMs === undefined && holdPoints(o).length > 0,
+  applies: (o) => o.clients >= 2 && o.leased !== false && o.sessionMs === undefined && holdPoints(o).length > 0,
   weight: 1,
   plan: (o) => {
     const ttl = o.ttlMs;

@@ -13,7 +13,7 @@ export interface FaultPeriod {
   kind: string;
   start: number;              // ns: its first recorded step (`<kind>-step`), else its start record less the lead-in it states
   effect: number;             // ns: its start record (it is all in effect)
-  steps: { time: number; words: string }[];   // the steps it recorded, in order
+  steps: { time: number; words: string }[];   // the steps it recorded up to its start record, in order
   end?: number;               // ns; undefined: not healed within the history
   clients: string[];
   nodes: string[];
@@ -40,8 +40,8 @@ export function faultPeriods(nemesis: readonly NemesisEvent[]): FaultPeriod[] {
     const k = keyOf(kind, v);
     if (phase === 'step') {
       const step = { time: e.time, words: typeof v.step === 'string' ? v.step : 'a step' };
-      const p = open.get(k);
-      if (p) p.steps.push(step); else early.set(k, [...early.get(k) ?? [], step]);
+      // Only the steps that led up to its start record say how it began (a heal's steps do not).
+      if (!open.has(k)) early.set(k, [...early.get(k) ?? [], step]);
     } else if (phase === 'start') {
       const { clients, nodes } = faultTargets(v);
       const point = typeof v.point === 'string' ? v.point : typeof obj(v.params).point === 'string' ? String(obj(v.params).point) : undefined;

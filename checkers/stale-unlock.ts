@@ -62,7 +62,7 @@ export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named:
       out.push({
         type: 'stale-release', key, processes: [mine.process, q.process, r.process],
         lines: [rel.invokeLine, q.acquire.completeLine, rel.completeLine, r.acquire.completeLine],
-        message: `stale unlock: process ${mine.process}'s unlock of ${name} (lines ${rel.invokeLine}–${rel.completeLine}) was still running when process ${q.process} acquired it (line ${q.acquire.completeLine}); then process ${r.process} acquired it (line ${r.acquire.completeLine}) while ${q.process} held it within its lease: ${staleUnlockEffect(backend, q.process)}`,
+        message: `stale unlock: process ${mine.process}'s unlock of ${name} (lines ${rel.invokeLine}–${rel.completeLine}) was still running when process ${q.process} acquired it (line ${q.acquire.completeLine}); then process ${r.process} acquired it (line ${r.acquire.completeLine}) while process ${q.process} held it within its lease: ${staleUnlockEffect(backend, q.process)}`,
       });
       continue;
     }
@@ -77,7 +77,7 @@ export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named:
       out.push({
         type: 'stale-release', key, processes: [mine.process, q.process, r.process],
         lines: [rel.invokeLine, rel.completeLine, q.acquire.completeLine, r.acquire.completeLine],
-        message: `stale unlock: process ${mine.process}'s unlock of ${name} (lines ${rel.invokeLine}–${rel.completeLine}) finished ${ms(done - acquired - lease)} ms after its ${ms(lease)} ms lease had run out, while process ${q.process}'s acquire was in flight (ok at line ${q.acquire.completeLine}); then process ${r.process} acquired it (line ${r.acquire.completeLine}) while ${q.process} held it within its lease: ${staleUnlockEffect(backend, q.process)}`,
+        message: `stale unlock: process ${mine.process}'s unlock of ${name} (lines ${rel.invokeLine}–${rel.completeLine}) finished ${ms(done - acquired - lease)} ms after its ${ms(lease)} ms lease had run out, while process ${q.process}'s acquire was in flight (ok at line ${q.acquire.completeLine}); then process ${r.process} acquired it (line ${r.acquire.completeLine}) while process ${q.process} held it within its lease: ${staleUnlockEffect(backend, q.process)}`,
       });
       break;
     }

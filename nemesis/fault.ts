@@ -1,14 +1,22 @@
 // The one way a fault object is made: it records `<kind>-start` and
-// `<kind>-stop` nemesis events, and its stop() is safe to call at any time
-// (before start, twice, or after a start that threw halfway).
+// `<kind>-stop` nemesis events (and `<kind>-step` for each step a kind says it
+// took on the way), and its stop() is safe to call at any time (before start,
+// twice, or after a start that threw halfway).
 import type { Fault, FaultSpec, NemesisContext } from './types.ts';
 import type { Capability } from '../src/env/capabilities.ts';
 
+/**
+ * Records one step of a fault as it takes it (`<kind>-step`, with the fault's id and `step` in
+ * words): a fault whose start takes several steps, or seconds, records each, so the timeline
+ * draws it from its first step, not from the start record written when it is all done.
+ */
+export type StepRecorder = (words: string, details?: Record<string, unknown>) => void;
+
 /** What a kind implements: start returns details worth recording (resolved targets, ...). */
 export interface FaultImpl {
-  start(): Promise<Record<string, unknown> | void>;
+  start(step: StepRecorder): Promise<Record<string, unknown> | void>;
   /** Undo whatever start did (also after a partial start). Returns details to record. */
-  stop(): Promise<Record<string, unknown> | void>;
+  stop(step: StepRecorder): Promise<Record<string, unknown> | void>;
 }
 
 let counter = 0;
@@ -22,6 +30,7 @@ export function defineFault(spec: FaultSpec, ctx: NemesisContext, id: string, im
   let phase: 'idle' | 'started' | 'stopped' = 'idle';
   let stopping: Promise<void> | undefined;
   const base = () => ({ id, ...(spec.target !== undefined ? { target: spec.target } : {}), ...(spec.params ? { params: spec.params } : {}) });
+  const step: StepRecorder = (words, details) => ctx.record(`${spec.kind}-step`, { id, step: words, ...(details ?? {}) });
   return {
     kind: spec.kind,
     async start() {
@@ -29,7 +38,7 @@ export function defineFault(spec: FaultSpec, ctx: NemesisContext, id: string, im
       phase = 'started';
       let details: Record<string, unknown> | void;
       try {
-        details = await impl.start();
+        details = await impl.start(step);
       } catch (e) {
         ctx.record(`${spec.kind}-start-failed`, { ...base(), error: e instanceof Error ? e.message : String(e) });
         throw e;
@@ -40,7 +49,7 @@ export function defineFault(spec: FaultSpec, ctx: NemesisContext, id: string, im
       if (phase !== 'started') { phase = 'stopped'; return Promise.resolve(); }
       stopping ??= (async () => {
         try {
-          const details = await impl.stop();
+          const details = await impl.stop(step);
           ctx.record(`${spec.kind}-stop`, { ...base(), ...(details ?? {}) });
         } finally {
           phase = 'stopped';
@@ -100,7 +109,7 @@ export interface KindDef {
   describe(spec: FaultSpec): string;
   /** The fault as the timeline draws it, from its start record: short words on its band, e.g. "kill server n2, down for 300 ms". */
   band?(b: import('./band.ts').FaultBand): string;
-  /** Steps it takes before its start record is written, placed on its band from what the record says (`a`: the band's start, `at`: the record). */
+  /** For histories without its `<kind>-step` records: the steps it took before its start record, placed from what the record says (`a`: the band's start, `at`: the record). */
   bandSteps?(v: Record<string, unknown>, a: number, at: number): import('./band.ts').FaultStep[];
   /** What it did to a client it hit, for an anomaly's cause: "c1 was paused for 900 ms from ..." (default "was hit by <kind>"). */
   clientVerb?: string;

@@ -14,6 +14,8 @@ import { param } from '../spec.ts';
 import { finite, forDur, type FaultStep } from '../band.ts';
 
 const DEMOTION_TIMEOUT_MS = 30_000;
+/** The step that takes the primary away, in words. */
+const AWAY: Record<string, string> = { kill: 'killed', pause: 'paused', partition: 'cut off from Sentinels and replicas' };
 
 export const failover: KindDef = {
   schema: {
@@ -39,13 +41,17 @@ export const failover: KindDef = {
     const undo: (() => Promise<void>)[] = [];
     let old: NodeHandle | undefined;
     return {
-      async start() {
+      async start(step) {
         const t0 = Date.now();
         const p = await currentPrimary(env);
         old = p;
         const replicas = replicasOf(env, p).map((n) => n.id);
         const touches = (ids: string[]) => env.links.filter((l) => (l.from === p.id && ids.includes(l.to)) || (l.to === p.id && ids.includes(l.from)));
-        if (param(spec, 'cut_replication', true)) undo.push(await cutLinks(env, touches(replicas), 'disable', `${id}-repl`));
+        // Each step recorded as it is taken (the start record waits for the promotion, seconds later).
+        if (param(spec, 'cut_replication', true)) {
+          undo.push(await cutLinks(env, touches(replicas), 'disable', `${id}-repl`));
+          step(`replication of ${p.id} cut`, { node: p.id });
+        }
         await sleep(param(spec, 'lead_ms', 0));
         if (how === 'pause') {
           await p.pause();
@@ -57,6 +63,7 @@ export const failover: KindDef = {
           const sentinels = env.nodes.filter((n) => n.role === 'sentinel').map((n) => n.id);
           undo.push(await cutLinks(env, touches([...sentinels, ...replicas]), 'disable', `${id}-away`));
         }
+        step(`${p.id} ${AWAY[how] ?? how}`, { node: p.id });
         const promoted = await pollUntil(async () => {
           const s = await sentinelPrimary(env);
           return s !== undefined && s !== p.id ? s : undefined;
@@ -64,11 +71,13 @@ export const failover: KindDef = {
         if (!promoted) {
           throw new Error(`nemesis failover: Sentinel did not promote a replica within ${param(spec, 'wait_ms', 15_000)} ms after ${how} of primary ${p.id}; raise params.wait_ms or check the Sentinel logs`);
         }
+        step(`${promoted} promoted`, { node: promoted });
         return { old_primary: p.id, new_primary: promoted, how, promoted_after_ms: Date.now() - t0 };
       },
-      async stop() {
+      async stop(step) {
         // The primary comes back first, then replication (reverse order of start).
         for (const u of undo.splice(0).reverse()) await u();
+        if (old) step(`${old.id} back${param(spec, 'await_demotion', true) ? ', until Sentinel demotes it' : ''}`, { node: old.id });
         if (!old || !param(spec, 'await_demotion', true)) return { old_primary: old?.id };
         const back = Date.now();
         const demoted = await pollUntil(async () => ((await redisRole(old!)) === 'slave' ? true : undefined), DEMOTION_TIMEOUT_MS, 100);
@@ -84,7 +93,7 @@ export const failover: KindDef = {
   band: (b) => (typeof b.value.new_primary === 'string'
     ? `failover: ${String(b.value.old_primary ?? '?')} cut off, ${b.value.new_primary} promoted${finite(b.value.promoted_after_ms) === undefined ? '' : ` after ${finite(b.value.promoted_after_ms)} ms`}${forDur(b)}`
     : `failover of ${b.who}${forDur(b)}`),
-  // Its steps before the start record (written once the replica is promoted), placed from what that record says.
+  // A history from before failover-step records: its steps placed from what the start record says.
   bandSteps: (v, a, at) => {
     const p = (v.params ?? {}) as Record<string, unknown>;
     const old = typeof v.old_primary === 'string' ? v.old_primary : 'the primary';
@@ -92,7 +101,7 @@ export const failover: KindDef = {
     const lead = typeof p.lead_ms === 'number' && p.lead_ms > 0 ? p.lead_ms : 0;
     const steps: FaultStep[] = [];
     if (p.cut_replication !== false) steps.push({ a, words: `replication of ${old} cut` });
-    steps.push({ a: Math.min(at, a + lead), words: `${old} ${how === 'kill' ? 'killed' : how === 'partition' ? 'cut off from Sentinels and replicas' : 'paused'}` });
+    steps.push({ a: Math.min(at, a + lead), words: `${old} ${AWAY[how] ?? how}` });
     if (typeof v.new_primary === 'string') steps.push({ a: at, words: `${v.new_primary} promoted` });
     return steps;
   },

@@ -6,11 +6,14 @@ import type { Anomaly } from '../../checkers/types.ts';
 import type { HistoryEvent, NemesisEvent, Op, ParsedHistory } from '../history/types.ts';
 import { HistoryBuilder } from '../history/build.ts';
 import { faultTargets } from './timeline-story.ts';
+import { leadInMs } from './timeline-model.ts';
 import { kindDef } from '../../nemesis/kinds.ts';
 
 export interface FaultPeriod {
   kind: string;
-  start: number;              // ns
+  start: number;              // ns: its first recorded step (`<kind>-step`), else its start record less the lead-in it states
+  effect: number;             // ns: its start record (it is all in effect)
+  steps: { time: number; words: string }[];   // the steps it recorded up to its start record, in order
   end?: number;               // ns; undefined: not healed within the history
   clients: string[];
   nodes: string[];
@@ -20,21 +23,32 @@ export interface FaultPeriod {
 
 const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : {});
 
-/** The faults of a history as periods: each `<kind>-start` with its `-stop` (same id, or same kind and client). */
+/**
+ * The faults of a history as periods: each `<kind>-start` with its `-stop` (same id, or same kind
+ * and client), from its first `<kind>-step` when it recorded steps before its start record.
+ */
 export function faultPeriods(nemesis: readonly NemesisEvent[]): FaultPeriod[] {
   const out: FaultPeriod[] = [];
   const open = new Map<string, FaultPeriod>();
+  const early = new Map<string, FaultPeriod['steps']>();
   const keyOf = (kind: string, v: Record<string, unknown>) => `${kind}|${String(v.id ?? v.client ?? JSON.stringify(v.target ?? ''))}`;
   for (const e of nemesis) {
-    const m = /^(.*)-(start|stop)$/.exec(e.f);
+    const m = /^(.*)-(start|stop|step)$/.exec(e.f);
     if (!m || e.time === undefined || m[1] === 'run') continue;   // run-start / run-end frame runs, they are no fault
     const [, kind, phase] = m as unknown as [string, string, string];
     const v = obj(e.value);
     const k = keyOf(kind, v);
-    if (phase === 'start') {
+    if (phase === 'step') {
+      const step = { time: e.time, words: typeof v.step === 'string' ? v.step : 'a step' };
+      // Only the steps that led up to its start record say how it began (a heal's steps do not).
+      if (!open.has(k)) early.set(k, [...early.get(k) ?? [], step]);
+    } else if (phase === 'start') {
       const { clients, nodes } = faultTargets(v);
       const point = typeof v.point === 'string' ? v.point : typeof obj(v.params).point === 'string' ? String(obj(v.params).point) : undefined;
-      const p: FaultPeriod = { kind, start: e.time, clients, nodes, value: v, ...(point ? { point } : {}) };
+      const steps = early.get(k) ?? [];
+      early.delete(k);
+      const start = steps.length ? Math.min(steps[0]!.time, e.time) : e.time - leadInMs(v) * 1e6;
+      const p: FaultPeriod = { kind, start, effect: e.time, steps, clients, nodes, value: v, ...(point ? { point } : {}) };
       open.set(k, p);
       out.push(p);
     } else {
@@ -145,10 +159,12 @@ export function explainAnomalies(h: Pick<ParsedHistory, 'ops' | 'nemesis'>, anom
       const verb = kindDef(f.kind)?.clientVerb ?? `was hit by ${f.kind}`;
       return `${who(p, clients)} ${verb}${dur} from ${s(f.start)}${at}, ${whereWas(h.ops, p, f.start)}${nextOf(h.ops, p, f.end)}`;
     }
-    const holder = procs.map((p) => ({ p, o: h.ops.filter((o) => o.process === p && o.f === 'acquire' && o.outcome === 'ok' && o.completeTime !== undefined && o.completeTime <= f.start).pop() }))
+    // Held when the fault was all in effect (a failover: once the replica was promoted).
+    const holder = procs.map((p) => ({ p, o: h.ops.filter((o) => o.process === p && o.f === 'acquire' && o.outcome === 'ok' && o.completeTime !== undefined && o.completeTime <= f.effect).pop() }))
       .find((x) => x.o !== undefined);
     const target = f.nodes.length ? ` of ${f.nodes.join(', ')}` : f.clients.length ? ` of ${f.clients.join(', ')}` : '';
-    return `${f.kind}${target}${dur} from ${s(f.start)}${at}${holder ? `, while ${who(holder.p, clients)} held the lock (acquire ok at line ${holder.o!.completeLine})` : ''}`;
+    const steps = f.steps.length ? ` (${f.steps.map((x) => `${x.words} at ${s(x.time)}`).join('; ')})` : '';
+    return `${f.kind}${target}${dur} from ${s(f.start)}${steps}${at}${holder ? `, while ${who(holder.p, clients)} held the lock (acquire ok at line ${holder.o!.completeLine})` : ''}`;
   }
 }
 

@@ -19,13 +19,22 @@ const MAX_SPANNING = 20;
 export type AxisMode = 'time' | 'order';
 
 export interface Hold { process: number; key: string; a: number; b: number; open: boolean; fromLine: number; toLine: number }
-/** `at` is when the start record was written; `a` is where the fault began (earlier when its start took steps: lead-in). */
-export interface FaultBand { kind: string; label: string; a: number; at: number; b: number; open: boolean; lines: number[]; times: (number | undefined)[]; value?: unknown }
+/**
+ * `at` is when the start record was written; `a` is where the fault began: its first recorded
+ * step (`<kind>-step` records with the fault's id, written as it takes them: a failover cuts
+ * replication, kills the primary, then records its start once a replica is promoted), else a
+ * lead-in the start record states. `steps`: the recorded steps, in order. `failed`: its start
+ * failed (`<kind>-start-failed`); it is drawn to its stop all the same, since its steps may have taken effect.
+ */
+export interface FaultBand { kind: string; label: string; a: number; at: number; b: number; open: boolean; lines: number[]; times: (number | undefined)[]; value?: unknown; steps: FaultStepMark[]; failed?: true }
+/** A step a fault recorded (`<kind>-step`, value.step in words), where it happened on the axis. */
+export interface FaultStepMark { a: number; words: string; line: number }
 
 /**
  * Fields of a start record that say how long the start took before the record was written
  * (a failover records `promoted_after_ms`: cutting replication, taking the primary away and
- * Sentinel's promotion all come before it). The band starts that long before the record.
+ * Sentinel's promotion all come before it). With no step recorded (histories from before
+ * `<kind>-step`), the band starts that long before the record.
  */
 const LEAD_IN_FIELDS = ['took_ms', 'promoted_after_ms'] as const;
 export function leadInMs(v: unknown): number {
@@ -80,14 +89,17 @@ export function opEnd(op: Op, pos: Timeline['pos']): number | undefined {
   return Number.isFinite(op.completeSeq) ? pos(op.completeSeq, op.completeTime) : undefined;
 }
 
-// "partition-start", "start-partition", ":start", "heal" → kind and phase.
-const PHASE = /(^|[-_:/ ])(start|begin|stop|end|heal|resume|recover)(?=$|[-_:/ ])/i;
-export function faultPhase(f: string): { kind: string; phase: 'start' | 'stop' | 'once' } {
+// "partition-start", "start-partition", ":start", "heal" → kind and phase; "failover-step": a step
+// of a fault's start or heal; "failover-start-failed": a start that failed (its band runs to its stop).
+const PHASE = /(^|[-_:/ ])(start|begin|stop|end|heal|resume|recover|step)(?=$|[-_:/ ])/i;
+export function faultPhase(f: string): { kind: string; phase: 'start' | 'stop' | 'step' | 'once'; failed?: true } {
+  const failed = /^(.+)-start-failed$/.exec(f);
+  if (failed) return { kind: failed[1]!, phase: 'start', failed: true };
   const m = PHASE.exec(f);
   if (!m) return { kind: f, phase: 'once' };
   const word = m[2]!.toLowerCase();
   const kind = (f.slice(0, m.index) + f.slice(m.index + m[0].length)).replace(/^[-_:/ ]+|[-_:/ ]+$/g, '') || 'fault';
-  return { kind, phase: word === 'start' || word === 'begin' ? 'start' : 'stop' };
+  return { kind, phase: word === 'start' || word === 'begin' ? 'start' : word === 'step' ? 'step' : 'stop' };
 }
 
 export function shortValue(v: unknown, max = 28): string {
@@ -130,22 +142,37 @@ function faultBands(events: NemesisEvent[], pos: Timeline['pos'], end: number): 
   const marks: FaultMark[] = [];
   const open = new Map<string, FaultBand>();
   const lastClosed = new Map<string, FaultBand>();
+  // Steps recorded before their fault's start record (keyed like the band they begin).
+  const early = new Map<string, FaultStepMark[]>();
   const label = (kind: string, v: unknown): string => (v === undefined ? kind : `${kind} ${faultValue(v, 40)}`.trim());
+  const stepWords = (v: unknown): string => {
+    const w = v !== null && typeof v === 'object' ? (v as { step?: unknown }).step : undefined;
+    return typeof w === 'string' ? w : faultValue(v, 60) || 'a step';
+  };
   for (const e of events) {
-    const { kind, phase } = faultPhase(e.f);
+    const { kind, phase, failed } = faultPhase(e.f);
     const at = pos(e.seq, e.time);
     if (kind === 'run') {
       if (phase === 'start') marks.push({ label: label('run', e.value), a: at, line: e.line, time: e.time, section: true });
       continue;
     }
     const k = pairKey(kind, e.value);
-    if (phase === 'start') {
+    if (phase === 'step') {
+      const step: FaultStepMark = { a: at, words: stepWords(e.value), line: e.line };
+      const b = open.get(k);
+      if (b) { b.steps.push(step); continue; }
+      early.set(k, [...early.get(k) ?? [], step]);
+    } else if (phase === 'start') {
       lastClosed.delete(k);
       const b = open.get(k);
       if (b) { b.lines.push(e.line); b.times.push(e.time); if (e.value !== undefined && b.label === kind) b.label = label(kind, e.value); continue; } // Jepsen: invoke then info of one start
-      const lead = e.time === undefined ? 0 : leadInMs(e.value);
-      const a = lead ? Math.min(at, pos(e.seq, e.time! - lead * 1e6)) : at;
-      const nb: FaultBand = { kind, label: label(kind, e.value), a, at, b: end, open: true, lines: [e.line], times: [e.time], value: e.value };
+      const before = early.get(k);
+      early.delete(k);
+      // From its first recorded step; else from the lead-in its start record states.
+      const lead = before || e.time === undefined ? 0 : leadInMs(e.value);
+      const a = before ? Math.min(at, before[0]!.a) : lead ? Math.min(at, pos(e.seq, e.time! - lead * 1e6)) : at;
+      const nb: FaultBand = { kind, label: label(failed ? `${kind} start failed` : kind, e.value), a, at, b: end, open: true, lines: [e.line], times: [e.time],
+        value: e.value, steps: before ?? [], ...(failed ? { failed } : {}) };
       open.set(k, nb);
       bands.push(nb);
     } else if (phase === 'stop') {
@@ -158,6 +185,8 @@ function faultBands(events: NemesisEvent[], pos: Timeline['pos'], end: number): 
       marks.push({ label: label(e.f, e.value), a: at, line: e.line, time: e.time });
     }
   }
+  // Steps of a fault that never recorded its start: marks where they happened.
+  for (const steps of early.values()) for (const st of steps) marks.push({ label: st.words, a: st.a, line: st.line });
   return { bands, marks };
 }
 

@@ -8,7 +8,7 @@
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import type { Op, ParsedHistory } from '../history/types.ts';
 import type { ResourceEntry, ResourceResult } from '../../checkers/resource.ts';
-import { faultValue, opEnd, opStart, type Timeline } from './timeline-model.ts';
+import { faultValue, opEnd, shortValue, opStart, type Timeline } from './timeline-model.ts';
 import { kindDef } from '../../nemesis/kinds.ts';
 import { finite, fmtMs, forDur, type FaultBand, type FaultStep } from '../../nemesis/band.ts';
 
@@ -221,13 +221,14 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
     for (const n of t.nodes) if (!lanes.has(`node:${n}`)) lanes.set(`node:${n}`, { id: `node:${n}`, kind: 'node', label: n, detail: '', processes: [] });
     const clientLanes = t.clients.filter((c) => lanes.has(c));
     const lease = t.clients.length === 1 ? leaseAt(leases, t.clients[0]!, b.a) : undefined;
-    const words = faultWords(b.kind, b.value, b.open ? undefined : b.b - b.a, lease);
-    const steps = b.a < b.at ? kindDef(b.kind)?.bandSteps?.(v, b.a, b.at) ?? [] : [];
+    const words = b.failed ? `${b.kind} failed to start: ${shortValue(v.error ?? 'no reason recorded', 120)}` : faultWords(b.kind, b.value, b.open ? undefined : b.b - b.a, lease);
+    // The steps it recorded; a history without step records: those its kind reads from the start record.
+    const steps = b.steps.length ? b.steps : b.a < b.at ? kindDef(b.kind)?.bandSteps?.(v, b.a, b.at) ?? [] : [];
     const from = b.a < b.at
-      ? `from ${b.a.toFixed(3)} ms (its first step; the start record at line ${b.lines[0]} was written at ${b.at.toFixed(3)} ms)${steps.map((x) => `\n  ${x.a.toFixed(3)} ms: ${x.words}`).join('')}`
+      ? `from ${b.a.toFixed(3)} ms (its first step; the ${b.failed ? 'failed ' : ''}start record at line ${b.lines[0]} was written at ${b.at.toFixed(3)} ms)`
       : `from ${b.a.toFixed(3)} ms (line ${b.lines[0]})`;
     return { kind: b.kind, words, a: b.a, b: b.b, open: b.open, lanes: [...clientLanes, ...t.nodes.map((n) => `node:${n}`)], steps,
-      tip: `fault: ${words}\n${from}\n${b.open ? 'never healed in this history' : `to ${b.b.toFixed(3)} ms (line ${b.lines[b.lines.length - 1]}), ${fmtMs(b.b - b.a)}`}` };
+      tip: `fault: ${words}\n${from}${steps.map((x) => `\n  ${x.a.toFixed(3)} ms: ${x.words}`).join('')}\n${b.open ? 'never healed in this history' : `to ${b.b.toFixed(3)} ms (line ${b.lines[b.lines.length - 1]}), ${fmtMs(b.b - b.a)}`}` };
   });
 
   // Liveness: the stuck interval on its key's lane, in words.

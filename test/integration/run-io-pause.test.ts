@@ -50,6 +50,10 @@ test('the same lock with a Lua unlock stays SAFE under pauses before each of its
   const broken = await replayReleasePause('test/fixtures/locks/get-del-unlock.ts', 'send:release:2');
   assert.equal(broken.code, 1, broken.stderr.slice(-3000));
   assert.ok(anomalyTypes(broken).includes('stale-release'), `anomalies: ${anomalyTypes(broken)}`);
+  // The report names the cause in the user's terms: c1's pause and the late DEL it held, for every anomaly.
+  const causes = broken.stderr.split('\n').filter((l) => /^\s+cause: /.test(l));
+  assert.ok(causes.length >= anomalyTypes(broken).length, broken.stderr.slice(-3000));
+  for (const c of causes) assert.match(c, /c1 .*paused for \d+ ms from [\d.]+ s, just before its DEL \(the 2nd command of its release\) went out/, c);
   // The Lua lock's two commands: its release's EVAL (c1, as above) and its acquire's SET (c3, briefly).
   const r = await replayReleasePause('test/fixtures/locks/lua-unlock.ts', 'send:release:1',
     [{ kind: 'client-pause', at_ms: 0, duration_ms: 200, target: 'c3', params: { point: 'send:acquire:1' } }]);

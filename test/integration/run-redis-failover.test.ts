@@ -23,6 +23,12 @@ function failoverRecord(r: CliResult): void {
   assert.ok(start && start.new_primary !== start.old_primary, `no promotion recorded: ${JSON.stringify(start)}`);
   const stop = events.find((e) => e.f === 'failover-stop')?.value;
   assert.equal(stop?.demoted, true, `old primary not demoted: ${JSON.stringify(stop)}`);
+  // Its steps, recorded as they were taken (the timeline draws the fault from the first): the cut
+  // and the kill come before the start record, written once the replica is promoted.
+  const steps = events.flatMap((e, i) => (e.f === 'failover-step' ? [{ i, step: String(e.value?.step) }] : []));
+  const at = events.findIndex((e) => e.f === 'failover-start');
+  assert.deepEqual(steps.map((x) => x.step), [`replication of ${start.old_primary} cut`, `${start.old_primary} killed`, `${start.new_primary} promoted`, `${start.old_primary} back, until Sentinel demotes it`]);
+  assert.ok(steps[1]!.i < at && steps[3]!.i > at, 'cut, kill and promotion before the start record; the primary back after it');
 }
 
 test('redis-sentinel + failover before replication: double holder', async () => {

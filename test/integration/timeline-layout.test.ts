@@ -2,9 +2,9 @@
 // The timeline at the widths people use (800 and 1400 px), in Debian's Chromium:
 // every anomaly tag shown, no two labels overlapping (bounding boxes), the lease
 // of an acquire that waited drawn from its grant (bounded by the call and the
-// return), and a Sentinel failover band from its first step. Histories: the
-// stored evidence runs (scenarios/evidence/: the Sentinel failover, close anomalies) and
-// small hand-written ones, so each test takes seconds.
+// return), and a Sentinel failover band from its first step. Histories: real runs
+// (histories/timeline-*.jsonl; scenarios/evidence/: a Sentinel failover from before
+// step records, close anomalies) and small hand-written ones, so each test takes seconds.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -148,26 +148,52 @@ test('an acquire that waited: its lease is drawn from the grant (between call an
   }
 });
 
-test('the Sentinel failover band starts at its first step (replication cut), not at the promotion', { skip, timeout: 60_000 }, async () => {
+/** The failover's row, its steps' ticks and its node bands, and c1's first op, on screen. */
+async function failoverBoxes(page: Page): Promise<{ row: Box; steps: { l: number; words: string }[]; nodes: (Box | undefined)[]; acquire: Box }> {
+  const [row] = await call<Box[]>(page, "__t.boxes('svg.tl rect.frow')");
+  assert.ok(row, 'the failover has a row');
+  const steps = (await call<Box[]>(page, "__t.boxes('svg.tl line.fstep')")).map((s) => ({ l: s.l, words: s.tip.split('\n')[1]!.replace(/^step at [\d.]+ ms: /, '') }));
+  const nodes = await Promise.all(['n1', 'n2'].map(async (n) => (await call<Box[]>(page, `__t.boxes('g.lane[data-lane="node:${n}"] rect.nfault')`))[0]));
+  const acquire = (await call<Box[]>(page, `__t.boxes('g.lane[data-lane="c1"] rect.op')`))[0]!;
+  return { row, steps, nodes, acquire };
+}
+
+test('the Sentinel failover band runs from its first recorded step (the replication cut) to its heal, each step where it was recorded', { skip, timeout: 60_000 }, async () => {
+  // A real run (histories/expected.json): run-start at 31.173049 ms; failover-step records at
+  // 2715.059895 (replication of n1 cut), 5218.041012 (n1 killed), 7570.057706 (n2 promoted) and
+  // 14250.314855 ms (n1 back); failover-start at 7570.192325, failover-stop at 24946.000318 ms.
+  const t0 = 31.173049;
+  const html = report('histories/timeline-sentinel-failover.jsonl', 'sentinel-steps');
+  for (const w of WIDTHS) {
+    const page = await open(html, w, 'sentinel-steps');
+    await assertLegible(page, `sentinel (steps recorded) at ${w} px`);
+    const x = (a: number): Promise<number> => call<number>(page, `__t.x(${a})`);
+    const { row, steps, nodes, acquire } = await failoverBoxes(page);
+    assert.ok(Math.abs(row.l - (await x(2715.059895 - t0))) < 2, `band starts at the replication cut, 2684 ms (${row.l} vs ${await x(2715.059895 - t0)})`);
+    assert.ok(Math.abs(row.r - (await x(24946.000318 - t0))) < 2, `band ends at the heal, 24915 ms (${row.r} vs ${await x(24946.000318 - t0)})`);
+    assert.ok(row.l < acquire.l && acquire.l < (await x(7570.192325 - t0)), 'c1 acquired after the cut, before the promotion the start record was written at');
+    assert.deepEqual(steps.map((s) => s.words), ['replication of n1 cut', 'n1 killed', 'n2 promoted', 'n1 back, until Sentinel demotes it']);
+    const recorded = [2715.059895, 5218.041012, 7570.057706, 14250.314855];
+    for (const [i, s] of steps.entries()) assert.ok(Math.abs(s.l - (await x(recorded[i]! - t0))) < 2, `step "${s.words}" where it was recorded`);
+    nodes.forEach((nb, i) => assert.ok(nb && Math.abs(nb.l - row.l) < 2, `node n${i + 1}'s band starts with the row`));
+    await page.close();
+  }
+});
+
+test('a Sentinel history from before step records: the band starts at the lead-in its start record states', { skip, timeout: 60_000 }, async () => {
   // A real run: failover-start written at 5790 ms after the run start with promoted_after_ms 4790, lead_ms 2500.
   const html = report('scenarios/evidence/redis-sentinel--failover/history.jsonl', 'sentinel');
   for (const w of WIDTHS) {
     const page = await open(html, w, 'sentinel');
     await assertLegible(page, `sentinel at ${w} px`);
     const x = (a: number): Promise<number> => call<number>(page, `__t.x(${a})`);
-    const [row] = await call<Box[]>(page, "__t.boxes('svg.tl rect.frow')");
-    assert.ok(row, 'the failover has a row');
+    const { row, steps, nodes, acquire } = await failoverBoxes(page);
     const cut = 5819.580432 - 29.561632 - 4790;
     assert.ok(Math.abs(row.l - (await x(cut))) < 2, `band starts at the replication cut, ${cut.toFixed(0)} ms (${row.l} vs ${await x(cut)})`);
-    const acquire = (await call<Box[]>(page, `__t.boxes('g.lane[data-lane="c1"] rect.op')`))[0]!;
     assert.ok(row.l < acquire.l, 'the failover began before c1 acquired');
-    const steps = await call<Box[]>(page, "__t.boxes('svg.tl line.fstep')");
-    assert.deepEqual(steps.map((s) => s.tip.split('\n')[1]!.replace(/^step at [\d.]+ ms: /, '')), ['replication of n1 cut', 'n1 killed', 'n2 promoted']);
+    assert.deepEqual(steps.map((s) => s.words), ['replication of n1 cut', 'n1 killed', 'n2 promoted']);
     assert.ok(Math.abs(steps[1]!.l - (await x(cut + 2500))) < 2, 'the kill lead_ms after the cut');
-    for (const n of ['n1', 'n2']) {
-      const [nb] = await call<Box[]>(page, `__t.boxes('g.lane[data-lane="node:${n}"] rect.nfault')`);
-      assert.ok(nb && Math.abs(nb.l - row.l) < 2, `node ${n}'s band starts with the row`);
-    }
+    nodes.forEach((nb, i) => assert.ok(nb && Math.abs(nb.l - row.l) < 2, `node n${i + 1}'s band starts with the row`));
     await page.close();
   }
 });

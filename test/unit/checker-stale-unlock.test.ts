@@ -8,6 +8,7 @@ import type { Backend, CheckResult } from '../../checkers/types.ts';
 import type { HistoryEvent } from '../../src/history/types.ts';
 import { checkEvents } from '../../src/runner/session.ts';
 import { toParsed } from '../support/history.ts';
+import { inClientTerms } from '../../src/report/text.ts';
 
 const ms = 1e6;
 /** An event at `time` ms; acquire oks carry an 800 ms lease as the runner records it. */
@@ -87,7 +88,9 @@ test('B: an unlock in flight across another acquire, then a third process gets i
   assert.deepEqual(r.anomalies.map((a) => a.type).sort(), ['double-holder', 'stale-release']);
   const [a] = stale(r);
   assert.deepEqual(a!.processes, [0, 1, 2]);
-  assert.match(a!.message, /process 0's unlock of lock "k" \(lines 3–6\) was still running when process 1 acquired it \(line 5\); then process 2 acquired it \(line 8\) while 1 held it within its lease: the unlock deleted the key, which by then was process 1's lock/);
+  assert.match(a!.message, /process 0's unlock of lock "k" \(lines 3–6\) was still running when process 1 acquired it \(line 5\); then process 2 acquired it \(line 8\) while process 1 held it within its lease: the unlock deleted the key, which by then was process 1's lock/);
+  // In the user's terms every process is a client (the report's rewrite finds each one).
+  assert.match(inClientTerms(a!.message, new Map([[0, 'c1'], [1, 'c2'], [2, 'c3']])), /c1's unlock .* when c2 acquired it .* then c3 acquired it \(line 8\) while c2 held it within its lease: the unlock deleted the key, which by then was c2's lock/);
   // The unlocking process itself may be the one that gets in next.
   const self = check([...inFlight, ev('invoke', 'acquire', 0, 901), ev('ok', 'acquire', 0, 902)], 'redis');
   assert.deepEqual(stale(self)[0]!.processes, [0, 1, 0]);

@@ -70,3 +70,23 @@ test('a pause held at a send names the command its bytes held (the late DEL)', (
   const stale = causes[r.anomalies.findIndex((a) => a.type === 'stale-release')]!;
   assert.match(stale, /^c1 \(process 0\) was paused for 1200 ms from 0\.101 s, just before its DEL \(the 1st command of its release\) went out/);
 });
+
+test('a fault that recorded its steps is named from its first step (a failover: the replication cut before c1 acquired), its steps in order', () => {
+  const f1 = { id: 'f1', params: { how: 'kill', cut_replication: true } };
+  const failover: HistoryEvent[] = [
+    nem('run-start', 0, { run: 1, backend: 'redis' }),
+    nem('failover-step', 700, { ...f1, step: 'replication of n1 cut' }),
+    op('invoke', 'acquire', 0, 900, { client: 'c1' }), op('ok', 'acquire', 0, 910, { lease_ms: 8000 }),
+    nem('failover-step', 2100, { ...f1, step: 'n1 killed' }),
+    nem('failover-step', 4900, { ...f1, step: 'n2 promoted' }),
+    nem('failover-start', 4900, { ...f1, old_primary: 'n1', new_primary: 'n2', promoted_after_ms: 4300 }),
+    op('invoke', 'acquire', 1, 5000, { client: 'c2' }), op('ok', 'acquire', 1, 5010, { lease_ms: 8000 }),
+    op('invoke', 'release', 1, 5100, { client: 'c2' }), op('ok', 'release', 1, 5102),
+    op('invoke', 'release', 0, 5200, { client: 'c1' }), op('ok', 'release', 0, 5202, { value: { lost: true } }),
+    nem('failover-stop', 6000, { ...f1, old_primary: 'n1', demoted: true }),
+  ];
+  const r = checkHistory(toParsed(failover), { model: 'mutex' });
+  const { causes } = explainRun(failover, r.anomalies);
+  assert.equal(r.anomalies[0]!.type, 'double-holder');
+  assert.equal(causes[0], 'failover of n1, n2 for 5300 ms from 0.700 s (replication of n1 cut at 0.700 s; n1 killed at 2.100 s; n2 promoted at 4.900 s), while c1 (process 0) held the lock (acquire ok at line 4)');
+});

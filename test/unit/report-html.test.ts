@@ -294,3 +294,40 @@ test('the lease from the grant: ends between call + lease and return + lease; a 
   const steps = [...html.matchAll(/<line [^>]*data-a="(\d+)" class="fstep" data-tip="[^"]*step at [\d.]+ ms: ([^"]+)"/g)].map((m) => [Number(m[1]), m[2]]);
   assert.deepEqual(steps, [[1000, 'replication of n1 cut'], [2500, 'n1 killed'], [5000, 'n2 promoted']]);
 });
+
+test('a fault that records its steps is drawn from its first recorded step to its heal, each step where it happened; a failed start is drawn to its stop', () => {
+  const t = (ms: number): number => 1_000_000_000 + ms * 1e6;
+  const nem = (f: string, ms: number, value: Record<string, unknown>) => ({ type: 'info', f, process: 'nemesis', value, time: t(ms) });
+  const f1 = { id: 'f1', params: { how: 'kill', cut_replication: true } };
+  const ev = [
+    nem('run-start', 0, { run: 1 }),
+    nem('failover-step', 700, { ...f1, step: 'replication of n1 cut', node: 'n1' }),
+    { type: 'invoke', f: 'acquire', process: 0, key: 'k', time: t(900), client: 'c1' },
+    { type: 'ok', f: 'acquire', process: 0, key: 'k', time: t(910), lease_ms: 8000 },
+    nem('failover-step', 2100, { ...f1, step: 'n1 killed', node: 'n1' }),
+    nem('failover-step', 4900, { ...f1, step: 'n2 promoted', node: 'n2' }),
+    nem('failover-start', 4900, { ...f1, old_primary: 'n1', new_primary: 'n2', how: 'kill', promoted_after_ms: 4300 }),
+    { type: 'invoke', f: 'release', process: 0, key: 'k', time: t(5200), client: 'c1' },
+    { type: 'ok', f: 'release', process: 0, key: 'k', time: t(5202) },
+    nem('failover-step', 5500, { ...f1, step: 'n1 back, until Sentinel demotes it', node: 'n1' }),
+    nem('failover-stop', 6000, { ...f1, old_primary: 'n1', demoted: true }),
+    // A second failover whose promotion never came: its cut and kill took effect, so it is drawn to its stop.
+    nem('failover-step', 6100, { id: 'f2', step: 'replication of n2 cut' }),
+    nem('failover-step', 6200, { id: 'f2', step: 'n2 paused' }),
+    nem('failover-start-failed', 7000, { id: 'f2', error: 'Sentinel did not promote a replica' }),
+    nem('failover-stop', 7100, { id: 'f2', old_primary: 'n2' }),
+  ];
+  const r: CheckResult = { valid: true, model: 'mutex', ops: 2, keys: 1, anomalies: [], keys_detail: {}, elapsed_ms: 0 };
+  const h = build(ev);
+  const tl = buildTimeline(h, r);
+  // From the first step (700 ms), not from the promotion (4900 ms) nor the lead-in the start record states (600 ms).
+  assert.deepEqual(tl.bands.map((b) => [b.kind, b.a, b.at, b.b, b.open, b.failed ?? false]), [['failover', 700, 4900, 6000, false, false], ['failover', 6100, 7000, 7100, false, true]]);
+  assert.deepEqual(tl.marks.filter((m) => !m.section), [], 'steps are no stray marks');
+  assert.deepEqual(faultPhase('failover-step'), { kind: 'failover', phase: 'step' });
+  assert.deepEqual(faultPhase('failover-start-failed'), { kind: 'failover', phase: 'start', failed: true });
+  const html = renderTimelineHtml(h, r);
+  assert.match(html, /data-a="700" data-b="6000" class="flabel"[^>]*>failover: n1 cut off, n2 promoted after 4300 ms for 5300 ms</);
+  assert.match(html, /data-a="6100" data-b="7100" class="flabel"[^>]*>failover failed to start: Sentinel did not promote a replica</);
+  const steps = [...html.matchAll(/<line [^>]*data-a="(\d+)" class="fstep" data-tip="[^"]*step at [\d.]+ ms: ([^"]+)"/g)].map((m) => [Number(m[1]), m[2]]);
+  assert.deepEqual(steps, [[700, 'replication of n1 cut'], [2100, 'n1 killed'], [4900, 'n2 promoted'], [5500, 'n1 back, until Sentinel demotes it'], [6100, 'replication of n2 cut'], [6200, 'n2 paused']]);
+});

@@ -10,12 +10,13 @@ import { validateFaultSpec } from '../../nemesis/spec.ts';
 
 const base: WorkloadOptions = { clients: 3, faults: ['client-pause', 'client-clock', 'clock-bump', 'kill', 'pause', 'partition', 'latency'], ttlMs: 800, nodes: ['n1'], points: ['in-critical-section', 'after-compare'] };
 // The same kinds where no aim fits (a Sentinel group without its failover kind, no named point an aim may anchor at:
-// pauses still land in the critical section, the generator's default): uniformly random plans only.
-const unaimed: WorkloadOptions = { ...base, topology: 'redis-sentinel', nodes: ['n1', 'n2'], points: [] };
+// pauses still land in the critical section, the generator's default; no client clocks, which an aim skews on any
+// topology): uniformly random plans only.
+const unaimed: WorkloadOptions = { ...base, faults: base.faults.filter((k) => k !== 'client-clock'), topology: 'redis-sentinel', nodes: ['n1', 'n2'], points: [] };
 
 test('the unaimed options draw no aim; the base ones do (aims have their own contract: workload-aims.test.ts)', () => {
   assert.deepEqual(aimsFor(unaimed).map((a) => a.name), []);
-  assert.deepEqual(aimsFor(base).map((a) => a.name).sort(), ['lease-clock-jump', 'lease-outlived', 'lease-restart', 'stale-release']);
+  assert.deepEqual(aimsFor(base).map((a) => a.name).sort(), ['lease-clock-jump', 'lease-outlived', 'lease-restart', 'skewed-clock', 'stale-release']);
   // Aimed or not, every plan is valid and keeps every hold inside its lease.
   fc.assert(fc.property(planArb(base), (plan) => {
     validatePlan(plan, 'generated');
@@ -51,7 +52,9 @@ test('a violation shrinks to few operations and one fault', () => {
   assert.ok(r.failed);
   const min = r.counterexample![0];
   assert.equal(min.faults.length, 1);
-  assert.equal(planOps(min), 2);
+  // fast-check's own shrinking of the arbitrary (lockpick's shrinker, src/runner/shrink.ts, goes further):
+  // one attempt, or two it cannot drop (seeds 1-10: 2 or 4 operations).
+  assert.ok(planOps(min) <= 4, `${planOps(min)} operations`);
   assert.match(describePlan(min), /pause client c\d for \d+ ms the next time it reaches/);
 });
 

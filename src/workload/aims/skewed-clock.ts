@@ -19,7 +19,7 @@ export const skewedClock: Aim = {
     const skew = fc.integer({ min: ttl + 100, max: 4 * ttl });
     return fc.record({
       d1: fc.integer({ min: 0, max: Math.floor(ttl / 4) }),
-      h1: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.9 * ttl) }),
+      h1: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),   // inside the lease, as every plan's holds
       come: fc.integer({ min: 30, max: Math.floor(ttl / 4) }),
       skew,
       // The waiter ahead from just after c1's grant, or the holder behind from before its acquire.

@@ -350,3 +350,15 @@ export function checkEvents(events: HistoryEvent[], model: string, timeLimitMs: 
 function checkRunHistory(h: RunHistory, model: string, timeLimitMs: number): CheckResult {
   return checkHistory(h.parsed, { model, timeLimitMs });
 }
+
+/**
+ * The run's TTL given what the servers said at start: a lease shorter than the shortest they
+ * grant is raised to it by the server (etcd), so plans sized by the shorter one would pause a
+ * holder for less than its real lease. Raised unless the user fixed --ttl (then only said).
+ */
+export function leaseFloor(ttlMs: number, fixed: boolean, t: Timescales): { ttlMs: number; said?: string } {
+  const min = t.leaseMinMs;
+  if (min === undefined || ttlMs >= min) return { ttlMs };
+  if (fixed) return { ttlMs, said: `warning: the servers grant no lease shorter than ${min} ms; with --ttl ${ttlMs} a lease lasts ${min} ms, longer than the plans' faults are sized for` };
+  return { ttlMs: min, said: `lease: ${min} ms (the servers grant no shorter lease than that; the default ${ttlMs} ms is raised to it)` };
+}

@@ -205,8 +205,12 @@ export class Session {
       const endpoints = await this.env.clientEndpoints(id);
       // What else the topology gives its clients (Sentinel: the sentinels, the master name, the address map).
       const extras = (await topologyDef(this.env.topology)?.clientExtras?.(this.env, id, endpoints)) ?? {};
+      // The lock's own further connections, each on links of their own (a fault can cut one alone).
+      const channels = recipe.channels?.length
+        ? Object.fromEntries(await Promise.all(recipe.channels.map(async (ch) => [ch, await this.env.clientEndpoints(id, ch)] as const)))
+        : undefined;
       return {
-        t: 'run' as const, run, clientId: id, lock: this.o.lock, endpoints, ...extras,
+        t: 'run' as const, run, clientId: id, lock: this.o.lock, endpoints, ...extras, ...(channels ? { channels } : {}),
         resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
         commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
         pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && anchoredClient(f) === id).map((f) => anchorPoint(f)!),

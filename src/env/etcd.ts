@@ -88,22 +88,35 @@ export async function etcdLeaseMinMs(port: number, host = '127.0.0.1'): Promise<
   }
 }
 
+/**
+ * A member's command line (after the binary): where it listens (`listen`: its own address, or
+ * 0.0.0.0 in a container) and how the others and its clients reach it (`host`, each member's).
+ */
+export function etcdArgs(o: { id: string; dataDir: string; listen: string; host(id: string): string; ports(id: string): EtcdPorts; cluster: string[]; token: string }): string[] {
+  const url = (h: string, p: number) => `http://${h}:${p}`;
+  const me = o.ports(o.id);
+  return [
+    '--name', o.id, '--data-dir', o.dataDir,
+    '--listen-client-urls', url(o.listen, me.client), '--advertise-client-urls', url(o.host(o.id), me.client),
+    '--listen-peer-urls', url(o.listen, me.peer), '--initial-advertise-peer-urls', url(o.host(o.id), me.peer),
+    '--initial-cluster', o.cluster.map((id) => `${id}=${url(o.host(id), o.ports(id).peer)}`).join(','),
+    '--initial-cluster-state', 'new', '--initial-cluster-token', o.token,
+    '--heartbeat-interval', String(ETCD_HEARTBEAT_MS), '--election-timeout', String(ETCD_ELECTION_MS),
+    '--logger', 'zap', '--log-outputs', 'stderr',
+  ];
+}
+
 export function createEtcdNode(o: { id: string; root: string; ports: EtcdPorts; cluster: { id: string; ports: EtcdPorts }[]; uid?: number }): ServerNode {
   const bin = requireBinary('etcd');
   const dir = path.join(o.root, o.id);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const logFile = path.join(dir, 'etcd.log');
   const clockFile = path.join(dir, 'clock-offset');
-  const url = (p: number) => `http://127.0.0.1:${p}`;
-  const args = [
-    '--name', o.id, '--data-dir', path.join(dir, 'data'),
-    '--listen-client-urls', url(o.ports.client), '--advertise-client-urls', url(o.ports.client),
-    '--listen-peer-urls', url(o.ports.peer), '--initial-advertise-peer-urls', url(o.ports.peer),
-    '--initial-cluster', o.cluster.map((m) => `${m.id}=${url(m.ports.peer)}`).join(','),
-    '--initial-cluster-state', 'new', '--initial-cluster-token', path.basename(o.root),
-    '--heartbeat-interval', String(ETCD_HEARTBEAT_MS), '--election-timeout', String(ETCD_ELECTION_MS),
-    '--logger', 'zap', '--log-outputs', 'stderr',
-  ];
+  const portsOf = (id: string) => o.cluster.find((m) => m.id === id)!.ports;
+  const args = etcdArgs({
+    id: o.id, dataDir: path.join(dir, 'data'), listen: '127.0.0.1', host: () => '127.0.0.1', ports: portsOf,
+    cluster: o.cluster.map((m) => m.id), token: path.basename(o.root),
+  });
   return new ServerNode(o.id, 'etcd', o.ports.client, dir, logFile, clockFile, async () => {
     if (o.uid !== undefined) chownTree(dir, o.uid);
     return startAndWait(

@@ -3,7 +3,10 @@ import type { Environment } from './types.ts';
 import { freePort } from './ports.ts';
 import { settleAll } from './settle.ts';
 import { routePeers } from './topology-peers.ts';
-import { createEtcdNode, etcdLeaseMinMs, etcdStatus, etcdTiming, type EtcdPorts, type EtcdTiming } from './etcd.ts';
+import { createEtcdNode, etcdArgs, etcdHealthy, etcdLeaseMinMs, etcdStatus, etcdTiming, type EtcdPorts, type EtcdTiming } from './etcd.ts';
+import { requireBinary } from './binaries.ts';
+import type { DockerKit } from './docker.ts';
+import type { ImageRecipe } from './docker-image.ts';
 import { onlyOptions, type Timescales, type TopologyDef } from './topology.ts';
 import { UsageError } from '../errors.ts';
 
@@ -24,6 +27,29 @@ async function etcdLeader(env: Environment) {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** --env docker: Debian's etcd binary (static but for libc) in an image of its own. */
+const ETCD_IMAGE: ImageRecipe = {
+  source: () => [requireBinary('etcd')],
+  fill(fs) { fs.linked(requireBinary('etcd'), '/usr/bin/etcd'); },
+  dockerfile: () => ['ENV PATH=/usr/bin:/bin', 'WORKDIR /lockpick', 'CMD ["etcd"]'],
+};
+
+/** The etcd ports inside each container (every member has an address of its own). */
+const IN_CONTAINER: EtcdPorts = { client: 2379, peer: 2380 };
+
+/** The members as containers, peer links through the proxy (a nat rule in each member's namespace); data in the node's dir. */
+async function startEtcdDocker(kit: DockerKit, o: { members?: unknown }): Promise<void> {
+  const ids = Array.from({ length: Number(o.members ?? 3) }, (_, i) => `n${i + 1}`);
+  await kit.place(ids.map((id) => ({ id, port: IN_CONTAINER.client })));
+  if (ids.length > 1) await kit.routePeers(ids.map((id) => ({ id, ports: [{ port: IN_CONTAINER.peer }] })), () => true);
+  // Members start together: each waits for a quorum before it is healthy.
+  await Promise.all(ids.map((id) => kit.start({
+    id, role: 'etcd', image: 'etcd',
+    cmd: ['etcd', ...etcdArgs({ id, dataDir: '/lockpick/data', listen: '0.0.0.0', host: (m) => kit.ip(m), ports: () => IN_CONTAINER, cluster: ids, token: `lockpick-${kit.ip('n1')}` })],
+    ready: (h, p) => etcdHealthy(p, h).catch(() => false),
+  })));
 }
 
 export const etcdTopology: TopologyDef = {
@@ -47,6 +73,8 @@ export const etcdTopology: TopologyDef = {
     // Members start together: each waits for a quorum before it is healthy.
     await settleAll(nodes.map(async (n) => { await n.start(); return n; }), (n) => env.nodes.push(n));
   },
+  images: { etcd: ETCD_IMAGE },
+  docker: startEtcdDocker,
   external: () => [{ role: 'etcd', as: 'etcd', prefix: 'n', min: 1, max: 9 }],
   timescales: etcdTimescales,
 };

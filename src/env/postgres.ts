@@ -4,11 +4,10 @@
 // (PostgreSQL refuses root), so the node's private dir is chowned to it and the
 // environment's root made traversable. Trust authentication on 127.0.0.1, user
 // `postgres`, database `postgres`; fsync off (a test cluster, thrown away).
-import { execFile } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { MissingBinaryError, requireBinary } from './binaries.ts';
 import { shimEnv } from './clock.ts';
@@ -33,12 +32,38 @@ export function postgresBinary(name: string): string {
   }
 }
 
-/** The uid PostgreSQL and PgBouncer run as when lockpick is root (both refuse root): the `postgres` user's. */
-function postgresUid(): number | undefined {
-  if (process.getuid?.() !== 0) return undefined;
+/** The `postgres` user of this machine (the Debian package creates it): PostgreSQL and PgBouncer refuse to run as root. */
+export function postgresUser(): { uid: number; gid: number } {
   const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
   if (!line) throw new Error("lockpick: PostgreSQL refuses to run as root and there is no 'postgres' user (the Debian package postgresql creates it: apt-get install -y postgresql)");
-  return Number(line.split(':')[2]);
+  const f = line.split(':');
+  return { uid: Number(f[2]), gid: Number(f[3]) };
+}
+
+/** The uid PostgreSQL and PgBouncer run as when lockpick is root: the `postgres` user's. */
+function postgresUid(): number | undefined {
+  return process.getuid?.() === 0 ? postgresUser().uid : undefined;
+}
+
+/**
+ * A fresh cluster (trust authentication, user `postgres`) made by initdb at `dest`, run as the
+ * server's user (`uid`, when lockpick is root) in a private dir of its own. Blocks: it runs once
+ * per postgres build (the cluster is then copied), or into an image's build context.
+ */
+export function initdbInto(dest: string, uid: number | undefined): void {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'lockpick-initdb-'));
+  try {
+    if (uid !== undefined) chownTree(tmp, uid);
+    try {
+      execFileSync(postgresBinary('initdb'), ['-D', path.join(tmp, 'data'), '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'],
+        { ...(uid !== undefined ? { uid, gid: uid } : {}), cwd: tmp, stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (e) {
+      throw new Error(`lockpick: initdb failed: ${String((e as { stderr?: Buffer }).stderr ?? e)}`);
+    }
+    cpSync(path.join(tmp, 'data'), dest, { recursive: true });
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 export async function postgresReady(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -55,24 +80,18 @@ export async function postgresReady(port: number, host = '127.0.0.1'): Promise<b
 
 /** A freshly initdb'd cluster, made once per postgres build and copied for each node. */
 async function pristineCluster(uid: number | undefined): Promise<string> {
-  const initdb = postgresBinary('initdb');
   const tag = `postgres-cluster-${Math.floor(statSync(postgresBinary('postgres')).mtimeMs)}`;
   const dest = path.join(stateDir(), tag);
   if (existsSync(dest)) return dest;
-  // initdb runs as the server's user, in a private dir of its own (the state dir stays lockpick's).
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'lockpick-initdb-'));
+  // Made aside and renamed into place: another run making it at the same time is no harm.
+  const part = mkdtempSync(path.join(stateDir(), `${tag}.tmp-`));
   try {
-    if (uid !== undefined) chownTree(tmp, uid);
-    await promisify(execFile)(initdb, ['-D', path.join(tmp, 'data'), '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'],
-      { ...(uid !== undefined ? { uid, gid: uid } : {}), cwd: tmp });
-    const part = mkdtempSync(path.join(stateDir(), `${tag}.tmp-`));
-    cpSync(path.join(tmp, 'data'), path.join(part, 'data'), { recursive: true });
+    initdbInto(path.join(part, 'data'), uid);
     renameSync(path.join(part, 'data'), dest);
-    rmSync(part, { recursive: true, force: true });
   } catch (e) {
-    if (!existsSync(dest)) throw new Error(`lockpick: initdb failed: ${String((e as { stderr?: string }).stderr ?? e)}`);
+    if (!existsSync(dest)) throw e;
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    rmSync(part, { recursive: true, force: true });
   }
   return dest;
 }

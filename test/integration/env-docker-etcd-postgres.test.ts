@@ -5,6 +5,7 @@
 // engine answers (LOCKPICK_DOCKER_TESTS=1; scripts/docker-engine.sh up starts one).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { anomalyTypes, lockpick, repoRoot, tempStore } from './run-helpers.ts';
 import { dockerSkip } from './docker-helpers.ts';
@@ -61,5 +62,22 @@ test("docker: etcd peer links go through the proxy: a partition of 'leader' gets
   } finally {
     await env.down();
   }
+  assert.deepEqual(leftovers(), []);
+});
+
+test('docker: PostgreSQL in a container runs as its own non-root user; the session-kill plan breaks pg-advisory-session there (exit 1)', { skip }, async () => {
+  const { startEnv } = await import('../../src/env/env-kinds.ts');
+  const { postgresUser } = await import('../../src/env/postgres.ts');
+  const env = await startEnv({ kind: 'docker' }, 'postgres', {});
+  try {
+    const name = `lockpick-${path.basename((env as unknown as { root: string }).root).replace(/^lockpick-env-/, '')}-n1`;
+    const procs = execFileSync('docker', ['top', name, '-o', 'pid,uid,comm'], { encoding: 'utf8' }).trim().split('\n').slice(1).map((l) => l.trim().split(/\s+/).slice(1));
+    assert.ok(procs.length > 0 && procs.every(([uid]) => Number(uid) === postgresUser().uid), `the server's processes run as the postgres user: ${JSON.stringify(procs)}`);
+  } finally {
+    await env.down();
+  }
+  const r = await replayDocker('pg-advisory-session-killed');
+  assert.equal(r.code, 1, r.stderr);
+  assert.ok(anomalyTypes(r).includes('double-holder'), `anomalies: ${anomalyTypes(r)}`);
   assert.deepEqual(leftovers(), []);
 });

@@ -130,6 +130,21 @@ export async function createPostgresNode(o: { id: string; root: string; port: nu
   return node;
 }
 
+/** PgBouncer's users file: the `postgres` user with no password (trust). */
+export const PGBOUNCER_USERS = '"postgres" ""\n';
+
+/** PgBouncer's config: on `listen`:`port` in front of `server`, in `mode` pooling; its socket and users file in `dir`. */
+export function pgbouncerIni(o: { listen: string; port: number; server: { host: string; port: number }; dir: string; mode: 'transaction' | 'session'; logFile?: string; pidFile?: string }): string {
+  return [
+    '[databases]', `* = host=${o.server.host} port=${o.server.port}`,
+    '[pgbouncer]', `listen_addr = ${o.listen}`, `listen_port = ${o.port}`, `unix_socket_dir = ${o.dir}`,
+    'auth_type = trust', `auth_file = ${path.join(o.dir, 'users.txt')}`, `pool_mode = ${o.mode}`,
+    // A few server connections per database: clients share them, as behind a real pooler.
+    'default_pool_size = 4', 'max_client_conn = 200', 'ignore_startup_parameters = extra_float_digits',
+    ...(o.logFile ? [`logfile = ${o.logFile}`] : []), ...(o.pidFile ? [`pidfile = ${o.pidFile}`] : []), '',
+  ].join('\n');
+}
+
 /**
  * PgBouncer on `port` in front of `server` (its real port), in `mode` pooling: in transaction
  * mode a client's statements run on whichever server connection is free when each transaction
@@ -143,15 +158,8 @@ export async function createPgbouncerNode(o: { id: string; root: string; port: n
   const logFile = path.join(dir, 'pgbouncer.log');
   const clockFile = path.join(dir, 'clock-offset');
   const ini = path.join(dir, 'pgbouncer.ini');
-  writeFileSync(path.join(dir, 'users.txt'), '"postgres" ""\n');
-  writeFileSync(ini, [
-    '[databases]', `* = host=127.0.0.1 port=${o.server}`,
-    '[pgbouncer]', 'listen_addr = 127.0.0.1', `listen_port = ${o.port}`, `unix_socket_dir = ${dir}`,
-    'auth_type = trust', `auth_file = ${path.join(dir, 'users.txt')}`, `pool_mode = ${o.mode}`,
-    // A few server connections per database: clients share them, as behind a real pooler.
-    'default_pool_size = 4', 'max_client_conn = 200', 'ignore_startup_parameters = extra_float_digits',
-    `logfile = ${logFile}`, `pidfile = ${path.join(dir, 'pgbouncer.pid')}`, '',
-  ].join('\n'));
+  writeFileSync(path.join(dir, 'users.txt'), PGBOUNCER_USERS);
+  writeFileSync(ini, pgbouncerIni({ listen: '127.0.0.1', port: o.port, server: { host: '127.0.0.1', port: o.server }, dir, mode: o.mode, logFile, pidFile: path.join(dir, 'pgbouncer.pid') }));
   if (uid !== undefined) chmodSync(o.root, 0o711);
   const node = new ServerNode(o.id, 'pgbouncer', o.port, dir, path.join(dir, 'pgbouncer.out'), clockFile, async () => {
     if (uid !== undefined) chownTree(dir, uid);

@@ -4,7 +4,7 @@ import { appendFileSync, existsSync, mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Environment, NodeHandle } from './types.ts';
-import { createPgbouncerNode, createPostgresNode, initdbInto, POSTGRES_CREDENTIALS, POSTGRES_TUNING, postgresBinary, postgresReady, postgresUser } from './postgres.ts';
+import { createPgbouncerNode, createPostgresNode, initdbInto, PGBOUNCER_USERS, pgbouncerIni, POSTGRES_CREDENTIALS, POSTGRES_TUNING, postgresBinary, postgresReady, postgresUser } from './postgres.ts';
 import type { DockerKit } from './docker.ts';
 import type { ImageRecipe } from './docker-image.ts';
 import { freePort } from './ports.ts';
@@ -55,10 +55,12 @@ const PG_HOME = '/var/lib/postgresql';
  * connections from the private network, and the `postgres` user it runs as (it refuses root).
  */
 const POSTGRES_IMAGE: ImageRecipe = {
-  source: () => [serverBinary()],
+  source: () => [serverBinary(), realpathSync(postgresBinary('pgbouncer'))],
   fill(fs, ctx) {
     const bin = serverBinary();
     fs.linked(bin);
+    // PgBouncer beside it (postgres-pgbouncer), from the same user's image.
+    fs.linked(realpathSync(postgresBinary('pgbouncer')), '/usr/sbin/pgbouncer');
     const plpgsql = path.join(path.dirname(path.dirname(bin)), 'lib', 'plpgsql.so');
     if (existsSync(plpgsql)) fs.linked(plpgsql);
     fs.tree(path.join('/usr/share/postgresql', path.basename(path.dirname(path.dirname(bin)))), () => false);
@@ -74,7 +76,7 @@ const POSTGRES_IMAGE: ImageRecipe = {
   dockerfile: () => {
     const u = postgresUser();
     const bin = serverBinary();
-    return [`COPY --chown=${u.uid}:${u.gid} pg/ ${PG_HOME}/`, `ENV PATH=${path.dirname(bin)}:/usr/bin:/bin`, `USER ${u.uid}:${u.gid}`, 'WORKDIR /lockpick',
+    return [`COPY --chown=${u.uid}:${u.gid} pg/ ${PG_HOME}/`, `ENV PATH=${path.dirname(bin)}:/usr/sbin:/usr/bin:/bin`, `USER ${u.uid}:${u.gid}`, 'WORKDIR /lockpick',
       `CMD ${JSON.stringify(postgresContainerCmd())}`];
   },
 };
@@ -84,11 +86,29 @@ function postgresContainerCmd(): string[] {
   return ['postgres', '-D', `${PG_HOME}/data`, '-p', '5432', '-c', 'listen_addresses=*', '-c', 'unix_socket_directories=/tmp', ...POSTGRES_TUNING];
 }
 
-async function startPostgresDocker(kit: DockerKit): Promise<void> {
-  await kit.place([{ id: 'n1', port: 5432 }]);
+/** The server as container `id` (placed already). */
+async function startPostgresContainer(kit: DockerKit, id: string): Promise<void> {
   const n = await kit.start({
-    id: 'n1', role: 'postgres', image: 'postgres', cmd: postgresContainerCmd(), user: postgresUser(),
+    id, role: 'postgres', image: 'postgres', cmd: postgresContainerCmd(), user: postgresUser(),
     ready: (h, p) => postgresReady(p, h).catch(() => false), readyMs: 30_000,
+  });
+  n.credentials = POSTGRES_CREDENTIALS;
+}
+
+/** PgBouncer's port in its container. */
+const PGBOUNCER_PORT = 6432;
+
+/** The server (n2) and PgBouncer in front of it (n1), each a container of the same image, as the postgres user. */
+async function startPgbouncerDocker(kit: DockerKit): Promise<void> {
+  await kit.place([{ id: 'n2', port: 5432 }, { id: 'n1', port: PGBOUNCER_PORT }]);
+  await startPostgresContainer(kit, 'n2');
+  const n = await kit.start({
+    id: 'n1', role: 'pgbouncer', image: 'postgres', cmd: ['pgbouncer', '/lockpick/pgbouncer.ini'], user: postgresUser(),
+    files: {
+      'pgbouncer.ini': pgbouncerIni({ listen: '0.0.0.0', port: PGBOUNCER_PORT, server: { host: kit.ip('n2'), port: 5432 }, dir: '/lockpick', mode: 'transaction' }),
+      'users.txt': PGBOUNCER_USERS,
+    },
+    ready: (h, p) => postgresReady(p, h).catch(() => false),
   });
   n.credentials = POSTGRES_CREDENTIALS;
 }
@@ -107,7 +127,10 @@ export const postgresTopology: TopologyDef = {
   start: async (env) => {
     env.nodes.push(await createPostgresNode({ id: 'n1', root: env.root, port: await freePort() }));
   },
-  docker: startPostgresDocker,
+  docker: async (kit) => {
+    await kit.place([{ id: 'n1', port: 5432 }]);
+    await startPostgresContainer(kit, 'n1');
+  },
   external: () => [{ role: 'postgres', as: 'postgres', prefix: 'n', min: 1, max: 1 }],
   endSessions: endPostgresSessions,
 };
@@ -120,6 +143,7 @@ export const pgbouncerTopology: TopologyDef = {
   endpointRoles: [{ role: 'pgbouncer', login: true, what: 'PgBouncer' }, { role: 'postgres', login: true, what: 'PostgreSQL' }],
   leased: false,
   validate: (o) => onlyOptions('postgres-pgbouncer', o, []),
+  docker: startPgbouncerDocker,
   start: async (env) => {
     const server = await createPostgresNode({ id: 'n2', root: env.root, port: await freePort() });
     env.nodes.push(server);

@@ -107,7 +107,7 @@ test('image contexts: the files each server needs, no symlinks, the libraries th
     mariadb: ['/usr/sbin/mariadbd', '/usr/share/mysql/english/errmsg.sys', '/usr/share/mysql/charsets/Index.xml', '/var/lib/mysql/mysql/global_priv.MAD'],
     etcd: ['/usr/bin/etcd'],
     // The server at its package's path (its share dir is found from there), time zones, the user it runs as.
-    postgres: [pgServer, `/usr/share/postgresql/${path.basename(path.dirname(path.dirname(pgServer)))}/timezonesets/Default`, '/usr/share/zoneinfo/Etc/UTC', '/etc/passwd'],
+    postgres: [pgServer, `/usr/share/postgresql/${path.basename(path.dirname(path.dirname(pgServer)))}/timezonesets/Default`, '/usr/share/zoneinfo/Etc/UTC', '/etc/passwd', '/usr/sbin/pgbouncer'],
   };
   for (const kind of Object.keys(want) as ImageKind[]) {
     const ctx = mkdtempSync(path.join(os.tmpdir(), 'lockpick-image-test-'));

@@ -1,5 +1,5 @@
 // --env docker for etcd (3 members, peer links through the fault proxy by a nat rule in each
-// member's namespace) and PostgreSQL (the server runs as a non-root user in its container):
+// member's namespace) and PostgreSQL, alone or behind PgBouncer (both run as a non-root user in their containers):
 // the stored plans that break their locks locally break them in containers too, and a
 // partition of the etcd leader gets a new one elected. Skipped, saying so, when no Docker
 // engine answers (LOCKPICK_DOCKER_TESTS=1; scripts/docker-engine.sh up starts one).
@@ -77,6 +77,13 @@ test('docker: PostgreSQL in a container runs as its own non-root user; the sessi
     await env.down();
   }
   const r = await replayDocker('pg-advisory-session-killed');
+  assert.equal(r.code, 1, r.stderr);
+  assert.ok(anomalyTypes(r).includes('double-holder'), `anomalies: ${anomalyTypes(r)}`);
+  assert.deepEqual(leftovers(), []);
+});
+
+test('docker: PgBouncer (transaction pooling) in front of PostgreSQL, containers of one image: the session lock breaks with no fault (exit 1)', { skip }, async () => {
+  const r = await replayDocker('pg-advisory-pgbouncer-shared');
   assert.equal(r.code, 1, r.stderr);
   assert.ok(anomalyTypes(r).includes('double-holder'), `anomalies: ${anomalyTypes(r)}`);
   assert.deepEqual(leftovers(), []);

@@ -13,6 +13,7 @@ import { leaseOutlived } from './aims/lease-outlived.ts';
 import { sessionExpiry } from './aims/session-expiry.ts';
 import { skewedClock } from './aims/skewed-clock.ts';
 import { holderVanished } from './aims/holder-vanished.ts';
+import { keepaliveLapse } from './aims/keepalive-lapse.ts';
 
 export const AIMS: readonly Aim[] = [
   redlockRestart,
@@ -29,6 +30,7 @@ export const AIMS: readonly Aim[] = [
   leaseOutlived,
   skewedClock,
   holderVanished,
+  keepaliveLapse,
 ];
 
 /** The aims whose kinds were all asked for and whose topology fits. */

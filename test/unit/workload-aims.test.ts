@@ -21,7 +21,23 @@ const FITS: WorkloadOptions[] = [
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1'], topology: 'redis', grantedAcquireSends: 2, points: ['in-critical-section', 'send:acquire:1', 'send:acquire:2'] },
   // A server whose locks live in client sessions (TopologyDef.leased false) that do not time out by themselves.
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1'], topology: 'postgres' },
+  // A lock whose client keeps its lease alive (etcd's): holds may span several leases.
+  { clients: 3, faults: [], ttlMs: 1000, nodes: ['n1', 'n2', 'n3'], topology: 'etcd', keepsAlive: true },
 ];
+
+test('keep-alives lapse: c1 holds for 2-3 leases, its keep-alives cut in its critical section for all of it, c2 waiting', () => {
+  const aim = AIMS.find((a) => a.name === 'keepalive-lapse')!;
+  const o: WorkloadOptions = { clients: 3, faults: [...aim.kinds], ttlMs: 1000, nodes: ['n1'], topology: 'etcd', keepsAlive: true };
+  assert.ok(!aim.applies({ ...o, keepsAlive: false }), 'only where the client keeps its lease alive');
+  fc.assert(fc.property(aim.plan(o), (plan) => {
+    const [cut] = plan.faults;
+    const [a1] = plan.clients[0]!.attempts;
+    const [a2] = plan.clients[1]!.attempts;
+    assert.deepEqual([cut!.kind, cut!.target, cut!.params], ['keepalive-cut', 'c1', { point: 'in-critical-section' }]);
+    assert.ok(a1!.holdMs >= 2 * plan.ttlMs && cut!.duration_ms === a1!.holdMs, 'the cut lasts the hold, past the lease');
+    assert.ok(a2!.delayMs > a1!.delayMs && a2!.delayMs + a2!.waitMs > a1!.delayMs + 1.5 * plan.ttlMs, 'c2 waits past the lapse');
+  }), { numRuns: 100 });
+});
 
 test('holder vanished: c1 is cut off by a black hole in its critical section and dies while cut; c2 waits past the liveness bound after the death', () => {
   const aim = AIMS.find((a) => a.name === 'holder-vanished')!;

@@ -20,7 +20,7 @@ const FITS: WorkloadOptions[] = [
     points: ['in-critical-section', ...[1, 2, 3, 4, 5].map((k) => `reply:acquire:${k}`)] },
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1'], topology: 'redis', grantedAcquireSends: 2, points: ['in-critical-section', 'send:acquire:1', 'send:acquire:2'] },
   // A server whose locks live in client sessions (TopologyDef.leased false) that do not time out by themselves.
-  { clients: 3, faults: [], ttlMs: 800, nodes: ['n1'], topology: 'postgres' },
+  { clients: 3, faults: [], ttlMs: 800, nodes: ['n1'], topology: 'postgres', leased: false },
   // A lock whose client keeps its lease alive (etcd's): holds may span several leases.
   { clients: 3, faults: [], ttlMs: 1000, nodes: ['n1', 'n2', 'n3'], topology: 'etcd', keepsAlive: true },
 ];
@@ -41,8 +41,8 @@ test('keep-alives lapse: c1 holds for 2-3 leases, its keep-alives cut in its cri
 
 test('holder vanished: c1 is cut off by a black hole in its critical section and dies while cut; c2 waits past the liveness bound after the death', () => {
   const aim = AIMS.find((a) => a.name === 'holder-vanished')!;
-  const o: WorkloadOptions = { clients: 3, faults: [...aim.kinds], ttlMs: 800, nodes: ['n1'], topology: 'postgres' };
-  assert.ok(!aim.applies({ ...o, topology: 'redis' }), 'not on leases');
+  const o: WorkloadOptions = { clients: 3, faults: [...aim.kinds], ttlMs: 800, nodes: ['n1'], topology: 'postgres', leased: false };
+  assert.ok(!aim.applies({ ...o, leased: true }), 'not on leases');
   assert.ok(!aim.applies({ ...o, topology: 'zookeeper', sessionMs: 2000 }), 'not where the session times out by itself');
   fc.assert(fc.property(aim.plan(o), (plan) => {
     const cut = plan.faults.find((f) => f.kind === 'partition')!;

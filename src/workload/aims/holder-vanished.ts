@@ -1,4 +1,4 @@
-// The holder vanished: c1 holds a lock that lives in its server session (TopologyDef.leased
+// The holder vanished: c1 holds a lock that lives in its server session (WorkloadOptions.leased
 // false: an advisory lock, GET_LOCK, an open transaction) when its link goes silent (a black
 // hole: no FIN, no RST ever reaches the server) and then it dies, as a host that loses its
 // network and power does. The server keeps the session, and the lock with it, until TCP
@@ -11,13 +11,12 @@ import { firstThenSecond, type Aim } from '../aim.ts';
 import type { RunPlan } from '../plan.ts';
 import { CRITICAL_SECTION } from '../plan.ts';
 import { allowsPoint } from '../points.ts';
-import { topologyDef } from '../../env/topologies.ts';
 
 export const holderVanished: Aim = {
   name: 'holder-vanished',
   summary: 'a client holding a session lock is cut off by a black hole and dies; its server session, and the lock, outlive it while a second client waits',
   kinds: ['partition', 'client-kill'],
-  applies: (o) => o.clients >= 2 && topologyDef(o.topology ?? 'redis')?.leased === false && o.sessionMs === undefined && allowsPoint(o.points, CRITICAL_SECTION),
+  applies: (o) => o.clients >= 2 && o.leased === false && o.sessionMs === undefined && allowsPoint(o.points, CRITICAL_SECTION),
   weight: 1,
   plan: (o) => {
     const ttl = o.ttlMs;

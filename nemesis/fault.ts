@@ -100,6 +100,8 @@ export interface KindDef {
    * run): a plan with such a fault runs alone.
    */
   scope: 'client' | 'server';
+  /** It acts on the lock's own connection of this name (LockRecipe.channels): a lock without one is refused (exit 2) and 'all' leaves the kind out. */
+  lockChannel?: string;
   /** Params that need more when present, e.g. kill's persistence needs 'restart-persistence'. */
   paramNeeds?: Readonly<Record<string, Capability>>;
   create(spec: FaultSpec, ctx: NemesisContext, id: string): FaultImpl;

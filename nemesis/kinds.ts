@@ -9,6 +9,7 @@ import { failover } from './faults/failover.ts';
 import { latency, partition } from './faults/partition.ts';
 import { kill, pause } from './faults/process.ts';
 import { sessionKill } from './faults/session-kill.ts';
+import { keepaliveCut } from './faults/keepalive-cut.ts';
 import { FaultSpecError, validateFaultSpec, validateSchedule, type KindSchema } from './spec.ts';
 import type { FaultSchedule } from './types.ts';
 import { missingCapabilities } from '../src/env/capabilities.ts';
@@ -17,7 +18,7 @@ import type { Capability } from '../src/env/capabilities.ts';
 import { LINK_TARGETS } from './targets.ts';
 
 /** The registry: one line per fault kind (each kind is one file under faults/). */
-export const KINDS: readonly KindDef[] = [partition, latency, pause, kill, clockBump, clockStrobe, clockReset, failover, clientPause, clientClock, clientKill, sessionKill];
+export const KINDS: readonly KindDef[] = [partition, latency, pause, kill, clockBump, clockStrobe, clockReset, failover, clientPause, clientClock, clientKill, sessionKill, keepaliveCut];
 
 /** The kind's definition, or undefined. */
 export function kindDef(kind: string): KindDef | undefined {
@@ -30,10 +31,13 @@ export function describeFault(spec: FaultSpec): string {
   return def ? def.describe(spec) : `at ${spec.at_ms} ms: ${spec.kind} ${JSON.stringify(spec.target ?? '')}`;
 }
 
-/** Why `kind` cannot act on `topology`, or undefined when it can. */
-export function topologyProblem(kind: string, topology: string): string | undefined {
-  const t = kindDef(kind)?.schema.topologies;
-  return t && !t.includes(topology) ? `fault '${kind}' needs a ${t.join(' or ')} topology; this lock runs on ${topology}` : undefined;
+/** Why `kind` cannot act on `topology` (or, given the lock's `channels`, on this lock), or undefined when it can. */
+export function topologyProblem(kind: string, topology: string, channels?: readonly string[]): string | undefined {
+  const def = kindDef(kind);
+  const t = def?.schema.topologies;
+  if (t && !t.includes(topology)) return `fault '${kind}' needs a ${t.join(' or ')} topology; this lock runs on ${topology}`;
+  const ch = def?.lockChannel;
+  return ch && channels && !channels.includes(ch) ? `fault '${kind}' needs a lock with a '${ch}' connection of its own (LockRecipe.channels); this lock has ${channels.length ? channels.join(', ') : 'none'}` : undefined;
 }
 
 /** Link targets that act only between servers (no client end): they need node→node links. */

@@ -73,8 +73,8 @@ export function replayDir(dir: string): string {
 export async function refuseTopologyFaults(faults: string[], recipe: Awaited<ReturnType<typeof recipeFor>>): Promise<void> {
   const { topologyProblem } = await import('../nemesis/index.ts');
   for (const k of faults) {
-    const p = topologyProblem(k, topologyOf(recipe).name);
-    if (p) throw new UsageError(`--faults: ${p}; leave it out or pick a lock on that topology ('lockpick list')`);
+    const p = topologyProblem(k, topologyOf(recipe).name, recipe.channels ?? []);
+    if (p) throw new UsageError(`--faults: ${p}; leave it out or pick a lock that has it ('lockpick list')`);
   }
 }
 
@@ -184,7 +184,7 @@ export async function allFaults(faults: string[], recipe: Awaited<ReturnType<typ
   const { KINDS, topologyProblem, capabilityProblem } = await import('../nemesis/index.ts');
   const { envKind } = await import('./env/env-kinds.ts');
   const topology = topologyOf(recipe).name;
-  return KINDS.map((k) => k.schema.kind).filter((k) => !topologyProblem(k, topology) && !capabilityProblem(k, envKind(envName)!));
+  return KINDS.map((k) => k.schema.kind).filter((k) => !topologyProblem(k, topology, recipe.channels ?? []) && !capabilityProblem(k, envKind(envName)!));
 }
 
 export async function parseFaults(list: string | undefined): Promise<string[]> {

@@ -52,4 +52,15 @@ export const POSTGRES_ENTRIES: DemoEntry[] = [
     fixDemo: 'pg-advisory-pgbouncer-shared',
     source: 'PostgreSQL documentation, Advisory Locks; PgBouncer feature matrix; issue 22',
   },
+  {
+    name: 'pg-advisory-session-abandoned',
+    title: 'PostgreSQL session advisory lock: a holder whose host vanished keeps it (liveness)',
+    expected: 'UNSAFE',
+    lock: 'The session advisory lock of pg-advisory-session-killed: it lives as long as the holder\'s server session.',
+    code: [{ file: 'pg-advisory.ts', from: 'const got = await pollAcquire(ctx, a.waitMs', to: 'return holds.hold(key, c' }],
+    fault: 'When c1 has the lock, its link goes silent (a black hole: nothing, not even its close, reaches the server), then c1 dies. Property checked: liveness (available again within 2 × TTL = 1.6 s after the holder is gone).',
+    story: 'The server never hears that c1 is gone: its session stays open until TCP keepalive gives up (two hours by default), and the lock with it. c2 and c3 retry for 3 s and never get it. Safe, but stuck.',
+    fix: 'Let the server end sessions that stop answering: tcp_keepalives_idle / _interval / _count (or client_connection_check_interval) in seconds, not hours; or use a lock with a lease.',
+    source: 'PostgreSQL documentation, Advisory Locks and tcp_keepalives_idle; issue 22',
+  },
 ];

@@ -22,6 +22,7 @@ import { DockerNode } from './docker-node.ts';
 import { freePort } from './ports.ts';
 import { shimPath } from './clock.ts';
 import { peerLinks, type PeerNode } from './topology-peers.ts';
+import { chownTree } from './peer-routing.ts';
 
 const run = promisify(execFile);
 const log = (m: string): void => console.error(m);
@@ -35,6 +36,8 @@ export interface ContainerServer {
   cmd: string[];
   /** Files written into the node's dir, which the container sees at /lockpick, before it starts. */
   files?: Record<string, string>;
+  /** The user the server runs as when not root (PostgreSQL refuses root): the node's dir becomes its own. */
+  user?: { uid: number; gid: number };
   /** Serving? Asked over the published port. */
   ready(host: string, port: number): Promise<boolean>;
   readyMs?: number;
@@ -147,10 +150,12 @@ export class DockerKit {
       writeFileSync(path.join(p.dir, name), text);
     }
     const clockFile = this.local ? path.join(p.dir, 'clock-offset') : undefined;
+    if (s.user) chownTree(p.dir, s.user.uid, s.user.gid);
     const server = await this.client.container.dockerode.createContainer({
       name: `lockpick-${this.envId}-${s.id}`,
       Image: await this.image(s.image),
       Cmd: s.cmd,
+      ...(s.user ? { User: `${s.user.uid}:${s.user.gid}` } : {}),
       Labels: ownerLabels(this.envId, s.id),
       WorkingDir: '/lockpick',
       // The clock shim moves the server's wall clock by what the node's clock file says.

@@ -51,16 +51,17 @@ export class LocalEnvironment implements Environment {
     return n;
   }
 
-  private async proxiedFor(clientId: string, nodes: ManagedNode[]): Promise<Endpoint[]> {
+  private async proxiedFor(clientId: string, nodes: ManagedNode[], channel?: string): Promise<Endpoint[]> {
     if (!/^[A-Za-z0-9_.-]+$/.test(clientId)) throw new Error(`lockpick: client id '${clientId}' must be letters, digits, '_', '.', '-'`);
+    if (channel !== undefined && !/^[a-z][a-z0-9-]*$/.test(channel)) throw new Error(`lockpick: channel '${channel}' must be lower-case letters, digits, '-'`);
     const links = await Promise.all(
-      nodes.map((n) => this.linkTable.ensure(`client:${clientId}`, n.id, { id: n.id, host: n.host ?? '127.0.0.1', port: n.port })),
+      nodes.map((n) => this.linkTable.ensure(`client:${clientId}`, n.id, { id: n.id, host: n.host ?? '127.0.0.1', port: n.port }, channel)),
     );
     return links.map((l, i) => ({ id: nodes[i]!.id, host: l.listen.host, port: l.listen.port, ...nodes[i]!.credentials }));
   }
 
-  clientEndpoints(clientId: string): Promise<Endpoint[]> {
-    return this.proxiedFor(clientId, this.nodes.filter((n) => this.dataRoles.includes(n.role)));
+  clientEndpoints(clientId: string, channel?: string): Promise<Endpoint[]> {
+    return this.proxiedFor(clientId, this.nodes.filter((n) => this.dataRoles.includes(n.role)), channel);
   }
 
   sentinelEndpoints(clientId: string): Promise<Endpoint[]> {

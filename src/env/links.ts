@@ -15,18 +15,18 @@ export class LinkTable {
     return this.tp !== undefined;
   }
 
-  get(from: string, to: string): Link | undefined {
-    return this.links.find((l) => l.from === from && l.to === to);
+  get(from: string, to: string, channel?: string): Link | undefined {
+    return this.links.find((l) => l.from === from && l.to === to && l.channel === channel);
   }
 
-  /** The link from→to, created on first use (concurrent callers share one creation). */
-  async ensure(from: string, to: string, upstream: Endpoint): Promise<Link> {
-    const name = `${from}->${to}`;
-    const have = this.get(from, to);
+  /** The link from→to (of `channel`: named 'from->to:channel'), created on first use (concurrent callers share one creation). */
+  async ensure(from: string, to: string, upstream: Endpoint, channel?: string): Promise<Link> {
+    const name = `${from}->${to}${channel ? `:${channel}` : ''}`;
+    const have = this.get(from, to, channel);
     if (have) return have;
     let p = this.pending.get(name);
     if (!p) {
-      p = this.create(name, from, to, upstream);
+      p = this.create(name, from, to, upstream, '127.0.0.1', channel);
       this.pending.set(name, p);
       p.finally(() => this.pending.delete(name)).catch(() => {});
     }
@@ -38,10 +38,10 @@ export class LinkTable {
     return this.create(`${from}->${to}`, from, to, upstream, listenHost);
   }
 
-  private async create(name: string, from: string, to: string, upstream: Endpoint, listenHost = '127.0.0.1'): Promise<Link> {
+  private async create(name: string, from: string, to: string, upstream: Endpoint, listenHost = '127.0.0.1', channel?: string): Promise<Link> {
     let link: Link;
     if (!this.tp) {
-      link = { name, from, to, listen: { ...upstream, id: name }, upstream };
+      link = { name, from, to, listen: { ...upstream, id: name }, upstream, ...(channel ? { channel } : {}) };
     } else {
       let port = await freePort();
       for (let attempt = 0; ; attempt++) {
@@ -54,7 +54,7 @@ export class LinkTable {
           port = await freePort();
         }
       }
-      link = { name, from, to, listen: { id: name, host: listenHost, port }, upstream };
+      link = { name, from, to, listen: { id: name, host: listenHost, port }, upstream, ...(channel ? { channel } : {}) };
     }
     this.links.push(link);
     return link;

@@ -92,11 +92,11 @@ export async function cleanupLeftoverChains(log: (m: string) => void): Promise<v
 }
 
 /** Hands a node's private dir (and everything in it) to the uid it runs as. */
-export function chownTree(dir: string, uid: number): void {
-  chownSync(dir, uid, uid);
+export function chownTree(dir: string, uid: number, gid = uid): void {
+  chownSync(dir, uid, gid);
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) chownTree(p, uid);
-    else chownSync(p, uid, uid);
+    if (e.isDirectory()) chownTree(p, uid, gid);
+    else chownSync(p, uid, gid);
   }
 }

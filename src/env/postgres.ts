@@ -4,11 +4,10 @@
 // (PostgreSQL refuses root), so the node's private dir is chowned to it and the
 // environment's root made traversable. Trust authentication on 127.0.0.1, user
 // `postgres`, database `postgres`; fsync off (a test cluster, thrown away).
-import { execFile } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { MissingBinaryError, requireBinary } from './binaries.ts';
 import { shimEnv } from './clock.ts';
@@ -33,12 +32,38 @@ export function postgresBinary(name: string): string {
   }
 }
 
-/** The uid PostgreSQL and PgBouncer run as when lockpick is root (both refuse root): the `postgres` user's. */
-function postgresUid(): number | undefined {
-  if (process.getuid?.() !== 0) return undefined;
+/** The `postgres` user of this machine (the Debian package creates it): PostgreSQL and PgBouncer refuse to run as root. */
+export function postgresUser(): { uid: number; gid: number } {
   const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
   if (!line) throw new Error("lockpick: PostgreSQL refuses to run as root and there is no 'postgres' user (the Debian package postgresql creates it: apt-get install -y postgresql)");
-  return Number(line.split(':')[2]);
+  const f = line.split(':');
+  return { uid: Number(f[2]), gid: Number(f[3]) };
+}
+
+/** The uid PostgreSQL and PgBouncer run as when lockpick is root: the `postgres` user's. */
+function postgresUid(): number | undefined {
+  return process.getuid?.() === 0 ? postgresUser().uid : undefined;
+}
+
+/**
+ * A fresh cluster (trust authentication, user `postgres`) made by initdb at `dest`, run as the
+ * server's user (`uid`, when lockpick is root) in a private dir of its own. Blocks: it runs once
+ * per postgres build (the cluster is then copied), or into an image's build context.
+ */
+export function initdbInto(dest: string, uid: number | undefined): void {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'lockpick-initdb-'));
+  try {
+    if (uid !== undefined) chownTree(tmp, uid);
+    try {
+      execFileSync(postgresBinary('initdb'), ['-D', path.join(tmp, 'data'), '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'],
+        { ...(uid !== undefined ? { uid, gid: uid } : {}), cwd: tmp, stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (e) {
+      throw new Error(`lockpick: initdb failed: ${String((e as { stderr?: Buffer }).stderr ?? e)}`);
+    }
+    cpSync(path.join(tmp, 'data'), dest, { recursive: true });
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 export async function postgresReady(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -55,24 +80,18 @@ export async function postgresReady(port: number, host = '127.0.0.1'): Promise<b
 
 /** A freshly initdb'd cluster, made once per postgres build and copied for each node. */
 async function pristineCluster(uid: number | undefined): Promise<string> {
-  const initdb = postgresBinary('initdb');
   const tag = `postgres-cluster-${Math.floor(statSync(postgresBinary('postgres')).mtimeMs)}`;
   const dest = path.join(stateDir(), tag);
   if (existsSync(dest)) return dest;
-  // initdb runs as the server's user, in a private dir of its own (the state dir stays lockpick's).
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'lockpick-initdb-'));
+  // Made aside and renamed into place: another run making it at the same time is no harm.
+  const part = mkdtempSync(path.join(stateDir(), `${tag}.tmp-`));
   try {
-    if (uid !== undefined) chownTree(tmp, uid);
-    await promisify(execFile)(initdb, ['-D', path.join(tmp, 'data'), '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C'],
-      { ...(uid !== undefined ? { uid, gid: uid } : {}), cwd: tmp });
-    const part = mkdtempSync(path.join(stateDir(), `${tag}.tmp-`));
-    cpSync(path.join(tmp, 'data'), path.join(part, 'data'), { recursive: true });
+    initdbInto(path.join(part, 'data'), uid);
     renameSync(path.join(part, 'data'), dest);
-    rmSync(part, { recursive: true, force: true });
   } catch (e) {
-    if (!existsSync(dest)) throw new Error(`lockpick: initdb failed: ${String((e as { stderr?: string }).stderr ?? e)}`);
+    if (!existsSync(dest)) throw e;
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    rmSync(part, { recursive: true, force: true });
   }
   return dest;
 }
@@ -111,6 +130,21 @@ export async function createPostgresNode(o: { id: string; root: string; port: nu
   return node;
 }
 
+/** PgBouncer's users file: the `postgres` user with no password (trust). */
+export const PGBOUNCER_USERS = '"postgres" ""\n';
+
+/** PgBouncer's config: on `listen`:`port` in front of `server`, in `mode` pooling; its socket and users file in `dir`. */
+export function pgbouncerIni(o: { listen: string; port: number; server: { host: string; port: number }; dir: string; mode: 'transaction' | 'session'; logFile?: string; pidFile?: string }): string {
+  return [
+    '[databases]', `* = host=${o.server.host} port=${o.server.port}`,
+    '[pgbouncer]', `listen_addr = ${o.listen}`, `listen_port = ${o.port}`, `unix_socket_dir = ${o.dir}`,
+    'auth_type = trust', `auth_file = ${path.join(o.dir, 'users.txt')}`, `pool_mode = ${o.mode}`,
+    // A few server connections per database: clients share them, as behind a real pooler.
+    'default_pool_size = 4', 'max_client_conn = 200', 'ignore_startup_parameters = extra_float_digits',
+    ...(o.logFile ? [`logfile = ${o.logFile}`] : []), ...(o.pidFile ? [`pidfile = ${o.pidFile}`] : []), '',
+  ].join('\n');
+}
+
 /**
  * PgBouncer on `port` in front of `server` (its real port), in `mode` pooling: in transaction
  * mode a client's statements run on whichever server connection is free when each transaction
@@ -124,15 +158,8 @@ export async function createPgbouncerNode(o: { id: string; root: string; port: n
   const logFile = path.join(dir, 'pgbouncer.log');
   const clockFile = path.join(dir, 'clock-offset');
   const ini = path.join(dir, 'pgbouncer.ini');
-  writeFileSync(path.join(dir, 'users.txt'), '"postgres" ""\n');
-  writeFileSync(ini, [
-    '[databases]', `* = host=127.0.0.1 port=${o.server}`,
-    '[pgbouncer]', 'listen_addr = 127.0.0.1', `listen_port = ${o.port}`, `unix_socket_dir = ${dir}`,
-    'auth_type = trust', `auth_file = ${path.join(dir, 'users.txt')}`, `pool_mode = ${o.mode}`,
-    // A few server connections per database: clients share them, as behind a real pooler.
-    'default_pool_size = 4', 'max_client_conn = 200', 'ignore_startup_parameters = extra_float_digits',
-    `logfile = ${logFile}`, `pidfile = ${path.join(dir, 'pgbouncer.pid')}`, '',
-  ].join('\n'));
+  writeFileSync(path.join(dir, 'users.txt'), PGBOUNCER_USERS);
+  writeFileSync(ini, pgbouncerIni({ listen: '127.0.0.1', port: o.port, server: { host: '127.0.0.1', port: o.server }, dir, mode: o.mode, logFile, pidFile: path.join(dir, 'pgbouncer.pid') }));
   if (uid !== undefined) chmodSync(o.root, 0o711);
   const node = new ServerNode(o.id, 'pgbouncer', o.port, dir, path.join(dir, 'pgbouncer.out'), clockFile, async () => {
     if (uid !== undefined) chownTree(dir, uid);

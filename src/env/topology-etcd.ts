@@ -3,17 +3,22 @@ import type { Environment } from './types.ts';
 import { freePort } from './ports.ts';
 import { settleAll } from './settle.ts';
 import { routePeers } from './topology-peers.ts';
-import { createEtcdNode, etcdStatus, ETCD_ELECTION_MS, ETCD_HEARTBEAT_MS, type EtcdPorts } from './etcd.ts';
-import { onlyOptions, type TopologyDef } from './topology.ts';
+import { createEtcdNode, etcdArgs, etcdHealthy, etcdLeaseMinMs, etcdStatus, etcdTiming, type EtcdPorts, type EtcdTiming } from './etcd.ts';
+import { requireBinary } from './binaries.ts';
+import type { DockerKit } from './docker.ts';
+import type { ImageRecipe } from './docker-image.ts';
+import { onlyOptions, type Timescales, type TopologyDef } from './topology.ts';
 import { UsageError } from '../errors.ts';
 
-/** How long the nemesis waits out an election in progress (a member that rejoins after a cut can force one) before it says there is no leader. */
+/** How long the nemesis waits out an election in progress (a member that rejoins after a cut can force one) before it says there is no leader: at least this, or 4 election timeouts as the members said at start. */
 const ELECTION_WAIT_MS = 3000;
+/** The raft timing each environment's members said at start (timescales), for the leader's wait. */
+const timingOf = new WeakMap<Environment, EtcdTiming>();
 
 /** The member that says it is the leader (each member's own status over its real port), waiting out an election. */
 async function etcdLeader(env: Environment) {
   const nodes = env.nodes.filter((n) => n.role === 'etcd');
-  const deadline = Date.now() + ELECTION_WAIT_MS;
+  const deadline = Date.now() + Math.max(ELECTION_WAIT_MS, 4 * (timingOf.get(env)?.electionMs ?? 0));
   for (;;) {
     const status = await Promise.all(nodes.map((n) => etcdStatus(n.port, n.host)));
     const i = status.findIndex((s) => s !== undefined && s.member === s.leader);
@@ -22,6 +27,29 @@ async function etcdLeader(env: Environment) {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** --env docker: Debian's etcd binary (static but for libc) in an image of its own. */
+const ETCD_IMAGE: ImageRecipe = {
+  source: () => [requireBinary('etcd')],
+  fill(fs) { fs.linked(requireBinary('etcd'), '/usr/bin/etcd'); },
+  dockerfile: () => ['ENV PATH=/usr/bin:/bin', 'WORKDIR /lockpick', 'CMD ["etcd"]'],
+};
+
+/** The etcd ports inside each container (every member has an address of its own). */
+const IN_CONTAINER: EtcdPorts = { client: 2379, peer: 2380 };
+
+/** The members as containers, peer links through the proxy (a nat rule in each member's namespace); data in the node's dir. */
+async function startEtcdDocker(kit: DockerKit, o: { members?: unknown }): Promise<void> {
+  const ids = Array.from({ length: Number(o.members ?? 3) }, (_, i) => `n${i + 1}`);
+  await kit.place(ids.map((id) => ({ id, port: IN_CONTAINER.client })));
+  if (ids.length > 1) await kit.routePeers(ids.map((id) => ({ id, ports: [{ port: IN_CONTAINER.peer }] })), () => true);
+  // Members start together: each waits for a quorum before it is healthy.
+  await Promise.all(ids.map((id) => kit.start({
+    id, role: 'etcd', image: 'etcd',
+    cmd: ['etcd', ...etcdArgs({ id, dataDir: '/lockpick/data', listen: '0.0.0.0', host: (m) => kit.ip(m), ports: () => IN_CONTAINER, cluster: ids, token: `lockpick-${kit.ip('n1')}` })],
+    ready: (h, p) => etcdHealthy(p, h).catch(() => false),
+  })));
 }
 
 export const etcdTopology: TopologyDef = {
@@ -45,6 +73,34 @@ export const etcdTopology: TopologyDef = {
     // Members start together: each waits for a quorum before it is healthy.
     await settleAll(nodes.map(async (n) => { await n.start(); return n; }), (n) => env.nodes.push(n));
   },
+  images: { etcd: ETCD_IMAGE },
+  docker: startEtcdDocker,
   external: () => [{ role: 'etcd', as: 'etcd', prefix: 'n', min: 1, max: 9 }],
-  timescales: async () => ({ said: [`etcd members started with heartbeat ${ETCD_HEARTBEAT_MS} ms, election timeout ${ETCD_ELECTION_MS} ms (a lease may be as short as 1 s)`] }),
+  timescales: etcdTimescales,
 };
+
+/**
+ * Read from the members themselves: each one's heartbeat and election timeout (its command
+ * line; the slowest member's counts), and the shortest lease the cluster grants (a lease of 1 s
+ * asked for). A failover is planned within two election timeouts (a follower's randomized
+ * timeout is up to twice the setting) and a few heartbeats.
+ */
+async function etcdTimescales(env: Environment): Promise<Timescales> {
+  const nodes = env.nodes.filter((n) => n.role === 'etcd');
+  const timings = (await Promise.all(nodes.map((n) => etcdTiming(n.port, n.host)))).filter((t): t is EtcdTiming => t !== undefined);
+  let leaseMinMs: number | undefined;
+  for (const n of nodes) if ((leaseMinMs = await etcdLeaseMinMs(n.port, n.host)) !== undefined) break;
+  const said: string[] = [];
+  let promotionMs: number | undefined;
+  if (timings.length) {
+    const t: EtcdTiming = {
+      heartbeatMs: Math.max(...timings.map((x) => x.heartbeatMs)), electionMs: Math.max(...timings.map((x) => x.electionMs)),
+      from: timings.some((x) => x.from === 'defaults') ? 'defaults' : 'flags',
+    };
+    timingOf.set(env, t);
+    promotionMs = 2 * t.electionMs + 4 * t.heartbeatMs;
+    said.push(`etcd members (${timings.length} of ${nodes.length} answered /debug/vars): heartbeat ${t.heartbeatMs} ms, election timeout ${t.electionMs} ms${t.from === 'defaults' ? " (etcd's defaults where a member's command line sets none; an ETCD_* variable or a config file could set others)" : ''}; a new leader planned within ${(promotionMs / 1000).toFixed(1)} s`);
+  } else said.push(`no etcd member answered /debug/vars: its heartbeat and election timeout are unknown here`);
+  said.push(leaseMinMs !== undefined ? `etcd grants a lease asked for 1 s as ${leaseMinMs / 1000} s (its shortest)` : 'no etcd member granted a probe lease: the shortest lease is unknown here');
+  return { said, ...(promotionMs !== undefined ? { promotionMs } : {}), ...(leaseMinMs !== undefined ? { leaseMinMs } : {}) };
+}

@@ -1,8 +1,12 @@
 // `postgres`: one PostgreSQL server (advisory locks, a fenced row), and `postgres-pgbouncer`:
 // the same server behind PgBouncer in transaction pooling, where clients lock through the pooler.
+import { appendFileSync, existsSync, mkdirSync, realpathSync } from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import type { Environment, NodeHandle } from './types.ts';
-import { createPgbouncerNode, createPostgresNode, POSTGRES_CREDENTIALS } from './postgres.ts';
+import { createPgbouncerNode, createPostgresNode, initdbInto, PGBOUNCER_USERS, pgbouncerIni, POSTGRES_CREDENTIALS, POSTGRES_TUNING, postgresBinary, postgresReady, postgresUser } from './postgres.ts';
+import type { DockerKit } from './docker.ts';
+import type { ImageRecipe } from './docker-image.ts';
 import { freePort } from './ports.ts';
 import { onlyOptions, sessionTag, type BackendWords, type TopologyDef } from './topology.ts';
 
@@ -39,6 +43,76 @@ function credentialsOf(n: NodeHandle): Partial<typeof POSTGRES_CREDENTIALS> {
   return cred ? { user: cred.user, password: cred.password, ...(cred.database ? { database: cred.database } : {}) } : {};
 }
 
+/** The server binary where its package put it (PATH may have a link to it): its share dir is found relative to it. */
+const serverBinary = () => realpathSync(postgresBinary('postgres'));
+
+/** Where the image keeps its cluster (initdb'd when the image is built, owned by the server's user). */
+const PG_HOME = '/var/lib/postgresql';
+
+/**
+ * --env docker: the host's PostgreSQL server (at its own path: it finds its share dir from
+ * there), its share dir and the time zones, a cluster initdb'd at build time that trusts
+ * connections from the private network, and the `postgres` user it runs as (it refuses root).
+ */
+const POSTGRES_IMAGE: ImageRecipe = {
+  source: () => [serverBinary(), realpathSync(postgresBinary('pgbouncer'))],
+  fill(fs, ctx) {
+    const bin = serverBinary();
+    fs.linked(bin);
+    // PgBouncer beside it (postgres-pgbouncer), from the same user's image.
+    fs.linked(realpathSync(postgresBinary('pgbouncer')), '/usr/sbin/pgbouncer');
+    const plpgsql = path.join(path.dirname(path.dirname(bin)), 'lib', 'plpgsql.so');
+    if (existsSync(plpgsql)) fs.linked(plpgsql);
+    fs.tree(path.join('/usr/share/postgresql', path.basename(path.dirname(path.dirname(bin)))), () => false);
+    fs.tree('/usr/share/zoneinfo', (rel) => /^(right|posix)(\/|$)/.test(rel));
+    const u = postgresUser();
+    fs.text('/etc/passwd', `root:x:0:0:root:/root:/bin/false\npostgres:x:${u.uid}:${u.gid}:PostgreSQL:${PG_HOME}:/bin/false\n`);
+    fs.text('/etc/group', `root:x:0:\npostgres:x:${u.gid}:\n`);
+    // Beside rootfs/: the Dockerfile copies it as the server's own (the rootfs is root's); 0700 kept.
+    mkdirSync(path.join(ctx, 'pg'));
+    initdbInto(path.join(ctx, 'pg', 'data'), process.getuid?.() === 0 ? u.uid : undefined);
+    appendFileSync(path.join(ctx, 'pg', 'data', 'pg_hba.conf'), 'host all all 0.0.0.0/0 trust\n');
+  },
+  dockerfile: () => {
+    const u = postgresUser();
+    const bin = serverBinary();
+    return [`COPY --chown=${u.uid}:${u.gid} pg/ ${PG_HOME}/`, `ENV PATH=${path.dirname(bin)}:/usr/sbin:/usr/bin:/bin`, `USER ${u.uid}:${u.gid}`, 'WORKDIR /lockpick',
+      `CMD ${JSON.stringify(postgresContainerCmd())}`];
+  },
+};
+
+/** The server's command line in its container: every address of its own network, its socket in /tmp. */
+function postgresContainerCmd(): string[] {
+  return ['postgres', '-D', `${PG_HOME}/data`, '-p', '5432', '-c', 'listen_addresses=*', '-c', 'unix_socket_directories=/tmp', ...POSTGRES_TUNING];
+}
+
+/** The server as container `id` (placed already). */
+async function startPostgresContainer(kit: DockerKit, id: string): Promise<void> {
+  const n = await kit.start({
+    id, role: 'postgres', image: 'postgres', cmd: postgresContainerCmd(), user: postgresUser(),
+    ready: (h, p) => postgresReady(p, h).catch(() => false), readyMs: 30_000,
+  });
+  n.credentials = POSTGRES_CREDENTIALS;
+}
+
+/** PgBouncer's port in its container. */
+const PGBOUNCER_PORT = 6432;
+
+/** The server (n2) and PgBouncer in front of it (n1), each a container of the same image, as the postgres user. */
+async function startPgbouncerDocker(kit: DockerKit): Promise<void> {
+  await kit.place([{ id: 'n2', port: 5432 }, { id: 'n1', port: PGBOUNCER_PORT }]);
+  await startPostgresContainer(kit, 'n2');
+  const n = await kit.start({
+    id: 'n1', role: 'pgbouncer', image: 'postgres', cmd: ['pgbouncer', '/lockpick/pgbouncer.ini'], user: postgresUser(),
+    files: {
+      'pgbouncer.ini': pgbouncerIni({ listen: '0.0.0.0', port: PGBOUNCER_PORT, server: { host: kit.ip('n2'), port: 5432 }, dir: '/lockpick', mode: 'transaction' }),
+      'users.txt': PGBOUNCER_USERS,
+    },
+    ready: (h, p) => postgresReady(p, h).catch(() => false),
+  });
+  n.credentials = POSTGRES_CREDENTIALS;
+}
+
 export const postgresTopology: TopologyDef = {
   name: 'postgres',
   summary: 'one PostgreSQL server (advisory locks, a fenced row)',
@@ -48,9 +122,14 @@ export const postgresTopology: TopologyDef = {
   // A PostgreSQL server with a login: postgres=USER:PASSWORD@HOST:PORT/DATABASE.
   endpointRoles: [{ role: 'postgres', login: true, what: 'PostgreSQL' }],
   leased: false,
+  images: { postgres: POSTGRES_IMAGE },
   validate: (o) => onlyOptions('postgres', o, []),
   start: async (env) => {
     env.nodes.push(await createPostgresNode({ id: 'n1', root: env.root, port: await freePort() }));
+  },
+  docker: async (kit) => {
+    await kit.place([{ id: 'n1', port: 5432 }]);
+    await startPostgresContainer(kit, 'n1');
   },
   external: () => [{ role: 'postgres', as: 'postgres', prefix: 'n', min: 1, max: 1 }],
   endSessions: endPostgresSessions,
@@ -64,6 +143,7 @@ export const pgbouncerTopology: TopologyDef = {
   endpointRoles: [{ role: 'pgbouncer', login: true, what: 'PgBouncer' }, { role: 'postgres', login: true, what: 'PostgreSQL' }],
   leased: false,
   validate: (o) => onlyOptions('postgres-pgbouncer', o, []),
+  docker: startPgbouncerDocker,
   start: async (env) => {
     const server = await createPostgresNode({ id: 'n2', root: env.root, port: await freePort() });
     env.nodes.push(server);

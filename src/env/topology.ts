@@ -24,6 +24,8 @@ export interface EndpointRoleDef { role: string; login?: boolean; what?: string 
 export interface Timescales {
   /** The longest a failover (detection, election, promotion) is planned to take. */
   promotionMs?: number;
+  /** The shortest lease the servers grant (a shorter one asked for is raised to it): a run's TTL is at least this unless --ttl says otherwise. */
+  leaseMinMs?: number;
   /** What was read, in words, for the run's header. */
   said: string[];
 }

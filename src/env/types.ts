@@ -40,8 +40,12 @@ export interface NodeHandle {
   clockOffsetMs(): number;
 }
 
-/** A directed link through the fault proxy (toxiproxy proxy name = name). */
-export interface Link { name: string; from: string; to: string; listen: Endpoint; upstream: Endpoint }
+/**
+ * A directed link through the fault proxy (toxiproxy proxy name = name). `channel`: a client's
+ * link for one of its lock's own connections (LockRecipe.channels, e.g. 'keepalive'), apart
+ * from its main one, so a fault can cut that connection alone.
+ */
+export interface Link { name: string; from: string; to: string; listen: Endpoint; upstream: Endpoint; channel?: string }
 
 export interface Environment {
   readonly topology: TopologyName;
@@ -52,8 +56,8 @@ export interface Environment {
   readonly proxyUrl: string;     // Toxiproxy HTTP API (drive it with toxiproxy-node-client)
   readonly sentinelName?: string;
   node(id: string): NodeHandle;
-  /** The endpoints client `clientId` uses, one proxied link per (client, data node). */
-  clientEndpoints(clientId: string): Promise<Endpoint[]>;
+  /** The endpoints client `clientId` uses, one proxied link per (client, data node); with `channel`, those of its lock's connection of that name (links of their own). */
+  clientEndpoints(clientId: string, channel?: string): Promise<Endpoint[]>;
   /** Sentinel endpoints for client `clientId` (redis-sentinel), proxied likewise. */
   sentinelEndpoints?(clientId: string): Promise<Endpoint[]>;
   /** Endpoint of the fault-free resource node, if requested. */

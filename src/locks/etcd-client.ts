@@ -2,23 +2,53 @@
 // command budget as its deadline and no retries of the library's own (a retried
 // write would hide what the first attempt did), so a call either answers, fails
 // with the server's error, or times out (unknown). Streams (lease keep-alives)
-// have no deadline.
+// have no deadline. The Lease service (grant, keep-alives, revoke) goes over a connection of
+// its own when the run gives one (LockContext.channels.keepalive: the recipes declare it), so
+// the nemesis can cut a holder's keep-alives while its other calls go through (keepalive-cut).
 import { Etcd3, EtcdLeaseInvalidError, EtcdLockFailedError } from 'etcd3';
 import { noop } from 'cockatiel';
+import type { Endpoint } from '../env/types.ts';
 import type { LockContext } from './lock.ts';
 import { numberOption } from './options.ts';
 
 export { EtcdLeaseInvalidError, EtcdLockFailedError };
 
-export function etcdClient(ctx: LockContext, recipe: string): Etcd3 {
-  const hosts = ctx.endpoints.map((ep) => `http://${ep.host}:${ep.port}`);
-  if (!hosts.length) throw new Error(`lock ${recipe}: the lock context of client ${ctx.clientId} has no endpoints; it needs the 'etcd' topology`);
+/** The connection the recipes' lease keep-alives go over (LockRecipe.channels). */
+export const ETCD_CHANNELS = ['keepalive'];
+
+function connect(ctx: LockContext, eps: Endpoint[]): Etcd3 {
   return new Etcd3({
-    hosts,
+    hosts: eps.map((ep) => `http://${ep.host}:${ep.port}`),
     dialTimeout: Math.max(1000, ctx.commandTimeoutMs),
     defaultCallOptions: (c) => (c.isStream ? {} : { deadline: Date.now() + ctx.commandTimeoutMs }),
     faultHandling: { host: () => noop, global: noop },
   });
+}
+
+/** What the etcd3 client calls through (its connection pool; Etcd3.mock replaces it wholesale). */
+interface Callable {
+  exec(service: string, method: string, payload: unknown): Promise<unknown>;
+  withConnection(service: string, fn: (c: unknown) => unknown): Promise<unknown>;
+}
+
+export function etcdClient(ctx: LockContext, recipe: string): Etcd3 {
+  if (!ctx.endpoints.length) throw new Error(`lock ${recipe}: the lock context of client ${ctx.clientId} has no endpoints; it needs the 'etcd' topology`);
+  const main = connect(ctx, ctx.endpoints);
+  const keepalive = ctx.channels?.keepalive;
+  if (!keepalive?.length) return main;
+  // The client the recipe uses routes each call by service through its pool's replacement
+  // (the package's own hook, Etcd3.mock): Lease to the keep-alive connection, the rest to the main one.
+  const lease = connect(ctx, keepalive);
+  const pool = (c: Etcd3) => (c as unknown as { pool: Callable }).pool;
+  const via = (service: string) => pool(service === 'Lease' ? lease : main);
+  const routed = connect(ctx, ctx.endpoints);
+  routed.mock({
+    exec: (service: string, method: string, payload: unknown) => via(service).exec(service, method, payload),
+    withConnection: (service: string, fn: (c: unknown) => unknown) => via(service).withConnection(service, fn),
+  } as never);
+  const close = routed.close.bind(routed);
+  routed.close = () => { close(); main.close(); lease.close(); };
+  return routed;
 }
 
 /** etcd leases are whole seconds (at least 1; the members allow 1 s with lockpick's election timeout). */

@@ -7,7 +7,7 @@
  * lease loses the key while it still works, and nothing tells it in time.
  */
 import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
-import { etcdClient, etcdRetryMs, EtcdLeaseInvalidError, EtcdLockFailedError, ETCD_OPTIONS_HELP, leaseSeconds } from './etcd-client.ts';
+import { etcdClient, etcdRetryMs, EtcdLeaseInvalidError, EtcdLockFailedError, ETCD_CHANNELS, ETCD_OPTIONS_HELP, leaseSeconds } from './etcd-client.ts';
 import { pollAcquire } from './retry.ts';
 
 const NAME = 'etcd-lease-lock';
@@ -47,6 +47,7 @@ export const recipe: LockRecipe = {
   model: 'mutex',
   fencing: false,
   keepsAlive: true,   // the client keeps the lease alive while it holds
+  channels: ETCD_CHANNELS,   // the Lease service on a connection of its own: keepalive-cut can cut it alone
   optionsHelp: ETCD_OPTIONS_HELP,
   create,
 };

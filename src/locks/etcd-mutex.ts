@@ -9,7 +9,7 @@
  * writes with an older revision, and the resource refuses it.
  */
 import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
-import { etcdClient, etcdRetryMs, ETCD_OPTIONS_HELP, leaseSeconds } from './etcd-client.ts';
+import { etcdClient, etcdRetryMs, ETCD_CHANNELS, ETCD_OPTIONS_HELP, leaseSeconds } from './etcd-client.ts';
 import { sleep } from './retry.ts';
 
 function mutex(ctx: LockContext, name: string, fenced: boolean): Lock {
@@ -71,6 +71,7 @@ export const recipe: LockRecipe = {
   model: 'mutex',
   fencing: false,
   keepsAlive: true,   // the lease is kept alive while held
+  channels: ETCD_CHANNELS,   // the Lease service on a connection of its own: keepalive-cut can cut it alone
   optionsHelp: ETCD_OPTIONS_HELP,
   create: (ctx) => mutex(ctx, 'etcd-mutex', false),
 };

@@ -103,6 +103,11 @@ export interface LockContext {
   settings?: Record<string, string>;
   /** Servers that announce real addresses (Sentinel): "host:port" → this client's proxied endpoint (ioredis natMap). */
   addressMap?: Record<string, { host: string; port: number }>;
+  /**
+   * The endpoints of each further connection the recipe declares (LockRecipe.channels): the same
+   * servers over links of their own, so a fault can cut that connection alone ('keepalive-cut').
+   */
+  channels?: Record<string, Endpoint[]>;
   clock: Clock;
   commandTimeoutMs: number;      // per-command budget; past it the op is indeterminate
   options?: Record<string, unknown>; // recipe options from the command line (--lock-opt k=v)
@@ -139,6 +144,12 @@ export interface LockRecipe {
    */
   lease?: boolean;
   points?: string[];             // names this recipe passes to ctx.point (where a pause may land)
+  /**
+   * Further connections the lock opens to the same servers, by purpose ('keepalive': the one its
+   * lease keep-alives go over), each reached through links of its own (LockContext.channels);
+   * a fault kind that acts on one (KindDef.lockChannel) applies only to a lock declaring it.
+   */
+  channels?: string[];
   /** Its Lock has renew() (with some options, at least): run plans then ask for renews in holds. */
   renews?: boolean;
   /**

@@ -34,6 +34,9 @@ export function recipeProblems(x: unknown): string[] {
   if (typeof r.create !== 'function') problems.push('create(ctx): a function returning a Lock');
   if (typeof r.fencing !== 'boolean') problems.push('fencing: true or false');
   if (typeof r.model !== 'string' || !MODELS.includes(r.model)) problems.push(`model: one of ${MODELS.join(', ')}`);
+  if (r.channels !== undefined && !(Array.isArray(r.channels) && r.channels.every((c) => typeof c === 'string' && /^[a-z][a-z0-9-]*$/.test(c)))) {
+    problems.push("channels: names of the lock's further connections, lower-case words (e.g. ['keepalive'])");
+  }
   problems.push(...topologyProblems(r.topology));
   return problems;
 }

@@ -79,21 +79,33 @@ class Pipe {
     this.wake?.();
   }
 
+  /** Whether a timeout toxic holds this stream now (a black hole). */
+  holding(): boolean {
+    return this.active().some((t) => t.type === 'timeout');
+  }
+
+  /** Waits while a timeout toxic holds this stream: it holds all data, and the source's FIN too, until it is removed. */
+  private async held(): Promise<void> {
+    while (!this.conn.closed && this.holding()) {
+      await new Promise<void>((r) => { this.wake = r; });
+      this.wake = null;
+    }
+  }
+
   private async run(): Promise<void> {
     if (this.running) return;
     this.running = true;
     try {
       while (!this.conn.closed && this.queue.length > 0) {
-        // A timeout toxic holds all data (a black hole) until it is removed.
-        while (!this.conn.closed && this.active().some((t) => t.type === 'timeout')) {
-          await new Promise<void>((r) => { this.wake = r; });
-          this.wake = null;
-        }
+        await this.held();
         const chunk = this.queue.shift();
         if (!chunk || this.conn.closed) break;
         if (this.queue.length < HIGH_WATER / 2) this.src.resume();
         await this.forward(chunk);
       }
+      // As in Toxiproxy, a black hole swallows the close too: the far side sees its peer vanish
+      // (a host that died behind a silent network keeps its server session) until it is removed.
+      if (this.ended && this.queue.length === 0) await this.held();
       if (this.ended && this.queue.length === 0 && !this.conn.closed && !this.done) {
         this.dst.end();
         this.markDone();
@@ -150,15 +162,19 @@ export class Connection {
     this.up = new Pipe(this, 'upstream', client, upstream);
     this.down = new Pipe(this, 'downstream', upstream, client);
     for (const s of [client, upstream]) {
-      s.on('error', () => this.close());
-      // A socket that closed cleanly: what it sent still drains to the other side.
-      s.on('close', (hadError) => {
-        if (hadError) return this.close();
-        (s === client ? this.down : this.up).discard();
-        (s === client ? this.up : this.down).sourceEnded();
-      });
+      // A socket that failed (a reset) ends the connection, unless a black hole holds its side's
+      // stream: then the other side hears nothing, as with a FIN, until the hole is removed.
+      const failed = () => ((s === client ? this.up : this.down).holding() ? this.ended(s) : this.close());
+      s.on('error', failed);
+      s.on('close', (hadError) => (hadError ? failed() : this.ended(s)));
     }
     this.refresh();
+  }
+
+  /** A socket that closed: what it sent still drains to the other side (held by a black hole like its data), then FIN. */
+  private ended(s: net.Socket): void {
+    (s === this.client ? this.down : this.up).discard();
+    (s === this.client ? this.up : this.down).sourceEnded();
   }
 
   pipeDone(): void { if (this.up.done && this.down.done) this.close(); }

@@ -11,7 +11,7 @@ import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
 import { search, type Failure, type SearchResult } from './search.ts';
 import { clientLogs, clientOutputNote } from './client-logs.ts';
-import { Session, isLeased, runHistory, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
+import { Session, isLeased, leaseFloor, runHistory, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, runLog, versions, writeEvents, writeJson } from './store.ts';
 import { lockFromStored, lockLabel, moduleHash, storedLock } from './lock-spec.ts';
 import { claimSignals } from '../env/lifecycle.ts';
@@ -451,6 +451,8 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   }, o.interrupts ?? {}, async (session) => {
     const { activeFaults, kindDef } = await import('../../nemesis/index.ts');
     for (const line of session.timescales.said) o.log(`timescales read at start: ${line}`);
+    const lease = leaseFloor(o.ttlMs, o.ttlFixed === true, session.timescales);
+    if (lease.said) o.log(lease.said);
     const progress = new Progress(o.progress, () => session.nemesisContexts().reduce((n, c) => n + activeFaults(c).length, 0), o.onProgress);
     const points = o.pausePoints ?? defaultPausePoints(o.recipe.points ?? [], topo.name);
     // undefined: the recipe does not say (a user lock); the calibration run finds out.
@@ -458,7 +460,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const reentrant = o.recipe.model === 'reentrant-mutex';
     const sessionMs = o.recipe.sessionMs?.(o.lockOptions);
     const workload = {
-      clients: o.clients, faults: o.faults, ttlMs: o.ttlMs, ttlFixed: o.ttlFixed, keys: o.keys, maxAttempts: o.maxAttempts, maxFaults: o.maxFaults, restartDelayMs: o.restartDelayMs, topology: topo.name, promotionMs: session.timescales.promotionMs,
+      clients: o.clients, faults: o.faults, ttlMs: lease.ttlMs, ttlFixed: o.ttlFixed, keys: o.keys, maxAttempts: o.maxAttempts, maxFaults: o.maxFaults, restartDelayMs: o.restartDelayMs, topology: topo.name, promotionMs: session.timescales.promotionMs,
       nodes: session.dataNodes(), servers: session.serverNodes(), peerLinks: session.hasPeerLinks(), points, reentrant, renew: renew === true, sessionMs,
       keepsAlive: o.recipe.keepsAlive === true, leased: isLeased(o.recipe),
     };
@@ -468,7 +470,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       // Points learned, not guessed (src/workload/points.ts): anchored faults land only where the lock's clients go.
       if (learned) o.log(`points as learned before (--points-from): ${learned.points.join(', ')}`);
       else if (o.faults.length) {
-        const c = await calibrate((plan) => session.runOnce(plan), points, { ttlMs: o.ttlMs, renew, reentrant, sessionMs });
+        const c = await calibrate((plan) => session.runOnce(plan), points, { ttlMs: lease.ttlMs, renew, reentrant, sessionMs });
         o.log(c.said);
         learned = c.learned;
         if (c.renews !== undefined) { renew = c.renews; workload.renew = c.renews; }

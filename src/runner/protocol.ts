@@ -18,6 +18,8 @@ export interface RunJob {
   roles?: Record<string, Endpoint[]>;
   settings?: Record<string, string>;
   addressMap?: Record<string, { host: string; port: number }>;
+  /** The lock's own further connections (LockRecipe.channels), each on links of its own. */
+  channels?: Record<string, Endpoint[]>;
   resource: Endpoint;
   fenced: boolean;
   leased: boolean;      // acquires are leases of ttlMs at the server: record lease_ms

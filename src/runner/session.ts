@@ -205,8 +205,12 @@ export class Session {
       const endpoints = await this.env.clientEndpoints(id);
       // What else the topology gives its clients (Sentinel: the sentinels, the master name, the address map).
       const extras = (await topologyDef(this.env.topology)?.clientExtras?.(this.env, id, endpoints)) ?? {};
+      // The lock's own further connections, each on links of their own (a fault can cut one alone).
+      const channels = recipe.channels?.length
+        ? Object.fromEntries(await Promise.all(recipe.channels.map(async (ch) => [ch, await this.env.clientEndpoints(id, ch)] as const)))
+        : undefined;
       return {
-        t: 'run' as const, run, clientId: id, lock: this.o.lock, endpoints, ...extras,
+        t: 'run' as const, run, clientId: id, lock: this.o.lock, endpoints, ...extras, ...(channels ? { channels } : {}),
         resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
         commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
         pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && anchoredClient(f) === id).map((f) => anchorPoint(f)!),
@@ -349,4 +353,16 @@ export function checkEvents(events: HistoryEvent[], model: string, timeLimitMs: 
 /** The lock's check of one run's history (its model; stale unlocks named by checkHistory). */
 function checkRunHistory(h: RunHistory, model: string, timeLimitMs: number): CheckResult {
   return checkHistory(h.parsed, { model, timeLimitMs });
+}
+
+/**
+ * The run's TTL given what the servers said at start: a lease shorter than the shortest they
+ * grant is raised to it by the server (etcd), so plans sized by the shorter one would pause a
+ * holder for less than its real lease. Raised unless the user fixed --ttl (then only said).
+ */
+export function leaseFloor(ttlMs: number, fixed: boolean, t: Timescales): { ttlMs: number; said?: string } {
+  const min = t.leaseMinMs;
+  if (min === undefined || ttlMs >= min) return { ttlMs };
+  if (fixed) return { ttlMs, said: `warning: the servers grant no lease shorter than ${min} ms; with --ttl ${ttlMs} a lease lasts ${min} ms, longer than the plans' faults are sized for` };
+  return { ttlMs: min, said: `lease: ${min} ms (the servers grant no shorter lease than that; the default ${ttlMs} ms is raised to it)` };
 }

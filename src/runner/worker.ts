@@ -330,7 +330,7 @@ let started: (() => void) | undefined;
 
 /** The server ports this client reaches (through the fault proxy): its endpoints, other roles, announced-address map; never the resource store. */
 function serverPorts(job: RunJob): Set<number> {
-  const eps = [...job.endpoints, ...Object.values(job.roles ?? {}).flat(), ...Object.values(job.addressMap ?? {})];
+  const eps = [...job.endpoints, ...Object.values(job.roles ?? {}).flat(), ...Object.values(job.channels ?? {}).flat(), ...Object.values(job.addressMap ?? {})];
   const ports = new Set(eps.map((e) => e.port));
   ports.delete(job.resource.port);
   return ports;
@@ -361,6 +361,7 @@ async function runJob(job: RunJob): Promise<void> {
       roles: job.roles,
       settings: job.settings,
       addressMap: job.addressMap,
+      ...(job.channels ? { channels: job.channels } : {}),
       clock: { wallMs: clock.wallMs, monoMs: () => performance.now() },
       commandTimeoutMs: job.commandTimeoutMs,
       options: job.options,

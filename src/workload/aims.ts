@@ -12,6 +12,8 @@ import { interleavedAcquire } from './aims/interleaved-acquire.ts';
 import { leaseOutlived } from './aims/lease-outlived.ts';
 import { sessionExpiry } from './aims/session-expiry.ts';
 import { skewedClock } from './aims/skewed-clock.ts';
+import { holderVanished } from './aims/holder-vanished.ts';
+import { keepaliveLapse } from './aims/keepalive-lapse.ts';
 
 export const AIMS: readonly Aim[] = [
   redlockRestart,
@@ -27,6 +29,8 @@ export const AIMS: readonly Aim[] = [
   interleavedAcquire,
   leaseOutlived,
   skewedClock,
+  holderVanished,
+  keepaliveLapse,
 ];
 
 /** The aims whose kinds were all asked for and whose topology fits. */

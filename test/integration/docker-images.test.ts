@@ -7,7 +7,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync, type Stats } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
@@ -18,6 +18,7 @@ import { imageRecipe } from '../../src/env/topologies.ts';
 import { shimPath, writeClockOffset } from '../../src/env/clock.ts';
 import { freePort } from '../../src/env/ports.ts';
 import { requireBinary } from '../../src/env/binaries.ts';
+import { postgresBinary } from '../../src/env/postgres.ts';
 import { zookeeperMode } from '../../src/env/zookeeper.ts';
 import { dockerSkip } from './docker-helpers.ts';
 
@@ -98,11 +99,15 @@ function walk(root: string, rel = '/'): Map<string, Stats> {
 test('image contexts: the files each server needs, no symlinks, the libraries the clock shim links, modes kept', { timeout: 120_000 }, () => {
   const shimLibs = [...execFileSync('ldd', [shimPath()], { encoding: 'utf8' }).matchAll(/(\/\S+) \(0x/g)].map((m) => m[1]!);
   const jvm = path.dirname(path.dirname(realpathSync(requireBinary('java'))));
+  const pgServer = realpathSync(postgresBinary('postgres'));
   const want: Record<ImageKind, string[]> = {
     redis: ['/usr/bin/redis-server'],
     zookeeper: [`${jvm}/bin/java`, `${jvm}/lib/jvm.cfg`, `${jvm}/lib/modules`, `${jvm}/conf/security/java.security`,
       '/usr/share/java/zookeeper.jar', '/usr/share/java/zookeeper-jute.jar', '/usr/share/java/slf4j-api.jar', '/usr/share/java/slf4j-simple.jar'],
     mariadb: ['/usr/sbin/mariadbd', '/usr/share/mysql/english/errmsg.sys', '/usr/share/mysql/charsets/Index.xml', '/var/lib/mysql/mysql/global_priv.MAD'],
+    etcd: ['/usr/bin/etcd'],
+    // The server at its package's path (its share dir is found from there), time zones, the user it runs as.
+    postgres: [pgServer, `/usr/share/postgresql/${path.basename(path.dirname(path.dirname(pgServer)))}/timezonesets/Default`, '/usr/share/zoneinfo/Etc/UTC', '/etc/passwd', '/usr/sbin/pgbouncer'],
   };
   for (const kind of Object.keys(want) as ImageKind[]) {
     const ctx = mkdtempSync(path.join(os.tmpdir(), 'lockpick-image-test-'));
@@ -121,6 +126,13 @@ test('image contexts: the files each server needs, no symlinks, the libraries th
         assert.deepEqual(skipped, [], 'no jmods, headers, man pages, sources or JDK tools');
       }
       if (kind === 'mariadb') assert.equal(files.get('/var/lib/mysql/mysql')!.mode & 0o777, 0o777, 'the baked datadir is writable by any uid');
+      if (kind === 'postgres') {
+        // The cluster beside rootfs/, copied as the server's own by the Dockerfile; PostgreSQL wants its data dir private.
+        assert.equal(statSync(path.join(ctx, 'pg', 'data')).mode & 0o777, 0o700, 'the cluster dir is 0700');
+        assert.match(readFileSync(path.join(ctx, 'pg', 'data', 'pg_hba.conf'), 'utf8'), /^host all all 0\.0\.0\.0\/0 trust$/m);
+        assert.match(dockerfile, /^COPY --chown=\d+:\d+ pg\/ \/var\/lib\/postgresql\/$/m);
+        assert.match(dockerfile, /^USER [1-9]\d*:\d+$/m, 'not root');
+      }
     } finally {
       rmSync(ctx, { recursive: true, force: true });
     }

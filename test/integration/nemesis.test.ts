@@ -177,6 +177,8 @@ test('every registered kind that acts on redis: a generated spec starts, stops, 
   const fc = (await import('fast-check')).default;
   const tp = new Toxiproxy(env.proxyUrl);
   await clientTo('n1');
+  // A lock connection of its own for c1 (LockRecipe.channels), as a run makes for etcd's keep-alives: keepalive-cut acts on it.
+  await env.clientEndpoints('c1', 'keepalive');
   for (const def of KINDS) {
     const kind = def.schema.kind;
     // client-kill ends the client for good (test/unit/nemesis-client-kill.test.ts has it).

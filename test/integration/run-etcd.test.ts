@@ -23,9 +23,31 @@ test('etcd-mutex-fenced, the same pause, --property resource: the create revisio
   assert.match(r.stderr, /stale step\(s\) rejected by the fencing check/);
 });
 
-test('etcd-mutex without faults: safe (exit 0)', async () => {
+// keepalive-cut: only the holder's Lease connection is cut (its other calls go through); its lease
+// lapses while it works on. Each replay is one run on a 3-member cluster (about 9 s with the start).
+test('etcd-lease-lock, its keep-alive connection cut for 2.5 s while it holds: double holder (exit 1), its other links untouched', async () => {
+  const r = await lockpick(['run', '--replay', path.join(repoRoot, 'scenarios', 'etcd-lease-lock-keepalive-cut'), '--runs', '1', '--store', tempStore(), '--json'], 120_000);
+  assert.equal(r.code, 1, `exit ${r.code}\n${r.stderr}`);
+  assert.ok(anomalyTypes(r).includes('double-holder'), anomalyTypes(r).join(', '));
+  const start = readFileSync(path.join(r.summary!.dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { f: string; value?: { links?: string[] } })
+    .find((e) => e.f === 'keepalive-cut-start');
+  assert.deepEqual([...(start?.value?.links ?? [])].sort(), ['client:c1->n1:keepalive', 'client:c1->n2:keepalive', 'client:c1->n3:keepalive']);
+});
+
+test('etcd-mutex-fenced, the same keep-alive cut, --property resource: the stale write is refused (exit 0)', async () => {
+  const r = await lockpick(['run', '--replay', path.join(repoRoot, 'scenarios', 'etcd-mutex-fenced-keepalive-cut'), '--runs', '1', '--store', tempStore(), '--json'], 120_000);
+  assert.equal(r.code, 0, `exit ${r.code}\n${r.stderr}`);
+  assert.match(r.stderr, /1 stale step\(s\) rejected by the fencing check/);
+  assert.match(r.stderr, /faults applied: keepalive-cut 1/);
+});
+
+test('etcd-mutex without faults: safe (exit 0); the members\' timing and shortest lease read at start', async () => {
   const r = await lockpick(['run', '--lock', 'etcd-mutex', '--time', '8', '--shrink-time', '5', '--store', tempStore(), '--json'], 150_000);
   assert.equal(r.code, 0, `exit ${r.code}\n${r.stderr}`);
+  // What lockpick's members run with (etcd.ts), read back from them, and the 800 ms default lease raised to the 1 s they grant.
+  assert.match(r.stderr, /3 of 3 answered \/debug\/vars\): heartbeat 50 ms, election timeout 500 ms/);
+  assert.match(r.stderr, /a lease asked for 1 s as 1 s/);
+  assert.match(r.stderr, /lease: 1000 ms/);
 });
 
 test('etcd-mutex while the members are split (a minority cut off, then the leader isolated): safe (exit 0)', async () => {

@@ -23,6 +23,8 @@ import { lockpick, tempStore } from './run-helpers.ts';
 const LOCK_FOR: Record<string, { lock: string; property: string }> = {
   // A server that ends sessions: PostgreSQL, the fenced advisory lock (its resource stays right).
   'session-kill': { lock: 'pg-advisory-fenced', property: 'resource' },
+  // A lock whose lease keep-alives have a connection of their own (LockRecipe.channels): etcd's.
+  'keepalive-cut': { lock: 'etcd-mutex-fenced', property: 'resource' },
 };
 const DEFAULT_LOCK = { lock: 'redis-set-px-lua-fenced', property: 'resource' };
 
@@ -39,6 +41,7 @@ const FAULTS_FOR: Record<string, FaultSpec[]> = {
   'client-clock': [{ kind: 'client-clock', at_ms: 100, duration_ms: 1200, target: 'c2', params: { delta_ms: 2000 } }],
   'client-kill': [{ kind: 'client-kill', at_ms: 300, target: 'c1' }],
   'session-kill': [{ kind: 'session-kill', at_ms: 0, target: 'c1', anchor: { client: 'c1', point: 'in-critical-section' } }],
+  'keepalive-cut': [{ kind: 'keepalive-cut', at_ms: 0, duration_ms: 700, target: 'c1', params: { point: 'in-critical-section' } }],
 };
 
 /**

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
+import { anomalyTypes, lockpick, repoRoot, tempStore } from './run-helpers.ts';
 
 const run = (lock: string, more: string[], seconds: number) =>
   lockpick(['run', '--lock', lock, ...more, '--time', String(seconds), '--shrink-time', '5', '--store', tempStore(), '--json'], (seconds + 90) * 1000);
@@ -51,4 +51,12 @@ test('mysql-get-lock --faults session-kill: KILL CONNECTION of the holder\'s ses
   assert.ok(anomalyTypes(r).includes('double-holder'), anomalyTypes(r).join(', '));
   const started = events(r.summary!.dir).filter((e) => e.process === 'nemesis' && e.f === 'session-kill-start');
   assert.ok(started.some((e) => /KILL CONNECTION \d+/.test(String(e.value?.said))), JSON.stringify(started.slice(0, 2)));
+});
+
+test('pg-advisory-session abandoned (its holder cut off by a black hole, then killed): the server keeps the session and the lock, a liveness failure (exit 1)', async () => {
+  // The stored plan (scenarios/pg-advisory-session-abandoned): one run, about 5 s after the server starts.
+  const r = await lockpick(['run', '--replay', path.join(repoRoot, 'scenarios', 'pg-advisory-session-abandoned'), '--runs', '1', '--store', tempStore(), '--json'], 120_000);
+  assert.equal(r.code, 1, `exit ${r.code}\n${r.stderr}`);
+  assert.deepEqual(anomalyTypes(r), ['liveness'], 'unavailable, never two holders');
+  assert.match(r.stderr, /after c1 \(client c1\) died while holding it .*nothing on the server expires this lock's hold/);
 });

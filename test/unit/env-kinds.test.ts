@@ -79,7 +79,7 @@ test('environment kinds: local can do everything, external only the client side;
   assert.deepEqual([...EXTERNAL.capabilities].sort(), ['client-link', 'client-process', 'session-end']);
   assert.equal(envKind('kubernetes'), undefined);
   const onExternal = KINDS.map((k) => k.schema.kind).filter((k) => !capabilityProblem(k, EXTERNAL));
-  assert.deepEqual(onExternal, ['partition', 'latency', 'client-pause', 'client-clock', 'client-kill', 'session-kill']);
+  assert.deepEqual(onExternal, ['partition', 'latency', 'client-pause', 'client-clock', 'client-kill', 'session-kill', 'keepalive-cut']);
 });
 
 test('topology registry: one entry per topology, each validates its own options and names its external servers', () => {

@@ -32,7 +32,7 @@ test('bad env.images in test.json are refused naming the place and the fix', () 
   assert.throws(bad(['redis:7.2']), usage(/DIR\/test\.json: "env\.images" must be an object .*give --image with --replay/));
   assert.throws(bad({ redis: 7 }), usage(/"env\.images\.redis": 7 is not a string/));
   assert.throws(bad({ redis: 'bad image' }), usage(/"env\.images\.redis": 'bad image' is not an image reference/));
-  assert.throws(bad({ etcd: 'etcd:3' }), usage(/"env\.images\.etcd": --env docker takes images for .*not 'etcd'/));
+  assert.throws(bad({ consul: 'consul:1.16' }), usage(/"env\.images\.consul": --env docker takes images for .*not 'consul'/));
 });
 
 test("a partition between servers needs 'node-link': on --env external only with TOXIPROXY_URL, confirmed when the environment starts", async () => {

@@ -49,6 +49,12 @@ for (const def of KINDS) {
   });
 }
 
+test('a kind that acts on a lock connection applies only to a lock that declares it', () => {
+  assert.match(topologyProblem('keepalive-cut', 'redis', [])!, /needs a lock with a 'keepalive' connection of its own \(LockRecipe.channels\); this lock has none/);
+  assert.equal(topologyProblem('keepalive-cut', 'etcd', ['keepalive']), undefined);
+  assert.equal(topologyProblem('partition', 'redis', []), undefined);
+});
+
 test('a kind that needs a topology says so; others apply everywhere', () => {
   assert.match(topologyProblem('failover', 'redis')!, /fault 'failover' needs a redis-sentinel topology; this lock runs on redis/);
   assert.equal(topologyProblem('failover', 'redis-sentinel'), undefined);

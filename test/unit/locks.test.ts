@@ -19,6 +19,14 @@ test('every recipe has a unique name, a source and a topology the environment kn
   assert.equal(getRecipe('redisson-style').model, 'reentrant-mutex');
 });
 
+test("a recipe's channels are lower-case names of its further connections", () => {
+  const base = { ...getRecipe('etcd-mutex') };
+  assert.deepEqual(recipeProblems({ ...base, channels: ['keepalive'] }), []);
+  for (const bad of ['keepalive', ['Keep Alive'], [1]]) {
+    assert.deepEqual(recipeProblems({ ...base, channels: bad }), ["channels: names of the lock's further connections, lower-case words (e.g. ['keepalive'])"], JSON.stringify(bad));
+  }
+});
+
 test('getRecipe: an unknown name lists the known ones', () => {
   assert.throws(() => getRecipe('redis-typo'), (e: Error) => /unknown lock "redis-typo"/.test(e.message) && e.message.includes('redis-set-px-lua') && e.message.includes('npm:redlock'));
 });

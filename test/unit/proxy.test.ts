@@ -194,6 +194,30 @@ test('timeout 0 black-holes data until removed; timeout N closes the connection 
   assert.ok(r2.elapsed >= 280 && r2.elapsed < 800, `closed after ${r2.elapsed} ms (timeout 300)`);
 });
 
+test("a black hole swallows the client's close too: the server hears nothing until it is removed (a vanished host)", async () => {
+  let upstream: net.Socket | undefined;
+  const server = net.createServer((s) => { s.on('error', () => {}); upstream = s; });
+  const p = await newProxy(await listen(server));
+  try {
+    for (const how of ['end', 'destroy'] as const) {
+      upstream = undefined;
+      const s = await connect(portOf(p));
+      while (!upstream) await new Promise((r) => setTimeout(r, 10));
+      const up = upstream as net.Socket;
+      const hole = await p.addToxic({ name: `hole-${how}`, type: 'timeout', stream: 'upstream', toxicity: 1, attributes: { timeout: 0 } });
+      if (how === 'end') s.end(); else s.resetAndDestroy();
+      let r = receive(up, 1, 600);
+      assert.equal((await r).closed, false, `${how}: the server's side stays open under the hole`);
+      r = receive(up, 1, 2000);
+      await hole.remove();
+      assert.equal((await r).closed, true, `${how}: removed, the close reaches the server`);
+    }
+  } finally {
+    await p.remove();
+    server.close();
+  }
+});
+
 test('reset_peer resets the connection with a TCP RST', async () => {
   const p = await newProxy();
   const s = await connect(portOf(p));

@@ -19,7 +19,43 @@ const FITS: WorkloadOptions[] = [
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3', 'n4', 'n5'], topology: 'redis', grantedAcquireReplies: 5,
     points: ['in-critical-section', ...[1, 2, 3, 4, 5].map((k) => `reply:acquire:${k}`)] },
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1'], topology: 'redis', grantedAcquireSends: 2, points: ['in-critical-section', 'send:acquire:1', 'send:acquire:2'] },
+  // A server whose locks live in client sessions (TopologyDef.leased false) that do not time out by themselves.
+  { clients: 3, faults: [], ttlMs: 800, nodes: ['n1'], topology: 'postgres', leased: false },
+  // A lock whose client keeps its lease alive (etcd's): holds may span several leases.
+  { clients: 3, faults: [], ttlMs: 1000, nodes: ['n1', 'n2', 'n3'], topology: 'etcd', keepsAlive: true },
 ];
+
+test('keep-alives lapse: c1 holds for 2-3 leases, its keep-alives cut in its critical section for all of it, c2 waiting', () => {
+  const aim = AIMS.find((a) => a.name === 'keepalive-lapse')!;
+  const o: WorkloadOptions = { clients: 3, faults: [...aim.kinds], ttlMs: 1000, nodes: ['n1'], topology: 'etcd', keepsAlive: true };
+  assert.ok(!aim.applies({ ...o, keepsAlive: false }), 'only where the client keeps its lease alive');
+  fc.assert(fc.property(aim.plan(o), (plan) => {
+    const [cut] = plan.faults;
+    const [a1] = plan.clients[0]!.attempts;
+    const [a2] = plan.clients[1]!.attempts;
+    assert.deepEqual([cut!.kind, cut!.target, cut!.params], ['keepalive-cut', 'c1', { point: 'in-critical-section' }]);
+    assert.ok(a1!.holdMs >= 2 * plan.ttlMs && cut!.duration_ms === a1!.holdMs, 'the cut lasts the hold, past the lease');
+    assert.ok(a2!.delayMs > a1!.delayMs && a2!.delayMs + a2!.waitMs > a1!.delayMs + 1.5 * plan.ttlMs, 'c2 waits past the lapse');
+  }), { numRuns: 100 });
+});
+
+test('holder vanished: c1 is cut off by a black hole in its critical section and dies while cut; c2 waits past the liveness bound after the death', () => {
+  const aim = AIMS.find((a) => a.name === 'holder-vanished')!;
+  const o: WorkloadOptions = { clients: 3, faults: [...aim.kinds], ttlMs: 800, nodes: ['n1'], topology: 'postgres', leased: false };
+  assert.ok(!aim.applies({ ...o, leased: true }), 'not on leases');
+  assert.ok(!aim.applies({ ...o, topology: 'zookeeper', sessionMs: 2000 }), 'not where the session times out by itself');
+  fc.assert(fc.property(aim.plan(o), (plan) => {
+    const cut = plan.faults.find((f) => f.kind === 'partition')!;
+    const kill = plan.faults.find((f) => f.kind === 'client-kill')!;
+    assert.deepEqual([cut.target, cut.params], ['client:c1', { point: 'in-critical-section', mode: 'blackhole' }]);
+    assert.equal(kill.target, 'c1');
+    const [a1] = plan.clients[0]!.attempts;
+    const [a2] = plan.clients[1]!.attempts;
+    assert.ok(a2!.delayMs < kill.at_ms && kill.at_ms < a1!.delayMs + a1!.holdMs, 'c2 waits before c1 dies, in its hold');
+    assert.ok(a2!.delayMs + a2!.waitMs - kill.at_ms > 2 * plan.ttlMs, "c2's wait outlasts the bound (2 leases) after the death");
+    assert.ok(cut.duration_ms! > a2!.delayMs + a2!.waitMs, 'the cut outlasts the wait');
+  }), { numRuns: 100 });
+});
 
 for (const aim of AIMS) {
   test(`aim '${aim.name}': valid plans of its own kinds, drawn only when they were all asked for`, () => {

@@ -10,7 +10,7 @@ import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
 import type { Backend, CheckResult } from '../../checkers/types.ts';
 import { backendNames } from '../env/topologies.ts';
 import { EXIT, fsReason } from '../errors.ts';
-import { DEFAULT_MAX_LINE_BYTES, HistoryError, ReadLimitReached, detectFormat, parseMaxLineBytes, readHistory, type ReadOptions } from '../history/index.ts';
+import { DEFAULT_MAX_LINE_BYTES, HistoryError, ReadLimitReached, ReaderBug, detectFormat, parseMaxLineBytes, readHistory, type ReadOptions } from '../history/index.ts';
 import { CheckerBug, checkJsonlStreaming, streams } from '../../checkers/stream.ts';
 import { formatResult } from '../report/text.ts';
 import { limitedReading, readLimitResult } from '../../checkers/read-limit.ts';
@@ -82,6 +82,7 @@ async function checkFile(file: string, model: string, backend: Backend | undefin
       result = await checkJsonlStreaming(file, options, undefined, read);
     } catch (e) {
       if (e instanceof CheckerBug) return internalError(file, model, e.bug, Math.round(performance.now() - t0));
+      if (e instanceof ReaderBug) return internalError(file, model, e, Math.round(performance.now() - t0));
       return badInput(file, e);
     }
     t1 = performance.now();
@@ -92,6 +93,7 @@ async function checkFile(file: string, model: string, backend: Backend | undefin
       history = await readHistory(file, read);
     } catch (e) {
       if (e instanceof ReadLimitReached) return readLimit(file, model, e, Math.round(performance.now() - t0));
+      if (e instanceof ReaderBug) return internalError(file, model, e, Math.round(performance.now() - t0));
       return badInput(file, e);
     }
     t1 = performance.now();

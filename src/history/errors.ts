@@ -18,3 +18,11 @@ export class HistoryError extends Error {
     this.fix = fix;
   }
 }
+
+/** A failure of the reader thread itself (not of the file): a lockpick bug, exit 4. */
+export class ReaderBug extends Error {
+  constructor(message: string, readonly threadStack?: string) {
+    super(`internal error in the history reader thread: ${message}`);
+    this.name = 'ReaderBug';
+  }
+}

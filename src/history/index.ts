@@ -8,7 +8,7 @@ import type { ReadOptions } from './limits.ts';
 
 export { DEFAULT_MAX_LINE_BYTES, ReadLimitReached, parseMaxLineBytes, type ReadOptions } from './limits.ts';
 
-export { HistoryError } from './errors.ts';
+export { HistoryError, ReaderBug } from './errors.ts';
 export { HistoryBuilder } from './build.ts';
 export type { HistoryEvent, NemesisEvent, Op, ParsedHistory, Process, EventType } from './types.ts';
 

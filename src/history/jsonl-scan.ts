@@ -43,6 +43,9 @@ function fieldId(buf: Buffer, from: number, len: number): number {
 const CACHE_SLOTS = 1024;
 /** Field names the models ignore that one line may have before the scanner leaves the line to JSON.parse. */
 const MAX_OTHER_FIELDS = 8;
+/** Nested values remembered by their bytes ({"lost":true} on every other release is parsed once). */
+const NESTED_SLOTS = 16;
+const MAX_NESTED_BYTES = 256;
 
 export class LineScanner {
   readonly ev: ScannedEvent = { type: undefined, f: undefined, process: undefined, key: undefined, value: undefined, time: undefined, index: undefined, lease_ms: undefined, valid_ms: undefined };
@@ -53,6 +56,29 @@ export class LineScanner {
   /** Where the ignored field names of the current line start and end (to see a duplicate). */
   private readonly otherFrom = new Int32Array(MAX_OTHER_FIELDS);
   private readonly otherTo = new Int32Array(MAX_OTHER_FIELDS);
+  /** Nested values by their bytes (checked once: JSON.parse and no duplicate key); values are shared, never changed. */
+  private readonly nestedBytes: (Buffer | undefined)[] = new Array(NESTED_SLOTS).fill(undefined);
+  private readonly nestedValue: unknown[] = new Array(NESTED_SLOTS).fill(undefined);
+  /**
+   * With batch ids (the reader thread, ./jsonl-worker.ts): each string field's id in `strs`, the
+   * strings of the current batch, each sent once per batch. newBatch() starts the next batch.
+   */
+  readonly sids = new Int32Array(10);
+  strs: string[] = [];
+  private sid = 0;
+  private epoch = 1;
+  private readonly slotEpoch: Int32Array;
+  private readonly slotId: Int32Array;
+
+  constructor(private readonly batchIds = false) {
+    this.slotEpoch = new Int32Array(batchIds ? CACHE_SLOTS : 0);
+    this.slotId = new Int32Array(batchIds ? CACHE_SLOTS : 0);
+  }
+
+  newBatch(): void {
+    this.epoch++;
+    this.strs = [];
+  }
 
   /**
    * Fills `ev` from buf[start, end) and returns true, or returns false: parse this line with
@@ -106,7 +132,8 @@ export class LineScanner {
           if (c! < 0x20 || c! >= 0x80 || c === BACKSLASH) return -1;
           h = (h * 31 + c) | 0;
         }
-        v = field === 0 ? '' : this.intern(buf, sFrom, i, h);
+        if (field === 0) v = '';
+        else { v = this.intern(buf, sFrom, i, h); this.sids[field] = this.sid; }
         i++;
       } else if (c === MINUS || (c !== undefined && c >= 48 && c <= 57)) {
         const neg = c === MINUS;
@@ -123,9 +150,8 @@ export class LineScanner {
         if (c === LBRACE || c === LBRACKET) {
           if (!this.skipNested()) return -1;
           // Only the value field is kept; others are still parsed, so a line JSON.parse rejects falls back.
-          const text = buf.toString('utf8', i, this.pos);
-          try { v = JSON.parse(text); } catch { return -1; }
-          if (duplicateKey(text) !== undefined) return -1;
+          v = this.nested(buf, i, this.pos);
+          if (v === undefined) return -1;
         } else if (this.word('true')) v = true;
         else if (this.word('false')) v = false;
         else if (this.word('null')) v = null;
@@ -171,7 +197,7 @@ export class LineScanner {
     return buf[i] === 10 ? i : -1;
   }
 
-  /** The string of buf[from, to) (ASCII, hash h), made once per distinct short string. */
+  /** The string of buf[from, to) (ASCII, hash h), made once per distinct short string; with batch ids, its id in `sid`. */
   private intern(buf: Buffer, from: number, to: number, h: number): string {
     const len = to - from;
     const slot = (h ^ len) & (CACHE_SLOTS - 1);
@@ -179,11 +205,38 @@ export class LineScanner {
     if (hit !== undefined && hit.length === len) {
       let k = 0;
       while (k < len && hit.charCodeAt(k) === buf[from + k]) k++;
-      if (k === len) return hit;
+      if (k === len) {
+        if (this.batchIds) {
+          if (this.slotEpoch[slot] !== this.epoch) { this.slotEpoch[slot] = this.epoch; this.slotId[slot] = this.strs.push(hit) - 1; }
+          this.sid = this.slotId[slot]!;
+        }
+        return hit;
+      }
     }
     const s = buf.toString('latin1', from, to);
     if (len <= 64) this.cache[slot] = s;
+    if (this.batchIds) {
+      this.sid = this.strs.push(s) - 1;
+      if (len <= 64) { this.slotEpoch[slot] = this.epoch; this.slotId[slot] = this.sid; }
+    }
     return s;
+  }
+
+  /** The nested value of buf[from, to), or undefined when JSON.parse refuses it or it has a duplicate key. */
+  private nested(buf: Buffer, from: number, to: number): unknown {
+    const len = to - from;
+    const slot = (len * 31 + buf[from + 1]! + buf[to - 2]!) & (NESTED_SLOTS - 1);
+    const known = this.nestedBytes[slot];
+    if (known !== undefined && known.length === len && buf.compare(known, 0, len, from, to) === 0) return this.nestedValue[slot];
+    const text = buf.toString('utf8', from, to);
+    let v: unknown;
+    try { v = JSON.parse(text); } catch { return undefined; }
+    if (duplicateKey(text) !== undefined) return undefined;
+    if (len <= MAX_NESTED_BYTES) {
+      this.nestedBytes[slot] = Buffer.from(buf.subarray(from, to));
+      this.nestedValue[slot] = v;
+    }
+    return v;
   }
 
   private word(w: string): boolean {

@@ -4,9 +4,9 @@
 import { openSource } from './source.ts';
 import { isUtf8 } from 'node:buffer';
 import { HistoryBuilder } from './build.ts';
-import { HistoryError } from './errors.ts';
 import { LineScanner } from './jsonl-scan.ts';
-import { duplicateKey } from './json-dupes.ts';
+import { BLANK, parseLine } from './jsonl-line.ts';
+import { forEachJsonlEventThreaded, readsOnThread } from './jsonl-threaded.ts';
 import { ReadLimitReached, lineTooLong, maxLineBytesOf, type ReadOptions } from './limits.ts';
 import type { ParsedHistory } from './types.ts';
 import { countNewlines, firstInvalidUtf8, notUtf8 } from './utf8.ts';
@@ -108,6 +108,7 @@ export async function forEachLine(path: string, onLine: (text: string, line: num
  * only valid during the call. Throws HistoryError for a line that is not JSON.
  */
 export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions): Promise<void> {
+  if (await readsOnThread(path)) return forEachJsonlEventThreaded(path, onEvent, chunkBytes, o);
   const scanner = new LineScanner();
   // Checking the line's length after the scan is sound: the event is handed on only after it.
   const maxLine = maxLineBytesOf(o);
@@ -118,25 +119,8 @@ export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, li
   };
   await forEachLineBytes(path, (buf, start, end, line) => {
     if (scanner.scan(buf, start, end)) { onEvent(scanner.ev, line); return; }
-    let text = buf.toString('utf8', start, end);
-    // An event line starts with '{'; anything else is blank or wrong.
-    if (text.charCodeAt(0) !== 123 /* { */) {
-      if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1); // byte-order mark
-      if (text.trim() === '') return;
-    }
-    let ev: unknown;
-    try {
-      ev = JSON.parse(text);
-    } catch (e) {
-      throw new HistoryError(path, line, 'not-json', `each line must be one JSON object (JSON Lines); this line does not parse: ${(e as Error).message}`,
-        'fix the line so it is a complete JSON object on one line (no trailing commas, double-quoted keys), or remove it');
-    }
-    const dup = duplicateKey(text);
-    if (dup !== undefined) {
-      throw new HistoryError(path, line, 'duplicate-key', `the key ${JSON.stringify(dup)} appears twice in one object (JSON readers disagree on which value counts)`,
-        `keep one ${JSON.stringify(dup)} in the object and remove the other`);
-    }
-    onEvent(ev, line);
+    const ev = parseLine(path, buf.toString('utf8', start, end), line);
+    if (ev !== BLANK) onEvent(ev, line);
   }, chunkBytes, o, fast);
 }
 

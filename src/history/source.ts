@@ -29,6 +29,11 @@ export async function peekHead(path: string, n: number): Promise<Buffer> {
   }
 }
 
+/** Whether `path` is a pipe or FIFO whose first bytes peekHead took (it can only be read on from them). */
+export function isSniffed(path: string): boolean {
+  return sniffed.has(path);
+}
+
 /** Opens `path` for one front-to-back read, starting with the bytes peekHead already took from a pipe. */
 export async function openSource(path: string): Promise<Source> {
   const kept = sniffed.get(path);

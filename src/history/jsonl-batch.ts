@@ -1,0 +1,43 @@
+// How the reader thread (./jsonl-worker.ts) hands scanned events to the thread that checks them
+// (./jsonl-threaded.ts): batches of BATCH_LINES consecutive lines in SLOTS shared slots, each line
+// its nine fields as a tag and a number (a number itself, or the index of a string or nested
+// value sent with the batch's message). The reader waits for a free slot (CONSUMED counts the
+// batches taken): memory stays a few MB whatever the file's size.
+
+/** The fields of an event the scanner reads, in slot order (jsonl-scan.ts numbers them from 1). */
+export const FIELDS = ['type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms'] as const;
+export const FIELD_COUNT = FIELDS.length;
+export const BATCH_LINES = 8192;
+export const SLOTS = 4;
+
+/** Tags: the field is missing, a number, a string, true, false, null, a nested value; SLOW: the line's text is sent for JSON.parse. */
+export const NONE = 0, NUM = 1, STR = 2, TRUE = 3, FALSE = 4, NULL = 5, NESTED = 6, SLOW = 7;
+
+/** Int32 indices of the control array. */
+export const CONSUMED = 0, ABORTED = 1;
+
+export interface Shared { tags: SharedArrayBuffer; nums: SharedArrayBuffer; ctl: SharedArrayBuffer }
+
+export function sharedBatches(): Shared {
+  const n = SLOTS * BATCH_LINES * FIELD_COUNT;
+  return { tags: new SharedArrayBuffer(n), nums: new SharedArrayBuffer(n * 8), ctl: new SharedArrayBuffer(8) };
+}
+
+/** Where batch n's lines start in the slot arrays. */
+export const slotBase = (n: number): number => (n % SLOTS) * BATCH_LINES * FIELD_COUNT;
+
+export interface WorkerInput { path: string; chunkBytes?: number; maxLineBytes?: number; shared: Shared }
+
+/** One batch: `count` lines from `firstLine`; strs, nested and texts are what its STR, NESTED and SLOW tags point into. */
+export interface Batch { kind: 'batch'; n: number; count: number; firstLine: number; strs: string[]; nested: unknown[]; texts: string[] }
+
+/** A failure of the reader thread: a HistoryError's parts, a file-system error's code, or a bug. */
+export interface ReadFailure {
+  kind: 'error';
+  message: string;
+  history?: { file: string; line: number; rule: string; expected: string; fix: string };
+  code?: string;
+  stack?: string;
+}
+
+export type FromReader = Batch | ReadFailure | { kind: 'end' };

@@ -1,0 +1,30 @@
+// The slow path of the JSON Lines reader: a line the byte scanner (./jsonl-scan.ts) did not take
+// whole is decoded and given to JSON.parse, so its values and every error message are JSON.parse's.
+// Shared by the reader on this thread (./jsonl.ts) and the one fed by the reader thread (./jsonl-threaded.ts).
+import { HistoryError } from './errors.ts';
+import { duplicateKey } from './json-dupes.ts';
+
+/** No event on this line: it is blank (or only a byte-order mark on line 1). */
+export const BLANK: unique symbol = Symbol('blank line');
+
+/** The event of one line's text, or BLANK; throws a HistoryError naming the line for anything that is not one JSON object's text. */
+export function parseLine(path: string, text: string, line: number): unknown {
+  // An event line starts with '{'; anything else is blank or wrong.
+  if (text.charCodeAt(0) !== 123 /* { */) {
+    if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1); // byte-order mark
+    if (text.trim() === '') return BLANK;
+  }
+  let ev: unknown;
+  try {
+    ev = JSON.parse(text);
+  } catch (e) {
+    throw new HistoryError(path, line, 'not-json', `each line must be one JSON object (JSON Lines); this line does not parse: ${(e as Error).message}`,
+      'fix the line so it is a complete JSON object on one line (no trailing commas, double-quoted keys), or remove it');
+  }
+  const dup = duplicateKey(text);
+  if (dup !== undefined) {
+    throw new HistoryError(path, line, 'duplicate-key', `the key ${JSON.stringify(dup)} appears twice in one object (JSON readers disagree on which value counts)`,
+      `keep one ${JSON.stringify(dup)} in the object and remove the other`);
+  }
+  return ev;
+}

@@ -1,0 +1,110 @@
+// A large JSON Lines file is read and scanned on a second thread (./jsonl-worker.ts) while this
+// one builds and checks the events: the scan is most of a check's time, and a machine has two
+// cores or more. Same events, lines and errors as the reader on one thread (./jsonl.ts); a small
+// file, a pipe or a FIFO is read here (a thread takes ~30 ms to start).
+import { stat } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { HistoryError, ReaderBug } from './errors.ts';
+import { ABORTED, CONSUMED, FALSE, FIELD_COUNT, NESTED, NULL, NUM, SLOW, STR, TRUE, sharedBatches, slotBase, type Batch, type FromReader, type ReadFailure } from './jsonl-batch.ts';
+import { BLANK, parseLine } from './jsonl-line.ts';
+import { ReadLimitReached, type ReadOptions } from './limits.ts';
+import { isSniffed } from './source.ts';
+
+/**
+ * Files from this size are read on a second thread. Tests set 0 to read every regular file there
+ * (LOCKPICK_READ_THREAD_BYTES=0 runs a whole test file so), Infinity to read none.
+ */
+export const READ_THREAD = { minBytes: Number(process.env.LOCKPICK_READ_THREAD_BYTES ?? 32 * 1024 * 1024) };
+
+// jsonl-worker.js beside this file in dist/; from the sources, jsonl-worker.ts loaded through
+// tsx's hooks, registered in the thread first (a thread does not inherit them).
+const WORKER = new URL(`./jsonl-worker${extname(import.meta.url)}`, import.meta.url);
+const startWorker = (workerData: unknown): Worker => extname(WORKER.pathname) !== '.ts' ? new Worker(WORKER, { workerData })
+  : new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER.href)}); })`, { eval: true, workerData });
+
+/** Whether `path` is read on a second thread: a regular file of READ_THREAD.minBytes or more. */
+export async function readsOnThread(path: string): Promise<boolean> {
+  if (isSniffed(path)) return false;
+  const s = await stat(path).catch(() => undefined);
+  return s !== undefined && s.isFile() && s.size >= READ_THREAD.minBytes;
+}
+
+/** The error a failure of the reader thread stands for. */
+function failure(m: ReadFailure): Error {
+  if (m.history) return new HistoryError(m.history.file, m.history.line, m.history.rule, m.history.expected, m.history.fix);
+  if (m.code !== undefined) return Object.assign(new Error(m.message), { code: m.code });
+  return new ReaderBug(m.message, m.stack);
+}
+
+/** As forEachJsonlEvent (./jsonl.ts), the file read and scanned on a second thread. */
+export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes?: number, o?: ReadOptions): Promise<void> {
+  const shared = sharedBatches();
+  const tags = new Uint8Array(shared.tags);
+  const nums = new Float64Array(shared.nums);
+  const ctl = new Int32Array(shared.ctl);
+  const ev = { type: undefined as unknown, f: undefined as unknown, process: undefined as unknown, key: undefined as unknown, value: undefined as unknown,
+    time: undefined as unknown, index: undefined as unknown, lease_ms: undefined as unknown, valid_ms: undefined as unknown };
+
+  const take = (b: Batch): void => {
+    const why = o?.limit?.();
+    if (why !== undefined) throw new ReadLimitReached(path, why, b.firstLine);
+    const { strs, nested, texts } = b;
+    const val = (k: number): unknown => {
+      switch (tags[k]) {
+        case NUM: return nums[k];
+        case STR: return strs[nums[k]!];
+        case TRUE: return true;
+        case FALSE: return false;
+        case NULL: return null;
+        case NESTED: return nested[nums[k]!];
+        default: return undefined;
+      }
+    };
+    let k = slotBase(b.n), t = 0;
+    for (let i = 0; i < b.count; i++, k += FIELD_COUNT) {
+      const line = b.firstLine + i;
+      if (tags[k] === SLOW) {
+        const e = parseLine(path, texts[t++]!, line);
+        if (e !== BLANK) onEvent(e, line);
+        continue;
+      }
+      ev.type = val(k); ev.f = val(k + 1); ev.process = val(k + 2); ev.key = val(k + 3); ev.value = val(k + 4);
+      ev.time = val(k + 5); ev.index = val(k + 6); ev.lease_ms = val(k + 7); ev.valid_ms = val(k + 8);
+      onEvent(ev, line);
+    }
+    Atomics.add(ctl, CONSUMED, 1);
+    Atomics.notify(ctl, CONSUMED);
+  };
+
+  const worker = startWorker({ path, chunkBytes, maxLineBytes: o?.maxLineBytes, shared });
+  let settled = false, ended = false;
+  const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const settle = (e?: unknown) => {
+        if (settled) return;
+        settled = true;
+        if (e === undefined) resolve(); else reject(e);
+      };
+      worker.on('message', (m: FromReader) => {
+        if (settled) return;
+        try {
+          if (m.kind === 'batch') take(m);
+          else if (m.kind === 'end') { ended = true; settle(); }
+          else settle(failure(m));
+        } catch (e) { settle(e); }
+      });
+      worker.on('error', (e) => settle(new ReaderBug(e.message, e.stack)));
+      void exited.then((code) => settle(new ReaderBug(`the reader thread stopped (exit code ${code}) before the end of ${path}`)));
+    });
+  } finally {
+    if (ended) await exited; // it has read everything and closed the file: it ends by itself
+    else {
+      // Wakes a reader waiting for a slot; it stops at once.
+      Atomics.store(ctl, ABORTED, 1);
+      Atomics.notify(ctl, CONSUMED);
+      await worker.terminate();
+    }
+  }
+}

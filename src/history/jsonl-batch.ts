@@ -2,12 +2,14 @@
 // (./jsonl-threaded.ts): batches of BATCH_LINES consecutive lines in SLOTS shared slots, each line
 // its nine fields as a tag and a number (a number itself, or the index of a string or nested
 // value sent with the batch's message). The reader waits for a free slot (CONSUMED counts the
-// batches taken): memory stays a few MB whatever the file's size.
+// messages taken): memory stays a few MB whatever the file's size. When the checking thread has
+// taken everything (it waits), the reader hands it the next chunk's lines as bytes to scan
+// itself: the scan, most of the work, is shared out between the two as their speeds allow.
 
 /** The fields of an event the scanner reads, in slot order (jsonl-scan.ts numbers them from 1). */
 export const FIELDS = ['type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms'] as const;
 export const FIELD_COUNT = FIELDS.length;
-export const BATCH_LINES = 8192;
+export const BATCH_LINES = 32768;
 export const SLOTS = 4;
 
 /** Tags: the field is missing, a number, a string, true, false, null, a nested value; SLOW: the line's text is sent for JSON.parse. */
@@ -26,7 +28,7 @@ export function sharedBatches(): Shared {
 /** Where batch n's lines start in the slot arrays. */
 export const slotBase = (n: number): number => (n % SLOTS) * BATCH_LINES * FIELD_COUNT;
 
-export interface WorkerInput { path: string; chunkBytes?: number; maxLineBytes?: number; shared: Shared }
+export interface WorkerInput { path: string; chunkBytes?: number; maxLineBytes?: number; shared: Shared; share: boolean }
 
 /** One batch: `count` lines from `firstLine`; strs, nested and texts are what its STR, NESTED and SLOW tags point into. */
 export interface Batch { kind: 'batch'; n: number; count: number; firstLine: number; strs: string[]; nested: unknown[]; texts: string[] }
@@ -40,4 +42,7 @@ export interface ReadFailure {
   stack?: string;
 }
 
-export type FromReader = Batch | ReadFailure | { kind: 'end' };
+/** A chunk's whole lines (checked UTF-8, ending with a newline), the first numbered firstLine, for the checking thread to scan. */
+export interface RawLines { kind: 'raw'; bytes: Uint8Array; firstLine: number }
+
+export type FromReader = Batch | RawLines | ReadFailure | { kind: 'end' };

@@ -3,6 +3,8 @@
 // Shared by the reader on this thread (./jsonl.ts) and the one fed by the reader thread (./jsonl-threaded.ts).
 import { HistoryError } from './errors.ts';
 import { duplicateKey } from './json-dupes.ts';
+import type { FastLine, OnLine } from './jsonl-lines.ts';
+import { LineScanner } from './jsonl-scan.ts';
 
 /** No event on this line: it is blank (or only a byte-order mark on line 1). */
 export const BLANK: unique symbol = Symbol('blank line');
@@ -27,4 +29,25 @@ export function parseLine(path: string, text: string, line: number): unknown {
       `keep one ${JSON.stringify(dup)} in the object and remove the other`);
   }
   return ev;
+}
+
+/**
+ * The line handlers of forEachLineBytes (./jsonl-lines.ts) that call onEvent(raw, line) for each
+ * event: the byte scanner's fast path, else parseLine. raw is only valid during the call.
+ */
+export function jsonlLines(path: string, onEvent: (raw: unknown, line: number) => void, maxLine: number): { fast: FastLine; onLine: OnLine } {
+  const scanner = new LineScanner();
+  return {
+    // Checking the line's length after the scan is sound: the event is handed on only after it.
+    fast: (buf, start, limit, line) => {
+      const nl = scanner.scanLine(buf, start, limit);
+      if (nl !== -1 && nl - start <= maxLine) onEvent(scanner.ev, line);
+      return nl;
+    },
+    onLine: (buf, start, end, line) => {
+      if (scanner.scan(buf, start, end)) { onEvent(scanner.ev, line); return; }
+      const ev = parseLine(path, buf.toString('utf8', start, end), line);
+      if (ev !== BLANK) onEvent(ev, line);
+    },
+  };
 }

@@ -1,21 +1,26 @@
 // A large JSON Lines file is read and scanned on a second thread (./jsonl-worker.ts) while this
 // one builds and checks the events: the scan is most of a check's time, and a machine has two
-// cores or more. Same events, lines and errors as the reader on one thread (./jsonl.ts); a small
+// cores or more. When this thread waits, it is handed chunks to scan itself (./jsonl-batch.ts). Same events, lines and errors as the reader on one thread (./jsonl.ts); a small
 // file, a pipe or a FIFO is read here (a thread takes ~30 ms to start).
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { HistoryError, ReaderBug } from './errors.ts';
-import { ABORTED, CONSUMED, FALSE, FIELD_COUNT, NESTED, NULL, NUM, SLOW, STR, TRUE, sharedBatches, slotBase, type Batch, type FromReader, type ReadFailure } from './jsonl-batch.ts';
-import { BLANK, parseLine } from './jsonl-line.ts';
-import { ReadLimitReached, type ReadOptions } from './limits.ts';
+import { ABORTED, CONSUMED, FALSE, FIELD_COUNT, NESTED, NULL, NUM, SLOW, STR, TRUE, sharedBatches, slotBase, type Batch, type FromReader, type RawLines, type ReadFailure, type WorkerInput } from './jsonl-batch.ts';
+import { BLANK, jsonlLines, parseLine } from './jsonl-line.ts';
+import { eachLine } from './jsonl-lines.ts';
+import { ReadLimitReached, maxLineBytesOf, type ReadOptions } from './limits.ts';
 import { isSniffed } from './source.ts';
 
 /**
  * Files from this size are read on a second thread. Tests set 0 to read every regular file there
  * (LOCKPICK_READ_THREAD_BYTES=0 runs a whole test file so), Infinity to read none.
  */
-export const READ_THREAD = { minBytes: Number(process.env.LOCKPICK_READ_THREAD_BYTES ?? 32 * 1024 * 1024) };
+export const READ_THREAD = {
+  minBytes: Number(process.env.LOCKPICK_READ_THREAD_BYTES ?? 32 * 1024 * 1024),
+  /** Whether this thread scans chunks too when it waits (false: tests of the batches alone). */
+  share: true,
+};
 
 // jsonl-worker.js beside this file in dist/; from the sources, jsonl-worker.ts loaded through
 // tsx's hooks, registered in the thread first (a thread does not inherit them).
@@ -73,11 +78,20 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
       ev.time = val(k + 5); ev.index = val(k + 6); ev.lease_ms = val(k + 7); ev.valid_ms = val(k + 8);
       onEvent(ev, line);
     }
-    Atomics.add(ctl, CONSUMED, 1);
-    Atomics.notify(ctl, CONSUMED);
+    taken();
+  };
+  const taken = () => { Atomics.add(ctl, CONSUMED, 1); Atomics.notify(ctl, CONSUMED); };
+  const maxLine = maxLineBytesOf(o);
+  const { fast, onLine } = jsonlLines(path, onEvent, maxLine);
+  const scan = (r: RawLines): void => {
+    const why = o?.limit?.();
+    if (why !== undefined) throw new ReadLimitReached(path, why, r.firstLine);
+    const buf = Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.length);
+    eachLine(path, buf, 0, buf.length - 1, r.firstLine - 1, maxLine, onLine, fast);
+    taken();
   };
 
-  const worker = startWorker({ path, chunkBytes, maxLineBytes: o?.maxLineBytes, shared });
+  const worker = startWorker({ path, chunkBytes, maxLineBytes: o?.maxLineBytes, shared, share: READ_THREAD.share } satisfies WorkerInput);
   let settled = false, ended = false;
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   try {
@@ -91,6 +105,7 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
         if (settled) return;
         try {
           if (m.kind === 'batch') take(m);
+          else if (m.kind === 'raw') scan(m);
           else if (m.kind === 'end') { ended = true; settle(); }
           else settle(failure(m));
         } catch (e) { settle(e); }

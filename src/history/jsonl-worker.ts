@@ -3,7 +3,8 @@
 // lines the scanner does not take whole go as text, for JSON.parse on the checking thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import { HistoryError } from './errors.ts';
-import { forEachLineBytes, type FastLine } from './jsonl.ts';
+import { forEachLineBytes, type FastLine, type TakeChunk } from './jsonl-lines.ts';
+import { countNewlines } from './utf8.ts';
 import { LineScanner, type ScannedEvent } from './jsonl-scan.ts';
 import { maxLineBytesOf } from './limits.ts';
 import {
@@ -20,6 +21,8 @@ const maxLine = maxLineBytesOf({ maxLineBytes: input.maxLineBytes });
 const scanner = new LineScanner(true);
 const post = (m: FromReader) => port.postMessage(m);
 
+let posted = 0;     // messages posted (batches and raw chunks)
+const slotItem = new Array<number>(SLOTS).fill(-1); // the message number of the batch last in each slot
 let n = 0;          // the current batch's number
 let count = -1;     // lines in it; -1: not started
 let at = 0;         // where its next line goes in the slot arrays
@@ -27,12 +30,13 @@ let nested: unknown[] = [];
 let texts: string[] = [];
 let first = 1;      // its first line's number
 
-/** Starts batch n at `line` once its slot is free (the checking thread took batch n - SLOTS). */
+/** Starts batch n at `line` once its slot is free (the checking thread took the batch that was in it). */
 function begin(line: number): void {
+  const last = slotItem[n % SLOTS]!;
   for (;;) {
     const consumed = Atomics.load(ctl, CONSUMED);
     if (Atomics.load(ctl, ABORTED)) throw new Error('aborted');
-    if (n - consumed < SLOTS) break;
+    if (consumed > last) break;
     Atomics.wait(ctl, CONSUMED, consumed);
   }
   scanner.newBatch();
@@ -44,6 +48,7 @@ function begin(line: number): void {
 function flush(): void {
   if (count <= 0) return;
   post({ kind: 'batch', n, count, firstLine: first, strs: scanner.strs, nested, texts });
+  slotItem[n % SLOTS] = posted++;
   n++; count = -1;
 }
 
@@ -82,6 +87,17 @@ const fast: FastLine = (buf, start, limit, line) => {
   return nl;
 };
 
+/** A chunk goes to the checking thread as bytes when it has taken everything posted (it is waiting). */
+const take: TakeChunk = (buf, lastNl, line) => {
+  if (!input.share || Atomics.load(ctl, CONSUMED) < posted) return -1;
+  flush();
+  const bytes = new Uint8Array(lastNl + 1);
+  bytes.set(buf.subarray(0, lastNl + 1));
+  port.postMessage({ kind: 'raw', bytes, firstLine: line } satisfies FromReader, [bytes.buffer]);
+  posted++;
+  return countNewlines(buf, 0, lastNl + 1);
+};
+
 try {
   await forEachLineBytes(input.path, (buf, start, end, line) => {
     if (count < 0) begin(line);
@@ -89,7 +105,7 @@ try {
     tags[at] = SLOW;
     texts.push(buf.toString('utf8', start, end));
     next();
-  }, input.chunkBytes, { maxLineBytes: input.maxLineBytes }, fast);
+  }, input.chunkBytes, { maxLineBytes: input.maxLineBytes }, fast, take);
   flush();
   post({ kind: 'end' });
 } catch (e) {

@@ -24,9 +24,14 @@ async function read(threaded: boolean, path: string, chunk?: number, o?: Paramet
   }
 }
 
+/** The same on one thread, on the thread sharing chunks out, and on the thread alone (every line in batches). */
 async function same(path: string, chunk?: number, o?: Parameters<typeof readJsonl>[2]): Promise<unknown> {
   const one = await read(false, path, chunk, o);
   assert.deepEqual(await read(true, path, chunk, o), one);
+  READ_THREAD.share = false;
+  try {
+    assert.deepEqual(await read(true, path, chunk, o), one);
+  } finally { READ_THREAD.share = true; }
   return one;
 }
 
@@ -81,7 +86,7 @@ test('a limit reached while reading on the thread stops it (ReadLimitReached)', 
   let asked = 0;
   READ_THREAD.minBytes = 0;
   try {
-    const e = await readJsonl(path, undefined, { limit: () => (++asked > 2 ? 'time limit of 1 ms reached' : undefined) }).catch((x: unknown) => x);
+    const e = await readJsonl(path, 4096, { limit: () => (++asked > 2 ? 'time limit of 1 ms reached' : undefined) }).catch((x: unknown) => x);
     assert.ok(e instanceof ReadLimitReached, String(e));
   } finally { READ_THREAD.minBytes = Infinity; }
 });

@@ -9,8 +9,14 @@ export class Budget {
   private deadline: number;
   private readonly heapLimit = getHeapStatistics().heap_size_limit * HEAP_GUARD;
 
-  constructor(private readonly timeLimitMs?: number, private readonly maxMemoryBytes?: number) {
-    this.deadline = timeLimitMs === undefined ? Infinity : Date.now() + timeLimitMs;
+  /** deadline: the Date.now() at which the time limit runs out, when it started earlier (another thread's budget). */
+  constructor(private readonly timeLimitMs?: number, private readonly maxMemoryBytes?: number, deadline?: number) {
+    this.deadline = deadline ?? (timeLimitMs === undefined ? Infinity : Date.now() + timeLimitMs);
+  }
+
+  /** What another thread needs to hold the same limits (new Budget(...budget.limits)). */
+  get limits(): [number | undefined, number | undefined, number] {
+    return [this.timeLimitMs, this.maxMemoryBytes, this.deadline];
   }
 
   /** The same memory limit and a deadline at most ms from now (and no later than this one's). */

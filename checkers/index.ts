@@ -38,21 +38,32 @@ export class CheckInputError extends Error {
 }
 
 export function checkHistory(h: ParsedHistory, o: CheckOptions): CheckResult {
+  const c = prepareCheck(h, o);
+  if ('valid' in c) return c;
+  const { model, parts, budget, backend, started } = c;
+  function* verdicts(): Generator<[string, number, KeyVerdict]> {
+    for (const [key, ops] of parts) yield [key, ops.length, keyVerdict(model, key, ops, budget, backend)];
+  }
+  return summarize(model.name, h.ops.length, started, verdicts());
+}
+
+/** A check ready to decide its keys: the model, the ops by key (in partition order), the limits. */
+export interface PreparedCheck { model: Model<any>; parts: Map<string, Op[]>; budget: Budget; backend: Backend | undefined; started: number }
+
+/** The model and the ops by key of a check, or its result when there is nothing to decide; CheckInputError for input the model cannot read. */
+export function prepareCheck(h: ParsedHistory, o: CheckOptions): PreparedCheck | CheckResult {
   const started = performance.now();
   const model = modelNamed(o.model);
   if (!model) throw new CheckInputError('', 0, 'unknown-model', `there is no model named "${o.model}"`, `use one of ${Object.keys(MODELS).join(', ')} (--model NAME)`);
   validateOps(model, h);
   if (h.ops.length === 0) return noOperations(model.name, h.nemesis.length);
-  const backend = o.backend ?? backendOf(h);
-  const budget = new Budget(o.timeLimitMs, o.maxMemoryBytes);
-  const parts = partition(model, h.ops);
-  function* verdicts(): Generator<[string, number, KeyVerdict]> {
-    for (const [key, ops] of parts) {
-      const d = decideKey(model!, key, ops, budget, backend);
-      yield [key, ops.length, withStaleUnlocks(d, ops.some((op) => op.f === 'acquire'), () => staleUnlocks(model!, key, ops, backend))];
-    }
-  }
-  return summarize(model.name, h.ops.length, started, verdicts());
+  return { model, parts: partition(model, h.ops), budget: new Budget(o.timeLimitMs, o.maxMemoryBytes), backend: o.backend ?? backendOf(h), started };
+}
+
+/** One key's verdict, with the stale unlocks that explain an invalid lock key. */
+export function keyVerdict(model: Model<any>, key: string, ops: Op[], budget: Budget, backend: Backend | undefined): KeyVerdict {
+  const d = decideKey(model, key, ops, budget, backend);
+  return withStaleUnlocks(d, ops.some((op) => op.f === 'acquire'), () => staleUnlocks(model, key, ops, backend));
 }
 
 /** The result of a check from each key's verdict (in partition order): anomalies listed up to MAX_ANOMALIES_PER_KEY per key. */

@@ -5,7 +5,8 @@
 // servers are stopped before the promise settles. An aborted `signal` stores
 // what was found (results.json, counterexample/, junit.xml, marked interrupted),
 // stops the servers, then rejects with the signal's reason (an AbortError).
-import { CheckInputError, checkHistory as checkParsed } from '../checkers/index.ts';
+import { CheckInputError } from '../checkers/index.ts';
+import { checkHistoryOnThreads } from '../checkers/threads.ts';
 import type { Backend, CheckResult } from '../checkers/types.ts';
 import { HistoryBuilder, ReadLimitReached, readHistory } from './history/index.ts';
 import { Budget } from '../checkers/budget.ts';
@@ -138,7 +139,7 @@ export async function checkHistory(fileOrEvents: string | readonly (HistoryEvent
   } else {
     throw new TypeError('checkHistory: give a history file path or an array of history events');
   }
-  return checkParsed(h, { model: o.model ?? 'mutex', backend: o.backend, timeLimitMs: o.timeLimitMs, maxMemoryBytes: o.maxMemoryBytes });
+  return checkHistoryOnThreads(h, { model: o.model ?? 'mutex', backend: o.backend, timeLimitMs: o.timeLimitMs, maxMemoryBytes: o.maxMemoryBytes });
 }
 
 function isParsed(x: unknown): x is ParsedHistory {

@@ -13,6 +13,9 @@ export const MODELS: Record<string, Model<any>> = Object.assign(Object.create(nu
   'cas-register': casRegister,
 });
 
+/** lockpick's own models (a thread that checks keys knows these by name, not a user's). */
+export const BUILTIN_MODELS: ReadonlySet<Model<any>> = new Set(Object.values(MODELS));
+
 /** The model registered under `name` (own entries only), or undefined. */
 export function modelNamed(name: string): Model<any> | undefined {
   return Object.hasOwn(MODELS, name) ? MODELS[name] : undefined;

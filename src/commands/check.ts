@@ -6,7 +6,8 @@ import { writeFile } from 'node:fs/promises';
 import { samePath } from '../same-path.ts';
 import { Budget } from '../../checkers/budget.ts';
 import { renderJUnit } from '../report/junit.ts';
-import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
+import { CheckInputError, MODELS } from '../../checkers/index.ts';
+import { checkHistoryOnThreads } from '../../checkers/threads.ts';
 import type { Backend, CheckResult } from '../../checkers/types.ts';
 import { backendNames } from '../env/topologies.ts';
 import { EXIT, fsReason } from '../errors.ts';
@@ -99,7 +100,7 @@ async function checkFile(file: string, model: string, backend: Backend | undefin
     t1 = performance.now();
     try {
       // What is left of the time limit after reading.
-      result = checkHistory(history, timeLimitMs === undefined ? options : { ...options, timeLimitMs: Math.max(1, timeLimitMs - (t1 - t0)) });
+      result = await checkHistoryOnThreads(history, timeLimitMs === undefined ? options : { ...options, timeLimitMs: Math.max(1, timeLimitMs - (t1 - t0)) });
     } catch (e) {
       if (!(e instanceof CheckInputError)) return internalError(file, model, e, Math.round(t1 - t0));
       return badInput(file, e);

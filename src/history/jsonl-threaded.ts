@@ -3,8 +3,7 @@
 // cores or more. When this thread waits, it is handed chunks to scan itself (./jsonl-batch.ts). Same events, lines and errors as the reader on one thread (./jsonl.ts); a small
 // file, a pipe or a FIFO is read here (a thread takes ~30 ms to start).
 import { stat } from 'node:fs/promises';
-import { extname } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { startThread } from '../thread.ts';
 import { HistoryError, ReaderBug } from './errors.ts';
 import { ABORTED, CONSUMED, FALSE, FIELD_COUNT, NESTED, NULL, NUM, SLOW, STR, TRUE, sharedBatches, slotBase, type Batch, type FromReader, type RawLines, type ReadFailure, type WorkerInput } from './jsonl-batch.ts';
 import { BLANK, jsonlLines, parseLine } from './jsonl-line.ts';
@@ -21,12 +20,6 @@ export const READ_THREAD = {
   /** Whether this thread scans chunks too when it waits (false: tests of the batches alone). */
   share: true,
 };
-
-// jsonl-worker.js beside this file in dist/; from the sources, jsonl-worker.ts loaded through
-// tsx's hooks, registered in the thread first (a thread does not inherit them).
-const WORKER = new URL(`./jsonl-worker${extname(import.meta.url)}`, import.meta.url);
-const startWorker = (workerData: unknown): Worker => extname(WORKER.pathname) !== '.ts' ? new Worker(WORKER, { workerData })
-  : new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER.href)}); })`, { eval: true, workerData });
 
 /** Whether `path` is read on a second thread: a regular file of READ_THREAD.minBytes or more. */
 export async function readsOnThread(path: string): Promise<boolean> {
@@ -91,7 +84,7 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
     taken();
   };
 
-  const worker = startWorker({ path, chunkBytes, maxLineBytes: o?.maxLineBytes, shared, share: READ_THREAD.share } satisfies WorkerInput);
+  const worker = startThread('jsonl-worker', import.meta.url, { path, chunkBytes, maxLineBytes: o?.maxLineBytes, shared, share: READ_THREAD.share } satisfies WorkerInput);
   let settled = false, ended = false;
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   try {

@@ -14,6 +14,7 @@ export interface ScannedEvent {
 }
 
 import { duplicateKey } from './json-dupes.ts';
+import { FALSE, NESTED, NONE, NULL, NUM, STR, TRUE } from './jsonl-batch.ts';
 
 const QUOTE = 34, BACKSLASH = 92, COMMA = 44, COLON = 58, LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93, MINUS = 45;
 
@@ -60,24 +61,33 @@ export class LineScanner {
   private readonly nestedBytes: (Buffer | undefined)[] = new Array(NESTED_SLOTS).fill(undefined);
   private readonly nestedValue: unknown[] = new Array(NESTED_SLOTS).fill(undefined);
   /**
-   * With batch ids (the reader thread, ./jsonl-worker.ts): each string field's id in `strs`, the
-   * strings of the current batch, each sent once per batch. newBatch() starts the next batch.
+   * Batch mode (the reader thread, ./jsonl-worker.ts; ./jsonl-batch.ts): each line's fields go to
+   * tags and nums from `at` on, a string as its id in `strs` (the strings of the current batch,
+   * each sent once per batch), a nested value as its index in batchNested. newBatch() starts the next batch.
    */
-  readonly sids = new Int32Array(10);
+  private bt: Uint8Array<ArrayBufferLike> | null = null;
+  private bn: Float64Array<ArrayBufferLike> = new Float64Array(0);
+  at = 0;
   strs: string[] = [];
+  batchNested: unknown[] = [];
   private sid = 0;
   private epoch = 1;
   private readonly slotEpoch: Int32Array;
   private readonly slotId: Int32Array;
 
-  constructor(private readonly batchIds = false) {
-    this.slotEpoch = new Int32Array(batchIds ? CACHE_SLOTS : 0);
-    this.slotId = new Int32Array(batchIds ? CACHE_SLOTS : 0);
+  private readonly batchIds: boolean;
+
+  constructor(batch?: { tags: Uint8Array<ArrayBufferLike>; nums: Float64Array<ArrayBufferLike> }) {
+    this.batchIds = batch !== undefined;
+    if (batch) { this.bt = batch.tags; this.bn = batch.nums; }
+    this.slotEpoch = new Int32Array(batch ? CACHE_SLOTS : 0);
+    this.slotId = new Int32Array(batch ? CACHE_SLOTS : 0);
   }
 
   newBatch(): void {
     this.epoch++;
     this.strs = [];
+    this.batchNested = [];
   }
 
   /**
@@ -97,7 +107,10 @@ export class LineScanner {
   scanLine(buf: Buffer, start: number, limit: number): number {
     // One function with the position in a local: this loop runs for every event of the file.
     const ev = this.ev;
-    ev.type = ev.f = ev.process = ev.key = ev.value = ev.time = ev.index = ev.lease_ms = ev.valid_ms = undefined;
+    // Batch mode writes each field's tag and number at `at` instead of filling ev.
+    const bt = this.bt, bn = this.bn, at = this.at - 1; // field ids count from 1
+    if (bt === null) ev.type = ev.f = ev.process = ev.key = ev.value = ev.time = ev.index = ev.lease_ms = ev.valid_ms = undefined;
+    else { bt[at + 1] = bt[at + 2] = bt[at + 3] = bt[at + 4] = bt[at + 5] = bt[at + 6] = bt[at + 7] = bt[at + 8] = bt[at + 9] = NONE; }
     const end = limit;
     if (buf[start] !== LBRACE) return -1;
     let i = start + 1;
@@ -125,6 +138,7 @@ export class LineScanner {
       c = buf[++i];
       while (c === 32 || c === 9) c = buf[++i];
       let v: unknown;
+      let tag = 0, num = 0; // batch mode
       if (c === QUOTE) {
         const sFrom = ++i;
         let h = 0;
@@ -133,7 +147,7 @@ export class LineScanner {
           h = (h * 31 + c) | 0;
         }
         if (field === 0) v = '';
-        else { v = this.intern(buf, sFrom, i, h); this.sids[field] = this.sid; }
+        else { v = this.intern(buf, sFrom, i, h); tag = STR; num = this.sid; }
         i++;
       } else if (c === MINUS || (c !== undefined && c >= 48 && c <= 57)) {
         const neg = c === MINUS;
@@ -144,7 +158,8 @@ export class LineScanner {
         const digits = i - first;
         // JSON integers only (no leading zeros, fraction or exponent), at most 15 digits: exact as a double.
         if (digits === 0 || digits > 15 || (digits > 1 && buf[first] === 48) || c === 46 /* . */ || c === 101 /* e */ || c === 69 /* E */) return -1;
-        v = neg ? -n : n;
+        if (bt === null) v = neg ? -n : n; // (a double is boxed as v: not in batch mode)
+        else { tag = NUM; num = neg ? -n : n; }
       } else {
         this.pos = i; this.end = end; this.buf = buf;
         if (c === LBRACE || c === LBRACKET) {
@@ -152,13 +167,16 @@ export class LineScanner {
           // Only the value field is kept; others are still parsed, so a line JSON.parse rejects falls back.
           v = this.nested(buf, i, this.pos);
           if (v === undefined) return -1;
-        } else if (this.word('true')) v = true;
-        else if (this.word('false')) v = false;
-        else if (this.word('null')) v = null;
+          tag = NESTED;
+          if (bt !== null && field !== 0) { const ns = this.batchNested; num = ns[ns.length - 1] === v ? ns.length - 1 : ns.push(v) - 1; }
+        } else if (this.word('true')) { v = true; tag = TRUE; }
+        else if (this.word('false')) { v = false; tag = FALSE; }
+        else if (this.word('null')) { v = null; tag = NULL; }
         else return -1;
         i = this.pos;
       }
-      switch (field) {
+      if (bt !== null) { if (field !== 0) { bt[at + field] = tag; bn[at + field] = num; } }
+      else switch (field) {
         case 1: ev.type = v; break;
         case 2: ev.f = v; break;
         case 3: ev.process = v; break;

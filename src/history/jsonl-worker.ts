@@ -5,12 +5,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { HistoryError } from './errors.ts';
 import { forEachLineBytes, type FastLine, type TakeChunk } from './jsonl-lines.ts';
 import { countNewlines } from './utf8.ts';
-import { LineScanner, type ScannedEvent } from './jsonl-scan.ts';
+import { LineScanner } from './jsonl-scan.ts';
 import { maxLineBytesOf } from './limits.ts';
-import {
-  ABORTED, BATCH_LINES, CONSUMED, FALSE, FIELD_COUNT, NESTED, NONE, NULL, NUM, SLOTS, SLOW, STR, TRUE, slotBase,
-  type FromReader, type WorkerInput,
-} from './jsonl-batch.ts';
+import { ABORTED, BATCH_LINES, CONSUMED, FIELD_COUNT, SLOTS, SLOW, slotBase, type FromReader, type WorkerInput } from './jsonl-batch.ts';
 
 const input = workerData as WorkerInput;
 const port = parentPort!;
@@ -18,7 +15,7 @@ const tags = new Uint8Array(input.shared.tags);
 const nums = new Float64Array(input.shared.nums);
 const ctl = new Int32Array(input.shared.ctl);
 const maxLine = maxLineBytesOf({ maxLineBytes: input.maxLineBytes });
-const scanner = new LineScanner(true);
+const scanner = new LineScanner({ tags, nums });
 const post = (m: FromReader) => port.postMessage(m);
 
 let posted = 0;     // messages posted (batches and raw chunks)
@@ -26,7 +23,6 @@ const slotItem = new Array<number>(SLOTS).fill(-1); // the message number of the
 let n = 0;          // the current batch's number
 let count = -1;     // lines in it; -1: not started
 let at = 0;         // where its next line goes in the slot arrays
-let nested: unknown[] = [];
 let texts: string[] = [];
 let first = 1;      // its first line's number
 
@@ -40,50 +36,29 @@ function begin(line: number): void {
     Atomics.wait(ctl, CONSUMED, consumed);
   }
   scanner.newBatch();
-  nested = []; texts = [];
-  count = 0; at = slotBase(n);
+  texts = [];
+  count = 0; at = slotBase(n); scanner.at = at;
   first = line;
 }
 
 function flush(): void {
   if (count <= 0) return;
-  post({ kind: 'batch', n, count, firstLine: first, strs: scanner.strs, nested, texts });
+  post({ kind: 'batch', n, count, firstLine: first, strs: scanner.strs, nested: scanner.batchNested, texts });
   slotItem[n % SLOTS] = posted++;
   n++; count = -1;
 }
 
-function put(o: number, v: unknown, sid: number): void {
-  if (v === undefined) tags[o] = NONE;
-  else if (typeof v === 'number') { tags[o] = NUM; nums[o] = v; }
-  else if (typeof v === 'string') { tags[o] = STR; nums[o] = sid; }
-  else if (v === true) tags[o] = TRUE;
-  else if (v === false) tags[o] = FALSE;
-  else if (v === null) tags[o] = NULL;
-  else {
-    tags[o] = NESTED;
-    // The scanner hands the same object for the same bytes: sent once per batch.
-    nums[o] = nested[nested.length - 1] === v ? nested.length - 1 : nested.push(v) - 1;
-  }
-}
-
-/** The line the scanner just read, as the batch's next line (field ids in jsonl-scan.ts count from 1). */
-function encode(ev: ScannedEvent): void {
-  const s = scanner.sids, o = at;
-  put(o, ev.type, s[1]!); put(o + 1, ev.f, s[2]!); put(o + 2, ev.process, s[3]!);
-  put(o + 3, ev.key, s[4]!); put(o + 4, ev.value, s[5]!); put(o + 5, ev.time, s[6]!);
-  put(o + 6, ev.index, s[7]!); put(o + 7, ev.lease_ms, s[8]!); put(o + 8, ev.valid_ms, s[9]!);
-  next();
-}
-
+/** The line just scanned or sent as text is the batch's next. */
 function next(): void {
   at += FIELD_COUNT;
+  scanner.at = at;
   if (++count === BATCH_LINES) flush();
 }
 
 const fast: FastLine = (buf, start, limit, line) => {
   if (count < 0) begin(line);
   const nl = scanner.scanLine(buf, start, limit);
-  if (nl !== -1 && nl - start <= maxLine) encode(scanner.ev);
+  if (nl !== -1 && nl - start <= maxLine) next();
   return nl;
 };
 
@@ -101,7 +76,7 @@ const take: TakeChunk = (buf, lastNl, line) => {
 try {
   await forEachLineBytes(input.path, (buf, start, end, line) => {
     if (count < 0) begin(line);
-    if (scanner.scan(buf, start, end)) { encode(scanner.ev); return; }
+    if (scanner.scan(buf, start, end)) { next(); return; }
     tags[at] = SLOW;
     texts.push(buf.toString('utf8', start, end));
     next();

@@ -4,6 +4,7 @@
 // test file with every history read on the thread.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { writeFileSync } from 'node:fs';
 import { HistoryError, ReadLimitReached } from '../../src/history/index.ts';
 import { readJsonl } from '../../src/history/jsonl.ts';
@@ -103,4 +104,20 @@ test('the streaming check reads on the thread and gives the same result', async 
   const one = await check(Infinity);
   assert.equal(one.ops, 6 * BATCH_LINES);
   assert.deepEqual(await check(0), one);
+});
+
+test('random values and extra fields on every line read the same through the shared batches', async () => {
+  const scalar = fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constantFrom(0, -0, 2 ** 53 - 1, 1e21, 'acquire', 'ok'), fc.boolean(), fc.constant(null));
+  const value = fc.oneof(scalar, fc.dictionary(fc.string(), scalar), fc.array(scalar));
+  const extras = fc.dictionary(fc.string().filter((k) => !['type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms'].includes(k)), value, { maxKeys: 3 });
+  const pair = fc.record({ f: fc.constantFrom('acquire', 'release', 'read', 'wr\u00eete', 'x"y'), key: fc.oneof(fc.string(), fc.constant(undefined)), value, reply: value, time: fc.nat(), extra: extras });
+  const lines: string[] = [];
+  fc.sample(pair, { numRuns: 3000, seed: 42 }).forEach((p, i) => {
+    const process = i % 7;
+    const key = p.key === undefined ? {} : { key: p.key };
+    lines.push(JSON.stringify({ ...p.extra, type: 'invoke', f: p.f, process, ...key, value: p.value, time: p.time }));
+    lines.push(JSON.stringify({ type: i % 5 === 0 ? 'fail' : 'ok', f: p.f, process, value: p.reply, time: p.time + 1, ...p.extra }));
+  });
+  const h = await same(tmpHistory(lines.join('\n') + '\n'), 4096) as { ops: unknown[] };
+  assert.equal(h.ops.length, 3000);
 });

@@ -77,7 +77,7 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
     nemesis(n) { recorded ??= backendIn(n); },
   };
   const b = new HistoryBuilder(path, sink);
-  await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, read);
+  await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, read, b.addFields.bind(b));
   if (bad) throw bad.error;
   const { ops, nemesis } = b.counts;
   if (ops === 0) return noOperations(model.name, nemesis);

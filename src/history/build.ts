@@ -72,10 +72,12 @@ export class HistoryBuilder {
         `write one event object per line: ${EVENT_SHAPE}`);
     }
     const ev = raw as Record<string, unknown>;
+    this.addFields(ev.type, ev.f, ev.process, ev.key, ev.value, ev.time, ev.index, ev.lease_ms, ev.valid_ms, line);
+  }
+
+  /** add() of an event object with these fields (undefined: missing); the reader thread's batches make no object. */
+  addFields(type: unknown, f: unknown, process: unknown, key: unknown, value: unknown, rawTime: unknown, index: unknown, lease: unknown, valid: unknown, line: number): void {
     const seq = this.seq;
-    const type = ev.type;
-    const f = ev.f;
-    const process = ev.process;
     if (type !== 'invoke' && type !== 'ok' && type !== 'fail' && type !== 'info') {
       this.fail(line, 'unknown-type', `"type" must be "invoke", "ok", "fail" or "info"; got ${describe(type)}`,
         'use invoke to start an operation and ok / fail / info to complete it');
@@ -90,28 +92,24 @@ export class HistoryBuilder {
         unsafe(process) ? 'renumber the processes below 2^53 (9007199254740992): larger ids cannot be told apart as numbers (…992 and …993 read as one)'
           : 'give each logical single-threaded client its own integer process id');
     }
-    const key = ev.key;
     if (key !== undefined && typeof key !== 'string') {
       this.fail(line, 'bad-key', `"key" must be a string when present; got ${describe(key)}`,
         'write the lock name or register key as a string, or leave "key" out (it then means "")');
     }
-    let time = ev.time;
+    let time = rawTime;
     if (typeof time === 'bigint') time = Number(time);
     if (time !== undefined && !(typeof time === 'number' && Number.isSafeInteger(time))) {
-      this.fail(line, 'bad-time', `"time" must be an integer below 2^53 (nanoseconds since the run started) when present; got ${describe(ev.time)}`,
+      this.fail(line, 'bad-time', `"time" must be an integer below 2^53 (nanoseconds since the run started) when present; got ${describe(rawTime)}`,
         'write time as integer nanoseconds from a monotonic clock since the run started (2^53 ns is 104 days), or leave it out');
     }
-    const lease = ev.lease_ms;
     if (lease !== undefined && !(typeof lease === 'number' && Number.isFinite(lease) && lease > 0)) {
       this.fail(line, 'bad-lease', `"lease_ms" must be a positive number of milliseconds when present (the lease the lock was granted); got ${describe(lease)}`,
         'write the lease as a number of milliseconds, e.g. "lease_ms": 800, or leave it out if the lock has no lease');
     }
-    const valid = ev.valid_ms;
     if (valid !== undefined && !(typeof valid === 'number' && Number.isFinite(valid) && type === 'ok' && f === 'acquire')) {
       this.fail(line, 'bad-valid', `"valid_ms" belongs on an ok acquire and must be a finite number of milliseconds (the validity the lock reported left when acquire returned; 0 or less: it returned an expired hold); got ${describe(valid)}${type !== 'ok' || f !== 'acquire' ? ` on a "${String(type)}" of ${String(f)}` : ''}`,
         'write "valid_ms" only on acquire ok lines, as a number of milliseconds, or leave it out if the lock reports no validity');
     }
-    const index = ev.index;
     if (index !== undefined && index !== seq) {
       this.fail(line, 'bad-index', `"index" must equal the event's 0-based position in the file, ${seq}; got ${describe(index)}`,
         'renumber "index" from 0 in file order (blank lines do not count), or leave it out');
@@ -120,7 +118,7 @@ export class HistoryBuilder {
 
     if (isNemesis) {
       // Fault records: not paired (Jepsen's nemesis logs info/info pairs), only kept for reports.
-      const n: NemesisEvent = { line, seq, f, type, value: ev.value, time: time as number | undefined };
+      const n: NemesisEvent = { line, seq, f, type, value: value, time: time as number | undefined };
       this.nemesisCount++;
       if (this.sink) this.sink.nemesis(n); else this.nemesis.push(n);
       return;
@@ -137,7 +135,7 @@ export class HistoryBuilder {
         this.fail(line, 'invoke-after-info', `process ${p} invokes ${f} after its info completion at line ${endedAt} (after info a process never invokes again)`,
           `record the client's later operations under a new process id, as Jepsen does`);
       }
-      const op = newOp(this.opCount++, p, f, key === undefined ? '' : key as string, ev.value, line, time as number | undefined, seq, lease as number | undefined);
+      const op = newOp(this.opCount++, p, f, key === undefined ? '' : key as string, value, line, time as number | undefined, seq, lease as number | undefined);
       if (this.sink) this.sink.invoke(op); else this.ops.push(op);
       this.open.set(p, op);
       return;
@@ -155,7 +153,7 @@ export class HistoryBuilder {
         'a completion must repeat the f (and key, if given) of the invoke it completes');
     }
     open.outcome = type;
-    open.value = ev.value;
+    open.value = value;
     open.completeLine = line;
     open.completeTime = time as number | undefined;
     open.completeSeq = seq;

@@ -35,8 +35,11 @@ function failure(m: ReadFailure): Error {
   return new ReaderBug(m.message, m.stack);
 }
 
-/** As forEachJsonlEvent (./jsonl.ts), the file read and scanned on a second thread. */
-export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes?: number, o?: ReadOptions): Promise<void> {
+/** An event's fields, in FIELDS order (./jsonl-batch.ts), undefined when missing: HistoryBuilder.addFields. */
+export type OnFields = (type: unknown, f: unknown, process: unknown, key: unknown, value: unknown, time: unknown, index: unknown, lease: unknown, valid: unknown, line: number) => void;
+
+/** As forEachJsonlEvent (./jsonl.ts), the file read and scanned on a second thread; onFields, when given, takes the events of the batches (no object made for them). */
+export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes?: number, o?: ReadOptions, onFields?: OnFields): Promise<void> {
   const shared = sharedBatches();
   const tags = new Uint8Array(shared.tags);
   const nums = new Float64Array(shared.nums);
@@ -67,9 +70,12 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
         if (e !== BLANK) onEvent(e, line);
         continue;
       }
-      ev.type = val(k); ev.f = val(k + 1); ev.process = val(k + 2); ev.key = val(k + 3); ev.value = val(k + 4);
-      ev.time = val(k + 5); ev.index = val(k + 6); ev.lease_ms = val(k + 7); ev.valid_ms = val(k + 8);
-      onEvent(ev, line);
+      if (onFields) onFields(val(k), val(k + 1), val(k + 2), val(k + 3), val(k + 4), val(k + 5), val(k + 6), val(k + 7), val(k + 8), line);
+      else {
+        ev.type = val(k); ev.f = val(k + 1); ev.process = val(k + 2); ev.key = val(k + 3); ev.value = val(k + 4);
+        ev.time = val(k + 5); ev.index = val(k + 6); ev.lease_ms = val(k + 7); ev.valid_ms = val(k + 8);
+        onEvent(ev, line);
+      }
     }
     taken();
   };

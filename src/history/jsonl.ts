@@ -4,7 +4,7 @@
 import { HistoryBuilder } from './build.ts';
 import { jsonlLines } from './jsonl-line.ts';
 import { CHUNK_BYTES, forEachLineBytes } from './jsonl-lines.ts';
-import { forEachJsonlEventThreaded, readsOnThread } from './jsonl-threaded.ts';
+import { forEachJsonlEventThreaded, readsOnThread, type OnFields } from './jsonl-threaded.ts';
 import { maxLineBytesOf, type ReadOptions } from './limits.ts';
 import type { ParsedHistory } from './types.ts';
 
@@ -12,10 +12,11 @@ export { forEachLineBytes, forEachLine } from './jsonl-lines.ts';
 
 /**
  * Calls onEvent(raw, line) for each event line of a JSON Lines file (blank lines skipped); raw is
- * only valid during the call. Throws HistoryError for a line that is not JSON.
+ * only valid during the call. Throws HistoryError for a line that is not JSON. onFields, when
+ * given, may take an event as its fields instead (a file read on the second thread).
  */
-export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions): Promise<void> {
-  if (await readsOnThread(path)) return forEachJsonlEventThreaded(path, onEvent, chunkBytes, o);
+export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions, onFields?: OnFields): Promise<void> {
+  if (await readsOnThread(path)) return forEachJsonlEventThreaded(path, onEvent, chunkBytes, o, onFields);
   const { fast, onLine } = jsonlLines(path, onEvent, maxLineBytesOf(o));
   await forEachLineBytes(path, onLine, chunkBytes, o, fast);
 }
@@ -23,6 +24,6 @@ export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, li
 /** chunkBytes is for tests (tiny chunks exercise lines split across reads). */
 export async function readJsonl(path: string, chunkBytes = CHUNK_BYTES, o?: ReadOptions): Promise<ParsedHistory> {
   const b = new HistoryBuilder(path);
-  await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, o);
+  await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, o, b.addFields.bind(b));
   return b.finish();
 }

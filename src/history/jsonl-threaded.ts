@@ -90,7 +90,9 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
     taken();
   };
 
-  const worker = startThread('jsonl-worker', import.meta.url, { path, chunkBytes, maxLineBytes: o?.maxLineBytes, shared, share: READ_THREAD.share } satisfies WorkerInput);
+  const worker = startThread('jsonl-worker', import.meta.url, { path, chunkBytes, maxLineBytes: o?.maxLineBytes, shared, share: READ_THREAD.share } satisfies WorkerInput,
+    // It keeps little on its heap (a batch's strings): a small young generation keeps the process's memory down.
+    { maxYoungGenerationSizeMb: 4 });
   let settled = false, ended = false;
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   try {

@@ -11,9 +11,9 @@ import { BUILTIN_MODELS } from './models/index.ts';
 import { SWEEPS } from './sweep.ts';
 import type { Backend, CheckOptions, CheckResult } from './types.ts';
 
-/** Histories with at least this many ops (and two keys) have their keys checked on two threads; tests set 0. */
+/** Histories with at least this many ops (and two keys) have their keys checked on two threads; tests set 0 (LOCKPICK_KEY_THREADS_MIN_OPS=Infinity: never). */
 export const KEY_THREADS = {
-  minOps: 10_000,
+  minOps: Number(process.env.LOCKPICK_KEY_THREADS_MIN_OPS ?? 10_000),
   /** Whether this thread takes keys too (false: tests of the second thread alone). */
   here: true,
   /** How many keys the second thread decided in the last check that started it (for tests). */

@@ -13,8 +13,9 @@ try {
   const model = [...BUILTIN_MODELS].find((m) => m.name === input.model);
   if (!model) throw new Error(`model '${input.model}' is not one of lockpick's own`);
   const budget = new Budget(...input.limits);
-  for (let i = Atomics.add(next, 0, 1); i < input.parts.length; i = Atomics.add(next, 0, 1)) {
-    const [key, ops] = input.parts[i]!;
+  const end = input.base + input.parts.length;
+  for (let i = Atomics.add(next, 0, 1); i < end; i = Atomics.add(next, 0, 1)) {
+    const [key, ops] = input.parts[i - input.base]!;
     post({ kind: 'verdict', i, verdict: keyVerdict(model, key, ops, budget, input.backend) });
   }
   post({ kind: 'done' });

@@ -1,26 +1,33 @@
 // checkHistory with the keys shared out between this thread and a second one: each takes the
 // next key (largest first) from a shared counter until none is left, so a slow key does not hold
 // up the others. Only where it pays: keys decided by the search (a sweep takes microseconds per
-// op), several of them, enough ops for a thread's start (~30 ms) to be small beside the check,
-// and one of lockpick's own models (a user's model lives only in this thread). Same result as
-// checkHistory: the verdicts are put back in partition order.
+// op), several of them, one of lockpick's own models (a user's model lives only in this thread),
+// and seconds of work left (KEY_THREADS): the second thread costs ~0.5 s and ~40 MB, more than
+// most checks take. Same result as checkHistory: the verdicts are put back in partition order.
 import type { Op, ParsedHistory } from '../src/history/types.ts';
+import type { Worker } from 'node:worker_threads';
 import { startThread } from '../src/thread.ts';
 import { keyVerdict, prepareCheck, summarize, type KeyVerdict } from './index.ts';
 import { BUILTIN_MODELS } from './models/index.ts';
 import { SWEEPS } from './sweep.ts';
 import type { Backend, CheckOptions, CheckResult } from './types.ts';
 
-/** Histories with at least this many ops (and two keys) have their keys checked on two threads; tests set 0 (LOCKPICK_KEY_THREADS_MIN_OPS=Infinity: never). */
 export const KEY_THREADS = {
-  minOps: Number(process.env.LOCKPICK_KEY_THREADS_MIN_OPS ?? 10_000),
-  /** Whether this thread takes keys too (false: tests of the second thread alone). */
-  here: true,
+  /**
+   * The second thread starts once the keys have taken this long here and those left would take
+   * minLeftMs more at the pace so far (it costs ~0.5 s: loading the checker, copying the ops, a
+   * cold start); tests set 0 (LOCKPICK_KEY_THREADS_AFTER_MS=Infinity: never).
+   */
+  afterMs: Number(process.env.LOCKPICK_KEY_THREADS_AFTER_MS ?? 500),
+  minLeftMs: 3000,
+  /** The most keys this thread takes (tests: 0, every key on the second thread; 1, the rest there). */
+  hereMax: Infinity,
   /** How many keys the second thread decided in the last check that started it (for tests). */
   decidedThere: 0,
 };
 
-export interface KeysInput { model: string; backend: Backend | undefined; limits: [number | undefined, number | undefined, number]; parts: [string, Op[]][]; next: SharedArrayBuffer }
+/** parts: the keys from number `base` on (those not yet taken when the thread started). */
+export interface KeysInput { model: string; backend: Backend | undefined; limits: [number | undefined, number | undefined, number]; parts: [string, Op[]][]; base: number; next: SharedArrayBuffer }
 export type FromKeys = { kind: 'verdict'; i: number; verdict: KeyVerdict } | { kind: 'done' } | { kind: 'error'; message: string; stack?: string };
 
 export async function checkHistoryOnThreads(h: ParsedHistory, o: CheckOptions): Promise<CheckResult> {
@@ -28,7 +35,7 @@ export async function checkHistoryOnThreads(h: ParsedHistory, o: CheckOptions): 
   if ('valid' in c) return c;
   const { model, parts, budget, backend, started } = c;
   KEY_THREADS.decidedThere = 0;
-  if (parts.size < 2 || h.ops.length < KEY_THREADS.minOps || SWEEPS.has(model) || !BUILTIN_MODELS.has(model)) {
+  if (parts.size < 2 || SWEEPS.has(model) || !BUILTIN_MODELS.has(model)) {
     return summarize(model.name, h.ops.length, started, [...parts].map(([key, ops]) => [key, ops.length, keyVerdict(model, key, ops, budget, backend)]));
   }
   const order = [...parts].sort((a, b) => b[1].length - a[1].length);
@@ -36,25 +43,45 @@ export async function checkHistoryOnThreads(h: ParsedHistory, o: CheckOptions): 
   const counter = new Int32Array(next);
   const verdicts = new Map<number, KeyVerdict>();
   const here = new Set<number>();
-  const worker = startThread('keys-worker', import.meta.url, { model: model.name, backend, limits: budget.limits, parts: order, next } satisfies KeysInput);
-  // A thread that failed (to start, or on a key) leaves its keys to this one (below): a bug in
-  // the check then shows here, as it would without threads.
-  const finished = new Promise<void>((resolve) => {
-    worker.on('message', (m: FromKeys) => {
-      if (m.kind === 'verdict') verdicts.set(m.i, m.verdict);
-      else resolve();
+  let worker: Worker | undefined;
+  let finished = Promise.resolve();
+  const start = () => {
+    const base = Atomics.load(counter, 0);
+    const w = startThread('keys-worker', import.meta.url, { model: model.name, backend, limits: budget.limits, parts: order.slice(base), base, next } satisfies KeysInput);
+    // A thread that failed (to start, or on a key) leaves its keys to this one (below): a bug in
+    // the check then shows here, as it would without threads.
+    finished = new Promise<void>((resolve) => {
+      w.on('message', (m: FromKeys) => {
+        if (m.kind === 'verdict') verdicts.set(m.i, m.verdict);
+        else resolve();
+      });
+      w.on('error', () => resolve());
+      w.on('exit', () => resolve());
     });
-    worker.on('error', () => resolve());
-    worker.on('exit', () => resolve());
-  });
+    worker = w;
+  };
+  const t0 = performance.now();
+  const totalOps = h.ops.length;
+  let opsDone = 0;
+  /** Past afterMs, when the keys left, at the pace so far, would take minLeftMs more. */
+  const worthAThread = () => {
+    const ms = performance.now() - t0;
+    return Atomics.load(counter, 0) < order.length && ms >= KEY_THREADS.afterMs && (ms / opsDone) * (totalOps - opsDone) >= KEY_THREADS.minLeftMs;
+  };
   try {
-    for (let i = KEY_THREADS.here ? Atomics.add(counter, 0, 1) : order.length; i < order.length; i = Atomics.add(counter, 0, 1)) {
+    if (KEY_THREADS.afterMs <= 0) start();
+    while (here.size < KEY_THREADS.hereMax) {
+      const i = Atomics.add(counter, 0, 1);
+      if (i >= order.length) break;
       verdicts.set(i, keyVerdict(model, order[i]![0], order[i]![1], budget, backend));
       here.add(i);
+      opsDone += order[i]![1].length;
+      if (!worker && worthAThread()) start();
     }
+    if (!worker && here.size < order.length) start(); // (tests: hereMax)
     await finished;
   } finally {
-    await worker.terminate();
+    await worker?.terminate();
   }
   KEY_THREADS.decidedThere = verdicts.size - [...verdicts.keys()].filter((i) => here.has(i)).length;
   // A key the thread took but never answered for is never lost.

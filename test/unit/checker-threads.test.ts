@@ -24,13 +24,18 @@ const timeless = (r: CheckResult) => ({ ...r, elapsed_ms: 0, check_ms: 0 });
 async function same(events: readonly HistoryEvent[], o: CheckOptions, threaded = true): Promise<CheckResult> {
   const h = parsed(events);
   const one = checkHistory(h, o);
-  KEY_THREADS.minOps = 0;
+  KEY_THREADS.afterMs = 0;
   try {
     assert.deepEqual(timeless(await checkHistoryOnThreads(h, o)), timeless(one));
-    KEY_THREADS.here = false; // every key on the second thread
+    KEY_THREADS.hereMax = 0; // every key on the second thread
     assert.deepEqual(timeless(await checkHistoryOnThreads(h, o)), timeless(one));
     if (threaded) assert.equal(KEY_THREADS.decidedThere, one.keys);
-  } finally { KEY_THREADS.minOps = 10_000; KEY_THREADS.here = true; }
+    KEY_THREADS.hereMax = 1; // the largest key here, the second thread started after it for the rest
+    KEY_THREADS.afterMs = 1e-9;
+    KEY_THREADS.minLeftMs = 0;
+    assert.deepEqual(timeless(await checkHistoryOnThreads(h, o)), timeless(one));
+    if (threaded) assert.equal(KEY_THREADS.decidedThere, one.keys - 1);
+  } finally { KEY_THREADS.afterMs = 500; KEY_THREADS.minLeftMs = 3000; KEY_THREADS.hereMax = Infinity; }
   return one;
 }
 

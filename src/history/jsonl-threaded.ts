@@ -3,6 +3,7 @@
 // cores or more. When this thread waits, it is handed chunks to scan itself (./jsonl-batch.ts). Same events, lines and errors as the reader on one thread (./jsonl.ts); a small
 // file, a pipe or a FIFO is read here (a thread takes ~30 ms to start).
 import { stat } from 'node:fs/promises';
+import { availableParallelism, loadavg } from 'node:os';
 import { startThread } from '../thread.ts';
 import { HistoryError, ReaderBug } from './errors.ts';
 import { ABORTED, CONSUMED, FALSE, FIELD_COUNT, NESTED, NULL, NUM, SLOW, STR, TRUE, sharedBatches, slotBase, type Batch, type FromReader, type RawLines, type ReadFailure, type WorkerInput } from './jsonl-batch.ts';
@@ -11,19 +12,25 @@ import { eachLine } from './jsonl-lines.ts';
 import { ReadLimitReached, maxLineBytesOf, type ReadOptions } from './limits.ts';
 import { isSniffed } from './source.ts';
 
+const forced = process.env.LOCKPICK_READ_THREAD_BYTES;
+
 /**
- * Files from this size are read on a second thread. Tests set 0 to read every regular file there
- * (LOCKPICK_READ_THREAD_BYTES=0 runs a whole test file so), Infinity to read none.
+ * Files from this size are read on a second thread, while the machine has a core to spare (the
+ * thread path takes about a third more CPU in all: on busy cores it gains nothing). Tests set
+ * minBytes 0 and maxLoad Infinity to read every regular file there (LOCKPICK_READ_THREAD_BYTES=0
+ * runs a whole test file so; =Infinity reads none there).
  */
 export const READ_THREAD = {
-  minBytes: Number(process.env.LOCKPICK_READ_THREAD_BYTES ?? 32 * 1024 * 1024),
+  minBytes: Number(forced ?? 32 * 1024 * 1024),
+  /** The highest 1-minute load average at which the thread is used: one core idle on average. */
+  maxLoad: forced !== undefined ? Infinity : availableParallelism() - 1,
   /** Whether this thread scans chunks too when it waits (false: tests of the batches alone). */
   share: true,
 };
 
-/** Whether `path` is read on a second thread: a regular file of READ_THREAD.minBytes or more. */
+/** Whether `path` is read on a second thread: a regular file of READ_THREAD.minBytes or more, and a core to spare. */
 export async function readsOnThread(path: string): Promise<boolean> {
-  if (isSniffed(path)) return false;
+  if (isSniffed(path) || loadavg()[0]! > READ_THREAD.maxLoad) return false;
   const s = await stat(path).catch(() => undefined);
   return s !== undefined && s.isFile() && s.size >= READ_THREAD.minBytes;
 }

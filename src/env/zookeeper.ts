@@ -45,10 +45,6 @@ export function zooCfgLines(o: { dataDir: string; clientPort: number; clientPort
     '4lw.commands.whitelist=*',
     'admin.enableServer=false',
     'maxSessionTimeout=60000',
-    // Leader election opens a connection to every peer and waits up to cnxTimeout for each (5 s by
-    // default): a paused (SIGSTOPped) peer accepts the connection and never answers, so each round
-    // of an election stalled 5 s on it. 1 s keeps elections in the seconds the rest is tuned to.
-    'cnxTimeout=1000',
   ];
   for (const m of o.servers) lines.push(`server.${zkMyid(m.id)}=${m.host}:${m.quorum}:${m.election}`);
   return lines;

@@ -55,6 +55,30 @@ export const FAMILIES: Record<string, Family> = {
     args: [],
     why: 'clients killed while they hold and a paused server; a cut link frees a session lock under its working holder, the correct one too',
   },
+  // PostgreSQL advisory locks held by a session (pg-advisory-session) or an open transaction
+  // (pg-advisory-xact, through PgBouncer): no lease, so a client paused anywhere still holds, and
+  // a holder that dies takes its lock with it. A server that ends the holder's session
+  // (session-kill) or a cut link frees the lock under a working holder: the correct recipes break
+  // there too (README catalogue), so the user kills and pauses clients. The fenced recipe's
+  // tokens are judged in the lock's history (each grant's token above every earlier one): with
+  // --property resource alone a bad token only makes the resource refuse a holder, never accept
+  // a stale write.
+  postgres: {
+    faults: ['client-kill', 'client-pause'],
+    args: [],
+    why: 'clients killed while they hold and clients paused anywhere (no lease to outlive); a session the server ends, or a cut link, frees the lock under its working holder, the correct one too',
+  },
+  // etcd leases (etcd-mutex, etcd-lease-lock): a pause or a cut link while the client holds
+  // stops its keep-alives, the lease lapses and the key goes while it works on (Jepsen, etcd
+  // 3.4.3): that breaks the correct recipes too, so the user pauses clients where they do not
+  // hold (before the lock's commands, at the start of the unlock) and kills etcd members.
+  // Leases are whole seconds: a TTL of one. The fenced mutex's tokens are judged in the lock's
+  // history, as on PostgreSQL.
+  etcd: {
+    faults: ['client-pause', 'kill'],
+    args: ['--pause-at', 'send,before-release', '--ttl', '1000'],
+    why: 'client pauses before the lock\'s commands and at the start of its unlock, and killed members; a pause or cut link while holding lets the lease lapse under the holder, the correct one too (Jepsen)',
+  },
 };
 
 export const MUTANTS: Mutant[] = [
@@ -70,7 +94,7 @@ export const MUTANTS: Mutant[] = [
     search: "return Number(n) === 1 ? 'released' : 'lost';",
     replace: "return 'released';",
     why: 'the script\'s 0 (the key was no longer ours) is ignored: unlock "cannot fail", so its reply is not read',
-    survives: 'a release ok is wrong only when another client acquired before the release was invoked; the releasing client then still believed it held (this lock reports no validity), a double holder the unmutated recipe shows too',
+    survives: 'the release is invoked (and its invoke recorded) before the pause at before-release or at its send, so an ok can be placed before the acquire that overlapped the pause: a real execution where the unlock reached Redis first. It is wrong only if another client\'s acquire completed before the release was invoked, and this lock reports no validity, so the releaser still believed it held then: a double holder the unmutated recipe shows as well. Nothing the client does depends on the answer',
     equivalent: true,
   },
   {
@@ -84,7 +108,7 @@ export const MUTANTS: Mutant[] = [
     search: "(await r.set(key, value, 'PX', ttlMs, 'NX')) === 'OK'",
     replace: "(await r.set(key, value, 'NX')) === 'OK'",
     why: 'the expiry left out ("we always unlock"): no lease, so a crashed holder blocks forever',
-    survives: 'no lease makes the lock stricter: only a crashed holder (client-kill) with --property liveness shows it',
+    survives: 'no lease makes the lock stricter, never looser: only liveness shows it (a crashed holder\'s key never expires: `--faults client-kill --property liveness` kills it). Liveness cannot be judged in this family: a waiter cut off or paused counts as "could not acquire", so `--property all` with these faults makes the unmutated recipe UNSAFE too (a blackholed server under a waiter: liveness violation after 50.9 s, docs/benchmarks.md)',
     equivalent: true,
   },
   {
@@ -136,7 +160,7 @@ export const MUTANTS: Mutant[] = [
     search: "if (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n    return 1",
     replace: "if (redis.call('exists', KEYS[1]) == 1) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n    return 1",
     why: 'renew extending without owner check: the watchdog keeps alive a key it no longer owns and is told "renewed"',
-    survives: 'the watchdog\'s answer does not reach the client\'s belief: extending another holder\'s key only delays the next grant (liveness)',
+    survives: 'the watchdog renews by itself (the recipe has no Lock.renew), so its answer is in no history and no belief; it renews another holder\'s key only between a late unlock\'s wake-up and that unlock\'s end, which then stops it, and the other holder\'s own unlock still deletes the key: one extra lease for a dead holder\'s key, liveness only, which client pauses (a paused waiter counts as unavailable) keep out of this family',
     equivalent: true,
   },
   {
@@ -175,7 +199,7 @@ export const MUTANTS: Mutant[] = [
     search: 'const validity = ttlMs - elapsed - drift;',
     replace: 'const validity = ttlMs - elapsed;',
     why: 'clock drift not subtracted from the validity',
-    survives: 'without drift the validity still ends at the acquire\'s start + TTL on the client\'s monotonic clock, before any master\'s key (set after that start) expires, while every clock runs at the same rate: only clocks running at different rates tell, and no fault kind here makes them',
+    survives: 'without drift the validity still ends at the acquire\'s start + TTL on the client\'s monotonic clock, no later than any master\'s key (set after that start) expires, while every clock runs at the same rate: only a master clock running fast, or jumping forward by less than the drift margin (TTL/100 + 2 ms, 10 ms at the default TTL), tells them apart; no fault kind makes a clock run fast, and clock-bump draws jumps past the lease, which break the correct Redlock too (so the family leaves it out)',
     equivalent: true,
   },
   {
@@ -244,7 +268,7 @@ export const MUTANTS: Mutant[] = [
     search: "if (stat && stat.ephemeralOwner === h.session.sessionId() && !this.lapsed(h)) return 'renewed';",
     replace: "if (stat) return 'renewed';",
     why: 'renew checks only that the lock node exists, not that this session owns it',
-    survives: 'renew first asks whether the session saw a loss; while it did not, the ephemeral node at that path can only be its own',
+    survives: 'renew sends exists() only while its session saw no loss, and ZooKeeper answers a session\'s request only while that session lives, when its own ephemeral node is still at the path (another client\'s node can be there only after this session ended): any stat it returns is its own node as of a moment inside the renew, so the dropped owner check and the dropped second look at the session change no answer the history can show',
     equivalent: true,
   },
   {
@@ -283,5 +307,73 @@ export const MUTANTS: Mutant[] = [
     search: "'UPDATE test_lock SET count = count + 1 WHERE id = ? AND thName = ?', [key, owner]",
     replace: "'UPDATE test_lock SET count = count + 1 WHERE id = ?', [key]",
     why: 're-entry without the owner in the WHERE clause: any client "re-enters" another\'s lock',
+  },
+  // ── PostgreSQL (pg-advisory.ts, pg-advisory-xact.ts, pg-advisory-fenced.ts) ──
+  {
+    name: 'pg-try-lock-shared', family: 'postgres', file: 'pg-advisory.ts',
+    search: 'SELECT pg_try_advisory_lock(${LOCK_ID}) AS v',
+    replace: 'SELECT pg_try_advisory_lock_shared(${LOCK_ID}) AS v',
+    why: 'the shared variant picked from the docs\' list of advisory functions: shared holders do not exclude each other',
+  },
+  {
+    name: 'pg-try-lock-answer-unread', family: 'postgres', file: 'pg-advisory.ts',
+    search: 'async () => (await c.bool(`SELECT pg_try_advisory_lock(${LOCK_ID}) AS v`, [key])) || null',
+    replace: 'async () => (await c.rows(`SELECT pg_try_advisory_lock(${LOCK_ID}) AS v`, [key])).length > 0 || null',
+    why: 'the try-lock\'s row taken as the answer ("the query succeeded"), whether it said true or false, as if it were the blocking pg_advisory_lock',
+  },
+  {
+    name: 'pg-xact-lock-outside-transaction', family: 'postgres', file: 'pg-advisory-xact.ts',
+    search: "await c.rows('BEGIN');",
+    replace: '',
+    why: 'the transaction-level lock taken without BEGIN: in autocommit it is released when its own SELECT ends',
+  },
+  {
+    name: 'pg-fence-not-bumped', family: 'postgres', file: 'pg-advisory-fenced.ts',
+    search: 'DO UPDATE SET version = f.version + 1 RETURNING version',
+    replace: 'DO UPDATE SET version = f.version RETURNING version',
+    why: 'the upsert\'s "+ 1" lost (written as a touch that keeps the row): every grant after the first carries the same token',
+  },
+  {
+    name: 'pg-fence-token-now', family: 'postgres', file: 'pg-advisory-fenced.ts',
+    search: 'RETURNING version\', [key]);',
+    replace: 'RETURNING extract(epoch FROM now())::bigint AS version\', [key]);',
+    why: 'token not monotonic: the server\'s time in seconds as the token ("time only goes forward"), equal for two grants in one second',
+  },
+  // ── etcd (etcd-mutex.ts; etcd-mutex-fenced is its `fencedRecipe`; etcd-lease-lock.ts) ──
+  {
+    name: 'etcd-mutex-sort-by-key', family: 'etcd', file: 'etcd-mutex.ts',
+    search: ".sort('Create', 'Ascend')",
+    replace: ".sort('Key', 'Ascend')",
+    why: 'the queue ordered by key name (the lease id in hex) instead of by create revision',
+  },
+  {
+    name: 'etcd-mutex-release-by-prefix', family: 'etcd', file: 'etcd-mutex.ts',
+    search: 'const r = await client.delete().key(h.mine as string).exec();',
+    replace: 'const r = await client.delete().prefix(`${h.key}/`).exec();',
+    why: 'unlock deletes the lock\'s prefix, not its own key ("clear the lock"): a late unlock deletes the next holder\'s key and the waiters\'',
+  },
+  {
+    name: 'etcd-mutex-own-key-not-rechecked', family: 'etcd', file: 'etcd-mutex.ts',
+    search: "if (first && String(first.create_revision) === rev) return",
+    replace: "if (!first || Number(first.create_revision) >= Number(rev)) return",
+    why: 'holds once no key older than its own is left, without checking its own key is still there (its lease may have lapsed while it waited), as Go\'s Mutex did before it checked its session',
+  },
+  {
+    name: 'etcd-lock-error-as-held', family: 'etcd', file: 'etcd-lease-lock.ts',
+    search: 'if (err instanceof EtcdLockFailedError) return null; // taken (the package revoked its lease)\n        throw err;',
+    replace: 'if (err instanceof EtcdLockFailedError) return null; // taken (the package revoked its lease)\n        return { key, lock }; // a timeout: it probably went through',
+    why: 'an acquire that failed other than "taken" (a deadline, a member down) taken as granted: it probably went through',
+  },
+  {
+    name: 'etcd-fenced-token-version', family: 'etcd', file: 'etcd-mutex.ts', exportName: 'fencedRecipe',
+    search: '...(fenced ? { token: Number(rev) } : {})',
+    replace: '...(fenced ? { token: Number(first.version) } : {})',
+    why: 'the key\'s version (its count of writes, 1 for every queue key) read where its create revision was meant',
+  },
+  {
+    name: 'etcd-fenced-token-lease-id', family: 'etcd', file: 'etcd-mutex.ts', exportName: 'fencedRecipe',
+    search: '...(fenced ? { token: Number(rev) } : {})',
+    replace: '...(fenced ? { token: id } : {})',
+    why: 'the lease id as the token ("unique per holder"): ids are made by whichever member granted them (its id in the high bits), not in grant order',
   },
 ];

@@ -11,7 +11,9 @@ export interface ScheduleStep { at_ms: number; action: 'start' | 'stop'; index: 
 
 /**
  * The order of actions: by time, stops before starts at the same instant (so
- * back-to-back faults on one target do not overlap), then by spec order.
+ * back-to-back faults on one target do not overlap), then by spec order; a
+ * fault's own stop never before its own start (duration 0: a kill restarted at
+ * once; stopped first, its start threw and the schedule ended there).
  * Faults without duration_ms have no stop step: they end with the run.
  */
 export function planSchedule(schedule: unknown): ScheduleStep[] {
@@ -21,7 +23,8 @@ export function planSchedule(schedule: unknown): ScheduleStep[] {
     steps.push({ at_ms: s.at_ms, action: 'start', index });
     if (s.duration_ms !== undefined) steps.push({ at_ms: s.at_ms + s.duration_ms, action: 'stop', index });
   });
-  return steps.sort((a, b) => a.at_ms - b.at_ms || (a.action === b.action ? 0 : a.action === 'stop' ? -1 : 1) || a.index - b.index);
+  const order = (a: ScheduleStep, b: ScheduleStep) => (a.action === b.action ? 0 : (a.action === 'stop') !== (a.index === b.index) ? -1 : 1);
+  return steps.sort((a, b) => a.at_ms - b.at_ms || order(a, b) || a.index - b.index);
 }
 
 export interface RunScheduleOptions {

@@ -9,7 +9,7 @@ import { KINDS, kindDef } from '../../nemesis/kinds.ts';
 import { aimsFor } from './aims.ts';
 import type { Aim } from './aim.ts';
 import { CRITICAL_SECTION, clientId, type Attempt, type ClientPlan, type RunPlan } from './plan.ts';
-import { allowsPoint, anchorsReachable, ioPointsOf, namedPointsOf } from './points.ts';
+import { allowsPoint, faultsCanTakeEffect, ioPointsOf, namedPointsOf } from './points.ts';
 import type { WorkloadOptions } from './workload-options.ts';
 
 export type { WorkloadOptions };
@@ -132,15 +132,16 @@ export function faultsArb(o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
  * per aim against 1 per aim for the random plans; an aim may weigh less, Aim.weight). An aim
  * weighs once per fault kind it composes: asking for several kinds together asks for what they
  * do together (`--faults partition,kill`: a split whose shared master restarts), which the aims of
- * one kind alone would otherwise outnumber. A plan with a fault anchored where its client never
- * goes is not drawn.
+ * one kind alone would otherwise outnumber. A plan with a fault that could never take effect
+ * (anchored where its client never goes, due after the clients are done) is not drawn.
  */
 export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
   const random = randomPlanArb(o);
   const aims = aimsFor(o);
-  // A fault anchored in a client with no attempt could never take effect (./points.ts): not drawn.
-  if (aims.length === 0) return random.filter(anchorsReachable);
-  return fc.oneof({ weight: aims.length, arbitrary: random }, ...aims.map((a) => ({ weight: aimWeight(a), arbitrary: a.plan(o) }))).filter(anchorsReachable);
+  // A fault anchored where its client never goes, or due after every client is done, could never
+  // take effect (./points.ts): not drawn.
+  if (aims.length === 0) return random.filter(faultsCanTakeEffect);
+  return fc.oneof({ weight: aims.length, arbitrary: random }, ...aims.map((a) => ({ weight: aimWeight(a), arbitrary: a.plan(o) }))).filter(faultsCanTakeEffect);
 }
 
 /**

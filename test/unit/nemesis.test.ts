@@ -56,6 +56,18 @@ test('planSchedule: time order, stops before starts at the same instant, open-en
   ]);
 });
 
+test('planSchedule: a fault of duration 0 starts before it stops (a kill restarted at once), still after another fault\'s stop at that instant', () => {
+  assert.deepEqual(planSchedule([
+    { kind: 'pause', at_ms: 0, duration_ms: 53, target: 'n2' },
+    { kind: 'kill', at_ms: 53, duration_ms: 0, target: 'n1' },
+  ]), [
+    { at_ms: 0, action: 'start', index: 0 },
+    { at_ms: 53, action: 'stop', index: 0 },
+    { at_ms: 53, action: 'start', index: 1 },
+    { at_ms: 53, action: 'stop', index: 1 },
+  ]);
+});
+
 // ---- runSchedule against real client processes --------------------------------
 
 const children: ChildProcess[] = [];

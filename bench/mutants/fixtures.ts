@@ -70,14 +70,15 @@ export const FAMILIES: Record<string, Family> = {
   },
   // etcd leases (etcd-mutex, etcd-lease-lock): a pause or a cut link while the client holds
   // stops its keep-alives, the lease lapses and the key goes while it works on (Jepsen, etcd
-  // 3.4.3): that breaks the correct recipes too, so the user pauses clients where they do not
-  // hold (before the lock's commands, at the start of the unlock) and kills etcd members.
-  // Leases are whole seconds: a TTL of one. The fenced mutex's tokens are judged in the lock's
-  // history, as on PostgreSQL.
+  // 3.4.3): that breaks the correct recipes too, so the user pauses clients where they no longer
+  // hold (at the start of the unlock: a late unlock) and kills etcd members. (No pause before the
+  // lock's commands: the etcd3 client does its I/O in gRPC's http2 sessions, where lockpick learns
+  // no I/O point.) Leases are whole seconds: a TTL of one. The fenced mutex's tokens are judged in
+  // the lock's history, as on PostgreSQL.
   etcd: {
     faults: ['client-pause', 'kill'],
-    args: ['--pause-at', 'send,before-release', '--ttl', '1000'],
-    why: 'client pauses before the lock\'s commands and at the start of its unlock, and killed members; a pause or cut link while holding lets the lease lapse under the holder, the correct one too (Jepsen)',
+    args: ['--pause-at', 'before-release', '--ttl', '1000'],
+    why: 'client pauses at the start of its unlock (a late unlock) and killed members; a pause or cut link while holding lets the lease lapse under the holder, the correct one too (Jepsen); etcd3\'s gRPC I/O gives no I/O points to pause at',
   },
 };
 
@@ -339,6 +340,12 @@ export const MUTANTS: Mutant[] = [
     replace: 'RETURNING extract(epoch FROM now())::bigint AS version\', [key]);',
     why: 'token not monotonic: the server\'s time in seconds as the token ("time only goes forward"), equal for two grants in one second',
   },
+  {
+    name: 'pg-session-xact-lock', family: 'postgres', file: 'pg-advisory.ts',
+    search: 'SELECT pg_try_advisory_lock(${LOCK_ID}) AS v',
+    replace: 'SELECT pg_try_advisory_xact_lock(${LOCK_ID}) AS v',
+    why: 'the transaction-level function used for a session lock ("so it can never leak"): outside a transaction it is released when its SELECT ends',
+  },
   // ── etcd (etcd-mutex.ts; etcd-mutex-fenced is its `fencedRecipe`; etcd-lease-lock.ts) ──
   {
     name: 'etcd-mutex-sort-by-key', family: 'etcd', file: 'etcd-mutex.ts',
@@ -351,12 +358,14 @@ export const MUTANTS: Mutant[] = [
     search: 'const r = await client.delete().key(h.mine as string).exec();',
     replace: 'const r = await client.delete().prefix(`${h.key}/`).exec();',
     why: 'unlock deletes the lock\'s prefix, not its own key ("clear the lock"): a late unlock deletes the next holder\'s key and the waiters\'',
+    survives: 'the late unlock deletes the waiters\' queue entries with the next holder\'s key, so no waiter can take over (their entries are gone); only a client that starts a new acquire after the late unlock and while the next holder still holds shows a double holder, and the stale-release aim keeps its third client waiting all along',
   },
   {
     name: 'etcd-mutex-own-key-not-rechecked', family: 'etcd', file: 'etcd-mutex.ts',
     search: "if (first && String(first.create_revision) === rev) return",
     replace: "if (!first || Number(first.create_revision) >= Number(rev)) return",
     why: 'holds once no key older than its own is left, without checking its own key is still there (its lease may have lapsed while it waited), as Go\'s Mutex did before it checked its session',
+    survives: 'only a waiter whose lease lapses while it waits (stopped between two polls past its lease) and who then sees a newer key first shows it; the etcd3 client does its I/O in gRPC\'s http2 sessions, where lockpick learns no I/O point, so no pause lands inside a waiting acquire, and a killed member does not lapse a lease',
   },
   {
     name: 'etcd-lock-error-as-held', family: 'etcd', file: 'etcd-lease-lock.ts',
@@ -375,5 +384,23 @@ export const MUTANTS: Mutant[] = [
     search: '...(fenced ? { token: Number(rev) } : {})',
     replace: '...(fenced ? { token: id } : {})',
     why: 'the lease id as the token ("unique per holder"): ids are made by whichever member granted them (its id in the high bits), not in grant order',
+  },
+  {
+    name: 'etcd-mutex-cancel-deletes-prefix', family: 'etcd', file: 'etcd-mutex.ts',
+    search: 'await client.delete().key(mine).exec();',
+    replace: 'await client.delete().prefix(prefix).exec();',
+    why: 'a waiter that gives up "cleans up the lock" by deleting its prefix: the holder\'s key goes with its own',
+  },
+  {
+    name: 'etcd-mutex-proceeds-after-wait', family: 'etcd', file: 'etcd-mutex.ts',
+    search: 'if (left <= 0) break;',
+    replace: 'if (left <= 0) return { key, mine, lease };',
+    why: 'a wait that ran out taken as "the holder must be gone by now": it proceeds as holder without looking again',
+  },
+  {
+    name: 'etcd-lease-lock-unlock-by-key', family: 'etcd', file: 'etcd-lease-lock.ts',
+    search: 'await (h.lock as ReturnType<typeof client.lock>).release();',
+    replace: 'await client.delete().key(h.key as string).exec();',
+    why: 'unlock deletes the lock key by name instead of revoking its own lease: a late unlock deletes the next holder\'s key',
   },
 ];

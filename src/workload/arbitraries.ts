@@ -151,7 +151,7 @@ export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
  */
 export function firstPlans(o: WorkloadOptions, seed: number): RunPlan[] {
   return aimsFor(o).map((a, i) => ({ a, i })).sort((x, y) => aimWeight(y.a) - aimWeight(x.a) || x.i - y.i)
-    .flatMap(({ a }, i) => fc.sample(a.plan(o).filter(anchorsReachable), { seed: seed + i + 1, numRuns: 1 }));
+    .flatMap(({ a }, i) => fc.sample(a.plan(o).filter(faultsCanTakeEffect), { seed: seed + i + 1, numRuns: 1 }));
 }
 
 /** An aim's share of the plans: its own weight (default 2) once per fault kind it composes. */

@@ -134,34 +134,14 @@ export function ioPointsOf(points: readonly string[] | undefined): string[] {
 /**
  * Whether every fault anchored at a client's point could take effect: its client has an attempt
  * (a point of a renew: an attempt that renews). A pause anchored in a client that shrank to no
- * attempts never fires, and its run is inconclusive: such a plan is not drawn. A point only a
- * holder reaches (its critical section, its write, its release or renew) needs an attempt of its
- * client that starts once the fault is armed and gets the lock: the first one, before every
- * other client's (the lock is free), or one that waits longer than all the others hold. A client that waits behind long holds
- * and gives up never reaches it (a Redisson-style lock under in-critical-section pauses: one run
- * in five, 2026-11-26).
+ * attempts never fires, and its run is inconclusive: such a plan is not drawn.
  */
 export function anchorsReachable(plan: RunPlan): boolean {
   return plan.faults.every((f) => {
     if (!isAnchoredPause(f)) return true;
     const i = plan.clients.findIndex((_, j) => clientId(j) === anchoredClient(f));
     const attempts = plan.clients[i]?.attempts ?? [];
-    const point = anchorPoint(f) ?? '';
-    const io = parseIoPoint(point);
-    if (io?.op === 'renew' ? !attempts.some((a) => a.renew) : attempts.length === 0) return false;
-    if (!(io ? io.op !== 'acquire' : HOLDER_POINTS.includes(point))) return true;
-    const others = plan.clients.filter((_, j) => j !== i).map((c) => c.attempts);
-    const heldAhead = others.flat().reduce((sum, a) => sum + a.holdMs + HOLD_SLACK_MS, 0);
-    // Attempt k starts no sooner than the delays and the shorter of wait and hold before it:
-    // armed by then, it reaches the point if it gets the lock.
-    let startsMs = 0;
-    return attempts.some((a, k) => {
-      startsMs += a.delayMs;
-      const gets = (k === 0 && others.every((o) => o.length === 0 || o[0]!.delayMs > a.delayMs)) || a.waitMs >= heldAhead;
-      const armed = f.at_ms <= startsMs;
-      startsMs += Math.min(a.waitMs, a.holdMs);
-      return gets && armed;
-    });
+    return parseIoPoint(anchorPoint(f) ?? '')?.op === 'renew' ? attempts.some((a) => a.renew) : attempts.length > 0;
   });
 }
 
@@ -171,19 +151,50 @@ const HOLDER_POINTS: readonly string[] = [CRITICAL_SECTION, BEFORE_WRITE, BEFORE
 const HOLD_SLACK_MS = 50;
 
 /**
- * Whether every fault timed from the run's start (not anchored) is due before the clients can be
- * done: the longest client's attempts each last at least their delay and the shorter of their
- * wait and hold (an acquire that gets the lock holds, one that does not waits). A fault due later
- * may find every client done, never takes effect, and leaves its run inconclusive (a kill at
- * 399 ms after clients done at 247 ms: the clients were done before it was due).
+ * Whether one fault is due while its clients still act, as far as the plan tells. A point only a
+ * holder reaches (its critical section, its write, its release or renew) needs an attempt of its
+ * client that starts once the fault is armed and gets the lock: the first one, before every
+ * other client's (the lock is free), or one that waits longer than all the others hold; a client
+ * that waits behind long holds and gives up never reaches it (a Redisson-style lock under
+ * in-critical-section pauses: one run in five, 2026-11-26). A fault timed from the run's start
+ * must be due before the clients can all be done: the longest client's attempts each last at
+ * least their delay and the shorter of their wait and hold (a kill due at 399 ms found the
+ * clients done at 247 ms).
  */
-export function timedFaultsDue(plan: RunPlan): boolean {
-  const busyMs = Math.max(0, ...plan.clients.map((c) => c.attempts.reduce((t, a) => t + a.delayMs + Math.min(a.waitMs, a.holdMs), 0)));
-  return plan.faults.every((f) => isAnchoredPause(f) || f.at_ms < busyMs);
+export function faultDue(plan: RunPlan, f: RunPlan['faults'][number]): boolean {
+  if (!isAnchoredPause(f)) {
+    const busyMs = Math.max(0, ...plan.clients.map((c) => c.attempts.reduce((t, a) => t + a.delayMs + Math.min(a.waitMs, a.holdMs), 0)));
+    return f.at_ms < busyMs;
+  }
+  const point = anchorPoint(f) ?? '';
+  const io = parseIoPoint(point);
+  if (!(io ? io.op !== 'acquire' : HOLDER_POINTS.includes(point))) return true;
+  const i = plan.clients.findIndex((_, j) => clientId(j) === anchoredClient(f));
+  const attempts = plan.clients[i]?.attempts ?? [];
+  const others = plan.clients.filter((_, j) => j !== i).map((c) => c.attempts);
+  const heldAhead = others.flat().reduce((sum, a) => sum + a.holdMs + HOLD_SLACK_MS, 0);
+  // Attempt k starts no sooner than the delays and the shorter of wait and hold before it:
+  // armed by then, it reaches the point if it gets the lock.
+  let startsMs = 0;
+  return attempts.some((a, k) => {
+    startsMs += a.delayMs;
+    const gets = (k === 0 && others.every((o) => o.length === 0 || o[0]!.delayMs > a.delayMs)) || a.waitMs >= heldAhead;
+    const armed = f.at_ms <= startsMs;
+    startsMs += Math.min(a.waitMs, a.holdMs);
+    return gets && armed;
+  });
 }
 
-/** Whether every fault of the plan can take effect, as far as the plan alone tells. */
-export const faultsCanTakeEffect = (plan: RunPlan): boolean => anchorsReachable(plan) && timedFaultsDue(plan);
+/**
+ * Whether the plan can test every fault kind it has: its anchored faults can fire at all
+ * (anchorsReachable), and each kind has a fault that is due while the clients act (faultDue).
+ * A kind none of whose faults took effect leaves the run inconclusive; a fault that misses
+ * beside another of its kind that lands costs nothing.
+ */
+export function faultsCanTakeEffect(plan: RunPlan): boolean {
+  if (!anchorsReachable(plan)) return false;
+  return [...new Set(plan.faults.map((f) => f.kind))].every((k) => plan.faults.some((f) => f.kind === k && faultDue(plan, f)));
+}
 
 /**
  * The calibration run: no fault, two clients on one key, the second arriving while the first

@@ -12,7 +12,7 @@ import { faultArb, planArb, type WorkloadOptions } from '../../src/workload/arbi
 import { AIMS } from '../../src/workload/aims.ts';
 import { anchorPoint, defaultPausePoints, isAnchoredPause, parseIoPoint, planOps, type RunPlan } from '../../src/workload/plan.ts';
 import {
-  LEARNED_IO_MAX, allowsPoint, anchorsReachable, calibrationPlan, timedFaultsDue, describeLearned, emptyReached, expandIoPoints, learnPoints, mergeReached, type ReachedPoints,
+  LEARNED_IO_MAX, allowsPoint, anchorsReachable, calibrationPlan, faultsCanTakeEffect, describeLearned, emptyReached, expandIoPoints, learnPoints, mergeReached, type ReachedPoints,
 } from '../../src/workload/points.ts';
 
 // redis-set-px-del as a calibration run sees it: an acquire that polls (SET 7 times while the
@@ -151,25 +151,25 @@ test('a point only a holder reaches needs an attempt that gets the lock once the
   const att = (delayMs: number, waitMs: number, holdMs: number) => ({ key: 'k0', delayMs, waitMs, holdMs, renew: false });
   const plan = (faults: RunPlan['faults'], c1: ReturnType<typeof att>[], c2: ReturnType<typeof att>[]): RunPlan => ({ ttlMs: 800, clients: [{ attempts: c1 }, { attempts: c2 }], faults });
   // c2 comes first: the lock is free, it holds.
-  assert.ok(anchorsReachable(plan([pause(0)], [att(100, 50, 200)], [att(50, 50, 200)])));
+  assert.ok(faultsCanTakeEffect(plan([pause(0)], [att(100, 50, 200)], [att(50, 50, 200)])));
   // c2 comes second with a short wait behind c1's long hold (a Redisson-style hold spans leases): it gives up, never holds.
-  assert.ok(!anchorsReachable(plan([pause(0)], [att(10, 400, 2000)], [att(50, 400, 200)])));
-  assert.ok(!anchorsReachable(plan([pause(0, 'before-release')], [att(10, 400, 2000)], [att(50, 400, 200)])));
-  assert.ok(!anchorsReachable(plan([pause(0, 'send:release:1')], [att(10, 400, 2000)], [att(50, 400, 200)])));
+  assert.ok(!faultsCanTakeEffect(plan([pause(0)], [att(10, 400, 2000)], [att(50, 400, 200)])));
+  assert.ok(!faultsCanTakeEffect(plan([pause(0, 'before-release')], [att(10, 400, 2000)], [att(50, 400, 200)])));
+  assert.ok(!faultsCanTakeEffect(plan([pause(0, 'send:release:1')], [att(10, 400, 2000)], [att(50, 400, 200)])));
   // ... unless it waits longer than c1 holds.
-  assert.ok(anchorsReachable(plan([pause(0)], [att(10, 400, 2000)], [att(50, 2100, 200)])));
+  assert.ok(faultsCanTakeEffect(plan([pause(0)], [att(10, 400, 2000)], [att(50, 2100, 200)])));
   // Armed after its only attempt started: it was already past the point.
-  assert.ok(!anchorsReachable(plan([pause(300)], [att(100, 50, 200)], [att(50, 50, 200)])));
+  assert.ok(!faultsCanTakeEffect(plan([pause(300)], [att(100, 50, 200)], [att(50, 50, 200)])));
   // A later attempt that starts once armed and outwaits the others still reaches it.
-  assert.ok(anchorsReachable(plan([pause(300)], [att(100, 50, 200)], [att(50, 50, 200), att(300, 400, 100)])));
+  assert.ok(faultsCanTakeEffect(plan([pause(300)], [att(100, 50, 200)], [att(50, 50, 200), att(300, 400, 100)])));
   // Points of the acquire are reached by any attempt: no such condition.
-  assert.ok(anchorsReachable(plan([pause(0, 'send:acquire:2')], [att(10, 400, 2000)], [att(50, 400, 200)])));
+  assert.ok(faultsCanTakeEffect(plan([pause(0, 'send:acquire:2')], [att(10, 400, 2000)], [att(50, 400, 200)])));
   // Timed faults: due before the longest client can be done (delays plus the shorter of wait and hold).
   const kill = (at_ms: number): RunPlan['faults'][number] => ({ kind: 'kill', at_ms, duration_ms: 100, target: 'n1' });
-  assert.ok(timedFaultsDue(plan([kill(240)], [att(100, 50, 200)], [att(200, 400, 100)])), '240 < 200 + 100');
-  assert.ok(!timedFaultsDue(plan([kill(399)], [att(100, 50, 200)], [att(200, 400, 100)])), 'the clients may be done after 300 ms');
-  assert.ok(timedFaultsDue(plan([pause(399)], [att(100, 50, 200)], [att(200, 400, 100), att(300, 400, 100)])), 'anchored faults are timed by their point');
-  assert.ok(!timedFaultsDue(plan([kill(0)], [], [])), 'no client, nothing to test');
+  assert.ok(faultsCanTakeEffect(plan([kill(240)], [att(100, 50, 200)], [att(200, 400, 100)])), '240 < 200 + 100');
+  assert.ok(!faultsCanTakeEffect(plan([kill(399)], [att(100, 50, 200)], [att(200, 400, 100)])), 'the clients may be done after 300 ms');
+  assert.ok(faultsCanTakeEffect(plan([kill(399), kill(100)], [att(100, 50, 200)], [att(200, 400, 100)])), 'another kill lands: the kind is tested');
+  assert.ok(!faultsCanTakeEffect(plan([kill(0)], [], [])), 'no client, nothing to test');
 });
 
 test('--points-from DIR reads the points that run of this lock learned; anything else exits 2 naming the fix', () => {

@@ -147,14 +147,14 @@ export function anchorsReachable(plan: RunPlan): boolean {
 
 /** Points a client reaches only once its acquire returned the lock (a recipe's own points may be anywhere). */
 const HOLDER_POINTS: readonly string[] = [CRITICAL_SECTION, BEFORE_WRITE, BEFORE_RELEASE];
-/** A release and the next acquire's poll, beside each hold a waiter sits out. */
+/** A release and the next acquire's poll, beside the hold a waiter sits out. */
 const HOLD_SLACK_MS = 50;
 
 /**
  * Whether one fault is due while its clients still act, as far as the plan tells. A point only a
  * holder reaches (its critical section, its write, its release or renew) needs an attempt of its
  * client that starts once the fault is armed and gets the lock: the first one, before every
- * other client's (the lock is free), or one that waits longer than all the others hold; a client
+ * other client's (the lock is free), or one that waits longer than any other client holds; a client
  * that waits behind long holds and gives up never reaches it (a Redisson-style lock under
  * in-critical-section pauses: one run in five, 2026-11-26). A fault timed from the run's start
  * must be due before the clients can all be done: the longest client's attempts each last at
@@ -172,7 +172,9 @@ export function faultDue(plan: RunPlan, f: RunPlan['faults'][number]): boolean {
   const i = plan.clients.findIndex((_, j) => clientId(j) === anchoredClient(f));
   const attempts = plan.clients[i]?.attempts ?? [];
   const others = plan.clients.filter((_, j) => j !== i).map((c) => c.attempts);
-  const heldAhead = others.flat().reduce((sum, a) => sum + a.holdMs + HOLD_SLACK_MS, 0);
+  // Outwaiting the longest hold of another client: a waiter that gives up before one holder has
+  // let go never holds (the sum of all holds would be surer, and drops plans that do hold).
+  const heldAhead = Math.max(0, ...others.flat().map((a) => a.holdMs)) + HOLD_SLACK_MS;
   // Attempt k starts no sooner than the delays and the shorter of wait and hold before it:
   // armed by then, it reaches the point if it gets the lock.
   let startsMs = 0;

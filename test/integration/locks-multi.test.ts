@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { startEnvironment, type Environment } from '../../src/env/index.ts';
 import { getRecipe } from '../../src/locks/registry.ts';
 import type { Lock, LockContext } from '../../src/locks/lock.ts';
-import { admin, closeLocks, contend, contextFor, locksFor, sleep } from './locks-support.ts';
+import { admin, closeLocks, contend, contextFor, locksFor, sleep, step } from './locks-support.ts';
 
 let env: Environment;
 let counter: Redis;
@@ -99,16 +99,19 @@ test('redlock and npm:redlock: release after expiry and re-acquisition → lost,
 });
 
 test('npm:redlock: extend keeps the lock; extend after expiry → lost', async () => {
-  const [a] = await locks('npm:redlock', 1, 'extend');
+  const [a] = await step('create the client', locks('npm:redlock', 1, 'extend'));
   const lock = a!;
-  const h = await lock.acquire('extend:k', { ttlMs: 1000, waitMs: 0 });
+  // A lease of seconds, so a slow machine cannot let it run out before the extend.
+  const h = await step('acquire', lock.acquire('extend:k', { ttlMs: 3000, waitMs: 0 }));
   assert.ok(h);
-  assert.equal(await lock.renew!(h!, 5000), 'renewed');
-  assert.ok((await n1.pttl('extend:k')) > 3000);
-  assert.equal(await lock.release(h!), 'released');
-  const h2 = await lock.acquire('extend:k2', { ttlMs: 200, waitMs: 0 });
+  assert.equal(await step('extend', lock.renew!(h!, 8000)), 'renewed');
+  const left = await step('PTTL on n1', n1.pttl('extend:k'));
+  assert.ok(left > 5000, `PTTL ${left} ms after extending to 8000 ms`);
+  assert.equal(await step('release', lock.release(h!)), 'released');
+  const h2 = await step('acquire a short lease', lock.acquire('extend:k2', { ttlMs: 200, waitMs: 0 }));
+  assert.ok(h2);
   await sleep(300);
-  assert.equal(await lock.renew!(h2!, 5000), 'lost');
+  assert.equal(await step('extend after expiry', lock.renew!(h2!, 5000)), 'lost');
 });
 
 test('npm:redis-semaphore (Mutex): acquire/release/contend on one node; a lost refresh → release lost', async () => {

@@ -29,6 +29,20 @@ export function admin(env: Environment, nodeId = 'n1'): Redis {
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
+ * Awaits one step of a test, failing with its name if it takes longer than
+ * `ms`: a hang then says where it hung instead of eating the suite's time.
+ */
+export async function step<T>(name: string, p: Promise<T>, ms = 10_000): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => { t = setTimeout(() => reject(new Error(`step '${name}' did not finish within ${ms} ms`)), ms); });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(t);
+  }
+}
+
+/**
  * `locks.length` clients each acquire `rounds` times on one key, hold a few ms
  * doing a read-modify-write on a counter (on `counter`'s node), release.
  * Asserts nobody overlapped, every release said 'released', and no update was lost.

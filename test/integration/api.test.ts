@@ -2,10 +2,11 @@
 // it is (UNSAFE for the DEL unlock under client pauses, SAFE fault-free for the
 // Lua unlock), and a library call that prints nothing and whose abort stops
 // every server and client it started before the promise settles.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -40,7 +41,7 @@ function node(args: string[], cwd: string, timeoutMs: number): Promise<{ code: n
 }
 
 test('the documented library example runs as a node:test file: UNSAFE for the DEL unlock, SAFE for the Lua unlock', async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-api-'));
+  const dir = tempDir('lockpick-api-');
   // The same code; only the package name points at this checkout (the packed-tarball test covers the name itself).
   const code = readmeExample();
   assert.match(code, /from 'lockpick';/);
@@ -90,9 +91,9 @@ writeFileSync('${out}', JSON.stringify(report));
 `;
 
 test('a library call prints nothing; an abort stops the servers and clients before the promise rejects', async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-api-'));
+  const dir = tempDir('lockpick-api-');
   const out = path.join(dir, 'report.json');
-  const store = mkdtempSync(path.join(os.tmpdir(), 'lockpick-store-'));
+  const store = tempDir('lockpick-store-');
   writeFileSync(path.join(dir, 'script.mjs'), SCRIPT(pathToFileURL(path.join(repoRoot, 'src/api.ts')).href, out));
   const r = await node(['--import', TSX, 'script.mjs', store], dir, 200_000);
   assert.equal(r.code, 0, r.stderr);

@@ -2,10 +2,10 @@
 // A big --clients starts in batches: the pool forks at most 8 workers at a time (each a node
 // process loading tsx and lockpick), never all at once. Seen at the fork itself: a fork is in
 // flight from the call until its worker's first message ('ready').
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ClientPool } from '../../src/runner/clients.ts';
@@ -13,7 +13,7 @@ import { Recorder } from '../../src/runner/recorder.ts';
 import { isRunning } from '../../src/env/procfs.ts';
 
 test('--clients 20: all 20 workers start, never more than 8 forks in flight', async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-pool-'));
+  const dir = tempDir('lockpick-pool-');
   const recorder = new Recorder(path.join(dir, 'history.jsonl'));
   let inFlight = 0;
   let most = 0;

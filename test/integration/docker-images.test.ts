@@ -4,10 +4,11 @@
 // clock shim, bind-mounted and in LD_PRELOAD, moves the server's wall clock by
 // the offset in /lockpick/clock-offset (the image's libc is all it links).
 // Skipped, saying so, when no Docker engine answers.
+import { tempDir } from '../support/temp-dir.ts';
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
@@ -45,7 +46,7 @@ async function image(kind: ImageKind): Promise<string> {
 
 /** A node dir as the lead's code makes it: private, with a clock-offset file for the shim. */
 function nodeDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-image-test-'));
+  const dir = tempDir('lockpick-image-test-');
   writeFileSync(path.join(dir, 'clock-offset'), `${OFFSET_MS}\n`);
   return dir;
 }
@@ -110,7 +111,7 @@ test('image contexts: the files each server needs, no symlinks, the libraries th
     postgres: [pgServer, `/usr/share/postgresql/${path.basename(path.dirname(path.dirname(pgServer)))}/timezonesets/Default`, '/usr/share/zoneinfo/Etc/UTC', '/etc/passwd', '/usr/sbin/pgbouncer'],
   };
   for (const kind of Object.keys(want) as ImageKind[]) {
-    const ctx = mkdtempSync(path.join(os.tmpdir(), 'lockpick-image-test-'));
+    const ctx = tempDir('lockpick-image-test-');
     try {
       writeBuildContext(imageRecipe(kind)!, ctx, 'test');
       const files = walk(path.join(ctx, 'rootfs'));

@@ -2,10 +2,11 @@
 // user's would have) stands for the user's cluster. lockpick reads its timescales from it, puts
 // its fault proxy in front (the keep-alive connection on links of its own), finds the double
 // holder of the keep-alive cut there, and writes nothing but the run's prefixed keys.
+import { tempDir } from '../support/temp-dir.ts';
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Etcd3 } from 'etcd3';
@@ -13,7 +14,7 @@ import { freePort } from '../../src/env/ports.ts';
 import { etcdHealthy } from '../../src/env/etcd.ts';
 import { anomalyTypes, lockpick, repoRoot, tempStore } from './run-helpers.ts';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'external-etcd-'));
+const dir = tempDir('external-etcd-');
 const [client, peer] = [await freePort(), await freePort()];
 const url = (p: number) => `http://127.0.0.1:${p}`;
 // Not lockpick's own timing (etcd.ts): the user's member says its own, and lockpick must read it.

@@ -3,10 +3,11 @@
 // pause that breaks redis-set-px-del, writes nothing there but the run's keys
 // under its prefix, replays from test.json, refuses server faults up front
 // (exit 2 naming the capability) and leaves no process behind.
+import { tempDir } from '../support/temp-dir.ts';
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -36,7 +37,7 @@ function lockpickProcesses(): Set<number> {
 }
 
 async function startRedisByHand(): Promise<{ port: number; proc: ChildProcess; dir: string }> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'external-redis-'));
+  const dir = tempDir('external-redis-');
   const port = await freePort();
   const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
   for (let i = 0; i < 100; i++) {

@@ -2,11 +2,11 @@
 // reason (README "Exit codes"), not 1 (a verdict) and not 4 (a bug). A
 // redis-server that exits at once, first on PATH, is the failing server; the
 // rest of the environment (fault proxy, leftover cleanup) is the real one.
+import { tempDir } from '../support/temp-dir.ts';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -15,7 +15,7 @@ let dir: string;
 let fakeBin: string;
 
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'lockpick-exit-int-'));
+  dir = tempDir('lockpick-exit-int-');
   fakeBin = join(dir, 'bin');
   mkdirSync(fakeBin);
   writeFileSync(join(fakeBin, 'redis-server'), '#!/bin/sh\necho "redis-server: refusing to start (test)" >&2\nexit 1\n');

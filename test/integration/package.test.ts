@@ -6,17 +6,18 @@
 // module. One install serves every test (the ones that need no compiler-less
 // machine run beside it, where the clock shim can be built). Needs the npm
 // registry (the install fetches ioredis etc.) and redis-server.
+import { tempDir } from '../support/temp-dir.ts';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot, runDirs } from './run-helpers.ts';
 import { shimCacheDir } from '../../src/env/clock-shim.ts';
 import { noCompiler, type NoCompiler } from './no-compiler.ts';
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-package-'));   // holds the tarball and the project
+const dir = tempDir('lockpick-package-');   // holds the tarball and the project
 const project = path.join(dir, 'project');
 let tarball: string;
 let installLog: string;

@@ -4,15 +4,16 @@
 // --lock replaces the stored module; a changed module is named; a counterexample
 // that does not break again exits 3 saying how often it was tried.
 // Real Redis; each replay is one short stored plan (scenarios/set-px-del-pause).
+import { tempDir } from '../support/temp-dir.ts';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { lockpick, repoRoot } from './run-helpers.ts';
 import { moduleHash } from '../../src/runner/lock-spec.ts';
 
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'lockpick-portable-'));
+const tmp = tempDir('lockpick-portable-');
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** A user's lock module: one of lockpick's recipes under the user's own name. */

@@ -2,10 +2,11 @@
 // store/<run>/clients/<id>.log, never to lockpick's stdout/stderr (so a reader that closes
 // lockpick's stdout early, `| head -c 2000`, cannot kill a client with EPIPE and change the
 // verdict), and what it starts (even detached, in its own session) dies with its client.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bin, repoRoot, runDirs, tempStore } from './run-helpers.ts';
@@ -13,7 +14,7 @@ import { isRunning } from '../../src/env/procfs.ts';
 
 /** A fault-free plan: c2 asks for k0 while c1 holds it (contended), so a correct lock is SAFE. */
 function planDir(fixture: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-plan-'));
+  const dir = tempDir('lockpick-plan-');
   const attempt = (delayMs: number, holdMs: number) => ({ key: 'k0', delayMs, waitMs: 3000, holdMs, renew: false });
   writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
     lock_spec: { path: path.join(repoRoot, 'test/fixtures/locks', `${fixture}.ts`) },
@@ -72,7 +73,7 @@ test('a quiet lock module: no client log is named', async () => {
 });
 
 test('a detached child a lock module started dies with its client', async () => {
-  const pids = mkdtempSync(path.join(os.tmpdir(), 'lockpick-pids-'));
+  const pids = tempDir('lockpick-pids-');
   mkdirSync(pids, { recursive: true });
   const r = await run(['run', '--replay', planDir('spawner'), '--runs', '1', '--store', tempStore()], Infinity, { LOCKPICK_TEST_PID_DIR: pids });
   assert.equal(r.code, 0, r.stderr);
@@ -87,7 +88,7 @@ test('a detached child a lock module started dies with its client', async () => 
 });
 
 test('an acquire that never returns is named as such when the client is killed at the end of the run', async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-plan-'));
+  const dir = tempDir('lockpick-plan-');
   writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
     lock_spec: { path: path.join(repoRoot, 'test/fixtures/locks/hangs.ts') },
     plan: { ttlMs: 500, clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 300, holdMs: 0, renew: false }] }], faults: [] },

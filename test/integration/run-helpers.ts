@@ -1,6 +1,7 @@
 // Runs `lockpick run ... --json` as a user would and returns its exit code and summary.
+import { tempDir } from '../support/temp-dir.ts';
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +11,7 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const bin = path.join(repoRoot, 'bin/lockpick.mjs');
 
 export function tempStore(): string {
-  return mkdtempSync(path.join(os.tmpdir(), 'lockpick-store-'));
+  return tempDir('lockpick-store-');
 }
 
 /** The run directories under a --store root, store/<lock>/<run-id>/ (the `latest` links left out), oldest first. */

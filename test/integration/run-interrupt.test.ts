@@ -1,10 +1,11 @@
 // Ctrl-C (SIGINT) at any moment: exit 130, no stack trace, what was found is kept
 // (a violation already seen is written to results.json and said), nothing left running.
 // Another signal (SIGTERM, SIGHUP: a CI job cancelled) stores the same and exits 3 (1 with a violation seen).
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -89,7 +90,7 @@ for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 1]] as const) {
 
 /** A replay plan whose one client holds k0 for 10 minutes: a signal always lands inside its run. */
 function longHold(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-plan-'));
+  const dir = tempDir('lockpick-plan-');
   writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
     lock_spec: { name: 'redis-set-px-lua' },
     plan: { ttlMs: 800, clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 300, holdMs: 600_000, renew: false }] }], faults: [] },

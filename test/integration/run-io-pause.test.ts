@@ -5,9 +5,10 @@
 // the points before a command goes out (--pause-at send): a pause in the critical section longer
 // than the lease (the classic GC pause), or one between a reply and the acquire's return (a late
 // grant), breaks every lease lock that reports no validity, which would hide what these points add.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -64,7 +65,7 @@ test('the same lock with a Lua unlock stays SAFE under pauses before each of its
 });
 
 test('ioredis on a real Redis: held commands and replies keep pipelines and queued commands in order', async () => {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'lockpick-io-'));
+  const root = tempDir('lockpick-io-');
   const port = await freePort();
   const node = await createRedisNode({ id: 'n1', role: 'redis', port, root, persistence: 'none' });
   const asked: string[] = [];

@@ -1,10 +1,11 @@
 // A server's port taken by another process while the server is down for a restart
 // (`--faults kill --restart-delay 1500`): the run ends inconclusive at once with the reason
 // (exit 3), never an internal error (exit 4) after minutes of waiting (issue 21).
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
@@ -79,7 +80,7 @@ test("an anchored kill whose heal finds the port taken: the replay ends inconclu
     clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 1000, holdMs: 500, renew: false }] }],
     faults: [{ kind: 'kill', at_ms: 0, duration_ms: 4000, target: 'n1', params: { persistence: 'none' }, anchor: { client: 'c1', point: 'in-critical-section' } }],
   };
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-plan-'));
+  const dir = tempDir('lockpick-plan-');
   writeFileSync(path.join(dir, 'test.json'), JSON.stringify({ lock_spec: { name: 'redis-set-px-lua' }, plan }));
   const store = tempStore();
   const { code, out, squatted } = await runSquattingKilledPort(['run', '--replay', dir, '--runs', '1', '--store', store]);

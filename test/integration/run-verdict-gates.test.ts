@@ -1,9 +1,10 @@
 // A SAFE verdict is a promise: a run that tested nothing exits 3 and says why
 // (no acquire ever succeeded, no contention), on real Redis.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { lockpick, repoRoot, runDirs, tempStore } from './run-helpers.ts';
@@ -48,7 +49,7 @@ test('a fault kind the topology lacks is refused up front: exit 2', async () => 
 
 test('a full disk while recording: exit 3 naming ENOSPC, the history parses, nothing left running', async (t) => {
   if (process.getuid?.() !== 0) return t.skip('mounting a tmpfs needs root');
-  const mnt = mkdtempSync(path.join(os.tmpdir(), 'lockpick-full-'));
+  const mnt = tempDir('lockpick-full-');
   const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24k', 'tmpfs', mnt], { encoding: 'utf8' });
   if (mount.status !== 0) return t.skip(`cannot mount a tmpfs here: ${mount.stderr.trim()}`);
   try {

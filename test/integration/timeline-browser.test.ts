@@ -5,16 +5,16 @@
 // is on screen: positions of lease ends, gaps and stale unlocks, fault rows
 // labelled in full, no two labels overlapping (also after zooming), no console
 // errors. Screenshots are kept in a temp dir whose path is printed.
+import { tempDir } from '../support/temp-dir.ts';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 
 const CHROMIUM = process.env.LOCKPICK_CHROMIUM ?? '/usr/bin/chromium';
-const OUT = mkdtempSync(join(tmpdir(), 'lockpick-timeline-'));
+const OUT = tempDir('lockpick-timeline-');
 let skip: string | false = false;
 let puppeteer: typeof import('puppeteer-core').default | undefined;
 if (!existsSync(CHROMIUM)) skip = `Chromium not found at ${CHROMIUM} (Debian package chromium; bash scripts/setup.sh installs it): timeline browser tests skipped`;
@@ -30,7 +30,7 @@ before(async () => {
   browser = await puppeteer.launch({
     executablePath: CHROMIUM, headless: true, timeout: 90_000, protocolTimeout: 90_000,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', `--user-data-dir=${mkdtempSync(join(tmpdir(), 'lockpick-chromium-'))}`],
+      '--disable-component-update', '--disable-sync', `--user-data-dir=${tempDir('lockpick-chromium-')}`],
   });
 });
 after(async () => { await browser?.close(); });

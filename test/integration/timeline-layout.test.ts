@@ -5,16 +5,16 @@
 // return), and a Sentinel failover band from its first step. Histories: real runs
 // (histories/timeline-*.jsonl; scenarios/evidence/: a Sentinel failover from before
 // step records, close anomalies) and small hand-written ones, so each test takes seconds.
+import { tempDir } from '../support/temp-dir.ts';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 
 const CHROMIUM = process.env.LOCKPICK_CHROMIUM ?? '/usr/bin/chromium';
-const OUT = mkdtempSync(join(tmpdir(), 'lockpick-timeline-layout-'));
+const OUT = tempDir('lockpick-timeline-layout-');
 let skip: string | false = false;
 let puppeteer: typeof import('puppeteer-core').default | undefined;
 if (!existsSync(CHROMIUM)) skip = `Chromium not found at ${CHROMIUM}: timeline layout tests skipped`;
@@ -29,7 +29,7 @@ before(async () => {
   browser = await puppeteer.launch({
     executablePath: CHROMIUM, headless: true, timeout: 90_000, protocolTimeout: 90_000,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      `--user-data-dir=${mkdtempSync(join(tmpdir(), 'lockpick-chromium-'))}`],
+      `--user-data-dir=${tempDir('lockpick-chromium-')}`],
   });
 });
 after(async () => { await browser?.close(); });

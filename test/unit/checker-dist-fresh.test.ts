@@ -1,16 +1,16 @@
 // bin/dist-fresh.mjs decides whether `lockpick check` may run the prebuilt dist/ instead of the
 // sources: only when dist/.source-hash matches the sources' content now. A stale dist must never
 // be taken for fresh, whatever the file times say.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 // @ts-expect-error plain JavaScript module without types
 import { distFresh, sourceHash } from '../../bin/dist-fresh.mjs';
 
 test('dist is fresh only while every source is exactly what was compiled', () => {
-  const root = mkdtempSync(path.join(tmpdir(), 'lockpick-dist-'));
+  const root = tempDir('lockpick-dist-');
   try {
     const write = (rel: string, text: string) => { mkdirSync(path.dirname(path.join(root, rel)), { recursive: true }); writeFileSync(path.join(root, rel), text); };
     write('src/a.ts', 'export const a = 1;\n');

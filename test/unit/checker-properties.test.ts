@@ -1,5 +1,6 @@
 // Property tests of the checker against simulated histories: correct locks and registers are
 // valid; one injected violation is invalid and named; the mutex sweeps agree with the search.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -10,8 +11,7 @@ import { SWEEPS, doubleHolderScan } from '../../checkers/sweep.ts';
 import type { Op } from '../../src/history/types.ts';
 import { lockHistoryArb, registerHistoryArb } from '../support/arbitraries.ts';
 import { toJsonl, toParsed } from '../support/history.ts';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readHistory } from '../../src/history/index.ts';
 import { injectDoubleHolder, injectStaleRelease, injectStaleToken, injectWrongRead, withTokens, type Injected } from '../support/inject.ts';
@@ -121,7 +121,7 @@ test('(3) sweep and search agree on arbitrary well-formed lock histories', () =>
 });
 
 test('simulated histories written as JSONL read back to the same verdict and anomalies', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'lockpick-sim-'));
+  const dir = tempDir('lockpick-sim-');
   try {
     const samples = fc.sample(fc.tuple(lockHistoryArb({ tokens: true }), fc.nat(), fc.boolean()), { numRuns: 40 });
     for (const [events, pick, inject] of samples) {

@@ -2,10 +2,10 @@
 // believes it holds only that long, so a pause that outlasts the validity is no double holder, while
 // a second grant inside it is; an acquire ok whose validity is already over is the lock's anomaly.
 // Both checker paths (the sweep after reading, the streaming one) must agree.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkHistory } from '../../checkers/index.ts';
 import { checkJsonlStreaming } from '../../checkers/stream.ts';
@@ -31,7 +31,7 @@ function paused(valid: number | undefined, p2At: number): HistoryEvent[] {
 }
 
 async function both(events: HistoryEvent[]): Promise<CheckResult[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'lockpick-validity-'));
+  const dir = tempDir('lockpick-validity-');
   try {
     const file = join(dir, 'h.jsonl');
     writeFileSync(file, events.map((e) => JSON.stringify(e)).join('\n') + '\n');

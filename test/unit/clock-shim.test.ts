@@ -1,8 +1,9 @@
 // Where the clock shim comes from in an installed package (no build/): the
 // explicit LOCKPICK_CLOCKSHIM, the per-user cache, built there with cc.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildShim, packageRoot, shimCacheDir, shimPath } from '../../src/env/clock-shim.ts';
@@ -30,7 +31,7 @@ test('the cache is per user and per shim source: XDG_CACHE_HOME, ~/.cache, /var/
 });
 
 test('buildShim compiles a shared object with cc, and without a compiler names the fix', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-shim-'));
+  const dir = tempDir('lockpick-shim-');
   try {
     const out = path.join(dir, 'sub', 'libclockshim.so');
     buildShim(root, out);

@@ -1,16 +1,16 @@
 // A lockpick that exits with its environment still up (an internal error, exit 4) stops its
 // servers in the exit hook and removes the whole lockpick-env-* dir, not only each server's.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const lifecycle = resolve(import.meta.dirname, '../../src/env/lifecycle.ts');
 
 test('the exit hook removes the lockpick-env-* dir of a server it stops', () => {
-  const root = mkdtempSync(join(tmpdir(), 'lockpick-env-'));
+  const root = tempDir('lockpick-env-');
   try {
     // A stand-in server: `sleep 30` in the node dir, recorded as lockpick records its servers; then exit 4.
     const script = `

@@ -1,9 +1,10 @@
 // Environment kinds, external endpoints and the topology registry, without servers:
 // what the user types is parsed or refused in words (exit 2), what test.json keeps
 // has no password, and a stored plan with a fault its environment lacks is refused.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseEndpoints, redactEndpoints, storedEndpoints } from '../../src/env/endpoints.ts';
@@ -23,7 +24,7 @@ test('--endpoints: roles, MySQL logins and master names parse; a file holds the 
   assert.deepEqual(s.endpoints.map((e) => `${e.role} ${e.host} ${e.port}`), ['redis 127.0.0.1 6379', 'redis ::1 6380', 'mysql db.local 3306', 'sentinel s 26379', 'resource 10.0.0.6 6379']);
   assert.deepEqual(s.endpoints[2], { role: 'mysql', user: 'locker', password: 'p@ss:w', host: 'db.local', port: 3306, database: 'locks' });
   assert.equal(s.master, 'mymaster');
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'endpoints-'));
+  const dir = tempDir('endpoints-');
   const file = path.join(dir, 'e.json');
   writeFileSync(file, JSON.stringify({ endpoints: ['zookeeper=zk1:2181', { role: 'zookeeper', host: 'zk2', port: 2181 }] }));
   assert.deepEqual(parseEndpoints(file).endpoints.map((e) => e.host), ['zk1', 'zk2']);

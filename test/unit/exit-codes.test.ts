@@ -3,11 +3,11 @@
 // runs the real CLI (`node bin/lockpick.mjs …`) and checks the code and that
 // stderr names the problem. None of these start a server (the paths that need
 // one are in test/integration/exit-codes.test.ts).
+import { tempDir } from '../support/temp-dir.ts';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { doubleHolderEvents } from './report-fixtures.ts';
@@ -36,7 +36,7 @@ const file = (name: string, text: string): string => {
 };
 
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'lockpick-exit-'));
+  dir = tempDir('lockpick-exit-');
   // ES modules outside the repository need a package.json saying so (tsx reads .ts as CommonJS otherwise).
   file('locks/package.json', '{"type": "module"}');
 });

@@ -1,9 +1,10 @@
 // A history read from a pipe or FIFO (`lockpick check <(zcat h.jsonl.gz)`): the format sniff
 // must not eat the first bytes nor open the file a second time (that waited for a writer forever).
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readHistory } from '../../src/history/index.ts';
@@ -11,7 +12,7 @@ import { readHistory } from '../../src/history/index.ts';
 const root = path.resolve(import.meta.dirname, '../..');
 
 async function throughFifo(file: string): Promise<Awaited<ReturnType<typeof readHistory>>> {
-  const fifo = path.join(mkdtempSync(path.join(os.tmpdir(), 'lockpick-fifo-')), 'history');   // no extension: the format is sniffed
+  const fifo = path.join(tempDir('lockpick-fifo-'), 'history');   // no extension: the format is sniffed
   execFileSync('mkfifo', [fifo]);
   const w = createWriteStream(fifo);
   w.end(readFileSync(file));

@@ -1,9 +1,9 @@
 // Test helper: write a history text to a private temp file and get its path.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tempDir } from '../support/temp-dir.ts';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const dir = mkdtempSync(join(tmpdir(), 'lockpick-history-'));
+const dir = tempDir('lockpick-history-');
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 

@@ -2,10 +2,10 @@
 // histories, EDN histories and test.json files never crash a reader, never hang it, and a
 // refused input always names its place (a line of the file; the test.json and the field path).
 // fast-check prints the seed and path of a failure; replay it with fc.assert's { seed, path }.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { HistoryError } from '../../src/history/index.ts';
@@ -16,7 +16,7 @@ import { readTestJson } from '../../src/runner/store.ts';
 
 /** A reader that hangs fails its test here rather than blocking the suite. */
 const HANG_MS = 30_000;
-const dir = mkdtempSync(join(tmpdir(), 'lockpick-fuzz-'));
+const dir = tempDir('lockpick-fuzz-');
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 function file(content: string | Uint8Array, name = `f${n++}`): string {

@@ -1,11 +1,11 @@
 // `lockpick check --format junit` and `lockpick report --format junit` through the
 // real CLI: a JUnit consumer (junit2json) reads what they write, and bad input
 // never leaves a 0-byte or partial XML (exit 2, nothing written, --out not created).
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse, type TestSuites } from 'junit2json';
 import { jsonl, tmpHistory } from './history-tmp.ts';
@@ -35,7 +35,7 @@ test('check --format junit: one suite per file, read by a JUnit parser; exit as 
   assert.deepEqual(doc.testsuite!.map((s) => s.name), [DOUBLE, ok]);
   assert.equal(doc.testsuite![0]!.testcase![0]!.failure![0]!.type, 'double-holder');
   assert.equal(doc.testsuite![1]!.failures, 0);
-  const out = join(mkdtempSync(join(tmpdir(), 'lockpick-junit-')), 'junit.xml');
+  const out = join(tempDir('lockpick-junit-'), 'junit.xml');
   const w = await lockpick('check', ok, '--format', 'junit', '--out', out);
   assert.equal(w.code, 0, w.stderr);
   assert.equal(w.stdout, '');
@@ -48,7 +48,7 @@ test('check --format junit on a malformed history: exit 2, no XML on stdout, --o
   assert.equal(r.code, 2);
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /:2: .*\n.*fix:[\s\S]*nothing written/);
-  const out = join(mkdtempSync(join(tmpdir(), 'lockpick-junit-')), 'junit.xml');
+  const out = join(tempDir('lockpick-junit-'), 'junit.xml');
   const w = await lockpick('check', bad, '--format', 'junit', '--out', out);
   assert.equal(w.code, 2);
   assert.equal(existsSync(out), false, 'a 0-byte junit.xml was left behind');
@@ -59,7 +59,7 @@ test('report --format junit on a malformed history: exit 2, nothing on stdout, -
   const r = await lockpick('report', bad, '--format', 'junit');
   assert.equal(r.code, 2);
   assert.equal(r.stdout, '');
-  const out = join(mkdtempSync(join(tmpdir(), 'lockpick-junit-')), 'junit.xml');
+  const out = join(tempDir('lockpick-junit-'), 'junit.xml');
   const w = await lockpick('report', bad, '--format', 'junit', '--out', out);
   assert.equal(w.code, 2);
   assert.equal(existsSync(out), false, 'a 0-byte junit.xml was left behind');

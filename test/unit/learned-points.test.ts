@@ -1,9 +1,10 @@
 // Points learned, not guessed (src/workload/points.ts): what a calibration run reached narrows the
 // points list, and every generator that anchors a fault at a point (client-pause, the stale-release
 // aim, server faults anchored at a client's event) draws only among the reached ones.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -173,7 +174,7 @@ test('a point only a holder reaches needs an attempt that gets the lock once the
 });
 
 test('--points-from DIR reads the points that run of this lock learned; anything else exits 2 naming the fix', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-points-'));
+  const dir = tempDir('lockpick-points-');
   const write = (t: unknown) => writeFileSync(path.join(dir, 'test.json'), JSON.stringify(t));
   const learned = { points: ['in-critical-section', 'send:release:1'], reached: oneDel };
   write({ lock: 'redis-set-px-del', points_learned: { ...learned, from: 'calibration' } });

@@ -1,15 +1,16 @@
 // How a run directory names a user's lock module: relative to the directory
 // lockpick ran in, with its content hash, so a copied run dir replays from any
 // project root (test/integration/replay-portable.test.ts replays one).
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { lockFromStored, lockLabel, moduleHash, storedLock } from '../../src/runner/lock-spec.ts';
 
 test('a module inside the project is stored relative to it with its hash, and resolved against the replay\'s directory', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-lockspec-'));
+  const dir = tempDir('lockpick-lockspec-');
   try {
     const file = path.join(dir, 'locks', 'my-lock.ts');
     const s = storedLock({ path: file }, dir);

@@ -1,7 +1,8 @@
 // The lock registry and user-module loading (no servers needed).
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { RECIPES, getRecipe, loadUserLock } from '../../src/locks/registry.ts';
@@ -38,7 +39,7 @@ test('loadUserLock accepts examples/my-lock.ts', async () => {
 });
 
 test('loadUserLock: clear errors for a missing file, no export, and missing fields', async () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-userlock-'));
+  const dir = tempDir('lockpick-userlock-');
   try {
     await assert.rejects(loadUserLock(path.join(dir, 'nope.ts')), /no such file/);
     const none = path.join(dir, 'none.ts');

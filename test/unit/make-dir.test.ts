@@ -1,9 +1,9 @@
 // makeDir (src/make-dir.ts): a --store or --out that cannot be created says why (a file in the
 // way, a read-only or unwritable parent), never only Node's "no such file or directory".
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDir } from '../../src/make-dir.ts';
 import { fsReason } from '../../src/errors.ts';
@@ -11,7 +11,7 @@ import { newRunDir } from '../../src/runner/store.ts';
 import { UsageError } from '../../src/errors.ts';
 
 test('a file in the way is named as such (ENOTDIR), through newRunDir too', () => {
-  const d = mkdtempSync(join(tmpdir(), 'lockpick-mkdir-'));
+  const d = tempDir('lockpick-mkdir-');
   try {
     writeFileSync(join(d, 'f'), '');
     assert.throws(() => makeDir(join(d, 'f', 'a', 'b')), (e: unknown) => {
@@ -27,7 +27,7 @@ test('a file in the way is named as such (ENOTDIR), through newRunDir too', () =
 });
 
 test('an unwritable parent is named (EACCES), not ENOENT', { skip: process.getuid?.() === 0 ? 'root may write anywhere' : false }, () => {
-  const d = mkdtempSync(join(tmpdir(), 'lockpick-mkdir-'));
+  const d = tempDir('lockpick-mkdir-');
   try {
     mkdirSync(join(d, 'ro'));
     chmodSync(join(d, 'ro'), 0o555);

@@ -1,9 +1,10 @@
 // The one plan validator (src/workload/validate-plan.ts), as `run --replay` and test.json
 // loading use it: a hand-edited plan is bad input (UsageError, exit 2) naming the field's JSON
 // path, never a run that fails late (exit 3) or runs for ever (issue 21).
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../../src/errors.ts';
@@ -59,7 +60,7 @@ test('faults: unknown kind, a duration that is no number, clients beyond the pla
 });
 
 test('readTestJson (run --replay) refuses such a plan as bad input naming test.json and the path', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'lockpick-plan-'));
+  const dir = tempDir('lockpick-plan-');
   try {
     writeFileSync(join(dir, 'test.json'), JSON.stringify({ lock_spec: { name: 'redis-set-px-lua' }, plan: fault({ kind: 'client-kill', at_ms: 0, target: 'c99' }) }));
     assert.throws(() => readTestJson(dir), (e: unknown) => e instanceof UsageError && e.message.includes(`${join(dir, 'test.json')}: plan.faults[0].target: names client 'c99'`));

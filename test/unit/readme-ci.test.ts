@@ -3,10 +3,11 @@
 // environment (GITHUB_OUTPUT) and a stand-in `npx` exiting with each of
 // lockpick's exit codes; the job's permissions let the JUnit report action
 // publish; the artifact paths match what a run stores.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,7 +52,7 @@ test('README GitHub Actions: the job may publish checks (permissions: checks: wr
 
 test('README GitHub Actions: the lockpick step passes 0, fails 1, 2 and 4, and only warns on 3', () => {
   const script = lockpickScript(githubBlock());
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-readme-ci-'));
+  const dir = tempDir('lockpick-readme-ci-');
   try {
     const bin = path.join(dir, 'bin');
     mkdirSync(bin);
@@ -74,7 +75,7 @@ test('README GitHub Actions: the lockpick step passes 0, fails 1, 2 and 4, and o
 });
 
 test('README GitHub Actions: every artifact path matches what a run stores', () => {
-  const store = mkdtempSync(path.join(os.tmpdir(), 'lockpick-readme-ci-store-'));
+  const store = tempDir('lockpick-readme-ci-store-');
   try {
     const { dir } = newRunDir(path.join(store, 'store'), './my-lock.ts');
     for (const f of ['lockpick.log', 'test.json', 'results.json', 'counterexample/timeline.html']) {

@@ -6,10 +6,11 @@
 // and, for an ES module in JavaScript, once more as TypeScript (a user who
 // copies it into a .ts file). `result.minimal` after `assert.equal(result.verdict, false)` must be
 // defined and its anomalies typed: that is what this guards.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +54,7 @@ test('README and docs: the examples that are files find each other', () => {
 
 test('README and docs: every file example typechecks against the package types (strict; an .mjs one also as TypeScript)', { timeout: 300_000 }, async () => {
   const examples = docExamples();
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'lockpick-readme-ts-'));
+  const dir = tempDir('lockpick-readme-ts-');
   try {
     // The user's project: its dependencies (ioredis, @types/node) as installed beside lockpick, and lockpick's declarations.
     const nm = path.join(dir, 'node_modules');

@@ -1,11 +1,11 @@
 // The recorder on a disk that fills up or refuses a write: it never throws out of
 // append, never leaves a torn last line, says why in `failure`, and keeps the
 // run's events in memory so the run can still be checked.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Recorder } from '../../src/runner/recorder.ts';
@@ -39,7 +39,7 @@ test('/dev/full: append does not throw, failure names ENOSPC, the run goes on in
 test('a short write (file size limit) is cut back to the last whole line', () => {
   // RLIMIT_FSIZE makes the kernel take part of a line and then refuse (EFBIG): the
   // torn-line case of a full disk, without root. SIGXFSZ ignored, as `trap ''` does.
-  const dir = mkdtempSync(join(tmpdir(), 'lockpick-recorder-'));
+  const dir = tempDir('lockpick-recorder-');
   try {
     const file = join(dir, 'history.jsonl');
     const script = `const { Recorder } = await import(${JSON.stringify(recorderUrl)});
@@ -62,7 +62,7 @@ test('a short write (file size limit) is cut back to the last whole line', () =>
 
 test('a full tmpfs: ENOSPC, the history parses to its last line', (t) => {
   if (process.getuid?.() !== 0) return t.skip('mounting a tmpfs needs root');
-  const dir = mkdtempSync(join(tmpdir(), 'lockpick-recorder-'));
+  const dir = tempDir('lockpick-recorder-');
   const mnt = join(dir, 'small');
   mkdirSync(mnt);
   const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt], { encoding: 'utf8' });

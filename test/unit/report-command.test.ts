@@ -1,8 +1,8 @@
+import { tempDir } from '../support/temp-dir.ts';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { doubleHolderEvents } from './report-fixtures.ts';
 
@@ -22,7 +22,7 @@ function storeRun(id: string, results?: unknown): string {
   return run;
 }
 
-before(() => { dir = mkdtempSync(join(tmpdir(), 'lockpick-report-')); });
+before(() => { dir = tempDir('lockpick-report-'); });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('a stored run renders to <run>/timeline.html by default and exits 1 on a double holder', () => {

@@ -1,14 +1,15 @@
 // The store is laid out as Jepsen's: store/<lock>/<run-id>/, store/latest and
 // store/<lock>/latest linking to the newest run, and a log of what the run printed.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import { readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { newRunDir, runLog, storeName } from '../../src/runner/store.ts';
 
 test('store/<lock>/<run-id>/ with latest links that follow the newest run', () => {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'lockpick-store-layout-'));
+  const root = tempDir('lockpick-store-layout-');
   try {
     const a = newRunDir(root, 'redis-set-px-lua');
     assert.equal(path.dirname(a.dir), path.join(root, 'redis-set-px-lua'));

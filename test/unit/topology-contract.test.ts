@@ -3,11 +3,11 @@
 // same checks and, registered by one push, is known to --endpoints, user-lock checks,
 // the environment's data roles and the nemesis' role sets, then a new topology is one
 // file plus one registry line (ARCHITECTURE.md "How to add each kind of part"). No servers.
+import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { backendDataRoles, dataRoles, TOPOLOGY_DEFS, topologyDef, topologyNames } from '../../src/env/topologies.ts';
 import { onlyOptions, type TopologyDef } from '../../src/env/topology.ts';
@@ -177,7 +177,7 @@ test('a topology defined outside the sources keeps the same contract, and one re
     const gen = { topology: 'consul', nodes: ['n1', 'n2', 'n3'], clients: ['c1', 'c2'], ttlMs: 1000, points: [] } as unknown as FaultGenOptions;
     const drawn = fc.sample(kindDef('pause')!.generate(gen), { numRuns: 200, seed: 1 }).flat().map((f) => f.target);
     assert.ok(drawn.includes('leader'), 'leader drawn for a topology with a leader');
-    const root = mkdtempSync(join(tmpdir(), 'lockpick-topo-'));
+    const root = tempDir('lockpick-topo-');
     const links: LinkTable = { links: [], ensure: async (from: string, to: string, up: Endpoint) => ({ name: `${from}->${to}`, from, to, listen: { id: to, host: '127.0.0.1', port: up.port + 10_000 }, upstream: up }) } as unknown as LinkTable;
     const env = new LocalEnvironment('consul', root, links, undefined, undefined, dataRoles('consul'));
     const node = (id: string, role: string, port: number) => ({ id, role, port, logFile: '', pid: () => undefined, clockOffsetMs: () => 0, stop: async () => {} }) as unknown as ManagedNode;
@@ -200,7 +200,7 @@ test('a topology defined outside the sources keeps the same contract, and one re
 });
 
 test('a user lock naming an unregistered topology: exit 2 naming the registered ones; bad options of a known one likewise', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'lockpick-topo-cli-'));
+  const dir = tempDir('lockpick-topo-cli-');
   const root = resolve(import.meta.dirname, '../..');
   try {
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');

@@ -34,19 +34,21 @@ npx tsc --noEmit
 # runs a fresh dist/): every integration test starts them many times.
 echo "== build dist/ (npm run build)"
 npm run build --silent
-# Unit tests are pure logic: they run beside the integration tests, one file at a time, their
-# report kept in a file and shown after them, together with the integration files that start no
-# server (marked by a line `// test-lane: no-servers`: rendering in Chromium, forking workers).
-# Integration tests on real servers share ports and the machine's clock budget: one file at a time.
+# Two lanes, each one file at a time. The serial lane: integration files on real servers whose
+# faults and verdicts hang on timing (a Sentinel failover, a session expiring), which share the
+# machine's clock budget. The lane beside it: the unit tests (pure logic), then the integration
+# files marked by a line `// test-lane: beside` (they start no server, or servers of their own on
+# free ports whose verdicts do not hang on fine timing: the package, the library API, the demo,
+# JUnit). Its report is kept in a file and shown after the serial lane's.
 status=0
 unit_log=$(mktemp)
-mapfile -t beside < <(grep -l '^// test-lane: no-servers' test/integration/*.test.ts)
-mapfile -t serial < <(grep -L '^// test-lane: no-servers' test/integration/*.test.ts)
-echo "== unit tests and ${#beside[@]} server-free integration files (beside the integration tests; their report follows them)"
+mapfile -t beside < <(grep -l '^// test-lane: beside' test/integration/*.test.ts)
+mapfile -t serial < <(grep -L '^// test-lane: beside' test/integration/*.test.ts)
+echo "== unit tests, then ${#beside[@]} integration files marked test-lane: beside (beside the serial lane; their report follows it)"
 (
   u0=$SECONDS
   node --import tsx --test --test-concurrency=1 "${report[@]}" --test-reporter-destination="$times/unit.jsonl" test/unit/*.test.ts "${beside[@]}" && rc=0 || rc=$?
-  echo "== unit tests took $((SECONDS - u0)) s"
+  echo "== unit tests and the lane beside took $((SECONDS - u0)) s"
   exit "$rc"
 ) > "$unit_log" 2>&1 &
 unit_pid=$!

@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // The library API on real servers: the "Library API" example of docs/library.md, run as
 // it is (UNSAFE for the DEL unlock under client pauses, SAFE fault-free for the
 // Lua unlock), and a library call that prints nothing and whose abort stops

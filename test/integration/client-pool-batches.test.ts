@@ -1,4 +1,4 @@
-// test-lane: no-servers (scripts/test.sh runs this file beside the unit tests)
+// test-lane: beside (starts no server)
 // A big --clients starts in batches: the pool forks at most 8 workers at a time (each a node
 // process loading tsx and lockpick), never all at once. Seen at the fork itself: a fork is in
 // flight from the call until its worker's first message ('ready').

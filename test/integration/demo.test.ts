@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // `lockpick demo NAME...` on real servers, as a teacher would run it: each entry
 // gets its page with the expected verdict (UNSAFE where the lock breaks, SAFE where
 // the fix holds), the index links them all, each page frames the run's timeline and

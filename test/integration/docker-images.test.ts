@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // The server images of --env docker, built FROM scratch out of this machine's
 // own packages (src/env/docker-image.ts): each one serves from a container
 // published on 127.0.0.1 with the node's dir bind-mounted at /lockpick, and the

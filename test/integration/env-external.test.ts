@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // --env external: a redis-server started here by hand stands for the user's
 // own server. lockpick puts its fault proxy in front of it, finds the client
 // pause that breaks redis-set-px-del, writes nothing there but the run's keys

@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // An environment that fails to start makes no test possible: exit 3 with the
 // reason (README "Exit codes"), not 1 (a verdict) and not 4 (a bug). A
 // redis-server that exits at once, first on PATH, is the failing server; the

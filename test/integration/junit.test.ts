@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // `lockpick run` leaves a junit.xml in every run directory (and at --junit PATH),
 // safe, unsafe or inconclusive, and a real JUnit consumer (junit2json) reads it:
 // names stable across runs, a failure with everything CI needs, testcase times.

@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // The one-node Redis recipes on a real redis-server, through the fault proxy
 // (no faults injected here: the runner's tests do that).
 import { test, before, after } from 'node:test';

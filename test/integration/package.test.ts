@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // lockpick as a user meets it: `npm pack` this repository, install the tarball
 // into a fresh `npm init -y` project (CommonJS, as npm creates it) on a machine
 // without a C or C++ compiler (no-compiler.ts: a mount namespace where they are

@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // A run directory is portable: test.json names a user's lock module relative to
 // the directory lockpick ran in (plus the module's hash), so a counterexample
 // copied elsewhere (a CI artifact on a laptop) replays from the project's root;

@@ -1,4 +1,4 @@
-// test-lane: no-servers (scripts/test.sh runs this file beside the unit tests)
+// test-lane: beside (starts no server)
 // The timeline as a person sees it: `lockpick report` renders real counterexamples
 // (histories/timeline-*.jsonl, copied from `lockpick run`), Debian's Chromium opens
 // them headless (puppeteer-core, no browser download) and the test asserts on what

@@ -1,4 +1,4 @@
-// test-lane: no-servers (scripts/test.sh runs this file beside the unit tests)
+// test-lane: beside (starts no server)
 // The timeline at the widths people use (800 and 1400 px), in Debian's Chromium:
 // every anomaly tag shown, no two labels overlapping (bounding boxes), the lease
 // of an acquire that waited drawn from its grant (bounded by the call and the

@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // --env external with the user's own Toxiproxy (TOXIPROXY_URL): a server link the
 // user routes through a proxy named as lockpick names its links ('n2->n1': from
 // node n2 to node n1) becomes a node link of the run, so a partition between the

@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // The `mariadb` topology: one real mariadbd, reached with mysql2 through the proxy.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // The `redis` topology against real redis-server processes: startup, proxied
 // client links, pause, clock shim, restart with and without persistence.
 import { test, before, after } from 'node:test';

@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // redis-sentinel on a real primary + 2 replicas + 3 sentinels, every link proxied.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // The ZooKeeper recipes (seeds 000, 001) on a real one-node ZooKeeper, every
 // client through its own proxied link, session faults made by cutting that link.
 import { test, before, after } from 'node:test';

@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // A lock module's own output and processes (issue 21): what it prints goes to
 // store/<run>/clients/<id>.log, never to lockpick's stdout/stderr (so a reader that closes
 // lockpick's stdout early, `| head -c 2000`, cannot kill a client with EPIPE and change the

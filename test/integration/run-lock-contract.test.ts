@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // `lockpick run --lock <module>` with a lock that breaks the Lock contract: exit 2
 // naming the method, what it returned and what it must return, instead of a
 // vacuous SAFE (every acquire "failed") or a verdict blamed on the lock.

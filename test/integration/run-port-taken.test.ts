@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // A server's port taken by another process while the server is down for a restart
 // (`--faults kill --restart-delay 1500`): the run ends inconclusive at once with the reason
 // (exit 3), never an internal error (exit 4) after minutes of waiting (issue 21).

@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // `lockpick run --lock ./path.ts`: a user's own module, run like a built-in
 // recipe (the README's example: SET NX PX + Lua unlock, broken by a client pause).
 import { test } from 'node:test';

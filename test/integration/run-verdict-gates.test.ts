@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // A SAFE verdict is a promise: a run that tested nothing exits 3 and says why
 // (no acquire ever succeeded, no contention), on real Redis.
 import { tempDir } from '../support/temp-dir.ts';

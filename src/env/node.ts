@@ -58,7 +58,11 @@ export class ServerNode implements NodeHandle {
   }
 
   start(o: { persistence?: Persistence } = {}): Promise<void> {
-    return this.serial(async () => { this.proc = await this.launch(o); });
+    return this.serial(async () => {
+      // A second launch would orphan the first server (and its port): say so instead.
+      if (this.proc && !this.proc.hasExited) throw new Error(`lockpick: node ${this.id} is already running (pid ${this.proc.pid}); restart() it instead`);
+      this.proc = await this.launch(o);
+    });
   }
 
   pid(): number | undefined {

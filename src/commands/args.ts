@@ -1,0 +1,25 @@
+// A subcommand's options, parsed the way every command answers them: a bad option prints the
+// error and the usage (exit 2), -h/--help prints the usage (exit 0); otherwise the command
+// goes on with what parsed.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { EXIT } from '../errors.ts';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const HELP = { help: { type: 'boolean', short: 'h' } } as const;
+
+/** `lockpick <command>`'s argv parsed strictly (with -h/--help); a number is the exit code to return at once. */
+export function parseCommandArgs<O extends Options, P extends boolean = false>(command: string, usage: string, argv: string[], options: O, allowPositionals?: P) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { ...options, ...HELP }, allowPositionals, strict: true });
+  } catch (e) {
+    console.error(`lockpick ${command}: ${(e as Error).message}\n\n${usage}`);
+    return EXIT.usage;
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    console.log(usage);
+    return EXIT.ok;
+  }
+  return parsed;
+}

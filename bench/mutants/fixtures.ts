@@ -139,8 +139,8 @@ export const MUTANTS: Mutant[] = [
   },
   {
     name: 'fence-token-read-before-grant', family: 'redis', file: 'set-px-lua-fenced.ts',
-    search: "const token = Number(await r.eval(ACQUIRE_WITH_TOKEN, 2, key, `${key}:fence`, value, o.ttlMs));\n        return token > 0 ? { key, value, token } : null;",
-    replace: "const token = Number(await r.get(`${key}:fence`)) + 1;\n        if (Number(await r.eval(ACQUIRE_WITH_TOKEN, 2, key, `${key}:fence`, value, o.ttlMs)) <= 0) return null;\n        return { key, value, token };",
+    search: "const token = Number(await r.eval(ACQUIRE_WITH_TOKEN, 2, key, `${key}:fence`, value, o.ttlMs));\n      return token > 0 ? { key, value, token } : null;",
+    replace: "const token = Number(await r.get(`${key}:fence`)) + 1;\n      if (Number(await r.eval(ACQUIRE_WITH_TOKEN, 2, key, `${key}:fence`, value, o.ttlMs)) <= 0) return null;\n      return { key, value, token };",
     why: 'the fencing token read before the write that grants the lock: two waiters read the same counter value',
   },
   // ── Redisson-style reentrant hash lock with a watchdog (redisson-style.ts) ──

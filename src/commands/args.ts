@@ -8,8 +8,11 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 const HELP = { help: { type: 'boolean', short: 'h' } } as const;
 
+/** What parseArgs returns for these options (strict, with -h/--help). */
+type Parsed<O extends Options, P extends boolean> = ReturnType<typeof parseArgs<{ args: string[]; options: O & typeof HELP; allowPositionals: P | undefined; strict: true }>>;
+
 /** `lockpick <command>`'s argv parsed strictly (with -h/--help); a number is the exit code to return at once. */
-export function parseCommandArgs<O extends Options, P extends boolean = false>(command: string, usage: string, argv: string[], options: O, allowPositionals?: P) {
+export function parseCommandArgs<O extends Options, P extends boolean = false>(command: string, usage: string, argv: string[], options: O, allowPositionals?: P): Parsed<O, P> | number {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: { ...options, ...HELP }, allowPositionals, strict: true });

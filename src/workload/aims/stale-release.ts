@@ -8,7 +8,7 @@
 // A lock whose unlock checks and deletes atomically (a Lua script) stays safe
 // under the same plans.
 import fc from 'fast-check';
-import { leaseShare, type Aim } from '../aim.ts';
+import type { Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import { BEFORE_WRITE, CRITICAL_SECTION, parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
 import { expandIoPoints, ioPointsOf, namedPointsOf } from '../points.ts';
@@ -39,13 +39,13 @@ export const staleRelease: Aim = {
     const ttl = o.ttlMs;
     return fc.record({
       point: fc.constantFrom(...releasePoints(o)),
-      d1: leaseShare(ttl, 0, 1 / 8),
-      h1: leaseShare(ttl, 0, 1 / 4),
+      d1: fc.integer({ min: 0, max: Math.floor(ttl / 8) }),
+      h1: fc.integer({ min: 0, max: Math.floor(ttl / 4) }),
       // How far past c1's lease it wakes: after the next holder's acquire (a 50 ms poll), inside its hold.
-      late: leaseShare(ttl, 1 / 8, 3 / 8),
+      late: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor((3 * ttl) / 8) }),
       // c2 and c3 come while c1 holds and wait past its lease; whichever gets the lock first holds past c1's waking.
-      come: fc.tuple(leaseShare(ttl, 1 / 4, 3 / 4), leaseShare(ttl, 1 / 4, 3 / 4)),
-      holds: fc.tuple(leaseShare(ttl, 1 / 2, 0.7), leaseShare(ttl, 1 / 2, 0.7)),
+      come: fc.tuple(fc.integer({ min: Math.floor(ttl / 4), max: Math.floor((3 * ttl) / 4) }), fc.integer({ min: Math.floor(ttl / 4), max: Math.floor((3 * ttl) / 4) })),
+      holds: fc.tuple(fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }), fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) })),
     }).map(({ point, d1, h1, late, come, holds }): RunPlan => {
       const a1: Attempt = { key: 'k0', delayMs: d1, waitMs: ttl, holdMs: h1, renew: false };
       const waiter = (i: 0 | 1): Attempt => ({ key: 'k0', delayMs: d1 + come[i], waitMs: 2 * ttl, holdMs: holds[i], renew: false });

@@ -1,7 +1,7 @@
 // `lockpick check FILE...`: read each history, check it against a model, print
 // the verdict (text, --json, or --format junit). Exit: 0 valid, 1 invalid, 2 bad
 // input or usage, 3 unknown (a limit was reached).
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from './args.ts';
 import { writeFile } from 'node:fs/promises';
 import { samePath } from '../same-path.ts';
 import { Budget } from '../../checkers/budget.ts';
@@ -155,32 +155,18 @@ function worst(codes: number[]): number {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        model: { type: 'string', default: 'mutex' },
-        backend: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        format: { type: 'string' },
-        out: { type: 'string' },
-        'time-limit': { type: 'string' },
-        'max-memory': { type: 'string' },
-        'max-line-bytes': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (e) {
-    console.error(`lockpick check: ${(e as Error).message}\n\n${usage()}`);
-    return EXIT.usage;
-  }
+  const parsed = parseCommandArgs('check', usage(), argv, {
+    model: { type: 'string', default: 'mutex' },
+    backend: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    format: { type: 'string' },
+    out: { type: 'string' },
+    'time-limit': { type: 'string' },
+    'max-memory': { type: 'string' },
+    'max-line-bytes': { type: 'string' },
+  }, true);
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals: files } = parsed;
-  if (values.help) {
-    console.log(usage());
-    return EXIT.ok;
-  }
   if (files.length === 0) {
     console.error(`lockpick check: no history file given\n\n${usage()}`);
     return EXIT.usage;

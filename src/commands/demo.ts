@@ -1,6 +1,6 @@
 // `lockpick demo`: the catalogue of failure modes (src/demo/), each a fixed plan
 // run on real servers and shown on one page.
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from './args.ts';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { makeDir } from '../make-dir.ts';
@@ -43,18 +43,9 @@ export function demoExitCode(outcomes: DemoOutcome[]): number {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: { out: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
-  } catch (e) {
-    console.error(`lockpick demo: ${(e as Error).message}\n\n${USAGE}`);
-    return EXIT.usage;
-  }
+  const parsed = parseCommandArgs('demo', USAGE, argv, { out: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' } }, true);
+  if (typeof parsed === 'number') return parsed;
   const { values: args, positionals } = parsed;
-  if (args.help) {
-    console.log(USAGE);
-    return EXIT.ok;
-  }
   if (!args.all && positionals.length === 0) {
     console.log(`lockpick demo: ${DEMOS.length} entries (expected verdict, what it shows); run one with 'lockpick demo NAME', all with 'lockpick demo --all --out DIR'\n${list()}`);
     return EXIT.ok;

@@ -2,7 +2,7 @@
 //   [--env local|docker|external] [--image ROLE=IMAGE] [--endpoints LIST]`
 //   brings a topology up in an environment kind, prints its endpoints and stays up until Ctrl-C / SIGTERM.
 // `lockpick env down` stops every running `env up` and any leftovers (pid files).
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from './args.ts';
 import { exitCodeOnSignal, recordProcess } from '../env/lifecycle.ts';
 import { stopEnvUps, validateTopology, type TopologyName, type TopologyOptions } from '../env/index.ts';
 import { startEnv, type EnvSpec } from '../env/env-kinds.ts';
@@ -33,32 +33,18 @@ ${EXIT_HELP}
 env up: 2 on bad options, 3 when the servers fail to start; 0 when stopped by SIGTERM or SIGHUP (lockpick env down), 130 by Ctrl-C`;
 
 export async function run(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        masters: { type: 'string' },
-        nodes: { type: 'string' },
-        persistence: { type: 'string' },
-        resource: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        env: { type: 'string' },
-        image: { type: 'string' },
-        endpoints: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (e) {
-    console.error(`lockpick env: ${(e as Error).message}\n\n${USAGE}`);
-    return EXIT.usage;
-  }
+  const parsed = parseCommandArgs('env', USAGE, argv, {
+    masters: { type: 'string' },
+    nodes: { type: 'string' },
+    persistence: { type: 'string' },
+    resource: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    env: { type: 'string' },
+    image: { type: 'string' },
+    endpoints: { type: 'string' },
+  }, true);
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(USAGE);
-    return EXIT.ok;
-  }
   const [action, topology, ...extra] = positionals;
   if (action === 'down' && !topology) {
     const n = await stopEnvUps((m) => console.log(m));

@@ -1,5 +1,5 @@
 // `lockpick list`: the lock recipes and fault kinds, one line each.
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from './args.ts';
 import { EXIT, EXIT_HELP } from '../errors.ts';
 import { SHAPE_SUMMARY } from '../../nemesis/grudge.ts';
 
@@ -11,17 +11,9 @@ one-line descriptions, and which capabilities each environment kind (--env) has.
 ${EXIT_HELP}`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    values = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true }).values;
-  } catch (e) {
-    console.error(`lockpick list: ${(e as Error).message}\n\n${USAGE}`);
-    return EXIT.usage;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs('list', USAGE, argv, { json: { type: 'boolean' } });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const { RECIPES } = await import('../locks/registry.ts');
   const { FAULT_KINDS, FAULT_ALIASES } = await import('../../nemesis/index.ts');
   const { AIMS } = await import('../workload/aims.ts');

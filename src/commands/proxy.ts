@@ -1,6 +1,6 @@
 // `lockpick proxy --port P`: run the Toxiproxy-compatible fault proxy in the
 // foreground until Ctrl-C / SIGTERM.
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from './args.ts';
 import { serve } from '../proxy/server-main.ts';
 import { EXIT, EXIT_HELP, fsReason } from '../errors.ts';
 
@@ -22,17 +22,9 @@ proxy: 2 also for a port that cannot be listened on`;
 const LISTEN_ERRORS = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL']);
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    values = parseArgs({ args: argv, options: { port: { type: 'string', default: '8474' }, help: { type: 'boolean', short: 'h' } }, strict: true }).values;
-  } catch (e) {
-    console.error(`lockpick proxy: ${(e as Error).message}\n\n${USAGE}`);
-    return EXIT.usage;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs('proxy', USAGE, argv, { port: { type: 'string', default: '8474' } });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const port = Number(values.port);
   if (!/^\d+$/.test(values.port) || port > 65535) {
     console.error(`lockpick proxy: --port ${JSON.stringify(values.port)}: expected a port number 0..65535\n  fix: e.g. --port 8474, or --port 0 for any free port`);

@@ -5,7 +5,7 @@
 // Exit codes as `check` (README "Exit codes"): 0 valid, 1 invalid, 2 bad input
 // or usage (also an --out that cannot be written), 3 unknown; anything else
 // thrown is lockpick's own failure and exits 4 through src/cli.ts.
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from './args.ts';
 import { existsSync, statSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -125,18 +125,10 @@ function render(format: Format, name: string, h: ParsedHistory, r: CheckResult, 
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv, allowPositionals: true,
-      options: { format: { type: 'string', default: 'html' }, out: { type: 'string' }, model: { type: 'string' }, 'max-line-bytes': { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
-    });
-  } catch (e) {
-    console.error(`lockpick report: ${(e as Error).message}\n\n${usage()}`);
-    return EXIT.usage;
-  }
+  const parsed = parseCommandArgs('report', usage(), argv,
+    { format: { type: 'string', default: 'html' }, out: { type: 'string' }, model: { type: 'string' }, 'max-line-bytes': { type: 'string' } }, true);
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) { console.log(usage()); return EXIT.valid; }
   if (positionals.length !== 1) {
     console.error(`lockpick report: give exactly one PATH (got ${positionals.length})\n\n${usage()}`);
     return EXIT.usage;

@@ -1,5 +1,5 @@
 // `lockpick run`: hammer a lock implementation under faults and check it.
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from './args.ts';
 import { EXIT, EXIT_HELP, InconclusiveError, UsageError } from '../errors.ts';
 import { lockLabel, parseLockArg } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
@@ -76,26 +76,14 @@ ${EXIT_HELP}
   3 here: limits reached, the environment failed to start, or no effective test`;
 
 export async function run(argv: string[]): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
-        runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
-        keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, 'points-from': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
-        replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, json: { type: 'boolean' }, junit: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }).values;
-  } catch (e) {
-    console.error(`lockpick run: ${(e as Error).message}\n\n${USAGE}`);
-    return EXIT.usage;
-  }
-  if (args.help) {
-    console.log(USAGE);
-    return EXIT.ok;
-  }
+  const parsed = parseCommandArgs('run', USAGE, argv, {
+    lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
+    runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
+    keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, 'points-from': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
+    replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, json: { type: 'boolean' }, junit: { type: 'string' },
+  });
+  if (typeof parsed === 'number') return parsed;
+  const args = parsed.values;
   const json = args.json === true;
   const log = (line: string) => (json ? console.error(line) : console.log(line));
   let summary: RunSummary;

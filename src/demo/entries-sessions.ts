@@ -3,7 +3,11 @@
 import type { DemoEntry } from './entry.ts';
 
 const ZK_RELEASE_RENEW = { file: 'zk-common.ts', from: 'async renew(h: ZkHeld)', to: "return 'lost';" };
-const SESSION_FIX = 'A session lock is lost when the session is, and the holder may not notice: treat a dropped connection as a lost lock and stop (as zk-treat-as-loss does), and let the resource check a fencing token for the writes that slip through.';
+/** How the MySQL session locks are fixed, and the demo where that fix holds. */
+const SESSION_FIX: Pick<DemoEntry, 'fix' | 'fixDemo'> = {
+  fix: 'A session lock is lost when the session is, and the holder may not notice: treat a dropped connection as a lost lock and stop (as zk-treat-as-loss does), and let the resource check a fencing token for the writes that slip through.',
+  fixDemo: 'zk-treat-as-loss',
+};
 
 export const SESSION_ENTRIES: DemoEntry[] = [
   {
@@ -50,8 +54,7 @@ export const SESSION_ENTRIES: DemoEntry[] = [
     code: [{ file: 'mysql-for-update.ts', from: '// Under a second left: NOWAIT', to: 'return true;' }],
     fault: 'c1 is cut off from the server for 3 s in its critical section (the connection drops).',
     story: 'The server sees c1\'s connection go, ends the session and rolls the transaction back: the row lock is gone. c2 gets it while c1, which has not tried to talk to the server since, works on as the holder. Its COMMIT later fails, after the damage.',
-    fix: SESSION_FIX,
-    fixDemo: 'zk-treat-as-loss',
+    ...SESSION_FIX,
     source: 'seed 001 (实现方式二: 事务超时自动回滚)',
   },
   {
@@ -62,8 +65,7 @@ export const SESSION_ENTRIES: DemoEntry[] = [
     code: [{ file: 'mysql-get-lock.ts', from: "const rows = await c.exec<RowDataPacket[]>('SELECT GET_LOCK", to: 'if (Number(rows[0]?.got) === 1)' }],
     fault: 'c1 is cut off from the server for 3 s in its critical section (the connection drops).',
     story: 'The server ends c1\'s session and with it the named lock; c2\'s GET_LOCK returns 1 while c1 still works as the holder.',
-    fix: SESSION_FIX,
-    fixDemo: 'zk-treat-as-loss',
+    ...SESSION_FIX,
     source: 'seed 001 (session-bound database locks); MySQL GET_LOCK documentation',
   },
 ];

@@ -7,7 +7,8 @@
  * lease loses the key while it still works, and nothing tells it in time.
  */
 import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
-import { etcdClient, etcdRetryMs, EtcdLeaseInvalidError, EtcdLockFailedError, ETCD_CHANNELS, ETCD_OPTIONS_HELP, leaseSeconds } from './etcd-client.ts';
+import { etcdClient, etcdRetryMs, EtcdLeaseInvalidError, EtcdLockFailedError, leaseSeconds } from './etcd-client.ts';
+import { ETCD_RECIPE } from './etcd-recipe.ts';
 import { pollAcquire } from './retry.ts';
 
 const NAME = 'etcd-lease-lock';
@@ -40,14 +41,11 @@ function create(ctx: LockContext): Lock {
 }
 
 export const recipe: LockRecipe = {
+  ...ETCD_RECIPE,
   name: NAME,
   summary: "etcd: the etcd3 package's Lock: a lease (kept alive while held) and a put if the key's create revision is 0; unlock = revoke the lease",
   source: 'etcd3 npm package (Lock); Jepsen, etcd 3.4.3 (2020); issue 22',
-  topology: { kind: 'etcd', members: 3 },
   model: 'mutex',
   fencing: false,
-  keepsAlive: true,   // the client keeps the lease alive while it holds
-  channels: ETCD_CHANNELS,   // the Lease service on a connection of its own: keepalive-cut can cut it alone
-  optionsHelp: ETCD_OPTIONS_HELP,
   create,
 };

@@ -9,7 +9,8 @@
  * writes with an older revision, and the resource refuses it.
  */
 import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
-import { etcdClient, etcdRetryMs, ETCD_CHANNELS, ETCD_OPTIONS_HELP, leaseSeconds } from './etcd-client.ts';
+import { etcdClient, etcdRetryMs, leaseSeconds } from './etcd-client.ts';
+import { ETCD_RECIPE } from './etcd-recipe.ts';
 import { sleep } from './retry.ts';
 
 function mutex(ctx: LockContext, name: string, fenced: boolean): Lock {
@@ -64,15 +65,12 @@ function mutex(ctx: LockContext, name: string, fenced: boolean): Lock {
 }
 
 export const recipe: LockRecipe = {
+  ...ETCD_RECIPE,
   name: 'etcd-mutex',
   summary: "etcd: Go concurrency.Mutex's algorithm: a leased key <lock>/<lease> under the prefix; the lowest create revision holds; unlock deletes it",
   source: 'go.etcd.io/etcd/client/v3/concurrency (Mutex); Jepsen, etcd 3.4.3 (2020); issue 22',
-  topology: { kind: 'etcd', members: 3 },
   model: 'mutex',
   fencing: false,
-  keepsAlive: true,   // the lease is kept alive while held
-  channels: ETCD_CHANNELS,   // the Lease service on a connection of its own: keepalive-cut can cut it alone
-  optionsHelp: ETCD_OPTIONS_HELP,
   create: (ctx) => mutex(ctx, 'etcd-mutex', false),
 };
 

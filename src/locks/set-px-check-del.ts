@@ -7,18 +7,16 @@
  * and the DEL then removes the new holder's key.
  */
 import { randomUUID } from 'node:crypto';
-import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
-import { connectSingle, setNxPx, RETRY_HELP } from './single-node.ts';
+import type { LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
+import { setNxPx, singleNodeLock, SINGLE_NODE } from './single-node.ts';
 import { rethrowClassified } from './outcome.ts';
 
 const NAME = 'redis-set-px-check-del';
 
-async function create(ctx: LockContext): Promise<Lock> {
-  const r = await connectSingle(ctx, NAME);
+const create = (ctx: LockContext) => singleNodeLock(ctx, NAME, (r) => {
   // ID_PREFIX = UUID.randomUUID() + "-", then + thread id: one value per client.
   const value = `${randomUUID()}-${ctx.clientId}`;
   return {
-    name: NAME,
     async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
       return (await setNxPx(r, ctx, NAME, key, value, o.ttlMs, o.waitMs)) ? { key, value } : null;
     },
@@ -33,18 +31,16 @@ async function create(ctx: LockContext): Promise<Lock> {
       }
       return 'released';
     },
-    async close() { r.disconnect(false); },
   };
-}
+});
 
 export const recipe: LockRecipe = {
+  ...SINGLE_NODE,
   name: NAME,
   summary: 'SET key id NX PX ttl; unlock = GET, compare, DEL (not atomic: a pause after the compare deletes another holder\'s key)',
   source: 'seed 002_15d3bf5818abfef5.txt (second unlock)',
-  topology: { kind: 'redis', masters: 1 },
   model: 'mutex',
   fencing: false,
   points: ['after-compare'],
-  optionsHelp: RETRY_HELP,
   create,
 };

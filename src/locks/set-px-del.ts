@@ -6,18 +6,16 @@
  * client took it, the DEL removes the other holder's key (the stale unlock the
  * seed goes on to describe).
  */
-import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
-import { connectSingle, setNxPx, RETRY_HELP } from './single-node.ts';
+import type { LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
+import { setNxPx, singleNodeLock, SINGLE_NODE } from './single-node.ts';
 import { rethrowClassified } from './outcome.ts';
 
 const NAME = 'redis-set-px-del';
 
-async function create(ctx: LockContext): Promise<Lock> {
-  const r = await connectSingle(ctx, NAME);
+const create = (ctx: LockContext) => singleNodeLock(ctx, NAME, (r) => {
   // The seed stores the thread id; any per-client value serves, the DEL never reads it.
   const value = ctx.clientId;
   return {
-    name: NAME,
     async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
       return (await setNxPx(r, ctx, NAME, key, value, o.ttlMs, o.waitMs)) ? { key } : null;
     },
@@ -29,17 +27,15 @@ async function create(ctx: LockContext): Promise<Lock> {
       }
       return 'released';
     },
-    async close() { r.disconnect(false); },
   };
-}
+});
 
 export const recipe: LockRecipe = {
+  ...SINGLE_NODE,
   name: NAME,
   summary: 'SET key id NX PX ttl; unlock = plain DEL (deletes another holder\'s key after expiry)',
   source: 'seed 002_15d3bf5818abfef5.txt (first unlock)',
-  topology: { kind: 'redis', masters: 1 },
   model: 'mutex',
   fencing: false,
-  optionsHelp: RETRY_HELP,
   create,
 };

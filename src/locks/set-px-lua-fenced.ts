@@ -7,8 +7,8 @@
  * Caveat the runs show: the counter lives on the lock node, so a restart
  * without persistence restarts the tokens too.
  */
-import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
-import { connectSingle, retryMs, RETRY_HELP } from './single-node.ts';
+import type { LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
+import { retryMs, singleNodeLock, SINGLE_NODE } from './single-node.ts';
 import { luaRelease, randomValue } from './set-px-lua.ts';
 import { pollAcquire } from './retry.ts';
 
@@ -20,29 +20,23 @@ if redis.call("set", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
 end
 return 0`;
 
-async function create(ctx: LockContext): Promise<Lock> {
-  const r = await connectSingle(ctx, NAME);
-  return {
-    name: NAME,
-    async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
-      const value = randomValue();
-      return pollAcquire(ctx, o.waitMs, retryMs(ctx, NAME), async () => {
-        const token = Number(await r.eval(ACQUIRE_WITH_TOKEN, 2, key, `${key}:fence`, value, o.ttlMs));
-        return token > 0 ? { key, value, token } : null;
-      });
-    },
-    release: (h) => luaRelease(r, NAME, h),
-    async close() { r.disconnect(false); },
-  };
-}
+const create = (ctx: LockContext) => singleNodeLock(ctx, NAME, (r) => ({
+  async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
+    const value = randomValue();
+    return pollAcquire(ctx, o.waitMs, retryMs(ctx, NAME), async () => {
+      const token = Number(await r.eval(ACQUIRE_WITH_TOKEN, 2, key, `${key}:fence`, value, o.ttlMs));
+      return token > 0 ? { key, value, token } : null;
+    });
+  },
+  release: (h) => luaRelease(r, NAME, h),
+}));
 
 export const recipe: LockRecipe = {
+  ...SINGLE_NODE,
   name: NAME,
   summary: 'redis-set-px-lua plus a fencing token (INCR <key>:fence in the same script) for the resource to check',
   source: 'seeds 000–003 + Kleppmann 2016 (fencing tokens)',
-  topology: { kind: 'redis', masters: 1 },
   model: 'fenced-mutex',
   fencing: true,
-  optionsHelp: RETRY_HELP,
   create,
 };

@@ -9,8 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
-import { connectSingle, setNxPx, RETRY_HELP } from './single-node.ts';
+import type { LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
+import { setNxPx, singleNodeLock, SINGLE_NODE } from './single-node.ts';
 import { rethrowClassified } from './outcome.ts';
 import { COMPARE_AND_DELETE } from './lua.ts';
 
@@ -28,26 +28,20 @@ export async function luaRelease(r: Redis, recipe: string, h: Held): Promise<'re
 
 export const randomValue = () => randomBytes(20).toString('hex');
 
-async function create(ctx: LockContext): Promise<Lock> {
-  const r = await connectSingle(ctx, NAME);
-  return {
-    name: NAME,
-    async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
-      const value = randomValue();
-      return (await setNxPx(r, ctx, NAME, key, value, o.ttlMs, o.waitMs)) ? { key, value } : null;
-    },
-    release: (h) => luaRelease(r, NAME, h),
-    async close() { r.disconnect(false); },
-  };
-}
+const create = (ctx: LockContext) => singleNodeLock(ctx, NAME, (r) => ({
+  async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
+    const value = randomValue();
+    return (await setNxPx(r, ctx, NAME, key, value, o.ttlMs, o.waitMs)) ? { key, value } : null;
+  },
+  release: (h) => luaRelease(r, NAME, h),
+}));
 
 export const recipe: LockRecipe = {
+  ...SINGLE_NODE,
   name: NAME,
   summary: 'SET key <random> NX PX ttl; unlock = Lua compare-and-delete (one node)',
   source: 'seeds 000, 001, 002 (final unlock), 003 (distlock page, single instance)',
-  topology: { kind: 'redis', masters: 1 },
   model: 'mutex',
   fencing: false,
-  optionsHelp: RETRY_HELP,
   create,
 };

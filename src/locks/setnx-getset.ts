@@ -18,8 +18,8 @@
  * A client whose clock runs ahead declares a live lock expired: double holder.
  */
 import type { Redis } from 'ioredis';
-import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
-import { connectSingle, retryMs, RETRY_HELP } from './single-node.ts';
+import type { LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
+import { retryMs, singleNodeLock, SINGLE_NODE } from './single-node.ts';
 import { pollAcquire } from './retry.ts';
 import { rethrowClassified } from './outcome.ts';
 
@@ -34,34 +34,24 @@ async function tryOnce(r: Redis, ctx: LockContext, key: string, ttlMs: number): 
 }
 
 function make(name: string, checkBeforeDelete: boolean) {
-  return async (ctx: LockContext): Promise<Lock> => {
-    const r = await connectSingle(ctx, name);
-    return {
-      name,
-      acquire: (key: string, o: AcquireOptions) => pollAcquire(ctx, o.waitMs, retryMs(ctx, name), () => tryOnce(r, ctx, key, o.ttlMs)),
-      async release(h: Held) {
-        try {
-          if (checkBeforeDelete) {
-            if ((await r.get(h.key)) !== h.value) return 'lost';
-            await ctx.point?.('after-compare');
-          }
-          await r.del(h.key);
-        } catch (err) {
-          rethrowClassified(err, `${name} release ${h.key}`);
+  return (ctx: LockContext) => singleNodeLock(ctx, name, (r) => ({
+    acquire: (key: string, o: AcquireOptions) => pollAcquire(ctx, o.waitMs, retryMs(ctx, name), () => tryOnce(r, ctx, key, o.ttlMs)),
+    async release(h: Held) {
+      try {
+        if (checkBeforeDelete) {
+          if ((await r.get(h.key)) !== h.value) return 'lost';
+          await ctx.point?.('after-compare');
         }
-        return 'released';
-      },
-      async close() { r.disconnect(false); },
-    };
-  };
+        await r.del(h.key);
+      } catch (err) {
+        rethrowClassified(err, `${name} release ${h.key}`);
+      }
+      return 'released';
+    },
+  }));
 }
 
-const common = {
-  topology: { kind: 'redis', masters: 1 },
-  model: 'mutex',
-  fencing: false,
-  optionsHelp: RETRY_HELP,
-} as const;
+const common = { ...SINGLE_NODE, model: 'mutex', fencing: false } as const;
 
 export const recipe: LockRecipe = {
   ...common,

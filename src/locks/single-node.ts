@@ -1,7 +1,8 @@
-// Shared plumbing of the one-node Redis recipes: the node's client, and the
-// SET key value NX PX ttl acquisition (seeds 000, 002, 003) they all start with.
+// Shared plumbing of the one-node Redis recipes: the node's client and its lifetime, what their
+// LockRecipes say alike, and the SET key value NX PX ttl acquisition (seeds 000, 002, 003) they
+// all start with.
 import type { Redis } from 'ioredis';
-import type { LockContext } from './lock.ts';
+import type { Lock, LockContext } from './lock.ts';
 import { openRedis, whenReady } from './redis-client.ts';
 import { numberOption } from './options.ts';
 import { pollAcquire } from './retry.ts';
@@ -16,6 +17,15 @@ export async function connectSingle(ctx: LockContext, recipe: string): Promise<R
 }
 
 export const RETRY_HELP = { retryMs: 'pause between acquire attempts while the lock is taken (default 50 ms)' };
+
+/** The LockRecipe fields every one-node recipe shares: one master, and the retry option. */
+export const SINGLE_NODE = { topology: { kind: 'redis', masters: 1 }, optionsHelp: RETRY_HELP } as const;
+
+/** A lock on the single node: `ops` acquire and release over the connection, which close() ends. */
+export async function singleNodeLock(ctx: LockContext, recipe: string, ops: (r: Redis) => Pick<Lock, 'acquire' | 'release'>): Promise<Lock> {
+  const r = await connectSingle(ctx, recipe);
+  return { name: recipe, ...ops(r), async close() { r.disconnect(false); } };
+}
 
 export function retryMs(ctx: LockContext, recipe: string): number {
   return numberOption(ctx, recipe, 'retryMs', 50);

@@ -259,33 +259,37 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
   return out.join('');
 }
 
+/** A legend swatch: a box or a line drawn with the mark's class, then its words. */
+const box = (cls: string, label: string): string => `<span class="lg"><svg width="34" height="14"><rect class="${cls}" x="1" y="1" width="32" height="12"/></svg>${label}</span>`;
+const line = (cls: string, label: string): string => `<span class="lg"><svg width="14" height="14"><line class="${cls}" x1="7" x2="7" y1="0" y2="14"/></svg>${label}</span>`;
+
+/** The legend in order: a swatch, shown when the page holds any of its marks' texts (none listed: always). */
+const LEGEND: readonly (readonly [drawnIf: readonly string[], swatch: string])[] = [
+  [[], box('op ok', 'ok')], [[], box('op fail', 'fail (did not happen)')], [[], box('op info', 'info (unknown, open-ended)')],
+  [[], box('hold', 'held, as the client believes')],
+  [['class="lease"'], box('lease', 'lease as granted (acquire + lease_ms, renewals extend it)')],
+  [['class="lease-unsure"'], box('lease-unsure', 'the lease ends in here (granted between the call and its return)')],
+  [['class="gap"'], box('gap', 'past the lease: still in the critical section')],
+  [['class="tick-lease-end'], line('tick-lease-end', 'lease ends')],
+  [['class="tick-gap-acquire'], line('tick-gap-acquire', 'another client acquires inside the gap')],
+  [['class="tick-stale-unlock'], line('tick-stale-unlock', 'stale unlock (at the unlock)')],
+  [['class="note n-token'], '<span class="lg"><b class="tokl">token n</b>fencing token of the hold</span>'],
+  [['class="frow'], box('frow', 'fault (one row each, words in full)')],
+  [['class="fault '], box('fault', 'fault on the client it targets')],
+  [['class="nfault'], box('nfault', 'fault on a server node')],
+  [['class="fstep"'], line('fstep', 'a step of a fault (a failover: replication cut, primary taken away, replica promoted)')],
+  [['class="mark"'], line('mark', 'one-shot fault event')],
+  [['class="an dh'], box('an dh', 'two clients hold the lock at once')],
+  [['class="an nlw'], box('op ok bad', 'op in a window no order explains')],
+  [['class="stuck'], box('stuck', 'lock stuck: nobody could acquire it (liveness)')],
+  [['class="tick-write', 'n-write'], '<span class="lg">resource lane: each write at the end of its writer\'s hold</span>'],
+  [['class="tick-stale-write'], line('tick-stale-write', 'stale write accepted (lost update)')],
+  [['class="tick-rejected'], line('tick-rejected', 'stale write rejected by fencing')],
+];
+
 /** Swatches for the marks this page uses (every mark drawn has its entry). */
 function legend(html: string): string {
-  const sw = (cls: string, label: string): string => `<span class="lg"><svg width="34" height="14"><rect class="${cls}" x="1" y="1" width="32" height="12"/></svg>${label}</span>`;
-  const ln = (cls: string, label: string): string => `<span class="lg"><svg width="14" height="14"><line class="${cls}" x1="7" x2="7" y1="0" y2="14"/></svg>${label}</span>`;
-  const has = (s: string): boolean => html.includes(s);
-  return [
-    sw('op ok', 'ok'), sw('op fail', 'fail (did not happen)'), sw('op info', 'info (unknown, open-ended)'),
-    sw('hold', 'held, as the client believes'),
-    has('class="lease"') ? sw('lease', 'lease as granted (acquire + lease_ms, renewals extend it)') : '',
-    has('class="lease-unsure"') ? sw('lease-unsure', 'the lease ends in here (granted between the call and its return)') : '',
-    has('class="gap"') ? sw('gap', 'past the lease: still in the critical section') : '',
-    has('class="tick-lease-end') ? ln('tick-lease-end', 'lease ends') : '',
-    has('class="tick-gap-acquire') ? ln('tick-gap-acquire', 'another client acquires inside the gap') : '',
-    has('class="tick-stale-unlock') ? ln('tick-stale-unlock', 'stale unlock (at the unlock)') : '',
-    has('class="note n-token') ? '<span class="lg"><b class="tokl">token n</b>fencing token of the hold</span>' : '',
-    has('class="frow') ? sw('frow', 'fault (one row each, words in full)') : '',
-    has('class="fault ') ? sw('fault', 'fault on the client it targets') : '',
-    has('class="nfault') ? sw('nfault', 'fault on a server node') : '',
-    has('class="fstep"') ? ln('fstep', 'a step of a fault (a failover: replication cut, primary taken away, replica promoted)') : '',
-    has('class="mark"') ? ln('mark', 'one-shot fault event') : '',
-    has('class="an dh') ? sw('an dh', 'two clients hold the lock at once') : '',
-    has('class="an nlw') ? sw('op ok bad', 'op in a window no order explains') : '',
-    has('class="stuck') ? sw('stuck', 'lock stuck: nobody could acquire it (liveness)') : '',
-    has('class="tick-write') || has('n-write') ? '<span class="lg">resource lane: each write at the end of its writer\'s hold</span>' : '',
-    has('class="tick-stale-write') ? ln('tick-stale-write', 'stale write accepted (lost update)') : '',
-    has('class="tick-rejected') ? ln('tick-rejected', 'stale write rejected by fencing') : '',
-  ].join('');
+  return LEGEND.filter(([drawnIf]) => drawnIf.length === 0 || drawnIf.some((t) => html.includes(t))).map(([, swatch]) => swatch).join('');
 }
 
 /** For a cut history: the whole run as a strip of op density, anomalies in red, the drawn windows boxed (click to go). */

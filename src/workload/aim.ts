@@ -27,6 +27,12 @@ export interface Aim {
 /** Params of a kill that restarts its node empty (no persistence), kept down --restart-delay when given. */
 export const emptyRestart = (o: WorkloadOptions) => ({ persistence: 'none', ...(o.restartDelayMs !== undefined ? { restart_delay_ms: o.restartDelayMs } : {}) });
 
+/**
+ * A time drawn from `lo` to `hi` leases, each end rounded down to a whole ms: the aims time their
+ * plans in shares of the lease (e.g. 1 / 4 to 1 / 2: between a quarter and half a lease).
+ */
+export const leaseShare = (ttlMs: number, lo: number, hi: number) => fc.integer({ min: Math.floor(lo * ttlMs), max: Math.floor(hi * ttlMs) });
+
 /** A wall-clock jump past the lease, as the clock-bump kind draws it: the server expires the key at once. */
 export const jumpPastLease = (ttlMs: number) => fc.integer({ min: ttlMs + 200, max: 4 * ttlMs });
 
@@ -45,4 +51,15 @@ export function firstThenSecond(o: WorkloadOptions, t: { d1: number; w1: number;
     clients: Array.from({ length: o.clients }, (_, i) => ({ attempts: i === 0 ? [a1] : i === 1 ? [a2] : [] })),
     faults,
   };
+}
+
+/**
+ * The plan of the aims that stop c1 once, the first time it reaches a point drawn from `points`,
+ * for `pause` ms, around firstThenSecond (c2 waits up to `w2`). The times are drawn in the order
+ * given, after the point, so a seed draws the same plan.
+ */
+export function pauseFirst(o: WorkloadOptions, points: string[], w2: number,
+  times: { d1: fc.Arbitrary<number>; h1: fc.Arbitrary<number>; come: fc.Arbitrary<number>; h2: fc.Arbitrary<number>; pause: fc.Arbitrary<number> }): fc.Arbitrary<RunPlan> {
+  return fc.record({ point: fc.constantFrom(...points), ...times }).map(({ point, pause, ...t }) =>
+    firstThenSecond(o, { ...t, w1: o.ttlMs, w2 }, [{ kind: 'client-pause', at_ms: 0, duration_ms: pause, target: 'c1', params: { point } }]));
 }

@@ -78,20 +78,28 @@ test('npx lockpick --version, and the library from CommonJS and ESM', async () =
   assert.equal(esm.stdout.trim(), 'function true', esm.stderr);
 });
 
-// The unsafe recipe (src/locks/set-px-del.ts): SET NX PX, unlocked by a plain DEL.
-const TS_LOCK = `import type { LockRecipe, Lock, Held, LockContext } from 'lockpick';
-import { Redis } from 'ioredis';
+/**
+ * The unsafe recipe (src/locks/set-px-del.ts: SET NX PX, unlocked by a plain DEL) as a user writes
+ * it: TypeScript that imports lockpick's types, or a CommonJS module that requires ioredis and
+ * lockpick (its unlock refuses to run unconnected with lockpick's DefiniteFailure).
+ */
+function myLock(lang: 'ts' | 'cjs'): string {
+  const ts = lang === 'ts';
+  const type = (annotation: string) => (ts ? annotation : '');   // left out of the .js
+  const name = ts ? 'my-lock' : 'my-lock-cjs';
+  return `${ts ? "import type { LockRecipe, Lock, Held, LockContext } from 'lockpick';\nimport { Redis } from 'ioredis';"
+    : "const { Redis } = require('ioredis');\nconst { DefiniteFailure } = require('lockpick');"}
 
-async function create(ctx: LockContext): Promise<Lock> {
+async function create(ctx${type(': LockContext')})${type(': Promise<Lock>')} {
   const ep = ctx.endpoints[0];
-  if (!ep) throw new Error('my-lock: needs one Redis endpoint');
+${ts ? "  if (!ep) throw new Error('my-lock: needs one Redis endpoint');\n" : ''}\
   const redis = new Redis({ host: ep.host, port: ep.port, commandTimeout: ctx.commandTimeoutMs,
     maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false, lazyConnect: true });
   redis.on('error', () => {});
   await redis.connect();
   return {
-    name: 'my-lock',
-    async acquire(key, { ttlMs, waitMs }): Promise<Held | null> {
+    name: '${name}',
+    async acquire(key, { ttlMs, waitMs })${type(': Promise<Held | null>')} {
       const start = ctx.clock.monoMs();
       for (;;) {
         if ((await redis.set(key, ctx.clientId, 'PX', ttlMs, 'NX')) === 'OK') return { key };
@@ -100,53 +108,22 @@ async function create(ctx: LockContext): Promise<Lock> {
       }
     },
     async release(h) {
-      await redis.del(h.key);   // deletes whoever's lock is there
+${ts ? '' : "      if (redis.status !== 'ready') throw new DefiniteFailure('not connected: DEL not sent');\n"}\
+      await redis.del(h.key);${ts ? '   // deletes whoever\'s lock is there' : ''}
       return 'released';
     },
     async close() { redis.disconnect(false); },
   };
 }
 
-const recipe: LockRecipe = {
-  name: 'my-lock', summary: 'SET NX PX, plain DEL unlock', source: 'package test',
+${ts ? 'const recipe: LockRecipe = {' : 'module.exports = {'}
+  name: '${name}', summary: 'SET NX PX, plain DEL unlock${ts ? '' : ' (CommonJS)'}', source: 'package test',
   topology: { kind: 'redis', masters: 1 }, model: 'mutex', fencing: false, create,
 };
-export default recipe;
-`;
-
-const JS_LOCK = `const { Redis } = require('ioredis');
-const { DefiniteFailure } = require('lockpick');
-
-async function create(ctx) {
-  const ep = ctx.endpoints[0];
-  const redis = new Redis({ host: ep.host, port: ep.port, commandTimeout: ctx.commandTimeoutMs,
-    maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false, lazyConnect: true });
-  redis.on('error', () => {});
-  await redis.connect();
-  return {
-    name: 'my-lock-cjs',
-    async acquire(key, { ttlMs, waitMs }) {
-      const start = ctx.clock.monoMs();
-      for (;;) {
-        if ((await redis.set(key, ctx.clientId, 'PX', ttlMs, 'NX')) === 'OK') return { key };
-        if (ctx.clock.monoMs() - start >= waitMs) return null;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    },
-    async release(h) {
-      if (redis.status !== 'ready') throw new DefiniteFailure('not connected: DEL not sent');
-      await redis.del(h.key);
-      return 'released';
-    },
-    async close() { redis.disconnect(false); },
-  };
+${ts ? 'export default recipe;\n' : ''}`;
 }
-
-module.exports = {
-  name: 'my-lock-cjs', summary: 'SET NX PX, plain DEL unlock (CommonJS)', source: 'package test',
-  topology: { kind: 'redis', masters: 1 }, model: 'mutex', fencing: false, create,
-};
-`;
+const TS_LOCK = myLock('ts');
+const JS_LOCK = myLock('cjs');
 
 async function runUnsafe(file: string, body: string): Promise<void> {
   writeFileSync(path.join(project, file), body);

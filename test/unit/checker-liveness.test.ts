@@ -22,24 +22,25 @@ function history(events: (Omit<HistoryEvent, 'time'> & { t: number; client?: str
   return { h: b.finish(), deathLines, clients };
 }
 
+type Ev = Parameters<typeof history>[0][number];
+
+/** One operation of `process` on `key`: its invoke at `t0` ms and its completion (`type`, at `t1`, with `done`'s fields). */
+function op(process: number, f: 'acquire' | 'release', key: string, t0: number, type: 'ok' | 'fail' | 'info', t1: number, done: Partial<Ev> = {}): Ev[] {
+  return [{ type: 'invoke', f, process, key, t: t0 }, { type, f, process, key, t: t1, ...done }];
+}
+
+/** The operation's invoke names the client that made it. */
+const by = (client: string, [invoke, done]: Ev[]): Ev[] => [{ ...invoke!, client }, done!];
+
 /** p0 (c1) acquires k0 at 0 and dies at 100 ms; p1 (c2) tries `tries` times, each failing `each` ms after the last. */
 function deadHolder(tries: number, each: number, then?: 'acquires') {
-  const ev: Parameters<typeof history>[0] = [
-    { type: 'invoke', f: 'acquire', process: 0, key: 'k0', t: 0, client: 'c1' },
-    { type: 'ok', f: 'acquire', process: 0, key: 'k0', t: 5 },
-    { type: 'invoke', f: 'release', process: 0, key: 'k0', t: 100, client: 'c1' },
-    { type: 'ok', f: 'release', process: 0, key: 'k0', t: 100, value: { lapse: true }, error: 'the client process died' },
+  const ev = [
+    ...by('c1', op(0, 'acquire', 'k0', 0, 'ok', 5)),
+    ...by('c1', op(0, 'release', 'k0', 100, 'ok', 100, { value: { lapse: true }, error: 'the client process died' })),
   ];
   let t = 100;
-  for (let i = 0; i < tries; i++) {
-    ev.push({ type: 'invoke', f: 'acquire', process: 1, key: 'k0', t: t + 1, client: 'c2' });
-    t += each;
-    ev.push({ type: 'fail', f: 'acquire', process: 1, key: 'k0', t });
-  }
-  if (then) {
-    ev.push({ type: 'invoke', f: 'acquire', process: 2, key: 'k0', t: t + 1, client: 'c3' });
-    ev.push({ type: 'ok', f: 'acquire', process: 2, key: 'k0', t: t + 2 });
-  }
+  for (let i = 0; i < tries; i++, t += each) ev.push(...by('c2', op(1, 'acquire', 'k0', t + 1, 'fail', t + each)));
+  if (then) ev.push(...by('c3', op(2, 'acquire', 'k0', t + 1, 'ok', t + 2)));
   return history(ev);
 }
 
@@ -80,32 +81,18 @@ test('nobody trying is no violation: a quiet lock after a death is not unavailab
 });
 
 test('plain contention (failures while another client holds) is no violation, however long', () => {
-  const ev: Parameters<typeof history>[0] = [
-    { type: 'invoke', f: 'acquire', process: 0, key: 'k0', t: 0 },
-    { type: 'ok', f: 'acquire', process: 0, key: 'k0', t: 5 },
+  const ev = [
+    ...op(0, 'acquire', 'k0', 0, 'ok', 5),
+    ...[0, 1, 2, 3, 4].flatMap((i) => op(1, 'acquire', 'k0', 10 + i * 1000, 'fail', 1000 + i * 1000)),
+    ...op(0, 'release', 'k0', 6000, 'ok', 6001), ...op(1, 'acquire', 'k0', 6002, 'ok', 6003),
   ];
-  for (let i = 0; i < 5; i++) {
-    ev.push({ type: 'invoke', f: 'acquire', process: 1, key: 'k0', t: 10 + i * 1000 });
-    ev.push({ type: 'fail', f: 'acquire', process: 1, key: 'k0', t: 1000 + i * 1000 });
-  }
-  ev.push({ type: 'invoke', f: 'release', process: 0, key: 'k0', t: 6000 });
-  ev.push({ type: 'ok', f: 'release', process: 0, key: 'k0', t: 6001 });
-  ev.push({ type: 'invoke', f: 'acquire', process: 1, key: 'k0', t: 6002 });
-  ev.push({ type: 'ok', f: 'acquire', process: 1, key: 'k0', t: 6003 });
   const r = checkLiveness(history(ev).h, { boundMs: 100 });
   assert.deepEqual(r.violations, []);
   assert.equal(r.longest_unavailable_ms, 0);
 });
 
 test('a release that leaves the lock stuck (release fail) and failures after it: said as a failed release', () => {
-  const ev: Parameters<typeof history>[0] = [
-    { type: 'invoke', f: 'acquire', process: 0, key: 'k', t: 0 },
-    { type: 'ok', f: 'acquire', process: 0, key: 'k', t: 1 },
-    { type: 'invoke', f: 'release', process: 0, key: 'k', t: 10 },
-    { type: 'fail', f: 'release', process: 0, key: 'k', t: 20 },
-    { type: 'invoke', f: 'acquire', process: 1, key: 'k', t: 30 },
-    { type: 'info', f: 'acquire', process: 1, key: 'k', t: 3000 },
-  ];
+  const ev = [...op(0, 'acquire', 'k', 0, 'ok', 1), ...op(0, 'release', 'k', 10, 'fail', 20), ...op(1, 'acquire', 'k', 30, 'info', 3000)];
   const r = checkLiveness(history(ev).h, { boundMs: 1000 });
   assert.equal(r.violations.length, 1);
   assert.match(r.violations[0]!.message, /after process 0 left its critical section but failed to release it at line 3/);
@@ -113,15 +100,9 @@ test('a release that leaves the lock stuck (release fail) and failures after it:
 });
 
 test('keys are independent: a stuck k1 does not hide behind a healthy k0', () => {
-  const ev: Parameters<typeof history>[0] = [
-    { type: 'invoke', f: 'acquire', process: 0, key: 'k1', t: 0 },
-    { type: 'ok', f: 'acquire', process: 0, key: 'k1', t: 1 },
-    { type: 'invoke', f: 'release', process: 0, key: 'k1', t: 2 },
-    { type: 'ok', f: 'release', process: 0, key: 'k1', t: 2, value: { lapse: true } },
-    { type: 'invoke', f: 'acquire', process: 1, key: 'k0', t: 3 },
-    { type: 'ok', f: 'acquire', process: 1, key: 'k0', t: 4 },
-    { type: 'invoke', f: 'acquire', process: 2, key: 'k1', t: 5 },
-    { type: 'fail', f: 'acquire', process: 2, key: 'k1', t: 4000 },
+  const ev = [
+    ...op(0, 'acquire', 'k1', 0, 'ok', 1), ...op(0, 'release', 'k1', 2, 'ok', 2, { value: { lapse: true } }),
+    ...op(1, 'acquire', 'k0', 3, 'ok', 4), ...op(2, 'acquire', 'k1', 5, 'fail', 4000),
   ];
   const r = checkLiveness(history(ev).h, { boundMs: 1000 });
   assert.deepEqual(r.violations.map((v) => v.key), ['k1']);
@@ -134,17 +115,9 @@ test('the default bound is twice the lease, plus the session timeout of a sessio
 });
 
 test('re-entry: the inner release leaves the lock held, so failures until the outer release are contention', () => {
-  const ev: Parameters<typeof history>[0] = [
-    { type: 'invoke', f: 'acquire', process: 0, key: 'k', t: 0 },
-    { type: 'ok', f: 'acquire', process: 0, key: 'k', t: 1 },
-    { type: 'invoke', f: 'acquire', process: 0, key: 'k', t: 2 },
-    { type: 'ok', f: 'acquire', process: 0, key: 'k', t: 3 },
-    { type: 'invoke', f: 'release', process: 0, key: 'k', t: 4 },
-    { type: 'ok', f: 'release', process: 0, key: 'k', t: 5 },
-    { type: 'invoke', f: 'acquire', process: 1, key: 'k', t: 6 },
-    { type: 'fail', f: 'acquire', process: 1, key: 'k', t: 5000 },
-    { type: 'invoke', f: 'release', process: 0, key: 'k', t: 5001 },
-    { type: 'ok', f: 'release', process: 0, key: 'k', t: 5002 },
+  const ev = [
+    ...op(0, 'acquire', 'k', 0, 'ok', 1), ...op(0, 'acquire', 'k', 2, 'ok', 3), ...op(0, 'release', 'k', 4, 'ok', 5),
+    ...op(1, 'acquire', 'k', 6, 'fail', 5000), ...op(0, 'release', 'k', 5001, 'ok', 5002),
   ];
   const r = checkLiveness(history(ev).h, { boundMs: 100 });
   assert.deepEqual(r.violations, []);

@@ -7,7 +7,7 @@
 // (idle_session_timeout, tcp_keepalives_idle) frees the lock within the bound. Not where the
 // session itself times out while the client is silent (ZooKeeper: o.sessionMs), nor on leases.
 import fc from 'fast-check';
-import { firstThenSecond, type Aim } from '../aim.ts';
+import { firstThenSecond, leaseShare, type Aim } from '../aim.ts';
 import type { RunPlan } from '../plan.ts';
 import { CRITICAL_SECTION } from '../plan.ts';
 import { allowsPoint } from '../points.ts';
@@ -21,12 +21,12 @@ export const holderVanished: Aim = {
   plan: (o) => {
     const ttl = o.ttlMs;
     return fc.record({
-      d1: fc.integer({ min: 0, max: Math.floor(ttl / 8) }),
+      d1: leaseShare(ttl, 0, 1 / 8),
       // c2 comes while c1 holds, before c1 dies; c1 dies once it surely holds and is cut off.
-      come: fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) }),
-      kill: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor((3 * ttl) / 4) }),
+      come: leaseShare(ttl, 1 / 4, 1 / 2),
+      kill: leaseShare(ttl, 1 / 2, 3 / 4),
       // c2 waits past the liveness bound (2 leases) counted from c1's death; the cut outlasts its wait.
-      w2: fc.integer({ min: 3 * ttl, max: 4 * ttl }),
+      w2: leaseShare(ttl, 3, 4),
     }).map(({ d1, come, kill, w2 }): RunPlan => firstThenSecond(o, { d1, w1: ttl, h1: 5 * ttl, come, w2, h2: Math.floor(ttl / 4) }, [
       { kind: 'partition', at_ms: 0, duration_ms: come + w2 + ttl, target: 'client:c1', params: { point: CRITICAL_SECTION, mode: 'blackhole' } },
       { kind: 'client-kill', at_ms: d1 + kill, target: 'c1' },

@@ -6,10 +6,9 @@
 // other grant: the same token twice, or a lock taken over. One whose decisive step is a single
 // atomic command gives the resumed client a fresh answer. The pause stays well inside the lease,
 // so a grant made before it is still valid when the client goes on (no late grant).
-import fc from 'fast-check';
-import { firstThenSecond, type Aim } from '../aim.ts';
+import { leaseShare, pauseFirst, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
-import { parseIoPoint, type RunPlan } from '../plan.ts';
+import { parseIoPoint } from '../plan.ts';
 
 /**
  * The learned sends of an acquire after its first ('send:acquire:k', k ≥ 2) that every acquire of
@@ -29,14 +28,12 @@ export const interleavedAcquire: Aim = {
   weight: 1,
   plan: (o) => {
     const ttl = o.ttlMs;
-    return fc.record({
-      point: fc.constantFrom(...laterSends(o)),
-      d1: fc.integer({ min: 0, max: Math.floor(ttl / 16) }),
-      pause: fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) }),
-      come: fc.integer({ min: Math.floor(ttl / 32), max: Math.floor(ttl / 8) }),
-      h2: fc.integer({ min: Math.floor(ttl / 16), max: Math.floor(ttl / 8) }),
-      h1: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor(ttl / 4) }),
-    }).map(({ point, d1, pause, come, h2, h1 }): RunPlan => firstThenSecond(o, { d1, w1: ttl, h1, come, w2: ttl, h2 },
-      [{ kind: 'client-pause', at_ms: 0, duration_ms: pause, target: 'c1', params: { point } }]));
+    return pauseFirst(o, laterSends(o), ttl, {
+      d1: leaseShare(ttl, 0, 1 / 16),
+      pause: leaseShare(ttl, 1 / 4, 1 / 2),
+      come: leaseShare(ttl, 1 / 32, 1 / 8),
+      h2: leaseShare(ttl, 1 / 16, 1 / 8),
+      h1: leaseShare(ttl, 1 / 8, 1 / 4),
+    });
   },
 };

@@ -5,7 +5,7 @@
 // holder unless the lock gives the hold up when a keep-alive fails, or a fenced resource refuses
 // c1's late write.
 import fc from 'fast-check';
-import { firstThenSecond, type Aim } from '../aim.ts';
+import { firstThenSecond, leaseShare, type Aim } from '../aim.ts';
 import type { RunPlan } from '../plan.ts';
 import { CRITICAL_SECTION } from '../plan.ts';
 import { allowsPoint } from '../points.ts';
@@ -19,11 +19,11 @@ export const keepaliveLapse: Aim = {
   plan: (o) => {
     const ttl = o.ttlMs;
     return fc.record({
-      d1: fc.integer({ min: 0, max: Math.floor(ttl / 8) }),
+      d1: leaseShare(ttl, 0, 1 / 8),
       // Long enough for the lease to lapse (its last keep-alive up to a third of a lease before the cut) and c2 to get in.
-      h1: fc.integer({ min: 2 * ttl, max: 3 * ttl }),
-      come: fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) }),
-      h2: fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) }),
+      h1: leaseShare(ttl, 2, 3),
+      come: leaseShare(ttl, 1 / 4, 1 / 2),
+      h2: leaseShare(ttl, 1 / 4, 1 / 2),
     }).map(({ d1, h1, come, h2 }): RunPlan => firstThenSecond(o, { d1, w1: ttl, h1, come, w2: 3 * ttl, h2 }, [
       { kind: 'keepalive-cut', at_ms: 0, duration_ms: h1, target: 'c1', params: { point: CRITICAL_SECTION } },
     ]));

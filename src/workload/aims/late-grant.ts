@@ -5,10 +5,9 @@
 // the time spent acquiring (Redlock's TTL − elapsed − drift), and a lock that reports none
 // hands out a hold the server already dropped. Drawn where the lock is leased and its client's
 // replies are points (src/runner/io-points.ts), k among those the calibration run reached.
-import fc from 'fast-check';
-import { firstThenSecond, type Aim } from '../aim.ts';
+import { leaseShare, pauseFirst, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
-import { ioPointName, parseIoPoint, type RunPlan } from '../plan.ts';
+import { ioPointName, parseIoPoint } from '../plan.ts';
 
 /** The learned reply points of an acquire ('reply:acquire:k'); with replies not learned ('reply': any), its first. */
 function replyPoints(o: WorkloadOptions): string[] {
@@ -28,14 +27,12 @@ export const lateGrant: Aim = {
   weight: 1,
   plan: (o) => {
     const ttl = o.ttlMs;
-    return fc.record({
-      point: fc.constantFrom(...replyPoints(o)),
-      d1: fc.integer({ min: 0, max: Math.floor(ttl / 8) }),
-      late: fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) }),
-      h1: fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) }),
-      come: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor(ttl / 2) }),
-      h2: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),
-    }).map(({ point, d1, late, h1, come, h2 }): RunPlan => firstThenSecond(o, { d1, w1: ttl, h1, come, w2: 2 * ttl, h2 },
-      [{ kind: 'client-pause', at_ms: 0, duration_ms: ttl + late, target: 'c1', params: { point } }]));
+    return pauseFirst(o, replyPoints(o), 2 * ttl, {
+      d1: leaseShare(ttl, 0, 1 / 8),
+      pause: leaseShare(ttl, 1 / 4, 1 / 2).map((late) => ttl + late),   // past the lease
+      h1: leaseShare(ttl, 1 / 4, 1 / 2),
+      come: leaseShare(ttl, 1 / 8, 1 / 2),
+      h2: leaseShare(ttl, 1 / 2, 0.7),
+    });
   },
 };

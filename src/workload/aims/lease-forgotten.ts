@@ -11,7 +11,7 @@
 // waiting across it.
 import fc from 'fast-check';
 import type { FaultSpec } from '../../../nemesis/types.ts';
-import { emptyRestart, jumpPastLease, type Aim } from '../aim.ts';
+import { emptyRestart, jumpPastLease, leaseShare, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import { CRITICAL_SECTION, type RunPlan } from '../plan.ts';
 
@@ -32,11 +32,11 @@ export function forgetfulNodes(nodes: string[]): fc.Arbitrary<string | string[]>
 function forgetPlan(o: WorkloadOptions, fault: (node: string | string[], ttl: number) => fc.Arbitrary<Omit<FaultSpec, 'at_ms' | 'anchor'>>): fc.Arbitrary<RunPlan> {
   const ttl = o.ttlMs;
   return fc.record({
-    d1: fc.integer({ min: 0, max: Math.floor(ttl / 4) }),
+    d1: leaseShare(ttl, 0, 1 / 4),
     // Inside the lease, long enough for c2 to get in after the fault.
-    h1: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),
+    h1: leaseShare(ttl, 1 / 2, 0.7),
     // c2 is waiting when c1 gets the lock (or just after), and waits past c1's hold.
-    c2: fc.integer({ min: 0, max: Math.floor(ttl / 4) }),
+    c2: leaseShare(ttl, 0, 1 / 4),
     f: forgetfulNodes(o.nodes).chain((nodes) => fault(nodes, ttl)),
   }).map(({ d1, h1, c2, f }): RunPlan => ({
     ttlMs: ttl,

@@ -8,9 +8,9 @@
 // resource rejects the late write. Leased locks only: a session lock's server keeps a paused
 // client's hold while its session lives (the session-expiry-in-hold aim cuts its link instead).
 import fc from 'fast-check';
-import { firstThenSecond, type Aim } from '../aim.ts';
+import { leaseShare, pauseFirst, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
-import { BEFORE_WRITE, CRITICAL_SECTION, type RunPlan } from '../plan.ts';
+import { BEFORE_WRITE, CRITICAL_SECTION } from '../plan.ts';
 import { allowsPoint } from '../points.ts';
 
 /** The points inside a hold the points list allows (no list: the critical section). */
@@ -24,16 +24,14 @@ export const leaseOutlived: Aim = {
   weight: 1,
   plan: (o) => {
     const ttl = o.ttlMs;
-    return fc.record({
-      point: fc.constantFrom(...holdPoints(o)),
-      d1: fc.integer({ min: 0, max: Math.floor(ttl / 8) }),
-      h1: fc.integer({ min: Math.floor(ttl / 16), max: Math.floor(ttl / 8) }),
+    // The second client comes while the first holds and waits out its lease; it holds past the first one's waking.
+    return pauseFirst(o, holdPoints(o), 2 * ttl, {
+      d1: leaseShare(ttl, 0, 1 / 8),
+      h1: leaseShare(ttl, 1 / 16, 1 / 8),
       // Past the lease, and over while the second client still holds (it got the lock when the lease ran out).
       pause: fc.integer({ min: ttl + Math.floor(ttl / 8), max: ttl + Math.floor((2 * ttl) / 5) }),
-      come: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor(ttl / 2) }),
-      h2: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),
-    }).map(({ point, d1, h1, pause, come, h2 }): RunPlan =>
-      // The second client comes while the first holds and waits out its lease; it holds past the first one's waking.
-      firstThenSecond(o, { d1, w1: ttl, h1, come, w2: 2 * ttl, h2 }, [{ kind: 'client-pause', at_ms: 0, duration_ms: pause, target: 'c1', params: { point } }]));
+      come: leaseShare(ttl, 1 / 8, 1 / 2),
+      h2: leaseShare(ttl, 1 / 2, 0.7),
+    });
   },
 };

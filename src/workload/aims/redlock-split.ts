@@ -6,7 +6,7 @@
 // client is cut from the masters outside its majority for the whole run.
 import fc from 'fast-check';
 import type { FaultSpec } from '../../../nemesis/types.ts';
-import { emptyRestart, jumpPastLease, type Aim } from '../aim.ts';
+import { emptyRestart, jumpPastLease, leaseShare, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import type { Attempt, RunPlan } from '../plan.ts';
 
@@ -30,13 +30,13 @@ function splitPlan(o: WorkloadOptions, fault: (x: string, atMs: number, ttl: num
   const ttl = o.ttlMs;
   return fc.record({
     split: splitArb(o.nodes),
-    d1: fc.integer({ min: 0, max: Math.floor(ttl / 4) }),
+    d1: leaseShare(ttl, 0, 1 / 4),
     // After c1's acquire has reached its masters, well inside its hold.
     afterAcquire: fc.integer({ min: 30, max: Math.max(31, Math.floor(ttl / 4)) }),
     // Within the validity Redlock gives (TTL less the acquire time and drift), so c1 never outlives its lease by design.
-    h1: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),
-    c2After: fc.integer({ min: 0, max: Math.floor(ttl / 4) }),
-    w2: fc.integer({ min: Math.floor(ttl / 2), max: 2 * ttl }),
+    h1: leaseShare(ttl, 1 / 2, 0.7),
+    c2After: leaseShare(ttl, 0, 1 / 4),
+    w2: leaseShare(ttl, 1 / 2, 2),
   }).chain(({ split, d1, afterAcquire, h1, c2After, w2 }) => {
     const at = d1 + afterAcquire;
     return fault(split.x, at, ttl).map((f): RunPlan => {

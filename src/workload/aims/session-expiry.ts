@@ -11,7 +11,7 @@
 // the session expires inside the hold whatever --lock-opt sessionTimeoutMs is; a
 // server that ends a session when its connection closes has none (0).
 import fc from 'fast-check';
-import type { Aim } from '../aim.ts';
+import { leaseShare, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import { CRITICAL_SECTION, type RunPlan } from '../plan.ts';
 
@@ -32,13 +32,13 @@ export const sessionExpiry: Aim = {
     const ttl = o.ttlMs;
     return fc.record({
       d1: fc.integer({ min: 0, max: 300 }),
-      h1: fc.integer({ min: 0, max: Math.floor(ttl / 4) }),
+      h1: leaseShare(ttl, 0, 1 / 4),
       // Past the session and its expiry slack, up to as much again: c2's grant lands inside it.
       cut: fc.integer({ min: session + EXPIRY_SLACK_MS, max: 2 * session + EXPIRY_SLACK_MS }),
       // c2 comes once c1 holds (an acquire is three round trips) and waits past c1's expiry.
       after: fc.integer({ min: 400, max: 1000 }),
       w2: fc.integer({ min: session + EXPIRY_SLACK_MS, max: 2 * session + EXPIRY_SLACK_MS }),
-      h2: fc.integer({ min: 0, max: Math.floor(ttl / 4) }),
+      h2: leaseShare(ttl, 0, 1 / 4),
     }).map(({ d1, h1, cut, after, w2, h2 }): RunPlan => {
       // A session lock's careful client renews (checks its session) all through a hold.
       const renew = o.renew === true;

@@ -6,7 +6,7 @@
 // server alone decides expiry (PX, sessions, leases) ignores client clocks and stays safe.
 // A random plan skews a client at a time that often falls when nobody holds or nobody waits.
 import fc from 'fast-check';
-import { firstThenSecond, type Aim } from '../aim.ts';
+import { firstThenSecond, leaseShare, type Aim } from '../aim.ts';
 import type { FaultSpec } from '../../../nemesis/types.ts';
 
 export const skewedClock: Aim = {
@@ -18,8 +18,8 @@ export const skewedClock: Aim = {
     const ttl = o.ttlMs;
     const skew = fc.integer({ min: ttl + 100, max: 4 * ttl });
     return fc.record({
-      d1: fc.integer({ min: 0, max: Math.floor(ttl / 4) }),
-      h1: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),   // inside the lease, as every plan's holds
+      d1: leaseShare(ttl, 0, 1 / 4),
+      h1: leaseShare(ttl, 1 / 2, 0.7),   // inside the lease, as every plan's holds
       come: fc.integer({ min: 30, max: Math.floor(ttl / 4) }),
       skew,
       // The waiter ahead from just after c1's grant, or the holder behind from before its acquire.

@@ -7,7 +7,7 @@
 // servers talk to each other (replication, an ensemble's quorum, Sentinel), their links across
 // the sides are cut too, so this is also the classic split with a client in each half.
 import fc from 'fast-check';
-import type { Aim } from '../aim.ts';
+import { leaseShare, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import type { Attempt, RunPlan } from '../plan.ts';
 import { grudgeText, type Grudge } from '../../../nemesis/grudge.ts';
@@ -29,9 +29,9 @@ export const splitVotes: Aim = {
       order: fc.shuffledSubarray(servers, { minLength: n, maxLength: n }),
       a: side, b: side,
       blackhole: fc.boolean(),
-      d: fc.tuple(fc.integer({ min: 0, max: Math.floor(ttl / 8) }), fc.integer({ min: 0, max: Math.floor(ttl / 8) })),
-      h: fc.tuple(fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) }), fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) })),
-      w: fc.tuple(fc.integer({ min: Math.floor(ttl / 2), max: 2 * ttl }), fc.integer({ min: Math.floor(ttl / 2), max: 2 * ttl })),
+      d: fc.tuple(leaseShare(ttl, 0, 1 / 8), leaseShare(ttl, 0, 1 / 8)),
+      h: fc.tuple(leaseShare(ttl, 1 / 4, 1 / 2), leaseShare(ttl, 1 / 4, 1 / 2)),
+      w: fc.tuple(leaseShare(ttl, 1 / 2, 2), leaseShare(ttl, 1 / 2, 2)),
     }).map(({ order, a, b, blackhole, d, h, w }): RunPlan => {
       const sideA = order.slice(0, a), sideB = order.slice(n - b);
       const g: Grudge = new Map();

@@ -7,7 +7,7 @@
 // same state again; a correct one gives the first client nothing it can use. A random partition
 // almost never falls between two round trips of one acquire.
 import fc from 'fast-check';
-import { firstThenSecond, type Aim } from '../aim.ts';
+import { firstThenSecond, leaseShare, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import { parseIoPoint, type RunPlan } from '../plan.ts';
 import { grudgeText, type Grudge } from '../../../nemesis/grudge.ts';
@@ -41,10 +41,10 @@ export const tornAcquire: Aim = {
       // The majority side the first client loses (at least a quorum, never every server).
       lost: fc.integer({ min: quorum, max: n - 1 }),
       mode: fc.constantFrom<Record<string, string>>({}, { mode: 'blackhole' }, { mode: 'drop-replies' }),
-      d1: fc.integer({ min: 0, max: Math.floor(ttl / 8) }),
-      h1: fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) }),
-      come: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor(ttl / 2) }),
-      h2: fc.integer({ min: Math.floor(ttl / 4), max: Math.floor(ttl / 2) }),
+      d1: leaseShare(ttl, 0, 1 / 8),
+      h1: leaseShare(ttl, 1 / 4, 1 / 2),
+      come: leaseShare(ttl, 1 / 8, 1 / 2),
+      h2: leaseShare(ttl, 1 / 4, 1 / 2),
     }).map(({ point, order, lost, mode, d1, h1, come, h2 }): RunPlan => {
       const majority = order.slice(0, lost), minority = order.slice(lost);
       const g: Grudge = new Map([['c1', new Set(majority)], ['c2', new Set(minority)]]);

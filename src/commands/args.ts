@@ -1,0 +1,28 @@
+// A subcommand's options, parsed the way every command answers them: a bad option prints the
+// error and the usage (exit 2), -h/--help prints the usage (exit 0); otherwise the command
+// goes on with what parsed.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { EXIT } from '../errors.ts';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const HELP = { help: { type: 'boolean', short: 'h' } } as const;
+
+/** What parseArgs returns for these options (strict, with -h/--help). */
+type Parsed<O extends Options, P extends boolean> = ReturnType<typeof parseArgs<{ args: string[]; options: O & typeof HELP; allowPositionals: P | undefined; strict: true }>>;
+
+/** `lockpick <command>`'s argv parsed strictly (with -h/--help); a number is the exit code to return at once. */
+export function parseCommandArgs<O extends Options, P extends boolean = false>(command: string, usage: string, argv: string[], options: O, allowPositionals?: P): Parsed<O, P> | number {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { ...options, ...HELP }, allowPositionals, strict: true });
+  } catch (e) {
+    console.error(`lockpick ${command}: ${(e as Error).message}\n\n${usage}`);
+    return EXIT.usage;
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    console.log(usage);
+    return EXIT.ok;
+  }
+  return parsed;
+}

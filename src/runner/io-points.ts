@@ -26,11 +26,15 @@
 // What each operation kind reached (the most sends and replies of one operation) is kept for
 // the run (takeReached()): the runner draws I/O points only among those (src/workload/points.ts).
 //
+// HTTP/2 clients (gRPC: etcd3) write their frames natively, past net.Socket: ./io-points-http2.ts
+// counts each request as one send there, on the same counters.
+//
 // Not covered: clients doing their I/O outside Node's net (the `zookeeper` package's C client):
 // they reach no I/O point, so none is learned for them.
 import net from 'node:net';
 import { ioPointName, type IoPointOp } from '../workload/plan.ts';
 import { commandWord } from './command-word.ts';
+import { hookHttp2 } from './io-points-http2.ts';
 import type { IoCounts } from '../workload/points.ts';
 
 const PORT = Symbol('lockpick.ioPort');
@@ -105,21 +109,25 @@ export function installIoPoints(ask: (name: string, command?: string) => Promise
     m.sends = Math.max(m.sends, sends);
     m.replies = Math.max(m.replies, replies);
   };
+  const countSend = (): string => {
+    sends++;
+    reach();
+    return ioPointName('send', op!, sends);
+  };
   /** The point a write is (a new send: its name), or undefined when it continues this turn's send. */
   const sendPoint = (s: Tagged): string | undefined => {
     if (s[TURN] === turn) return undefined;
     s[TURN] = turn;
     if (!turnEnds) { turnEnds = true; setImmediate(nextTurn); }
-    sends++;
-    reach();
-    return ioPointName('send', op!, sends);
+    return countSend();
   };
   const replyPoint = (): string => {
     replies++;
     reach();
     return ioPointName('reply', op!, replies);
   };
-  const tracked = (s: Tagged) => armed && op !== undefined && s[PORT] !== undefined && ports.has(s[PORT]);
+  const tracks = (port: number | undefined) => armed && op !== undefined && port !== undefined && ports.has(port);
+  const tracked = (s: Tagged) => tracks(s[PORT]);
 
   /** Node's own answer to a write on a destroyed socket: its callback gets an error. */
   const dropOut = (items: Item[]) => {
@@ -153,6 +161,12 @@ export function installIoPoints(ask: (name: string, command?: string) => Promise
     }
     s[IN] = undefined;
   }
+
+  // HTTP/2 sessions (gRPC) write their frames natively: a request is counted there instead.
+  hookHttp2({
+    tracks, send: countSend, reply: replyPoint, wants: (name) => wanted.has(name), turnTimers: () => thisTurnTimers, ask, dropOut,
+    forget: (socket) => { if (socket && typeof socket === 'object') (socket as Tagged)[PORT] = undefined; },
+  });
 
   proto.connect = function (this: Tagged, ...args: unknown[]) {
     const p = portOf(args);

@@ -1,0 +1,148 @@
+// I/O points for clients that talk HTTP/2 (gRPC: the etcd3 package through @grpc/grpc-js): Node's
+// http2 hands the session's socket to its native layer, so no frame goes through net.Socket's
+// write or emit and the socket hook (./io-points.ts) sees nothing. Here one request is one
+// command: a stream's first data write (a unary gRPC call writes its one message there) is its
+// send, the stream's first data chunk its reply. Later writes and chunks of a long-lived stream
+// (lease keep-alives, a watch's events) are the library's background traffic, not a command of
+// the operation they happen to fall in: counted, they would shift every later N by timing.
+//
+// The request's HEADERS frame leaves when request() returns (it cannot be held: request() is
+// synchronous); the message is held instead, and with it the whole call: a server answers a
+// unary call only once its message has come. Everything the stream does meanwhile (further
+// writes, its end, and on the reply side every event after a held chunk) queues behind the held
+// item, so order is kept; a stream destroyed while held drops its queue as a socket's does.
+//
+// http2.connect is wrapped (the module object: grpc-js reads http2.connect at each call), and
+// each session's request() on that session; the session's socket is untagged for the socket
+// hook, so nothing is counted twice when its frames do go through JS (TLS).
+import http2 from 'node:http2';
+
+/** What the socket hook shares with this one: its counters, wanted points and the parent's question. */
+export interface IoCore {
+  /** Armed, inside an operation, and the port is one of the job's servers. */
+  tracks(port: number | undefined): boolean;
+  /** Counts a send of the current operation: its point name. */
+  send(): string;
+  /** Counts a reply of the current operation: its point name. */
+  reply(): string;
+  wants(name: string): boolean;
+  /** Timers set in this turn (the command's deadline): restarted when a held write goes out. */
+  turnTimers(): NodeJS.Timeout[];
+  ask(name: string, command?: string): Promise<unknown>;
+  /** The socket hook stops counting on this socket (it carries a session's frames). */
+  forget(socket: unknown): void;
+  /** Node's error to the callbacks of writes dropped on a destroyed stream. */
+  dropOut(items: { args: unknown[] }[]): void;
+}
+
+type Item = { op: string; args: unknown[]; point?: string; timers?: NodeJS.Timeout[] };
+type Fn = (...a: unknown[]) => unknown;
+
+/** The last segment of a request's :path (gRPC: '/etcdserverpb.KV/Txn' → 'Txn'), for the report. */
+function commandOf(headers: unknown): string | undefined {
+  const p = headers && typeof headers === 'object' ? (headers as Record<string, unknown>)[':path'] : undefined;
+  const word = typeof p === 'string' ? p.split('/').filter(Boolean).at(-1) : undefined;
+  return word && /^[A-Za-z][A-Za-z0-9_.-]{0,31}$/.test(word) ? word : undefined;
+}
+
+function portOf(session: http2.ClientHttp2Session, authority: unknown): number | undefined {
+  try {
+    const p = session.socket?.remotePort;
+    if (p) return p;
+  } catch { /* no socket bound yet */ }
+  try {
+    const u = authority instanceof URL ? authority : new URL(String(authority));
+    return u.port ? Number(u.port) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function hookStream(core: IoCore, stream: http2.ClientHttp2Stream, port: number | undefined, command: string | undefined): void {
+  const s = stream as unknown as Record<string, Fn>;
+  const write = s.write!;
+  const end = s.end!;
+  const emit = s.emit!;
+  let sent = false;
+  let replied = false;
+  let out: Item[] | undefined;
+  let inq: Item[] | undefined;
+
+  async function drainOut(): Promise<void> {
+    const q = out!;
+    while (q.length) {
+      const it = q[0]!;
+      if (it.point) await core.ask(it.point, command);
+      q.shift();
+      if (stream.destroyed) { core.dropOut([it, ...q.splice(0)]); break; }
+      for (const t of it.timers ?? []) t.refresh();
+      (it.op === 'end' ? end : write).apply(stream, it.args);
+    }
+    out = undefined;
+  }
+
+  async function drainIn(): Promise<void> {
+    const q = inq!;
+    while (q.length) {
+      const it = q[0]!;
+      if (it.point) await core.ask(it.point);
+      q.shift();
+      emit.apply(stream, [it.op, ...it.args]);
+    }
+    inq = undefined;
+  }
+
+  /** The request's first data (write or end with a chunk): its send point when wanted. */
+  const sendPoint = (op: string, args: unknown[]): string | undefined => {
+    const data = op === 'write' || (args[0] !== undefined && args[0] !== null && typeof args[0] !== 'function');
+    if (sent || !data || !core.tracks(port)) return undefined;
+    sent = true;
+    const name = core.send();
+    return core.wants(name) ? name : undefined;
+  };
+
+  const outgoing = (op: 'write' | 'end') => function (this: unknown, ...args: unknown[]) {
+    const point = sendPoint(op, args);
+    if (out) { out.push({ op, args, point }); return op === 'end' ? stream : true; }
+    if (!point) return (op === 'end' ? end : write).apply(stream, args);
+    out = [{ op, args, point, timers: core.turnTimers() }];
+    void drainOut();
+    return op === 'end' ? stream : true;   // as if buffered: it is, here
+  };
+  s.write = outgoing('write');
+  s.end = outgoing('end');
+
+  s.emit = function (this: unknown, event: unknown, ...args: unknown[]) {
+    let point: string | undefined;
+    if (event === 'data' && !replied && core.tracks(port)) {
+      replied = true;
+      const name = core.reply();
+      if (core.wants(name)) point = name;
+    }
+    if (inq) { inq.push({ op: event as string, args, point }); return true; }
+    if (point) {
+      inq = [{ op: 'data', args, point }];
+      void drainIn();
+      return true;
+    }
+    if (event === 'close' && out) core.dropOut(out.splice(1));   // q[0] is the write being paused at
+    return emit.call(stream, event, ...args);
+  };
+}
+
+/** Wraps http2.connect once: every session's requests count as the socket hook's sends and replies. */
+export function hookHttp2(core: IoCore): void {
+  const mod = http2 as unknown as { connect: Fn };
+  const connect = mod.connect;
+  mod.connect = function (this: unknown, authority: unknown, ...rest: unknown[]) {
+    const session = connect.call(this, authority, ...rest) as http2.ClientHttp2Session;
+    try { core.forget(session.socket); } catch { /* no socket bound yet */ }
+    const request = session.request;
+    session.request = function (this: http2.ClientHttp2Session, ...args: Parameters<typeof request>) {
+      const stream = request.apply(this, args);
+      hookStream(core, stream, portOf(this, authority), commandOf(args[0]));
+      return stream;
+    } as typeof request;
+    return session;
+  };
+}

@@ -70,15 +70,14 @@ export const FAMILIES: Record<string, Family> = {
   },
   // etcd leases (etcd-mutex, etcd-lease-lock): a pause or a cut link while the client holds
   // stops its keep-alives, the lease lapses and the key goes while it works on (Jepsen, etcd
-  // 3.4.3): that breaks the correct recipes too, so the user pauses clients where they no longer
-  // hold (at the start of the unlock: a late unlock) and kills etcd members. (No pause before the
-  // lock's commands: the etcd3 client does its I/O in gRPC's http2 sessions, where lockpick learns
-  // no I/O point.) Leases are whole seconds: a TTL of one. The fenced mutex's tokens are judged in
-  // the lock's history, as on PostgreSQL.
+  // 3.4.3): that breaks the correct recipes too, so the user pauses clients where they do not
+  // hold: before the lock's commands (its gRPC requests: I/O points) and at the start of the
+  // unlock (a late unlock), and kills etcd members. Leases are whole seconds: a TTL of one. The
+  // fenced mutex's tokens are judged in the lock's history, as on PostgreSQL.
   etcd: {
     faults: ['client-pause', 'kill'],
-    args: ['--pause-at', 'before-release', '--ttl', '1000'],
-    why: 'client pauses at the start of its unlock (a late unlock) and killed members; a pause or cut link while holding lets the lease lapse under the holder, the correct one too (Jepsen); etcd3\'s gRPC I/O gives no I/O points to pause at',
+    args: ['--pause-at', 'send,before-release', '--ttl', '1000'],
+    why: 'client pauses before the lock\'s commands (its gRPC requests) and at the start of its unlock (a late unlock), and killed members; a pause or cut link while holding lets the lease lapse under the holder, the correct one too (Jepsen)',
   },
 };
 

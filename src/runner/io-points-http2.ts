@@ -1,10 +1,11 @@
 // I/O points for clients that talk HTTP/2 (gRPC: the etcd3 package through @grpc/grpc-js): Node's
 // http2 hands the session's socket to its native layer, so no frame goes through net.Socket's
 // write or emit and the socket hook (./io-points.ts) sees nothing. Here one request is one
-// command: a stream's first data write (a unary gRPC call writes its one message there) is its
-// send, the stream's first data chunk its reply. Later writes and chunks of a long-lived stream
+// command: its send is held at the stream's first data write (a unary gRPC call writes its one
+// message there), and the stream's first data chunk is its reply. Later writes and chunks of a long-lived stream
 // (lease keep-alives, a watch's events) are the library's background traffic, not a command of
 // the operation they happen to fall in: counted, they would shift every later N by timing.
+// A request is counted when it is made (its :path names the command in the report).
 //
 // The request's HEADERS frame leaves when request() returns (it cannot be held: request() is
 // synchronous); the message is held instead, and with it the whole call: a server answers a
@@ -58,12 +59,16 @@ function portOf(session: http2.ClientHttp2Session, authority: unknown): number |
   }
 }
 
-function hookStream(core: IoCore, stream: http2.ClientHttp2Stream, port: number | undefined, command: string | undefined): void {
+/**
+ * Hooks a request's stream. `point`: the request's send point when the parent wants a pause
+ * there (counted when the request was made); its first data is held until the parent answers.
+ */
+function hookStream(core: IoCore, stream: http2.ClientHttp2Stream, port: number | undefined, command: string | undefined, point: string | undefined, timers: NodeJS.Timeout[]): void {
   const s = stream as unknown as Record<string, Fn>;
   const write = s.write!;
   const end = s.end!;
   const emit = s.emit!;
-  let sent = false;
+  let held = point === undefined;   // the request's point already taken (or none wanted)
   let replied = false;
   let out: Item[] | undefined;
   let inq: Item[] | undefined;
@@ -92,20 +97,19 @@ function hookStream(core: IoCore, stream: http2.ClientHttp2Stream, port: number 
     inq = undefined;
   }
 
-  /** The request's first data (write or end with a chunk): its send point when wanted. */
+  /** The request's first data (write or end with a chunk): where its wanted point holds it. */
   const sendPoint = (op: string, args: unknown[]): string | undefined => {
     const data = op === 'write' || (args[0] !== undefined && args[0] !== null && typeof args[0] !== 'function');
-    if (sent || !data || !core.tracks(port)) return undefined;
-    sent = true;
-    const name = core.send();
-    return core.wants(name) ? name : undefined;
+    if (held || !data) return undefined;
+    held = true;
+    return point;
   };
 
   const outgoing = (op: 'write' | 'end') => function (this: unknown, ...args: unknown[]) {
     const point = sendPoint(op, args);
     if (out) { out.push({ op, args, point }); return op === 'end' ? stream : true; }
     if (!point) return (op === 'end' ? end : write).apply(stream, args);
-    out = [{ op, args, point, timers: core.turnTimers() }];
+    out = [{ op, args, point, timers: [...timers, ...core.turnTimers()] }];
     void drainOut();
     return op === 'end' ? stream : true;   // as if buffered: it is, here
   };
@@ -138,9 +142,21 @@ export function hookHttp2(core: IoCore): void {
     const session = connect.call(this, authority, ...rest) as http2.ClientHttp2Session;
     try { core.forget(session.socket); } catch { /* no socket bound yet */ }
     const request = session.request;
-    session.request = function (this: http2.ClientHttp2Session, ...args: Parameters<typeof request>) {
-      const stream = request.apply(this, args);
-      hookStream(core, stream, portOf(this, authority), commandOf(args[0]));
+    session.request = function (this: http2.ClientHttp2Session, headers?: http2.OutgoingHttpHeaders, options?: http2.ClientSessionRequestOptions) {
+      const port = portOf(this, authority);
+      // A request is a command, counted when made; one that ends with its headers has no data
+      // to hold, so it is no point either (gRPC never sends one).
+      const name = core.tracks(port) && !options?.endStream ? core.send() : undefined;
+      const point = name !== undefined && core.wants(name) ? name : undefined;
+      // A held request's timeout starts when it goes out, as a command's does when the process
+      // was paused before issuing it: gRPC's grpc-timeout header leaves before the hold and would
+      // make the server count the pause (the client's own deadline timer is restarted instead).
+      if (point && headers && 'grpc-timeout' in headers) {
+        headers = { ...headers };   // the caller's object untouched; symbol keys (sensitive headers) kept
+        delete headers['grpc-timeout'];
+      }
+      const stream = request.call(this, headers, options);
+      hookStream(core, stream, port, commandOf(headers), point, point ? core.turnTimers() : []);
       return stream;
     } as typeof request;
     return session;

@@ -14,6 +14,7 @@ import { sessionExpiry } from './aims/session-expiry.ts';
 import { skewedClock } from './aims/skewed-clock.ts';
 import { holderVanished } from './aims/holder-vanished.ts';
 import { keepaliveLapse } from './aims/keepalive-lapse.ts';
+import { waiterLapse } from './aims/waiter-lapse.ts';
 
 export const AIMS: readonly Aim[] = [
   redlockRestart,
@@ -31,6 +32,7 @@ export const AIMS: readonly Aim[] = [
   skewedClock,
   holderVanished,
   keepaliveLapse,
+  waiterLapse,
 ];
 
 /** The aims whose kinds were all asked for and whose topology fits. */

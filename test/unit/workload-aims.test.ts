@@ -23,6 +23,9 @@ const FITS: WorkloadOptions[] = [
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1'], topology: 'postgres', leased: false },
   // A lock whose client keeps its lease alive (etcd's): holds may span several leases.
   { clients: 3, faults: [], ttlMs: 1000, nodes: ['n1', 'n2', 'n3'], topology: 'etcd', keepsAlive: true },
+  // Its acquire as a calibration run saw it: 4 requests when the lock is free, more polls while it waits.
+  { clients: 3, faults: [], ttlMs: 1000, nodes: ['n1', 'n2', 'n3'], topology: 'etcd', keepsAlive: true, grantedAcquireSends: 4,
+    points: ['before-release', ...[1, 2, 3, 4, 5].map((k) => `send:acquire:${k}`)] },
 ];
 
 test('keep-alives lapse: c1 holds for 2-3 leases, its keep-alives cut in its critical section for all of it, c2 waiting', () => {
@@ -142,18 +145,55 @@ test('stale release: c1 wakes inside its release after its lease ran out, while 
     const wake = a1!.delayMs + a1!.holdMs + p!.duration_ms!;
     const lapse = a1!.delayMs + plan.ttlMs;
     assert.ok(wake >= lapse + 100, 'wakes after its lease ran out and a 50 ms poll got the next holder in');
-    for (const c of [1, 2]) {
+    const [c3] = plan.clients[2]!.attempts;
+    const waiters = c3!.delayMs < lapse ? [1, 2] : [1];
+    for (const c of waiters) {
       const [w] = plan.clients[c]!.attempts;
       assert.ok(w!.delayMs < lapse, 'waiting before the lease runs out');
       assert.ok(w!.delayMs + w!.waitMs > wake + 100, 'still waiting (or holding) when c1 wakes');
       assert.ok(lapse + w!.holdMs > wake + 50, 'the next holder still holds when c1 wakes');
       assert.ok(w!.holdMs <= 0.7 * plan.ttlMs, 'within its own lease');
     }
+    if (waiters.length === 1) {
+      // Or c3 comes just after c1 wakes, while c2 (the only waiter, the next holder) still holds.
+      const [w] = plan.clients[1]!.attempts;
+      assert.ok(c3!.delayMs > wake - 60 && c3!.delayMs < wake + plan.ttlMs / 4, `c3 comes just after c1 wakes (${c3!.delayMs} vs ${wake})`);
+      assert.ok(c3!.delayMs < lapse + w!.holdMs, 'inside c2\'s hold');
+    }
     for (const c of [3, 4, 5]) assert.deepEqual(plan.clients[c]!.attempts, []);
   }), { numRuns: 200 });
+  const thirds = fc.sample(aim.plan(o), 200).map((p) => p.clients[2]!.attempts[0]!.delayMs < p.clients[0]!.attempts[0]!.delayMs + p.ttlMs);
+  assert.ok(thirds.some((w) => w) && thirds.some((w) => !w), 'c3 waits all along in some plans and comes after c1 wakes in others');
   // Not for session locks, nor with only the critical section to pause in, nor with two clients.
   assert.ok(!aim.applies({ ...o, sessionMs: 4000 }));
   assert.ok(!aim.applies({ ...o, points: ['in-critical-section'] }));
+  assert.ok(!aim.applies({ ...o, clients: 2 }));
+});
+
+test('waiter lapse: c2 stops at a send only a waiting acquire makes, past its lease; c1 releases and c3 holds past c2\'s waking', () => {
+  const aim = AIMS.find((a) => a.name === 'waiter-lapse')!;
+  // etcd-mutex as a calibration run saw it: a free lock's acquire sends 4 requests, a waiting one polls on.
+  const o: WorkloadOptions = { clients: 3, faults: ['client-pause'], ttlMs: 1000, nodes: ['n1', 'n2', 'n3'], topology: 'etcd', keepsAlive: true,
+    grantedAcquireSends: 4, points: ['before-release', ...[1, 2, 3, 4, 5].map((k) => `send:acquire:${k}`), 'send:release:1', 'send:release:2'] };
+  fc.assert(fc.property(aim.plan(o), (plan) => {
+    const [p] = plan.faults;
+    assert.deepEqual([p!.kind, p!.target, p!.params], ['client-pause', 'c2', { point: 'send:acquire:5' }]);
+    const ttl = plan.ttlMs;
+    const [a1] = plan.clients[0]!.attempts;
+    const [a2] = plan.clients[1]!.attempts;
+    const [a3] = plan.clients[2]!.attempts;
+    assert.ok(p!.duration_ms! >= 2 * ttl, 'past its lease, and past a server that drops expired claims late');
+    assert.ok(a2!.delayMs > a1!.delayMs && a2!.delayMs < a1!.delayMs + a1!.holdMs, 'c2 comes while c1 holds: it waits');
+    const wake = a2!.delayMs + p!.duration_ms! + 100;
+    assert.ok(a1!.delayMs + a1!.holdMs < a2!.delayMs + p!.duration_ms!, 'c1 releases while c2 is stopped');
+    assert.ok(a3!.delayMs >= a2!.delayMs && a3!.delayMs + a3!.waitMs > a2!.delayMs + 2 * ttl, 'c3 comes after c2 and waits out its lapse');
+    assert.ok(a1!.delayMs + a1!.holdMs + a3!.holdMs > wake, 'c3 still holds when c2 wakes');
+  }), { numRuns: 200 });
+  // Only where a waiting acquire sends more than a free lock's does, only for leases, only with a third client.
+  assert.ok(!aim.applies({ ...o, grantedAcquireSends: 5 }));
+  assert.ok(!aim.applies({ ...o, grantedAcquireSends: undefined }));
+  assert.ok(!aim.applies({ ...o, leased: false }));
+  assert.ok(!aim.applies({ ...o, sessionMs: 4000 }));
   assert.ok(!aim.applies({ ...o, clients: 2 }));
 });
 

@@ -5,6 +5,9 @@
 // c2 holds and its DEL removes c2's key; c3, waiting all along, takes the lock
 // while c2 still holds: a double holder. Three events that must line up in
 // time, where a random plan rarely holds c2 long enough or keeps c3 waiting.
+// In half the plans c3 comes just after c1 wakes instead: an unlock that deletes
+// more than the holder's key (a queue's entries with it) leaves no waiter to take
+// over, and only a client that comes after it finds the lock free.
 // A lock whose unlock checks and deletes atomically (a Lua script) stays safe
 // under the same plans.
 import fc from 'fast-check';
@@ -46,10 +49,13 @@ export const staleRelease: Aim = {
       // c2 and c3 come while c1 holds and wait past its lease; whichever gets the lock first holds past c1's waking.
       come: fc.tuple(fc.integer({ min: Math.floor(ttl / 4), max: Math.floor((3 * ttl) / 4) }), fc.integer({ min: Math.floor(ttl / 4), max: Math.floor((3 * ttl) / 4) })),
       holds: fc.tuple(fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }), fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) })),
-    }).map(({ point, d1, h1, late, come, holds }): RunPlan => {
+      // Or c3 comes this long after c1 wakes (c1 wakes about a lease plus `late` after it locked), inside c2's hold.
+      after: fc.option(fc.integer({ min: Math.floor(ttl / 16), max: Math.floor(ttl / 8) }), { freq: 2 }),
+    }).map(({ point, d1, h1, late, come, holds, after }): RunPlan => {
       const a1: Attempt = { key: 'k0', delayMs: d1, waitMs: ttl, holdMs: h1, renew: false };
       const waiter = (i: 0 | 1): Attempt => ({ key: 'k0', delayMs: d1 + come[i], waitMs: 2 * ttl, holdMs: holds[i], renew: false });
-      const attempts = [[a1], [waiter(0)], [waiter(1)]];
+      const comer: Attempt = { key: 'k0', delayMs: d1 + ttl + late + (after ?? 0), waitMs: ttl, holdMs: holds[1], renew: false };
+      const attempts = [[a1], [waiter(0)], [after === null ? waiter(1) : comer]];
       return {
         ttlMs: ttl,
         clients: Array.from({ length: o.clients }, (_, i) => ({ attempts: attempts[i] ?? [] })),

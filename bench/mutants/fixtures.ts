@@ -396,14 +396,12 @@ export const MUTANTS: Mutant[] = [
       search: 'const r = await client.delete().key(h.mine as string).exec();',
       replace: 'const r = await client.delete().prefix(`${h.key}/`).exec();',
       why: 'unlock deletes the lock\'s prefix, not its own key ("clear the lock"): a late unlock deletes the next holder\'s key and the waiters\'',
-      survives: 'the late unlock deletes the waiters\' queue entries with the next holder\'s key, so no waiter can take over (their entries are gone); only a client that starts a new acquire after the late unlock and while the next holder still holds shows a double holder, and the stale-release aim keeps its third client waiting all along',
     },
     {
       name: 'etcd-mutex-own-key-not-rechecked',
       search: "if (first && String(first.create_revision) === rev) return",
       replace: "if (!first || Number(first.create_revision) >= Number(rev)) return",
       why: 'holds once no key older than its own is left, without checking its own key is still there (its lease may have lapsed while it waited), as Go\'s Mutex did before it checked its session',
-      survives: 'only a waiter whose lease lapses while it waits (stopped between two polls past its lease) and who then sees a newer key first shows it; the etcd3 client does its I/O in gRPC\'s http2 sessions, where lockpick learns no I/O point, so no pause lands inside a waiting acquire, and a killed member does not lapse a lease',
     },
     {
       name: 'etcd-mutex-cancel-deletes-prefix',

@@ -1,7 +1,7 @@
 // A waiter's lease lapses while it waits: c1 holds; c2 comes and waits (its acquire polls, or
 // re-reads the queue) and stops just before a command only a waiting acquire sends, for longer
 // than its lease, so the server drops whatever c2 had claimed (its queue entry, its lease);
-// c1 releases meanwhile and c3, come after it, gets the lock and holds it when c2 wakes. A lock
+// c1 releases meanwhile and c3 comes shortly before c2 wakes and holds the lock then. A lock
 // that takes "nothing older than my claim is left" for its turn, without checking that its claim
 // itself is still there (Go's etcd Mutex before it watched its session), hands c2 the lock while
 // c3 holds it: a double holder. A correct one finds its claim gone and waits or gives up. The
@@ -35,16 +35,17 @@ export const waiterLapse: Aim = {
       d1: fc.integer({ min: 0, max: Math.floor(ttl / 8) }),
       // c2 comes soon after c1 and starts waiting: its pause lands at its first such send.
       come: fc.integer({ min: Math.floor(ttl / 16), max: Math.floor(ttl / 4) }),
-      h1: fc.integer({ min: Math.floor(ttl / 2), max: ttl }),
+      h1: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),
       // Two to three leases: the lease runs out (up to a lease after its last renewal) and a server
       // that drops expired claims on a timer of its own has done so before c2 wakes, so c2 never
       // wakes to a claim that lapsed but still stands (that race is the holder's, not the waiter's).
       pause: fc.integer({ min: 2 * ttl, max: 3 * ttl }),
-      // c3 comes while c1 holds or just after, and holds past c2's waking.
-      come3: fc.integer({ min: Math.floor(ttl / 4), max: ttl }),
-      h3: fc.integer({ min: 3 * ttl, max: 4 * ttl }),
-    }).map(({ point, d1, come, h1, pause, come3, h3 }): RunPlan => {
-      const attempts = [[attempt(d1, ttl, h1)], [attempt(d1 + come, 4 * ttl, Math.floor(ttl / 8))], [attempt(d1 + come3, 3 * ttl, h3)]];
+      // c3 comes this long before c2 wakes and holds past its waking, within its own lease (every
+      // hold here fits in one lease: a hold past it breaks a lock that does not keep its lease alive).
+      before: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor((3 * ttl) / 8) }),
+      h3: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),
+    }).map(({ point, d1, come, h1, pause, before, h3 }): RunPlan => {
+      const attempts = [[attempt(d1, ttl, h1)], [attempt(d1 + come, 4 * ttl, Math.floor(ttl / 8))], [attempt(d1 + come + pause - before, ttl, h3)]];
       return {
         ttlMs: ttl,
         clients: Array.from({ length: o.clients }, (_, i) => ({ attempts: attempts[i] ?? [] })),

@@ -156,7 +156,8 @@ export function hookHttp2(core: IoCore): void {
         delete headers['grpc-timeout'];
       }
       const stream = request.call(this, headers, options);
-      hookStream(core, stream, port, commandOf(headers), point, point ? core.turnTimers() : []);
+      // A request outside any operation (or to no server of the job) is no command: its stream is left alone.
+      if (name !== undefined) hookStream(core, stream, port, commandOf(headers), point, point ? core.turnTimers() : []);
       return stream;
     } as typeof request;
     return session;

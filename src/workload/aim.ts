@@ -37,7 +37,7 @@ export const leaseShare = (ttlMs: number, lo: number, hi: number) => fc.integer(
 export const jumpPastLease = (ttlMs: number) => fc.integer({ min: ttlMs + 200, max: 4 * ttlMs });
 
 /** One attempt on the aims' key 'k0'. */
-const attempt = (delayMs: number, waitMs: number, holdMs: number): Attempt => ({ key: 'k0', delayMs, waitMs, holdMs, renew: false });
+export const attempt = (delayMs: number, waitMs: number, holdMs: number): Attempt => ({ key: 'k0', delayMs, waitMs, holdMs, renew: false });
 
 /**
  * The shape most aims share: c1 tries the lock first, c2 comes `come` ms later and waits up to

@@ -9,9 +9,9 @@
 // correct lock has nothing to lose. Leased locks only, whose waiting acquire sends something a
 // free lock's acquire does not (learned: acquire sends beyond grantedAcquireSends).
 import fc from 'fast-check';
-import type { Aim } from '../aim.ts';
+import { attempt, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
-import { parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
+import { parseIoPoint, type RunPlan } from '../plan.ts';
 
 /** The learned sends of an acquire that only a waiting one reaches (beyond what a free lock's acquire sends). */
 function waitingSends(o: WorkloadOptions): string[] {
@@ -19,8 +19,6 @@ function waitingSends(o: WorkloadOptions): string[] {
   if (granted === undefined) return [];
   return (o.points ?? []).filter((p) => { const io = parseIoPoint(p); return io?.kind === 'send' && io.op === 'acquire' && io.n > granted; });
 }
-
-const attempt = (delayMs: number, waitMs: number, holdMs: number): Attempt => ({ key: 'k0', delayMs, waitMs, holdMs, renew: false });
 
 export const waiterLapse: Aim = {
   name: 'waiter-lapse',

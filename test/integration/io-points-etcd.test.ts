@@ -1,20 +1,19 @@
+// test-lane: beside (its etcd member is its own; what it asserts waits on the held point, not on fine timing)
 // I/O points on gRPC (src/runner/io-points-http2.ts) against a real one-member etcd: the etcd3
 // client's requests go through Node's http2, past net.Socket, and each unary request is one
 // send. A pause at the 2nd request of an acquire lands between its two requests: while it is
 // held the 1st request's write is in etcd and the 2nd's is not; once answered, both are.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Etcd3 } from 'etcd3';
 import { installIoPoints } from '../../src/runner/io-points.ts';
 import { createEtcdNode } from '../../src/env/etcd.ts';
 import { freePort } from '../../src/env/ports.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
 test('etcd3 on a real etcd: a pause at the 2nd gRPC request of an acquire lands between the two requests', async () => {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'lockpick-io-etcd-'));
+  const root = tempDir('lockpick-io-etcd-');
   const ports = { client: await freePort(), peer: await freePort() };
   const node = createEtcdNode({ id: 'n1', root, ports, cluster: [{ id: 'n1', ports }] });
   await node.start();
@@ -63,6 +62,5 @@ test('etcd3 on a real etcd: a pause at the 2nd gRPC request of an acquire lands 
     client.close();
     probe.close();
     await node.kill();
-    rmSync(root, { recursive: true, force: true });
   }
 });

@@ -11,7 +11,7 @@
 // A lock whose unlock checks and deletes atomically (a Lua script) stays safe
 // under the same plans.
 import fc from 'fast-check';
-import type { Aim } from '../aim.ts';
+import { leaseShare, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import { BEFORE_WRITE, CRITICAL_SECTION, parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
 import { expandIoPoints, ioPointsOf, namedPointsOf } from '../points.ts';
@@ -50,7 +50,7 @@ export const staleRelease: Aim = {
       come: fc.tuple(fc.integer({ min: Math.floor(ttl / 4), max: Math.floor((3 * ttl) / 4) }), fc.integer({ min: Math.floor(ttl / 4), max: Math.floor((3 * ttl) / 4) })),
       holds: fc.tuple(fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }), fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) })),
       // Or c3 comes this long after c1 wakes (c1 wakes about a lease plus `late` after it locked), inside c2's hold.
-      after: fc.option(fc.integer({ min: Math.floor(ttl / 16), max: Math.floor(ttl / 8) }), { freq: 2 }),
+      after: fc.option(leaseShare(ttl, 1 / 16, 1 / 8), { freq: 2 }),
     }).map(({ point, d1, h1, late, come, holds, after }): RunPlan => {
       const a1: Attempt = { key: 'k0', delayMs: d1, waitMs: ttl, holdMs: h1, renew: false };
       const waiter = (i: 0 | 1): Attempt => ({ key: 'k0', delayMs: d1 + come[i], waitMs: 2 * ttl, holdMs: holds[i], renew: false });

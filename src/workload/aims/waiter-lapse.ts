@@ -9,7 +9,7 @@
 // correct lock has nothing to lose. Leased locks only, whose waiting acquire sends something a
 // free lock's acquire does not (learned: acquire sends beyond grantedAcquireSends).
 import fc from 'fast-check';
-import { attempt, type Aim } from '../aim.ts';
+import { attempt, leaseShare, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import { parseIoPoint, type RunPlan } from '../plan.ts';
 
@@ -30,18 +30,18 @@ export const waiterLapse: Aim = {
     const ttl = o.ttlMs;
     return fc.record({
       point: fc.constantFrom(...waitingSends(o)),
-      d1: fc.integer({ min: 0, max: Math.floor(ttl / 8) }),
+      d1: leaseShare(ttl, 0, 1 / 8),
       // c2 comes soon after c1 and starts waiting: its pause lands at its first such send.
-      come: fc.integer({ min: Math.floor(ttl / 16), max: Math.floor(ttl / 4) }),
-      h1: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),
+      come: leaseShare(ttl, 1 / 16, 1 / 4),
+      h1: leaseShare(ttl, 1 / 2, 0.7),
       // Two to three leases: the lease runs out (up to a lease after its last renewal) and a server
       // that drops expired claims on a timer of its own has done so before c2 wakes, so c2 never
       // wakes to a claim that lapsed but still stands (that race is the holder's, not the waiter's).
-      pause: fc.integer({ min: 2 * ttl, max: 3 * ttl }),
+      pause: leaseShare(ttl, 2, 3),
       // c3 comes this long before c2 wakes and holds past its waking, within its own lease (every
       // hold here fits in one lease: a hold past it breaks a lock that does not keep its lease alive).
-      before: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor((3 * ttl) / 8) }),
-      h3: fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }),
+      before: leaseShare(ttl, 1 / 8, 3 / 8),
+      h3: leaseShare(ttl, 1 / 2, 0.7),
     }).map(({ point, d1, come, h1, pause, before, h3 }): RunPlan => {
       const attempts = [[attempt(d1, ttl, h1)], [attempt(d1 + come, 4 * ttl, Math.floor(ttl / 8))], [attempt(d1 + come + pause - before, ttl, h3)]];
       return {

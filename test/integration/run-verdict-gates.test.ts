@@ -5,7 +5,7 @@ import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { lockpick, repoRoot, runDirs, tempStore } from './run-helpers.ts';
@@ -48,13 +48,28 @@ test('a fault kind the topology lacks is refused up front: exit 2', async () => 
   assert.match(r.stderr, /fault 'failover' needs a redis-sentinel topology; this lock runs on redis/);
 });
 
+/** Client workers whose environment carries `LOCKPICK_TEST_MARK=mark`. */
+function markedWorkers(mark: string): string[] {
+  const out: string[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (!readFileSync(`/proc/${d}/environ`, 'utf8').split('\0').includes(`LOCKPICK_TEST_MARK=${mark}`)) continue;
+      if (/runner\/worker\.[jt]s/.test(readFileSync(`/proc/${d}/cmdline`, 'utf8'))) out.push(d);
+    } catch { /* gone meanwhile */ }
+  }
+  return out;
+}
+
 test('a full disk while recording: exit 3 naming ENOSPC, the history parses, nothing left running', async (t) => {
   if (process.getuid?.() !== 0) return t.skip('mounting a tmpfs needs root');
   const mnt = tempDir('lockpick-full-');
   const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=24k', 'tmpfs', mnt], { encoding: 'utf8' });
   if (mount.status !== 0) return t.skip(`cannot mount a tmpfs here: ${mount.stderr.trim()}`);
   try {
-    const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '3', '--time', '120', '--shrink-time', '0', '--store', mnt]);
+    // A mark in this run's environment, inherited by its workers: the lane beside runs other lockpicks of this checkout.
+    const mark = `full-disk-${process.pid}-${Date.now()}`;
+    const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '3', '--time', '120', '--shrink-time', '0', '--store', mnt], 150_000, { LOCKPICK_TEST_MARK: mark });
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /history\.jsonl: no space left on device \(ENOSPC\) after \d+ events; the run is inconclusive/);
     const [dir] = runDirs(mnt);
@@ -62,8 +77,8 @@ test('a full disk while recording: exit 3 naming ENOSPC, the history parses, not
     assert.equal(lines.pop(), '', 'the file ends with a whole line');
     for (const l of lines) JSON.parse(l);
     assert.ok(lines.length > 20);
-    // This checkout's workers only (another checkout's lockpick may be running on the machine).
-    const workers = () => spawnSync('pgrep', ['-f', `${repoRoot}/(dist/)?src/runner/worker\\.[jt]s`], { encoding: 'utf8' }).stdout.trim();
+    // This run's workers only (other lockpicks may be running on the machine, of this checkout too).
+    const workers = () => markedWorkers(mark).join('\n');
     for (let i = 0; i < 30 && workers() !== ''; i++) await new Promise((res) => setTimeout(res, 100));
     assert.equal(workers(), '', 'no client worker outlives lockpick');
   } finally {

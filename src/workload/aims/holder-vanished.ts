@@ -23,7 +23,7 @@ export const holderVanished: Aim = {
     return fc.record({
       d1: leaseShare(ttl, 0, 1 / 8),
       // c2 comes while c1 holds, before c1 dies; c1 dies once it surely holds and is cut off.
-      come: leaseShare(ttl, 1 / 4, 1 / 2),
+      come: leaseShare(ttl, 1 / 4, 7 / 16),   // strictly before the earliest death (1/2)
       kill: leaseShare(ttl, 1 / 2, 3 / 4),
       // c2 waits past the liveness bound (2 leases) counted from c1's death; the cut outlasts its wait.
       w2: leaseShare(ttl, 3, 4),

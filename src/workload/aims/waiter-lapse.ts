@@ -40,7 +40,8 @@ export const waiterLapse: Aim = {
       pause: leaseShare(ttl, 2, 3),
       // c3 comes this long before c2 wakes and holds past its waking, within its own lease (every
       // hold here fits in one lease: a hold past it breaks a lock that does not keep its lease alive).
-      before: leaseShare(ttl, 1 / 8, 3 / 8),
+      // At most 5/16: c3 must still come a lease after c1's release (come ≥ 1/16, pause ≥ 2, h1 ≤ 0.7 leases).
+      before: leaseShare(ttl, 1 / 8, 5 / 16),
       h3: leaseShare(ttl, 1 / 2, 0.7),
     }).map(({ point, d1, come, h1, pause, before, h3 }): RunPlan => {
       const attempts = [[attempt(d1, ttl, h1)], [attempt(d1 + come, 4 * ttl, Math.floor(ttl / 8))], [attempt(d1 + come + pause - before, ttl, h3)]];

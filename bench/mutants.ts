@@ -90,7 +90,8 @@ async function search(m: Mutant, mutated: boolean): Promise<Outcome> {
   try {
     const r = await lockpickRun(mod.lockPath, m, store);
     const s = r.summary;
-    const base = { runs: s?.throughput.runs, conclusive: s?.throughput.conclusive };
+    // An interrupted run (exit 130) prints a summary without throughput.
+    const base = { runs: s?.throughput?.runs, conclusive: s?.throughput?.conclusive };
     if (r.code === 1 && s) {
       const f = s.failures?.[0];
       return { verdict: 'killed', afterS: (s.firstAfterMs ?? 0) / 1000, ...base, found: f ? f.class : undefined };

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from '../../src/env/ports.ts';
-import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
+import { anomalyTypes, lockpick, markedProcesses, tempStore } from './run-helpers.ts';
 
 /** Processes lockpick starts for an environment: its fault proxy and servers in private lockpick-env- dirs. */
 // Every process this file's lockpick runs start inherits this mark in its environment, so
@@ -22,19 +22,7 @@ const MARK = `LOCKPICK_TEST_MARK=external-${process.pid}-${Date.now()}`;
 process.env.LOCKPICK_TEST_MARK = MARK.slice(MARK.indexOf('=') + 1);
 
 function lockpickProcesses(): Set<number> {
-  const out = new Set<number>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
-    let cmd = '';
-    let environ = '';
-    try {
-      cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      environ = readFileSync(`/proc/${d}/environ`, 'utf8');
-    } catch { continue; }
-    if (!environ.split('\0').includes(MARK)) continue;
-    if (/proxy\/server-main\.[jt]s|runner\/worker\.[jt]s/.test(cmd) || cmd.includes('lockpick-env-')) out.add(Number(d));
-  }
-  return out;
+  return new Set(markedProcesses(process.env.LOCKPICK_TEST_MARK!, /proxy\/server-main\.[jt]s|runner\/worker\.[jt]s|lockpick-env-/));
 }
 
 async function startRedisByHand(): Promise<{ port: number; proc: ChildProcess; dir: string }> {

@@ -1,7 +1,7 @@
 // Runs `lockpick run ... --json` as a user would and returns its exit code and summary.
 import { tempDir } from '../support/temp-dir.ts';
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,4 +45,21 @@ export function lockpick(args: string[], timeoutMs = 150_000, env: NodeJS.Proces
 
 export function anomalyTypes(r: CliResult): string[] {
   return ((r.summary?.minimal?.anomalies ?? []) as { type: string }[]).map((a) => a.type);
+}
+
+/**
+ * Processes whose environment carries `LOCKPICK_TEST_MARK=mark` (a lockpick run given that
+ * variable passes it to everything it starts) and whose command line matches `cmd`: one run's
+ * own processes, whatever else runs on the machine.
+ */
+export function markedProcesses(mark: string, cmd: RegExp): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
+    try {
+      if (!readFileSync(`/proc/${d}/environ`, 'utf8').split('\0').includes(`LOCKPICK_TEST_MARK=${mark}`)) continue;
+      if (cmd.test(readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' '))) out.push(Number(d));
+    } catch { /* gone meanwhile */ }
+  }
+  return out;
 }

@@ -5,10 +5,10 @@ import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { lockpick, repoRoot, runDirs, tempStore } from './run-helpers.ts';
+import { lockpick, markedProcesses, runDirs, tempStore } from './run-helpers.ts';
 
 function results(dir: string): Record<string, any> {
   return JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'));
@@ -48,19 +48,6 @@ test('a fault kind the topology lacks is refused up front: exit 2', async () => 
   assert.match(r.stderr, /fault 'failover' needs a redis-sentinel topology; this lock runs on redis/);
 });
 
-/** Client workers whose environment carries `LOCKPICK_TEST_MARK=mark`. */
-function markedWorkers(mark: string): string[] {
-  const out: string[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      if (!readFileSync(`/proc/${d}/environ`, 'utf8').split('\0').includes(`LOCKPICK_TEST_MARK=${mark}`)) continue;
-      if (/runner\/worker\.[jt]s/.test(readFileSync(`/proc/${d}/cmdline`, 'utf8'))) out.push(d);
-    } catch { /* gone meanwhile */ }
-  }
-  return out;
-}
-
 test('a full disk while recording: exit 3 naming ENOSPC, the history parses, nothing left running', async (t) => {
   if (process.getuid?.() !== 0) return t.skip('mounting a tmpfs needs root');
   const mnt = tempDir('lockpick-full-');
@@ -78,7 +65,7 @@ test('a full disk while recording: exit 3 naming ENOSPC, the history parses, not
     for (const l of lines) JSON.parse(l);
     assert.ok(lines.length > 20);
     // This run's workers only (other lockpicks may be running on the machine, of this checkout too).
-    const workers = () => markedWorkers(mark).join('\n');
+    const workers = () => markedProcesses(mark, /runner\/worker\.[jt]s/).join('\n');
     for (let i = 0; i < 30 && workers() !== ''; i++) await new Promise((res) => setTimeout(res, 100));
     assert.equal(workers(), '', 'no client worker outlives lockpick');
   } finally {

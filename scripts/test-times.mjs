@@ -10,11 +10,21 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** A failed test's error in a few lines: the assertion's own message, else the error's. */
+function failure(err) {
+  const e = err?.cause ?? err;
+  const text = String(e?.message ?? e ?? 'unknown failure');
+  return text.split('\n').slice(0, 12).join('\n').slice(0, 1500);
+}
+
 export default async function* times(source) {
   for await (const e of source) {
     if ((e.type === 'test:pass' || e.type === 'test:fail') && e.data.nesting === 0 && !e.data.skip) {
       const file = e.data.file ? path.relative(root, e.data.file) : '?';
-      yield `${JSON.stringify({ file, name: e.data.name, s: Math.round((e.data.details?.duration_ms ?? 0) / 100) / 10, ok: e.type === 'test:pass' })}\n`;
+      const row = { file, name: e.data.name, s: Math.round((e.data.details?.duration_ms ?? 0) / 100) / 10, ok: e.type === 'test:pass', end: Date.now() };
+      // A failure's message is kept, so the end of a long CI log still says why (its first lines).
+      if (e.type === 'test:fail') row.error = failure(e.data.details?.error);
+      yield `${JSON.stringify(row)}\n`;
     }
   }
 }
@@ -25,7 +35,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     console.error('no test times yet: run `bash scripts/test.sh` first (it keeps them in .test-times/)');
     process.exit(2);
   }
-  const rows = files.flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+  const lanes = files.map((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+  const rows = lanes.flat();
   const pad = (s) => `${s.toFixed(1)} s`.padStart(8);
   console.log('slowest ten tests of the last run:');
   for (const r of [...rows].sort((a, b) => b.s - a.s).slice(0, 10)) console.log(`${pad(r.s)}  ${r.file}  ${r.name}${r.ok ? "" : "  (failed)"}`);
@@ -34,4 +45,18 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   console.log('slowest ten files (their tests\' durations summed):');
   for (const [f, s] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`${pad(s)}  ${f}`);
   console.log(`${rows.length} tests, ${rows.reduce((n, r) => n + r.s, 0).toFixed(0)} s in all (${files.join(', ')})`);
+  // Time no test accounts for: a test file whose process outlived its tests (a child left
+  // running holds it open), seen as a gap before the next file's first test started.
+  for (const lane of lanes) {
+    const own = lane.filter((r) => r.end);
+    for (let i = 1; i < own.length; i++) {
+      const gap = (own[i].end - own[i].s * 1000 - own[i - 1].end) / 1000;
+      if (gap > 30 && own[i].file !== own[i - 1].file) console.log(`${gap.toFixed(0)} s passed between ${own[i - 1].file} (its last test) and ${own[i].file} (its first) with no test running`);
+    }
+  }
+  const failed = rows.filter((r) => !r.ok);
+  if (failed.length > 0) {
+    console.log(`failed tests (${failed.length}):`);
+    for (const r of failed) console.log(`  ${r.file}  ${r.name}\n${String(r.error ?? '(no message kept)').split('\n').map((l) => `      ${l}`).join('\n')}`);
+  }
 }

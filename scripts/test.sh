@@ -10,10 +10,11 @@ if [ "${1:-}" = --slowest ]; then
   exec node scripts/test-times.mjs "$times/integration.jsonl" "$times/unit.jsonl"
 fi
 mkdir -p "$times"
-rm -f "$times"/*.jsonl
+rm -f "$times"/*.jsonl "$times/beside-seconds"
 report=(--test-reporter=spec --test-reporter-destination=stdout --test-reporter=./scripts/test-times.mjs)
 t0=$SECONDS
 bash scripts/setup.sh
+t_setup=$((SECONDS - t0))
 # The --env docker tests need a Docker engine: with LOCKPICK_DOCKER_TESTS=1 it is started here when
 # none answers (Debian's docker.io installed if missing) and stopped when the tests end; without it
 # they run only if an engine already answers, and skip, saying so, otherwise (they take about
@@ -34,6 +35,7 @@ npx tsc --noEmit
 # runs a fresh dist/): every integration test starts them many times.
 echo "== build dist/ (npm run build)"
 npm run build --silent
+t_build=$((SECONDS - t0 - t_setup))
 # Two lanes, each one file at a time. The serial lane: integration files on real servers whose
 # faults and verdicts hang on timing (a Sentinel failover, a session expiring), which share the
 # machine's clock budget. The lane beside it: the unit tests (pure logic), then the integration
@@ -49,6 +51,7 @@ echo "== unit tests, then ${#beside[@]} integration files marked test-lane: besi
   u0=$SECONDS
   node --import tsx --test --test-concurrency=1 "${report[@]}" --test-reporter-destination="$times/unit.jsonl" test/unit/*.test.ts "${beside[@]}" && rc=0 || rc=$?
   echo "== unit tests and the lane beside took $((SECONDS - u0)) s"
+  echo "$((SECONDS - u0))" > "$times/beside-seconds"
   exit "$rc"
 ) > "$unit_log" 2>&1 &
 unit_pid=$!
@@ -60,11 +63,13 @@ fi
 echo "== integration tests (${#serial[@]} files, one at a time, real servers; $((SECONDS - t0)) s so far)"
 t1=$SECONDS
 node --import tsx --test --test-concurrency=1 "${report[@]}" --test-reporter-destination="$times/integration.jsonl" "${serial[@]}" || status=1
-echo "== integration tests took $((SECONDS - t1)) s"
+t_serial=$((SECONDS - t1))
+echo "== integration tests took $t_serial s"
 wait "$unit_pid" || status=1
 echo "== unit tests (report)"
 cat "$unit_log"
 rm -f "$unit_log"
-echo "== $((SECONDS - t0)) s in all"
 node scripts/test-times.mjs "$times/integration.jsonl" "$times/unit.jsonl" || true
+# Last, so the end of a long log says where the time went.
+echo "== $((SECONDS - t0)) s in all: setup ${t_setup} s, type check and build ${t_build} s, serial lane ${t_serial} s, lane beside $(cat "$times/beside-seconds" 2>/dev/null || echo '?') s (at the same time)"
 exit "$status"

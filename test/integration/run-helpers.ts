@@ -17,9 +17,14 @@ export function tempStore(): string {
 /** The run directories under a --store root, store/<lock>/<run-id>/ (the `latest` links left out), oldest first. */
 export function runDirs(store: string): string[] {
   if (!existsSync(store)) return [];
-  const real = (p: string) => !lstatSync(p).isSymbolicLink() && lstatSync(p).isDirectory();
-  return readdirSync(store).map((l) => path.join(store, l)).filter(real)
-    .flatMap((l) => readdirSync(l).map((id) => path.join(l, id)).filter(real))
+  // Read while a run writes the store: the `latest` links are replaced through a temporary
+  // name (store.ts relink), which can vanish between the listing and the lstat.
+  const real = (p: string) => {
+    try { const st = lstatSync(p); return !st.isSymbolicLink() && st.isDirectory(); } catch { return false; }
+  };
+  const list = (d: string) => { try { return readdirSync(d); } catch { return []; } };
+  return list(store).map((l) => path.join(store, l)).filter(real)
+    .flatMap((l) => list(l).map((id) => path.join(l, id)).filter(real))
     .sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
 }
 

@@ -2,7 +2,7 @@
 // (a violation already seen is written to results.json and said), nothing left running.
 // Another signal (SIGTERM, SIGHUP: a CI job cancelled) stores the same and exits 3 (1 with a violation seen).
 import { tempDir } from '../support/temp-dir.ts';
-import { test } from 'node:test';
+import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,13 +11,27 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bin, repoRoot, runDirs, tempStore } from './run-helpers.ts';
 
+/** The lockpicks a test started and has not seen exit: a failed test stops its own (its hold lasts minutes). */
+const live = new Set<{ child: ChildProcess; exit: Promise<number | null> }>();
+afterEach(async () => {
+  for (const r of live) {
+    r.child.kill('SIGTERM');   // lockpick stops its servers and workers before it exits
+    const ended = await Promise.race([r.exit.then(() => true), sleep(20_000).then(() => false)]);
+    if (!ended) r.child.kill('SIGKILL');
+  }
+  live.clear();
+});
+
 function start(args: string[]): { child: ChildProcess; out: () => string; exit: Promise<number | null> } {
   const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });
   // Killed by SIGINT before lockpick's handler was even installed is what a shell reports as 130 too.
-  return { child, out: () => out, exit: new Promise((r) => child.once('exit', (code, signal) => r(code ?? (signal === 'SIGINT' ? 130 : null)))) };
+  const r = { child, out: () => out, exit: new Promise<number | null>((r) => child.once('exit', (code, signal) => r(code ?? (signal === 'SIGINT' ? 130 : null)))) };
+  live.add(r);
+  void r.exit.then(() => live.delete(r));
+  return r;
 }
 
 /** Marks every process this file starts (lockpick passes its environment on to workers, proxies and servers). */
@@ -98,7 +112,8 @@ function longHold(): string {
   return dir;
 }
 
-const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { type: string; f: string; process: unknown; client?: string; value?: { reason?: string } });
+/** The history's whole lines (read while lockpick writes it, a last line may be half written). */
+const lines = (file: string) => readFileSync(file, 'utf8').split('\n').slice(0, -1).filter((l) => l.trim()).map((l) => JSON.parse(l) as { type: string; f: string; process: unknown; client?: string; value?: { reason?: string } });
 
 for (const [sig, code] of [['SIGTERM', 3], ['SIGHUP', 3], ['SIGINT', 130]] as const) {
   test(`${sig} during a replay: exit ${code}, results.json says "interrupted by ${sig}", the history keeps the hold in flight`, async () => {

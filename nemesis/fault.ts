@@ -80,6 +80,7 @@ export interface FaultGenOptions {
   peerLinks?: boolean;
   sessionMs?: number;     // how long the server keeps a silent client's hold (ZooKeeper session timeout), when the lock has one
   restartDelayMs?: number; // operations policy: a killed server stays down at least this long (antirez's delayed restart)
+  leaseLagMs?: number;    // how late the servers may act on a lease that ran out (a topology's timescale): pauses may outlast it too
 }
 
 /**

@@ -85,8 +85,8 @@ const HOLD_POINTS: readonly string[] = ['in-critical-section', 'before-write'];
 const namedPointArb = (points: readonly string[]) =>
   fc.oneof(...points.map((p) => ({ weight: HOLD_POINTS.includes(p) ? 2 : 1, arbitrary: fc.constant(p) })));
 
-/** Around the lease: long enough for it to run out, short enough that runs stay short. */
-const pauseMs = (o: FaultGenOptions) => fc.integer({ min: o.ttlMs - Math.floor(o.ttlMs / 4), max: o.ttlMs + Math.floor(o.ttlMs / 2) });
+/** Around the lease: long enough for it to run out (and for a server that revokes late to do so), short enough that runs stay short. */
+const pauseMs = (o: FaultGenOptions) => fc.integer({ min: o.ttlMs - Math.floor(o.ttlMs / 4), max: o.ttlMs + Math.floor(o.ttlMs / 2) + (o.leaseLagMs ?? 0) });
 
 /** A pause anchored at a point: from at_ms on, the first time the client reaches it. */
 const pauseAt = (o: FaultGenOptions, point: fc.Arbitrary<string>) => fc.record({

@@ -85,6 +85,13 @@ export const etcdTopology: TopologyDef = {
  * asked for). A failover is planned within two election timeouts (a follower's randomized
  * timeout is up to twice the setting) and a few heartbeats.
  */
+/**
+ * etcd's lessor revokes the leases that ran out in a loop that sleeps 500 ms between looks
+ * (server/lease/lessor.go, runLoop; the same in 3.4 and 3.5), then through a raft proposal: a
+ * lease may stand that long past its TTL. A constant of etcd's code, not a setting it reports.
+ */
+const ETCD_LEASE_LAG_MS = 500;
+
 async function etcdTimescales(env: Environment): Promise<Timescales> {
   const nodes = env.nodes.filter((n) => n.role === 'etcd');
   const timings = (await Promise.all(nodes.map((n) => etcdTiming(n.port, n.host)))).filter((t): t is EtcdTiming => t !== undefined);
@@ -102,5 +109,6 @@ async function etcdTimescales(env: Environment): Promise<Timescales> {
     said.push(`etcd members (${timings.length} of ${nodes.length} answered /debug/vars): heartbeat ${t.heartbeatMs} ms, election timeout ${t.electionMs} ms${t.from === 'defaults' ? " (etcd's defaults where a member's command line sets none; an ETCD_* variable or a config file could set others)" : ''}; a new leader planned within ${(promotionMs / 1000).toFixed(1)} s`);
   } else said.push(`no etcd member answered /debug/vars: its heartbeat and election timeout are unknown here`);
   said.push(leaseMinMs !== undefined ? `etcd grants a lease asked for 1 s as ${leaseMinMs / 1000} s (its shortest)` : 'no etcd member granted a probe lease: the shortest lease is unknown here');
-  return { said, ...(promotionMs !== undefined ? { promotionMs } : {}), ...(leaseMinMs !== undefined ? { leaseMinMs } : {}) };
+  said.push(`etcd revokes a lease up to ${ETCD_LEASE_LAG_MS} ms after it ran out (its lessor looks for lapsed leases every ${ETCD_LEASE_LAG_MS} ms): faults meant to outlast a lease last that much longer`);
+  return { said, leaseLagMs: ETCD_LEASE_LAG_MS, ...(promotionMs !== undefined ? { promotionMs } : {}), ...(leaseMinMs !== undefined ? { leaseMinMs } : {}) };
 }

@@ -26,6 +26,12 @@ export interface Timescales {
   promotionMs?: number;
   /** The shortest lease the servers grant (a shorter one asked for is raised to it): a run's TTL is at least this unless --ttl says otherwise. */
   leaseMinMs?: number;
+  /**
+   * How late after a lease ran out the servers may still hold it (etcd revokes lapsed leases in
+   * a loop of its own): a fault meant to outlast a lease outlasts this too, or the holder wakes
+   * to a lease that lapsed but still stands.
+   */
+  leaseLagMs?: number;
   /** What was read, in words, for the run's header. */
   said: string[];
 }

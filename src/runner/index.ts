@@ -461,6 +461,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const sessionMs = o.recipe.sessionMs?.(o.lockOptions);
     const workload = {
       clients: o.clients, faults: o.faults, ttlMs: lease.ttlMs, ttlFixed: o.ttlFixed, keys: o.keys, maxAttempts: o.maxAttempts, maxFaults: o.maxFaults, restartDelayMs: o.restartDelayMs, topology: topo.name, promotionMs: session.timescales.promotionMs,
+      leaseLagMs: session.timescales.leaseLagMs,
       nodes: session.dataNodes(), servers: session.serverNodes(), peerLinks: session.hasPeerLinks(), points, reentrant, renew: renew === true, sessionMs,
       keepsAlive: o.recipe.keepsAlive === true, leased: isLeased(o.recipe),
     };

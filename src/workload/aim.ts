@@ -33,6 +33,13 @@ export const emptyRestart = (o: WorkloadOptions) => ({ persistence: 'none', ...(
  */
 export const leaseShare = (ttlMs: number, lo: number, hi: number) => fc.integer({ min: Math.floor(lo * ttlMs), max: Math.floor(hi * ttlMs) });
 
+/**
+ * When a lease its holder stopped renewing is surely gone on the servers: its TTL plus how late
+ * they may act on it (Timescales.leaseLagMs: etcd revokes in a loop of its own). What a plan
+ * waits past, so the holder does not wake to a lease that lapsed but still stands.
+ */
+export const leaseGoneMs = (o: WorkloadOptions) => o.ttlMs + (o.leaseLagMs ?? 0);
+
 /** A wall-clock jump past the lease, as the clock-bump kind draws it: the server expires the key at once. */
 export const jumpPastLease = (ttlMs: number) => fc.integer({ min: ttlMs + 200, max: 4 * ttlMs });
 

@@ -106,6 +106,7 @@ function kindArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
     ...(o.peerLinks !== undefined ? { peerLinks: o.peerLinks } : {}),
     ...(o.sessionMs ? { sessionMs: o.sessionMs } : {}),
     ...(o.restartDelayMs !== undefined ? { restartDelayMs: o.restartDelayMs } : {}),
+    ...(o.leaseLagMs ? { leaseLagMs: o.leaseLagMs } : {}),
   });
 }
 

@@ -29,4 +29,5 @@ export interface WorkloadOptions {
   ttlFixed?: boolean;     // the user set --ttl: aims keep it instead of the timescale their topology needs
   restartDelayMs?: number; // --restart-delay: every kill keeps its node down at least this long
   promotionMs?: number;   // the longest failover planned for, as the servers said at start (Timescales)
+  leaseLagMs?: number;    // how late the servers may act on a lease that ran out (Timescales.leaseLagMs)
 }

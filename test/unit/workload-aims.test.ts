@@ -133,9 +133,11 @@ test('planArb mixes aimed and uniformly random plans when the kinds compose a kn
   assert.equal(fc.sample(planArb({ ...o, faults: ['kill'] }), 100).filter((p) => p.faults.some((f) => f.kind === 'partition')).length, 0);
 });
 
-test('stale release: c1 wakes inside its release after its lease ran out, while the first waiter to get the lock still holds and the other still waits', () => {
+for (const [lag, keepsAlive] of [[0, false], [500, true]] as const) test(`stale release (servers acting ${lag} ms late on a lapsed lease${keepsAlive ? ', a lease kept alive' : ''}): c1 wakes inside its release after its lease ran out, while the first waiter to get the lock still holds and the other still waits`, () => {
   const aim = AIMS.find((a) => a.name === 'stale-release')!;
-  const o: WorkloadOptions = { clients: 6, faults: ['client-pause'], ttlMs: 800, nodes: ['n1'], topology: 'redis', points: ['in-critical-section', 'after-compare', 'send', 'reply'] };
+  const o: WorkloadOptions = { clients: 6, faults: ['client-pause'], ttlMs: 800, nodes: ['n1'], topology: 'redis', points: ['in-critical-section', 'after-compare', 'send', 'reply'], ...(lag ? { leaseLagMs: lag } : {}), keepsAlive };
+  // Kept alive every third of a lease, c1's lease runs out as early as two thirds of a lease into its pause.
+  const earliest = keepsAlive ? Math.ceil(o.ttlMs / 3) + lag : 0;
   fc.assert(fc.property(aim.plan(o), (plan) => {
     const [p] = plan.faults;
     assert.equal(p!.target, 'c1');
@@ -143,7 +145,7 @@ test('stale release: c1 wakes inside its release after its lease ran out, while 
     assert.match(String(p!.params!.point), /^(after-compare|send:release:[1-3])$/);
     const [a1] = plan.clients[0]!.attempts;
     const wake = a1!.delayMs + a1!.holdMs + p!.duration_ms!;
-    const lapse = a1!.delayMs + plan.ttlMs;
+    const lapse = a1!.delayMs + plan.ttlMs + lag;   // when the servers have surely dropped c1's lease
     assert.ok(wake >= lapse + 100, 'wakes after its lease ran out and a 50 ms poll got the next holder in');
     const [c3] = plan.clients[2]!.attempts;
     const waiters = c3!.delayMs < lapse ? [1, 2] : [1];
@@ -151,8 +153,8 @@ test('stale release: c1 wakes inside its release after its lease ran out, while 
       const [w] = plan.clients[c]!.attempts;
       assert.ok(w!.delayMs < lapse, 'waiting before the lease runs out');
       assert.ok(w!.delayMs + w!.waitMs > wake + 100, 'still waiting (or holding) when c1 wakes');
-      assert.ok(lapse + w!.holdMs > wake + 50, 'the next holder still holds when c1 wakes');
-      assert.ok(w!.holdMs <= 0.7 * plan.ttlMs, 'within its own lease');
+      assert.ok(lapse - earliest + w!.holdMs > wake + 50, 'the next holder still holds when c1 wakes, however early the lease ran out');
+      if (!keepsAlive) assert.ok(w!.holdMs <= 0.7 * plan.ttlMs, 'within its own lease');
     }
     if (waiters.length === 1) {
       // Or c3 comes just after c1 wakes, while c2 (the only waiter, the next holder) still holds.
@@ -162,7 +164,7 @@ test('stale release: c1 wakes inside its release after its lease ran out, while 
     }
     for (const c of [3, 4, 5]) assert.deepEqual(plan.clients[c]!.attempts, []);
   }), { numRuns: 200 });
-  const thirds = fc.sample(aim.plan(o), 200).map((p) => p.clients[2]!.attempts[0]!.delayMs < p.clients[0]!.attempts[0]!.delayMs + p.ttlMs);
+  const thirds = fc.sample(aim.plan(o), 200).map((p) => p.clients[2]!.attempts[0]!.delayMs < p.clients[0]!.attempts[0]!.delayMs + p.ttlMs + lag);
   assert.ok(thirds.some((w) => w) && thirds.some((w) => !w), 'c3 waits all along in some plans and comes after c1 wakes in others');
   // Not for session locks, nor with only the critical section to pause in, nor with two clients.
   assert.ok(!aim.applies({ ...o, sessionMs: 4000 }));
@@ -227,4 +229,22 @@ test('firstPlans: one plan per aim that fits, the aims composing more of the ask
   assert.deepEqual(firstPlans(o, 7), plans);
   // No aim fits (no faults): nothing to try first.
   assert.deepEqual(firstPlans({ ...o, faults: [] }, 7), []);
+});
+
+test('a lease the servers drop late (Timescales.leaseLagMs): the pauses aimed past a lease outlast the lag too, and the second client waits that long', () => {
+  for (const name of ['lease-outlived', 'late-grant']) {
+    const aim = AIMS.find((a) => a.name === name)!;
+    for (const lag of [0, 500]) {
+      const o: WorkloadOptions = { clients: 3, faults: ['client-pause'], ttlMs: 1000, nodes: ['n1'], topology: 'etcd', keepsAlive: true,
+        points: ['in-critical-section', 'before-write', 'reply:acquire:1'], grantedAcquireReplies: 1, ...(lag ? { leaseLagMs: lag } : {}) };
+      assert.ok(aim.applies(o), name);
+      fc.assert(fc.property(aim.plan(o), (plan) => {
+        const [p] = plan.faults;
+        assert.ok(p!.duration_ms! > plan.ttlMs + lag, `${name}: a ${p!.duration_ms} ms pause outlasts the lease and the lag (${plan.ttlMs} + ${lag})`);
+        const [a1] = plan.clients[0]!.attempts;
+        const [a2] = plan.clients[1]!.attempts;
+        assert.ok(a2!.delayMs + a2!.waitMs > a1!.delayMs + plan.ttlMs + lag, `${name}: c2 still waits when the servers drop c1's lease`);
+      }), { numRuns: 100 });
+    }
+  }
 });

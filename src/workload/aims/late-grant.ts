@@ -5,7 +5,7 @@
 // the time spent acquiring (Redlock's TTL − elapsed − drift), and a lock that reports none
 // hands out a hold the server already dropped. Drawn where the lock is leased and its client's
 // replies are points (src/runner/io-points.ts), k among those the calibration run reached.
-import { leaseShare, pauseFirst, type Aim } from '../aim.ts';
+import { leaseGoneMs, leaseShare, pauseFirst, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import { ioPointName, parseIoPoint } from '../plan.ts';
 
@@ -27,9 +27,10 @@ export const lateGrant: Aim = {
   weight: 1,
   plan: (o) => {
     const ttl = o.ttlMs;
-    return pauseFirst(o, replyPoints(o), 2 * ttl, {
+    const gone = leaseGoneMs(o);
+    return pauseFirst(o, replyPoints(o), gone + ttl, {
       d1: leaseShare(ttl, 0, 1 / 8),
-      pause: leaseShare(ttl, 1 / 4, 1 / 2).map((late) => ttl + late),   // past the lease
+      pause: leaseShare(ttl, 1 / 4, 1 / 2).map((late) => gone + late),   // past the lease
       h1: leaseShare(ttl, 1 / 4, 1 / 2),
       come: leaseShare(ttl, 1 / 8, 1 / 2),
       h2: leaseShare(ttl, 1 / 2, 0.7),

@@ -8,7 +8,7 @@
 // resource rejects the late write. Leased locks only: a session lock's server keeps a paused
 // client's hold while its session lives (the session-expiry-in-hold aim cuts its link instead).
 import fc from 'fast-check';
-import { leaseShare, pauseFirst, type Aim } from '../aim.ts';
+import { leaseGoneMs, leaseShare, pauseFirst, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import { BEFORE_WRITE, CRITICAL_SECTION } from '../plan.ts';
 import { allowsPoint } from '../points.ts';
@@ -24,12 +24,13 @@ export const leaseOutlived: Aim = {
   weight: 1,
   plan: (o) => {
     const ttl = o.ttlMs;
+    const gone = leaseGoneMs(o);
     // The second client comes while the first holds and waits out its lease; it holds past the first one's waking.
-    return pauseFirst(o, holdPoints(o), 2 * ttl, {
+    return pauseFirst(o, holdPoints(o), gone + ttl, {
       d1: leaseShare(ttl, 0, 1 / 8),
       h1: leaseShare(ttl, 1 / 16, 1 / 8),
       // Past the lease, and over while the second client still holds (it got the lock when the lease ran out).
-      pause: fc.integer({ min: ttl + Math.floor(ttl / 8), max: ttl + Math.floor((2 * ttl) / 5) }),
+      pause: fc.integer({ min: gone + Math.floor(ttl / 8), max: gone + Math.floor((2 * ttl) / 5) }),
       come: leaseShare(ttl, 1 / 8, 1 / 2),
       h2: leaseShare(ttl, 1 / 2, 0.7),
     });

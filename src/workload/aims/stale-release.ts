@@ -11,7 +11,7 @@
 // A lock whose unlock checks and deletes atomically (a Lua script) stays safe
 // under the same plans.
 import fc from 'fast-check';
-import { leaseShare, type Aim } from '../aim.ts';
+import { leaseGoneMs, leaseShare, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import { BEFORE_WRITE, CRITICAL_SECTION, parseIoPoint, type Attempt, type RunPlan } from '../plan.ts';
 import { expandIoPoints, ioPointsOf, namedPointsOf } from '../points.ts';
@@ -40,6 +40,12 @@ export const staleRelease: Aim = {
   weight: 1,
   plan: (o) => {
     const ttl = o.ttlMs;
+    const gone = leaseGoneMs(o);
+    // A lock that keeps its lease alive renews it about every third of a lease, so c1's lease
+    // runs out between two thirds of a lease and a whole one (plus the servers' lag) into its
+    // pause: the next holder then holds that much longer, to be still holding when c1 wakes
+    // (such a lock keeps c2's lease alive too; any other keeps each hold within its own lease).
+    const spread = o.keepsAlive ? Math.floor(ttl / 3) + (o.leaseLagMs ?? 0) : 0;
     return fc.record({
       point: fc.constantFrom(...releasePoints(o)),
       d1: fc.integer({ min: 0, max: Math.floor(ttl / 8) }),
@@ -48,19 +54,19 @@ export const staleRelease: Aim = {
       late: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor((3 * ttl) / 8) }),
       // c2 and c3 come while c1 holds and wait past its lease; whichever gets the lock first holds past c1's waking.
       come: fc.tuple(fc.integer({ min: Math.floor(ttl / 4), max: Math.floor((3 * ttl) / 4) }), fc.integer({ min: Math.floor(ttl / 4), max: Math.floor((3 * ttl) / 4) })),
-      holds: fc.tuple(fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) }), fc.integer({ min: Math.floor(ttl / 2), max: Math.floor(0.7 * ttl) })),
+      holds: fc.tuple(fc.integer({ min: Math.floor(ttl / 2) + spread, max: Math.floor(0.7 * ttl) + spread }), fc.integer({ min: Math.floor(ttl / 2) + spread, max: Math.floor(0.7 * ttl) + spread })),
       // Or c3 comes this long after c1 wakes (c1 wakes about a lease plus `late` after it locked), inside c2's hold.
       after: fc.option(leaseShare(ttl, 1 / 16, 1 / 8), { freq: 2 }),
     }).map(({ point, d1, h1, late, come, holds, after }): RunPlan => {
       const a1: Attempt = { key: 'k0', delayMs: d1, waitMs: ttl, holdMs: h1, renew: false };
-      const waiter = (i: 0 | 1): Attempt => ({ key: 'k0', delayMs: d1 + come[i], waitMs: 2 * ttl, holdMs: holds[i], renew: false });
-      const comer: Attempt = { key: 'k0', delayMs: d1 + ttl + late + (after ?? 0), waitMs: ttl, holdMs: holds[1], renew: false };
+      const waiter = (i: 0 | 1): Attempt => ({ key: 'k0', delayMs: d1 + come[i], waitMs: gone + ttl, holdMs: holds[i], renew: false });
+      const comer: Attempt = { key: 'k0', delayMs: d1 + gone + late + (after ?? 0), waitMs: ttl, holdMs: holds[1], renew: false };
       const attempts = [[a1], [waiter(0)], [after === null ? waiter(1) : comer]];
       return {
         ttlMs: ttl,
         clients: Array.from({ length: o.clients }, (_, i) => ({ attempts: attempts[i] ?? [] })),
         // From the start, the first time c1 reaches the point (its release): asleep past its lease by `late`.
-        faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: ttl - h1 + late, target: 'c1', params: { point } }],
+        faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: gone - h1 + late, target: 'c1', params: { point } }],
       };
     });
   },

@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; it signals its own lockpick and waits for it)
 // Ctrl-C (SIGINT) at any moment: exit 130, no stack trace, what was found is kept
 // (a violation already seen is written to results.json and said), nothing left running.
 // Another signal (SIGTERM, SIGHUP: a CI job cancelled) stores the same and exits 3 (1 with a violation seen).

@@ -172,11 +172,11 @@ for (const [lag, keepsAlive] of [[0, false], [500, true]] as const) test(`stale 
   assert.ok(!aim.applies({ ...o, clients: 2 }));
 });
 
-test('waiter lapse: c2 stops at a send only a waiting acquire makes, past its lease; c1 releases and c3 holds past c2\'s waking', () => {
+for (const lag of [0, 500, 1500]) test(`waiter lapse (servers acting ${lag} ms late on a lapsed lease): c2 stops at a send only a waiting acquire makes, past its lease; c1 releases and c3 holds past c2's waking`, () => {
   const aim = AIMS.find((a) => a.name === 'waiter-lapse')!;
   // etcd-mutex as a calibration run saw it: a free lock's acquire sends 4 requests, a waiting one polls on.
   const o: WorkloadOptions = { clients: 3, faults: ['client-pause'], ttlMs: 1000, nodes: ['n1', 'n2', 'n3'], topology: 'etcd', keepsAlive: true,
-    grantedAcquireSends: 4, points: ['before-release', ...[1, 2, 3, 4, 5].map((k) => `send:acquire:${k}`), 'send:release:1', 'send:release:2'] };
+    grantedAcquireSends: 4, points: ['before-release', ...[1, 2, 3, 4, 5].map((k) => `send:acquire:${k}`), 'send:release:1', 'send:release:2'], ...(lag ? { leaseLagMs: lag } : {}) };
   fc.assert(fc.property(aim.plan(o), (plan) => {
     const [p] = plan.faults;
     assert.deepEqual([p!.kind, p!.target, p!.params], ['client-pause', 'c2', { point: 'send:acquire:5' }]);
@@ -186,10 +186,13 @@ test('waiter lapse: c2 stops at a send only a waiting acquire makes, past its le
     const [a3] = plan.clients[2]!.attempts;
     assert.ok(p!.duration_ms! >= 2 * ttl, 'past its lease, and past a server that drops expired claims late');
     assert.ok(a2!.delayMs > a1!.delayMs && a2!.delayMs < a1!.delayMs + a1!.holdMs, 'c2 comes while c1 holds: it waits');
-    const wake = a2!.delayMs + p!.duration_ms! + 100;
+    // c2 falls asleep at its first waiting send: a poll soon after it comes, or its look at c1's release at the latest.
+    const asleep = [a2!.delayMs, a1!.delayMs + a1!.holdMs] as const;
+    assert.ok(asleep[1] - asleep[0] <= ttl / 8, 'c1 releases soon after c2 comes');
     assert.ok(a1!.delayMs + a1!.holdMs < a2!.delayMs + p!.duration_ms!, 'c1 releases while c2 is stopped');
-    assert.ok(a3!.delayMs > a1!.delayMs + a1!.holdMs + ttl && a3!.delayMs < wake, 'c3 comes after c1 released and c2\'s lease ran out, before c2 wakes');
-    assert.ok(a3!.delayMs + a3!.holdMs > wake, 'c3 still holds when c2 wakes');
+    assert.ok(a3!.delayMs >= asleep[1] + ttl + lag && a3!.delayMs < asleep[0] + p!.duration_ms!, "c3 comes after c2's lease is surely gone on the servers, before c2 wakes");
+    assert.ok(a3!.delayMs + a3!.holdMs > asleep[1] + p!.duration_ms! + 100, 'c3 still holds when c2 wakes, however late it fell asleep');
+    assert.ok(a2!.delayMs + a2!.waitMs > asleep[1] + p!.duration_ms! + 100, 'c2 still waits when it wakes');
     for (const a of [a1!, a2!, a3!]) assert.ok(a.holdMs <= 0.7 * ttl, 'every hold within its lease (no keep-alive needed)');
   }), { numRuns: 200 });
   // Only where a waiting acquire sends more than a free lock's does, only for leases, only with a third client.

@@ -47,11 +47,19 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   console.log(`${rows.length} tests, ${rows.reduce((n, r) => n + r.s, 0).toFixed(0)} s in all (${files.join(', ')})`);
   // Time no test accounts for: a test file whose process outlived its tests (a child left
   // running holds it open), seen as a gap before the next file's first test started.
+  // A file is measured from the previous file's last event to its own last one: what its tests'
+  // durations leave of that went to the previous file's process outliving its tests (a child it
+  // left running holds it open) or to this file's loading and hooks.
   for (const lane of lanes) {
-    const own = lane.filter((r) => r.end);
-    for (let i = 1; i < own.length; i++) {
-      const gap = (own[i].end - own[i].s * 1000 - own[i - 1].end) / 1000;
-      if (gap > 30 && own[i].file !== own[i - 1].file) console.log(`${gap.toFixed(0)} s passed between ${own[i - 1].file} (its last test) and ${own[i].file} (its first) with no test running`);
+    const files = [];
+    for (const r of lane.filter((x) => x.end)) {
+      const f = files.at(-1);
+      if (f && f.file === r.file) { f.end = Math.max(f.end, r.end); f.ms += r.s * 1000; }
+      else files.push({ file: r.file, end: r.end, ms: r.s * 1000 });
+    }
+    for (let i = 1; i < files.length; i++) {
+      const outside = (files[i].end - files[i - 1].end - files[i].ms) / 1000;
+      if (outside > 30) console.log(`${outside.toFixed(0)} s passed outside any test between ${files[i - 1].file}'s last test and ${files[i].file}'s end (a process the first left running keeps it alive; or the second's loading and hooks)`);
     }
   }
   const failed = rows.filter((r) => !r.ok);

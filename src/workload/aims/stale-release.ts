@@ -46,6 +46,7 @@ export const staleRelease: Aim = {
     // pause: the next holder then holds that much longer, to be still holding when c1 wakes
     // (such a lock keeps c2's lease alive too; any other keeps each hold within its own lease).
     const spread = o.keepsAlive ? Math.floor(ttl / 3) + (o.leaseLagMs ?? 0) : 0;
+    const hold = fc.integer({ min: Math.floor(ttl / 2) + spread, max: Math.floor(0.7 * ttl) + spread });
     return fc.record({
       point: fc.constantFrom(...releasePoints(o)),
       d1: fc.integer({ min: 0, max: Math.floor(ttl / 8) }),
@@ -54,7 +55,7 @@ export const staleRelease: Aim = {
       late: fc.integer({ min: Math.floor(ttl / 8), max: Math.floor((3 * ttl) / 8) }),
       // c2 and c3 come while c1 holds and wait past its lease; whichever gets the lock first holds past c1's waking.
       come: fc.tuple(fc.integer({ min: Math.floor(ttl / 4), max: Math.floor((3 * ttl) / 4) }), fc.integer({ min: Math.floor(ttl / 4), max: Math.floor((3 * ttl) / 4) })),
-      holds: fc.tuple(fc.integer({ min: Math.floor(ttl / 2) + spread, max: Math.floor(0.7 * ttl) + spread }), fc.integer({ min: Math.floor(ttl / 2) + spread, max: Math.floor(0.7 * ttl) + spread })),
+      holds: fc.tuple(hold, hold),
       // Or c3 comes this long after c1 wakes (c1 wakes about a lease plus `late` after it locked), inside c2's hold.
       after: fc.option(leaseShare(ttl, 1 / 16, 1 / 8), { freq: 2 }),
     }).map(({ point, d1, h1, late, come, holds, after }): RunPlan => {

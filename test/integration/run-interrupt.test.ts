@@ -6,11 +6,10 @@ import { tempDir } from '../support/temp-dir.ts';
 import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bin, repoRoot, runDirs, tempStore } from './run-helpers.ts';
+import { bin, markedProcesses, repoRoot, runDirs, tempStore } from './run-helpers.ts';
 
 /** The lockpicks a test started and has not seen exit: a failed test stops its own (its hold lasts minutes). */
 const live = new Set<{ child: ChildProcess; exit: Promise<number | null> }>();
@@ -36,29 +35,17 @@ function start(args: string[]): { child: ChildProcess; out: () => string; exit: 
 }
 
 /** Marks every process this file starts (lockpick passes its environment on to workers, proxies and servers). */
-const MARK = `LOCKPICK_TEST_MARK=interrupt-${process.pid}-${Date.now()}`;
-process.env.LOCKPICK_TEST_MARK = MARK.slice(MARK.indexOf('=') + 1);
+const MARK = `interrupt-${process.pid}-${Date.now()}`;
+process.env.LOCKPICK_TEST_MARK = MARK;
 
-/**
- * This checkout's client workers and fault proxies, and redis servers in lockpick's private
- * dirs, by command line, among the processes carrying this file's mark: another lockpick on the
- * machine (other tests running beside these, another user) is not ours.
- */
-function lockpickProcesses(): number[] {
-  // The sources' or, after `npm run build`, dist/'s (bin/lockpick.mjs runs a fresh dist/).
-  const ours = ['src/runner/worker', 'src/proxy/server-main'].flatMap((f) => [`${repoRoot}/${f}.ts`, `${repoRoot}/dist/${f}.js`]);
-  const out: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
-    let cmd = '';
-    try {
-      if (!readFileSync(`/proc/${d}/environ`, 'utf8').split('\0').includes(MARK)) continue;
-      cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ');
-    } catch { continue; }
-    if (ours.some((p) => cmd.includes(p)) || /redis-server 127\.0\.0\.1.*lockpick-env-/.test(cmd)) out.push(Number(d));
-  }
-  return out;
-}
+/** This checkout's client workers and fault proxies (the sources' or dist/'s), and redis servers in lockpick's private dirs. */
+const OURS = new RegExp([
+  ...['src/runner/worker', 'src/proxy/server-main'].flatMap((f) => [`${repoRoot}/${f}.ts`, `${repoRoot}/dist/${f}.js`]).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+  'redis-server 127\\.0\\.0\\.1.*lockpick-env-',
+].join('|'));
+
+/** Ours among the processes carrying this file's mark: another lockpick on the machine (tests beside these, another user) is not. */
+const lockpickProcesses = () => markedProcesses(MARK, OURS);
 
 async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
   const deadline = Date.now() + ms;

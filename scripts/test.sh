@@ -26,7 +26,7 @@ if [ "${LOCKPICK_DOCKER_TESTS:-0}" = 1 ]; then
   docker_log=$(mktemp)
   bash scripts/docker-engine.sh up > "$docker_log" 2>&1 &
   docker_pid=$!
-  # Stopped on any exit, once 'up' is through (a failed type check must not leave it starting).
+  # Stopped on any exit, once 'up' is through (a failed build must not leave it starting).
   trap 'wait "$docker_pid" 2>/dev/null; bash scripts/docker-engine.sh down' EXIT
 fi
 # The type check (tests included) runs beside the tests, which need only dist/: a type error

@@ -10,6 +10,7 @@
 //   a lease may run out. Ops the server cannot have allowed are Missteps.
 import type { Op } from '../src/history/types.ts';
 import { leaseEnd, leaseNs, ranOut, releaseKind } from './lease.ts';
+import { overstatedMs } from './validity.ts';
 
 /** A client's belief that it holds the lock. */
 export interface Belief {
@@ -49,8 +50,9 @@ export interface Misstep {
    * the beliefs do not overlap: that is a double holder). reacquire: the holder acquired again.
    * stale-release / stale-renew: a plain release ok or a renew ok by a process that did not hold it.
    * expired-grant: an acquire ok whose reported validity (valid_ms) was already over.
+   * overstated-validity: an acquire ok reporting more validity than its lease can have left (./validity.ts).
    */
-  kind: 'held' | 'reacquire' | 'stale-release' | 'stale-renew' | 'expired-grant';
+  kind: 'held' | 'reacquire' | 'stale-release' | 'stale-renew' | 'expired-grant' | 'overstated-validity';
   op: Op;
   /** held / reacquire: the hold that still stood. */
   holder?: ServerHold;
@@ -145,6 +147,7 @@ export class KeyScanner {
     if (op.f === 'acquire') {
       const b = believing.get(p);
       if (op.validMs !== undefined && op.validMs <= 0) missteps.push({ kind: 'expired-grant', op });
+      else if (overstatedMs(op) !== undefined) missteps.push({ kind: 'overstated-validity', op });
       if (!b) {
         const belief: Belief = { process: p, acquire: op, start: op.completeSeq, end: Infinity, failed: false };
         if (op.validMs !== undefined && op.completeTime !== undefined) {

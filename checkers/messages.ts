@@ -5,6 +5,7 @@ import type { Op } from '../src/history/types.ts';
 import type { Anomaly, Backend } from './types.ts';
 import { backendWords } from '../src/env/topologies.ts';
 import type { Belief, HoldEnd, Misstep, Overlap, ServerHold } from './holds.ts';
+import { overstatedMs } from './validity.ts';
 
 export const lockName = (key: string) => (key === '' ? 'the lock' : `lock "${key}"`);
 
@@ -82,6 +83,17 @@ export function misstep(key: string, m: Misstep, backend?: Backend): Anomaly {
         `(valid_ms ${op.validMs}: ${-op.validMs!} ms past the end it reported` +
         `${op.invokeTime !== undefined && op.completeTime !== undefined ? `, after an acquire of ${ms(op.completeTime - op.invokeTime)} ms` : ''}): ` +
         'a lock must not hand out a hold that has run out; a careful client cannot use it, a careless one works without the lock',
+    };
+  }
+  if (m.kind === 'overstated-validity') {
+    const over = overstatedMs(op)!;
+    return {
+      type: 'overstated-validity', key, processes: [p],
+      lines: defined([op.invokeLine, op.completeLine]), ops: [op.id],
+      ...(op.completeTime !== undefined ? { times: [op.completeTime] } : {}),
+      message: `process ${p}'s acquire of ${lockName(key)} at line ${op.invokeLine} returned ok at line ${op.completeLine} reporting ${op.validMs} ms of validity, ` +
+        `but its ${op.leaseMs} ms lease had at most ${op.leaseMs! - op.sentMs!} ms left: its last request went out ${op.sentMs} ms before the acquire returned ` +
+        `(${over} ms overstated): a lock must count its validity from before its requests went out; a careful client trusting it works on after the lock may be gone`,
     };
   }
   if (m.kind === 'held' || m.kind === 'reacquire') {

@@ -72,11 +72,11 @@ export class HistoryBuilder {
         `write one event object per line: ${EVENT_SHAPE}`);
     }
     const ev = raw as Record<string, unknown>;
-    this.addFields(ev.type, ev.f, ev.process, ev.key, ev.value, ev.time, ev.index, ev.lease_ms, ev.valid_ms, line);
+    this.addFields(ev.type, ev.f, ev.process, ev.key, ev.value, ev.time, ev.index, ev.lease_ms, ev.valid_ms, line, ev.sent_ms);
   }
 
   /** add() of an event object with these fields (undefined: missing); the reader thread's batches make no object. */
-  addFields(type: unknown, f: unknown, process: unknown, key: unknown, value: unknown, rawTime: unknown, index: unknown, lease: unknown, valid: unknown, line: number): void {
+  addFields(type: unknown, f: unknown, process: unknown, key: unknown, value: unknown, rawTime: unknown, index: unknown, lease: unknown, valid: unknown, line: number, sent?: unknown): void {
     const seq = this.seq;
     if (type !== 'invoke' && type !== 'ok' && type !== 'fail' && type !== 'info') {
       this.fail(line, 'unknown-type', `"type" must be "invoke", "ok", "fail" or "info"; got ${describe(type)}`,
@@ -109,6 +109,10 @@ export class HistoryBuilder {
     if (valid !== undefined && !(typeof valid === 'number' && Number.isFinite(valid) && type === 'ok' && f === 'acquire')) {
       this.fail(line, 'bad-valid', `"valid_ms" belongs on an ok acquire and must be a finite number of milliseconds (the validity the lock reported left when acquire returned; 0 or less: it returned an expired hold); got ${describe(valid)}${type !== 'ok' || f !== 'acquire' ? ` on a "${String(type)}" of ${String(f)}` : ''}`,
         'write "valid_ms" only on acquire ok lines, as a number of milliseconds, or leave it out if the lock reports no validity');
+    }
+    if (sent !== undefined && !(typeof sent === 'number' && Number.isFinite(sent) && sent >= 0 && type === 'ok' && f === 'acquire')) {
+      this.fail(line, 'bad-sent', `"sent_ms" belongs on an ok acquire and must be a number of milliseconds, 0 or more (how long before acquire returned its last request went out); got ${describe(sent)}${type !== 'ok' || f !== 'acquire' ? ` on a "${String(type)}" of ${String(f)}` : ''}`,
+        'write "sent_ms" only on acquire ok lines, as a number of milliseconds, or leave it out');
     }
     if (index !== undefined && index !== seq) {
       this.fail(line, 'bad-index', `"index" must equal the event's 0-based position in the file, ${seq}; got ${describe(index)}`,
@@ -159,6 +163,7 @@ export class HistoryBuilder {
     open.completeSeq = seq;
     if (lease !== undefined) open.leaseMs = lease as number;
     if (valid !== undefined) open.validMs = valid as number;
+    if (sent !== undefined) open.sentMs = sent as number;
     this.open.delete(p);
     if (type === 'info') this.ended.set(p, line);
     this.sink?.complete(open);

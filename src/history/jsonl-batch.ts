@@ -1,13 +1,13 @@
 // How the reader thread (./jsonl-worker.ts) hands scanned events to the thread that checks them
 // (./jsonl-threaded.ts): batches of BATCH_LINES consecutive lines in SLOTS shared slots, each line
-// its nine fields as a tag and a number (a number itself, or the index of a string or nested
+// its ten fields as a tag and a number (a number itself, or the index of a string or nested
 // value sent with the batch's message). The reader waits for a free slot (CONSUMED counts the
 // messages taken): memory stays a few MB whatever the file's size. When the checking thread has
 // taken everything (it waits), the reader hands it the next chunk's lines as bytes to scan
 // itself: the scan, most of the work, is shared out between the two as their speeds allow.
 
 /** The fields of an event the scanner reads, in slot order (jsonl-scan.ts numbers them from 1). */
-export const FIELDS = ['type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms'] as const;
+export const FIELDS = ['type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms', 'sent_ms'] as const;
 export const FIELD_COUNT = FIELDS.length;
 export const BATCH_LINES = 32768;
 export const SLOTS = 4;

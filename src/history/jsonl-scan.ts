@@ -1,5 +1,5 @@
 // One pass over the bytes of a JSON Lines event, extracting only the fields the history rules
-// and the models read (type, f, process, key, value, time, index, lease_ms, valid_ms), without building a
+// and the models read (type, f, process, key, value, time, index, lease_ms, valid_ms, sent_ms), without building a
 // string per line or an object per event. It accepts only lines it is sure JSON.parse would
 // accept and read the same way: plain ASCII strings without escapes, integers of at most 15
 // digits, true/false/null, nested values handed to JSON.parse. Anything else (escapes, non-ASCII
@@ -10,7 +10,7 @@
 /** The fields of one event; reused from line to line (HistoryBuilder.add keeps none of it). */
 export interface ScannedEvent {
   type: unknown; f: unknown; process: unknown; key: unknown;
-  value: unknown; time: unknown; index: unknown; lease_ms: unknown; valid_ms: unknown;
+  value: unknown; time: unknown; index: unknown; lease_ms: unknown; valid_ms: unknown; sent_ms: unknown;
 }
 
 import { duplicateKey } from './json-dupes.ts';
@@ -19,7 +19,7 @@ import { FALSE, NESTED, NONE, NULL, NUM, STR, TRUE } from './jsonl-batch.ts';
 const QUOTE = 34, BACKSLASH = 92, COMMA = 44, COLON = 58, LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93, MINUS = 45;
 
 /** Field ids by name; 0 is "a field the models ignore". */
-const FIELDS = ['', 'type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms'] as const;
+const FIELDS = ['', 'type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms', 'sent_ms'] as const;
 const FIELD_BYTES = FIELDS.map((s) => Buffer.from(s, 'latin1'));
 
 /** The id of the field name buf[from, from + len) in FIELDS, or 0 for one the models ignore. */
@@ -31,7 +31,7 @@ function fieldId(buf: Buffer, from: number, len: number): number {
     case 3: id = 4; break;                              // key
     case 4: id = buf[from + 1] === 121 /* y */ ? 1 : 6; break; // type, time
     case 5: id = c0 === 118 /* v */ ? 5 : 7; break;      // value, index
-    case 7: id = 3; break;                              // process
+    case 7: id = c0 === 115 /* s */ ? 10 : 3; break;     // sent_ms, process
     case 8: id = c0 === 118 /* v */ ? 9 : 8; break;     // valid_ms, lease_ms
     default: return 0;
   }
@@ -49,7 +49,7 @@ const NESTED_SLOTS = 16;
 const MAX_NESTED_BYTES = 256;
 
 export class LineScanner {
-  readonly ev: ScannedEvent = { type: undefined, f: undefined, process: undefined, key: undefined, value: undefined, time: undefined, index: undefined, lease_ms: undefined, valid_ms: undefined };
+  readonly ev: ScannedEvent = { type: undefined, f: undefined, process: undefined, key: undefined, value: undefined, time: undefined, index: undefined, lease_ms: undefined, valid_ms: undefined, sent_ms: undefined };
   private readonly cache: (string | undefined)[] = new Array(CACHE_SLOTS).fill(undefined);
   private buf: Buffer = Buffer.alloc(0);
   private pos = 0;
@@ -109,8 +109,8 @@ export class LineScanner {
     const ev = this.ev;
     // Batch mode writes each field's tag and number at `at` instead of filling ev.
     const bt = this.bt, bn = this.bn, at = this.at - 1; // field ids count from 1
-    if (bt === null) ev.type = ev.f = ev.process = ev.key = ev.value = ev.time = ev.index = ev.lease_ms = ev.valid_ms = undefined;
-    else { bt[at + 1] = bt[at + 2] = bt[at + 3] = bt[at + 4] = bt[at + 5] = bt[at + 6] = bt[at + 7] = bt[at + 8] = bt[at + 9] = NONE; }
+    if (bt === null) ev.type = ev.f = ev.process = ev.key = ev.value = ev.time = ev.index = ev.lease_ms = ev.valid_ms = ev.sent_ms = undefined;
+    else { bt[at + 1] = bt[at + 2] = bt[at + 3] = bt[at + 4] = bt[at + 5] = bt[at + 6] = bt[at + 7] = bt[at + 8] = bt[at + 9] = bt[at + 10] = NONE; }
     const end = limit;
     if (buf[start] !== LBRACE) return -1;
     let i = start + 1;
@@ -186,6 +186,7 @@ export class LineScanner {
         case 7: ev.index = v; break;
         case 8: ev.lease_ms = v; break;
         case 9: ev.valid_ms = v; break;
+        case 10: ev.sent_ms = v; break;
       }
       c = buf[i];
       while (c === 32 || c === 9 || c === 13) c = buf[++i];

@@ -43,7 +43,7 @@ function failure(m: ReadFailure): Error {
 }
 
 /** An event's fields, in FIELDS order (./jsonl-batch.ts), undefined when missing: HistoryBuilder.addFields. */
-export type OnFields = (type: unknown, f: unknown, process: unknown, key: unknown, value: unknown, time: unknown, index: unknown, lease: unknown, valid: unknown, line: number) => void;
+export type OnFields = (type: unknown, f: unknown, process: unknown, key: unknown, value: unknown, time: unknown, index: unknown, lease: unknown, valid: unknown, line: number, sent: unknown) => void;
 
 /** As forEachJsonlEvent (./jsonl.ts), the file read and scanned on a second thread; onFields, when given, takes the events of the batches (no object made for them). */
 export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes?: number, o?: ReadOptions, onFields?: OnFields): Promise<void> {
@@ -52,7 +52,7 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
   const nums = new Float64Array(shared.nums);
   const ctl = new Int32Array(shared.ctl);
   const ev = { type: undefined as unknown, f: undefined as unknown, process: undefined as unknown, key: undefined as unknown, value: undefined as unknown,
-    time: undefined as unknown, index: undefined as unknown, lease_ms: undefined as unknown, valid_ms: undefined as unknown };
+    time: undefined as unknown, index: undefined as unknown, lease_ms: undefined as unknown, valid_ms: undefined as unknown, sent_ms: undefined as unknown };
 
   const take = (b: Batch): void => {
     const why = o?.limit?.();
@@ -77,10 +77,10 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
         if (e !== BLANK) onEvent(e, line);
         continue;
       }
-      if (onFields) onFields(val(k), val(k + 1), val(k + 2), val(k + 3), val(k + 4), val(k + 5), val(k + 6), val(k + 7), val(k + 8), line);
+      if (onFields) onFields(val(k), val(k + 1), val(k + 2), val(k + 3), val(k + 4), val(k + 5), val(k + 6), val(k + 7), val(k + 8), line, val(k + 9));
       else {
         ev.type = val(k); ev.f = val(k + 1); ev.process = val(k + 2); ev.key = val(k + 3); ev.value = val(k + 4);
-        ev.time = val(k + 5); ev.index = val(k + 6); ev.lease_ms = val(k + 7); ev.valid_ms = val(k + 8);
+        ev.time = val(k + 5); ev.index = val(k + 6); ev.lease_ms = val(k + 7); ev.valid_ms = val(k + 8); ev.sent_ms = val(k + 9);
         onEvent(ev, line);
       }
     }

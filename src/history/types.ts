@@ -35,6 +35,7 @@ export interface Op {
   completeSeq: number;        // position of the completion; Infinity when unanswered
   leaseMs?: number;           // `lease_ms` of the completion (else the invoke): the lease an acquire or renew was granted
   validMs?: number;           // `valid_ms` of an ok acquire: the validity the lock reported left when acquire returned (a careful client's belief ends then)
+  sentMs?: number;            // `sent_ms` of an ok acquire: ms from the acquire's last write to a socket until it returned (checkers/validity.ts)
 }
 
 /** A fault-injection record (process "nemesis"). */

@@ -12,6 +12,7 @@ import { isDefiniteFailure, isLockContractError, LockContractError, readLockStat
 import { checkAcquired, checkCreated, checkReleased, checkRenewed, type ContractViolation } from '../locks/contract.ts';
 import { installSkewedClock } from './skewed-clock.ts';
 import { installIoPoints } from './io-points.ts';
+import { installSendClock } from './send-clock.ts';
 import { ResourceClient } from './resource-store.ts';
 import { resolveRecipe } from './lock-spec.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
@@ -26,6 +27,8 @@ let process_ = -1;   // the logical process the parent assigned to our current o
 const waiting = new Map<number, (process?: number) => void>();
 // send:<op>:N / reply:<op>:N points on the client's server sockets, asked like the lock's named points.
 const ioPoints = installIoPoints((name, command) => ask({ t: 'point', name, ...(command ? { command } : {}) }));
+// After the I/O points: `sent_ms` on an acquire ok that reports its validity (send-clock.ts).
+const sendClock = installSendClock();
 
 function send(m: FromWorker): void {
   if (process.connected) process.send?.(m);
@@ -109,6 +112,7 @@ class Client {
   private async acquire(key: string, waitMs: number): Promise<Held | 'fail' | 'info'> {
     await invoke('acquire', key);
     let held: unknown;
+    sendClock.reset();
     try {
       held = await this.lock.acquire(key, { ttlMs: this.job.ttlMs, waitMs });
     } catch (e) {
@@ -129,7 +133,8 @@ class Client {
     // The validity the lock itself reported (Redlock: TTL − elapsed − drift), as `valid_ms` (HISTORY.md):
     // rounded up, so the checker's bound on the belief is never shorter than the client's.
     const validMs = validUntil(h) === undefined ? undefined : Math.ceil(validUntil(h)! - now);
-    const extra = { ...(this.job.leased ? { lease_ms: this.job.ttlMs } : {}), ...(validMs !== undefined ? { valid_ms: validMs } : {}) };
+    const sentMs = validMs === undefined ? undefined : sendClock.sinceLastWrite(now);
+    const extra = { ...(this.job.leased ? { lease_ms: this.job.ttlMs } : {}), ...(validMs !== undefined ? { valid_ms: validMs } : {}), ...(sentMs !== undefined ? { sent_ms: sentMs } : {}) };
     complete('ok', 'acquire', key, h.token !== undefined ? { token: h.token } : undefined, undefined, Object.keys(extra).length ? extra : undefined);
     if (validMs !== undefined && validMs <= 0) {
       // Handed out already over: a careful client does not use it (the checker reports the expired grant).

@@ -111,7 +111,7 @@ test('the streaming check reads on the thread and gives the same result', async 
 test('random values and extra fields on every line read the same through the shared batches', async () => {
   const scalar = fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constantFrom(0, -0, 2 ** 53 - 1, 1e21, 'acquire', 'ok'), fc.boolean(), fc.constant(null));
   const value = fc.oneof(scalar, fc.dictionary(fc.string(), scalar), fc.array(scalar));
-  const extras = fc.dictionary(fc.string().filter((k) => !['type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms'].includes(k)), value, { maxKeys: 3 });
+  const extras = fc.dictionary(fc.string().filter((k) => !['type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms', 'sent_ms'].includes(k)), value, { maxKeys: 3 });
   const pair = fc.record({ f: fc.constantFrom('acquire', 'release', 'read', 'wr\u00eete', 'x"y'), key: fc.oneof(fc.string(), fc.constant(undefined)), value, reply: value, time: fc.nat(), extra: extras });
   const lines: string[] = [];
   fc.sample(pair, { numRuns: 3000, seed: 42 }).forEach((p, i) => {

@@ -1,0 +1,37 @@
+// test-lane: beside
+// Validity checked against physics on real redis-servers, one client: a Redlock whose validity is
+// counted from after its votes, paused as its last vote's reply comes in, reports nearly its whole
+// TTL while its keys have been set for the pause: UNSAFE, overstated-validity. The built-in Redlock
+// (monotonic clock) under the same pause counts it and is not flagged.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { anomalyTypes, lockpick, tempStore, type CliResult } from './run-helpers.ts';
+
+/** One client, one attempt, paused 300 ms at `point` inside its acquire; TTL 1 s. */
+function replayPause(lockSpec: object, point: string, options: object = {}): Promise<CliResult> {
+  const dir = tempStore();
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
+    description: 'one client paused 300 ms as the reply to its last SET comes in', lock_spec: lockSpec, lock_options: options, property: 'lock',
+    plan: {
+      ttlMs: 1000,
+      clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 500, holdMs: 100, renew: false }] }],
+      faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: 300, target: 'c1', params: { point } }],
+    },
+  }));
+  return lockpick(['run', '--replay', dir, '--runs', '1', '--store', tempStore(), '--json'], 60_000);
+}
+
+test('a Redlock counting its validity from after the votes: overstated-validity with one client', async () => {
+  const r = await replayPause({ path: './test/fixtures/locks/redlock-validity-from-votes.ts' }, 'reply:acquire:3');
+  assert.equal(r.code, 1, r.stderr.slice(-3000));
+  assert.deepEqual([...new Set(anomalyTypes(r))], ['overstated-validity'], r.stderr.slice(-3000));
+  assert.match(r.stderr, /reporting \d+ ms of validity, but its 1000 ms lease had at most \d+ ms left: its last request went out \d+ ms before the acquire returned/);
+});
+
+test('the built-in Redlock under the same pause counts it: not flagged', async () => {
+  const r = await replayPause({ name: 'redlock' }, 'reply:acquire:5', { clock: 'monotonic' });
+  assert.notEqual(r.code, 1, r.stderr.slice(-3000));
+  assert.deepEqual(anomalyTypes(r), [], r.stderr.slice(-3000));
+});

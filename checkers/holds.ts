@@ -24,6 +24,8 @@ export interface Belief {
   validUntil?: number;
   /** The belief ended because that validity ran out (at `end`), before any release. */
   expired?: boolean;
+  /** Its last renew ok while it believed (the lease runs from there: the stale-unlock words). */
+  renewed?: Op;
 }
 
 /** A hold at the server, as the sweep tracks it. */
@@ -197,6 +199,8 @@ export class KeyScanner {
         if (!harmless) missteps.push({ kind: 'stale-release', op, previous, current: held });
       }
     } else if (held?.process === p) {
+      const mine = believing.get(p);
+      if (mine) mine.belief.renewed = op;
       const deadline = leaseEnd(op, held.lease);
       if (deadline > held.deadline) { held.deadline = deadline; held.leaseFrom = op; }
     } else {

@@ -68,7 +68,7 @@ function before(p: number, prev: HoldEnd | undefined): string {
 
 /** What a stale unlock did, by backend: the cause lies in how the unlock finds its lock. */
 export function staleUnlockEffect(backend: Backend | undefined, victim: number): string {
-  return backendWords(backend)?.staleUnlock(victim) ?? `an unlock that does not check the owner frees whichever client's lock is there, by then process ${victim}'s`;
+  return backendWords(backend)?.staleUnlock(victim) ?? `the unlock freed the lock, which by then was process ${victim}'s`;
 }
 
 export function misstep(key: string, m: Misstep, backend?: Backend): Anomaly {

@@ -4,8 +4,9 @@
 // an unlock sent after another process had taken the lock, is the model's own stale-release
 // (checkers/holds.ts); these are the shapes the model cannot see:
 //  C. the unlock was sent after the unlocker's lease had certainly run out (counted from its
-//     acquire's ok, so later than the real expiry) and reported success: an unlock that does not
-//     check the owner then deletes whichever client's lock is there;
+//     acquire's ok, or its last renew's, so later than the real expiry) and reported success: it
+//     cannot have removed its own lock (whichever client's lock was there, if it does not check
+//     the owner; the words do not claim which: the cause names the command when a pause saw it);
 //  B. the unlock was sent before and returned after another process q's acquire ok (a pause
 //     between compare and delete), and a third process r then got the lock while q held it,
 //     inside q's lease: nothing but the unlock can have freed it;
@@ -42,15 +43,20 @@ export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named:
     if (!rel || rel.outcome !== 'ok' || releaseKind(rel) !== 'plain' || named.has(rel.id)) continue;
     const lease = leaseNs(mine.acquire);
     const acquired = mine.acquire.completeTime;
+    // The lease runs from its last renewal while held (an acquire's lease if the renew names none).
+    const from = mine.renewed?.completeTime !== undefined ? mine.renewed : mine.acquire;
+    const fromTime = from.completeTime;
+    const fromLease = from === mine.acquire ? lease : leaseNs(from) ?? lease;
     // C: sent after the lease had run out, and it reported success.
-    if (lease !== undefined && acquired !== undefined && rel.invokeTime !== undefined && rel.invokeTime - acquired > lease) {
-      const late = ms(rel.invokeTime - acquired - lease);
-      const effect = words?.lateUnlock ?? 'an unlock that does not check the owner frees whichever client\'s lock is there';
+    if (fromLease !== undefined && fromTime !== undefined && rel.invokeTime !== undefined && rel.invokeTime - fromTime > fromLease) {
+      const late = ms(rel.invokeTime - fromTime - fromLease);
+      const effect = words?.lateUnlock ?? 'it cannot have removed its own lock; an unlock that does not check the owner frees whichever client\'s lock is there';
+      const since = from === mine.acquire ? '' : ` (renewed at line ${from.completeLine})`;
       out.push({
         type: 'stale-release', key, processes: [mine.process],
-        lines: [mine.acquire.completeLine, rel.invokeLine, rel.completeLine],
-        times: [acquired, rel.invokeTime],
-        message: `stale unlock: process ${mine.process} unlocked ${name} at line ${rel.invokeLine}, ${late} ms after its ${ms(lease)} ms lease had run out, and the unlock reported success: ${effect}`,
+        lines: [from.completeLine, rel.invokeLine, rel.completeLine],
+        times: [fromTime, rel.invokeTime],
+        message: `stale unlock: process ${mine.process} unlocked ${name} at line ${rel.invokeLine}, ${late} ms after its ${ms(fromLease)} ms lease${since} had run out, and the unlock reported success: ${effect}`,
       });
       continue;
     }

@@ -12,7 +12,7 @@ import { REDIS_IMAGE } from './docker-image.ts';
 /** Redis's words for the checker: an unlock that does not check the owner is a DEL of whatever is there. */
 export const REDIS_WORDS = {
   staleUnlock: (victim: number) => `the unlock deleted the key, which by then was process ${victim}'s lock`,
-  lateUnlock: 'a DEL that does not check the owner deletes whichever client\'s lock is there',
+  lateUnlock: 'its key had expired, so it cannot have deleted its own lock; an unlock that does not compare the value first deletes whichever client\'s key is there',
 };
 
 export async function startRedisTopology(env: LocalEnvironment, o: TopologyOptions): Promise<void> {

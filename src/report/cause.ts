@@ -92,9 +92,17 @@ function whereWas(ops: readonly Op[], p: number, t: number): string {
   const mine = ops.filter((o) => o.process === p && o.invokeTime !== undefined);
   const during = mine.find((o) => o.invokeTime! <= t && (o.completeTime === undefined || o.completeTime >= t));
   if (during) return `during its ${during.f} (invoked at line ${during.invokeLine})`;
-  const before = mine.filter((o) => o.invokeTime! <= t).pop();
+  const done = mine.filter((o) => o.invokeTime! <= t && o.outcome !== 'fail');
+  // Renewals while it held: the lease runs from the last one (the acquire's lease if it names none).
+  let i = done.length - 1;
+  while (i >= 0 && done[i]!.f === 'renew' && done[i]!.outcome === 'ok') i--;
+  const before = done[i];
   if (before?.f === 'acquire' && before.outcome === 'ok') {
-    const lease = before.leaseMs !== undefined && before.invokeTime !== undefined ? `; its ${before.leaseMs} ms lease ran out at ${s(before.invokeTime + before.leaseMs * 1e6)}` : '';
+    const renew = i < done.length - 1 ? done[done.length - 1]! : undefined;
+    const from = renew ?? before;
+    const leaseMs = from.leaseMs ?? before.leaseMs;
+    const lease = leaseMs !== undefined && from.invokeTime !== undefined
+      ? `; its ${leaseMs} ms lease${renew ? `, renewed at line ${renew.completeLine},` : ''} ran out at ${s(from.invokeTime + leaseMs * 1e6)}` : '';
     return `while it held the lock (acquire ok at line ${before.completeLine}${lease})`;
   }
   return 'between its operations';

@@ -25,7 +25,7 @@ test('mutex: sequential holds are valid; overlapping acquires are a double holde
   // And process 0's release, sent while process 1 held the lock, is a stale unlock.
   assert.deepEqual(types(r), ['double-holder', 'stale-release']);
   assert.deepEqual(r.anomalies[1]!.processes, [0, 1]);
-  assert.match(r.anomalies[1]!.message, /process 0's release of lock "k" at line 5 returned ok, but process 0 was not the holder: process 0's hold from line 2 had been taken: process 1 acquired it at line 4 while process 0 still held it; an unlock that does not check the owner frees whichever client's lock is there, by then process 1's/);
+  assert.match(r.anomalies[1]!.message, /process 0's release of lock "k" at line 5 returned ok, but process 0 was not the holder: process 0's hold from line 2 had been taken: process 1 acquired it at line 4 while process 0 still held it; the unlock freed the lock, which by then was process 1's/);
   assert.deepEqual(r.anomalies[0]!.processes, [0, 1]);
   assert.deepEqual(r.anomalies[0]!.lines, [2, 4, 5]);
   assert.equal(r.anomalies[0]!.message, `process 1's acquire at line 3 returned ok at line 4, but process 0 held lock "k" since line 2 (acquire ok) until its release at line 5: both held it from line 4 to line 5`);

@@ -31,7 +31,7 @@ test('an unlock sent after another process took the lock, reported ok: stale-rel
     redis: /the unlock deleted the key, which by then was process 1's lock$/,
     zookeeper: /a ZooKeeper unlock deletes only the client's own sequential znode, which was already gone, so it cannot have freed process 1's lock; it should have answered that the lock was lost$/,
     mysql: /the unlock deleted the lock's row, which by then was process 1's$/,
-    neutral: /an unlock that does not check the owner frees whichever client's lock is there, by then process 1's$/,
+    neutral: /the unlock freed the lock, which by then was process 1's$/,
   };
   for (const [backend, want] of Object.entries(words)) {
     const r = check(sentWhileAnotherHeld, backend === 'neutral' ? undefined : backend as Backend);
@@ -54,7 +54,7 @@ test('the backend comes from the history\'s run-start record unless given', () =
   assert.match(stale(check([start('zookeeper'), ...sentWhileAnotherHeld], 'redis'))[0]!.message, /deleted the key/);
   // A registered backend's own words (etcd's, from its TopologyDef); an unknown one gets general words.
   assert.match(stale(check([start('etcd'), ...sentWhileAnotherHeld]))[0]!.message, /deleted the lock key \(or revoked a lease\)/);
-  assert.match(stale(check([start('consul'), ...sentWhileAnotherHeld]))[0]!.message, /does not check the owner/);
+  assert.match(stale(check([start('consul'), ...sentWhileAnotherHeld]))[0]!.message, /the unlock freed the lock, which by then was process 1's$/);
   // The runner's checkEvents is checkHistory: the same anomalies as `lockpick check` of the file.
   const events = [start('redis'), ...sentWhileAnotherHeld];
   assert.deepEqual(checkEvents(events, 'mutex', 10_000).anomalies, check(events).anomalies);
@@ -69,8 +69,17 @@ test('C: an unlock sent after its own lease ran out, reported ok, is named when 
   const r = check([...late, ...thenDoubleHolder(1400)], 'redis');
   const [a] = stale(r);
   assert.deepEqual(a!.processes, [0]);
-  assert.match(a!.message, /process 0 unlocked lock "k" at line 3, 499 ms after its 800 ms lease had run out, and the unlock reported success: a DEL that does not check the owner/);
+  assert.match(a!.message, /process 0 unlocked lock "k" at line 3, 499 ms after its 800 ms lease had run out, and the unlock reported success: its key had expired, so it cannot have deleted its own lock/);
+  // Words from the record, not a guess: no claim that this unlock skipped the owner check.
+  assert.doesNotMatch(a!.message, /a DEL that does not check the owner/);
   assert.match(stale(check([...late, ...thenDoubleHolder(1400)], 'zookeeper'))[0]!.message, /its znode was gone with its session by then/);
+  // Renewed at 400 ms (its ok at 401): the lease runs from there, so the unlock at 1300 ms is 99 ms late, dated from the renewal.
+  const renewed = [late[0]!, late[1]!, ev('invoke', 'renew', 0, 400), ev('ok', 'renew', 0, 401), late[2]!, late[3]!];
+  const [b] = stale(check([...renewed, ...thenDoubleHolder(1400)], 'redis'));
+  assert.match(b!.message, /process 0 unlocked lock "k" at line 5, 99 ms after its 800 ms lease \(renewed at line 4\) had run out/);
+  // Renewed late enough that the unlock came inside the lease: no stale unlock at all.
+  const inside = [late[0]!, late[1]!, ev('invoke', 'renew', 0, 1000), ev('ok', 'renew', 0, 1001), late[2]!, late[3]!];
+  assert.deepEqual(stale(check([...inside, ...thenDoubleHolder(1400)], 'redis')), []);
   // Without lease_ms on the acquire there is no lease to outlive.
   const noLease = late.map(({ lease_ms: _, ...e }) => e as HistoryEvent);
   assert.deepEqual(stale(check([...noLease, ...thenDoubleHolder(1400)])), []);

@@ -90,3 +90,40 @@ test('a fault that recorded its steps is named from its first step (a failover: 
   assert.equal(r.anomalies[0]!.type, 'double-holder');
   assert.equal(causes[0], 'failover of n1, n2 for 5300 ms from 0.700 s (replication of n1 cut at 0.700 s; n1 killed at 2.100 s; n2 promoted at 4.900 s), while c1 (process 0) held the lock (acquire ok at line 4)');
 });
+
+test('a client paused while it held: its lease is dated from its last renewal, not its acquire', () => {
+  const renewed: HistoryEvent[] = [
+    nem('run-start', 0, { run: 1, backend: 'redis' }),
+    op('invoke', 'acquire', 0, 10, { client: 'c1' }), op('ok', 'acquire', 0, 12, { lease_ms: 800 }),
+    op('invoke', 'renew', 0, 300, { client: 'c1' }), op('ok', 'renew', 0, 302, { lease_ms: 800 }),
+    nem('client-pause-start', 400, { client: 'c1', duration_ms: 1200 }),
+    op('invoke', 'acquire', 1, 500, { client: 'c2' }), op('ok', 'acquire', 1, 1150, { lease_ms: 800 }),
+    nem('client-pause-stop', 1600, { client: 'c1' }),
+    op('invoke', 'release', 0, 1700, { client: 'c1' }), op('ok', 'release', 0, 1702),
+    op('invoke', 'release', 1, 1800, { client: 'c2' }), op('ok', 'release', 1, 1802, { value: { lost: true } }),
+  ];
+  const r = checkHistory(toParsed(renewed), { model: 'mutex' });
+  const i = r.anomalies.findIndex((a) => a.type === 'stale-release');
+  assert.ok(i >= 0, JSON.stringify(r.anomalies));
+  const { causes } = explainRun(renewed, r.anomalies);
+  assert.match(causes[i]!, /while it held the lock \(acquire ok at line 3; its 800 ms lease, renewed at line 5, ran out at 1\.100 s\)/);
+  // The model's words date it from the renewal too.
+  assert.match(r.anomalies[i]!.message, /its 800 ms lease \(renewed at line 4\) had run out/);
+});
+
+test('an overstated validity is told with its figures and the pause inside the acquire that it left out', () => {
+  const votes: HistoryEvent[] = [
+    nem('run-start', 0, { run: 1, backend: 'redis' }),
+    op('invoke', 'acquire', 0, 10, { client: 'c1' }),
+    nem('client-pause-start', 12, { client: 'c1', point: 'reply:acquire:3', duration_ms: 300 }),
+    nem('client-pause-stop', 312, { client: 'c1', point: 'reply:acquire:3' }),
+    op('ok', 'acquire', 0, 315, { lease_ms: 1000, valid_ms: 988, sent_ms: 304 }),
+    op('invoke', 'release', 0, 400, { client: 'c1' }), op('ok', 'release', 0, 402),
+  ];
+  const r = checkHistory(toParsed(votes), { model: 'mutex' });
+  assert.deepEqual(r.anomalies.map((a) => a.type), ['overstated-validity']);
+  const { clients, causes } = explainRun(votes, r.anomalies);
+  assert.match(causes[0]!, /^c1 \(process 0\) was paused for 300 ms from 0\.012 s, just after the 3rd reply to its acquire came in, during its acquire/);
+  const text = formatResult('h.jsonl', r, { clients, causes });
+  assert.match(text, /overstated-validity on key "k": c1's acquire of lock "k" at line 2 returned ok at line 5 reporting 988 ms of validity, but its 1000 ms lease had at most 696 ms left/);
+});

@@ -5,7 +5,7 @@
 // (monotonic clock) under the same pause counts it and is not flagged.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { anomalyTypes, lockpick, tempStore, type CliResult } from './run-helpers.ts';
 
@@ -28,6 +28,10 @@ test('a Redlock counting its validity from after the votes: overstated-validity 
   assert.equal(r.code, 1, r.stderr.slice(-3000));
   assert.deepEqual([...new Set(anomalyTypes(r))], ['overstated-validity'], r.stderr.slice(-3000));
   assert.match(r.stderr, /reporting \d+ ms of validity, but its 1000 ms lease had at most \d+ ms left: its last request went out \d+ ms before the acquire returned/);
+  // Shown as every anomaly is: JUnit and the timeline of the counterexample.
+  const dir = path.join(r.summary!.dir, 'counterexample');
+  assert.match(readFileSync(path.join(dir, 'junit.xml'), 'utf8'), /UNSAFE: 1 anomaly \(overstated-validity\)/);
+  assert.match(readFileSync(path.join(dir, 'timeline.html'), 'utf8'), /overstated-validity/);
 });
 
 test('the built-in Redlock under the same pause counts it: not flagged', async () => {

@@ -118,7 +118,9 @@ test('random values and extra fields on every line read the same through the sha
     const process = i % 7;
     const key = p.key === undefined ? {} : { key: p.key };
     lines.push(JSON.stringify({ ...p.extra, type: 'invoke', f: p.f, process, ...key, value: p.value, time: p.time }));
-    lines.push(JSON.stringify({ type: i % 5 === 0 ? 'fail' : 'ok', f: p.f, process, value: p.reply, time: p.time + 1, ...p.extra }));
+    // An ok acquire carries the lease and validity figures (valid_ms and sent_ms: checkers/validity.ts).
+    const figures = p.f === 'acquire' && i % 5 !== 0 ? { lease_ms: 800, valid_ms: (p.time % 900) - 50, sent_ms: p.time % 700 } : {};
+    lines.push(JSON.stringify({ type: i % 5 === 0 ? 'fail' : 'ok', f: p.f, process, value: p.reply, time: p.time + 1, ...p.extra, ...figures }));
   });
   const h = await same(tmpHistory(lines.join('\n') + '\n'), 4096) as { ops: unknown[] };
   assert.equal(h.ops.length, 3000);

@@ -7,6 +7,8 @@
 // Measured here on the worker's monotonic clock, so neither IPC nor the recorder's scheduling is in it.
 // Wrapped around whatever write is in place when installed (install it after the I/O points): a
 // write an I/O point holds counts when the lock made it, which is after its clock started too.
+// gRPC clients (HTTP/2) write past net.Socket: each session's request() counts as a write.
+import http2 from 'node:http2';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 
@@ -27,6 +29,17 @@ export function installSendClock(): SendClock {
   proto.write = function (this: net.Socket, ...args: unknown[]) {
     last = performance.now();
     return write.apply(this, args);
+  };
+  const mod = http2 as unknown as { connect: (...a: unknown[]) => http2.ClientHttp2Session };
+  const connect = mod.connect;
+  mod.connect = function (this: unknown, ...args: unknown[]) {
+    const session = connect.apply(this, args);
+    const request = session.request;
+    session.request = function (this: http2.ClientHttp2Session, ...a: Parameters<typeof request>) {
+      last = performance.now();
+      return request.apply(this, a);
+    } as typeof request;
+    return session;
   };
   installed = {
     reset() { last = undefined; },

@@ -42,16 +42,20 @@ export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named:
     const rel = mine.release;
     if (!rel || rel.outcome !== 'ok' || releaseKind(rel) !== 'plain' || named.has(rel.id)) continue;
     const lease = leaseNs(mine.acquire);
-    const acquired = mine.acquire.completeTime;
-    // The lease runs from its last renewal while held (an acquire's lease if the renew names none).
-    const from = mine.renewed?.completeTime !== undefined ? mine.renewed : mine.acquire;
+    // The lease runs from its last renewal while held (an acquire's lease if the renew names none),
+    // unless the acquire's own lease ends later.
+    const renew = mine.renewed;
+    const renewLease = renew && (leaseNs(renew) ?? lease);
+    const later = renew?.completeTime !== undefined && renewLease !== undefined &&
+      (lease === undefined || mine.acquire.completeTime === undefined || renew.completeTime + renewLease > mine.acquire.completeTime + lease);
+    const from = later ? renew! : mine.acquire;
     const fromTime = from.completeTime;
-    const fromLease = from === mine.acquire ? lease : leaseNs(from) ?? lease;
+    const fromLease = later ? renewLease : lease;
+    const since = from === mine.acquire ? '' : ` (renewed at line ${from.completeLine})`;
     // C: sent after the lease had run out, and it reported success.
     if (fromLease !== undefined && fromTime !== undefined && rel.invokeTime !== undefined && rel.invokeTime - fromTime > fromLease) {
       const late = ms(rel.invokeTime - fromTime - fromLease);
       const effect = words?.lateUnlock ?? 'it cannot have removed its own lock; an unlock that does not check the owner frees whichever client\'s lock is there';
-      const since = from === mine.acquire ? '' : ` (renewed at line ${from.completeLine})`;
       out.push({
         type: 'stale-release', key, processes: [mine.process],
         lines: [from.completeLine, rel.invokeLine, rel.completeLine],
@@ -74,7 +78,7 @@ export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named:
     }
     // B2: finished after its own lease ran out, while a later acquire was in flight.
     const done = rel.completeTime;
-    if (lease === undefined || acquired === undefined || done === undefined || done - acquired <= lease) continue;
+    if (fromLease === undefined || fromTime === undefined || done === undefined || done - fromTime <= fromLease) continue;
     for (let i = firstAfter(beliefs, rel.completeSeq); i < beliefs.length; i++) {
       const q = beliefs[i]!;
       if (q.process === mine.process || !(q.acquire.invokeSeq < rel.completeSeq)) continue;
@@ -83,7 +87,7 @@ export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named:
       out.push({
         type: 'stale-release', key, processes: [mine.process, q.process, r.process],
         lines: [rel.invokeLine, rel.completeLine, q.acquire.completeLine, r.acquire.completeLine],
-        message: `stale unlock: process ${mine.process}'s unlock of ${name} (lines ${rel.invokeLine}–${rel.completeLine}) finished ${ms(done - acquired - lease)} ms after its ${ms(lease)} ms lease had run out, while process ${q.process}'s acquire was in flight (ok at line ${q.acquire.completeLine}); then process ${r.process} acquired it (line ${r.acquire.completeLine}) while process ${q.process} held it within its lease: ${staleUnlockEffect(backend, q.process)}`,
+        message: `stale unlock: process ${mine.process}'s unlock of ${name} (lines ${rel.invokeLine}–${rel.completeLine}) finished ${ms(done - fromTime - fromLease)} ms after its ${ms(fromLease)} ms lease${since} had run out, while process ${q.process}'s acquire was in flight (ok at line ${q.acquire.completeLine}); then process ${r.process} acquired it (line ${r.acquire.completeLine}) while process ${q.process} held it within its lease: ${staleUnlockEffect(backend, q.process)}`,
       });
       break;
     }

@@ -132,6 +132,23 @@ test('B2: the unlock\'s reply raced the next acquire\'s reply, after the unlocke
   assert.match(a!.message, /finished 199 ms after its 800 ms lease had run out, while process 1's acquire was in flight/);
 });
 
+test('B2 dates the unlocker\'s lease from its last renewal', () => {
+  const raced = (renewAt: number) => check([
+    ev('invoke', 'acquire', 0, 0), ev('ok', 'acquire', 0, 1),
+    ev('invoke', 'renew', 0, renewAt), ev('ok', 'renew', 0, renewAt + 1),
+    ev('invoke', 'release', 0, 100 + renewAt),
+    ev('invoke', 'acquire', 1, 150 + renewAt),
+    ev('invoke', 'acquire', 2, 160 + renewAt),
+    ev('ok', 'release', 0, 1000 + renewAt),
+    ev('ok', 'acquire', 1, 1001 + renewAt),
+    ev('ok', 'acquire', 2, 1050 + renewAt),
+    ev('invoke', 'release', 1, 1100 + renewAt), ev('ok', 'release', 1, 1101 + renewAt),
+  ], 'redis');
+  // Renewed at 50 ms (ok at 51): the lease ran to 851 ms, the unlock finished at 1050 ms.
+  const a = stale(raced(50)).find((x) => x.processes.length === 3);
+  assert.match(a!.message, /finished 199 ms after its 800 ms lease \(renewed at line 4\) had run out/);
+});
+
 test('B2 needs the unlock to end after its own lease: a normal hand-over is not blamed', () => {
   const r = check([
     ev('invoke', 'acquire', 0, 0), ev('ok', 'acquire', 0, 1),

@@ -73,7 +73,7 @@ function crashAnomaly(n: NemesisEvent, v: Record<string, unknown>, fault: CrashD
     processes: process === undefined ? [] : [process],
     lines: [n.line],
     ...(n.time !== undefined ? { times: [n.time] } : {}),
-    message: `${client}'s process crashed ${duringWords(during)}${at}${after}: ${error}, from the lock's own code (its module or client library), which nobody caught; a lock that throws on a lost connection takes its service down`,
+    message: `${client}'s process crashed ${duringWords(during)}${at}${after}: ${error}, thrown by the lock's own code (its module or client library) where nothing caught it: the lock takes down the service that uses it`,
     crash: { client, during, error, stack, ...(fault ? { fault } : {}) },
   };
 }

@@ -86,11 +86,24 @@ test('worker: the lapse waits for the lease (counted from the grant), not less',
   assert.ok(gap >= ttlMs - 20 && gap < ttlMs + 500, `lapse ${Math.round(gap)} ms after the grant; lease ${ttlMs} ms`);
 });
 
-test('worker: an uncaught exception outside any operation is told to the parent, then the worker exits 70', async () => {
+test('worker: an uncaught exception outside any operation is told to the parent (thrown by the lock), then the worker exits 70', async () => {
   const r = await runWorker({ mode: 'crash', attempts: [attempt({ holdMs: 200 }), attempt()] });
-  const crash = r.messages.find((m) => m.t === 'crash') as { error: string } | undefined;
+  const crash = r.messages.find((m) => m.t === 'crash') as { error: string; origin: string } | undefined;
   assert.ok(crash, JSON.stringify(r.messages));
   assert.match(crash.error, /Unknown code: -999/);
+  // The lock module's own timer threw it: the lock's, never lockpick's.
+  assert.equal(crash.origin, 'lock');
+  assert.match(crash.error, /fixtures[\\/]locks[\\/]memory\.ts/);
   assert.equal(r.exitCode, 70);
   assert.equal(r.messages.some((m) => m.t === 'done'), false);
+});
+
+test("worker: a lock that calls process.exit() is told to the parent as a crash, with the stack of the call", async () => {
+  const r = await runWorker({ mode: 'exit', attempts: [attempt({ holdMs: 200 }), attempt()] });
+  const crash = r.messages.find((m) => m.t === 'crash') as { error: string; origin: string } | undefined;
+  assert.ok(crash, JSON.stringify(r.messages));
+  assert.match(crash.error, /the lock called process\.exit\(3\)/);
+  assert.match(crash.error, /fixtures[\\/]locks[\\/]memory\.ts/);
+  assert.equal(crash.origin, 'lock');
+  assert.equal(r.exitCode, 3);
 });

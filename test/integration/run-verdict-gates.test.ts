@@ -77,7 +77,8 @@ test("a client worker that crashes outside an operation on the lock's own error 
   const r = await lockpick(['run', '--lock', './test/fixtures/locks/crash-after-acquire.ts', '--runs', '3', '--time', '30', '--shrink-time', '0', '--store', tempStore(), '--json']);
   assert.equal(r.code, 1, r.stderr);
   const first = r.summary!.firstAnomalies as { type: string; crash?: { during: string; stack: string } }[];
-  assert.deepEqual(first.map((a) => a.type), ['client-crash']);
+  // Each client that acquired crashed: client-crash only (a dead process is never a double holder).
+  assert.ok(first.length > 0 && first.every((a) => a.type === 'client-crash'), first.map((a) => a.type).join(', '));
   assert.equal(first[0]!.crash!.during, 'holding');
   assert.match(first[0]!.crash!.stack, /Unknown code: -999\n.*crash-after-acquire\.ts/);
   assert.match(r.stderr, /client-crash on key .*crashed while holding the lock .*, with no fault before it: Error: Unknown code: -999/);

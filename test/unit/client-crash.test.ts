@@ -15,6 +15,7 @@ import { checkJsonlStreaming } from '../../checkers/stream.ts';
 import { HistoryBuilder } from '../../src/history/index.ts';
 import type { HistoryEvent } from '../../src/history/types.ts';
 import { formatResult } from '../../src/report/text.ts';
+import { explainAnomalies } from '../../src/report/cause.ts';
 import { toJsonl } from '../support/history.ts';
 import { tmpHistory } from './history-tmp.ts';
 
@@ -123,4 +124,17 @@ test("client-crash: lockpick's own crash is no anomaly of the lock; a lock's cra
   }
   // The text report shows the stack under the anomaly.
   assert.match(formatResult('h.jsonl', results[0]!), /client-crash on key "k": .*\n(.*\n)*\s+stack:\n\s+Error: Socket closed unexpectedly\n\s+at Socket.<anonymous>/);
+});
+
+test('client-crash: its cause is the fault overlapping it, else the last fault before it', () => {
+  const h = parsed(crashedRun());
+  const [a] = crashAnomalies(h.nemesis);
+  const clients = new Map([[0, 'c1'], [1, 'c2']]);
+  // The partition of c1 is still on at the crash: said as a client fault, where c1 was.
+  assert.match(explainAnomalies(h, [a!], clients)[0]!, /^c1 \(process 0\) .* while it held the lock/);
+  // Healed before the crash: the last fault before it, in its words.
+  const healed = crashedRun();
+  healed.splice(6, 0, { type: 'info', f: 'partition-stop', process: 'nemesis', value: { id: 'f1', target: 'client:c1' }, time: 870e6 });
+  const h2 = parsed(healed);
+  assert.equal(explainAnomalies(h2, crashAnomalies(h2.nemesis), clients)[0], 'partition of client:c1 from 0.850 s (line 6), the last fault before the crash');
 });

@@ -52,7 +52,10 @@ export interface RunReport {
   errors: string[]; killed: string[]; logs: string[];
   /** The first Lock contract violation a client saw (the run then stops lockpick with exit 2). */
   contract?: string;
-  /** Uncaught errors that killed a worker (t: 'crash'), this run's and any since the last report. */
+  /**
+   * Crashes that are a failure of the run, not the lock's finding (t: 'crash'): in lockpick's own
+   * worker code, or between runs (no run's history to record them in); this run's and any since the last report.
+   */
   crashes: string[];
   /** The locks' counters (Lock.stats: watch notifications, creates, ...), summed over this run's clients. */
   lockStats: Record<string, number>;

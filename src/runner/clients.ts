@@ -250,8 +250,8 @@ export class ClientPool implements ClientControl {
    * before it: the message is written before the process exits; its sockets close only when it
    * has exited, and only then can the server free a session lock (a lease lock runs out later
    * still); another client's grant comes after that and its ok after that again, written to the
-   * pool's other pipe, which became readable after this one (the pool reads ready pipes in the
-   * order they became ready). The parent's exit notice stays the fallback (lapseOnDeath finds
+   * pool's other pipe, which became readable after this one (epoll hands ready pipes to the
+   * event loop in the order they became ready). The parent's exit notice stays the fallback (lapseOnDeath finds
    * nothing left to end). During a run the crash is recorded as a nemesis event `client-crash`
    * (HISTORY.md allows nemesis events with fields of their own): the checker makes a lock's
    * crash its `client-crash` anomaly (checkers/crash.ts); lockpick's own is a problem of the run.

@@ -452,7 +452,7 @@ process.exit = function exit(code?: number | string | null): never {
   if (!exitingByUs && exitCall === undefined) {
     const at: { stack?: string } = {};
     Error.captureStackTrace(at, exit);
-    exitCall = `Error: the lock called process.exit(${code ?? ''})${at.stack?.replace(/^[^\n]*/, '') ?? ''}`;
+    exitCall = `Error: process.exit(${code ?? ''}) was called${at.stack?.replace(/^[^\n]*/, '') ?? ''}`;
   }
   return realExit(code as number);
 } as typeof process.exit;

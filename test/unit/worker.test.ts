@@ -102,7 +102,7 @@ test("worker: a lock that calls process.exit() is told to the parent as a crash,
   const r = await runWorker({ mode: 'exit', attempts: [attempt({ holdMs: 200 }), attempt()] });
   const crash = r.messages.find((m) => m.t === 'crash') as { error: string; origin: string } | undefined;
   assert.ok(crash, JSON.stringify(r.messages));
-  assert.match(crash.error, /the lock called process\.exit\(3\)/);
+  assert.match(crash.error, /process\.exit\(3\) was called/);
   assert.match(crash.error, /fixtures[\\/]locks[\\/]memory\.ts/);
   assert.equal(crash.origin, 'lock');
   assert.equal(r.exitCode, 3);

@@ -11,6 +11,11 @@
 // error, `read ECONNRESET`, emitted with no 'error' listener; a rejection with a non-Error) is
 // the lock's: the server sockets are the lock's, and lockpick's own sockets (the resource store,
 // the IPC channel) and promises all have handlers.
+// One exception, wherever it sits in the stack: a frame of the I/O points' drain functions. They
+// hand on, later, a write or a reply that lockpick held at a point (io-points*.ts), and what the
+// library does with bytes delivered at a moment it could not have seen them (a reply to a socket
+// it had already destroyed) is lockpick's doing: when in doubt the run is inconclusive, never the
+// lock's failure. The worker raises Error.stackTraceLimit so such a frame is not cut off.
 import { dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +23,8 @@ export type CrashOrigin = 'lock' | 'lockpick';
 
 /** Hooks that only pass a lock's calls and events on (their frames say nothing about who threw). */
 const PASS_THROUGH = /[\\/]runner[\\/](io-points[\w-]*|skewed-clock)\.[cm]?[jt]s$/;
+/** The I/O points' deferred delivery: "at drainIn (…/io-points.ts:1:2)", "at async drainOut (…)". */
+const DEFERRED_IO = /^\s*at (?:async )?drain\w* \(.*[\\/]runner[\\/]io-points[\w-]*\.[cm]?[jt]s:\d+:\d+\)\s*$/;
 
 /** The file a stack line names ("    at f (file:///a/b.ts:1:2)", "    at /a/b.js:1:2"), or undefined. */
 export function frameFile(line: string): string | undefined {
@@ -42,7 +49,9 @@ function isInternal(file: string): boolean {
 export function crashOrigin(stack: string | undefined, root: string): CrashOrigin {
   const own = [`src${sep}`, `checkers${sep}`, `nemesis${sep}`].map((d) => root + sep + d);
   const locks = root + sep + `src${sep}locks${sep}`;
-  for (const line of (stack ?? '').split('\n')) {
+  const lines = (stack ?? '').split('\n');
+  if (lines.some((l) => DEFERRED_IO.test(l.replace('file://', '')))) return 'lockpick';
+  for (const line of lines) {
     const file = frameFile(line);
     if (!file || isInternal(file) || PASS_THROUGH.test(file)) continue;
     const mine = !file.includes(`${sep}node_modules${sep}`) && own.some((d) => file.startsWith(d)) && !file.startsWith(locks);

@@ -19,6 +19,8 @@ import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Attempt } from '../workload/plan.ts';
 import { BEFORE_RELEASE, BEFORE_WRITE, CRITICAL_SECTION } from '../workload/plan.ts';
 
+// Deep enough that a crash's stack reaches the frame that tells who threw it (crash-origin.ts).
+Error.stackTraceLimit = Math.max(Error.stackTraceLimit, 50);
 // Date.now(), new Date(), performance.timeOrigin read true time + the client-clock fault's offset.
 const clock = installSkewedClock();
 let stopping = false;

@@ -38,8 +38,14 @@ test('crash origin: the topmost frame of anyone\'s own code says who threw', () 
   assert.equal(crashOrigin(stack(`    at async Client.acquire (${pathToFileURL(`${ROOT}/src/runner/resource-store.ts`).href}:3:4)`), ROOT), 'lockpick');
   assert.equal(crashOrigin(stack(at(`${ROOT}/dist/checkers/holds.js`)), `${ROOT}/dist`), 'lockpick');
   // The pass-through hooks are skipped: what they called into decides.
-  assert.equal(crashOrigin(stack(at(`${ROOT}/src/runner/io-points.ts`, 'drainIn'), at(`${ROOT}/src/runner/worker.ts`)), ROOT), 'lockpick');
+  assert.equal(crashOrigin(stack(at(`${ROOT}/src/runner/io-points.ts`, 'Socket.proto.write'), at(`${ROOT}/src/runner/worker.ts`)), ROOT), 'lockpick');
   assert.equal(crashOrigin(stack(at(`${ROOT}/src/runner/skewed-clock.ts`), at('/app/node_modules/redlock/dist/index.js')), ROOT), 'lock');
+  // A reply or write lockpick held at an I/O point and hands on later (a drain): lockpick's doing,
+  // even when the library threw on it, and even below the library's frames.
+  const held = [at('/app/node_modules/@redis/client/dist/lib/client/RESP2/decoder.js', 'Decoder.write'), at('node:events', 'Socket.emit')];
+  assert.equal(crashOrigin(stack(...held, at(`${ROOT}/src/runner/io-points.ts`, 'drainIn'), at('node:internal/process/task_queues', 'process.processTicksAndRejections')), ROOT), 'lockpick');
+  assert.equal(crashOrigin(stack(at('node:internal/streams/writable', 'writeAfterEnd'), `    at async drainOut (${pathToFileURL(`${ROOT}/src/runner/io-points-http2.ts`).href}:80:7)`), ROOT), 'lockpick');
+  assert.equal(crashOrigin(stack(...held, at(`${ROOT}/src/runner/io-points.ts`, 'Socket.proto.emit'), at('node:net', 'TCP.<anonymous>')), ROOT), 'lock', 'a reply handed on at once');
 });
 
 test('crash origin: frames read as Node writes them; the package root is this checkout', () => {

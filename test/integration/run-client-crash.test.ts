@@ -28,7 +28,8 @@ test("a lock whose client library throws on a cut link: client-crash with the st
   const r = await lockpick(['run', '--replay', plan, '--runs', '1', '--store', tempStore(), '--json'], 90_000);
   assert.equal(r.code, 1, r.stderr);
   // The text report: the anomaly, the fault before it, the library's frame in the stack; no double holder.
-  assert.match(r.stderr, /client-crash on key "r1-k0": c1's process crashed while holding the lock at [\d.]+ s, after partition of client:c1 \(line \d+\): Error: Socket closed unexpectedly/);
+  // (Holding, unless a loaded machine kept its SET from returning within 150 ms.)
+  assert.match(r.stderr, /client-crash on key "r1-k0": c1's process crashed (while holding the lock|during its acquire) at [\d.]+ s, after partition of client:c1 \(line \d+\): Error: Socket closed unexpectedly/);
   assert.match(r.stderr, /stack:\n\s+Error: Socket closed unexpectedly\n\s+at .*node_modules[\\/]@redis[\\/]client/);
   assert.doesNotMatch(r.stderr, /double-holder/);
   const dir = r.summary!.dir;
@@ -39,10 +40,12 @@ test("a lock whose client library throws on a cut link: client-crash with the st
   // c2 was granted the lock after c1 died: the crash ended c1's belief before that grant.
   const history = readFileSync(path.join(dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { f: string; type: string; client?: string; process: unknown });
   const crashAt = history.findIndex((e) => e.f === 'client-crash');
+  const held = history.some((e, i) => i < crashAt && e.f === 'acquire' && e.type === 'ok' && e.process === 0);
   const lapseAt = history.findIndex((e, i) => i > crashAt && e.f === 'release' && e.type === 'ok' && e.process === 0);
   const c2 = history.find((e) => e.client === 'c2')?.process;
   const grantAt = history.findIndex((e) => e.f === 'acquire' && e.type === 'ok' && e.process === c2);
-  assert.ok(crashAt > 0 && crashAt < lapseAt && lapseAt < grantAt, `crash line ${crashAt + 1}, lapse ${lapseAt + 1}, c2's grant ${grantAt + 1}`);
+  assert.ok(crashAt > 0 && crashAt < grantAt, `crash line ${crashAt + 1}, c2's grant ${grantAt + 1}`);
+  if (held) assert.ok(crashAt < lapseAt && lapseAt < grantAt, `crash line ${crashAt + 1}, lapse ${lapseAt + 1}, c2's grant ${grantAt + 1}`);
   // JUnit and the timeline show it too.
   assert.match(readFileSync(path.join(dir, 'junit.xml'), 'utf8'), /UNSAFE: 1 anomaly \(client-crash\)[\s\S]*stack:/);
   assert.match(readFileSync(path.join(dir, 'counterexample', 'timeline.html'), 'utf8'), /class="tick-crash an-0"/);

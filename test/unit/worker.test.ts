@@ -1,6 +1,7 @@
 // The client worker beyond the contract: a client clock fault reaches every wall
 // clock of the process (skewed-clock.ts), a client that gives up releasing records
-// a lapse and goes on, and a crash outside any operation is told to the parent.
+// a lapse and goes on, and a crash outside any operation (or the lock's own process.exit())
+// is told to the parent, with whose code it was (src/runner/crash-origin.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';

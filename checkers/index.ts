@@ -11,6 +11,7 @@ import { searchLinearization } from './search.ts';
 import { SWEEPS, doubleHolderScan, staleUnlocks } from './sweep.ts';
 import { explainNonlinearizable, explainUnreachable } from './window.ts';
 import { unreachableOp } from './reach.ts';
+import { crashAnomalies, withCrashes } from './crash.ts';
 
 export { MODELS, modelNamed, registerModel };
 export type { DescribedModel } from './models/lockpick-model.ts';
@@ -39,12 +40,13 @@ export class CheckInputError extends Error {
 
 export function checkHistory(h: ParsedHistory, o: CheckOptions): CheckResult {
   const c = prepareCheck(h, o);
-  if ('valid' in c) return c;
+  const crashes = crashAnomalies(h.nemesis);
+  if ('valid' in c) return withCrashes(c, crashes);
   const { model, parts, budget, backend, started } = c;
   function* verdicts(): Generator<[string, number, KeyVerdict]> {
     for (const [key, ops] of parts) yield [key, ops.length, keyVerdict(model, key, ops, budget, backend)];
   }
-  return summarize(model.name, h.ops.length, started, verdicts());
+  return withCrashes(summarize(model.name, h.ops.length, started, verdicts()), crashes);
 }
 
 /** A check ready to decide its keys: the model, the ops by key (in partition order), the limits. */

@@ -23,6 +23,7 @@ import type { Backend, CheckOptions, CheckResult } from './types.ts';
 import { KeyScanner, pointOf, type Belief } from './holds.ts';
 import { leaseNs, releaseKind } from './lease.ts';
 import { findStaleUnlocks } from './stale-unlock.ts';
+import { CrashScan, withCrashes } from './crash.ts';
 import { SWEEP_OPTIONS, TokenCheck, sweepAnomalies, type SweepOptions } from './sweep.ts';
 import { CheckInputError, backendIn, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
 
@@ -53,6 +54,7 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
   /** Processes that ended with info -> the event position of that info: they never act again. */
   const dead = new Map<number, number>();
   let recorded: Backend | undefined;
+  const crashes = new CrashScan();   // client crashes of the lock (checkers/crash.ts)
   let bad: { id: number; error: CheckInputError } | undefined;
   const note = (op: Op, error: CheckInputError | undefined) => {
     if (error && (!bad || op.id < bad.id)) bad = { id: op.id, error };
@@ -74,16 +76,16 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
         keys.get(model.partition(op))!.complete(op);
       } catch (e) { throw new CheckerBug(e); }
     },
-    nemesis(n) { recorded ??= backendIn(n); },
+    nemesis(n) { recorded ??= backendIn(n); crashes.feed(n); },
   };
   const b = new HistoryBuilder(path, sink);
   await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, read, b.addFields.bind(b));
   if (bad) throw bad.error;
   const { ops, nemesis } = b.counts;
-  if (ops === 0) return noOperations(model.name, nemesis);
+  if (ops === 0) return withCrashes(noOperations(model.name, nemesis), crashes.anomalies);
   const backend = o.backend ?? recorded;
   try {
-    return summarize(model.name, ops, started, [...keys].map(([key, k]) => [key, k.ops, k.finish(backend)] as [string, number, KeyVerdict]));
+    return withCrashes(summarize(model.name, ops, started, [...keys].map(([key, k]) => [key, k.ops, k.finish(backend)] as [string, number, KeyVerdict])), crashes.anomalies);
   } catch (e) {
     throw new CheckerBug(e);
   }

@@ -10,6 +10,7 @@ import { startThread } from '../src/thread.ts';
 import { keyVerdict, prepareCheck, summarize, type KeyVerdict } from './index.ts';
 import { BUILTIN_MODELS } from './models/index.ts';
 import { SWEEPS } from './sweep.ts';
+import { crashAnomalies, withCrashes } from './crash.ts';
 import type { Backend, CheckOptions, CheckResult } from './types.ts';
 
 export const KEY_THREADS = {
@@ -31,6 +32,12 @@ export interface KeysInput { model: string; backend: Backend | undefined; limits
 export type FromKeys = { kind: 'verdict'; i: number; verdict: KeyVerdict } | { kind: 'done' } | { kind: 'error'; message: string; stack?: string };
 
 export async function checkHistoryOnThreads(h: ParsedHistory, o: CheckOptions): Promise<CheckResult> {
+  // A client crash of the lock (checkers/crash.ts) makes the result a violation, whichever thread decides the keys.
+  const crashes = crashAnomalies(h.nemesis);
+  return withCrashes(await checkKeysOnThreads(h, o), crashes);
+}
+
+async function checkKeysOnThreads(h: ParsedHistory, o: CheckOptions): Promise<CheckResult> {
   const c = prepareCheck(h, o);
   if ('valid' in c) return c;
   const { model, parts, budget, backend, started } = c;

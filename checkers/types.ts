@@ -11,6 +11,8 @@ export interface Anomaly {
   times?: number[];          // ns, when known
   message: string;           // plain words a person understands at a glance
   ops?: number[];            // Op ids of the shortest window that shows it (nonlinearizable)
+  /** client-crash: the client, where it was, the error and its stack, the fault before it (checkers/crash.ts). */
+  crash?: import('./crash.ts').CrashDetail;
 }
 
 export interface KeyDetail { valid: Verdict; ops: number; reason?: string }

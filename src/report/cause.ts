@@ -133,6 +133,9 @@ export function explainAnomalies(h: Pick<ParsedHistory, 'ops' | 'nemesis'>, anom
   // A double holder between clients no fault touched: the stale release on the same key inside it
   // (a paused client's late unlock that freed the first holder's lock) is what let the second in.
   return anomalies.map((a, i) => {
+    // A client crash: a fault on that client still on at the crash, else the last fault before it (checkers/crash.ts).
+    const f = a.crash?.fault;
+    if (a.type === 'client-crash' && f && !(direct[i] && !direct[i]!.others)) return `${f.words}${f.time !== undefined ? ` from ${s(f.time)}` : ''} (line ${f.line}), the last fault before the crash`;
     if (a.type !== 'double-holder' || (direct[i] && !direct[i]!.others)) return direct[i]?.text;
     // Before the second holder's acquire returned (the double holder's first time): a release after it let nobody in.
     const began = a.times?.[0] ?? Infinity;

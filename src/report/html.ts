@@ -273,6 +273,7 @@ const LEGEND: readonly (readonly [drawnIf: readonly string[], swatch: string])[]
   [['class="tick-lease-end'], line('tick-lease-end', 'lease ends')],
   [['class="tick-gap-acquire'], line('tick-gap-acquire', 'another client acquires inside the gap')],
   [['class="tick-stale-unlock'], line('tick-stale-unlock', 'stale unlock (at the unlock)')],
+  [['class="tick-crash'], line('tick-crash', "a client's process crashed on the lock's own error")],
   [['class="note n-token'], '<span class="lg"><b class="tokl">token n</b>fencing token of the hold</span>'],
   [['class="frow'], box('frow', 'fault (one row each, words in full)')],
   [['class="fault '], box('fault', 'fault on the client it targets')],

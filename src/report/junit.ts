@@ -6,6 +6,7 @@
 //                  limit). Deliberately not <skipped>: a CI gate must not turn
 //                  green when safety was never established.
 import type { Anomaly, CheckResult, Verdict } from '../../checkers/types.ts';
+import { crashStack } from './text.ts';
 
 export interface JUnitEntry { name: string; result: CheckResult; meta?: Record<string, unknown> }
 
@@ -28,7 +29,7 @@ function describe(a: Anomaly): string {
     a.lines.length ? `lines: ${a.lines.join(', ')}` : '',
     a.times?.length ? `times (ms from run start): ${a.times.map((t) => (t / 1e6).toFixed(3)).join(', ')}` : '',
   ].filter(Boolean).join('; ');
-  return `[${a.type}] ${a.message}${where ? `\n    ${where}` : ''}`;
+  return [`[${a.type}] ${a.message}${where ? `\n    ${where}` : ''}`, ...crashStack(a, '    ')].join('\n');
 }
 
 interface Case { name: string; valid: Verdict; anomalies: Anomaly[]; reason?: string }
@@ -146,7 +147,7 @@ function failureText(r: RunJUnit): { message: string; body: string } {
   const hurt = damage(r.resource);
   const message = normaliseKeys(`UNSAFE${r.interrupted ? ' (interrupted, not shrunk)' : ''}: ${r.anomalies.length} anomal${r.anomalies.length === 1 ? 'y' : 'ies'}${types.length ? ` (${types.join(', ')})` : ''}${hurt ? `; ${hurt}` : ''}`);
   const lines = [message, '', `anomalies:`];
-  r.anomalies.forEach((a, i) => lines.push(`  ${i + 1}. ${a.type}${a.key ? ` on key "${a.key}"` : ''}: ${a.message}`));
+  r.anomalies.forEach((a, i) => lines.push(`  ${i + 1}. ${a.type}${a.key ? ` on key "${a.key}"` : ''}: ${a.message}`, ...crashStack(a, '     ')));
   if (r.resource) {
     lines.push('', `resource: ${r.resource.message.replace(/^resource: /, '')}`);
     lines.push(`  lost updates: ${r.resource.lostUpdates}, stale writes accepted: ${r.resource.staleWritesAccepted}, stale steps rejected by fencing: ${r.resource.staleStepsPrevented}`);

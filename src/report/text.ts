@@ -44,7 +44,14 @@ function formatAnomaly(a: Anomaly, n: number, o: Required<Omit<TextOptions, 'cli
   else if (a.processes.length > 0) out.push(`     processes: ${list(a.processes, o.maxLines, String)}`);
   if (a.lines.length > 0) out.push(`     lines: ${list(a.lines, o.maxLines, String)}`);
   if (a.times && a.times.length > 0) out.push(`     times: ${list(a.times, o.maxLines, formatTime)}`);
+  out.push(...crashStack(a, '     '));
   return out.join('\n');
+}
+
+/** A client-crash's stack (checkers/crash.ts), under the anomaly: where the lock's code threw. */
+export function crashStack(a: Anomaly, indent: string): string[] {
+  if (!a.crash?.stack) return [];
+  return [`${indent}stack:`, ...a.crash.stack.split('\n').map((l) => `${indent}  ${l.trim()}`)];
 }
 
 export function formatResult(file: string, r: CheckResult, options: TextOptions = {}): string {

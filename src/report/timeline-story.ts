@@ -37,7 +37,7 @@ export interface Lease {
   token?: number;
 }
 export interface Gap { lane: string; process: number; key: string; a: number; b: number; intruders: { lane: string; process: number; a: number }[] }
-export interface Note { lane: string; a: number; kind: 'lease-end' | 'gap-acquire' | 'stale-unlock' | 'token' | 'write' | 'stale-write' | 'rejected'; text: string; tip: string; anomaly?: number; pri: number }
+export interface Note { lane: string; a: number; kind: 'lease-end' | 'gap-acquire' | 'stale-unlock' | 'crash' | 'token' | 'write' | 'stale-write' | 'rejected'; text: string; tip: string; anomaly?: number; pri: number }
 export interface FaultRow { kind: string; words: string; a: number; b: number; open: boolean; lanes: string[]; tip: string; steps: FaultStep[] }
 
 export interface Stuck { lane: string; a: number; b: number; words: string; anomaly: number }
@@ -212,6 +212,17 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
     m.b = Math.max(x, opEnd(rel, tl.pos) ?? x);
     notes.push({ lane: laneOf(rel.process), a: x, kind: 'stale-unlock', text: '✕ stale unlock', anomaly: i, pri: 0,
       tip: `#${i + 1} stale unlock by ${laneOf(rel.process)} (p${rel.process}) at ${x.toFixed(3)} ms (line ${rel.invokeLine})\n${m.anomaly.message}` });
+  });
+
+  // Client crashes of the lock's code (checkers/crash.ts): a mark on that client's lane where its process died.
+  tl.anomalies.forEach((m, i) => {
+    const c = m.anomaly.crash;
+    if (m.anomaly.type !== 'client-crash' || !c || !Number.isFinite(m.a)) return;
+    const p = m.anomaly.processes[0];
+    const lane = p !== undefined ? laneOf(p) : c.client;
+    if (!lanes.has(lane)) return;
+    notes.push({ lane, a: m.a, kind: 'crash', text: '✕ crashed', anomaly: i, pri: 0,
+      tip: `#${i + 1} ${lane}'s process crashed at ${m.a.toFixed(3)} ms (line ${m.anomaly.lines[0]})${c.fault ? `, after ${c.fault.words}` : ''}\n${c.stack}` });
   });
 
   // Faults: one row each, on the lanes they target; server nodes get lanes of their own.

@@ -34,9 +34,9 @@ g.lane.node .pl{fill:#4527a0}g.lane.key .pl,g.lane.resource .pl{fill:#5d4037}
 .lease-unsure{fill:url(#p-unsure);stroke:#2e7d32;stroke-width:1;stroke-dasharray:2 2}
 .gap{fill:url(#p-gap);stroke:#c62828;stroke-width:1.2;stroke-dasharray:4 2}
 .note{font-size:10.5px;fill:#333}.note.n-token{fill:#0d47a1;font-weight:600}.tokl{color:#0d47a1;margin-right:4px}
-.note.n-lease-end{fill:#2e7d32;font-weight:600}.note.n-gap-acquire{fill:#e65100;font-weight:700}.note.n-stale-unlock{fill:#b71c1c;font-weight:700}
+.note.n-lease-end{fill:#2e7d32;font-weight:600}.note.n-gap-acquire{fill:#e65100;font-weight:700}.note.n-stale-unlock{fill:#b71c1c;font-weight:700}.note.n-crash{fill:#6a1b9a;font-weight:700}
 .note.n-stale-write{fill:#b71c1c;font-weight:700}.note.n-rejected{fill:#1565c0;font-weight:700}.note.n-write{fill:#555}
-.tick-lease-end{stroke:#2e7d32;stroke-width:2}.tick-gap-acquire{stroke:#e65100;stroke-width:2.5}.tick-stale-unlock{stroke:#b71c1c;stroke-width:3}
+.tick-lease-end{stroke:#2e7d32;stroke-width:2}.tick-gap-acquire{stroke:#e65100;stroke-width:2.5}.tick-stale-unlock{stroke:#b71c1c;stroke-width:3}.tick-crash{stroke:#6a1b9a;stroke-width:3}
 .tick-stale-write{stroke:#b71c1c;stroke-width:3}.tick-rejected{stroke:#1565c0;stroke-width:3}
 .frow{fill:#d1c4e9;stroke:#7e57c2;fill-opacity:.8}.frow.k-clock-bump,.frow.k-clock-strobe,.frow.k-client-clock{fill:#ffe0b2;stroke:#ef6c00}
 .nfault{fill:url(#p-fault);stroke:#7e57c2}.nfault.k-clock-bump,.nfault.k-clock-strobe{fill:#ffe0b2;stroke:#ef6c00}

@@ -18,6 +18,7 @@ import { anchoredClient, anchorPoint } from '../workload/plan.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Recorder } from './recorder.ts';
 import { emptyReached, mergeReached, type ReachedPoints } from '../workload/points.ts';
+import { stackHead, type CrashOrigin } from './crash-origin.ts';
 
 // worker.ts under tsx; worker.js beside this file in the built package (dist/), under plain
 // node (a user's .ts lock module registers tsx's hooks itself: src/locks/user-lock.ts).
@@ -41,8 +42,9 @@ interface Worker {
   dead: boolean;
   killedByUs?: boolean;       // we sent SIGKILL (a client past its deadline, or closing)
   killedByNemesis?: boolean;  // a client-kill fault: an intended death, not a crash of the run
+  crashed?: CrashOrigin;      // it told us it crashed (t: 'crash'), and whose code threw
   open: boolean;              // an operation of `process` is invoked and not yet complete
-  openOp?: { f: string; at: number }; // that operation and when it was invoked (performance.now())
+  openOp?: { f: string; key: string; at: number }; // that operation and when it was invoked (performance.now())
   believes: Map<string, number>; // keys `process` believes it holds (acquire ok … release invoke), re-entry depth
 }
 
@@ -50,7 +52,10 @@ export interface RunReport {
   errors: string[]; killed: string[]; logs: string[];
   /** The first Lock contract violation a client saw (the run then stops lockpick with exit 2). */
   contract?: string;
-  /** Uncaught errors that killed a worker (t: 'crash'), this run's and any since the last report. */
+  /**
+   * Crashes that are a failure of the run, not the lock's finding (t: 'crash'): in lockpick's own
+   * worker code, or between runs (no run's history to record them in); this run's and any since the last report.
+   */
   crashes: string[];
   /** The locks' counters (Lock.stats: watch notifications, creates, ...), summed over this run's clients. */
   lockStats: Record<string, number>;
@@ -156,7 +161,8 @@ export class ClientPool implements ClientControl {
         : `client ${id} exited (${signal ? `signal ${signal}` : `code ${code}`})`;
       if (w.done) {
         this.lapseOnDeath(w);
-        w.done(w.killedByNemesis ? undefined : how);
+        // A crash of the lock's code is the run's finding (its client-crash event), not a failure of the run.
+        w.done(w.killedByNemesis || w.crashed === 'lock' ? undefined : how);
       }
       else if (!w.killedByUs) this.diedBetweenRuns.push(`${how} between runs`);
     });
@@ -200,7 +206,7 @@ export class ClientPool implements ClientControl {
         }
         this.recorder.append({ type: 'invoke', f: m.f, process: w.process, key: m.key, value: m.value, client: w.id });
         w.open = true;
-        w.openOp = { f: m.f, at: performance.now() };
+        w.openOp = { f: m.f, key: m.key, at: performance.now() };
         const depth = w.believes.get(m.key) ?? 0;
         if (m.f === 'release' && depth > 0) {
           if (depth === 1) w.believes.delete(m.key); else w.believes.set(m.key, depth - 1);
@@ -225,7 +231,7 @@ export class ClientPool implements ClientControl {
       }
       case 'log': this.logs.push(`${w.id}: ${m.message}`); break;
       case 'contract': this.found.contract ??= m.message; break;
-      case 'crash': this.found.crashes.push(`client ${w.id} crashed: ${m.error}`); break;
+      case 'crash': this.onCrash(w, m.error, m.origin); break;
       case 'lock-stats':
         for (const [k, n] of Object.entries(m.stats)) this.found.lockStats[k] = (this.found.lockStats[k] ?? 0) + n;
         break;
@@ -234,6 +240,35 @@ export class ClientPool implements ClientControl {
       case 'prepared': w.prepared?.(); w.prepared = undefined; break;
       case 'ready': break;
     }
+  }
+
+  /**
+   * The worker's last act: it tells of the error that ends it (or of its lock's process.exit)
+   * before it exits. Its beliefs end here, on that message, not on the exit notice 26-297 ms
+   * later (a lock's crash under a fault: the next client was granted the lock meanwhile, and the
+   * dead process was taken for a holder). Why nothing that depends on the crash can be recorded
+   * before it: the message is written before the process exits; its sockets close only when it
+   * has exited, and only then can the server free a session lock (a lease lock runs out later
+   * still); another client's grant comes after that and its ok after that again, written to the
+   * pool's other pipe, which became readable after this one (epoll hands ready pipes to the
+   * event loop in the order they became ready). The parent's exit notice stays the fallback (lapseOnDeath finds
+   * nothing left to end). During a run the crash is recorded as a nemesis event `client-crash`
+   * (HISTORY.md allows nemesis events with fields of their own): the checker makes a lock's
+   * crash its `client-crash` anomaly (checkers/crash.ts); lockpick's own is a problem of the run.
+   */
+  private onCrash(w: Worker, error: string, origin: CrashOrigin): void {
+    if (w.crashed) return;
+    w.crashed = origin;
+    if (origin === 'lockpick' || !w.done) this.found.crashes.push(`client ${w.id} crashed${origin === 'lockpick' ? ' (in lockpick\'s own worker code)' : ''}: ${error}`);
+    if (!w.done) return;   // between runs: no run's history to put it in (the next run reports it)
+    const holding = [...w.believes.keys()];
+    const during = w.open && w.openOp ? w.openOp.f : holding.length ? 'holding' : 'between';
+    const key = w.open && w.openOp ? w.openOp.key : holding[0];
+    this.recorder.nemesis('client-crash', {
+      client: w.id, ...(w.process !== null ? { process: w.process } : {}), during, ...(key !== undefined ? { key } : {}),
+      origin, error: error.split('\n')[0], stack: stackHead(error),
+    });
+    this.lapseOnDeath(w);
   }
 
   /**

@@ -51,8 +51,11 @@ export type FromWorker =
   | { t: 'log'; message: string }
   /** The lock broke the Lock contract (src/locks/contract.ts): this client stopped; the run ends with exit 2. */
   | { t: 'contract'; method: string; message: string }
-  /** An uncaught exception or unhandled rejection: the worker exits (70) right after this. */
-  | { t: 'crash'; error: string }
+  /**
+   * An uncaught exception or unhandled rejection (the worker exits 70 right after this), or the
+   * lock's own process.exit(): the error's stack, and whose code threw it (crash-origin.ts).
+   */
+  | { t: 'crash'; error: string; origin: 'lock' | 'lockpick' }
   /** The lock's counters (Lock.stats), once per run right before 'done'. */
   | { t: 'lock-stats'; run: number; stats: Record<string, number> }
   /** The points this client reached in the run (most sends/replies per operation kind, named points), once right before 'done'. */

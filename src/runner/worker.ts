@@ -15,10 +15,13 @@ import { installIoPoints } from './io-points.ts';
 import { installSendClock } from './send-clock.ts';
 import { ResourceClient } from './resource-store.ts';
 import { resolveRecipe } from './lock-spec.ts';
+import { crashOrigin, PACKAGE_ROOT, type CrashOrigin } from './crash-origin.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Attempt } from '../workload/plan.ts';
 import { BEFORE_RELEASE, BEFORE_WRITE, CRITICAL_SECTION } from '../workload/plan.ts';
 
+// Deep enough that a crash's stack reaches the frame that tells who threw it (crash-origin.ts).
+Error.stackTraceLimit = Math.max(Error.stackTraceLimit, 50);
 // Date.now(), new Date(), performance.timeOrigin read true time + the client-clock fault's offset.
 const clock = installSkewedClock();
 let stopping = false;
@@ -412,26 +415,59 @@ process.on('message', (m: ToWorker) => {
   }
 });
 // The runner is gone (even kill -9): a client must not outlive it.
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', () => exitNow(0));
 
-// An error thrown outside any operation (a client library's socket handler, as node-zookeeper-client
-// threw "Unknown code" under partitions before the recipes moved to the `zookeeper` package, or a
-// user's lock) would kill this worker between operations unnoticed: tell the
-// parent, which makes the run inconclusive, then exit 70 (EX_SOFTWARE) once the message is out.
+// An error nobody caught (an uncaught exception, a rejection nobody handled) ends this worker. Most
+// often a client library threw it (node-redis emits 'error' on its connection when the server
+// ends the session or the link is cut, and with no listener that throws; node-zookeeper-client
+// threw "Unknown code" under partitions): a robustness failure of the lock. Rarely lockpick's own
+// code: crash-origin.ts tells them apart by the stack. Either way the parent is told first, in a
+// 'crash' message, and it ends this client's beliefs on that message (clients.ts); then exit 70
+// (EX_SOFTWARE) once the message is out.
 let crashed = false;
+/** Set by exitNow: this process ends by lockpick's own decision (no crash to tell). */
+let exitingByUs = false;
+const realExit = process.exit.bind(process);
+function exitNow(code: number): never {
+  exitingByUs = true;
+  return realExit(code);
+}
+function tellCrash(error: string, origin: CrashOrigin, done?: () => void): void {
+  const m = { t: 'crash', error, origin } satisfies FromWorker;
+  process.send!(m, undefined, {}, done);
+}
 function crash(e: unknown): void {
   if (crashed) return;
   crashed = true;
-  const exit = () => process.exit(70);
+  const exit = () => exitNow(70);
   if (!process.connected || !process.send) exit();
   const error = e instanceof Error ? e.stack ?? e.message : String(e);
   setTimeout(exit, 2000);   // the parent is not reading (stopped): do not hang
   try {
-    process.send!({ t: 'crash', error } satisfies FromWorker, undefined, {}, exit);
+    tellCrash(error, crashOrigin(e instanceof Error ? e.stack : undefined, PACKAGE_ROOT), exit);
   } catch {
     exit();
   }
 }
+// A lock module (or its library) that ends the process itself, process.exit(), takes the client
+// down as a crash does: where it was called from is the stack of that call. Its 'exit' hook can
+// only do synchronous work: a message sent there is written to the IPC pipe at once (libuv
+// writes straight away to an idle pipe), so the parent still hears of it before it sees the
+// exit; when that write does not get out, the parent's exit notice ends the beliefs instead.
+let exitCall: string | undefined;
+process.exit = function exit(code?: number | string | null): never {
+  if (!exitingByUs && exitCall === undefined) {
+    const at: { stack?: string } = {};
+    Error.captureStackTrace(at, exit);
+    exitCall = `Error: process.exit(${code ?? ''}) was called${at.stack?.replace(/^[^\n]*/, '') ?? ''}`;
+  }
+  return realExit(code as number);
+} as typeof process.exit;
+process.on('exit', () => {
+  if (crashed || exitingByUs || !process.connected || !process.send) return;
+  const error = exitCall ?? 'Error: the client process ended by itself (no uncaught error, no process.exit call seen)';
+  try { tellCrash(error, crashOrigin(exitCall, PACKAGE_ROOT)); } catch { /* the parent's exit notice will do */ }
+});
 process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
 send({ t: 'ready' });

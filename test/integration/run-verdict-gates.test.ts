@@ -73,10 +73,13 @@ test('a full disk while recording: exit 3 naming ENOSPC, the history parses, not
   }
 });
 
-test('a client worker that crashes outside an operation makes its run inconclusive, never safe', async () => {
+test("a client worker that crashes outside an operation on the lock's own error is a client-crash: unsafe, never safe", async () => {
   const r = await lockpick(['run', '--lock', './test/fixtures/locks/crash-after-acquire.ts', '--runs', '3', '--time', '30', '--shrink-time', '0', '--store', tempStore(), '--json']);
-  assert.equal(r.code, 3, r.stderr);
-  assert.match(r.stderr, /no run was conclusive \(3 run\(s\)\); most often: client cN crashed: .*Unknown code/);
-  const res = results(r.summary!.dir);
-  assert.equal(res.coverage.conclusive, 0);
+  assert.equal(r.code, 1, r.stderr);
+  const first = r.summary!.firstAnomalies as { type: string; crash?: { during: string; stack: string } }[];
+  // Each client that acquired crashed: client-crash only (a dead process is never a double holder).
+  assert.ok(first.length > 0 && first.every((a) => a.type === 'client-crash'), first.map((a) => a.type).join(', '));
+  assert.equal(first[0]!.crash!.during, 'holding');
+  assert.match(first[0]!.crash!.stack, /Unknown code: -999\n.*crash-after-acquire\.ts/);
+  assert.match(r.stderr, /client-crash on key .*crashed while holding the lock .*, with no fault before it: Error: Unknown code: -999/);
 });

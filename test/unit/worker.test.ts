@@ -1,6 +1,7 @@
 // The client worker beyond the contract: a client clock fault reaches every wall
 // clock of the process (skewed-clock.ts), a client that gives up releasing records
-// a lapse and goes on, and a crash outside any operation is told to the parent.
+// a lapse and goes on, and a crash outside any operation (or the lock's own process.exit())
+// is told to the parent, with whose code it was (src/runner/crash-origin.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
@@ -86,11 +87,24 @@ test('worker: the lapse waits for the lease (counted from the grant), not less',
   assert.ok(gap >= ttlMs - 20 && gap < ttlMs + 500, `lapse ${Math.round(gap)} ms after the grant; lease ${ttlMs} ms`);
 });
 
-test('worker: an uncaught exception outside any operation is told to the parent, then the worker exits 70', async () => {
+test('worker: an uncaught exception outside any operation is told to the parent (thrown by the lock), then the worker exits 70', async () => {
   const r = await runWorker({ mode: 'crash', attempts: [attempt({ holdMs: 200 }), attempt()] });
-  const crash = r.messages.find((m) => m.t === 'crash') as { error: string } | undefined;
+  const crash = r.messages.find((m) => m.t === 'crash') as { error: string; origin: string } | undefined;
   assert.ok(crash, JSON.stringify(r.messages));
   assert.match(crash.error, /Unknown code: -999/);
+  // The lock module's own timer threw it: the lock's, never lockpick's.
+  assert.equal(crash.origin, 'lock');
+  assert.match(crash.error, /fixtures[\\/]locks[\\/]memory\.ts/);
   assert.equal(r.exitCode, 70);
   assert.equal(r.messages.some((m) => m.t === 'done'), false);
+});
+
+test("worker: a lock that calls process.exit() is told to the parent as a crash, with the stack of the call", async () => {
+  const r = await runWorker({ mode: 'exit', attempts: [attempt({ holdMs: 200 }), attempt()] });
+  const crash = r.messages.find((m) => m.t === 'crash') as { error: string; origin: string } | undefined;
+  assert.ok(crash, JSON.stringify(r.messages));
+  assert.match(crash.error, /process\.exit\(3\) was called/);
+  assert.match(crash.error, /fixtures[\\/]locks[\\/]memory\.ts/);
+  assert.equal(crash.origin, 'lock');
+  assert.equal(r.exitCode, 3);
 });

@@ -69,7 +69,8 @@ export function keyVerdict(model: Model<any>, key: string, ops: Op[], budget: Bu
 /** The result of a check from each key's verdict (in partition order): anomalies listed up to MAX_ANOMALIES_PER_KEY per key. */
 export function summarize(modelName: string, ops: number, started: number, verdicts: Iterable<[string, number, KeyVerdict]>): CheckResult {
   const anomalies: Anomaly[] = [];
-  const keysDetail: Record<string, KeyDetail> = {};
+  // Keyed by lock name (user data): no prototype, so `__proto__` or `toString` is a key like any other.
+  const keysDetail = Object.create(null) as Record<string, KeyDetail>;
   let anyInvalid = false;
   let unknownReason: string | undefined;
   for (const [key, count, d] of verdicts) {

@@ -8,6 +8,7 @@
 import { CheckInputError } from '../checkers/index.ts';
 import { checkHistoryOnThreads } from '../checkers/threads.ts';
 import type { Backend, CheckResult } from '../checkers/types.ts';
+import { checkEventObject } from './history/value-check.ts';
 import { HistoryBuilder, ReadLimitReached, readHistory } from './history/index.ts';
 import { Budget } from '../checkers/budget.ts';
 import { limitedReading, readLimitResult } from '../checkers/read-limit.ts';
@@ -134,7 +135,7 @@ export async function checkHistory(fileOrEvents: string | readonly (HistoryEvent
     }
   } else if (Array.isArray(fileOrEvents)) {
     const b = new HistoryBuilder('events');
-    fileOrEvents.forEach((e, i) => b.add(e, i + 1));
+    fileOrEvents.forEach((e, i) => { checkEventObject('events', i + 1, e); b.add(e, i + 1); });
     h = b.finish();
   } else {
     throw new TypeError('checkHistory: give a history file path or an array of history events');

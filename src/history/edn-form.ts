@@ -21,7 +21,7 @@ type Frame =
   | { kind: 'discard' };
 
 const CLOSE: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, { '[': ']', '(': ')', '{': '}' });
-const WHAT = Object.assign(Object.create(null) as Record<string, 'vector' | 'list' | 'map'>, { '[': 'vector', '(': 'list', '{': 'map' });
+const WHAT = Object.assign(Object.create(null) as Record<string, 'vector' | 'list' | 'map'>, { '[': 'vector', '(': 'list', '{': 'map' } as const);
 const NAMED_CHARS = new Map([['newline', '\n'], ['return', '\r'], ['space', ' '], ['tab', '\t'], ['formfeed', '\f'], ['backspace', '\b']]);
 const STRING_ESCAPES = new Map([['t', '\t'], ['r', '\r'], ['n', '\n'], ['b', '\b'], ['f', '\f'], ['\\', '\\'], ['"', '"']]);
 const INT = /^[-+]?(0|[1-9][0-9]*)$/;
@@ -46,7 +46,7 @@ export function parseEdnForm(text: string): unknown {
   let line = 0;
   let result: unknown;
   let done = false;
-  const fail = (msg: string, at = line, rule: EdnFormError['rule'] = 'edn-syntax'): never => { throw new EdnFormError(msg, at, rule); };
+  const fail: (msg: string, at?: number, rule?: EdnFormError['rule']) => never = (msg, at = line, rule = 'edn-syntax') => { throw new EdnFormError(msg, at, rule); };
 
   /** A finished value goes to the tag, discard or collection above it. */
   const emit = (v: unknown): void => {

@@ -44,7 +44,7 @@ function casesOf(r: CheckResult): Case[] {
     const d = r.keys_detail[k]!;
     return { name: label(k), valid: d.valid, anomalies: byKey.get(k) ?? [], reason: d.reason };
   });
-  const stray = r.anomalies.filter((a) => !(a.key in r.keys_detail));
+  const stray = r.anomalies.filter((a) => !Object.hasOwn(r.keys_detail, a.key));
   if (stray.length) cases.push({ name: 'other anomalies', valid: false, anomalies: stray });
   // A verdict on the whole that no key explains (e.g. the overall time limit).
   if (r.valid !== true && !cases.some((c) => c.valid === r.valid)) cases.push({ name: 'history', valid: r.valid, anomalies: [], reason: r.reason });

@@ -70,7 +70,7 @@ export class ClientPool implements ClientControl {
   private runStartMs = 0;
   private logs: string[] = [];
   /** What workers told about contract violations and crashes since the last report (run() hands it over). */
-  private found: Pick<RunReport, 'contract' | 'crashes' | 'lockStats' | 'points' | 'healErrors'> = { crashes: [], lockStats: {}, points: emptyReached(), healErrors: [] };
+  private found: Pick<RunReport, 'contract' | 'crashes' | 'lockStats' | 'points' | 'healErrors'> = { crashes: [], lockStats: Object.create(null) as Record<string, number>, points: emptyReached(), healErrors: [] };
   /** Anchored pauses in progress (so the run waits for them). */
   private pausing = new Set<Promise<void>>();
   /** Workers that died on their own between runs: the next run reports them (never respawned silently). */
@@ -227,7 +227,7 @@ export class ClientPool implements ClientControl {
       case 'contract': this.found.contract ??= m.message; break;
       case 'crash': this.found.crashes.push(`client ${w.id} crashed: ${m.error}`); break;
       case 'lock-stats':
-        for (const [k, n] of Object.entries(m.stats)) this.found.lockStats[k] = (this.found.lockStats[k] ?? 0) + n;
+        for (const [k, n] of Object.entries(m.stats)) this.found.lockStats[k] = (Object.hasOwn(this.found.lockStats, k) ? this.found.lockStats[k]! : 0) + n;
         break;
       case 'points': this.found.points = mergeReached(this.found.points, m.reached); break;
       case 'done': w.done?.(m.error); break;
@@ -368,7 +368,7 @@ export class ClientPool implements ClientControl {
     }
     await Promise.all([...this.pausing]);
     const found = this.found;
-    this.found = { crashes: [], lockStats: {}, points: emptyReached(), healErrors: [] };
+    this.found = { crashes: [], lockStats: Object.create(null) as Record<string, number>, points: emptyReached(), healErrors: [] };
     return { errors, killed, logs: this.logs, ...found };
   }
 

@@ -23,7 +23,7 @@ export interface Coverage {
 export function emptyCoverage(requested: readonly string[]): Coverage {
   return {
     runs: 0, conclusive: 0, acquires: 0, okAcquires: 0, released: 0, contended: 0,
-    faultsApplied: Object.fromEntries(requested.map((k) => [k, 0])), inconclusiveReasons: {}, lockStats: {}, lockStatsPerOkAcquire: {},
+    faultsApplied: Object.fromEntries(requested.map((k) => [k, 0])), inconclusiveReasons: {}, lockStats: Object.create(null) as Record<string, number>, lockStatsPerOkAcquire: {}, // lock stats: names from the lock module
   };
 }
 
@@ -42,8 +42,8 @@ export function addRun(c: Coverage, out: RunOutcome): void {
   c.okAcquires += out.stats.okAcquires;
   c.released += out.stats.released;
   c.contended += out.stats.contended;
-  for (const [k, n] of Object.entries(out.faults.applied)) if (k in c.faultsApplied) c.faultsApplied[k]! += n;
-  for (const [k, n] of Object.entries(out.lockStats ?? {})) c.lockStats[k] = (c.lockStats[k] ?? 0) + n;
+  for (const [k, n] of Object.entries(out.faults.applied)) if (Object.hasOwn(c.faultsApplied, k)) c.faultsApplied[k]! += n;
+  for (const [k, n] of Object.entries(out.lockStats ?? {})) c.lockStats[k] = (Object.hasOwn(c.lockStats, k) ? c.lockStats[k]! : 0) + n;
   c.lockStatsPerOkAcquire = c.okAcquires === 0 ? {}
     : Object.fromEntries(Object.entries(c.lockStats).map(([k, n]) => [k, Math.round((n / c.okAcquires) * 100) / 100]));
 }

@@ -24,9 +24,10 @@ function kindOf(f: string, suffix: string): string | undefined {
 
 /** runMs: how long the run lasted from its time 0 (for "the run ended before it was due"). */
 export function faultEffects(faults: readonly FaultSpec[], events: readonly HistoryEvent[], runMs: number): FaultEffects {
-  const applied: Record<string, number> = {};
-  const healed: Record<string, number> = {};
-  const failed: Record<string, string[]> = {};
+  // Kinds come from the history's nemesis events (a report reads a user's file): no prototype.
+  const applied = Object.create(null) as Record<string, number>;
+  const healed = Object.create(null) as Record<string, number>;
+  const failed = Object.create(null) as Record<string, string[]>;
   for (const e of events) {
     if (e.process !== 'nemesis') continue;
     const v = (e.value ?? {}) as Record<string, unknown>;
@@ -36,7 +37,7 @@ export function faultEffects(faults: readonly FaultSpec[], events: readonly Hist
     else if ((k = kindOf(e.f, '-stop'))) healed[k] = (healed[k] ?? 0) + 1;
   }
   const missing: string[] = [];
-  const seen: Record<string, number> = {};
+  const seen = Object.create(null) as Record<string, number>;
   let earlierFailed = false;
   for (const f of [...faults].sort((a, b) => a.at_ms - b.at_ms)) {
     const n = (seen[f.kind] = (seen[f.kind] ?? 0) + 1);

@@ -71,7 +71,8 @@ export function renderJUnit(results: JUnitEntry[]): string {
     const f = cases.filter((c) => c.valid === false || (c.valid === true && c.anomalies.length > 0)).length;
     const e = cases.filter((c) => c.valid === 'unknown').length;
     tests += cases.length; failures += f; errors += e; totalMs += r.elapsed_ms;
-    const props = { model: r.model, ops: r.ops, keys: r.keys, valid: String(r.valid), ...(meta ?? {}) };
+    // The verdict's own fields last: a run's description (test.json) cannot overwrite them.
+    const props = { ...(meta ?? {}), model: r.model, ops: r.ops, keys: r.keys, valid: String(r.valid) };
     const propXml = Object.entries(props).filter(([, v]) => v !== undefined)
       .map(([k, v]) => `      <property${attrs({ name: k, value: clip(typeof v === 'string' ? v : JSON.stringify(v) ?? String(v)) })}/>`).join('\n');
     return [

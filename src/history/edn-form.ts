@@ -42,7 +42,7 @@ function keyText(k: unknown): string {
 /** The one form of `text` (an op map, possibly tagged). Throws EdnFormError. */
 export function parseEdnForm(text: string): unknown {
   const stack: Frame[] = [];
-  let depth = 0; // open collections
+  let depth = -1; // open collections below the op map (its values nest from 0, as in JSON Lines)
   let line = 0;
   let result: unknown;
   let done = false;

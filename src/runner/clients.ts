@@ -3,6 +3,7 @@
 // into history events (the parent is the single recorder), assigns logical
 // process ids (a fresh one after every `info`, as in Jepsen), and asks a fault's
 // kind to act when its client reaches the point the fault is anchored at.
+import { addCounts } from '../own-key.ts';
 import { fork, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { clientLogDir } from './client-logs.ts';
@@ -70,7 +71,7 @@ export class ClientPool implements ClientControl {
   private runStartMs = 0;
   private logs: string[] = [];
   /** What workers told about contract violations and crashes since the last report (run() hands it over). */
-  private found: Pick<RunReport, 'contract' | 'crashes' | 'lockStats' | 'points' | 'healErrors'> = { crashes: [], lockStats: Object.create(null) as Record<string, number>, points: emptyReached(), healErrors: [] };
+  private found: Pick<RunReport, 'contract' | 'crashes' | 'lockStats' | 'points' | 'healErrors'> = { crashes: [], lockStats: {}, points: emptyReached(), healErrors: [] };
   /** Anchored pauses in progress (so the run waits for them). */
   private pausing = new Set<Promise<void>>();
   /** Workers that died on their own between runs: the next run reports them (never respawned silently). */
@@ -227,7 +228,7 @@ export class ClientPool implements ClientControl {
       case 'contract': this.found.contract ??= m.message; break;
       case 'crash': this.found.crashes.push(`client ${w.id} crashed: ${m.error}`); break;
       case 'lock-stats':
-        for (const [k, n] of Object.entries(m.stats)) this.found.lockStats[k] = (Object.hasOwn(this.found.lockStats, k) ? this.found.lockStats[k]! : 0) + n;
+        addCounts(this.found.lockStats, m.stats); // names are the lock module's
         break;
       case 'points': this.found.points = mergeReached(this.found.points, m.reached); break;
       case 'done': w.done?.(m.error); break;
@@ -368,7 +369,7 @@ export class ClientPool implements ClientControl {
     }
     await Promise.all([...this.pausing]);
     const found = this.found;
-    this.found = { crashes: [], lockStats: Object.create(null) as Record<string, number>, points: emptyReached(), healErrors: [] };
+    this.found = { crashes: [], lockStats: {}, points: emptyReached(), healErrors: [] };
     return { errors, killed, logs: this.logs, ...found };
   }
 

@@ -3,6 +3,7 @@
 // kind took effect at least once, some acquire succeeded and was released, and
 // some acquire met another client's hold (contention). Otherwise the run is
 // inconclusive (exit 3) and says which of these was missing.
+import { addCounts } from '../own-key.ts';
 import type { RunOutcome } from './session.ts';
 
 export interface Coverage {
@@ -23,7 +24,7 @@ export interface Coverage {
 export function emptyCoverage(requested: readonly string[]): Coverage {
   return {
     runs: 0, conclusive: 0, acquires: 0, okAcquires: 0, released: 0, contended: 0,
-    faultsApplied: Object.fromEntries(requested.map((k) => [k, 0])), inconclusiveReasons: {}, lockStats: Object.create(null) as Record<string, number>, lockStatsPerOkAcquire: {}, // lock stats: names from the lock module
+    faultsApplied: Object.fromEntries(requested.map((k) => [k, 0])), inconclusiveReasons: {}, lockStats: {}, lockStatsPerOkAcquire: {},
   };
 }
 
@@ -43,7 +44,7 @@ export function addRun(c: Coverage, out: RunOutcome): void {
   c.released += out.stats.released;
   c.contended += out.stats.contended;
   for (const [k, n] of Object.entries(out.faults.applied)) if (Object.hasOwn(c.faultsApplied, k)) c.faultsApplied[k]! += n;
-  for (const [k, n] of Object.entries(out.lockStats ?? {})) c.lockStats[k] = (Object.hasOwn(c.lockStats, k) ? c.lockStats[k]! : 0) + n;
+  addCounts(c.lockStats, out.lockStats ?? {}); // names are the lock module's
   c.lockStatsPerOkAcquire = c.okAcquires === 0 ? {}
     : Object.fromEntries(Object.entries(c.lockStats).map(([k, n]) => [k, Math.round((n / c.okAcquires) * 100) / 100]));
 }

@@ -5,7 +5,7 @@
 // literal, values nested past the bound, and edited run files given to `lockpick report`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { HistoryError, readHistory } from '../../src/history/index.ts';
@@ -189,4 +189,33 @@ test('report on a run dir with an edited results.json or test.json: never VALID 
   writeFileSync(join(run, 'history.jsonl'), history);
   writeFileSync(join(run, 'results.json'), JSON.stringify({ ...good, valid: true, keys_detail: null }));
   assert.equal(await quiet([run, '--format', 'json']), 2);
+});
+
+test('prototype names as keys, client names, fault kinds and targets reach every report format: nothing vanishes, nothing crashes', async () => {
+  const dir = tempDir('lockpick-names-');
+  const quiet = async (args: string[]): Promise<number> => {
+    const [log, err] = [console.log, console.error];
+    console.log = console.error = () => {};
+    try { return await report(args); } finally { console.log = log; console.error = err; }
+  };
+  let n = 0;
+  await fc.assert(fc.asyncProperty(fc.uniqueArray(fc.constantFrom(...PROTO_NAMES), { minLength: 4, maxLength: 4 }), fc.constantFrom(...PROTO_NAMES), async ([k1, k2, c1, c2], kind) => {
+    const ms = (t: number) => t * 1_000_000;
+    const ev = (type: string, p: number, key: string, client: string, t: number) => ({ type, f: 'acquire', process: p, key, client, time: ms(t) });
+    const fault = (edge: string, t: number) => ({ type: 'info', f: `${kind}-${edge}`, process: 'nemesis', value: { target: [k2, `client:${c2}`], client: c1 }, time: ms(t) });
+    const history = tmpHistory(jsonl(ev('invoke', 0, k1!, c1!, 1), ev('ok', 0, k1!, c1!, 2), fault('start', 2.5), ev('invoke', 1, k1!, c2!, 3), ev('ok', 1, k1!, c2!, 4), fault('stop', 4.5),
+      ev('invoke', 2, k2!, c2!, 5), ev('ok', 2, k2!, c2!, 6)));
+    for (const format of ['text', 'json', 'junit', 'html']) {
+      const out = join(dir, `r${n++}.${format}`);
+      assert.equal(await quiet([history, '--format', format, '--out', out]), 1, format);
+      const text = readFileSync(out, 'utf8');
+      // The text lists only the keys not shown valid; JUnit names keys, not clients.
+      const names = format === 'text' ? [k1!, c1!, c2!] : format === 'junit' ? [k1!, k2!] : [k1!, k2!, c1!, c2!];
+      for (const name of names) assert.ok(text.includes(name), `${format}: ${name} is named`);
+    }
+    const json = JSON.parse(readFileSync(join(dir, `r${n - 3}.json`), 'utf8') /* this case's json */) as { keys_detail: Record<string, { valid: unknown }> };
+    assert.deepEqual(Object.keys(json.keys_detail).sort(), [k1, k2].sort());
+    assert.equal(json.keys_detail[k1!]!.valid, false);
+    assert.equal(json.keys_detail[k2!]!.valid, true);
+  }), { numRuns: 15 });
 });

@@ -35,7 +35,7 @@ export function addRun(c: Coverage, out: RunOutcome): void {
     const why = out.inconclusive[0] ?? 'no verdict';
     // Numbers (times, ids) vary from run to run; count reasons by their words.
     const words = why.replace(/\d+/g, 'N').slice(0, 200);
-    c.inconclusiveReasons[words] = (c.inconclusiveReasons[words] ?? 0) + 1;
+    addCounts(c.inconclusiveReasons, { [words]: 1 }); // a reason's words may be a lock's message
     return;
   }
   c.conclusive++;

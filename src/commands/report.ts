@@ -23,7 +23,7 @@ import { renderTimelineHtml } from '../report/html.ts';
 import { EXIT_HELP, fsReason, UsageError } from '../errors.ts';
 import { clientLogs, clientOutputNote } from '../runner/client-logs.ts';
 import { samePath } from '../same-path.ts';
-import { checkResultsJson, checkTestJson } from '../runner/stored-files.ts';
+import { checkResultsJson, checkTestJson, type StoredResults } from '../runner/stored-files.ts';
 
 const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
 /** File-system errors on a path the user gave: bad input (exit 2), not lockpick's failure. */
@@ -64,7 +64,7 @@ ${EXIT_HELP}`;
 
 class ReportError extends Error {}
 
-interface Inputs { historyPath: string; dir: string; runId?: string; stored?: CheckResult; test?: Record<string, unknown> }
+interface Inputs { historyPath: string; dir: string; runId?: string; stored?: StoredResults; test?: Record<string, unknown> }
 
 async function readJson(path: string): Promise<unknown> {
   try {
@@ -88,6 +88,17 @@ async function locate(path: string): Promise<Inputs> {
   if (existsSync(results)) inputs.stored = checkResultsJson(await readJson(results), results);
   if (existsSync(test)) inputs.test = checkTestJson(await readJson(test), test);
   return inputs;
+}
+
+/**
+ * What a stored check result under the same model says that the history, checked again,
+ * contradicts (the other definite verdict). A run's verdict is not compared: it weighs what the
+ * history check does not (--property liveness, the resource, lanes' own histories).
+ */
+function storedDisagrees(stored: StoredResults | undefined, model: string, r: CheckResult): string | undefined {
+  if (stored === undefined || !('check' in stored) || r.valid === 'unknown') return undefined;
+  const s = stored.check;
+  return s.model === model && s.valid !== 'unknown' && s.valid !== r.valid ? `"valid" is ${String(s.valid)}` : undefined;
 }
 
 const modelFrom = (o: unknown): string | undefined =>
@@ -132,15 +143,14 @@ export async function run(argv: string[]): Promise<number> {
   }
   try {
     const inputs = await locate(positionals[0]!);
-    const model = values.model ?? modelFrom(inputs.test) ?? modelFrom(inputs.stored) ?? 'mutex';
+    const model = values.model ?? modelFrom(inputs.test) ?? modelFrom(inputs.stored && 'check' in inputs.stored ? inputs.stored.check : undefined) ?? 'mutex';
     // hasOwn: "toString" or "constructor" (in test.json or --model) is no model.
     if (!Object.hasOwn(MODELS, model)) throw new ReportError(`unknown model "${model}"${values.model ? '' : ' (from the run\'s test.json or results.json)'}; known models: ${Object.keys(MODELS).join(', ')}\n  fix: pass --model with one of those`);
     const h = await readHistory(inputs.historyPath, { maxLineBytes });
     const r = checkHistory(h, { model });
-    const stored = inputs.stored;
-    // Two definite verdicts that differ: the file was edited or belongs to another history.
-    if (stored && stored.model === model && stored.valid !== 'unknown' && r.valid !== 'unknown' && stored.valid !== r.valid) {
-      throw new ReportError(`${join(inputs.dir, 'results.json')}: "valid" is ${String(stored.valid)}, but the history checked again under model ${model} is ${r.valid ? 'valid' : `INVALID (${r.anomalies[0]?.message ?? 'anomalies'})`}; the file was edited or belongs to another history\n  fix: remove results.json (the history alone is enough) or put back the one the run wrote`);
+    const disagrees = storedDisagrees(inputs.stored, model, r);
+    if (disagrees) {
+      throw new ReportError(`${join(inputs.dir, 'results.json')}: ${disagrees}, but the history checked again under model ${model} is ${r.valid ? 'valid' : `INVALID (${r.anomalies[0]?.message ?? 'anomalies'})`}; the file was edited or belongs to another history\n  fix: remove results.json (the history alone is enough) or put back the one the run wrote`);
     }
     const name = inputs.runId ?? h.source;
     const meta: Record<string, unknown> = { ...(inputs.runId ? { run: inputs.runId } : {}), ...(inputs.test ?? {}) };

@@ -2,7 +2,7 @@
 // each, so an edited or foreign file is bad input naming the file and the field (exit 2), never a
 // TypeError deep in a report (exit 4) or a verdict taken on trust. Hand-written: a field is
 // checked only for what a reader of it relies on; fields nobody reads pass as they are.
-import type { CheckResult } from '../../checkers/types.ts';
+import type { CheckResult, Verdict } from '../../checkers/types.ts';
 import { UsageError } from '../errors.ts';
 import { validatePlan } from '../workload/plan.ts';
 
@@ -79,23 +79,26 @@ function checkCheckResult(c: Checker, r: Record<string, unknown>, at: string): C
   return r as unknown as CheckResult;
 }
 
+/** What a results.json says: a check result of this history, or a run's verdict over all its runs. */
+export type StoredResults = { check: CheckResult } | { verdict: Verdict };
+
 /**
  * results.json: a run's results ({"verdict": ...}: `lockpick run`) or a check result ({"valid": ...},
- * also under "result" / "check"). Returns the check result when it is one, else undefined.
+ * also under "result" / "check").
  */
-export function checkResultsJson(raw: unknown, file: string): CheckResult | undefined {
+export function checkResultsJson(raw: unknown, file: string): StoredResults {
   const c = new Checker(file, "remove or repair the file; it must be the results.json 'lockpick run' or 'lockpick check --json' wrote (the history alone is enough: it is checked again)");
   const o = c.object(raw, '(the whole file)');
   for (const wrap of ['result', 'check'] as const) {
-    if (Object.hasOwn(o, wrap)) return checkCheckResult(c, c.object(o[wrap], wrap), `${wrap}.`);
+    if (Object.hasOwn(o, wrap)) return { check: checkCheckResult(c, c.object(o[wrap], wrap), `${wrap}.`) };
   }
-  if (Object.hasOwn(o, 'valid')) return checkCheckResult(c, o, '');
+  if (Object.hasOwn(o, 'valid')) return { check: checkCheckResult(c, o, '') };
   if (!Object.hasOwn(o, 'verdict')) c.fail('verdict', 'present (a run\'s results) or "valid" (a check result)', undefined);
   c.verdict(o.verdict, 'verdict');
   c.count(o.runs, 'runs', true);
   if (o.gaps !== undefined) c.strings(o.gaps, 'gaps');
   if (o.interrupted !== undefined && typeof o.interrupted !== 'boolean') c.fail('interrupted', 'true or false', o.interrupted);
-  return undefined;
+  return { verdict: o.verdict as Verdict };
 }
 
 /** test.json as `lockpick run` writes it: the fields its readers (report, replay, --points-from) rely on. */

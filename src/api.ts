@@ -122,7 +122,10 @@ export interface CheckHistoryOptions {
 export async function checkHistory(fileOrEvents: string | readonly (HistoryEvent | Record<string, unknown>)[] | ParsedHistory, o: CheckHistoryOptions = {}): Promise<CheckResult> {
   let h: ParsedHistory;
   if (isParsed(fileOrEvents)) {
-    h = fileOrEvents;   // what readHistory returned
+    h = fileOrEvents;   // what readHistory returned, or made by hand: its values are checked as a file's are
+    for (const op of h.ops) {
+      if (typeof op.invokeValue === 'object' || typeof op.value === 'object') checkEventObject(h.source, op.invokeLine, { invoke: op.invokeValue, value: op.value });
+    }
   } else if (typeof fileOrEvents === 'string') {
     // The limits hold while reading too: past one the verdict is unknown, as `lockpick check` says.
     const t0 = performance.now();

@@ -134,6 +134,12 @@ test(`values nested past ${MAX_VALUE_DEPTH} are refused naming the line (JSON Li
     const api = await apiCheckHistory([{ type: 'invoke', f: 'write', process: 0, value }, { type: 'ok', f: 'write', process: 0, value }], { model: 'register' }).catch((x: unknown) => x);
     if (deep) assert.ok(api instanceof HistoryError && api.rule === 'too-deep', String(api));
     else assert.equal((api as { valid: unknown }).valid, true);
+    // A parsed history made (or changed) by hand is checked the same way.
+    const h = await readHistory(tmpHistory(jsonl({ type: 'invoke', f: 'write', process: 0, value: 1 }, { type: 'ok', f: 'write', process: 0, value: 1 })));
+    h.ops[0]!.invokeValue = h.ops[0]!.value = value;
+    const parsed = await apiCheckHistory(h, { model: 'register' }).catch((x: unknown) => x);
+    if (deep) assert.ok(parsed instanceof HistoryError && parsed.rule === 'too-deep', String(parsed));
+    else assert.equal((parsed as { valid: unknown }).valid, true);
   }), { numRuns: 20 });
   // A value that contains itself cannot come from a file; from the library it is refused, not a stack overflow.
   const cyclic: Record<string, unknown> = {};

@@ -124,7 +124,8 @@ export async function checkHistory(fileOrEvents: string | readonly (HistoryEvent
   if (isParsed(fileOrEvents)) {
     h = fileOrEvents;   // what readHistory returned, or made by hand: its values are checked as a file's are
     for (const op of h.ops) {
-      if (typeof op.invokeValue === 'object' || typeof op.value === 'object') checkEventObject(h.source, op.invokeLine, { invoke: op.invokeValue, value: op.value });
+      checkEventObject(h.source, op.invokeLine, op.invokeValue, 1); // a value sits one level into its event
+      checkEventObject(h.source, op.completeLine, op.value, 1);
     }
   } else if (typeof fileOrEvents === 'string') {
     // The limits hold while reading too: past one the verdict is unknown, as `lockpick check` says.

@@ -4,9 +4,10 @@
 import { HistoryError } from './errors.ts';
 import { MAX_VALUE_DEPTH, protoKey, tooDeep } from './limits.ts';
 
-/** Throws the reader's HistoryError for an event (object) the readers would refuse. */
-export function checkEventObject(source: string, line: number, ev: unknown): void {
+/** Throws the reader's HistoryError for an event (object) the readers would refuse; `base`: how deep `ev` sits in its event. */
+export function checkEventObject(source: string, line: number, ev: unknown, base = 0): void {
   if (ev === null || typeof ev !== 'object') return; // the builder names a non-object
+  if (flat(ev)) return; // the usual event or value ({token: 3}): nothing nested to walk
   const onPath = new Set<object>();
   const done = new Set<object>();
   // Each frame: an object and its children still to visit.
@@ -14,7 +15,7 @@ export function checkEventObject(source: string, line: number, ev: unknown): voi
   const enter = (o: object): void => {
     if (Object.hasOwn(o, '__proto__')) throw protoKey(source, line, 'json');
     if (onPath.has(o)) throw new HistoryError(source, line, 'cyclic-value', 'a value of this event contains itself (a cycle)', 'give plain data: each value once, no references back');
-    if (stack.length > MAX_VALUE_DEPTH) throw tooDeep(source, line);
+    if (stack.length + base > MAX_VALUE_DEPTH) throw tooDeep(source, line);
     onPath.add(o);
     stack.push({ o, kids: Object.values(o) });
   };
@@ -28,4 +29,13 @@ export function checkEventObject(source: string, line: number, ev: unknown): voi
     }
     if (kid !== null && typeof kid === 'object' && !done.has(kid)) enter(kid);
   }
+}
+
+/** No `__proto__` key and no nested object. */
+function flat(o: object): boolean {
+  for (const k in o) {
+    const v = (o as Record<string, unknown>)[k];
+    if (k === '__proto__' || (v !== null && typeof v === 'object')) return false;
+  }
+  return !Object.hasOwn(o, '__proto__'); // (not enumerable: for-in does not show it)
 }

@@ -1,6 +1,7 @@
 // checkHistory: split a parsed history by the model's partition (per key), decide each part by
 // the model's sweep when it has one (owner-aware lock models) or by the general search, and
 // gather plain-words anomalies. Throws CheckInputError for input the model cannot read.
+import { setOwn } from '../src/own-key.ts';
 import type { NemesisEvent, Op, ParsedHistory } from '../src/history/types.ts';
 import type { Anomaly, Backend, CheckOptions, CheckResult, KeyDetail, Model, Verdict } from './types.ts';
 import { backendNames } from '../src/env/topologies.ts';
@@ -71,7 +72,7 @@ export function keyVerdict(model: Model<any>, key: string, ops: Op[], budget: Bu
 /** The result of a check from each key's verdict (in partition order): anomalies listed up to MAX_ANOMALIES_PER_KEY per key. */
 export function summarize(modelName: string, ops: number, started: number, verdicts: Iterable<[string, number, KeyVerdict]>): CheckResult {
   const anomalies: Anomaly[] = [];
-  const keysDetail: Record<string, KeyDetail> = {};
+  const keysDetail: Record<string, KeyDetail> = {}; // keyed by lock name (user data): setOwn
   let anyInvalid = false;
   let unknownReason: string | undefined;
   for (const [key, count, d] of verdicts) {
@@ -80,7 +81,7 @@ export function summarize(modelName: string, ops: number, started: number, verdi
     const detail: KeyDetail = { valid: d.valid, ops: count };
     if (d.reason) detail.reason = d.reason;
     else if (d.anomalies.length > listed.length) detail.reason = `${d.anomalies.length} anomalies; the first ${listed.length} are listed`;
-    keysDetail[key] = detail;
+    setOwn(keysDetail, key, detail);
     if (d.valid === false) anyInvalid = true;
     if (d.valid === 'unknown') unknownReason ??= `key "${key}": ${d.reason}`;
   }

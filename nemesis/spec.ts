@@ -70,7 +70,7 @@ export function validateFaultSpec(spec: unknown, schemas: readonly KindSchema[],
   if (typeof params !== 'object' || params === null || Array.isArray(params)) fail(`params must be an object`);
   const p = params as Record<string, unknown>;
   for (const [name, v] of Object.entries(p)) {
-    const info = sc.params[name];
+    const info = Object.hasOwn(sc.params, name) ? sc.params[name] : undefined; // `toString` is a name like any other
     if (!info) {
       const known = Object.keys(sc.params);
       fail(`unknown param '${name}'; '${sc.kind}' takes ${known.length ? known.join(', ') : 'no params'}`);
@@ -83,7 +83,7 @@ export function validateFaultSpec(spec: unknown, schemas: readonly KindSchema[],
     }
   }
   for (const [name, i] of Object.entries(sc.params)) {
-    if (i.required && p[name] === undefined) fail(`params.${name} is required (${i.doc})`);
+    if (i.required && (!Object.hasOwn(p, name) || p[name] === undefined)) fail(`params.${name} is required (${i.doc})`);
   }
   return s as unknown as FaultSpec;
 }
@@ -116,6 +116,6 @@ export function targets(spec: FaultSpec): string[] {
 
 /** A param with its default. */
 export function param<T>(spec: FaultSpec, name: string, fallback: T): T {
-  const v = spec.params?.[name];
+  const v = spec.params !== undefined && Object.hasOwn(spec.params, name) ? spec.params[name] : undefined;
   return (v === undefined ? fallback : v) as T;
 }

@@ -8,6 +8,7 @@
 import { CheckInputError } from '../checkers/index.ts';
 import { checkHistoryOnThreads } from '../checkers/threads.ts';
 import type { Backend, CheckResult } from '../checkers/types.ts';
+import { checkEventObject } from './history/value-check.ts';
 import { HistoryBuilder, ReadLimitReached, readHistory } from './history/index.ts';
 import { Budget } from '../checkers/budget.ts';
 import { limitedReading, readLimitResult } from '../checkers/read-limit.ts';
@@ -121,7 +122,11 @@ export interface CheckHistoryOptions {
 export async function checkHistory(fileOrEvents: string | readonly (HistoryEvent | Record<string, unknown>)[] | ParsedHistory, o: CheckHistoryOptions = {}): Promise<CheckResult> {
   let h: ParsedHistory;
   if (isParsed(fileOrEvents)) {
-    h = fileOrEvents;   // what readHistory returned
+    h = fileOrEvents;   // what readHistory returned, or made by hand: its values are checked as a file's are
+    for (const op of h.ops) {
+      checkEventObject(h.source, op.invokeLine, op.invokeValue, 1); // a value sits one level into its event
+      checkEventObject(h.source, op.completeLine, op.value, 1);
+    }
   } else if (typeof fileOrEvents === 'string') {
     // The limits hold while reading too: past one the verdict is unknown, as `lockpick check` says.
     const t0 = performance.now();
@@ -134,7 +139,7 @@ export async function checkHistory(fileOrEvents: string | readonly (HistoryEvent
     }
   } else if (Array.isArray(fileOrEvents)) {
     const b = new HistoryBuilder('events');
-    fileOrEvents.forEach((e, i) => b.add(e, i + 1));
+    fileOrEvents.forEach((e, i) => { checkEventObject('events', i + 1, e); b.add(e, i + 1); });
     h = b.finish();
   } else {
     throw new TypeError('checkHistory: give a history file path or an array of history events');

@@ -1,7 +1,9 @@
 // `lockpick report PATH`: render a history file or a stored run (store/<lock>/<run-id>
 // with history.jsonl and, when present, results.json and test.json) as text,
-// JSON, JUnit XML or the HTML timeline. Uses the stored verdict when it was
-// made under the same model, otherwise checks the history again.
+// JSON, JUnit XML or the HTML timeline. The verdict is always the history's, checked
+// here: a stored one is never taken on trust (a stored check result under the same model
+// that disagrees with it is bad input, exit 2); results.json and test.json are checked
+// against their schemas on read (src/runner/stored-files.ts).
 // Exit codes as `check` (README "Exit codes"): 0 valid, 1 invalid, 2 bad input
 // or usage (also an --out that cannot be written), 3 unknown; anything else
 // thrown is lockpick's own failure and exits 4 through src/cli.ts.
@@ -18,9 +20,10 @@ import { explainAnomalies } from '../report/cause.ts';
 import { clientsFromFile } from '../report/timeline-story.ts';
 import { renderJUnit } from '../report/junit.ts';
 import { renderTimelineHtml } from '../report/html.ts';
-import { EXIT_HELP, fsReason } from '../errors.ts';
+import { EXIT_HELP, fsReason, UsageError } from '../errors.ts';
 import { clientLogs, clientOutputNote } from '../runner/client-logs.ts';
 import { samePath } from '../same-path.ts';
+import { checkResultsJson, checkTestJson, type StoredResults } from '../runner/stored-files.ts';
 
 const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
 /** File-system errors on a path the user gave: bad input (exit 2), not lockpick's failure. */
@@ -35,8 +38,8 @@ Renders a checked history for people or CI. PATH is a history file (.jsonl or
 Jepsen .edn) or a stored run directory store/<lock>/<run-id> holding history.jsonl and,
 when the run wrote them, results.json (the verdict) and test.json (what was run).
 A run's shrunk counterexample is in store/<lock>/<run-id>/counterexample (report it the
-same way). A stored check result is used when its model is the one asked for;
-otherwise the history is checked again.
+same way). The verdict is always the history's, checked again; a stored check result
+(results.json) under the same model that disagrees with it is bad input (exit 2).
 
 options:
   --format F   html (default): one self-contained timeline.html: a lane per
@@ -61,7 +64,7 @@ ${EXIT_HELP}`;
 
 class ReportError extends Error {}
 
-interface Inputs { historyPath: string; dir: string; runId?: string; results?: unknown; test?: Record<string, unknown> }
+interface Inputs { historyPath: string; dir: string; runId?: string; stored?: StoredResults; test?: Record<string, unknown> }
 
 async function readJson(path: string): Promise<unknown> {
   try {
@@ -81,26 +84,21 @@ async function locate(path: string): Promise<Inputs> {
   // store/<id>/counterexample is named after its run.
   const runId = basename(abs) === 'counterexample' ? `${basename(dirname(abs))}/counterexample` : basename(abs);
   const inputs: Inputs = { historyPath, dir: path, runId };
-  if (existsSync(join(path, 'results.json'))) inputs.results = await readJson(join(path, 'results.json'));
-  if (existsSync(join(path, 'test.json'))) {
-    const t = await readJson(join(path, 'test.json'));
-    if (t !== null && typeof t === 'object' && !Array.isArray(t)) inputs.test = t as Record<string, unknown>;
-  }
+  const results = join(path, 'results.json'), test = join(path, 'test.json');
+  if (existsSync(results)) inputs.stored = checkResultsJson(await readJson(results), results);
+  if (existsSync(test)) inputs.test = checkTestJson(await readJson(test), test);
   return inputs;
 }
 
 /**
- * results.json as a CheckResult when it holds one for this history: the object itself, or under
- * "result" / "check". The runner's summary of a whole search ({verdict, runs, minimal, ...}) is not
- * one: its verdicts belong to single runs, so the history is checked again.
+ * What a stored check result under the same model says that the history, checked again,
+ * contradicts (the other definite verdict). A run's verdict is not compared: it weighs what the
+ * history check does not (--property liveness, the resource, lanes' own histories).
  */
-function storedResult(raw: unknown): CheckResult | undefined {
-  const wrapped = raw !== null && typeof raw === 'object' ? ((raw as { result?: unknown }).result ?? (raw as { check?: unknown }).check) : undefined;
-  const o = wrapped ?? raw;
-  if (o === null || typeof o !== 'object') return undefined;
-  const r = o as Partial<CheckResult>;
-  const ok = (r.valid === true || r.valid === false || r.valid === 'unknown') && typeof r.model === 'string' && Array.isArray(r.anomalies);
-  return ok ? { keys_detail: {}, ops: 0, keys: 0, elapsed_ms: 0, ...r } as CheckResult : undefined;
+function storedDisagrees(stored: StoredResults | undefined, model: string, r: CheckResult): string | undefined {
+  if (stored === undefined || !('check' in stored) || r.valid === 'unknown') return undefined;
+  const s = stored.check;
+  return s.model === model && s.valid !== 'unknown' && s.valid !== r.valid ? `"valid" is ${String(s.valid)}` : undefined;
 }
 
 const modelFrom = (o: unknown): string | undefined =>
@@ -145,12 +143,15 @@ export async function run(argv: string[]): Promise<number> {
   }
   try {
     const inputs = await locate(positionals[0]!);
-    const model = values.model ?? modelFrom(inputs.test) ?? modelFrom(storedResult(inputs.results)) ?? 'mutex';
+    const model = values.model ?? modelFrom(inputs.test) ?? modelFrom(inputs.stored && 'check' in inputs.stored ? inputs.stored.check : undefined) ?? 'mutex';
     // hasOwn: "toString" or "constructor" (in test.json or --model) is no model.
     if (!Object.hasOwn(MODELS, model)) throw new ReportError(`unknown model "${model}"${values.model ? '' : ' (from the run\'s test.json or results.json)'}; known models: ${Object.keys(MODELS).join(', ')}\n  fix: pass --model with one of those`);
     const h = await readHistory(inputs.historyPath, { maxLineBytes });
-    const stored = storedResult(inputs.results);
-    const r = stored && stored.model === model ? stored : checkHistory(h, { model });
+    const r = checkHistory(h, { model });
+    const disagrees = storedDisagrees(inputs.stored, model, r);
+    if (disagrees) {
+      throw new ReportError(`${join(inputs.dir, 'results.json')}: ${disagrees}, but the history checked again under model ${model} is ${r.valid ? 'valid' : `INVALID (${r.anomalies[0]?.message ?? 'anomalies'})`}; the file was edited or belongs to another history\n  fix: remove results.json (the history alone is enough) or put back the one the run wrote`);
+    }
     const name = inputs.runId ?? h.source;
     const meta: Record<string, unknown> = { ...(inputs.runId ? { run: inputs.runId } : {}), ...(inputs.test ?? {}) };
     let text = render(format, name, h, r, meta);
@@ -175,7 +176,7 @@ export async function run(argv: string[]): Promise<number> {
     if (inputs.runId && existsSync(minimal)) console.error(`lockpick report: this run's shrunk counterexample: lockpick report ${join(inputs.dir, 'counterexample')}`);
     return r.valid === true ? EXIT.valid : r.valid === false ? EXIT.invalid : EXIT.unknown;
   } catch (e) {
-    if (e instanceof ReportError || e instanceof HistoryError || e instanceof CheckInputError) {
+    if (e instanceof ReportError || e instanceof HistoryError || e instanceof CheckInputError || e instanceof UsageError) {
       console.error(`lockpick report: ${e.message}`);
       return EXIT.usage;
     }

@@ -1,44 +1,18 @@
 // Jepsen history.edn reader. A small scanner (strings, comments, char
 // literals, bracket nesting) finds where each op map starts and ends, so it
 // can report the op's line and never hold more than one chunk plus one op in
-// memory; each op map itself is parsed by edn-data. Accepts a vector [...] or
+// memory; each op map itself is parsed by ./edn-form.ts. Accepts a vector [...] or
 // list (...) of op maps spanning many lines, and one map per line with no
 // enclosing collection (tagged maps such as #jepsen.history.Op{...} too).
 import { openSource } from './source.ts';
-import { parseEDNString } from 'edn-data';
-import type { ParseOptions } from 'edn-data/dist/parse.js';
+import { EdnFormError, parseEdnForm } from './edn-form.ts';
 import { HistoryBuilder } from './build.ts';
 import { HistoryError } from './errors.ts';
 import { countNewlines, firstInvalidUtf8, notUtf8 } from './utf8.ts';
-import { ReadLimitReached, lineTooLong, maxLineBytesOf, type ReadOptions } from './limits.ts';
+import { ReadLimitReached, lineTooLong, maxLineBytesOf, protoKey, tooDeep, type ReadOptions } from './limits.ts';
 import type { ParsedHistory } from './types.ts';
 
 const CHUNK_BYTES = 1 << 20;
-// Keywords become strings (":nemesis" → "nemesis"), nil → null, sets/lists → arrays. Maps are read
-// as their key/value pairs (edn-data's default: {map: [[k, v], ...]}) and made objects here, so a key given twice is seen (objects()).
-const EDN_OPTIONS: ParseOptions = { keywordAs: 'string', listAs: 'array', setAs: 'array', symbolAs: 'string', charAs: 'string' };
-
-/**
- * edn-data's 'doc' maps ({map: [[k, v], ...]}) as plain objects, keys as edn-data's 'object' mode
- * makes them (String(k)); the first key that appears twice in one map goes to `dup`.
- */
-function objects(v: unknown, dup: { key?: string }): unknown {
-  if (Array.isArray(v)) return v.map((x) => objects(x, dup));
-  if (v === null || typeof v !== 'object') return v;
-  const o = v as Record<string, unknown>;
-  const keys = Object.keys(o);
-  if (keys.length === 1 && Array.isArray(o.map)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, val] of o.map as [unknown, unknown][]) {
-      const key = String(k);
-      if (Object.hasOwn(out, key)) dup.key ??= key;
-      out[key] = objects(val, dup);
-    }
-    return out;
-  }
-  if (keys.length === 2 && 'tag' in o && 'val' in o) return { tag: o.tag, val: objects(o.val, dup) };
-  return v;
-}
 const CLOSER: Record<string, string> = { '[': ']', '(': ')', '{': '}' };
 
 /** Turns an op map's tagged wrapper ({tag, val}) into the plain map. */
@@ -64,7 +38,7 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES, o?: ReadOp
   let line = 1;
   let segStart = -1, segLine = 0; // start (in `text`) and line of the op map being read
   // EDN `#_` discards exactly the next form. At op depth the scanner does it itself (inside an
-  // op map edn-data does): `discard` counts the forms still to drop (`#_ #_ a b` drops two).
+  // op map ../edn-form.ts does): `discard` counts the forms still to drop (`#_ #_ a b` drops two).
   let discard = 0, discardLine = 0;
   let segDiscard = false;    // the form being read is dropped, not parsed
   let hashPending = false;   // a '#' at op depth: `#_`, or a tagged form such as #jepsen.history.Op{...}
@@ -135,7 +109,7 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES, o?: ReadOp
           skipNext = true;
           continue;
         }
-        // Inside an op map only brackets matter; edn-data reads the rest.
+        // Inside an op map only brackets matter; edn-form.ts reads the rest.
         if (!structural && !atTop) continue;
         if (opDepth === -1) {
           // First form of the file: the enclosing collection, or the first op map.
@@ -165,14 +139,13 @@ export async function readEdn(path: string, chunkBytes = CHUNK_BYTES, o?: ReadOp
             segStart = -1;
             if (segDiscard) { segDiscard = false; continue; } // dropped by #_: not an op
             let v: unknown;
-            try { v = parseEDNString(seg, EDN_OPTIONS); } catch (e) {
-              syntax(segLine, `this op map is not valid EDN: ${(e as Error).message}`, 'fix the op map (balanced brackets, closed strings, an even number of forms)');
+            try { v = parseEdnForm(seg); } catch (e) {
+              if (!(e instanceof EdnFormError)) throw e;
+              if (e.rule === 'too-deep') throw tooDeep(path, segLine + e.line);
+              if (e.rule === 'proto-key') throw protoKey(path, segLine + e.line, 'edn');
+              syntax(segLine + e.line, `this op map is not valid EDN: ${e.message}`, 'fix the op map (balanced brackets, closed strings, a value for every key)');
             }
-            const dup: { key?: string } = {};
-            const op = unwrap(objects(v, dup));
-            if (dup.key !== undefined) {
-              syntax(segLine, `the key :${dup.key} appears twice in one map (readers disagree on which value counts)`, `keep one :${dup.key} in the map and remove the other`);
-            }
+            const op = unwrap(v);
             b.add(op, segLine);
           } else if (stack.length === 0 && opDepth === 1) {
             outerClosed = true;

@@ -2,7 +2,8 @@
 // whole is decoded and given to JSON.parse, so its values and every error message are JSON.parse's.
 // Shared by the reader on this thread (./jsonl.ts) and the one fed by the reader thread (./jsonl-threaded.ts).
 import { HistoryError } from './errors.ts';
-import { duplicateKey } from './json-dupes.ts';
+import { keyProblem } from './json-dupes.ts';
+import { protoKey, tooDeep } from './limits.ts';
 import type { FastLine, OnLine } from './jsonl-lines.ts';
 import { LineScanner } from './jsonl-scan.ts';
 
@@ -23,8 +24,11 @@ export function parseLine(path: string, text: string, line: number): unknown {
     throw new HistoryError(path, line, 'not-json', `each line must be one JSON object (JSON Lines); this line does not parse: ${(e as Error).message}`,
       'fix the line so it is a complete JSON object on one line (no trailing commas, double-quoted keys), or remove it');
   }
-  const dup = duplicateKey(text);
-  if (dup !== undefined) {
+  const bad = keyProblem(text);
+  if (bad?.rule === 'too-deep') throw tooDeep(path, line);
+  if (bad?.rule === 'proto-key') throw protoKey(path, line, 'json');
+  if (bad?.rule === 'duplicate-key') {
+    const dup = bad.key;
     throw new HistoryError(path, line, 'duplicate-key', `the key ${JSON.stringify(dup)} appears twice in one object (JSON readers disagree on which value counts)`,
       `keep one ${JSON.stringify(dup)} in the object and remove the other`);
   }

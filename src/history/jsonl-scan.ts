@@ -5,7 +5,7 @@
 // digits, true/false/null, nested values handed to JSON.parse. Anything else (escapes, non-ASCII
 // strings, fractions, exponents, bad syntax) returns false and the caller parses the line with
 // JSON.parse, so the values and every error message stay exactly those of JSON.parse. A line with
-// a duplicate key (at any depth) also returns false: the slow path refuses it (./json-dupes.ts).
+// a duplicate key or a "__proto__" key (at any depth) also returns false: the slow path refuses it (./json-dupes.ts).
 
 /** The fields of one event; reused from line to line (HistoryBuilder.add keeps none of it). */
 export interface ScannedEvent {
@@ -13,7 +13,7 @@ export interface ScannedEvent {
   value: unknown; time: unknown; index: unknown; lease_ms: unknown; valid_ms: unknown; sent_ms: unknown;
 }
 
-import { duplicateKey } from './json-dupes.ts';
+import { keyProblem } from './json-dupes.ts';
 import { FALSE, NESTED, NONE, NULL, NUM, STR, TRUE } from './jsonl-batch.ts';
 
 const QUOTE = 34, BACKSLASH = 92, COMMA = 44, COLON = 58, LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93, MINUS = 45;
@@ -38,6 +38,12 @@ function fieldId(buf: Buffer, from: number, len: number): number {
   const name = FIELD_BYTES[id]!;
   for (let k = 0; k < len; k++) if (buf[from + k] !== name[k]) return 0;
   return id;
+}
+
+const PROTO = Buffer.from('__proto__', 'latin1');
+/** The field name buf[from, from + len) is "__proto__" (refused by the slow path). */
+function isProto(buf: Buffer, from: number, len: number): boolean {
+  return len === 9 && buf.compare(PROTO, 0, 9, from, from + 9) === 0;
 }
 
 /** Interned short strings: the same f or key on a million lines is one string, made once. */
@@ -129,7 +135,7 @@ export class LineScanner {
         if (seen & (1 << field)) return -1; // a duplicate key
         seen |= 1 << field;
       } else {
-        if (others === MAX_OTHER_FIELDS || this.seenOther(buf, from, i, others)) return -1;
+        if (others === MAX_OTHER_FIELDS || this.seenOther(buf, from, i, others) || isProto(buf, from, i - from)) return -1;
         this.otherFrom[others] = from; this.otherTo[others++] = i;
       }
       c = buf[++i];
@@ -250,7 +256,7 @@ export class LineScanner {
     const text = buf.toString('utf8', from, to);
     let v: unknown;
     try { v = JSON.parse(text); } catch { return undefined; }
-    if (duplicateKey(text) !== undefined) return undefined;
+    if (keyProblem(text, 1) !== undefined) return undefined; // a field's value sits one level in
     if (len <= MAX_NESTED_BYTES) {
       this.nestedBytes[slot] = Buffer.from(buf.subarray(from, to));
       this.nestedValue[slot] = v;

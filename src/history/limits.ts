@@ -42,3 +42,21 @@ export function parseMaxLineBytes(raw: string | undefined): number | undefined |
   }
   return v;
 }
+
+/**
+ * How deep a value (a register value, an error) may nest in an event: far above any real history
+ * (Jepsen's are a few levels), low enough that every later walk of a value (canonical text, JSON,
+ * the reports) stays far from the stack's end. Deeper is an input error naming the line.
+ */
+export const MAX_VALUE_DEPTH = 256;
+
+export function tooDeep(file: string, line: number): HistoryError {
+  return new HistoryError(file, line, 'too-deep', `a value may nest at most ${MAX_VALUE_DEPTH} levels deep (objects, arrays, EDN collections); this one nests deeper`,
+    'flatten the value: an event records what a client saw, not a deep structure');
+}
+
+/** A key that would not be an own field of the event in JavaScript (it sets the object's prototype). */
+export function protoKey(file: string, line: number, format: 'json' | 'edn'): HistoryError {
+  return new HistoryError(file, line, 'proto-key', `the key ${format === 'edn' ? ':__proto__' : '"__proto__"'} is refused in an event, at any depth (JavaScript readers turn it into the object's prototype, so fields would appear or vanish)`,
+    'rename the key');
+}

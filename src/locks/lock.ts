@@ -39,6 +39,7 @@ export function readLockStats(lock: Lock | undefined): Record<string, number> | 
   try {
     const raw: unknown = lock.stats();
     if (typeof raw !== 'object' || raw === null) return undefined;
+    // fromEntries defines own keys: a counter named `__proto__` stays a counter.
     return Object.fromEntries(Object.entries(raw).filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1])));
   } catch {
     return undefined; // counters are a figure, not the verdict: a broken stats() costs only the figure

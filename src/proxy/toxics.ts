@@ -40,7 +40,7 @@ function checkAttributes(type: ToxicType, attrs: unknown, base: Record<string, n
   if (!isRecord(attrs)) throw new ApiError(400, `toxic attributes must be an object like ${JSON.stringify(TOXIC_ATTRIBUTES[type])}`);
   const out = { ...base };
   for (const [k, v] of Object.entries(attrs)) {
-    if (!(k in TOXIC_ATTRIBUTES[type])) {
+    if (!Object.hasOwn(TOXIC_ATTRIBUTES[type], k)) { // own names only: `toString`, `__proto__` are no attributes
       throw new ApiError(400, `toxic type '${type}' has no attribute '${k}'; allowed: ${Object.keys(TOXIC_ATTRIBUTES[type]).join(', ')}`);
     }
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
@@ -61,7 +61,7 @@ function checkToxicity(v: unknown, fallback: number): number {
 export function parseToxic(body: unknown): Toxic {
   if (!isRecord(body)) throw new ApiError(400, 'toxic body must be a JSON object with at least "type"');
   const type = body.type;
-  if (typeof type !== 'string' || !(type in TOXIC_ATTRIBUTES)) {
+  if (typeof type !== 'string' || !Object.hasOwn(TOXIC_ATTRIBUTES, type)) {
     throw new ApiError(400, `unknown toxic type ${JSON.stringify(type)}; supported: ${Object.keys(TOXIC_ATTRIBUTES).join(', ')}`);
   }
   const t = type as ToxicType;

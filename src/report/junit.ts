@@ -45,7 +45,7 @@ function casesOf(r: CheckResult): Case[] {
     const d = r.keys_detail[k]!;
     return { name: label(k), valid: d.valid, anomalies: byKey.get(k) ?? [], reason: d.reason };
   });
-  const stray = r.anomalies.filter((a) => !(a.key in r.keys_detail));
+  const stray = r.anomalies.filter((a) => !Object.hasOwn(r.keys_detail, a.key));
   if (stray.length) cases.push({ name: 'other anomalies', valid: false, anomalies: stray });
   // A verdict on the whole that no key explains (e.g. the overall time limit).
   if (r.valid !== true && !cases.some((c) => c.valid === r.valid)) cases.push({ name: 'history', valid: r.valid, anomalies: [], reason: r.reason });
@@ -72,7 +72,8 @@ export function renderJUnit(results: JUnitEntry[]): string {
     const f = cases.filter((c) => c.valid === false || (c.valid === true && c.anomalies.length > 0)).length;
     const e = cases.filter((c) => c.valid === 'unknown').length;
     tests += cases.length; failures += f; errors += e; totalMs += r.elapsed_ms;
-    const props = { model: r.model, ops: r.ops, keys: r.keys, valid: String(r.valid), ...(meta ?? {}) };
+    // The verdict's own fields last: a run's description (test.json) cannot overwrite them.
+    const props = { ...(meta ?? {}), model: r.model, ops: r.ops, keys: r.keys, valid: String(r.valid) };
     const propXml = Object.entries(props).filter(([, v]) => v !== undefined)
       .map(([k, v]) => `      <property${attrs({ name: k, value: clip(typeof v === 'string' ? v : JSON.stringify(v) ?? String(v)) })}/>`).join('\n');
     return [

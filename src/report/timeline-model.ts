@@ -2,6 +2,7 @@
 // bands and anomaly marks on one axis (ms from run start, or event order when
 // the history has no times). Big histories are cut to windows around the
 // anomalies so the report stays small; html.ts only turns this into markup.
+import { setOwn } from '../own-key.ts';
 import type { Op, ParsedHistory, NemesisEvent } from '../history/types.ts';
 import type { Anomaly, CheckResult } from '../../checkers/types.ts';
 
@@ -121,8 +122,9 @@ export function faultValue(v: unknown, max: number): string {
   const flat: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) {
     if (k === 'id') continue;
-    if (x !== null && typeof x === 'object' && !Array.isArray(x)) Object.assign(flat, x);
-    else flat[k] = x;
+    // Own keys only (setOwn): the value's names are the history's.
+    if (x !== null && typeof x === 'object' && !Array.isArray(x)) for (const [k2, x2] of Object.entries(x)) setOwn(flat, k2, x2);
+    else setOwn(flat, k, x);
   }
   return shortValue(flat, max);
 }

@@ -3,6 +3,7 @@
 // into history events (the parent is the single recorder), assigns logical
 // process ids (a fresh one after every `info`, as in Jepsen), and asks a fault's
 // kind to act when its client reaches the point the fault is anchored at.
+import { addCounts } from '../own-key.ts';
 import { fork, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { clientLogDir } from './client-logs.ts';
@@ -233,7 +234,7 @@ export class ClientPool implements ClientControl {
       case 'contract': this.found.contract ??= m.message; break;
       case 'crash': this.onCrash(w, m.error, m.origin); break;
       case 'lock-stats':
-        for (const [k, n] of Object.entries(m.stats)) this.found.lockStats[k] = (this.found.lockStats[k] ?? 0) + n;
+        addCounts(this.found.lockStats, m.stats); // names are the lock module's
         break;
       case 'points': this.found.points = mergeReached(this.found.points, m.reached); break;
       case 'done': w.done?.(m.error); break;

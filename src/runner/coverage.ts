@@ -3,6 +3,7 @@
 // kind took effect at least once, some acquire succeeded and was released, and
 // some acquire met another client's hold (contention). Otherwise the run is
 // inconclusive (exit 3) and says which of these was missing.
+import { addCounts } from '../own-key.ts';
 import type { RunOutcome } from './session.ts';
 
 export interface Coverage {
@@ -34,7 +35,7 @@ export function addRun(c: Coverage, out: RunOutcome): void {
     const why = out.inconclusive[0] ?? 'no verdict';
     // Numbers (times, ids) vary from run to run; count reasons by their words.
     const words = why.replace(/\d+/g, 'N').slice(0, 200);
-    c.inconclusiveReasons[words] = (c.inconclusiveReasons[words] ?? 0) + 1;
+    addCounts(c.inconclusiveReasons, { [words]: 1 }); // a reason's words may be a lock's message
     return;
   }
   c.conclusive++;
@@ -42,8 +43,8 @@ export function addRun(c: Coverage, out: RunOutcome): void {
   c.okAcquires += out.stats.okAcquires;
   c.released += out.stats.released;
   c.contended += out.stats.contended;
-  for (const [k, n] of Object.entries(out.faults.applied)) if (k in c.faultsApplied) c.faultsApplied[k]! += n;
-  for (const [k, n] of Object.entries(out.lockStats ?? {})) c.lockStats[k] = (c.lockStats[k] ?? 0) + n;
+  for (const [k, n] of Object.entries(out.faults.applied)) if (Object.hasOwn(c.faultsApplied, k)) c.faultsApplied[k]! += n;
+  addCounts(c.lockStats, out.lockStats ?? {}); // names are the lock module's
   c.lockStatsPerOkAcquire = c.okAcquires === 0 ? {}
     : Object.fromEntries(Object.entries(c.lockStats).map(([k, n]) => [k, Math.round((n / c.okAcquires) * 100) / 100]));
 }

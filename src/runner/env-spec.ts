@@ -26,13 +26,13 @@ export function envJson(env: EnvSpec | undefined, keyPrefix: string | undefined)
 function storedImages(raw: unknown, where: string): Record<string, string> | undefined {
   if (raw === undefined) return undefined;
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${where}: "env.images" must be an object such as {"redis": "redis:7.2"}; fix it or give --image with --replay`);
-  const out: Record<string, string> = {};
+  const out: [string, string][] = []; // roles are the file's: fromEntries keeps `__proto__` a key like any other
   for (const [role, image] of Object.entries(raw)) {
     const problem = typeof image === 'string' ? imageProblem(role, image) : `${JSON.stringify(image)} is not a string`;
     if (problem) throw new UsageError(`${where}: "env.images.${role}": ${problem}; fix it or give --image with --replay`);
-    out[role] = image as string;
+    out.push([role, image as string]);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 /**

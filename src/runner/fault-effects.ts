@@ -3,6 +3,7 @@
 // a fault the plan asked for that never took effect makes the run inconclusive,
 // with the reason in words. The history is the evidence, so `lockpick check` and
 // a reader of history.jsonl see the same thing.
+import { getOwn, setOwn } from '../own-key.ts';
 import type { HistoryEvent } from '../history/types.ts';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import { anchoredClient, anchorPoint, describeFault, isAnchoredPause } from '../workload/plan.ts';
@@ -24,24 +25,26 @@ function kindOf(f: string, suffix: string): string | undefined {
 
 /** runMs: how long the run lasted from its time 0 (for "the run ended before it was due"). */
 export function faultEffects(faults: readonly FaultSpec[], events: readonly HistoryEvent[], runMs: number): FaultEffects {
+  // Kinds come from the history's nemesis events (a report reads a user's file): own keys only.
   const applied: Record<string, number> = {};
   const healed: Record<string, number> = {};
-  const failed: Record<string, string[]> = {};
+  const failed = new Map<string, string[]>();
   for (const e of events) {
     if (e.process !== 'nemesis') continue;
     const v = (e.value ?? {}) as Record<string, unknown>;
     let k: string | undefined;
-    if ((k = kindOf(e.f, '-start-failed'))) (failed[k] ??= []).push(String(v.error ?? 'no reason recorded'));
-    else if ((k = kindOf(e.f, '-start'))) applied[k] = (applied[k] ?? 0) + 1;
-    else if ((k = kindOf(e.f, '-stop'))) healed[k] = (healed[k] ?? 0) + 1;
+    if ((k = kindOf(e.f, '-start-failed'))) { const l = failed.get(k) ?? []; failed.set(k, l); l.push(String(v.error ?? 'no reason recorded')); }
+    else if ((k = kindOf(e.f, '-start'))) setOwn(applied, k, (getOwn(applied, k) ?? 0) + 1);
+    else if ((k = kindOf(e.f, '-stop'))) setOwn(healed, k, (getOwn(healed, k) ?? 0) + 1);
   }
   const missing: string[] = [];
-  const seen: Record<string, number> = {};
+  const seen = new Map<string, number>();
   let earlierFailed = false;
   for (const f of [...faults].sort((a, b) => a.at_ms - b.at_ms)) {
-    const n = (seen[f.kind] = (seen[f.kind] ?? 0) + 1);
-    if (n <= (applied[f.kind] ?? 0)) continue;
-    const failure = failed[f.kind]?.shift();
+    const n = (seen.get(f.kind) ?? 0) + 1;
+    seen.set(f.kind, n);
+    if (n <= (getOwn(applied, f.kind) ?? 0)) continue;
+    const failure = failed.get(f.kind)?.shift();
     const what = `fault "${describeFault(f)}" never took effect`;
     if (failure !== undefined) {
       missing.push(`${what}: it failed to start: ${failure}`);
@@ -58,7 +61,7 @@ export function faultEffects(faults: readonly FaultSpec[], events: readonly Hist
   }
   const kindsMissing: string[] = [];
   for (const kind of new Set(faults.map((f) => f.kind))) {
-    if ((applied[kind] ?? 0) > 0) continue;
+    if ((getOwn(applied, kind) ?? 0) > 0) continue;
     const first = missing.find((m) => m.includes(`never took effect`) && faults.some((f) => f.kind === kind && m.startsWith(`fault "${describeFault(f)}"`)));
     kindsMissing.push(first ?? `no '${kind}' fault took effect`);
   }

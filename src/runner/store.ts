@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { HistoryEvent } from '../history/types.ts';
 import { fsReason, InconclusiveError, UsageError } from '../errors.ts';
 import { validatePlan } from '../workload/plan.ts';
+import { checkTestJson } from './stored-files.ts';
 import { packageVersion } from '../package-root.ts';
 
 /** The disk, not the path, failed: nothing the user could have given better. */
@@ -136,7 +137,7 @@ export function readTestJson(dir: string): Record<string, unknown> {
   if (test === null || typeof test !== 'object' || Array.isArray(test)) {
     throw new UsageError(`${path}: not a JSON object\n  fix: it must be the test.json 'lockpick run' wrote; ${fix}`);
   }
-  const t = test as Record<string, unknown>;
+  const t = checkTestJson(test, path); // every field a reader relies on, named when wrong
   // A search without a violation stores "plan": null: there is nothing to replay.
   if (t.plan === null || t.plan === undefined) {
     throw new UsageError(`${path}: "plan" is ${t.plan === null ? 'null (that run found no violation, so no plan was kept)' : 'missing'}\n  fix: replay a run that found a violation (its test.json holds the plan) or a scenario directory`);

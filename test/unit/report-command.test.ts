@@ -48,10 +48,13 @@ test('junit and json go to standard output; --out writes a file', () => {
   assert.match(readFileSync(out, 'utf8'), /INVALID under model mutex/);
 });
 
-test('a stored results.json is used when its model is the one asked for; another model re-checks', () => {
+test('a stored results.json is never trusted: a verdict that disagrees with the history is exit 2 naming the field; another model re-checks', () => {
   const stored = { valid: true, model: 'mutex', ops: 6, keys: 1, anomalies: [], keys_detail: {}, elapsed_ms: 1 };
   const run = storeRun('run-3', stored);
-  assert.equal(lockpick(run, '--format', 'json').code, 0, 'the stored verdict, not a new check');
+  const r = lockpick(run, '--format', 'json');
+  assert.equal(r.code, 2, 'the history holds a double holder: never VALID from the stored file');
+  assert.equal(r.out, '');
+  assert.match(r.err, /results\.json: "valid" is true, but the history checked again under model mutex is INVALID/);
   const again = lockpick(run, '--format', 'json', '--model', 'knossos-mutex');
   assert.equal(again.code, 1);
   assert.equal(JSON.parse(again.out).model, 'knossos-mutex');

@@ -1,0 +1,123 @@
+// The run files lockpick reads back (results.json, test.json) checked against one small schema
+// each, so an edited or foreign file is bad input naming the file and the field (exit 2), never a
+// TypeError deep in a report (exit 4) or a verdict taken on trust. Hand-written: a field is
+// checked only for what a reader of it relies on; fields nobody reads pass as they are.
+import type { CheckResult, Verdict } from '../../checkers/types.ts';
+import { UsageError } from '../errors.ts';
+import { validatePlan } from '../workload/plan.ts';
+
+const VERDICTS = [true, false, 'unknown'] as const;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Field problems of one file, each naming its path ("keys_detail.k1.valid"). */
+class Checker {
+  constructor(readonly file: string, readonly fix: string) {}
+  fail(field: string, want: string, got: unknown): never {
+    let shown: string;
+    try { shown = JSON.stringify(got) ?? String(got); } catch { shown = typeof got; }
+    if (shown.length > 60) shown = `${shown.slice(0, 57)}...`;
+    throw new UsageError(`${this.file}: "${field}" must be ${want}; got ${shown}\n  fix: ${this.fix}`);
+  }
+  object(v: unknown, field: string): Record<string, unknown> {
+    if (!isObject(v)) this.fail(field, 'an object', v);
+    return v;
+  }
+  verdict(v: unknown, field: string): void {
+    if (!VERDICTS.includes(v as never)) this.fail(field, 'true, false or "unknown"', v);
+  }
+  count(v: unknown, field: string, optional = false): void {
+    if (optional && v === undefined) return;
+    if (!(typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) this.fail(field, 'a whole number >= 0', v);
+  }
+  number(v: unknown, field: string, optional = false): void {
+    if (optional && v === undefined) return;
+    if (!(typeof v === 'number' && Number.isFinite(v))) this.fail(field, 'a finite number', v);
+  }
+  string(v: unknown, field: string, optional = false): void {
+    if (optional && v === undefined) return;
+    if (typeof v !== 'string') this.fail(field, 'a string', v);
+  }
+  strings(v: unknown, field: string): void {
+    if (!Array.isArray(v)) this.fail(field, 'a list of strings', v);
+    v.forEach((x, i) => this.string(x, `${field}[${i}]`));
+  }
+  counts(v: unknown, field: string): void {
+    if (!Array.isArray(v)) this.fail(field, 'a list of whole numbers', v);
+    v.forEach((x, i) => this.count(x, `${field}[${i}]`));
+  }
+}
+
+/** A check result (HISTORY.md's object) as `check --json` writes it (ops, keys and keys_detail may be left out). */
+function checkCheckResult(c: Checker, r: Record<string, unknown>, at: string): CheckResult {
+  c.verdict(r.valid, `${at}valid`);
+  c.string(r.model, `${at}model`);
+  c.count(r.ops, `${at}ops`, true);
+  c.count(r.keys, `${at}keys`, true);
+  c.number(r.elapsed_ms, `${at}elapsed_ms`, true);
+  c.string(r.reason, `${at}reason`, true);
+  if (!Array.isArray(r.anomalies)) c.fail(`${at}anomalies`, 'a list of anomalies', r.anomalies);
+  r.anomalies.forEach((a, i) => {
+    const f = `${at}anomalies[${i}]`;
+    const o = c.object(a, f);
+    c.string(o.type, `${f}.type`);
+    c.string(o.key, `${f}.key`);
+    c.string(o.message, `${f}.message`);
+    c.counts(o.processes, `${f}.processes`);
+    c.counts(o.lines, `${f}.lines`);
+  });
+  const detail = r.keys_detail === undefined ? {} : c.object(r.keys_detail, `${at}keys_detail`);
+  for (const [k, d] of Object.entries(detail)) {
+    const f = `${at}keys_detail.${k}`;
+    const o = c.object(d, f);
+    c.verdict(o.valid, `${f}.valid`);
+    c.count(o.ops, `${f}.ops`);
+    c.string(o.reason, `${f}.reason`, true);
+  }
+  return r as unknown as CheckResult;
+}
+
+/** What a results.json says: a check result of this history, or a run's verdict over all its runs. */
+export type StoredResults = { check: CheckResult } | { verdict: Verdict };
+
+/**
+ * results.json: a run's results ({"verdict": ...}: `lockpick run`) or a check result ({"valid": ...},
+ * also under "result" / "check").
+ */
+export function checkResultsJson(raw: unknown, file: string): StoredResults {
+  const c = new Checker(file, "remove or repair the file; it must be the results.json 'lockpick run' or 'lockpick check --json' wrote (the history alone is enough: it is checked again)");
+  const o = c.object(raw, '(the whole file)');
+  for (const wrap of ['result', 'check'] as const) {
+    if (Object.hasOwn(o, wrap)) return { check: checkCheckResult(c, c.object(o[wrap], wrap), `${wrap}.`) };
+  }
+  if (Object.hasOwn(o, 'valid')) return { check: checkCheckResult(c, o, '') };
+  if (!Object.hasOwn(o, 'verdict')) c.fail('verdict', 'present (a run\'s results) or "valid" (a check result)', undefined);
+  c.verdict(o.verdict, 'verdict');
+  c.count(o.runs, 'runs', true);
+  if (o.gaps !== undefined) c.strings(o.gaps, 'gaps');
+  if (o.interrupted !== undefined && typeof o.interrupted !== 'boolean') c.fail('interrupted', 'true or false', o.interrupted);
+  return { verdict: o.verdict as Verdict };
+}
+
+/** test.json as `lockpick run` writes it: the fields its readers (report, replay, --points-from) rely on. */
+export function checkTestJson(raw: unknown, file: string): Record<string, unknown> {
+  const c = new Checker(file, "remove or repair the file; it must be the test.json 'lockpick run' wrote");
+  const t = c.object(raw, '(the whole file)');
+  c.string(t.lock, 'lock', true);
+  c.string(t.model, 'model', true);
+  if (t.seed !== undefined && !(typeof t.seed === 'number' && Number.isSafeInteger(t.seed))) c.fail('seed', 'a whole number', t.seed);
+  if (t.faults !== undefined) c.strings(t.faults, 'faults');
+  c.count(t.clients, 'clients', true);
+  if (t.lock_spec !== undefined) {
+    const s = c.object(t.lock_spec, 'lock_spec');
+    if (typeof s.name !== 'string' && typeof s.path !== 'string') c.fail('lock_spec', '{"name": "<lock>"} or {"path": "<module>"}', s);
+  }
+  if (t.env !== undefined) c.string(c.object(t.env, 'env').kind, 'env.kind');
+  if (t.key_prefix !== undefined && t.key_prefix !== null) c.string(t.key_prefix, 'key_prefix');
+  if (t.plan !== undefined && t.plan !== null) {
+    try { validatePlan(t.plan, file); } catch (e) { throw new UsageError((e as Error).message); } // names the file, the field and the fix
+  }
+  return t;
+}

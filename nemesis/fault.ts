@@ -142,6 +142,8 @@ export interface AnchorContext {
   /** SIGSTOP / SIGCONT this client (the pool keeps track, and heals a pause left at the end). */
   pause(): void;
   resume(): void;
+  /** Set this client's wall-clock skew (ClientPool.setClockOffsetMs): it takes effect before the client goes on. */
+  setClockOffsetMs(ms: number): void;
   /** SIGKILL this client: its beliefs end first (recorded as lapses), then it dies; the pool does not count it a crash. */
   kill(): Promise<void>;
   /** A nemesis event in the run's history. */

@@ -272,6 +272,8 @@ export class ClientPool implements ClientControl {
       client: w.id, point, command,
       pause: () => { w.child.kill('SIGSTOP'); w.stopped = true; },
       resume: () => { w.child.kill('SIGCONT'); w.stopped = false; },
+      // Sent before 'go' down the same pipe: the client reads the new clock before it goes on.
+      setClockOffsetMs: (ms) => this.send(w, { t: 'clock', offsetMs: ms }),
       kill: () => this.kill(w.id),
       record: (type, details) => this.recorder.nemesis(type, details),
       go: (holdMs) => this.send(w, holdMs === undefined ? { t: 'go', seq } : { t: 'go', seq, holdMs }),

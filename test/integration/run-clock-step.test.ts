@@ -2,12 +2,13 @@
 // stepped-validity aim draws, replayed on the built-in Redlock. Measured on the wall clock
 // (clock=wall, its default) the acquisition time loses the step, so the validity it reports
 // outlasts the lease and c1 still believes it holds when c2 takes the lock; on the monotonic
-// clock the same plan is safe.
+// clock the same plan is safe. And the stepped-release plan: a late release whose lock trusts
+// the holder's wall clock, stepped back in its critical section.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { assertDoubleHolder } from './run-scenarios.ts';
+import { assertDoubleHolder, assertSafe, replayReleasePause } from './run-scenarios.ts';
 import { lockpick, tempStore, type CliResult } from './run-helpers.ts';
 
 /** c1 locks, its clock stepped 765 ms back just after the 2nd reply of its acquire, and works until its validity runs out; c2 comes while it holds. */
@@ -47,4 +48,11 @@ test('the same plan on the monotonic clock: safe', async () => {
   const r = await replayStep({ clock: 'monotonic' });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.summary!.lockViolations, 0);
+});
+
+test("a late release judged on the holder's clock: safe on a true clock, a stale unlock once the clock stepped back in the critical section", async () => {
+  const lock = 'test/fixtures/locks/wall-expiry-release.ts';
+  assertSafe(await replayReleasePause(lock, 'before-release'));
+  const r = await replayReleasePause(lock, 'before-release', [{ kind: 'client-clock', at_ms: 0, duration_ms: 5000, target: 'c1', params: { delta_ms: -2500, point: 'in-critical-section' } }]);
+  assertDoubleHolder(r);
 });

@@ -124,7 +124,7 @@ export const clientClock: KindDef = {
     targetRequired: true,
     params: {
       delta_ms: { type: 'number', required: true, doc: 'skew in ms (negative = behind)' },
-      point: { type: 'string', doc: "anchored (one client; lockpick run does these): from at_ms on, step the client's clock the next time it reaches this point (an I/O point such as 'reply:acquire:2', inside its acquire, or a named one), before it goes on" },
+      point: { type: 'string', doc: "anchored (one client; lockpick run does these): from at_ms on, step the client's clock the next time it reaches this point (an I/O point such as 'reply:acquire:2', inside its acquire, or a named one), before it goes on; the step lasts duration_ms" },
     },
   },
   needs: ['client-process'],

@@ -90,7 +90,7 @@ export const partition: KindDef = {
 export const latency: KindDef = {
   schema: {
     kind: 'latency',
-    summary: 'add delay (± jitter) to network links with a latency toxic',
+    summary: 'add delay (± jitter) to network links with a latency toxic; drawn on one node, a majority of the data nodes (slow votes) or all of them, with jitter half the time',
     target: LINK_TARGETS,
     targetRequired: true,
     params: {

@@ -81,6 +81,9 @@ export interface FaultGenOptions {
   sessionMs?: number;     // how long the server keeps a silent client's hold (ZooKeeper session timeout), when the lock has one
   restartDelayMs?: number; // operations policy: a killed server stays down at least this long (antirez's delayed restart)
   leaseLagMs?: number;    // how late the servers may act on a lease that ran out (a topology's timescale): pauses may outlast it too
+  /** The sends and replies every acquire of a free lock reaches (learned: IoCounts.grantedSends/grantedReplies); beyond them only a waiting acquire goes. */
+  grantedAcquireSends?: number;
+  grantedAcquireReplies?: number;
 }
 
 /**
@@ -150,6 +153,8 @@ export interface AnchorContext {
   record(type: string, details: Record<string, unknown>): void;
   /** Let the client go on; `holdMs`: it holds that much longer (it does not know it was cut off). */
   go(holdMs?: number): void;
+  /** Resolves when every client of the run is done: a fault that acts only on what they do (a clock step) may heal then. */
+  ended: Promise<void>;
   /** Start the spec through the nemesis (its own start/stop records), let the client go on (holding `holdMs`), heal it duration_ms later. */
   startThenGo(spec: FaultSpec, holdMs?: number): Promise<void>;
 }

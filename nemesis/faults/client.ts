@@ -6,7 +6,7 @@ import { param } from '../spec.ts';
 import { resolveClients } from '../targets.ts';
 import { sleep, type FaultGenOptions, type KindDef } from '../fault.ts';
 import { atPoint, finite, fmtMs, forDur, signedMs, vsLease } from '../band.ts';
-import { expandIoPoints, IO_POINT_MAX, ioPointName, parseIoPoint, type IoPointKind, type IoPointOp } from '../points.ts';
+import { expandIoPoints, freeAcquirePoint, IO_POINT_MAX, ioPointName, parseIoPoint, type IoPointKind, type IoPointOp } from '../points.ts';
 
 const CLIENT_TARGETS = "client ids ('c1', 'client:c1', [...]) or 'all'";
 
@@ -151,7 +151,9 @@ export const clientClock: KindDef = {
       a.record('client-clock-start', { client: a.client, point: a.point, duration_ms: ms, ...(f.params ? { params: f.params } : {}) });
       a.setClockOffsetMs(finite(f.params?.delta_ms) ?? 0);
       a.go();
-      await sleep(ms);
+      // Back when it is due or when the clients are done, whichever comes first: a step that
+      // outlives them changes nothing more, and the run would wait for it.
+      await Promise.race([sleep(ms), a.ended]);
       a.setClockOffsetMs(0);
       a.record('client-clock-stop', { client: a.client, point: a.point });
     },
@@ -187,13 +189,14 @@ export const clockStepMs = (ttlMs: number) => {
 };
 
 /**
- * Where an anchored clock step may land: an acquire's I/O points weigh most (between its sends,
- * after a reply: where a validity is measured), then the named points (a recipe's own, the hold,
- * the release) and the other I/O points; undefined when there are none.
+ * Where an anchored clock step may land: the I/O points every acquire of a free lock reaches weigh
+ * most (between its sends, after a reply: where a validity is measured; all of an acquire's when
+ * that is not known), then the named points (a recipe's own, the hold, the release) and the other
+ * I/O points (a waiting acquire's, a release's); undefined when there are none.
  */
 function stepPoints(o: FaultGenOptions): fc.Arbitrary<string> | undefined {
   const io = expandIoPoints(o.ioPoints ?? []);
-  const acquire = io.filter((p) => parseIoPoint(p)?.op === 'acquire');
+  const acquire = io.filter((p) => freeAcquirePoint(p, { sends: o.grantedAcquireSends, replies: o.grantedAcquireReplies }));
   const rest = [...o.points, ...io.filter((p) => !acquire.includes(p))];
   const arbs: fc.WeightedArbitrary<string>[] = [];
   if (acquire.length) arbs.push({ weight: 3, arbitrary: ioPointArb(acquire) });

@@ -31,6 +31,11 @@ test('client-clock: steps anchored at learned points, an acquire\'s the most, si
   }
   assert.ok(anchored.some((f) => (f.params!.delta_ms as number) < 0) && anchored.some((f) => (f.params!.delta_ms as number) > 0), 'both ways');
   for (const f of timed) assert.ok(!clientClock.anchored!.is(f) && Math.abs(f.params!.delta_ms as number) > 800);
+  // Learned: a free lock's acquire gets one reply; the 2nd comes only to one that waits, so it weighs as the other points.
+  const learned = draw(clientClock.generate({ ...base, ioPoints: io, grantedAcquireSends: 2, grantedAcquireReplies: 1 }), 1000)
+    .map((f) => f.params?.point).filter((p) => p !== undefined);
+  const count = (p: string) => learned.filter((x) => x === p).length;
+  assert.ok(count('reply:acquire:1') > 3 * count('reply:acquire:2') && count('reply:acquire:2') > 0, `${count('reply:acquire:1')} vs ${count('reply:acquire:2')}`);
   // No point at all (a recipe with none, nothing learned): timed only.
   assert.ok(draw(clientClock.generate({ ...base, points: [] }), 100).every((f) => f.params?.point === undefined));
 });

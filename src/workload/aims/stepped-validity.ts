@@ -11,17 +11,13 @@
 import fc from 'fast-check';
 import { firstThenSecond, leaseGoneMs, leaseShare, type Aim } from '../aim.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
-import { WORKER_POINTS, parseIoPoint, type RunPlan } from '../plan.ts';
+import { WORKER_POINTS, type RunPlan } from '../plan.ts';
+import { freeAcquirePoint } from '../../../nemesis/points.ts';
 import { expandIoPoints, ioPointsOf, namedPointsOf } from '../points.ts';
 
 /** An acquire's I/O points that an acquire of a free lock reaches (all learned ones when the counts are unknown), and the recipe's own points. */
 export function acquirePoints(o: WorkloadOptions): string[] {
-  const io = expandIoPoints(ioPointsOf(o.points)).filter((p) => {
-    const x = parseIoPoint(p);
-    if (x?.op !== 'acquire') return false;
-    const granted = x.kind === 'send' ? o.grantedAcquireSends : o.grantedAcquireReplies;
-    return granted === undefined || x.n <= granted;
-  });
+  const io = expandIoPoints(ioPointsOf(o.points)).filter((p) => freeAcquirePoint(p, { sends: o.grantedAcquireSends, replies: o.grantedAcquireReplies }));
   return [...io, ...namedPointsOf(o.points ?? []).filter((p) => !WORKER_POINTS.includes(p))];
 }
 

@@ -81,6 +81,9 @@ export interface FaultGenOptions {
   sessionMs?: number;     // how long the server keeps a silent client's hold (ZooKeeper session timeout), when the lock has one
   restartDelayMs?: number; // operations policy: a killed server stays down at least this long (antirez's delayed restart)
   leaseLagMs?: number;    // how late the servers may act on a lease that ran out (a topology's timescale): pauses may outlast it too
+  /** The sends and replies every acquire of a free lock reaches (learned: IoCounts.grantedSends/grantedReplies); beyond them only a waiting acquire goes. */
+  grantedAcquireSends?: number;
+  grantedAcquireReplies?: number;
 }
 
 /**
@@ -142,12 +145,16 @@ export interface AnchorContext {
   /** SIGSTOP / SIGCONT this client (the pool keeps track, and heals a pause left at the end). */
   pause(): void;
   resume(): void;
+  /** Set this client's wall-clock skew (ClientPool.setClockOffsetMs): it takes effect before the client goes on. */
+  setClockOffsetMs(ms: number): void;
   /** SIGKILL this client: its beliefs end first (recorded as lapses), then it dies; the pool does not count it a crash. */
   kill(): Promise<void>;
   /** A nemesis event in the run's history. */
   record(type: string, details: Record<string, unknown>): void;
   /** Let the client go on; `holdMs`: it holds that much longer (it does not know it was cut off). */
   go(holdMs?: number): void;
+  /** Resolves when every client of the run is done: a fault that acts only on what they do (a clock step) may heal then. */
+  ended: Promise<void>;
   /** Start the spec through the nemesis (its own start/stop records), let the client go on (holding `holdMs`), heal it duration_ms later. */
   startThenGo(spec: FaultSpec, holdMs?: number): Promise<void>;
 }

@@ -62,3 +62,15 @@ export function expandIoPoints(entries: readonly string[]): string[] {
   }
   return [...out];
 }
+
+/**
+ * Whether an acquire of a free lock reaches this I/O point: an acquire's point within the sends and
+ * replies every granted acquire made (learned; any N when they are not known). Beyond them only an
+ * acquire that waits goes.
+ */
+export function freeAcquirePoint(name: string, granted: { sends?: number; replies?: number }): boolean {
+  const p = parseIoPoint(name);
+  if (p?.op !== 'acquire') return false;
+  const n = p.kind === 'send' ? granted.sends : granted.replies;
+  return n === undefined || p.n <= n;
+}

@@ -6,7 +6,7 @@ import { param } from '../spec.ts';
 import { resolveClients } from '../targets.ts';
 import { sleep, type FaultGenOptions, type KindDef } from '../fault.ts';
 import { atPoint, finite, fmtMs, forDur, signedMs, vsLease } from '../band.ts';
-import { expandIoPoints, IO_POINT_MAX, ioPointName, parseIoPoint, type IoPointKind, type IoPointOp } from '../points.ts';
+import { expandIoPoints, freeAcquirePoint, IO_POINT_MAX, ioPointName, parseIoPoint, type IoPointKind, type IoPointOp } from '../points.ts';
 
 const CLIENT_TARGETS = "client ids ('c1', 'client:c1', [...]) or 'all'";
 
@@ -68,11 +68,7 @@ export const clientPause: KindDef = {
   band: (b) => `pause ${b.who} ${b.durMs === undefined ? '' : fmtMs(b.durMs)}${vsLease(b)}${atPoint(b)}`.replace(/\s+/g, ' ').trim(),
   describe: (f) => {
     if (typeof f.params?.point !== 'string') return `${at(f)}: pause client ${targetText(f)}${lasting(f)}`;
-    const io = parseIoPoint(f.params.point);
-    const where = io
-      ? `just ${io.kind === 'send' ? `before the ${ordinal(io.n)} command` : `after the ${ordinal(io.n)} reply`} of its next ${io.op} (${f.params.point})`
-      : `the next time it reaches '${f.params.point}'`;
-    return `from ${f.at_ms} ms: pause client ${targetText(f)}${lasting(f)} ${where}`;
+    return `from ${f.at_ms} ms: pause client ${targetText(f)}${lasting(f)} ${pointWords(f.params.point)}`;
   },
 };
 
@@ -123,10 +119,13 @@ const ordinal = (n: number) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : ['
 export const clientClock: KindDef = {
   schema: {
     kind: 'client-clock',
-    summary: "skew clients' wall clocks (Date.now(), new Date(), performance.timeOrigin, ctx.clock.wallMs) by delta_ms; healing sets them back",
+    summary: "skew clients' wall clocks (Date.now(), new Date(), performance.timeOrigin, ctx.clock.wallMs) by delta_ms, at a time or the moment a client reaches a point; healing sets them back",
     target: CLIENT_TARGETS,
     targetRequired: true,
-    params: { delta_ms: { type: 'number', required: true, doc: 'skew in ms (negative = behind)' } },
+    params: {
+      delta_ms: { type: 'number', required: true, doc: 'skew in ms (negative = behind)' },
+      point: { type: 'string', doc: "anchored (one client; lockpick run does these): from at_ms on, step the client's clock the next time it reaches this point (an I/O point such as 'reply:acquire:2', inside its acquire, or a named one), before it goes on; the step lasts duration_ms" },
+    },
   },
   needs: ['client-process'],
   scope: 'client',   // its own clients only: may run beside other runs (--parallel)
@@ -142,12 +141,73 @@ export const clientClock: KindDef = {
       },
     };
   },
-  // A skew larger than the lease makes other holders' expiry timestamps look past (or its own stale).
-  generate: (o) => single(fc.record({
-    kind: fc.constant('client-clock'), at_ms: startAt(o), target: someClient(o),
-    params: fc.record({ delta_ms: fc.oneof(fc.integer({ min: o.ttlMs + 100, max: 4 * o.ttlMs }), fc.integer({ min: -4 * o.ttlMs, max: -(o.ttlMs + 100) })) }),
-  })),
+  // Anchored (params.point): the clock steps while the client waits at its point, so it lands
+  // exactly there, e.g. between two sends of an acquire whose validity is the TTL minus the time
+  // it took, measured on the wall clock; set back duration_ms later.
+  anchored: {
+    is: (f) => typeof f.params?.point === 'string',
+    async fire(f, a) {
+      const ms = f.duration_ms ?? 0;
+      a.record('client-clock-start', { client: a.client, point: a.point, duration_ms: ms, ...(f.params ? { params: f.params } : {}) });
+      a.setClockOffsetMs(finite(f.params?.delta_ms) ?? 0);
+      a.go();
+      // Back when it is due or when the clients are done, whichever comes first: a step that
+      // outlives them changes nothing more, and the run would wait for it.
+      await Promise.race([sleep(ms), a.ended]);
+      a.setClockOffsetMs(0);
+      a.record('client-clock-stop', { client: a.client, point: a.point });
+    },
+  },
+  // At a random time: a skew larger than the lease makes other holders' expiry timestamps look
+  // past (or its own stale). Anchored at a point a client reaches (learned): a step inside an
+  // acquire (its few ms are where a wall-clock validity is measured, which random times never
+  // hit), or at a recipe's point, its release or in its hold, both ways, sized by the lease.
+  generate: (o) => {
+    const timed = fc.record({
+      kind: fc.constant('client-clock'), at_ms: startAt(o), target: someClient(o),
+      params: fc.record({ delta_ms: fc.oneof(fc.integer({ min: o.ttlMs + 100, max: 4 * o.ttlMs }), fc.integer({ min: -4 * o.ttlMs, max: -(o.ttlMs + 100) })) }),
+    });
+    const where = stepPoints(o);
+    if (!where) return single(timed);
+    return single(fc.oneof({ weight: 1, arbitrary: timed }, { weight: 2, arbitrary: fc.record({
+      kind: fc.constant('client-clock'), at_ms: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 2) }),
+      duration_ms: fc.integer({ min: o.ttlMs, max: 3 * o.ttlMs }), target: someClient(o),
+      params: fc.record({ delta_ms: clockStepMs(o.ttlMs), point: where }),
+    }) }));
+  },
   clientVerb: 'had its clock moved',
-  band: (b) => `clock of ${b.who} ${signedMs(finite(b.params.delta_ms) ?? 0)}${forDur(b)}`,
-  describe: (f) => `${at(f)}: move client ${targetText(f)}'s clocks by ${String(f.params?.delta_ms)} ms${lasting(f)}`,
+  band: (b) => `clock of ${b.who} ${signedMs(finite(b.params.delta_ms) ?? 0)}${forDur(b)}${atPoint(b)}`,
+  describe: (f) => (typeof f.params?.point === 'string'
+    ? `from ${f.at_ms} ms: step client ${targetText(f)}'s clocks by ${String(f.params?.delta_ms)} ms${lasting(f)} ${pointWords(f.params.point)}`
+    : `${at(f)}: move client ${targetText(f)}'s clocks by ${String(f.params?.delta_ms)} ms${lasting(f)}`),
 };
+
+/** A clock step sized by the lease, either way: a quarter of a lease to two leases, behind or ahead. */
+export const clockStepMs = (ttlMs: number) => {
+  const size = fc.integer({ min: Math.floor(ttlMs / 4), max: 2 * ttlMs });
+  return fc.oneof(size.map((d) => -d, (v) => -(v as number)), size);
+};
+
+/**
+ * Where an anchored clock step may land: the I/O points every acquire of a free lock reaches weigh
+ * most (between its sends, after a reply: where a validity is measured; all of an acquire's when
+ * that is not known), then the named points (a recipe's own, the hold, the release) and the other
+ * I/O points (a waiting acquire's, a release's); undefined when there are none.
+ */
+function stepPoints(o: FaultGenOptions): fc.Arbitrary<string> | undefined {
+  const io = expandIoPoints(o.ioPoints ?? []);
+  const acquire = io.filter((p) => freeAcquirePoint(p, { sends: o.grantedAcquireSends, replies: o.grantedAcquireReplies }));
+  const rest = [...o.points, ...io.filter((p) => !acquire.includes(p))];
+  const arbs: fc.WeightedArbitrary<string>[] = [];
+  if (acquire.length) arbs.push({ weight: 3, arbitrary: ioPointArb(acquire) });
+  if (rest.length) arbs.push({ weight: 1, arbitrary: fc.constantFrom(...rest) });
+  return arbs.length ? fc.oneof(...arbs) : undefined;
+}
+
+/** Where an anchored client fault waits, in words. */
+function pointWords(point: string): string {
+  const io = parseIoPoint(point);
+  return io
+    ? `just ${io.kind === 'send' ? `before the ${ordinal(io.n)} command` : `after the ${ordinal(io.n)} reply`} of its next ${io.op} (${point})`
+    : `the next time it reaches '${point}'`;
+}

@@ -90,12 +90,13 @@ export const partition: KindDef = {
 export const latency: KindDef = {
   schema: {
     kind: 'latency',
-    summary: 'add delay (± jitter) to network links with a latency toxic',
+    summary: 'add delay (± jitter) to network links with a latency toxic; drawn on one node, a majority of the data nodes (slow votes) or all of them, with jitter half the time',
     target: LINK_TARGETS,
     targetRequired: true,
     params: {
       latency_ms: { type: 'number', min: 0, required: true, doc: 'delay added to every chunk, per direction' },
       jitter_ms: { type: 'number', min: 0, doc: 'random ± variation (default 0)' },
+      span: { type: 'string', values: ['one', 'majority', 'all'], doc: 'how many data nodes the targets were drawn as, in words (a majority: slow votes); the targets are what is slowed' },
       stream: { type: 'string', values: ['both', 'upstream', 'downstream'], doc: "direction: 'both' (default; a round trip grows by 2 × latency), 'upstream' (towards the server), 'downstream'" },
     },
   },
@@ -114,14 +115,42 @@ export const latency: KindDef = {
       async stop() { await undo?.(); },
     };
   },
-  generate: (o) => single(fc.record({
-    kind: fc.constant('latency'), at_ms: startAt(o), duration_ms: beyondLease(o),
-    target: fc.constantFrom(...(o.nodes.length ? o.nodes : ['n1'])),
-    params: fc.record({ latency_ms: fc.integer({ min: 50, max: o.ttlMs }) }),
-  })),
-  band: (b) => `slow links of ${b.who} by ${finite(b.params.latency_ms) ?? '?'} ms${forDur(b)}`,
-  describe: (f) => `${at(f)}: slow links of ${targetText(f)} by ${String(f.params?.latency_ms)} ms${lasting(f)}${paramsText(f, ['latency_ms'])}`,
+  // One node slowed, a majority of the data nodes (slow votes: a quorum lock's acquire takes
+  // longer than its validity allows, or its votes arrive after their keys expired), or all of
+  // them; with jitter half the time, so replies come back out of order and at uneven delays.
+  generate: (o) => {
+    const nodes = o.nodes.length ? o.nodes : ['n1'];
+    const majority = Math.floor(nodes.length / 2) + 1;
+    const spans: fc.WeightedArbitrary<{ target: string | string[]; span: string }>[] = [
+      { weight: 2, arbitrary: fc.constantFrom(...nodes).map((n) => ({ target: n, span: 'one' })) },
+    ];
+    if (nodes.length >= 3) {
+      spans.push({ weight: 2, arbitrary: fc.shuffledSubarray(nodes, { minLength: majority, maxLength: majority }).map((ns) => ({ target: [...ns].sort(), span: 'majority' })) });
+    }
+    if (nodes.length >= 2) spans.push({ weight: 1, arbitrary: fc.constant({ target: [...nodes], span: 'all' }) });
+    return single(fc.record({
+      at_ms: startAt(o), duration_ms: beyondLease(o), t: fc.oneof(...spans),
+      latency: fc.integer({ min: 50, max: o.ttlMs }), jitter: fc.option(fc.integer({ min: 10, max: 100 }), { freq: 2 }),
+    }).map(({ at_ms, duration_ms, t, latency: ms, jitter }) => ({
+      kind: 'latency', at_ms, duration_ms, target: t.target,
+      // Jitter as a share of the delay (10 to 100 %), at least 1 ms.
+      params: { latency_ms: ms, ...(jitter === null ? {} : { jitter_ms: Math.max(1, Math.round((ms * jitter) / 100)) }), ...(t.span === 'one' ? {} : { span: t.span }) },
+    })));
+  },
+  band: (b) => `slow links of ${spanWords(b.params.span, b.who)} by ${finite(b.params.latency_ms) ?? '?'} ms${jitterWords(b.params.jitter_ms)}${forDur(b)}`,
+  describe: (f) => `${at(f)}: slow links of ${spanWords(f.params?.span, targetText(f))} by ${String(f.params?.latency_ms)} ms${jitterWords(f.params?.jitter_ms)}${lasting(f)}${paramsText(f, ['latency_ms', 'jitter_ms', 'span'])}`,
 };
+
+/** "a majority of the data nodes (n1, n3, n4)", "all data nodes (...)", or the targets as they are. */
+function spanWords(span: unknown, who: string): string {
+  return span === 'majority' ? `a majority of the data nodes (${who})` : span === 'all' ? `all data nodes (${who})` : who;
+}
+
+/** " ± 40 ms" when the spec has jitter. */
+function jitterWords(j: unknown): string {
+  const ms = finite(j);
+  return ms ? ` ± ${ms} ms` : '';
+}
 
 /** A grudge in words, or the text as given when it does not parse (the nemesis refuses it then). */
 function grudgeWords(text: string): string {

@@ -20,7 +20,9 @@ export interface CalibrationOptions { ttlMs: number; renew?: boolean; reentrant?
 export async function calibrate(runOnce: (plan: RunPlan) => Promise<RunOutcome>, base: readonly string[], o: CalibrationOptions): Promise<{ learned?: LearnedPoints; said: string; renews?: boolean }> {
   const out = await runOnce(calibrationPlan(o));
   const renews = o.renew === undefined ? out.events.some((e) => e.f === 'renew' && e.type === 'invoke') : undefined;
-  const reached = out.points ?? { io: {}, named: [] };
+  // A lock that reports its validity lets a careful client work until it runs out (aims hold that long).
+  const validity = out.events.some((e) => e.f === 'acquire' && e.type === 'ok' && typeof e.valid_ms === 'number');
+  const reached = { ...(out.points ?? { io: {}, named: [] }), ...(validity ? { validity: true } : {}) };
   const points = learnPoints(base, reached);
   if (!points) {
     const why = out.inconclusive[0] ?? out.problems[0] ?? 'no acquire got the lock';

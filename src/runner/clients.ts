@@ -79,6 +79,8 @@ export class ClientPool implements ClientControl {
   private found: Pick<RunReport, 'contract' | 'crashes' | 'lockStats' | 'points' | 'healErrors'> = { crashes: [], lockStats: {}, points: emptyReached(), healErrors: [] };
   /** Anchored pauses in progress (so the run waits for them). */
   private pausing = new Set<Promise<void>>();
+  /** Resolves when every client of the current run is done (AnchorContext.ended). */
+  private ended: Promise<void> = Promise.resolve();
   /** Workers that died on their own between runs: the next run reports them (never respawned silently). */
   private diedBetweenRuns: string[] = [];
   ops = 0;
@@ -308,10 +310,13 @@ export class ClientPool implements ClientControl {
       client: w.id, point, command,
       pause: () => { w.child.kill('SIGSTOP'); w.stopped = true; },
       resume: () => { w.child.kill('SIGCONT'); w.stopped = false; },
+      // Sent before 'go' down the same pipe: the client reads the new clock before it goes on.
+      setClockOffsetMs: (ms) => this.send(w, { t: 'clock', offsetMs: ms }),
       kill: () => this.kill(w.id),
       record: (type, details) => this.recorder.nemesis(type, details),
       go: (holdMs) => this.send(w, holdMs === undefined ? { t: 'go', seq } : { t: 'go', seq, holdMs }),
       startThenGo: (s, holdMs) => this.startAt(w, s, seq, holdMs),
+      ended: this.ended,
     });
   }
 
@@ -385,6 +390,8 @@ export class ClientPool implements ClientControl {
     if ((await Promise.race([Promise.all(prepared), timer(20_000)])) === 'late') {
       errors.push('some clients did not connect within 20 s; the run started without waiting for them');
     }
+    let endRun!: () => void;
+    this.ended = new Promise<void>((resolve) => { endRun = resolve; });
     this.runStartMs = performance.now();
     onStart();
     for (const id of this.active) this.send(this.workers.get(id)!, { t: 'start' });
@@ -402,6 +409,7 @@ export class ClientPool implements ClientControl {
         await all;
       }
     }
+    endRun();
     await Promise.all([...this.pausing]);
     const found = this.found;
     this.found = { crashes: [], lockStats: {}, points: emptyReached(), healErrors: [] };

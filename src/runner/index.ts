@@ -483,7 +483,8 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       const granted = learned?.reached?.io?.acquire;
       const drawing = { ...workload, points: learned?.points ?? points,
         ...(granted?.grantedSends !== undefined ? { grantedAcquireSends: granted.grantedSends } : {}),
-        ...(granted?.grantedReplies !== undefined ? { grantedAcquireReplies: granted.grantedReplies } : {}) };
+        ...(granted?.grantedReplies !== undefined ? { grantedAcquireReplies: granted.grantedReplies } : {}),
+        ...(learned?.reached?.validity ? { reportsValidity: true } : {}) };
       res = await search({
         arb: planArb(drawing), first: firstPlans(drawing, seed), runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed,
         runOnce: (plan, lane) => session.runOnce(plan, lane),

@@ -15,6 +15,8 @@ import { skewedClock } from './aims/skewed-clock.ts';
 import { holderVanished } from './aims/holder-vanished.ts';
 import { keepaliveLapse } from './aims/keepalive-lapse.ts';
 import { waiterLapse } from './aims/waiter-lapse.ts';
+import { steppedValidity } from './aims/stepped-validity.ts';
+import { steppedRelease } from './aims/stepped-release.ts';
 
 export const AIMS: readonly Aim[] = [
   redlockRestart,
@@ -33,6 +35,8 @@ export const AIMS: readonly Aim[] = [
   holderVanished,
   keepaliveLapse,
   waiterLapse,
+  steppedValidity,
+  steppedRelease,
 ];
 
 /** The aims whose kinds were all asked for and whose topology fits. */

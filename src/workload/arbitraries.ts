@@ -107,6 +107,8 @@ function kindArb(kind: string, o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
     ...(o.sessionMs ? { sessionMs: o.sessionMs } : {}),
     ...(o.restartDelayMs !== undefined ? { restartDelayMs: o.restartDelayMs } : {}),
     ...(o.leaseLagMs ? { leaseLagMs: o.leaseLagMs } : {}),
+    ...(o.grantedAcquireSends !== undefined ? { grantedAcquireSends: o.grantedAcquireSends } : {}),
+    ...(o.grantedAcquireReplies !== undefined ? { grantedAcquireReplies: o.grantedAcquireReplies } : {}),
   });
 }
 

@@ -27,6 +27,8 @@ export interface IoCounts {
 export interface ReachedPoints {
   io: Partial<Record<IoPointOp, IoCounts>>;
   named: string[];
+  /** An acquire reported the validity it left (valid_ms): plans may hold until it runs out (set by the calibration). */
+  validity?: boolean;
 }
 
 /** The points a search draws from, and what they were learned from (stored in test.json as `points_learned`). */
@@ -59,7 +61,7 @@ export function mergeReached(a: ReachedPoints, b: ReachedPoints): ReachedPoints 
       if (granted.length) io[op]![f] = Math.min(...granted);
     }
   }
-  return { io, named: [...new Set([...a.named, ...b.named])] };
+  return { io, named: [...new Set([...a.named, ...b.named])], ...(a.validity || b.validity ? { validity: true } : {}) };
 }
 
 const countOf = (kind: IoPointKind, c: IoCounts | undefined) => (kind === 'send' ? c?.sends : c?.replies) ?? 0;

@@ -20,6 +20,8 @@ export interface WorkloadOptions {
   /** The fewest sends of an acquire that got the lock, as the calibration run saw (IoCounts.grantedSends): sends every acquire of a free lock reaches. */
   grantedAcquireSends?: number;
   grantedAcquireReplies?: number;
+  /** The lock reported its validity (valid_ms) in the calibration run (ReachedPoints.validity): a careful client may work until it runs out. */
+  reportsValidity?: boolean;
   renew?: boolean;        // the lock has renew() (LockRecipe.renews): let attempts use it
   keepsAlive?: boolean;   // the lock renews its own lease while held (LockRecipe.keepsAlive): holds may span several TTLs
   sessionMs?: number;     // how long the server keeps a silent client's hold (LockRecipe.sessionMs: ZooKeeper's session timeout)

@@ -26,6 +26,9 @@ const FITS: WorkloadOptions[] = [
   // Its acquire as a calibration run saw it: 4 requests when the lock is free, more polls while it waits.
   { clients: 3, faults: [], ttlMs: 1000, nodes: ['n1', 'n2', 'n3'], topology: 'etcd', keepsAlive: true, grantedAcquireSends: 4,
     points: ['before-release', ...[1, 2, 3, 4, 5].map((k) => `send:acquire:${k}`)] },
+  // A Redlock as a calibration run saw it: 5 SETs and 5 replies when the lock is free, its own point, a validity reported.
+  { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3', 'n4', 'n5'], topology: 'redis', grantedAcquireSends: 5, grantedAcquireReplies: 5, reportsValidity: true,
+    points: ['in-critical-section', 'before-write', 'before-release', 'before-validity-check', 'send:release:1', ...[1, 2, 3, 4, 5].flatMap((k) => [`send:acquire:${k}`, `reply:acquire:${k}`])] },
 ];
 
 test('keep-alives lapse: c1 holds for 2-3 leases, its keep-alives cut in its critical section for all of it, c2 waiting', () => {
@@ -250,4 +253,55 @@ test('a lease the servers drop late (Timescales.leaseLagMs): the pauses aimed pa
       }), { numRuns: 100 });
     }
   }
+});
+
+test('stepped validity: c1\'s clock steps back inside its acquire of a free lock; it works past the lease plus the step; c2 waits past the lease', () => {
+  const aim = AIMS.find((a) => a.name === 'stepped-validity')!;
+  const o: WorkloadOptions = { clients: 3, faults: ['client-clock'], ttlMs: 800, nodes: ['n1', 'n2', 'n3', 'n4', 'n5'], topology: 'redis', grantedAcquireSends: 3, grantedAcquireReplies: 2, reportsValidity: true,
+    points: ['in-critical-section', 'before-release', 'before-validity-check', ...[1, 2, 3, 4, 5].flatMap((k) => [`send:acquire:${k}`, `reply:acquire:${k}`]), 'send:release:1'] };
+  assert.ok(!aim.applies({ ...o, reportsValidity: undefined }), 'only for a lock that reports its validity');
+  assert.ok(!aim.applies({ ...o, leased: false }), 'not for session locks');
+  assert.ok(!aim.applies({ ...o, keepsAlive: true }), 'not for a lock that keeps its lease alive');
+  assert.ok(!aim.applies({ ...o, points: ['in-critical-section', 'before-release', 'send:release:1'] }), 'needs a point inside the acquire');
+  const seen = new Set<string>();
+  fc.assert(fc.property(aim.plan(o), (plan) => {
+    const [step] = plan.faults;
+    const [a1] = plan.clients[0]!.attempts;
+    const [a2] = plan.clients[1]!.attempts;
+    const ttl = plan.ttlMs;
+    const point = String(step!.params!.point);
+    seen.add(point);
+    assert.deepEqual([plan.faults.length, step!.kind, step!.target, step!.at_ms], [1, 'client-clock', 'c1', 0]);
+    // Only points an acquire of a free lock reaches: 3 sends, 2 replies; or the recipe's own point.
+    assert.match(point, /^(send:acquire:[1-3]|reply:acquire:[12]|before-validity-check)$/);
+    const back = -(step!.params!.delta_ms as number);
+    assert.ok(back >= ttl / 2 && back <= 2 * ttl, `back by half a lease to two: ${back}`);
+    assert.ok(a1!.holdMs > ttl + back, 'c1 would work past any validity it can be told');
+    assert.ok(step!.duration_ms! > a1!.holdMs + ttl / 2, 'the step lasts past the hold');
+    assert.ok(a2!.delayMs > a1!.delayMs && a2!.delayMs < a1!.delayMs + ttl, 'c2 comes while c1 holds');
+    assert.ok(a2!.delayMs + a2!.waitMs > a1!.delayMs + ttl + 200, 'c2 waits past the lease');
+    assert.ok(a2!.holdMs < ttl, "c2's own hold fits its lease");
+  }), { numRuns: 200 });
+  assert.ok(seen.has('send:acquire:1') && seen.has('reply:acquire:2') && seen.has('before-validity-check'), [...seen].join());
+});
+
+test('stepped release: the stale-release plan with c1\'s clock stepped back after its acquire, before it wakes, by more than its pause, until past its release', () => {
+  const aim = AIMS.find((a) => a.name === 'stepped-release')!;
+  const o: WorkloadOptions = { clients: 3, faults: ['client-pause', 'client-clock'], ttlMs: 800, nodes: ['n1'], topology: 'redis', points: ['before-release', 'send:release:1'] };
+  assert.ok(!aim.applies({ ...o, sessionMs: 2000 }), 'not for session locks');
+  assert.ok(!aim.applies({ ...o, points: ['in-critical-section'] }), 'needs a point inside the release');
+  fc.assert(fc.property(aim.plan(o), (plan) => {
+    const pause = plan.faults.find((f) => f.kind === 'client-pause')!;
+    const step = plan.faults.find((f) => f.kind === 'client-clock')!;
+    const [a1] = plan.clients[0]!.attempts;
+    assert.match(String(pause.params!.point), /^(before-release|send:release:1)$/);
+    assert.ok(pause.duration_ms! > plan.ttlMs - a1!.holdMs, 'asleep past its lease');
+    assert.equal(step.target, 'c1');
+    assert.equal(step.params!.point, undefined, 'timed: no point of its own');
+    // After c1's acquire of the free lock (a quarter of a lease after it comes), before it wakes (past its lease).
+    assert.ok(step.at_ms >= a1!.delayMs + plan.ttlMs / 4 && step.at_ms <= a1!.delayMs + plan.ttlMs / 2);
+    const back = -(step.params!.delta_ms as number);
+    assert.ok(back >= pause.duration_ms! + plan.ttlMs / 4, 'by its own clock, c1 wakes inside its lease');
+    assert.ok(step.at_ms + step.duration_ms! >= a1!.delayMs + a1!.holdMs + pause.duration_ms! + plan.ttlMs / 2, 'the step lasts until past its release');
+  }), { numRuns: 200 });
 });

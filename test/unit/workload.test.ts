@@ -16,7 +16,7 @@ const unaimed: WorkloadOptions = { ...base, faults: base.faults.filter((k) => k 
 
 test('the unaimed options draw no aim; the base ones do (aims have their own contract: workload-aims.test.ts)', () => {
   assert.deepEqual(aimsFor(unaimed).map((a) => a.name), []);
-  assert.deepEqual(aimsFor(base).map((a) => a.name).sort(), ['lease-clock-jump', 'lease-outlived', 'lease-restart', 'skewed-clock', 'stale-release']);
+  assert.deepEqual(aimsFor(base).map((a) => a.name).sort(), ['lease-clock-jump', 'lease-outlived', 'lease-restart', 'skewed-clock', 'stale-release', 'stepped-release']);
   // Aimed or not, every plan is valid and keeps every hold inside its lease.
   fc.assert(fc.property(planArb(base), (plan) => {
     validatePlan(plan, 'generated');

@@ -40,8 +40,9 @@ export const clientPause: KindDef = {
       a.record('client-pause-start', { client: a.client, point: a.point, duration_ms: ms, ...(a.command ? { command: a.command } : {}) });
       a.pause();
       await sleep(ms);
-      // 'go' waits in the pipe before the process runs again, so on waking its poll phase lets the
-      // held send or reply go before any timer that ran out during the pause fires: a reply that
+      // 'go' waits in the pipe before the process runs again, and on waking a timer that ran out
+      // during the pause waits for the next I/O poll (src/runner/late-timers.ts), so the held send
+      // or reply goes before any timer that ran out during the pause fires: a reply that
       // arrived during a pause is read, as a real paused process would find it in its socket,
       // rather than the client library's command timeout firing first on a reply already there.
       a.go();

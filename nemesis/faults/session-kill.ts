@@ -1,7 +1,8 @@
 // The server ends a client's session, as an administrator, a pooler or a timeout
 // would: PostgreSQL's pg_terminate_backend, MySQL's KILL CONNECTION, asked over the
 // server's real port (TopologyDef.endSessions finds the client's sessions by the
-// tag its connections carry). A lock that lives in the session (an advisory lock,
+// address and port the server lists for them, which are the upstream ends of the
+// client's proxied connections: no tag in the lock's code). A lock that lives in the session (an advisory lock,
 // GET_LOCK, an open transaction's row lock) goes with it, silently: the holder
 // still believes it holds until it next speaks to the server.
 import fc from 'fast-check';

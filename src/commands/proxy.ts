@@ -13,7 +13,10 @@ toxiproxy-node-client or curl, e.g.
   curl -X POST http://127.0.0.1:8474/proxies/r1/toxics -d '{"type":"latency","attributes":{"latency":100}}'
 Toxics: latency (latency, jitter ms), timeout (timeout ms; 0 = hold forever),
 reset_peer (timeout ms), bandwidth (rate KB/s), limit_data (bytes); stream
-upstream|downstream; toxicity 0..1. Prints {"url": ...} once ready.
+upstream|downstream; toxicity 0..1. GET /proxies/NAME/connections (not in
+Toxiproxy) lists each open connection: the client's address and the proxy's
+own address toward the server (session-kill matches it to the server's
+sessions). Prints {"url": ...} once ready.
 
 ${EXIT_HELP}
 proxy: 2 also for a port that cannot be listened on`;

@@ -5,25 +5,37 @@ import { onlyOptions, sessionTag, type TopologyDef } from './topology.ts';
 import { createMariadbNode, MARIADB_CREDENTIALS, mysqlReady } from './mariadb.ts';
 import { MARIADB_IMAGE, mariadbCommand } from './docker-image.ts';
 import { freePort } from './ports.ts';
+import { clientPeers, isPeer, parsePeer, unlistedWords } from './client-sessions.ts';
 
 /**
- * KILL CONNECTION of each client's session: the one holding the user-level lock named by its
- * session tag (mysql-session.ts takes it when the session opens), asked over the server's real port.
+ * KILL CONNECTION of the clients' sessions, asked over the server's real port: those whose
+ * PROCESSLIST.HOST ('host:port') is the upstream end of one of the clients' proxied connections
+ * (client-sessions.ts), and the one holding the user-level lock named by a client's session tag
+ * (lockpick's mysql-session.ts takes it when the session opens: a hint, never needed).
  */
 async function endMysqlSessions(env: Environment, clients: readonly string[]): Promise<{ ended: number; said: string }> {
   const server = env.nodes.find((n) => n.role === 'mariadb');
   if (!server) throw new Error(`session-kill: the ${env.topology} topology has no mariadb node`);
+  const { peers, unlisted } = await clientPeers(env, clients, server.id);
   const cred = (server as { credentials?: { user: string; password: string } }).credentials ?? MARIADB_CREDENTIALS;
   const c = await mysql.createConnection({ host: server.host ?? '127.0.0.1', port: server.port, user: cred.user, password: cred.password || undefined, connectTimeout: 2000 });
   try {
-    const ids: number[] = [];
-    for (const client of clients) {
-      const [rows] = await c.query<mysql.RowDataPacket[]>('SELECT IS_USED_LOCK(?) AS id', [sessionTag(client)]);
-      const id = rows[0]?.id;
-      if (id === null || id === undefined) continue;
-      try { await c.query(`KILL CONNECTION ${Number(id)}`); ids.push(Number(id)); } catch { /* it ended meanwhile */ }
+    const found = new Set<number>();
+    const [rows] = await c.query<mysql.RowDataPacket[]>('SELECT ID AS id, HOST AS host FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID()');
+    for (const row of rows) {
+      const p = typeof row.host === 'string' ? parsePeer(row.host) : undefined;
+      if (p && isPeer(peers, p.host, p.port)) found.add(Number(row.id));
     }
-    return { ended: ids.length, said: `KILL CONNECTION ${ids.join(', ') || 'none'} on ${server.id}` };
+    for (const client of clients) {
+      const [tagged] = await c.query<mysql.RowDataPacket[]>('SELECT IS_USED_LOCK(?) AS id', [sessionTag(client)]);
+      const id = tagged[0]?.id;
+      if (id !== null && id !== undefined) found.add(Number(id));
+    }
+    const ids: number[] = [];
+    for (const id of found) {
+      try { await c.query(`KILL CONNECTION ${id}`); ids.push(id); } catch { /* it ended meanwhile */ }
+    }
+    return { ended: ids.length, said: `KILL CONNECTION ${ids.join(', ') || 'none'} on ${server.id}${unlistedWords(unlisted)}` };
   } finally {
     await c.end().catch(() => {});
   }

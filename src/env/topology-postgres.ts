@@ -8,6 +8,7 @@ import { createPgbouncerNode, createPostgresNode, initdbInto, PGBOUNCER_USERS, p
 import type { DockerKit } from './docker.ts';
 import type { ImageRecipe } from './docker-image.ts';
 import { freePort } from './ports.ts';
+import { clientPeers, isPeer, unlistedWords } from './client-sessions.ts';
 import { onlyOptions, sessionTag, type BackendWords, type TopologyDef } from './topology.ts';
 
 /** An advisory unlock frees only a lock its own server session holds; a pooler shares that session between clients. */
@@ -17,22 +18,29 @@ const WORDS: BackendWords = {
 };
 
 /**
- * pg_terminate_backend of every backend whose application_name is one of the clients' tags,
- * asked of the PostgreSQL node over its real port (not the proxy, not the pooler).
+ * pg_terminate_backend of the clients' backends, asked of the PostgreSQL node over its real port
+ * (not the proxy, not the pooler): those whose client address and port are the upstream end of
+ * one of the clients' proxied connections (client-sessions.ts), and those whose application_name
+ * is a client's tag (lockpick's own locks set it: a hint, never needed). Through PgBouncer the
+ * clients' connections end at the pooler, so only the tag can name a backend there: the server
+ * connection the pooler last lent that client (an untagged lock's sessions are not found).
  */
 async function endPostgresSessions(env: Environment, clients: readonly string[]): Promise<{ ended: number; said: string }> {
   const server = env.nodes.find((n) => n.role === 'postgres');
   if (!server) throw new Error(`session-kill: the ${env.topology} topology has no postgres node`);
+  const { peers, unlisted } = await clientPeers(env, clients, server.id);
+  const tags = new Set(clients.map(sessionTag));
   const c = new pg.Client({ host: server.host ?? '127.0.0.1', port: server.port, ...POSTGRES_CREDENTIALS, ...credentialsOf(server), connectionTimeoutMillis: 2000 });
   c.on('error', () => {});
   try {
     await c.connect();
-    const r = await c.query<{ pid: number; application_name: string; ok: boolean }>(
-      'SELECT pid, application_name, pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = ANY($1) AND pid <> pg_backend_pid()',
-      [clients.map(sessionTag)],
+    const all = await c.query<{ pid: number; addr: string | null; port: number | null; application_name: string }>(
+      'SELECT pid, host(client_addr) AS addr, client_port AS port, application_name FROM pg_stat_activity WHERE pid <> pg_backend_pid()',
     );
+    const pids = all.rows.filter((x) => isPeer(peers, x.addr, x.port) || tags.has(x.application_name)).map((x) => x.pid);
+    const r = await c.query<{ pid: number; ok: boolean }>('SELECT pid, pg_terminate_backend(pid) AS ok FROM unnest($1::int[]) AS pid', [pids]);
     const ended = r.rows.filter((x) => x.ok);
-    return { ended: ended.length, said: `pg_terminate_backend(${ended.map((x) => x.pid).join(', ') || 'none'}) on ${server.id}` };
+    return { ended: ended.length, said: `pg_terminate_backend(${ended.map((x) => x.pid).join(', ') || 'none'}) on ${server.id}${unlistedWords(unlisted)}` };
   } finally {
     await c.end().catch(() => {});
   }

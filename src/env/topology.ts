@@ -102,8 +102,9 @@ export interface TopologyDef {
   clientExtras?(env: Environment, clientId: string, endpoints: Endpoint[]): Promise<ClientExtras>;
   /**
    * Ends the server sessions of these clients as the server's administrator would (PostgreSQL's
-   * pg_terminate_backend, MySQL's KILL CONNECTION), found by the tag their connections carry
-   * (`sessionTag`), over the servers' real ports; a hold that lives in a session goes with it.
+   * pg_terminate_backend, MySQL's KILL CONNECTION), found by the address and port the server
+   * lists for them: the upstream ends of the clients' proxied connections (client-sessions.ts;
+   * `sessionTag` only as a hint), over the servers' real ports; a hold that lives in a session goes with it.
    * Absent: the 'session-kill' fault does not apply to this topology.
    */
   endSessions?(env: Environment, clients: readonly string[]): Promise<{ ended: number; said: string }>;
@@ -126,8 +127,9 @@ export function onlyOptions(topology: string, o: object, takes: readonly string[
 }
 
 /**
- * The tag a client's server sessions carry (PostgreSQL application_name, a MySQL user-level
- * lock name), so TopologyDef.endSessions can find the sessions of one client.
+ * The tag lockpick's own locks give a client's server sessions (PostgreSQL application_name, a
+ * MySQL user-level lock name): a hint for TopologyDef.endSessions besides the proxy's ports,
+ * and what names a pooled backend (PgBouncer), where the ports are the pooler's.
  */
 export function sessionTag(clientId: string): string {
   return `lockpick-session-${clientId}`;

@@ -118,6 +118,8 @@ export class ProxyApi {
         return { status: 200, body: p.json() };
       }
       if (method === 'DELETE') { await p.stop(); this.proxies.delete(name); return { status: 204 }; }
+    } else if (sub === 'connections' && parts.length === 3 && method === 'GET') {
+      return { status: 200, body: this.proxy(name).connections() };
     } else if (sub === 'toxics' && parts.length <= 4) {
       const p = this.proxy(name);
       if (toxic === undefined) {

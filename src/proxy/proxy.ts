@@ -13,6 +13,13 @@ export interface ProxyJson { name: string; listen: string; upstream: string; ena
 export interface HostPort { host: string; port: number }
 
 /**
+ * One open connection as both servers see it: `client` is the peer that connected to the proxy,
+ * `upstream` the proxy's own end of its connection to the server (the address and port the
+ * server lists for that session: how session-kill finds a client's sessions with no tag).
+ */
+export interface ConnectionJson { client: string; upstream: string }
+
+/**
  * The addresses a proxy may listen on: loopback, and this machine's own address on a
  * container bridge (Docker's br-* / docker0), which only this machine and its containers reach.
  */
@@ -54,6 +61,15 @@ export class FaultProxy {
 
   json(): ProxyJson {
     return { name: this.name, listen: this.listen, upstream: this.upstream, enabled: this.enabled, toxics: this.toxicList.map(toxicJson) };
+  }
+
+  /** Open connections (a lockpick extension: GET /proxies/{name}/connections; Toxiproxy has none). */
+  connections(): ConnectionJson[] {
+    const at = (a: string | undefined, p: number | undefined) => `${a?.replace(/^::ffff:/, '') ?? '?'}:${p ?? 0}`;
+    return [...this.conns].filter((c) => !c.closed).map((c) => ({
+      client: at(c.client.remoteAddress, c.client.remotePort),
+      upstream: at(c.upstream.localAddress, c.upstream.localPort),
+    }));
   }
 
   async start(): Promise<void> {

@@ -16,6 +16,7 @@
 // http2.connect is wrapped (the module object: grpc-js reads http2.connect at each call), and
 // each session's request() on that session; the session's socket is untagged for the socket
 // hook, so nothing is counted twice when its frames do go through JS (TLS).
+import { restartTimer } from './late-timers.ts';
 import http2 from 'node:http2';
 
 /** What the socket hook shares with this one: its counters, wanted points and the parent's question. */
@@ -80,7 +81,7 @@ function hookStream(core: IoCore, stream: http2.ClientHttp2Stream, port: number 
       if (it.point) await core.ask(it.point, command);
       q.shift();
       if (stream.destroyed) { core.dropOut([it, ...q.splice(0)]); break; }
-      for (const t of it.timers ?? []) t.refresh();
+      for (const t of it.timers ?? []) restartTimer(t);
       (it.op === 'end' ? end : write).apply(stream, it.args);
     }
     out = undefined;

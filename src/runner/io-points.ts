@@ -22,6 +22,13 @@
 // 'go'); everything that socket does meanwhile is queued behind it, so bytes keep their order
 // both ways and pipelined commands stay in order. A socket that closes while held drops its
 // queue (write callbacks get an error as Node gives them for a destroyed socket): nothing leaks.
+// A socket the client destroyed while a reply was held gets no more data (nor its end): only its
+// 'close' and 'error', as Node gives a destroyed socket; data after the destroy made node-redis's
+// parser throw on a reply to a command it had already failed.
+//
+// After the pause the held item goes out before any timer that ran out during it fires
+// (late-timers.ts, installed with these points): a reply that arrived during a pause is read, as a
+// real paused process would find it in its socket, rather than the library's timeout firing first.
 //
 // What each operation kind reached (the most sends and replies of one operation) is kept for
 // the run (takeReached()): the runner draws I/O points only among those (src/workload/points.ts).
@@ -35,6 +42,7 @@ import net from 'node:net';
 import { ioPointName, type IoPointOp } from '../workload/plan.ts';
 import { commandWord } from './command-word.ts';
 import { hookHttp2 } from './io-points-http2.ts';
+import { installLateTimers, restartTimer } from './late-timers.ts';
 import type { IoCounts } from '../workload/points.ts';
 
 const PORT = Symbol('lockpick.ioPort');
@@ -74,6 +82,7 @@ let installed: IoPoints | undefined;
 /** Wraps net.Socket once per process; ask(name) is the worker's point question (resolves on 'go'). */
 export function installIoPoints(ask: (name: string, command?: string) => Promise<unknown>): IoPoints {
   if (installed) return installed;
+  installLateTimers();
   const proto = net.Socket.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
   const connect = proto.connect!;
   const write = proto.write!;
@@ -145,7 +154,7 @@ export function installIoPoints(ask: (name: string, command?: string) => Promise
       if (it.point) await ask(it.point, commandWord(it.args[0]));
       q.shift();
       if (s.destroyed) { dropOut(q.splice(0)); dropOut([it]); break; }
-      for (const t of it.timers ?? []) t.refresh();
+      for (const t of it.timers ?? []) restartTimer(t);
       (it.op === 'end' ? end : write).apply(s, it.args);
     }
     s[OUT] = undefined;
@@ -155,8 +164,10 @@ export function installIoPoints(ask: (name: string, command?: string) => Promise
     const q = s[IN]!;
     while (q.length) {
       const it = q[0]!;
-      if (it.point) await ask(it.point);
+      if (it.point && !s.destroyed) await ask(it.point);
       q.shift();
+      // Destroyed meanwhile (by the client, or a reset): Node would give it no more data.
+      if (s.destroyed && (it.op === 'data' || it.op === 'end')) continue;
       emit.apply(s, [it.op, ...it.args]);
     }
     s[IN] = undefined;

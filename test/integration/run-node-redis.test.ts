@@ -13,6 +13,8 @@ import { Redis } from 'ioredis';
 import { createClient as createClient4 } from 'redis';
 import { createClient as createClient5 } from 'redis5';
 import mysql from 'mysql2/promise';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
 import { replayReleasePause } from './run-scenarios.ts';
 import { installIoPoints } from '../../src/runner/io-points.ts';
@@ -160,4 +162,26 @@ test('the same node-redis 4 lock with an EVAL unlock: SAFE where the GET-DEL loc
   assert.equal(r.summary!.verdict, true);
   assert.equal(r.summary!.coverage.faultsApplied['client-pause'], 1, 'c1 reached its release command and was paused there');
   assert.ok(r.summary!.coverage.contended > 0);
+});
+
+test('a node-redis 4 lock with a 250 ms command timeout, paused 800 ms just after its SET reply came: the reply is read before the timeout fires (SAFE, no crash)', async () => {
+  // On waking, libuv fires the timers that ran out during a stop before it reads the sockets:
+  // the lock's timeout disconnected, and the held reply, delivered to the destroyed socket, made
+  // node-redis's parser throw (the client crashed, the run inconclusive). See late-timers.ts.
+  const dir = tempStore();
+  const lock = 'test/fixtures/locks/node-redis-timeout.ts';
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
+    description: "c1 paused just after its SET's reply arrived, past its command timeout; c2 asks meanwhile", lock, lock_spec: { path: lock }, property: 'both',
+    plan: {
+      ttlMs: 2000,
+      clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 1000, holdMs: 300, renew: false }] }, { attempts: [{ key: 'k0', delayMs: 400, waitMs: 2500, holdMs: 100, renew: false }] }],
+      faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: 800, target: 'c1', params: { point: 'reply:acquire:1' } }],
+    },
+  }));
+  const r = await lockpick(['run', '--replay', dir, '--runs', '1', '--store', tempStore(), '--json'], 90_000);
+  assert.equal(r.code, 0, r.stderr.slice(-3000));
+  assert.equal(r.summary!.coverage.faultsApplied['client-pause'], 1);
+  const c1 = readFileSync(path.join(r.summary!.dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; f: string; process: unknown })
+    .filter((e) => e.process === 0 && e.f === 'acquire');
+  assert.deepEqual(c1.map((e) => e.type), ['invoke', 'ok'], 'the reply that came before the pause granted the lock');
 });

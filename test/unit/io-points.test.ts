@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { installIoPoints } from '../../src/runner/io-points.ts';
 
 // The point question: recorded, answered when the test says.
@@ -202,4 +204,56 @@ test('a held send restarts the command timeout its library set just before it: t
   await sleep(10);
   assert.equal(fired, true);
   s.destroy();
+});
+
+test('a reply held while the client destroyed its socket is not delivered: no data after the destroy, its close still comes', async () => {
+  const a = await echoServer();
+  servers.push(a.server);
+  io.arm([a.port], ['reply:acquire:1']);
+  io.operation('acquire');
+  const s = await connect(a.port);
+  const r = reader(s);
+  asked.length = 0;
+  s.write('SET');
+  for (let i = 0; i < 100 && asked.length === 0; i++) await sleep(10);
+  assert.deepEqual(asked, ['reply:acquire:1']);
+  // As node-redis does when its command fails: the socket destroyed, the reply still held.
+  let closed = false;
+  s.on('close', () => { closed = true; });
+  s.destroy();
+  await go();
+  await sleep(50);
+  assert.equal(r.text(), '', 'nothing delivered to a destroyed socket');
+  assert.equal(closed, true, 'its close event is not lost behind the held reply');
+});
+
+/**
+ * A real client process stopped (SIGSTOP) for 400 ms at `point` with a 100 ms timer running:
+ * the parent writes 'go' before SIGCONT, as the pool does. What the client saw, in order.
+ */
+async function stoppedAt(point: string): Promise<string[]> {
+  const server = net.createServer((c) => { c.on('error', () => {}); c.on('data', () => c.write('PONG')); });
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const child = fork(fileURLToPath(new URL('../fixtures/io-paused-client.ts', import.meta.url)), [String((server.address() as net.AddressInfo).port), point],
+    { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('message', async (m: { t: string; order?: string[] }) => {
+      if (m.t === 'order') { resolve(m.order!); return; }
+      child.kill('SIGSTOP');
+      await sleep(400);
+      child.send({ t: 'go' });
+      child.kill('SIGCONT');
+    });
+  });
+}
+
+test('after a real stop, a reply held at reply:acquire:1 is read before the timer that ran out during the stop fires', async () => {
+  assert.deepEqual(await stoppedAt('reply:acquire:1'), ['data:PONG', 'timer']);
+});
+
+test('after a real stop at send:acquire:1, the timer set with the command restarts when it goes out: it fires once, after the reply', async () => {
+  assert.deepEqual(await stoppedAt('send:acquire:1'), ['data:PONG', 'timer']);
 });

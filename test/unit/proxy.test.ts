@@ -287,3 +287,19 @@ test('the proxy child process exits when the process that started it is SIGKILLe
     parent.kill('SIGKILL');
   }
 });
+
+test('GET /proxies/{name}/connections: each open connection as the client and the server see it (what session-kill matches)', async () => {
+  const seen: string[] = [];
+  const server = net.createServer((s) => { s.on('error', () => {}); seen.push(`${s.remoteAddress?.replace(/^::ffff:/, '')}:${s.remotePort}`); s.pipe(s); });
+  const p = await newProxy(await listen(server));
+  const s = await connect(portOf(p));
+  try {
+    await roundTrip(portOf(p));   // a second connection, closed again: no longer listed
+    const list = async () => (await (await fetch(`${handle.url}/proxies/${p.name}/connections`)).json()) as { client: string; upstream: string }[];
+    assert.deepEqual(await list(), [{ client: `127.0.0.1:${s.localPort}`, upstream: seen[0] }]);
+    assert.equal((await fetch(`${handle.url}/proxies/no-such-proxy/connections`)).status, 404);
+  } finally {
+    s.destroy();
+    server.close();
+  }
+});

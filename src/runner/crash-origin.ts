@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 export type CrashOrigin = 'lock' | 'lockpick';
 
 /** Hooks that only pass a lock's calls and events on (their frames say nothing about who threw). */
-const PASS_THROUGH = /[\\/]runner[\\/](io-points[\w-]*|skewed-clock)\.[cm]?[jt]s$/;
+const PASS_THROUGH = /[\\/]runner[\\/](io-points[\w-]*|skewed-clock|late-timers|send-clock)\.[cm]?[jt]s$/;
 /** The I/O points' deferred delivery: "at drainIn (…/io-points.ts:1:2)", "at async drainOut (…)". */
 const DEFERRED_IO = /^\s*at (?:async )?drain\w* \(.*[\\/]runner[\\/]io-points[\w-]*\.[cm]?[jt]s:\d+:\d+\)\s*$/;
 

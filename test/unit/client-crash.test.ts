@@ -40,6 +40,8 @@ test('crash origin: the topmost frame of anyone\'s own code says who threw', () 
   // The pass-through hooks are skipped: what they called into decides.
   assert.equal(crashOrigin(stack(at(`${ROOT}/src/runner/io-points.ts`, 'Socket.proto.write'), at(`${ROOT}/src/runner/worker.ts`)), ROOT), 'lockpick');
   assert.equal(crashOrigin(stack(at(`${ROOT}/src/runner/skewed-clock.ts`), at('/app/node_modules/redlock/dist/index.js')), ROOT), 'lock');
+  // A late timer's deferral (late-timers.ts) wraps the lock's own callback: below it, the timers' internals, then the lock.
+  assert.equal(crashOrigin(stack(at(`${ROOT}/src/runner/late-timers.ts`, 'Timeout.deferred'), at('/app/node_modules/redis/dist/index.js')), ROOT), 'lock');
   // A reply or write lockpick held at an I/O point and hands on later (a drain): lockpick's doing,
   // even when the library threw on it, and even below the library's frames.
   const held = [at('/app/node_modules/@redis/client/dist/lib/client/RESP2/decoder.js', 'Decoder.write'), at('node:events', 'Socket.emit')];

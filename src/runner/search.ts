@@ -18,11 +18,19 @@
 // kept if new, then the search goes on until `timeMs` of search time is spent.
 // The search keeps its own clock then (fast-check's time limit would count the
 // shrinking), so "found after" stays search time as without it.
+//
+// With `classify` (a failure's cause, failure-cause.ts) classes are by cause, and the default
+// search (no keepGoing) goes on the same way past a failure inherent to the lock's design:
+// runs that only show inherent failures are counted, not shrunk, until an implementation bug
+// (or a failure it cannot classify) is found and shrunk, or the time is spent. Shrinking keeps
+// the nature it started from (a bug is not shrunk into the inherent failure beside it). The
+// failures come out bugs first, then unclassified, then inherent ones.
 import fc from 'fast-check';
 import type { RunPlan } from '../workload/plan.ts';
 import type { RunOutcome } from './session.ts';
 import { shrinkRun } from './shrink.ts';
 import { failureClass, repeatOf, type FailureClass } from './failure-class.ts';
+import type { CauseClass, Nature } from './failure-cause.ts';
 
 export interface SearchOptions {
   arb: fc.Arbitrary<RunPlan>;
@@ -43,10 +51,15 @@ export interface SearchOptions {
   keepGoing?: boolean;
   /** Each distinct failure as soon as it is shrunk (n: 1, 2, …), e.g. to store it before an interrupt. */
   onFailure?(f: Failure, n: number): void | Promise<void>;
+  /** A violating run's class by cause; given, the default search goes on past inherent failures (above). */
+  classify?(o: RunOutcome): CauseClass;
 }
 
 /** A distinct failure: its class, when it was first seen, and its shrunk run. */
 export interface Failure extends FailureClass {
+  /** By cause (classify given): bug, inherent or unknown, and the class in words. */
+  nature?: Nature;
+  words?: string;
   afterMs: number;              // search time until its first run ended
   runs: number;                 // violating search runs counted for it (its first and the repeats)
   first: RunOutcome;            // the violation as found
@@ -70,15 +83,17 @@ export interface SearchResult {
   path?: string;                // fast-check path of the first counterexample (with seed, fast-check replays it)
   shrinkInterrupted: boolean;
   minimalConfirmed?: boolean;   // the minimal plan broke the lock again on a confirmation run
-  /** The distinct failures, in the order found; the first is first/minimal above (one entry without keepGoing). */
+  /** The distinct failures, bugs first (then in the order found); the first is minimal above (one entry without keepGoing, unless the first was inherent). */
   failures: Failure[];
+  /** Violating runs the default search counted and did not shrink: they showed only failures inherent to the design. */
+  inherentRuns: number;
 }
 
 export async function search(o: SearchOptions): Promise<SearchResult> {
   const seed = o.seed ?? Math.floor(Math.random() * 0x7fffffff);
   const k = Math.max(1, Math.floor(o.parallel ?? 1));
   const started = Date.now();
-  const res: SearchResult = { seed, runs: 0, shrinkRuns: 0, inconclusive: 0, schedules: 0, searchMs: 0, parallel: 0, shrinkInterrupted: false, failures: [] };
+  const res: SearchResult = { seed, runs: 0, shrinkRuns: 0, inconclusive: 0, schedules: 0, searchMs: 0, parallel: 0, shrinkInterrupted: false, failures: [], inherentRuns: 0 };
   const seen = new Set<string>();
 
   // An error out of a run (a broken lock contract, the history not written) is not a
@@ -127,16 +142,23 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
     res.parallel = Math.max(res.parallel, running.size);
   };
 
-  const shrink = (first: RunOutcome) => shrinkRun(first, { arb: o.arb, budgetMs: Math.max(1, o.shrinkTimeMs), runOnce: (plan) => runTracked(plan, 'shrink', 0) });
+  const classOf = o.classify;
+  // The default search goes on past inherent failures only (classify given); keepGoing past every one.
+  const goOn = o.keepGoing === true || classOf !== undefined;
+  const done = () => !o.keepGoing && res.failures.some((f) => f.nature !== 'inherent');
+  const shrink = (first: RunOutcome, keep?: (out: RunOutcome) => boolean) =>
+    shrinkRun(first, { arb: o.arb, budgetMs: Math.max(1, o.shrinkTimeMs), runOnce: (plan) => runTracked(plan, 'shrink', 0), keep });
   // keepGoing, with no run in flight: class the violations found, shrinking the new ones (off the search clock).
   const classify = async () => {
     const t = Date.now();
     try {
       for (let c = pending.shift(); c; c = pending.shift()) {
-        const again = repeatOf(c.out.plan, c.out, res.failures);
+        const cause = classOf?.(c.out);
+        const again = cause ? res.failures.find((f) => f.name === cause.key) : repeatOf(c.out.plan, c.out, res.failures);
         if (again) { again.runs++; continue; }
-        const s = await shrink(c.out);
-        const cls = failureClass(s.minimal.plan, s.minimal);
+        if (cause && !o.keepGoing && (done() || (cause.nature === 'inherent' && res.failures.length > 0))) { res.inherentRuns += cause.nature === 'inherent' ? 1 : 0; continue; }
+        const s = await shrink(c.out, cause && ((out) => classOf!(out).nature === cause.nature));
+        const cls = cause ? byCause(s.minimal.plan, s.minimal, classOf!(s.minimal)) : failureClass(s.minimal.plan, s.minimal);
         const same = res.failures.find((f) => f.name === cls.name);
         if (same) { same.runs++; continue; }
         const f = failureOf(c.out, s, c.afterMs, String(c.index), cls);
@@ -153,24 +175,26 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
     if (alone) await settle();
     else while (running.size >= k) await Promise.race(running);
     rethrow();
-    if (o.keepGoing) {
+    if (goOn) {
       if (pending.length) { await settle(); await classify(); }
-      if (searchNow() >= o.timeMs) return false;   // time is up: ends fast-check's loop (no shrinking: endOnFailure)
+      if (searchNow() >= o.timeMs || done()) return false;   // time is up (or a bug found): ends fast-check's loop (no shrinking: endOnFailure)
     } else if (res.first) return false;
     if (stopped) return true;
     launch(plan);
     if (alone) await settle();
     rethrow();
-    return o.keepGoing || !res.first;
-  }), { numRuns: o.runs, seed, examples: (o.first ?? []).map((p): [RunPlan] => [p]), endOnFailure: true, interruptAfterTimeLimit: o.keepGoing ? undefined : o.timeMs, markInterruptAsFailure: false });
+    return goOn || !res.first;
+  }), { numRuns: o.runs, seed, examples: (o.first ?? []).map((p): [RunPlan] => [p]), endOnFailure: true, interruptAfterTimeLimit: goOn ? undefined : o.timeMs, markInterruptAsFailure: false });
   stopped = true;
   await settle();
   res.searchMs = searchNow();
   res.schedules = seen.size;
   rethrow();
   if (!res.first) return res;
-  if (o.keepGoing) {
+  if (goOn) {
     await classify();
+    // Bugs first, then what could not be classified, then the inherent ones; each group in the order found.
+    if (classOf) res.failures.sort((a, b) => RANK[a.nature ?? 'unknown'] - RANK[b.nature ?? 'unknown']);
     const f = res.failures[0]!;   // the first violation is never a repeat: nothing was classed before it
     res.minimal = f.minimal;
     res.path = f.path;
@@ -188,6 +212,13 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
   res.minimalConfirmed = shrunk.confirmed;
   res.failures.push(failureOf(res.first, shrunk, res.firstAfterMs ?? 0, res.path ?? ''));
   return res;
+}
+
+const RANK: Record<Nature, number> = { bug: 0, unknown: 1, inherent: 2 };
+
+/** A class by cause, as a FailureClass: its name is the cause's stable key. */
+function byCause(plan: RunPlan, o: RunOutcome, c: CauseClass): FailureClass & Pick<Failure, 'nature' | 'words'> {
+  return { ...failureClass(plan, o), name: c.key, nature: c.nature, words: c.words };
 }
 
 /** A distinct failure from its first violating run and what shrinking made of it. */

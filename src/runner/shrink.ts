@@ -85,6 +85,8 @@ export interface ShrinkOptions {
   tries?: number;
   /** Runs spent confirming the result after the budget (default 2). */
   confirmRuns?: number;
+  /** A further test a smaller violation must pass (its cause still of the nature found: search.ts). */
+  keep?(out: RunOutcome): boolean;
 }
 
 export interface ShrinkResult {
@@ -105,7 +107,7 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
   const seen = new Set<string>([JSON.stringify(first.plan)]);
   const wanted = anomalyKinds(first);
   /** A violation with every kind of anomaly the first one showed. */
-  const showsAll = (out: RunOutcome) => out.verdict === false && [...wanted].every((k) => anomalyKinds(out).has(k));
+  const showsAll = (out: RunOutcome) => out.verdict === false && [...wanted].every((k) => anomalyKinds(out).has(k)) && (o.keep?.(out) ?? true);
   const timeLeft = () => {
     if (performance.now() < deadline) return true;
     interrupted = true;
@@ -169,7 +171,7 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
     runs++;
     if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: confirm ${planOps(c.plan)} ops: ${out.verdict}\n`);
     // It broke again; report the run that shows every kind (this one, or the one that was accepted).
-    if (out.verdict === false) return { minimal: showsAll(out) ? out : c, runs, interrupted, confirmed: true };
+    if (out.verdict === false && (o.keep?.(out) ?? true)) return { minimal: showsAll(out) ? out : c, runs, interrupted, confirmed: true };
   }
   // Not seen again: still a violation that happened (its history shows it), but a replay may need several runs.
   return { minimal: best, runs, interrupted, confirmed: false };

@@ -22,7 +22,9 @@
 // With `classify` (a failure's cause, failure-cause.ts) classes are by cause, and the default
 // search (no keepGoing) goes on the same way past a failure inherent to the lock's design:
 // runs that only show inherent failures are counted, not shrunk, until an implementation bug
-// (or a failure it cannot classify) is found and shrunk, or the time is spent. Shrinking keeps
+// (or a failure it cannot classify) is found and shrunk, or the time is spent; a bug found among
+// the first plans (one per aim) ends it once they have all run, so an inherent failure one of them
+// shows is reported too. It reports one failure of each nature at most. Shrinking keeps
 // the nature it started from (a bug is not shrunk into the inherent failure beside it). The
 // failures come out bugs first, then unclassified, then inherent ones.
 import fc from 'fast-check';
@@ -132,7 +134,7 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
     const p: Promise<void> = runTracked(plan, 'search', lane).then((out) => {
       if (out.verdict !== false) return;
       const afterMs = searchNow();
-      if (o.keepGoing) pending.push({ out, afterMs, index });
+      if (goOn) pending.push({ out, afterMs, index });
       if (res.first) return;
       res.first = out;
       res.firstAfterMs = afterMs;
@@ -145,7 +147,11 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
   const classOf = o.classify;
   // The default search goes on past inherent failures only (classify given); keepGoing past every one.
   const goOn = o.keepGoing === true || classOf !== undefined;
-  const done = () => !o.keepGoing && res.failures.some((f) => f.nature !== 'inherent');
+  // The default search ends at a bug (or a failure it cannot classify), once the first plans have
+  // all run (each strategy tried once: an inherent failure one of them shows is reported beside it).
+  const firstCount = o.first?.length ?? 0;
+  const has = (inherent: boolean) => res.failures.some((f) => (f.nature === 'inherent') === inherent);
+  const done = () => !o.keepGoing && has(false) && (has(true) || drawn >= firstCount);
   const shrink = (first: RunOutcome, keep?: (out: RunOutcome) => boolean) =>
     shrinkRun(first, { arb: o.arb, budgetMs: Math.max(1, o.shrinkTimeMs), runOnce: (plan) => runTracked(plan, 'shrink', 0), keep });
   // keepGoing, with no run in flight: class the violations found, shrinking the new ones (off the search clock).
@@ -156,7 +162,8 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
         const cause = classOf?.(c.out);
         const again = cause ? res.failures.find((f) => f.name === cause.key) : repeatOf(c.out.plan, c.out, res.failures);
         if (again) { again.runs++; continue; }
-        if (cause && !o.keepGoing && (done() || (cause.nature === 'inherent' && res.failures.length > 0))) { res.inherentRuns += cause.nature === 'inherent' ? 1 : 0; continue; }
+        // The default search reports one failure of each nature: a run that shows only what it has is counted.
+        if (cause && !o.keepGoing && has(cause.nature === 'inherent')) { res.inherentRuns += cause.nature === 'inherent' ? 1 : 0; continue; }
         const s = await shrink(c.out, cause && ((out) => classOf!(out).nature === cause.nature));
         const cls = cause ? byCause(s.minimal.plan, s.minimal, classOf!(s.minimal)) : failureClass(s.minimal.plan, s.minimal);
         const same = res.failures.find((f) => f.name === cls.name);

@@ -10,8 +10,9 @@
 //   it, a stale release that freed another client's lock, an expired or overstated grant, a crash
 //   of the lock's own code, a fencing failure of a fenced lock: a bug of this implementation;
 // - anything else (no lease figures, a lease kept alive out of sight): unknown, said so.
-// A failure's class is its causes of the weightiest nature (a bug's class names only its bug
-// causes: a lease outlived in the same run rides along and does not split the class).
+// A run's classes: one per nature its causes show, each named by those causes only, so a run with
+// a lease outlived and a stale release beside it shows both an inherent class and a bug class
+// (by cause, not by anomaly set: the one does not hide the other).
 import type { Anomaly } from '../../checkers/types.ts';
 import type { HistoryEvent, Op } from '../history/types.ts';
 import type { LockRecipe } from '../locks/lock.ts';
@@ -121,8 +122,13 @@ const BUG_WORDS: Record<string, string> = {
   'fencing': 'its fencing let a stale write through',
 };
 
-/** The cause of each anomaly of the run, and the run's class. */
-export function classifyRun(o: RunLike, d: LockDesign): CauseClass {
+/** The run's classes by cause, the weightiest first (bug, then unknown, then inherent). */
+export function classifyRun(o: RunLike, d: LockDesign): CauseClass[] {
+  return classesOf(runCauses(o, d));
+}
+
+/** The cause of each anomaly of the run (the lock's anomalies, else the resource's). */
+export function runCauses(o: RunLike, d: LockDesign): Cause[] {
   const h = o.history ?? runHistory(o.events);
   const ops = h.parsed.ops;
   const periods = faultPeriods(h.parsed.nemesis);
@@ -139,8 +145,7 @@ export function classifyRun(o: RunLike, d: LockDesign): CauseClass {
     }
     return s;
   };
-  const causes = anomalies.map((a) => causeOf(a));
-  return classOf(causes, d);
+  return anomalies.map((a) => causeOf(a));
 
   function causeOf(a: Anomaly): Cause {
     const procs = a.processes.filter((p) => typeof p === 'number');
@@ -263,19 +268,15 @@ const hitWords = (hit: string) => (hit === 'holding' ? 'while it held the lock' 
 
 const RANK: Record<Nature, number> = { bug: 0, unknown: 1, inherent: 2 };
 
-/** The run's class: the causes of its weightiest nature (bug, then unknown, then inherent), each once. */
-export function classOf(causes: readonly Cause[], d?: LockDesign): CauseClass {
-  void d;
-  if (causes.length === 0) return { key: 'unknown: no anomaly', nature: 'unknown', words: 'not classified: no anomaly', causes: [] };
-  const nature = causes.map((c) => c.nature).sort((a, b) => RANK[a] - RANK[b])[0]!;
-  const mine = causes.filter((c) => c.nature === nature);
-  const keys = new Map<string, Cause>();
-  for (const c of mine) keys.set(`${c.anomaly} · ${c.why} · ${c.fault}@${c.hit}`, c);
-  const sorted = [...keys.keys()].sort();
-  return { key: `${nature}: ${sorted.join(' + ')}`, nature, words: [...new Set(sorted.map((k) => keys.get(k)!.words))].join('; '), causes: [...causes] };
-}
-
-/** Whether a run's anomalies are all inherent to the design: with the default search such a run only repeats what is found. */
-export function onlyInherent(c: CauseClass): boolean {
-  return c.nature === 'inherent';
+/** One class per nature the causes show, the weightiest first; each names its own causes once, sorted. */
+export function classesOf(causes: readonly Cause[]): CauseClass[] {
+  if (causes.length === 0) return [{ key: 'unknown: no anomaly', nature: 'unknown', words: 'not classified: no anomaly', causes: [] }];
+  const natures = [...new Set(causes.map((c) => c.nature))].sort((a, b) => RANK[a] - RANK[b]);
+  return natures.map((nature) => {
+    const mine = causes.filter((c) => c.nature === nature);
+    const keys = new Map<string, Cause>();
+    for (const c of mine) keys.set(`${c.anomaly} · ${c.why} · ${c.fault}@${c.hit}`, c);
+    const sorted = [...keys.keys()].sort();
+    return { key: `${nature}: ${sorted.join(' + ')}`, nature, words: [...new Set(sorted.map((k) => keys.get(k)!.words))].join('; '), causes: mine };
+  });
 }

@@ -22,9 +22,9 @@
 // With `classify` (a failure's cause, failure-cause.ts) classes are by cause, and the default
 // search (no keepGoing) goes on the same way past a failure inherent to the lock's design:
 // runs that only show inherent failures are counted, not shrunk, until an implementation bug
-// (or a failure it cannot classify) is found and shrunk, or the time is spent; a bug found among
-// the first plans (one per aim) ends it once they have all run, so an inherent failure one of them
-// shows is reported too. It reports one failure of each nature at most. Shrinking keeps
+// (or a failure it cannot classify) is found and shrunk, or the time is spent; a bug found first
+// ends it a little later (done() below), so an inherent failure easy to reach is reported too.
+// It reports one failure of each nature at most. Shrinking keeps
 // the nature it started from (a bug is not shrunk into the inherent failure beside it). The
 // failures come out bugs first, then unclassified, then inherent ones.
 import fc from 'fast-check';
@@ -53,8 +53,8 @@ export interface SearchOptions {
   keepGoing?: boolean;
   /** Each distinct failure as soon as it is shrunk (n: 1, 2, …), e.g. to store it before an interrupt. */
   onFailure?(f: Failure, n: number): void | Promise<void>;
-  /** A violating run's class by cause; given, the default search goes on past inherent failures (above). */
-  classify?(o: RunOutcome): CauseClass;
+  /** A violating run's classes by cause (one per nature, the weightiest first); given, the default search goes on past inherent failures (above). */
+  classify?(o: RunOutcome): CauseClass[];
 }
 
 /** A distinct failure: its class, when it was first seen, and its shrunk run. */
@@ -147,11 +147,14 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
   const classOf = o.classify;
   // The default search goes on past inherent failures only (classify given); keepGoing past every one.
   const goOn = o.keepGoing === true || classOf !== undefined;
-  // The default search ends at a bug (or a failure it cannot classify), once the first plans have
-  // all run (each strategy tried once: an inherent failure one of them shows is reported beside it).
+  // The default search ends at a bug (or a failure it cannot classify) once it also has an inherent
+  // one, or once the first plans have all run (each strategy tried once) and it has searched as long
+  // again as the bug took to find: an inherent failure the same faults make easily is reported
+  // beside it, and a lock with a bug alone costs at most twice its time to detection.
   const firstCount = o.first?.length ?? 0;
   const has = (inherent: boolean) => res.failures.some((f) => (f.nature === 'inherent') === inherent);
-  const done = () => !o.keepGoing && has(false) && (has(true) || drawn >= firstCount);
+  const bugAt = () => Math.min(...res.failures.filter((f) => f.nature !== 'inherent').map((f) => f.afterMs));
+  const done = () => !o.keepGoing && has(false) && (has(true) || (drawn >= firstCount && searchNow() >= 2 * bugAt()));
   const shrink = (first: RunOutcome, keep?: (out: RunOutcome) => boolean) =>
     shrinkRun(first, { arb: o.arb, budgetMs: Math.max(1, o.shrinkTimeMs), runOnce: (plan) => runTracked(plan, 'shrink', 0), keep });
   // keepGoing, with no run in flight: class the violations found, shrinking the new ones (off the search clock).
@@ -159,25 +162,39 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
     const t = Date.now();
     try {
       for (let c = pending.shift(); c; c = pending.shift()) {
-        const cause = classOf?.(c.out);
-        const again = cause ? res.failures.find((f) => f.name === cause.key) : repeatOf(c.out.plan, c.out, res.failures);
-        if (again) { again.runs++; continue; }
-        // The default search reports one failure of each nature: a run that shows only what it has is counted.
-        if (cause && !o.keepGoing && has(cause.nature === 'inherent')) { res.inherentRuns += cause.nature === 'inherent' ? 1 : 0; continue; }
-        const s = await shrink(c.out, cause && ((out) => classOf!(out).nature === cause.nature));
-        const cls = cause ? byCause(s.minimal.plan, s.minimal, classOf!(s.minimal)) : failureClass(s.minimal.plan, s.minimal);
-        const same = res.failures.find((f) => f.name === cls.name);
-        if (same) { same.runs++; continue; }
-        const f = failureOf(c.out, s, c.afterMs, String(c.index), cls);
-        res.failures.push(f);
-        await o.onFailure?.(f, res.failures.length);
+        if (!classOf) {
+          const again = repeatOf(c.out.plan, c.out, res.failures);
+          if (again) { again.runs++; continue; }
+          const s = await shrink(c.out);
+          await found(c, s, failureClass(s.minimal.plan, s.minimal));
+          continue;
+        }
+        // By cause: each class the run shows (a bug and an inherent failure may share a run) is found once.
+        for (const cause of classOf(c.out)) {
+          const again = res.failures.find((f) => f.name === cause.key);
+          if (again) { again.runs++; continue; }
+          // The default search reports one failure of each nature: a class of a nature it has is counted.
+          if (!o.keepGoing && has(cause.nature === 'inherent')) { if (cause.nature === 'inherent') res.inherentRuns++; continue; }
+          const s = await shrink(c.out, (out) => shows(classOf(out), cause));
+          // Shrinking keeps a run that shows this class's anomalies by causes of its nature (else it returns the run found).
+          const got = classOf(s.minimal).find((k) => k.nature === cause.nature) ?? cause;
+          await found(c, s, byCause(s.minimal.plan, got));
+        }
       }
     } finally {
       shrinkMs += Date.now() - t;
     }
   };
 
-  const found = await fc.check(fc.asyncProperty(o.arb, async (plan) => {
+  async function found(c: { out: RunOutcome; afterMs: number; index: number }, s: Awaited<ReturnType<typeof shrink>>, cls: FailureClass & Pick<Failure, 'nature' | 'words'>) {
+    const same = res.failures.find((f) => f.name === cls.name);
+    if (same) { same.runs++; return; }
+    const f = failureOf(c.out, s, c.afterMs, String(c.index), cls);
+    res.failures.push(f);
+    await o.onFailure?.(f, res.failures.length);
+  }
+
+  const checked = await fc.check(fc.asyncProperty(o.arb, async (plan) => {
     const alone = k === 1 || o.concurrent?.(plan) !== true;
     if (alone) await settle();
     else while (running.size >= k) await Promise.race(running);
@@ -214,7 +231,7 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
   // path name the first counterexample, which fast-check replays exactly.
   const shrunk = await shrink(res.first);
   res.minimal = shrunk.minimal;
-  res.path = (k === 1 && found.failed ? found.counterexamplePath : undefined) ?? (firstIndex === undefined ? undefined : String(firstIndex));
+  res.path = (k === 1 && checked.failed ? checked.counterexamplePath : undefined) ?? (firstIndex === undefined ? undefined : String(firstIndex));
   res.shrinkInterrupted = shrunk.interrupted;
   res.minimalConfirmed = shrunk.confirmed;
   res.failures.push(failureOf(res.first, shrunk, res.firstAfterMs ?? 0, res.path ?? ''));
@@ -223,9 +240,15 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
 
 const RANK: Record<Nature, number> = { bug: 0, unknown: 1, inherent: 2 };
 
-/** A class by cause, as a FailureClass: its name is the cause's stable key. */
-function byCause(plan: RunPlan, o: RunOutcome, c: CauseClass): FailureClass & Pick<Failure, 'nature' | 'words'> {
-  return { ...failureClass(plan, o), name: c.key, nature: c.nature, words: c.words };
+/** A class by cause, as a FailureClass: its name is the cause's stable key, its anomalies those its causes name. */
+function byCause(plan: RunPlan, c: CauseClass): FailureClass & Pick<Failure, 'nature' | 'words'> {
+  return { kinds: [...new Set(plan.faults.map((f) => f.kind))].sort(), anomalies: [...new Set(c.causes.map((x) => x.anomaly))].sort(), name: c.key, nature: c.nature, words: c.words };
+}
+
+/** Whether a run's classes show `cls`'s anomalies by causes of its nature. */
+function shows(classes: readonly CauseClass[], cls: CauseClass): boolean {
+  const same = classes.find((k) => k.nature === cls.nature);
+  return same !== undefined && cls.causes.every((x) => same.causes.some((y) => y.anomaly === x.anomaly));
 }
 
 /** A distinct failure from its first violating run and what shrinking made of it. */

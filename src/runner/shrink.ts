@@ -10,7 +10,8 @@
 //      needed), for smaller delays and times.
 // A candidate counts as failing if any of its tries breaks the lock with every
 // kind of anomaly the first violation showed (a stale unlock must not vanish
-// from the result because a smaller plan only showed the double holder); the
+// from the result because a smaller plan only showed the double holder), or
+// what `keep` asks instead (the same failure class by cause); the
 // smallest failing plan so far is kept whatever the budget does. A violation
 // seen once may have been luck, so the result is confirmed at the end: the
 // smallest plans are run once more, smallest first, and the first that breaks
@@ -85,7 +86,7 @@ export interface ShrinkOptions {
   tries?: number;
   /** Runs spent confirming the result after the budget (default 2). */
   confirmRuns?: number;
-  /** A further test a smaller violation must pass (its cause still of the nature found: search.ts). */
+  /** What a smaller violation must show, instead of every kind of anomaly the first showed (a class by cause: search.ts). */
   keep?(out: RunOutcome): boolean;
 }
 
@@ -107,7 +108,7 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
   const seen = new Set<string>([JSON.stringify(first.plan)]);
   const wanted = anomalyKinds(first);
   /** A violation with every kind of anomaly the first one showed. */
-  const showsAll = (out: RunOutcome) => out.verdict === false && [...wanted].every((k) => anomalyKinds(out).has(k)) && (o.keep?.(out) ?? true);
+  const showsAll = (out: RunOutcome) => out.verdict === false && (o.keep ? o.keep(out) : [...wanted].every((k) => anomalyKinds(out).has(k)));
   const timeLeft = () => {
     if (performance.now() < deadline) return true;
     interrupted = true;

@@ -22,6 +22,7 @@ import { leaseNs } from '../../checkers/lease.ts';
 import { faultPeriods, type FaultPeriod } from '../report/cause.ts';
 import { runHistory, type RunHistory } from './session.ts';
 import { topologyDef } from '../env/topologies.ts';
+import { kindDef } from '../../nemesis/kinds.ts';
 
 /** What the recipe and its topology declare about the lock's design. */
 export interface LockDesign {
@@ -64,6 +65,8 @@ export interface Cause {
   hit: string;
   /** In words a user reads at a glance. */
   words: string;
+  /** A consequence of another cause of the run (a double holder a stale release on its key let in): left out of the class. */
+  explained?: boolean;
 }
 
 export interface CauseClass {
@@ -97,7 +100,7 @@ const jump = (f: FaultPeriod) => {
 };
 
 const INHERENT_WORDS: Record<string, string> = {
-  'lease-outlived': 'a holder kept the lock past its lease',
+  'lease-outlived': 'a holder {verb} past its lease',
   'validity-outlived': 'a holder kept the lock past the validity it was told',
   'restart-forgets': 'a server restarted without persistence forgot the lock',
   'async-failover': 'a failover promoted a replica the lock had not reached (asynchronous replication)',
@@ -145,7 +148,12 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     }
     return s;
   };
-  return anomalies.map((a) => causeOf(a));
+  const causes = anomalies.map((a) => causeOf(a));
+  // A double holder within both leases on a key where a release was stale: that release let the
+  // second holder in (as the report's cause says), so it is the release's class, not one of its own.
+  const staleKeys = new Set(anomalies.filter((a, i) => causes[i]!.why === 'stale-release').map((a) => a.key));
+  anomalies.forEach((a, i) => { if (causes[i]!.why === 'within-lease' && staleKeys.has(a.key)) causes[i]!.explained = true; });
+  return causes;
 
   function causeOf(a: Anomaly): Cause {
     const procs = a.processes.filter((p) => typeof p === 'number');
@@ -204,11 +212,15 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     if (!d.leased || d.keepsAlive) return undefined;
     const lease = leaseOf(b);
     if (lease === undefined) return undefined;
-    // Since its last grant or renewal ok (the latest it can have started): beyond the lease, certainly outlived.
+    // Since its last grant or renewal ok: beyond the lease, outlived. When in that operation the
+    // server started the lease is not recorded: its own round trip counts too, up to a twentieth
+    // of the lease (a waiting acquire's whole wait would hide a lock's bug).
     const last = ops.filter((x) => x.process === b.process && x.key === b.acquire.key && x.outcome === 'ok' && (x.f === 'renew' || x === b.acquire)
       && x.completeSeq >= b.acquire.completeSeq && x.completeTime !== undefined && x.completeTime <= t)
       .reduce<Op>((m, x) => (x.completeTime! > m.completeTime! ? x : m), b.acquire);
-    if (last.completeTime !== undefined && t - last.completeTime > (leaseNs(last) ?? lease)) return 'lease-outlived';
+    const granted = leaseNs(last) ?? lease;
+    const trip = last.invokeTime !== undefined && last.completeTime !== undefined ? Math.min(last.completeTime - last.invokeTime, granted / 20) : 0;
+    if (last.completeTime !== undefined && t - last.completeTime + trip > granted) return 'lease-outlived';
     // Its grant came back after its lease could have run out, while a fault held its client (a pause inside its acquire).
     const a = b.acquire;
     if (a.invokeTime !== undefined && a.completeTime !== undefined && a.completeTime - a.invokeTime > lease && t >= a.completeTime) {
@@ -234,7 +246,7 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
   function cause(anomaly: string, nature: Nature, why: string, fault: string, hit: string, reason?: string): Cause {
     const by = fault === 'no fault' ? '' : ` (${fault}${hit === 'server' ? '' : `, ${hitWords(hit)}`})`;
     const words = nature === 'bug' ? `a bug in this lock: ${BUG_WORDS[why] ?? why}${by}`
-      : nature === 'inherent' ? `${DESIGN_WORDS[why]?.(d) ?? 'inherent to its design'}: ${INHERENT_WORDS[why] ?? why}${by}`
+      : nature === 'inherent' ? `${DESIGN_WORDS[why]?.(d) ?? 'inherent to its design'}: ${(INHERENT_WORDS[why] ?? why).replace('{verb}', hit === 'server' ? 'kept the lock' : kindDef(fault)?.clientVerb ?? 'kept the lock')}${by}`
       : `not classified: a ${anomaly}${reason ? `, ${reason}` : ''}${by}`;
     return { anomaly, nature, why, fault, hit, words };
   }
@@ -271,9 +283,10 @@ const RANK: Record<Nature, number> = { bug: 0, unknown: 1, inherent: 2 };
 /** One class per nature the causes show, the weightiest first; each names its own causes once, sorted. */
 export function classesOf(causes: readonly Cause[]): CauseClass[] {
   if (causes.length === 0) return [{ key: 'unknown: no anomaly', nature: 'unknown', words: 'not classified: no anomaly', causes: [] }];
-  const natures = [...new Set(causes.map((c) => c.nature))].sort((a, b) => RANK[a] - RANK[b]);
+  const own = causes.filter((c) => !c.explained);
+  const natures = [...new Set(own.map((c) => c.nature))].sort((a, b) => RANK[a] - RANK[b]);
   return natures.map((nature) => {
-    const mine = causes.filter((c) => c.nature === nature);
+    const mine = own.filter((c) => c.nature === nature);
     const keys = new Map<string, Cause>();
     for (const c of mine) keys.set(`${c.anomaly} · ${c.why} · ${c.fault}@${c.hit}`, c);
     const sorted = [...keys.keys()].sort();

@@ -570,7 +570,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       o.log(`replay:   ${replay}`);
       summary.failures = shown.map((x) => failureJson(x.f, x.cdir));
       if (o.keepGoing || summary.failures.length > 1) {
-        o.log(`\n${o.keepGoing ? 'distinct failures' : 'failures'}: ${summary.failures.length} (${o.keepGoing ? '--keep-going, ' : 'the search went on past the failure inherent to the design, '}${(res.searchMs / 1000).toFixed(1)} s of search; bugs of this lock first; each replays with lockpick run --replay DIR)`);
+        o.log(`\n${o.keepGoing ? 'distinct failures' : 'failures'}: ${summary.failures.length} (${o.keepGoing ? '--keep-going, ' : 'one of each nature, '}${(res.searchMs / 1000).toFixed(1)} s of search; bugs of this lock first; each replays with lockpick run --replay DIR)`);
         summary.failures.forEach((j, i) => o.log(describeFailure(j, i + 1)));
       }
     } else if (summary.exitCode === 0) {

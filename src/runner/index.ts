@@ -551,7 +551,9 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       test.counterexample = { seed: res.seed, path: res.path, run: m.run };
       writeJson(join(dir, 'test.json'), test);
       const firstFound = stored[0]?.f ?? res.failures[0]!;
-      await writeCounterexample(dir, firstFound.minimal, { lock: lockLabel(o.lock), seed: res.seed, path: firstFound.path, plan: describePlan(firstFound.minimal.plan) });
+      const firstDir = await writeCounterexample(dir, firstFound.minimal, { lock: lockLabel(o.lock), seed: res.seed, path: firstFound.path, plan: describePlan(firstFound.minimal.plan) });
+      // Shown after a bug found later, it replays from its own dir as counterexample-N do (the run dir replays the bug).
+      if (firstFound !== res.failures[0]) writeJson(join(firstDir, 'test.json'), { ...test, plan: firstFound.minimal.plan, counterexample: { seed: res.seed, path: firstFound.path, run: firstFound.minimal.run, class: firstFound.name } });
       cdir = shown[0]!.cdir;
       const firstS = ((res.firstAfterMs ?? 0) / 1000).toFixed(1);
       o.log(o.keepGoing
@@ -592,7 +594,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     }
     return finish(dir, o, t0, summary, {
       ...junitBase, tested: describeCoverage(coverage), ...shownRun(res.minimal, cdir), confirmed: res.minimal ? res.minimalConfirmed : undefined,
-      failures: (summary.failures ?? []).map((j, i) => ({ ...j, ...shownRun(res.failures[i]!.minimal, j.counterexample), replayCommand: `lockpick run --replay ${j.counterexample}` })),
+      failures: (summary.failures ?? []).map((j, i) => ({ ...j, ...shownRun(res.failures[i]!.minimal, j.counterexample), replayCommand: i === 0 ? replay : `lockpick run --replay ${j.counterexample}` })),
     }, [o.junitPath, cdir && join(cdir, 'junit.xml')], {
       ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
       first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,

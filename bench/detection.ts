@@ -145,7 +145,7 @@ for (const name of names) {
   console.log(`| ${name} | \`lockpick run ${CASES[name]!.join(' ')}\` | ${found}/${repeat} | ${Number.isFinite(m) ? `${m.toFixed(1)} s` : `> ${timeS} s`} | ${each} | ${rate} | ${runs ? `${Math.round((100 * conclusive) / runs)}% (${conclusive}/${runs})` : '?'} |${args.catalogue ? ` ${readmeMedian.get(name) ?? ''} |` : ''}`);
 }
 if (classRows.length) {
-  console.log(`\nwith --keep-going, each distinct failure (class: anomalies · fault kinds${shrinkS ? ' of the shrunk plan' : ' of the plan as found'}): time to its first detection`);
+  console.log(`\nwith --keep-going, each distinct failure (class by cause: nature: anomaly · why · fault@what it hit${shrinkS ? ', of the shrunk run' : ', of the run as found'}): time to its first detection`);
   console.log('| case | class | found | median | each (s) |\n|---|---|---|---|---|');
   for (const row of classRows) console.log(row);
 }

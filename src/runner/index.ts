@@ -433,7 +433,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const gapsNow = firstSeen ? [] : [`${reason} after ${coverage.runs} run(s): no verdict`];
     const results: Interrupted = {
       verdict, interrupted: true, reason, gaps: gapsNow, ...totals(), runs: coverage.runs, seed, first: firstSeen ? outcomeJson(firstSeen) : null,
-      ...(o.keepGoing ? { failures: failuresJson() } : {}), client_logs: clientLogs(dir), dir,
+      ...(o.keepGoing || stored.length ? { failures: failuresJson() } : {}), client_logs: clientLogs(dir), dir,
     };
     writeJson(join(dir, 'results.json'), results);
     if (firstSeen) await writeCounterexample(dir, firstSeen, { lock: lockLabel(o.lock), seed, plan: describePlan(firstSeen.plan) });
@@ -443,7 +443,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     });
     o.log(`\nINTERRUPTED (${reason}) after ${coverage.runs} run(s): ${firstSeen ? `UNSAFE: a violation was found in the history's run ${firstSeen.run} (keys r${firstSeen.run}-…; the history counts the calibration run too), not shrunk; its history is in ${join(dir, 'counterexample')}` : 'no violation so far; no verdict'}.`);
     if (firstSeen) o.log(await describeOutcome(firstSeen, join(dir, 'counterexample', 'history.jsonl')));
-    if (o.keepGoing && stored.length) {
+    if (stored.length && (o.keepGoing || stored.length > 1)) {
       o.log(`\ndistinct failures so far: ${stored.length} (the first as found above, the others shrunk)`);
       failuresJson().forEach((j, i) => o.log(describeFailure(j, i + 1)));
     }

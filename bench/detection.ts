@@ -89,7 +89,8 @@ if (unknown.length || !Number.isInteger(repeat) || repeat < 1 || !(timeS >= 1) |
 }
 
 function lockpickRun(argv: string[], seed: number, store: string): Promise<{ code: number | null; summary?: RunSummary; stderr: string }> {
-  const keepGoing = argv.includes('all') ? ['--keep-going'] : [];
+  // Time to detection: the others stop at their first failure, inherent or not (--first-failure).
+  const keepGoing = argv.includes('all') ? ['--keep-going'] : ['--first-failure'];
   const all = ['bin/lockpick.mjs', 'run', ...argv, ...keepGoing, '--time', String(timeS), '--shrink-time', String(shrinkS), '--seed', String(seed), '--store', store, '--parallel', String(parallel), '--json'];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, all, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -68,6 +68,8 @@ export interface RunOptions {
   parallel?: number;
   /** After a violation, search on until timeS is spent and report every distinct failure (--keep-going). */
   keepGoing?: boolean;
+  /** Stop at the first failure, even one inherent to the design (--first-failure). */
+  firstFailure?: boolean;
 }
 
 /**
@@ -496,7 +498,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         arb: planArb(drawing), first: firstPlans(drawing, seed), runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed,
         runOnce: (plan, lane) => session.runOnce(plan, lane),
         parallel: o.parallel, concurrent: (plan) => plan.faults.every((f) => kindDef(f.kind)?.scope === 'client'),
-        keepGoing: o.keepGoing,
+        keepGoing: o.keepGoing, stopAtFirst: o.firstFailure,
         classify: (out) => classifyRun(out, design),
         // The first failure found is stored below in counterexample/; the others as found (counterexample-N), each replayable on its own.
         onFailure: async (f, n) => {

@@ -55,6 +55,8 @@ export interface SearchOptions {
   onFailure?(f: Failure, n: number): void | Promise<void>;
   /** A violating run's classes by cause (one per nature, the weightiest first); given, the default search goes on past inherent failures (above). */
   classify?(o: RunOutcome): CauseClass[];
+  /** Without keepGoing: stop at the first failure even when it is inherent (its class is still by cause). */
+  stopAtFirst?: boolean;
 }
 
 /** A distinct failure: its class, when it was first seen, and its shrunk run. */
@@ -146,7 +148,7 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
 
   const classOf = o.classify;
   // The default search goes on past inherent failures only (classify given); keepGoing past every one.
-  const goOn = o.keepGoing === true || classOf !== undefined;
+  const goOn = o.keepGoing === true || (classOf !== undefined && o.stopAtFirst !== true);
   // The default search ends at a bug (or a failure it cannot classify) once it also has an inherent
   // one, or once the first plans have all run (each strategy tried once) and it has searched as long
   // again as the bug took to find: an inherent failure the same faults make easily is reported
@@ -234,7 +236,8 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
   res.path = (k === 1 && checked.failed ? checked.counterexamplePath : undefined) ?? (firstIndex === undefined ? undefined : String(firstIndex));
   res.shrinkInterrupted = shrunk.interrupted;
   res.minimalConfirmed = shrunk.confirmed;
-  res.failures.push(failureOf(res.first, shrunk, res.firstAfterMs ?? 0, res.path ?? ''));
+  const cause = classOf?.(shrunk.minimal)[0];
+  res.failures.push(failureOf(res.first, shrunk, res.firstAfterMs ?? 0, res.path ?? '', cause ? byCause(shrunk.minimal.plan, cause) : undefined));
   return res;
 }
 

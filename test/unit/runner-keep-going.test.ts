@@ -163,3 +163,17 @@ test('the default search with a bug alone stops soon after it (at most twice its
   assert.deepEqual(r.failures.map((f) => f.nature), ['bug']);
   assert.ok(r.searchMs <= 2 * r.firstAfterMs! + 100, `searchMs ${r.searchMs}, bug after ${r.firstAfterMs}`);
 });
+
+test('--first-failure: the default search stops at its first failure even when inherent, still classed by cause; refused beside --keep-going or --replay', async () => {
+  const arb = planArb({ clients: 3, faults: ['kill'], ttlMs: 800, nodes: ['n1'] });
+  const r = await search({ arb, runOnce: byKind(5), runs: 1_000_000, timeMs: 5000, shrinkTimeMs: 100, seed: 3, classify: byCauseStandIn, stopAtFirst: true });
+  assert.deepEqual(r.failures.map((f) => [f.nature, f.name]), [['inherent', 'inherent: double-holder']]);
+  assert.ok(r.searchMs < 2000, `searchMs ${r.searchMs}`);
+  const { spawnSync } = await import('node:child_process');
+  const bin = new URL('../../bin/lockpick.mjs', import.meta.url).pathname;
+  const both = spawnSync(process.execPath, [bin, 'run', '--lock', 'redis-set-px-del', '--keep-going', '--first-failure'], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(both.status, 2, both.stderr);
+  assert.match(both.stderr, /--keep-going searches on after every violation, --first-failure stops at the first: give one of them/);
+  const replay = spawnSync(process.execPath, [bin, 'run', '--replay', 'store/x', '--first-failure'], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(replay.status, 2, replay.stderr);
+});

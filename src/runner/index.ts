@@ -563,7 +563,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         : `\nUNSAFE: ${lockLabel(o.lock)} broke after ${res.runs} run(s) (${firstS} s of search), shrunk in ${res.shrinkRuns} more run(s)${res.shrinkInterrupted ? ' (shrink time ran out)' : ''}.`);
       const head = res.failures[0]!;
       if (head.words) o.log(`${head.words}${res.failures.length > 1 ? ` (and ${res.failures.length - 1} more failure(s) below)` : ''}`);
-      if (!o.keepGoing && res.failures.length === 1 && head.nature === 'inherent') o.log(`no bug of this implementation found beyond it in ${(res.searchMs / 1000).toFixed(1)} s of search (${res.inherentRuns} more run(s) broke it only in ways inherent to its design)`);
+      if (!o.keepGoing && res.failures.length === 1 && head.nature === 'inherent') o.log(`no bug of this implementation found beyond it in ${(res.searchMs / 1000).toFixed(1)} s of search (${head.runs - 1 + res.inherentRuns} more run(s) broke it only in ways inherent to its design)`);
       o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? 'broke the lock again on a confirmation run' : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
       o.log(`\n${await describeOutcome(m, join(cdir, 'history.jsonl'))}`);
       o.log(`\nsearch: ${describeCoverage(coverage)}`);

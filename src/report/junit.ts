@@ -182,7 +182,9 @@ export function renderRunJUnit(r: RunJUnit): string {
   } else if (r.verdict === false) {
     failures = 1;
     const f = failureText(r);
-    testcase = `${head}>\n      <failure${attrs({ type: 'unsafe', message: f.message })}>${xmlEscape(f.body)}</failure>\n    </testcase>`;
+    // One failure classed by cause: its words lead, as in the text report.
+    const cause = r.failures?.length === 1 ? r.failures[0]!.cause : undefined;
+    testcase = `${head}>\n      <failure${attrs({ type: 'unsafe', message: cause ? `${f.message}: ${cause}` : f.message })}>${xmlEscape(cause ? `${cause}\n\n${f.body}` : f.body)}</failure>\n    </testcase>`;
   } else if (r.verdict === 'unknown') {
     errors = 1;
     const why = r.interrupted ? ['interrupted before a verdict'] : r.gaps.length ? r.gaps : ['no verdict'];

@@ -106,3 +106,12 @@ test('unsafe with a bug and an inherent failure: one testcase each, named by cla
   assert.match(bug!.failure![0]!.inner!, /^a bug in this lock[\s\S]*minimal schedule[\s\S]*replay: {3}lockpick run --replay store\/run-18\/counterexample-2/);
   assert.match(inherent!.failure![0]!.inner!, /^inherent to an unfenced lease[\s\S]*double-holder[\s\S]*replay: {3}lockpick run --replay store\/run-18\/counterexample\n/);
 });
+
+test('unsafe with one failure classed by cause: the single testcase keeps its name, and its cause leads the message and body', async () => {
+  const cause = 'inherent to an unfenced lease: a holder was paused past its lease';
+  const doc = await read(renderRunJUnit({ ...unsafe(18), failures: [{ class: 'inherent: double-holder · lease-outlived · client-pause@holding', cause, confirmed: true, anomalies: [], replayCommand: 'x' }] }));
+  const tc = doc.testsuite![0]!.testcase![0]!;
+  assert.deepEqual([doc.tests, tc.name], [1, 'property both under faults client-pause']);
+  assert.match(tc.failure![0]!.message!, new RegExp(`^UNSAFE: 2 anomalies .*: ${cause}$`));
+  assert.ok(tc.failure![0]!.inner!.startsWith(`${cause}\n\nUNSAFE`));
+});

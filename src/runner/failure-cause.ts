@@ -282,8 +282,9 @@ const RANK: Record<Nature, number> = { bug: 0, unknown: 1, inherent: 2 };
 
 /** One class per nature the causes show, the weightiest first; each names its own causes once, sorted. */
 export function classesOf(causes: readonly Cause[]): CauseClass[] {
-  if (causes.length === 0) return [{ key: 'unknown: no anomaly', nature: 'unknown', words: 'not classified: no anomaly', causes: [] }];
   const own = causes.filter((c) => !c.explained);
+  // A violation with no lock or resource anomaly (liveness alone): said so, never left without a class.
+  if (own.length === 0) return [{ key: 'unknown: no anomaly', nature: 'unknown', words: 'not classified: a violation with no lock or resource anomaly', causes: [] }];
   const natures = [...new Set(own.map((c) => c.nature))].sort((a, b) => RANK[a] - RANK[b]);
   return natures.map((nature) => {
     const mine = own.filter((c) => c.nature === nature);

@@ -9,7 +9,9 @@
 // - a double holder where every overlapping belief was within its lease and no such fault explains
 //   it, a stale release that freed another client's lock, an expired or overstated grant, a crash
 //   of the lock's own code, a fencing failure of a fenced lock: a bug of this implementation;
-// - anything else (no lease figures, a lease kept alive out of sight): unknown, said so.
+// - a lease the lock keeps alive itself counts as outlived only when a fault silenced its holder
+//   longer than the lease (a pause, a cut link); with no fault at all, a double holder is its bug;
+// - anything else (no lease figures, a kept-alive lease under other faults): unknown, said so.
 // A run's classes: one per nature its causes show, each named by those causes only, so a run with
 // a lease outlived and a stale release beside it shows both an inherent class and a bug class
 // (by cause, not by anomaly set: the one does not hide the other).
@@ -81,6 +83,8 @@ export interface CauseClass {
 type RunLike = { plan?: RunPlan; events: readonly HistoryEvent[]; history?: RunHistory; check: { anomalies: Anomaly[] }; resource: { anomalies: Anomaly[] } };
 
 const RESOURCE = new Set(['lost-update', 'stale-write', 'stale-token']);
+/** Fault kinds that keep a client from reaching its servers while they last (no keep-alive gets through). */
+const SILENCING = new Set(['client-pause', 'partition', 'keepalive-cut']);
 /** The fault kinds that can break a design property, and which. */
 const DESIGN_FAULTS: Record<string, (d: LockDesign, f: FaultPeriod) => string | undefined> = {
   kill: (d, f) => (d.restartForgets && persistenceNone(f) ? 'restart-forgets' : undefined),
@@ -198,7 +202,12 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
       const any = periods.some((f) => f.start <= t && (f.end ?? Infinity) >= from);
       return any ? cause(a.type, 'unknown', 'session', fb.fault, fb.hit, 'a fault overlapped it, but not one that ends a session') : cause(a.type, 'bug', 'no-fault', 'no fault', fb.hit);
     }
-    if (d.keepsAlive) return cause(a.type, 'unknown', 'kept-alive', fb.fault, fb.hit, 'its lease is kept alive out of sight, so whether it ran out is not in the history');
+    // A lease the lock keeps alive itself: with no fault at all in the window, its keeping failed (a bug); else unknown.
+    if (d.keepsAlive) {
+      const any = periods.some((f) => f.start <= t && (f.end ?? Infinity) >= from);
+      return any ? cause(a.type, 'unknown', 'kept-alive', fb.fault, fb.hit, 'its lease is kept alive out of sight, so whether it ran out is not in the history')
+        : cause(a.type, 'bug', 'within-lease', 'no fault', fb.hit);
+    }
     const lease = leaseOf(ov.first) ?? leaseOf(ov.second);
     if (lease === undefined) return cause(a.type, 'unknown', 'no-lease', fb.fault, fb.hit, 'the history records no lease for it');
     // 4. Both within their leases, no design-breaking fault: the lock itself let the second in.
@@ -209,9 +218,11 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
   /** 'lease-outlived' / 'validity-outlived' when belief b was still held at t past its lease. */
   function outlived(b: Belief, t: number): string | undefined {
     if (b.validUntil !== undefined && t >= b.validUntil) return 'validity-outlived';
-    if (!d.leased || d.keepsAlive) return undefined;
+    if (!d.leased) return undefined;
     const lease = leaseOf(b);
     if (lease === undefined) return undefined;
+    // Kept alive out of sight: outlived only when a fault silenced its client longer than the lease while it held.
+    if (d.keepsAlive) return silenced(b, t, lease) ? 'lease-outlived' : undefined;
     // Since its last grant or renewal ok: beyond the lease, outlived. When in that operation the
     // server started the lease is not recorded: its own round trip counts too, up to a twentieth
     // of the lease (a waiting acquire's whole wait would hide a lock's bug).
@@ -228,6 +239,13 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
       if (periods.some((f) => c !== undefined && f.clients.includes(c) && f.start < a.completeTime! && (f.end ?? Infinity) > a.invokeTime!)) return 'lease-outlived';
     }
     return undefined;
+  }
+
+  /** Whether a fault that silences a client (SILENCING) held b's client longer than `lease` (ns) between its grant and t. */
+  function silenced(b: Belief, t: number, lease: number): boolean {
+    const c = clientOf.get(b.process);
+    const from = b.acquire.completeTime ?? Infinity;
+    return c !== undefined && periods.some((f) => SILENCING.has(f.kind) && f.clients.includes(c) && Math.min(f.end ?? t, t) - Math.max(f.start, from) > lease);
   }
 
   /** The fault that made it possible: one on these clients first, else any in the window; and what it hit. */

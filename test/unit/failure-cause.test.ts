@@ -107,7 +107,16 @@ test('a failover over asynchronous replication, a server clock jump beyond the d
 });
 
 test('what the rules cannot tell is unknown, never inherent: a lease kept alive out of sight, no lease recorded, a session lock under an unrelated fault', () => {
-  assert.deepEqual(natures(pausedHolder(1100, 900), { ...LEASE, keepsAlive: true }), ['unknown']);
+  // A lease kept alive out of sight: a pause of its holder longer than the lease stopped the keep-alives (inherent); a shorter one says nothing.
+  assert.deepEqual(natures(pausedHolder(1100, 900), { ...LEASE, keepsAlive: true }), ['inherent']);
+  const shortPause = new Story().op('c1', 'acquire', 0, 2, { lease: 800 }).fault('client-pause', 100, 400, { client: 'c1' })
+    .op('c2', 'acquire', 1200, 1202, { lease: 800 }).op('c1', 'release', 1500, 1501, { value: { lost: true } });
+  assert.deepEqual(shortPause.run().check.anomalies.map((a) => a.type), ['double-holder']);
+  assert.deepEqual(natures(shortPause, { ...LEASE, keepsAlive: true }), ['unknown']);
+  assert.deepEqual(natures(shortPause, LEASE), ['inherent']);
+  // No fault at all: a lock that keeps its lease alive and still let a second client in has a bug.
+  const noFault = new Story().op('c1', 'acquire', 0, 2, { lease: 800 }).op('c2', 'acquire', 1200, 1202, { lease: 800 });
+  assert.deepEqual(natures(noFault, { ...LEASE, keepsAlive: true }), ['bug']);
   const noLease = new Story().op('c1', 'acquire', 0, 2).fault('client-pause', 100, 1200, { client: 'c1' }).op('c2', 'acquire', 900, 902);
   assert.deepEqual(natures(noLease, LEASE), ['unknown']);
   const session: LockDesign = { ...LEASE, leased: false, sessionMs: 2000 };

@@ -51,6 +51,8 @@ export interface LockTestOptions {
   shrinkTimeMs?: number;
   /** After a violation, search on for all of timeMs and report every distinct failure (summary.failures), as --keep-going. */
   keepGoing?: boolean;
+  /** Stop at the first failure, even one inherent to the lock's design (--first-failure; default: search on for a bug of this lock). */
+  firstFailure?: boolean;
   clients?: number;          // default 3
   ttlMs?: number;            // lease of every acquire, default 800
   keys?: number;             // distinct lock names, default 1
@@ -101,7 +103,7 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
     pausePoints: o.pauseAt ? parsePausePoints(o.pauseAt.join(','), recipe.points ?? []) : undefined,
     property: propertyOf(o.property, (p) => `runLockTest: property must be one of ${PROPERTIES.join(', ')}, got ${JSON.stringify(p)}`), livenessMs: o.livenessMs === undefined ? undefined : positiveInt(o.livenessMs, 'livenessMs', 0, 1), storeRoot: o.store ?? 'store', lockOptions: o.lockOptions ?? {},
     log: o.log ?? (() => {}), onProgress: o.onProgress, junitPath: o.junit,
-    keepGoing: o.keepGoing === true,
+    keepGoing: o.keepGoing === true, firstFailure: o.firstFailure === true,
     interrupts: { signal: o.signal },   // never exitOnSignal: the test runner owns the process
   });
 }

@@ -14,7 +14,7 @@ test("redlock + a client pause between its validity check and its write (Kleppma
   // The careful client stops when Redlock's reported validity runs out, so a pause anywhere before
   // its last look is harmless; one after it is what no client-side check covers.
   const r = await lockpick(['run', '--lock', 'redlock', '--faults', 'client-pause', '--pause-at', 'before-write',
-    '--clients', '3', '--time', '30', '--shrink-time', '3', '--store', tempStore(), '--json'], 60_000);
+    '--clients', '3', '--first-failure', '--time', '30', '--shrink-time', '3', '--store', tempStore(), '--json'], 60_000);
   assert.equal(r.code, 1, r.stderr);
   assert.ok(r.summary!.resource.staleWritesAccepted > 0, 'no fencing in redlock: the stale write goes through');
   assert.ok(r.summary!.minimal!.plan.faults.every((f) => f.kind === 'client-pause' && f.params?.point === 'before-write'));

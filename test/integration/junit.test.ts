@@ -17,7 +17,7 @@ async function junitOf(file: string, cases = 1): Promise<{ suite: string; tc: Te
   return { suite: s.name!, tc: s.testcase![0]!, all: s.testcase!, doc };
 }
 
-const UNSAFE = ['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--time', '60', '--shrink-time', '3', '--json'];
+const UNSAFE = ['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--first-failure', '--time', '60', '--shrink-time', '3', '--json'];
 
 // A pause in the critical section past the lease breaks this lock twice over: the lease outlived
 // (inherent) and its plain DEL freeing the next holder's lock (its bug): one testcase each.
@@ -57,13 +57,13 @@ test('two unsafe runs: the same names, a failure with anomalies, damage, the who
 });
 
 test('a safe run and an inconclusive run each leave a junit.xml: a pass, and an error carrying the gaps', async () => {
-  const safe = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '3', '--time', '8', '--json', '--store', tempStore()], 120_000);
+  const safe = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '3', '--first-failure', '--time', '8', '--json', '--store', tempStore()], 120_000);
   assert.equal(safe.code, 0, safe.stderr);
   const a = await junitOf(safe.summary!.junit);
   assert.deepEqual([a.suite, a.tc.name, a.doc.failures, a.doc.errors, a.tc.failure, a.tc.error], ['lockpick run redis-set-px-lua', 'property both without faults', 0, 0, undefined, undefined]);
   assert.ok(a.tc.time! > 0);
 
-  const inc = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '1', '--time', '3', '--json', '--store', tempStore()], 120_000);
+  const inc = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '1', '--first-failure', '--time', '3', '--json', '--store', tempStore()], 120_000);
   assert.equal(inc.code, 3, inc.stderr);
   const b = await junitOf(inc.summary!.junit);
   assert.equal(b.tc.name, 'property both without faults');

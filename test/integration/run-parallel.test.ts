@@ -23,7 +23,7 @@ function keysAndProcesses(file: string): { keys: Set<string>; runs: Set<number> 
 }
 
 test('redis-set-px-lua + client-clock, --parallel 2: SAFE, two lanes, each history valid alone on its own keys', async () => {
-  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--faults', 'client-clock', '--parallel', '2', '--time', '8', '--store', tempStore(), '--json']);
+  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--faults', 'client-clock', '--parallel', '2', '--first-failure', '--time', '8', '--store', tempStore(), '--json']);
   assert.equal(r.code, 0, r.stderr);
   const s = r.summary!;
   assert.equal(s.verdict, true);

@@ -83,7 +83,7 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
   if (!spec || typeof spec !== 'object' || !('name' in spec || 'path' in spec)) {
     throw new TypeError(`runLockTest: lock must be a lock name, a module path, or {name} / {path}; got ${typeof o.lock}: a recipe object cannot be given, since each client process loads the lock itself`);
   }
-  const recipe = await recipeFor(spec);
+  const recipe = await recipeFor(spec, o.lockOptions ?? {});
   const env = await parseEnv(o.env, o.endpoints, false);
   const faults = await faultsFor((o.faults ?? []).join(','), recipe, env);
   if (o.restartDelayMs !== undefined && !faults.includes('kill')) throw new UsageError("runLockTest: restartDelayMs keeps killed servers down; it needs 'kill' in faults");

@@ -6,7 +6,9 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { packageRoot } from './package-root.ts';
 import { UsageError, fsReason } from './errors.ts';
-import { resolveRecipe } from './runner/lock-spec.ts';
+import { lockLabel, resolveRecipe } from './runner/lock-spec.ts';
+import type { LockSpec } from './runner/protocol.ts';
+import type { LockRecipe } from './locks/lock.ts';
 import { PROPERTIES, topologyOf, type Property } from './runner/session.ts';
 import { IO_POINT_KINDS, WORKER_POINTS, MAX_CLIENTS, parseIoPoint } from './workload/plan.ts';
 import { readLearnedPoints } from './runner/calibrate.ts';
@@ -37,10 +39,13 @@ export function parallelRuns(v: string | undefined): number {
 /**
  * The recipe for `--lock` (or a replay's lock_spec); a lock that cannot be had is
  * the user's to fix (exit 2). The registry itself is imported first, outside: if
- * lockpick's own module fails to load, that is an internal error (exit 4).
+ * lockpick's own module fails to load, that is an internal error (exit 4). A user's
+ * module is read in a child process (src/locks/recipe-probe.ts), never imported here;
+ * `lockOptions`: the --lock-opt set the run passes to its sessionMs.
  */
-export async function recipeFor(spec: Parameters<typeof resolveRecipe>[0]) {
+export async function recipeFor(spec: LockSpec, lockOptions?: Record<string, unknown>): Promise<LockRecipe> {
   await import('./locks/registry.ts');
+  if ('path' in spec) return (await import('./locks/recipe-probe.ts')).probeUserLock(spec.path, lockLabel(spec), [lockOptions ?? {}]);
   return resolveRecipe(spec).catch((e: Error) => { throw new UsageError(e.message); });
 }
 

@@ -103,7 +103,8 @@ export async function run(argv: string[]): Promise<number> {
     } else {
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
       const spec = parseLockArg(args.lock);
-      const recipe = await recipeFor(spec);
+      const lockOptions = parseLockOptions(args['lock-opt'] ?? []);
+      const recipe = await recipeFor(spec, lockOptions);
       const faults = await faultsFor(args.faults, recipe, env);
       if (args['restart-delay'] !== undefined && !faults.includes('kill')) throw new UsageError(`--restart-delay keeps killed servers down; it needs --faults kill (or all), got --faults ${args.faults ?? '(none)'}`);
       const keyPrefix = parseKeyPrefix(args['key-prefix']);
@@ -112,7 +113,6 @@ export async function run(argv: string[]): Promise<number> {
       const pausePoints = parsePausePoints(args['pause-at'], recipe.points ?? []);
       if (args['points-from'] !== undefined && pausePoints) throw new UsageError('--points-from draws from the points that run learned; leave out --pause-at (or --points-from)');
       const learnedPoints = args['points-from'] === undefined ? undefined : pointsFrom(args['points-from'], lockLabel(spec), recipe.points ?? []);
-      const lockOptions = parseLockOptions(args['lock-opt'] ?? []);
       summary = await runTest({
         lock: spec, recipe, faults,
         clients: clientCount(int(args.clients, '--clients', 3), '--clients'), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),

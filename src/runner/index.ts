@@ -590,7 +590,8 @@ export interface ReplayOptions {
   dir: string;
   runs: number;
   storeRoot: string;
-  resolve(spec: LockSpec): Promise<LockRecipe>;
+  /** The recipe of `spec`; `lockOptions`: the stored --lock-opt set its sessionMs is asked for. */
+  resolve(spec: LockSpec, lockOptions?: Record<string, unknown>): Promise<LockRecipe>;
   log(line: string): void;
   junitPath?: string;
   interrupts?: Interrupts;
@@ -627,7 +628,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   const where = join(o.dir, 'test.json');
   const plan = validatePlan(test.plan, where);
   const { spec, same, note } = replayLock(test, where, o);
-  const recipe = await o.resolve(spec);
+  const recipe = await o.resolve(spec, test.lock_options as Record<string, unknown> | undefined);
   checkPackages(recipe.packages);
   // Before the run directory: a plan its environment cannot run is refused with nothing written.
   const { env, keyPrefix } = envFromTest(test, where, plan, o.env);

@@ -55,7 +55,23 @@ export function newCgroup(pid: number | undefined, label: string): Cgroup | unde
   return { dir, kill: () => killCgroup(dir) };
 }
 
-function killCgroup(dir: string, tries = 50): void {
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** Whether any process is still in the cgroup (undefined: it is gone). */
+function populated(dir: string): boolean | undefined {
+  try {
+    return /^populated 1$/m.test(readFileSync(join(dir, 'cgroup.events'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Kills everything in the cgroup and removes it. SIGKILLed processes leave within
+ * milliseconds; this waits for that (1 s at most, in 10 ms steps) so the directory is gone
+ * before lockpick exits, and else tries again in the background.
+ */
+function killCgroup(dir: string, tries = 20): void {
   try {
     writeFileSync(join(dir, 'cgroup.kill'), '1');
   } catch {
@@ -66,10 +82,11 @@ function killCgroup(dir: string, tries = 50): void {
       }
     } catch { /* removed already */ return; }
   }
+  for (let i = 0; i < 100 && populated(dir); i++) Atomics.wait(pause, 0, 0, 10);
   try {
     rmdirSync(dir);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
-    if (tries > 0) setTimeout(() => killCgroup(dir, tries - 1), 100).unref();
+    if (tries > 0) setTimeout(() => killCgroup(dir, tries - 1), 500).unref();
   }
 }

@@ -8,12 +8,18 @@
 // lockpick itself, here too (a failure to load, an uncaught exception, an
 // unhandled rejection), exits 4, never 1 (unsafe) or 3 (inconclusive).
 const INTERNAL = 4;
+const INCONCLUSIVE = 3;
+// Memory that could not be had (a cap such as `ulimit -v`: tsx's WebAssembly, a heap) is no bug
+// of lockpick and no verdict: exit 3 saying so (the same words as src/errors.ts outOfMemory).
+const NO_MEMORY = /out of memory|Cannot allocate (Wasm )?memory|ENOMEM|allocation failed/i;
 
 function internal(e) {
+  const memory = NO_MEMORY.test(String(e?.message ?? e));
   try {
-    process.stderr.write(`lockpick: internal error (a bug in lockpick, please report it): ${e?.stack ?? String(e)}\n`);
+    if (memory) process.stderr.write(`lockpick: out of memory (a memory limit such as ulimit -v?); nothing was tested: ${e?.message ?? String(e)}\n`);
+    else process.stderr.write(`lockpick: internal error (a bug in lockpick, please report it): ${e?.stack ?? String(e)}\n`);
   } finally {
-    process.exit(INTERNAL);
+    process.exit(memory ? INCONCLUSIVE : INTERNAL);
   }
 }
 

@@ -77,3 +77,13 @@ test('lockpick run --lock with a module that never loads: exit 2 naming it, no t
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /lockpick run: --lock .*hang\.mjs: its top-level code did not finish loading within 2 s/);
 });
+
+test('under a memory cap that TypeScript loading cannot start in: exit 3 saying so, never 1 or 4', () => {
+  // tsx compiles through WebAssembly, which reserves more address space than `ulimit -v` leaves.
+  const r = spawnSync('sh', ['-c', `ulimit -v 2000000; exec "${process.execPath}" "${join(root, 'bin/lockpick.mjs')}" run --lock "${example}" --time 1 --store "${join(dir, 'store')}"`], {
+    encoding: 'utf8', cwd: dir, timeout: 60_000,
+  });
+  assert.equal(r.status, 3, r.stderr);
+  assert.match(r.stderr, /out of memory|lack of memory/);
+  assert.doesNotMatch(r.stderr, /internal error/);
+});

@@ -24,11 +24,31 @@ function internal(e) {
 }
 
 // A reader that stops early (`lockpick list | head -1`) closes our stdout: that is
-// no failure of lockpick, and the exit code stays the command's (the verdict).
-for (const stream of [process.stdout, process.stderr]) {
+// no failure of lockpick, and the exit code stays the command's (the verdict). Any other
+// failure of stdout or stderr is kept, the command finishes (its results.json is written),
+// and then the exit code says it (the same classes as src/output.ts): a full disk → 3,
+// a redirection that cannot be written → 2; never "internal error" for the user's device.
+const DISK = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EFBIG']);
+const PATH = new Set(['EROFS', 'EACCES', 'EPERM', 'EBADF', 'ENXIO', 'EISDIR', 'ENOENT']);
+let streamFailure;
+for (const [name, stream] of [['standard output', process.stdout], ['standard error', process.stderr]]) {
   stream.on('error', (e) => {
-    if (e?.code !== 'EPIPE') internal(e);
+    if (e?.code !== 'EPIPE') streamFailure ??= { name, e };
   });
+}
+
+/** The command's exit code once its output failed: a verdict (0, 1) cannot stand undelivered. */
+function afterStreamFailure(code) {
+  const { name, e } = streamFailure;
+  const kind = DISK.has(e?.code) ? INCONCLUSIVE : PATH.has(e?.code) ? 2 : INTERNAL;
+  if (kind === INTERNAL) {
+    process.stderr.write(`lockpick: internal error (a bug in lockpick, please report it): ${e?.stack ?? String(e)}\n`);
+    return INTERNAL;
+  }
+  try {
+    process.stderr.write(`lockpick: cannot write to ${name}: ${e?.message ?? e}${kind === INCONCLUSIVE ? '; what it printed there is lost (a run keeps its verdict in its run directory: results.json)' : ''}\n`);
+  } catch { /* stderr itself is what failed */ }
+  return code === 0 || code === 1 ? kind : code;
 }
 process.on('uncaughtException', internal);
 process.on('unhandledRejection', internal);
@@ -48,6 +68,8 @@ try {
   }
   const { main } = await import(cli);
   process.exitCode = await main(argv);
+  // A failed write is reported a tick after it: judged at exit, when every write has settled.
+  process.on('exit', () => { if (streamFailure) process.exitCode = afterStreamFailure(process.exitCode); });
 } catch (e) {
   internal(e);
 }

@@ -106,7 +106,7 @@ test('env: bad options → 2 before anything starts (unknown topology, bad numbe
   expectExit(lockpick(['env', 'up']), 2, /expected 'up TOPOLOGY' or 'down'/);
   expectExit(lockpick(['env', 'sideways']), 2, /expected 'up TOPOLOGY' or 'down'/);
   expectExit(lockpick(['env', 'up', 'cassandra']), 2, /unknown topology 'cassandra'; use one of: redis/, /fix:/);
-  expectExit(lockpick(['env', 'up', 'redis', '--masters', 'three']), 2, /--masters expects a whole number, got 'three'/);
+  expectExit(lockpick(['env', 'up', 'redis', '--masters', 'three']), 2, /masters must be an integer from 1 to 7, got three/);
   expectExit(lockpick(['env', 'up', 'redis', '--masters', '9']), 2, /masters must be an integer from 1 to 7, got 9/);
   expectExit(lockpick(['env', 'up', 'zookeeper', '--nodes', '2']), 2, /zookeeper nodes must be 1 or 3, got 2/);
   expectExit(lockpick(['env', 'up', 'redis', '--persistence', 'sometimes']), 2, /persistence must be 'none' or 'aof-always'/);
@@ -123,7 +123,7 @@ test('run: unknown lock, bad numbers, unknown fault, missing --lock → 2', () =
   expectExit(lockpick(['run', '--lock', 'no-such-lock']), 2, /unknown lock "no-such-lock"; known locks: /);
   expectExit(lockpick(['run', '--lock', 'toString']), 2, /unknown lock "toString"/);
   for (const [flag, v] of [['--clients', '0'], ['--clients', '2.5'], ['--time', 'soon'], ['--ttl', '10'], ['--runs', ''], ['--seed', '-1'], ['--keys', '1e400'], ['--max-attempts', '0'], ['--max-faults', 'two']]) {
-    expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', `${flag}=${v}`]), 2, new RegExp(`${flag} must be a whole number ≥ \\d+, got '${v!.replace('.', '\\.')}'`));
+    expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', `${flag}=${v}`]), 2, v === '' ? new RegExp(`${flag}: empty value`) : new RegExp(`${flag} must be a whole number from \\d+ to \\d+, got '${v!.replace('.', '\\.')}'`));
   }
   expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--faults', 'partition,meteor']), 2, /unknown fault 'meteor'; known faults: partition/);
   expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--property', 'vibes']), 2, /--property must be lock, resource or both/);

@@ -224,3 +224,14 @@ test('stdout closed early (| head -1): no EPIPE stack, the exit code is the verd
   assert.equal(check.code, 1, check.err);
   assert.doesNotMatch(check.err, /EPIPE|Error/);
 });
+
+test('values at the edge, on the command line: empty, repeated, out of range, unknown → 2 before anything starts', () => {
+  const run = (...a: string[]) => lockpick(['run', '--lock', 'redis-set-px-lua', ...a]);
+  expectExit(run('--faults', ''), 2, /--faults: empty value/);
+  expectExit(run('--store', ''), 2, /--store: empty value/);
+  expectExit(run('--time', '5', '--time', '6'), 2, /--time is given twice/);
+  expectExit(run('--lock-opt', 'retryMs=-5'), 2, /--lock-opt retryMs=-5: lock redis-set-px-lua takes a number from 0 to 3600000/);
+  expectExit(run('--lock-opt', 'retyMs=5'), 2, /lock redis-set-px-lua has no option 'retyMs'; its options: retryMs/);
+  expectExit(run('--ttl', '3600000'), 2, /--ttl 3600000 ms does not fit in --time \(60 s\)/);
+  expectExit(lockpick(['version', '--frobnicate']), 2, /Unknown option '--frobnicate'/);
+});

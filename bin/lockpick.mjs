@@ -7,6 +7,20 @@
 // Exit codes are a contract (README "Exit codes"): whatever goes wrong inside
 // lockpick itself, here too (a failure to load, an uncaught exception, an
 // unhandled rejection), exits 4, never 1 (unsafe) or 3 (inconclusive).
+// Signals from the first line, before tsx or any command loads (README "Exit codes"): Ctrl-C
+// is 130; SIGTERM or SIGHUP stop a standing service (env up, proxy) as asked, 0, and end any
+// other command without a verdict, 3. A command that handles a signal itself (a run stores what
+// it found, and says 1 when it had found a violation; an environment tears its servers down)
+// adds its own listener, and this one then stands aside.
+const ARGV = process.argv.slice(2);
+const STANDING = ARGV[0] === 'proxy' || (ARGV[0] === 'env' && ARGV.includes('up'));
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, function early() {
+    if (process.listeners(sig).some((l) => l !== early)) return;
+    process.exit(sig === 'SIGINT' ? 130 : STANDING ? 0 : 3);
+  });
+}
+
 const INTERNAL = 4;
 const INCONCLUSIVE = 3;
 // Memory that could not be had (a cap such as `ulimit -v`: tsx's WebAssembly, a heap) is no bug
@@ -59,7 +73,7 @@ try {
   // what an installed package does. A checkout with edited sources, LOCKPICK_NO_DIST=1, and
   // any doubt run the sources through tsx. (A user's .ts lock module loads tsx's hooks on its
   // own: src/locks/user-lock.ts.)
-  const argv = process.argv.slice(2);
+  const argv = ARGV;
   let cli;
   if (process.env.LOCKPICK_NO_DIST !== '1' && (await import('./dist-fresh.mjs')).distFresh()) cli = '../dist/src/cli.js';
   else {

@@ -75,6 +75,8 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`lockpick env up: ${e.message}\n  fix: see 'lockpick env --help'`);
     return EXIT.usage;
   }
+  // Before the servers start: a stop asked for while they come up (SIGTERM, SIGHUP) is 0 too.
+  exitCodeOnSignal((sig) => (sig === 'SIGINT' ? 130 : 0));
   let env;
   const kind = spec?.kind ?? 'local';
   try {
@@ -109,7 +111,6 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Stay up; the lifecycle's signal handlers tear everything down and exit: a stop asked
   // for (SIGTERM, SIGHUP: 'lockpick env down') is the normal end (0), Ctrl-C says 130.
-  exitCodeOnSignal((sig) => (sig === 'SIGINT' ? 130 : 0));
   await new Promise<never>(() => setInterval(() => {}, 1 << 30));
   return 0;
 }

@@ -48,6 +48,9 @@ export async function probeUserLock(file: string, label: string, optionSets: Arr
     env: { ...process.env, [TAG_VAR]: tag },
   });
   const cgroup = newCgroup(child.pid, 'probe');
+  // lockpick ending while the module loads (a signal, an error) ends the loading too.
+  const onExit = () => { killTree(child.pid, TAG_VAR, tag); cgroup?.kill(); };
+  process.on('exit', onExit);
   let output = '';
   const keep = (b: Buffer) => { output = (output + b.toString('utf8')).slice(-TAIL); };
   child.stdout!.on('data', keep);
@@ -60,8 +63,8 @@ export async function probeUserLock(file: string, label: string, optionSets: Arr
     child.on('exit', (code, signal) => { clearTimeout(timer); resolve({ reply, code, signal }); });
   });
   // Whatever the module started at load time ends with its loading.
-  killTree(child.pid, TAG_VAR, tag);
-  cgroup?.kill();
+  process.off('exit', onExit);
+  onExit();
   const said = output.trim() ? `; its output ended with:\n${output.trim().split('\n').slice(-8).map((l) => `    ${l}`).join('\n')}` : '';
   const fail = (what: string) => new UsageError(`--lock ${label}: ${what}${said}`);
   if (outcome.error) throw new InconclusiveError(`--lock ${label}: could not start a process to load the module: ${outcome.error.message}`);

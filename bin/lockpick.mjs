@@ -64,6 +64,8 @@ function afterStreamFailure(code) {
   } catch { /* stderr itself is what failed */ }
   return code === 0 || code === 1 ? kind : code;
 }
+// A failed write is reported a tick after it: judged at exit (a signal's too), when every write has settled.
+process.on('exit', () => { if (streamFailure) process.exitCode = afterStreamFailure(process.exitCode ?? 0); });
 process.on('uncaughtException', internal);
 process.on('unhandledRejection', internal);
 
@@ -82,8 +84,6 @@ try {
   }
   const { main } = await import(cli);
   process.exitCode = await main(argv);
-  // A failed write is reported a tick after it: judged at exit, when every write has settled.
-  process.on('exit', () => { if (streamFailure) process.exitCode = afterStreamFailure(process.exitCode); });
 } catch (e) {
   internal(e);
 }

@@ -5,7 +5,8 @@
 // pid loses a daemon whose parent already exited; a cgroup loses nothing. It needs a writable
 // cgroup2 file system (root, or a delegated subtree): elsewhere `newCgroup` returns undefined
 // and the caller falls back to the process group, the tag variable and the /proc walk.
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { isAlive } from './procfs.ts';
 import { join } from 'node:path';
 
 export interface Cgroup {
@@ -37,7 +38,10 @@ function ownCgroupDir(): string | null {
  */
 export function newCgroup(pid: number | undefined, label: string): Cgroup | undefined {
   if (!pid || process.env.LOCKPICK_NO_CGROUP === '1') return undefined;
-  if (base === undefined) base = ownCgroupDir();
+  if (base === undefined) {
+    base = ownCgroupDir();
+    if (base !== null) removeStale(base);
+  }
   if (base === null) return undefined;
   const dir = join(base, `lockpick-${process.pid}-${++made}-${label.replace(/[^A-Za-z0-9_-]/g, '_')}`);
   try {
@@ -53,6 +57,20 @@ export function newCgroup(pid: number | undefined, label: string): Cgroup | unde
     return undefined;
   }
   return { dir, kill: () => killCgroup(dir) };
+}
+
+/**
+ * The empty cgroups a lockpick that died (SIGKILLed) left: removed. One with processes in it is
+ * left alone: its pid may be another pid namespace's (a container sharing this cgroup tree).
+ */
+function removeStale(dir: string): void {
+  let names: string[];
+  try { names = readdirSync(dir); } catch { return; }
+  for (const n of names) {
+    const pid = /^lockpick-(\d+)-\d+-/.exec(n)?.[1];
+    if (!pid || Number(pid) === process.pid || isAlive(Number(pid)) || populated(join(dir, n)) !== false) continue;
+    try { rmdirSync(join(dir, n)); } catch { /* another lockpick removed it */ }
+  }
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));

@@ -33,10 +33,10 @@ export function int(v: string | undefined, flag: string, dflt: number, min = 1, 
   return n;
 }
 
-/** The search must have time for a run: one lasts about two leases at least (a hold, then a wait past it). */
+/** The search must have time for a run: one lasts longer than a lease (a hold, then a wait past it). */
 export function ttlWithinTime(ttlMs: number, timeMs: number, ttlFlag: string, timeFlag: string): void {
-  if (2 * ttlMs > timeMs) {
-    throw new UsageError(`${ttlFlag} ${ttlMs} ms does not fit in ${timeFlag} (${timeMs / 1000} s): a run lasts about two leases at least, so no run could finish\n  fix: give ${timeFlag} at least ${Math.ceil((2 * ttlMs) / 1000)} s, or a shorter ${ttlFlag}`);
+  if (ttlMs > timeMs) {
+    throw new UsageError(`${ttlFlag} ${ttlMs} ms does not fit in ${timeFlag} (${timeMs / 1000} s): a run lasts longer than one lease, so the search would overrun its time by far\n  fix: give ${timeFlag} at least ${Math.ceil(ttlMs / 1000)} s (a few leases' worth finds more), or a shorter ${ttlFlag}`);
   }
 }
 

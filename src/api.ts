@@ -108,8 +108,13 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
   });
 }
 
-/** The options runLockTest knows, by kind: anything else (a misspelt name, a wrong type) is a UsageError (exit 2) naming it. */
-const API_OPTIONS: Record<keyof LockTestOptions, 'string' | 'number' | 'boolean' | 'strings' | 'object' | 'function' | 'lock' | 'signal'> = {
+type ApiKind = 'string' | 'number' | 'boolean' | 'strings' | 'object' | 'function' | 'lock' | 'signal';
+/**
+ * The options runLockTest knows, by kind: anything else (a misspelt name, a wrong type) is a
+ * UsageError (exit 2) naming it. Every LockTestOptions field must be here (the type says so).
+ */
+const API_OPTIONS: Record<keyof LockTestOptions, ApiKind> & Record<string, ApiKind> = {
+  firstFailure: 'boolean',
   lock: 'lock', faults: 'strings', env: 'string', endpoints: 'string', keyPrefix: 'string', maxAttempts: 'number', maxFaults: 'number',
   restartDelayMs: 'number', timeMs: 'number', shrinkTimeMs: 'number', keepGoing: 'boolean', clients: 'number', ttlMs: 'number', keys: 'number',
   runs: 'number', seed: 'number', pauseAt: 'strings', property: 'string', livenessMs: 'number', lockOptions: 'object', store: 'string',

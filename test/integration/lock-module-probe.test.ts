@@ -82,7 +82,7 @@ test('lockpick run --lock with a module that never loads: exit 2 naming it, no t
 test('under a memory cap that TypeScript loading cannot start in: exit 3 saying so, never 1 or 4', () => {
   // tsx compiles through WebAssembly, which reserves more address space than `ulimit -v` leaves.
   const r = spawnSync('sh', ['-c', `ulimit -v 2000000; exec "${process.execPath}" "${join(root, 'bin/lockpick.mjs')}" run --lock "${example}" --time 1 --store "${join(dir, 'store')}"`], {
-    encoding: 'utf8', cwd: dir, timeout: 60_000,
+    encoding: 'utf8', cwd: dir, timeout: 120_000,
   });
   assert.equal(r.status, 3, r.stderr);
   assert.match(r.stderr, /out of memory|lack of memory/);

@@ -172,5 +172,5 @@ try {
   if (!args.dir) rmSync(dir, { recursive: true, force: true });
 }
 console.log(`load average at end ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${new Date().toISOString().slice(0, 10)}`);
-if (!porcupineCmd) console.log('Porcupine was not given: set PORCUPINE_CMD to a command that checks HISTORY.md JSON Lines files with Porcupine (see the header of bench/porcupine.ts) to see it beside lockpick.');
+if (!porcupineCmd) console.log('Porcupine was not given: set PORCUPINE_CMD to a command that checks HISTORY.md JSON Lines files with Porcupine (how to build one outside the repository: docs/benchmarks.md, "Porcupine beside lockpick") to see it beside lockpick.');
 if (failures) { console.error(`${failures} workload(s) gave an unexpected lockpick verdict`); process.exitCode = 1; }

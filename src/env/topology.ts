@@ -86,8 +86,14 @@ export interface TopologyDef {
   leader?: LeaderDef;
   /** A killed server restarted without persistence forgets every hold (Redis): generated kills say persistence 'none'. */
   restartForgets?: boolean;
-  /** Its clients do their I/O outside Node's net (ZooKeeper's C addon): no send/reply points can fire. */
+  /** Its clients do their I/O outside Node's net (ZooKeeper's C addon): no in-process send/reply points fire; the proxy's do, given `framing`. */
   nativeClient?: boolean;
+  /**
+   * The protocol its servers speak, as the fault proxy frames a client's requests
+   * (src/proxy/framing/: 'resp', 'mysql', 'postgres', 'zookeeper'): a client no hook in its
+   * process sees (a native client, a process client) gets 'send' points from the proxy.
+   */
+  framing?: string;
   /** The images its docker() starts (`kit.start({ image })`), each built from this machine's packages; --image ROLE=IMAGE replaces one. */
   images?: Record<string, ImageRecipe>;
   /** Throws UsageError naming the option this topology cannot take (masters, nodes, ...). */

@@ -1,0 +1,32 @@
+// test-lane: beside
+// I/O points without hooks (src/proxy/points.ts, src/runner/proxy-points.ts): a lock whose client
+// is redis-cli, a child process no hook of the worker sees, is paused by the fault proxy holding
+// its request: just before the DEL of its GET-compare-DEL unlock (send:release:2) it frees
+// another client's lock; the Lua unlock stays SAFE paused before its one release command.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { anomalyTypes } from './run-helpers.ts';
+import { assertSafe, replayReleasePause } from './run-scenarios.ts';
+
+const historyOf = (dir: string) => readFileSync(path.join(dir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+
+test('redis-cli GET-compare-DEL: the proxy holds the DEL, c1 is paused there and frees c2\'s lock', async () => {
+  const r = await replayReleasePause('test/fixtures/locks/cli-get-del-unlock.ts', 'send:release:2');
+  assert.equal(r.code, 1, r.stderr.slice(-3000));
+  assert.ok(anomalyTypes(r).includes('stale-release'), `anomalies: ${anomalyTypes(r)}`);
+  const start = historyOf(r.summary!.dir).find((e) => e.f === 'client-pause-start');
+  assert.equal(start?.value.point, 'send:release:2', JSON.stringify(start));
+  assert.equal(start?.value.command, 'DEL', 'the proxy names the held command');
+  assert.match(r.stderr, /just before its DEL \(the 2nd command of its release\) went out/);
+});
+
+test('redis-cli Lua unlock: SAFE paused before its release\'s EVAL and its acquire\'s SET', async () => {
+  const r = await replayReleasePause('test/fixtures/locks/cli-lua-unlock.ts', 'send:release:1',
+    [{ kind: 'client-pause', at_ms: 0, duration_ms: 200, target: 'c3', params: { point: 'send:acquire:1' } }]);
+  assertSafe(r);
+  const events = historyOf(r.summary!.dir);
+  const points = events.filter((e) => e.f === 'client-pause-start').map((e) => `${e.value.point} ${e.value.command}`);
+  assert.deepEqual(points.sort(), ['send:acquire:1 SET', 'send:release:1 EVAL']);
+});

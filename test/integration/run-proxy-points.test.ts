@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { anomalyTypes } from './run-helpers.ts';
+import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
 import { assertSafe, replayReleasePause } from './run-scenarios.ts';
 
 const historyOf = (dir: string) => readFileSync(path.join(dir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
@@ -29,4 +29,10 @@ test('redis-cli Lua unlock: SAFE paused before its release\'s EVAL and its acqui
   const events = historyOf(r.summary!.dir);
   const points = events.filter((e) => e.f === 'client-pause-start').map((e) => `${e.value.point} ${e.value.command}`);
   assert.deepEqual(points.sort(), ['send:acquire:1 SET', 'send:release:1 EVAL']);
+});
+
+test('calibration learns the proxy\'s send points of a redis-cli lock: the GET and the DEL of its release', async () => {
+  const r = await lockpick(['run', '--lock', './test/fixtures/locks/cli-get-del-unlock.ts', '--faults', 'client-pause', '--pause-at', 'send',
+    '--time', '1', '--shrink-time', '1', '--seed', '1', '--store', tempStore(), '--json'], 90_000);
+  assert.match(r.stderr, /points learned from a calibration run: acquire sends 1\.\.\d+( \(of \d+\))?, release sends 1\.\.2\b/, r.stderr.slice(-3000));
 });

@@ -193,10 +193,12 @@ export class Session {
   /**
    * The clients whose I/O points the fault proxy makes (proxy-points.ts: the recipe says so, or
    * its topology's client is native), each with its links, which exist once its endpoints were asked for.
+   * Lane 0 only: the lanes of --parallel share each client id's links, and a link counts for one
+   * binding; a plan on another lane pausing at a send point of such a client is not applied (inconclusive).
    */
-  private proxied(jobs: RunJob[]): ProxiedClients | undefined {
+  private proxied(jobs: RunJob[], lane: number): ProxiedClients | undefined {
     const framing = proxyFraming(this.o.recipe, this.env.topology);
-    if (!framing || !this.env.proxyUrl) return undefined;
+    if (!framing || !this.env.proxyUrl || lane !== 0) return undefined;
     const links = new Map(jobs.map((j) => [j.clientId, this.env.links.filter((l) => l.from === `client:${j.clientId}`).map((l) => l.name)]));
     return { control: new ProxyPointsControl(this.env.proxyUrl, framing), links };
   }
@@ -247,7 +249,7 @@ export class Session {
       if (timed.length) schedule = nem.runSchedule(timed, ctx, abort.signal).catch((e: unknown) => { broken(e); problems.push(`nemesis: ${(e as Error).message}`); });
     };
     try {
-      report = await pool.run(jobs, anchored, planHorizonMs(plan) + 3000, plan.ttlMs + commandTimeoutMs + 2000, startSchedule, this.proxied(jobs));
+      report = await pool.run(jobs, anchored, planHorizonMs(plan) + 3000, plan.ttlMs + commandTimeoutMs + 2000, startSchedule, this.proxied(jobs, lane));
       clientsDone = performance.now();
     } finally {
       abort.abort();

@@ -58,14 +58,15 @@ export class ClientPoints {
   /** A read of a link began requests (`starts`, offsets in `chunk`): counts a send; the point to hold at, if wanted. */
   arrive(chunk: Buffer, starts: number[]): { offset: number; point: string; command?: string } | undefined {
     if (this.op === undefined || starts.length === 0) return undefined;
+    const offset = starts[0]!;
+    const command = this.framing.command(chunk.subarray(offset, offset + 256));
+    if (command !== undefined && this.framing.closes.includes(command)) return undefined;
     this.sends++;
     const m = this.most.get(this.op) ?? { sends: 0 };
     m.sends = Math.max(m.sends, this.sends);
     this.most.set(this.op, m);
     const point = `send:${this.op}:${this.sends}`;
     if (!this.wanted.has(point)) return undefined;
-    const offset = starts[0]!;
-    const command = this.framing.command(chunk.subarray(offset, offset + 256));
     return { offset, point, ...(command ? { command } : {}) };
   }
 

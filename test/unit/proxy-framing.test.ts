@@ -120,3 +120,14 @@ test('zookeeper: the connect request, requests counted, pings and auth not', () 
   f.push(connect);
   assert.equal(f.push(Buffer.from([0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 1])), undefined, 'a 2 GB frame is not ZooKeeper');
 });
+
+test('each protocol names the command that ends its session (not counted as an operation\'s send)', () => {
+  const mysqlQuit = mysqlPacket(0, Buffer.from([0x01]));
+  const pgTerminate = pgMsg('X', Buffer.alloc(0));
+  const zkClose = zkReq(3, -11, Buffer.alloc(0));
+  for (const [name, bytes] of [['resp', Buffer.from(resp('QUIT'))], ['mysql', mysqlQuit], ['postgres', pgTerminate], ['zookeeper', zkClose]] as const) {
+    const f = FRAMINGS.get(name)!;
+    const c = f.command(bytes);
+    assert.ok(c !== undefined && f.closes.includes(c), `${name}: ${c}`);
+  }
+});

@@ -110,3 +110,16 @@ test('unbinding lets every held request go; bad bodies are 400, unknown clients 
   assert.equal((await call('POST', '/points/c2/operation', { op: 'unlock' })).status, 400);
   await call('DELETE', '/points/c2');
 });
+
+test('a QUIT sent by close() right after the last operation is not counted as its send', async () => {
+  await call('PUT', '/points/c1', { proxies: ['client:c1->n1'], framing: 'resp' });
+  const s = await connect('client:c1->n1');
+  await call('POST', '/points/c1/operation', { op: 'release' });
+  s.write(resp('DEL', 'k'));
+  await within(s, 50);
+  s.write(resp('QUIT'));
+  await within(s, 50);
+  assert.deepEqual((await call('GET', '/points/c1')).json.reached, { release: { sends: 1 } });
+  s.destroy();
+  await call('DELETE', '/points/c1');
+});

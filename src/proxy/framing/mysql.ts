@@ -17,6 +17,7 @@ class MysqlFramer extends FrameScanner {
 export const mysql: Framing = {
   summary: 'MySQL/MariaDB: packets of a 3-byte length and a sequence id; a command restarts the id at 0',
   create: () => new MysqlFramer(),
+  closes: ['QUIT'],
   command(head) {
     if (head.length < 5 || head[3] !== 0) return undefined;
     return head[4] === 0x03 ? commandWord(head) : COMMANDS[head[4]!];

@@ -52,8 +52,10 @@ function word(b: Buffer, at: number): string | undefined {
 export const postgres: Framing = {
   summary: 'PostgreSQL: a type byte and an int32 length (the startup message has no type byte); a request runs to a Query, Sync or Flush',
   create: () => new PostgresFramer(),
+  closes: ['TERMINATE'],
   command(head) {
-    if (head.length < 6) return undefined;
+    if (head.length < 5) return undefined;
+    if (head[0] === 0x58) return 'TERMINATE';
     if (head[0] === 0x51) return word(head, 5);   // Query: the statement
     if (head[0] === 0x50) {                        // Parse: statement name, NUL, then the statement
       const nul = head.indexOf(0, 5);

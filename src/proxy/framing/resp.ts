@@ -76,6 +76,7 @@ class RespFramer extends BaseFramer {
 export const resp: Framing = {
   summary: 'RESP (Redis): an array of bulk strings, or an inline command line',
   create: () => new RespFramer(),
+  closes: ['QUIT'],
   command(head) {
     if (head[0] === 0x2a) return commandWord(head);
     const word = /^\s*([A-Za-z][A-Za-z_.-]{0,31})/.exec(head.subarray(0, 64).toString('latin1'))?.[1];

@@ -17,6 +17,12 @@ export interface Framing {
   create(): Framer;
   /** The request's command in the server's words (DEL, DELETE, GETDATA) from its first bytes, when it can be read for sure. */
   command(head: Buffer): string | undefined;
+  /**
+   * The commands that end the session (QUIT, Terminate): a client's close() sends one right after
+   * its last operation, before the runner can tell the proxy that operation ended, so they are
+   * never counted as a send of it.
+   */
+  closes: readonly string[];
 }
 
 /** A framer that has lost the protocol stays lost: every later push is undefined too. */

@@ -34,6 +34,7 @@ class ZookeeperFramer extends FrameScanner {
 export const zookeeper: Framing = {
   summary: 'ZooKeeper: int32 length-prefixed frames (the first is the ConnectRequest); pings and auth are not counted',
   create: () => new ZookeeperFramer(),
+  closes: ['CLOSESESSION'],
   command(head) {
     if (head.length < 12 || head.readInt32BE(4) < 0) return undefined;
     return OPS[head.readInt32BE(8)];

@@ -1,8 +1,9 @@
-// test-lane: beside
 // I/O points without hooks (src/proxy/points.ts, src/runner/proxy-points.ts): a lock whose client
 // is redis-cli, a child process no hook of the worker sees, is paused by the fault proxy holding
 // its request: just before the DEL of its GET-compare-DEL unlock (send:release:2) it frees
 // another client's lock; the Lua unlock stays SAFE paused before its one release command.
+// The MySQL and PostgreSQL framers on real servers: a Node lock that asks for the proxy's points
+// learns one send per query, as the worker's hooks do.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -36,3 +37,14 @@ test('calibration learns the proxy\'s send points of a redis-cli lock: the GET a
     '--time', '1', '--shrink-time', '1', '--seed', '1', '--store', tempStore(), '--json'], 90_000);
   assert.match(r.stderr, /points learned from a calibration run: acquire sends 1\.\.\d+( \(of \d+\))?, release sends 1\.\.2\b/, r.stderr.slice(-3000));
 });
+
+for (const [lock, learned] of [
+  ['proxy-mysql-get-lock', /acquire sends 1\.\.1, release sends 1\.\.1\b/],
+  ['proxy-pg-advisory', /acquire sends 1\.\.\d+( \(of \d+\))?, release sends 1\.\.1\b/],
+] as const) {
+  test(`${lock}: the proxy frames the wire protocol, one send per query (calibration)`, async () => {
+    const r = await lockpick(['run', '--lock', `./test/fixtures/locks/${lock}.ts`, '--faults', 'client-pause', '--pause-at', 'send',
+      '--time', '1', '--shrink-time', '1', '--seed', '1', '--store', tempStore(), '--json'], 90_000);
+    assert.match(r.stderr, new RegExp(`points learned from a calibration run: ${learned.source}`), r.stderr.slice(-3000));
+  });
+}

@@ -60,12 +60,15 @@ test('resp: the command word of a request, array or inline', () => {
 
 const mysqlPacket = (seq: number, body: Buffer) => Buffer.concat([Buffer.from([body.length & 0xff, (body.length >> 8) & 0xff, body.length >> 16, seq]), body]);
 
-test('mysql: a command restarts the sequence at 0; handshake replies are not requests', () => {
+test('mysql: every packet is a request (the handshake response too), but a long packet\'s continuation', () => {
   const handshake = mysqlPacket(1, Buffer.alloc(40, 1));
   const q1 = mysqlPacket(0, Buffer.concat([Buffer.from([3]), Buffer.from('SELECT GET_LOCK("k", 0)')]));
   const q2 = mysqlPacket(0, Buffer.concat([Buffer.from([3]), Buffer.from('DELETE FROM locks')]));
   const stream = Buffer.concat([handshake, q1, q2]);
-  checkAllCuts('mysql', stream, [handshake.length, handshake.length + q1.length]);
+  checkAllCuts('mysql', stream, [0, handshake.length, handshake.length + q1.length]);
+  // A 16 MB statement: its second packet (id 1) continues the first.
+  const long = Buffer.concat([mysqlPacket(0, Buffer.concat([Buffer.from([3]), Buffer.alloc(0xffffff - 1, 0x20)])), mysqlPacket(1, Buffer.from(' ')), q2]);
+  assert.deepEqual(startsIn('mysql', long, [5000, 0xffffff + 6]), [0, long.length - q2.length]);
   assert.equal(FRAMINGS.get('mysql')!.command(q2), 'DELETE');
   assert.equal(FRAMINGS.get('mysql')!.command(mysqlPacket(0, Buffer.from([0x0e]))), 'PING');
 });

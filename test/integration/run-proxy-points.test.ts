@@ -4,9 +4,10 @@
 // another client's lock; the Lua unlock stays SAFE paused before its one release command.
 // The MySQL and PostgreSQL framers on real servers: a Node lock that asks for the proxy's points
 // learns one send per query (and the handshake's response), as the worker's hooks do.
+// ZooKeeper's framer on a real ensemble: zk-ephemeral's C client held before its DELETE.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
 import { assertSafe, replayReleasePause } from './run-scenarios.ts';
@@ -49,3 +50,23 @@ for (const [lock, learned] of [
     assert.match(r.stderr, new RegExp(`points learned from a calibration run: ${learned.source}`), r.stderr.slice(-3000));
   });
 }
+
+test('zk-ephemeral (the zookeeper package\'s C client, no hook sees it): the proxy holds its release\'s DELETE', async () => {
+  const dir = tempStore();
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
+    description: 'c1 paused just before its release\'s first request; c2 waits for the lock meanwhile', lock: 'zk-ephemeral', lock_spec: { name: 'zk-ephemeral' }, property: 'both',
+    plan: {
+      ttlMs: 2000,
+      clients: [
+        { attempts: [{ key: 'k0', delayMs: 0, waitMs: 1000, holdMs: 300, renew: false }] },
+        { attempts: [{ key: 'k0', delayMs: 100, waitMs: 3000, holdMs: 100, renew: false }] },
+      ],
+      faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: 300, target: 'c1', params: { point: 'send:release:1' } }],
+    },
+  }));
+  const r = await lockpick(['run', '--replay', dir, '--runs', '1', '--store', tempStore(), '--json'], 90_000);
+  assertSafe(r);
+  const start = historyOf(r.summary!.dir).find((e) => e.f === 'client-pause-start');
+  assert.equal(start?.value.point, 'send:release:1', JSON.stringify(start));
+  assert.equal(start?.value.command, 'DELETE', 'the ZooKeeper framer names the held request');
+});

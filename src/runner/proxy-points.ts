@@ -11,7 +11,8 @@ import type { IoCounts, ReachedPoints } from '../workload/points.ts';
 /**
  * What a recipe says about its I/O points: `ioPoints: 'proxy'` (its client's I/O is out of the
  * worker's reach: a process client, a Node client that opts out of the hooks) makes them the
- * fault proxy's. A field of LockRecipe's own once process clients land (src/locks/ is theirs).
+ * fault proxy's. Checked by recipeProblems and carried by the module probe (src/locks/recipe-data.ts);
+ * a field of LockRecipe's own once process clients land (src/locks/lock.ts is theirs now).
  */
 export interface IoPointsDeclaration { ioPoints?: 'proxy' | 'hooks' }
 

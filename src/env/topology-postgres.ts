@@ -127,6 +127,7 @@ export const postgresTopology: TopologyDef = {
   name: 'postgres',
   summary: 'one PostgreSQL server (advisory locks, a fenced row)',
   backend: 'postgres',
+  framing: 'postgres',
   words: WORDS,
   roles: { data: ['postgres'] },
   // A PostgreSQL server with a login: postgres=USER:PASSWORD@HOST:PORT/DATABASE.
@@ -149,6 +150,7 @@ export const pgbouncerTopology: TopologyDef = {
   name: 'postgres-pgbouncer',
   summary: 'PgBouncer (transaction pooling) in front of one PostgreSQL server; clients lock through the pooler',
   backend: 'postgres',
+  framing: 'postgres',
   roles: { data: ['pgbouncer'], other: ['postgres'] },
   endpointRoles: [{ role: 'pgbouncer', login: true, what: 'PgBouncer' }, { role: 'postgres', login: true, what: 'PostgreSQL' }],
   leased: false,

@@ -88,8 +88,14 @@ export interface TopologyDef {
   restartForgets?: boolean;
   /** A failover may promote a replica a grant had not reached yet (asynchronous replication, Sentinel): a double holder it causes is inherent to the design. */
   asyncFailover?: boolean;
-  /** Its clients do their I/O outside Node's net (ZooKeeper's C addon): no send/reply points can fire. */
+  /** Its clients do their I/O outside Node's net (ZooKeeper's C addon): no in-process send/reply points fire; the proxy's do, given `framing`. */
   nativeClient?: boolean;
+  /**
+   * The protocol its servers speak, as the fault proxy frames a client's requests
+   * (src/proxy/framing/: 'resp', 'mysql', 'postgres', 'zookeeper'): a client no hook in its
+   * process sees (a native client, a process client) gets 'send' points from the proxy.
+   */
+  framing?: string;
   /** The images its docker() starts (`kit.start({ image })`), each built from this machine's packages; --image ROLE=IMAGE replaces one. */
   images?: Record<string, ImageRecipe>;
   /**

@@ -37,6 +37,9 @@ export function recipeProblems(x: unknown): string[] {
   if (r.channels !== undefined && !(Array.isArray(r.channels) && r.channels.every((c) => typeof c === 'string' && /^[a-z][a-z0-9-]*$/.test(c)))) {
     problems.push("channels: names of the lock's further connections, lower-case words (e.g. ['keepalive'])");
   }
+  if (r.ioPoints !== undefined && r.ioPoints !== 'proxy' && r.ioPoints !== 'hooks') {
+    problems.push("ioPoints: 'proxy' (the fault proxy counts the client's requests: a client no hook in the worker sees) or 'hooks' (the default)");
+  }
   problems.push(...topologyProblems(r.topology));
   return problems;
 }

@@ -7,6 +7,7 @@ import type { LockRecipe } from '../locks/lock.ts';
 import type { Anomaly, Verdict } from '../../checkers/types.ts';
 import type { ResourceResult } from '../../checkers/resource.ts';
 import { firstPlans, planArb } from '../workload/arbitraries.ts';
+import { proxyFraming } from './proxy-points.ts';
 import { defaultPausePoints, describePlan, planOps, validatePlan, type RunPlan } from '../workload/plan.ts';
 import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
@@ -469,7 +470,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const lease = leaseFloor(o.ttlMs, o.ttlFixed === true, session.timescales);
     if (lease.said) o.log(lease.said);
     const progress = new Progress(o.progress, () => session.nemesisContexts().reduce((n, c) => n + activeFaults(c).length, 0), o.onProgress);
-    const points = o.pausePoints ?? defaultPausePoints(o.recipe.points ?? [], topo.name);
+    const points = o.pausePoints ?? defaultPausePoints(o.recipe.points ?? [], topo.name, proxyFraming(o.recipe, topo.name) !== undefined);
     // undefined: the recipe does not say (a user lock); the calibration run finds out.
     let renew = o.recipe.renews;
     const reentrant = o.recipe.model === 'reentrant-mutex';

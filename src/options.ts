@@ -69,11 +69,17 @@ export function replayDir(dir: string): string {
   return existsSync(join(own, 'test.json')) ? own : dir;
 }
 
+/** Why fault `kind` cannot reach this lock (LockRecipe.lacks), or undefined. */
+function lockLacks(kind: string, recipe: Awaited<ReturnType<typeof recipeFor>>): string | undefined {
+  const why = recipe.lacks?.[kind];
+  return why === undefined ? undefined : `fault '${kind}' cannot reach this lock: ${why}`;
+}
+
 /** A fault kind the lock's topology lacks (failover on a single Redis) is refused up front (exit 2). */
 export async function refuseTopologyFaults(faults: string[], recipe: Awaited<ReturnType<typeof recipeFor>>): Promise<void> {
   const { topologyProblem } = await import('../nemesis/index.ts');
   for (const k of faults) {
-    const p = topologyProblem(k, topologyOf(recipe).name, recipe.channels ?? []);
+    const p = topologyProblem(k, topologyOf(recipe).name, recipe.channels ?? []) ?? lockLacks(k, recipe);
     if (p) throw new UsageError(`--faults: ${p}; leave it out or pick a lock that has it ('lockpick list')`);
   }
 }
@@ -184,7 +190,7 @@ export async function allFaults(faults: string[], recipe: Awaited<ReturnType<typ
   const { KINDS, topologyProblem, capabilityProblem } = await import('../nemesis/index.ts');
   const { envKind } = await import('./env/env-kinds.ts');
   const topology = topologyOf(recipe).name;
-  return KINDS.map((k) => k.schema.kind).filter((k) => !topologyProblem(k, topology, recipe.channels ?? []) && !capabilityProblem(k, envKind(envName)!));
+  return KINDS.map((k) => k.schema.kind).filter((k) => !topologyProblem(k, topology, recipe.channels ?? []) && !lockLacks(k, recipe) && !capabilityProblem(k, envKind(envName)!));
 }
 
 export async function parseFaults(list: string | undefined): Promise<string[]> {

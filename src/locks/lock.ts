@@ -80,7 +80,12 @@ export function isLockContractError(e: unknown): e is LockContractError {
 }
 
 /** The client's clocks. wallMs may be skewed by the nemesis (client clock faults). */
-export interface Clock { wallMs(): number; monoMs(): number }
+export interface Clock {
+  wallMs(): number;
+  monoMs(): number;
+  /** The client-clock fault's skew of wallMs now, in ms (a process client hands it to its child's clock shim). */
+  offsetMs?(): number;
+}
 
 /**
  * Everything a lock implementation gets to connect with. `create(ctx)` is called
@@ -160,6 +165,11 @@ export interface LockRecipe {
   keepsAlive?: boolean;
   /** How long the server keeps the hold of a client it no longer hears from (ZooKeeper: the session timeout), given --lock-opt options. */
   sessionMs?(options: Record<string, unknown> | undefined): number;
+  /**
+   * Fault kinds that cannot reach this lock, each with the reason (a process client whose runtime
+   * reads its clock without libc: 'client-clock'); such a kind is refused (exit 2) and left out of `all`.
+   */
+  lacks?: Record<string, string>;
   optionsHelp?: Record<string, string>; // --lock-opt names → one-line description
   /**
    * npm packages create() loads that may be missing (lockpick's optional dependencies, such as

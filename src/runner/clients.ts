@@ -101,13 +101,13 @@ export class ClientPool implements ClientControl {
 
   async pause(id: string): Promise<void> {
     const w = this.worker(id);
-    w.child.kill('SIGSTOP');
+    signalGroup(w, 'SIGSTOP');
     w.stopped = true;
   }
 
   async resume(id: string): Promise<void> {
     const w = this.worker(id);
-    w.child.kill('SIGCONT');
+    signalGroup(w, 'SIGCONT');
     w.stopped = false;
   }
 
@@ -308,8 +308,8 @@ export class ClientPool implements ClientControl {
     if (!hook) { this.send(w, { t: 'go', seq }); return; }
     await hook.fire(spec, {
       client: w.id, point, command,
-      pause: () => { w.child.kill('SIGSTOP'); w.stopped = true; },
-      resume: () => { w.child.kill('SIGCONT'); w.stopped = false; },
+      pause: () => { signalGroup(w, 'SIGSTOP'); w.stopped = true; },
+      resume: () => { signalGroup(w, 'SIGCONT'); w.stopped = false; },
       // Sent before 'go' down the same pipe: the client reads the new clock before it goes on.
       setClockOffsetMs: (ms) => this.send(w, { t: 'clock', offsetMs: ms }),
       kill: () => this.kill(w.id),
@@ -419,7 +419,7 @@ export class ClientPool implements ClientControl {
   /** SIGCONT every client we or the nemesis stopped (healing). */
   resumeAll(): void {
     for (const w of this.workers.values()) {
-      if (!w.dead) w.child.kill('SIGCONT');
+      if (!w.dead) signalGroup(w, 'SIGCONT');
       w.stopped = false;
     }
   }
@@ -441,6 +441,14 @@ export class ClientPool implements ClientControl {
     await Promise.race([Promise.all(exits), sleep(3000, undefined, { ref: false })]);
     this.workers.clear();
   }
+}
+
+/**
+ * A pause or a resume reaches the worker's whole process group (it leads one, being detached): the
+ * worker and what its lock started in it, such as a process client's child (src/locks/exec-lock.ts).
+ */
+function signalGroup(w: Worker, signal: 'SIGSTOP' | 'SIGCONT'): void {
+  try { process.kill(-w.child.pid!, signal); } catch { w.child.kill(signal); }
 }
 
 /**

@@ -7,6 +7,7 @@ It offers lockpick no point to pause at, so only I/O points the fault proxy hold
 """
 import os
 import sys
+import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -22,8 +23,11 @@ class GetDelLock:
 
     def acquire(self, key, ttl_ms, wait_ms):
         value = uuid.uuid4().hex
-        if not self.r.set(key, value, nx=True, px=ttl_ms):
-            return None
+        deadline = time.monotonic() + wait_ms / 1000.0
+        while not self.r.set(key, value, nx=True, px=ttl_ms):
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.02)   # wait_ms: retry until the lock is free or the wait is over
         return Held(state=value)
 
     def release(self, key, value):

@@ -35,7 +35,7 @@ const REPLIES: Record<Op, readonly string[]> = {
   close: ['closed'],
 };
 /** How long a child has to answer the start line with ready (a runtime and its client library loading on a busy machine). */
-const START_MS = 20_000;
+const START_MS = 10_000;
 /** How long close waits for the child's `closed` (or its exit) before killing it. */
 const CLOSE_MS = 2000;
 
@@ -203,7 +203,12 @@ export class ExecLock implements Lock {
     p.timer = setTimeout(fire, p.ms);
   }
 
-  private async request(op: Op, key: string, fields: Record<string, unknown>, ms = this.ctx.commandTimeoutMs): Promise<Record<string, unknown>> {
+  /**
+   * The child gives up on its own after commandTimeoutMs (plus the acquire's waitMs) and answers `error`;
+   * lockpick waits twice the command timeout, so that answer arrives before the deadline does.
+   */
+  private async request(op: Op, key: string, fields: Record<string, unknown>, waitMs = 0): Promise<Record<string, unknown>> {
+    const ms = 2 * this.ctx.commandTimeoutMs + waitMs;
     await this.start();
     const id = this.nextId++;
     const line = JSON.stringify({ t: op, id, key, ...fields });
@@ -221,7 +226,7 @@ export class ExecLock implements Lock {
   }
 
   async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
-    const r = await this.request('acquire', key, { ttlMs: o.ttlMs, waitMs: o.waitMs }, this.ctx.commandTimeoutMs + o.waitMs);
+    const r = await this.request('acquire', key, { ttlMs: o.ttlMs, waitMs: o.waitMs }, o.waitMs);
     if (r.t === 'busy') return null;
     const held: Held = { key };
     if (r.token !== undefined) held.token = r.token as Held['token'];   // checked by the worker (contract.ts)

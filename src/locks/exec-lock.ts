@@ -248,8 +248,9 @@ export class ExecLock implements Lock {
     this.closing = true;
     clearInterval(this.clockTimer);
     const child = this.child;
+    const gone = child && child.exitCode === null && child.signalCode === null
+      ? new Promise<void>((resolve) => child.once('exit', () => resolve())) : Promise.resolve();
     if (child && !this.broken) {
-      const gone = new Promise<void>((resolve) => child.once('close', () => resolve()));
       const id = this.nextId++;
       const answered = new Promise<void>((resolve) => this.pending.set(id, { op: 'close', key: '', line: '', ms: CLOSE_MS, resolve: () => resolve(), reject: () => resolve() }));
       this.write({ t: 'close', id });
@@ -258,6 +259,8 @@ export class ExecLock implements Lock {
       this.pending.delete(id);
     }
     this.kill();
+    // Gone before close returns: the worker may exit (or the next run start) right after.
+    await Promise.race([gone, new Promise((r) => setTimeout(r, CLOSE_MS))]);
     if (this.clockFile) rmSync(this.clockFile, { force: true });
     if (this.broken) throw this.broken;
   }

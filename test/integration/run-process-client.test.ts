@@ -66,3 +66,9 @@ test("client-clock on a runtime that reads its clock without libc: refused, exit
   assert.equal(r.code, 2, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
   assert.match(r.stderr, /fault 'client-clock' cannot reach this lock: the lock's runtime reads its clock without libc/);
 });
+
+test('a child that exits by itself while its client holds: a crash of the lock client (client-crash, exit 1)', async () => {
+  const r = await run(`exec:${MISBEHAVE} exit-after-held`, [], '20');
+  assert.equal(r.code, 1, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /client-crash on key "r\d+-k\d+": c\d's process crashed while holding the lock .*exited with code 0 by itself, between operations, thrown by the lock's own code/);
+});

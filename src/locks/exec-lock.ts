@@ -54,6 +54,15 @@ function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
+/**
+ * Children alive in this process. The worker may end without closing its lock (its parent was
+ * killed: it exits on 'disconnect'); a child that ignores its closed stdin must not outlive it.
+ */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of live) { try { c.kill('SIGKILL'); } catch { /* gone */ } }
+});
+
 function clip(s: string, n = 200): string {
   return s.length > n ? `${s.slice(0, n - 3)}...` : s;
 }
@@ -112,6 +121,8 @@ export class ExecLock implements Lock {
     // Not detached: it stays in the worker's process group, which client pauses and kills signal.
     const child = spawn('/bin/sh', ['-c', `exec ${this.cfg.command}`], { cwd: this.cfg.cwd, stdio: ['pipe', 'pipe', 'inherit'], env });
     this.child = child;
+    live.add(child);
+    child.on('exit', () => live.delete(child));
     child.stdin!.on('error', () => { /* the child closed its stdin or ended: its exit says what happened */ });
     let ready: { resolve(): void; reject(e: Error): void } | undefined;
     const started = new Promise<void>((resolve, reject) => { ready = { resolve, reject }; });

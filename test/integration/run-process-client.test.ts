@@ -5,7 +5,8 @@
 // child that dies mid-operation is an unknown outcome; no child outlives the run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { lockpick, markedProcesses, tempStore } from './run-helpers.ts';
 
@@ -47,6 +48,12 @@ for (const [mode, cause] of [
     assert.match(r.stderr, /lockpick run: process client '.*misbehave\.py .*' broke the protocol \(docs\/process-clients\.md\): /);
     assert.match(r.stderr, cause);
     assert.doesNotMatch(r.stdout, /SAFE|UNSAFE/);
+    if (mode === 'exit-at-start') {
+      // The child's stderr is in its client's log, in the run dir.
+      const dir = path.dirname(/history in (\S+history\.jsonl)/.exec(r.stdout)![1]!);
+      const logs = readdirSync(path.join(dir, 'clients')).map((f) => readFileSync(path.join(dir, 'clients', f), 'utf8')).join('');
+      assert.match(logs, /misbehave: cannot start/);
+    }
   });
 }
 

@@ -156,7 +156,7 @@ export class ExecLock implements Lock {
       throw new Error(`the client process '${this.cfg.command}' exited ${how} by itself, between operations`);
     });
     this.write({
-      t: 'start', protocol: PROTOCOL_VERSION, client: this.ctx.clientId,
+      t: 'start', protocol: PROTOCOL_VERSION, client: this.ctx.clientId, keyPrefix: this.ctx.keyPrefix ?? '',
       endpoints: this.ctx.endpoints, roles: this.ctx.roles ?? {}, settings: this.ctx.settings ?? {},
       addressMap: this.ctx.addressMap ?? {}, channels: this.ctx.channels ?? {},
       commandTimeoutMs: this.ctx.commandTimeoutMs, options: this.ctx.options ?? {}, monotonicMs: monotonicMs(),

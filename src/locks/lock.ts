@@ -102,6 +102,8 @@ export interface Clock {
  */
 export interface LockContext {
   clientId: string;              // unique per worker; recipes use it as the owner value
+  /** What every key of this run starts with (`--key-prefix` then `r<run>-`): the run's namespace on the servers. */
+  keyPrefix?: string;
   endpoints: Endpoint[];         // data nodes as this client reaches them (through the fault proxy): connect only to these
   /** Servers of the topology's other roles, proxied like `endpoints` (redis-sentinel: `sentinel`). */
   roles?: Record<string, Endpoint[]>;

@@ -368,6 +368,7 @@ async function runJob(job: RunJob): Promise<void> {
     const recipe = await resolveRecipe(job.lock);
     const ctx: LockContext = {
       clientId: job.clientId,
+      keyPrefix: job.keyPrefix,
       endpoints: job.endpoints,
       roles: job.roles,
       settings: job.settings,

@@ -68,6 +68,13 @@ test('a child that exits mid-operation: an unknown outcome (info), and a fresh c
   assert.ok(events.filter((e) => e.type === 'ok' && e.f === 'acquire').length > infos.length);
 });
 
+test('a child that never answers: every request an unknown outcome, so inconclusive (exit 3) with the reason, never a hang', async () => {
+  const r = await run(`exec:${MISBEHAVE} mute`, [], '6');
+  assert.equal(r.code, 3, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /INCONCLUSIVE: no violation/);
+  assert.match(r.stdout, /acquire\(s\): 0 ok/);
+});
+
 test("client-clock on a runtime that reads its clock without libc: refused, exit 2, with the reason", async () => {
   const r = await lockpick(['run', '--lock', './test/fixtures/process-clients/go-binary.json', '--faults', 'client-clock', '--time', '5', '--store', tempStore()]);
   assert.equal(r.code, 2, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);

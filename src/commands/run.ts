@@ -3,7 +3,7 @@ import { parseCommandArgs } from './args.ts';
 import { EXIT, EXIT_HELP, InconclusiveError, UsageError } from '../errors.ts';
 import { lockLabel, parseLockArg } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
-import { clientCount, faultsFor, int, parallelRuns, parseEnv, parseKeyPrefix, parseLockOptions, parsePausePoints, pointsFrom, propertyOf, recipeFor, replayDir, writablePath } from '../options.ts';
+import { MAX_MS, MAX_S, checkLockOptions, clientCount, ttlWithinTime, faultsFor, int, parallelRuns, parseEnv, parseKeyPrefix, parseLockOptions, parsePausePoints, pointsFrom, propertyOf, recipeFor, replayDir, writablePath } from '../options.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
        lockpick run --replay store/<lock>/<run-id> [--runs N]
@@ -20,8 +20,10 @@ options:
   --runs N             at most this many runs (default: as many as fit in --time)
   --shrink-time S      time budget for shrinking a violation (default 60)
   --keep-going         after a violation, search on for all of --time (shrinking not counted)
-                       and report every distinct failure (fault kinds + anomalies), each with
-                       its time to detection; the 2nd on in store/<lock>/<run-id>/counterexample-N
+                       and report every distinct failure by cause, each with its time to
+                       detection; the 2nd on in store/<lock>/<run-id>/counterexample-N
+  --first-failure      stop at the first failure, even one inherent to the lock's design
+                       (default: search on past it for a bug of this lock, report both)
   --parallel K         run up to K plans at once when all their faults touch only their own
                        clients (client-pause, client-clock, client-kill; each run its own
                        clients, keys and history file); others run alone (default 1)
@@ -80,7 +82,7 @@ export async function run(argv: string[]): Promise<number> {
     lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
     runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
     keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, 'points-from': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
-    replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, json: { type: 'boolean' }, junit: { type: 'string' },
+    replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, 'first-failure': { type: 'boolean' }, json: { type: 'boolean' }, junit: { type: 'string' },
   });
   if (typeof parsed === 'number') return parsed;
   const args = parsed.values;
@@ -97,31 +99,35 @@ export async function run(argv: string[]): Promise<number> {
       if (args['key-prefix'] !== undefined) throw new UsageError('--key-prefix: a replay uses the prefix its test.json stored; leave it out');
       if (args['points-from'] !== undefined) throw new UsageError('--points-from sets where a search draws its points; a replay runs its stored plan as it is, so leave it out');
       if (args['keep-going']) throw new UsageError('--keep-going goes on searching after a violation; a replay runs one stored plan, so leave it out (or drop --replay)');
+      if (args['first-failure']) throw new UsageError('--first-failure stops a search at its first violation; a replay runs one stored plan, so leave it out (or drop --replay)');
       // --lock: another module (a fix, or the same one moved) against the stored plan.
       const lock = args.lock === undefined ? undefined : parseLockArg(args.lock);
       summary = await replay({ dir: replayDir(args.replay), runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env, lock });
     } else {
+      if (args['keep-going'] && args['first-failure']) throw new UsageError('--keep-going searches on after every violation, --first-failure stops at the first: give one of them');
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
       const spec = parseLockArg(args.lock);
-      const recipe = await recipeFor(spec);
+      const lockOptions = parseLockOptions(args['lock-opt'] ?? []);
+      const recipe = await recipeFor(spec, lockOptions);
+      checkLockOptions(lockOptions, recipe);
       const faults = await faultsFor(args.faults, recipe, env);
       if (args['restart-delay'] !== undefined && !faults.includes('kill')) throw new UsageError(`--restart-delay keeps killed servers down; it needs --faults kill (or all), got --faults ${args.faults ?? '(none)'}`);
       const keyPrefix = parseKeyPrefix(args['key-prefix']);
       const property = propertyOf(args.property, (p) => `--property must be lock, resource or both (safety), liveness, or all (safety and liveness), got '${String(p)}'`);
-      const livenessMs = args['liveness-ms'] === undefined ? undefined : int(args['liveness-ms'], '--liveness-ms', 0, 1);
+      const livenessMs = args['liveness-ms'] === undefined ? undefined : int(args['liveness-ms'], '--liveness-ms', 0, 1, MAX_MS);
       const pausePoints = parsePausePoints(args['pause-at'], recipe.points ?? []);
       if (args['points-from'] !== undefined && pausePoints) throw new UsageError('--points-from draws from the points that run learned; leave out --pause-at (or --points-from)');
       const learnedPoints = args['points-from'] === undefined ? undefined : pointsFrom(args['points-from'], lockLabel(spec), recipe.points ?? []);
-      const lockOptions = parseLockOptions(args['lock-opt'] ?? []);
+      ttlWithinTime(int(args.ttl, '--ttl', 800, 50, MAX_MS), 1000 * int(args.time, '--time', 60, 1, MAX_S), '--ttl', '--time');
       summary = await runTest({
         lock: spec, recipe, faults,
-        clients: clientCount(int(args.clients, '--clients', 3), '--clients'), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),
-        shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
-        ttlMs: int(args.ttl, '--ttl', 800, 50), ttlFixed: args.ttl !== undefined, keys: int(args.keys, '--keys', 1),
+        clients: clientCount(int(args.clients, '--clients', 3), '--clients'), timeS: int(args.time, '--time', 60, 1, MAX_S), runs: int(args.runs, '--runs', 1_000_000),
+        shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0, MAX_S), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
+        ttlMs: int(args.ttl, '--ttl', 800, 50, MAX_MS), ttlFixed: args.ttl !== undefined, keys: int(args.keys, '--keys', 1),
         maxAttempts: int(args['max-attempts'], '--max-attempts', 3), maxFaults: int(args['max-faults'], '--max-faults', 2),
-        restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0), pausePoints, learnedPoints, property, livenessMs, storeRoot, lockOptions, log,
+        restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0, MAX_MS), pausePoints, learnedPoints, property, livenessMs, storeRoot, lockOptions, log,
         progress: json ? undefined : process.stderr, junitPath, interrupts, env, keyPrefix,
-        parallel: parallelRuns(args.parallel), keepGoing: args['keep-going'] === true,
+        parallel: parallelRuns(args.parallel), keepGoing: args['keep-going'] === true, firstFailure: args['first-failure'] === true,
       });
     }
   } catch (e) {

@@ -38,6 +38,7 @@ export const redisTopology: TopologyDef = {
   leased: true,
   restartForgets: true,
   images: { redis: REDIS_IMAGE },
+  options: ['masters', 'persistence'],
   validate(o) {
     onlyOptions('redis', o, ['masters', 'persistence']);
     if (o.masters !== undefined && (!Number.isInteger(o.masters) || o.masters < 1 || o.masters > 7)) {

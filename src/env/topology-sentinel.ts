@@ -129,8 +129,10 @@ export const sentinelTopology: TopologyDef = {
   endpointRoles: [{ role: 'redis' }, { role: 'sentinel' }],
   leased: true,
   restartForgets: true,
+  asyncFailover: true,
   validate: (o) => onlyOptions('redis-sentinel', o, ['persistence']),
   start: startSentinelTopology,
+  options: ['persistence'],
   docker: startSentinelDocker,
   // An external one: its servers as the Sentinels announce them, the Sentinels, and master=NAME.
   external: () => [{ role: 'redis', as: 'redis', prefix: 'n', min: 1, max: 9 }, { role: 'sentinel', as: 'sentinel', prefix: 's', min: 1, max: 9 }],

@@ -78,6 +78,7 @@ export const zookeeperTopology: TopologyDef = {
   leader: { minNodes: 3, find: zookeeperLeader },
   nativeClient: true,
   images: { zookeeper: ZOOKEEPER_IMAGE },
+  options: ['nodes'],
   validate(o) {
     onlyOptions('zookeeper', o, ['nodes']);
     if (o.nodes !== undefined && o.nodes !== 1 && o.nodes !== 3) throw new UsageError(`zookeeper nodes must be 1 or 3, got ${o.nodes}`);

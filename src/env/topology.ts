@@ -86,10 +86,17 @@ export interface TopologyDef {
   leader?: LeaderDef;
   /** A killed server restarted without persistence forgets every hold (Redis): generated kills say persistence 'none'. */
   restartForgets?: boolean;
+  /** A failover may promote a replica a grant had not reached yet (asynchronous replication, Sentinel): a double holder it causes is inherent to the design. */
+  asyncFailover?: boolean;
   /** Its clients do their I/O outside Node's net (ZooKeeper's C addon): no send/reply points can fire. */
   nativeClient?: boolean;
   /** The images its docker() starts (`kit.start({ image })`), each built from this machine's packages; --image ROLE=IMAGE replaces one. */
   images?: Record<string, ImageRecipe>;
+  /**
+   * The options it takes, each a flag of `lockpick env up` (--members N) and a field of a
+   * recipe's topology; its validate refuses any other (onlyOptions) and checks their values.
+   */
+  options?: readonly string[];
   /** Throws UsageError naming the option this topology cannot take (masters, nodes, ...). */
   validate?(o: TopologyOptions): void;
   /** Starts the servers into `env` (the local kind); the fault-free resource node comes after, from the environment. */

@@ -136,6 +136,9 @@ export interface LockContext {
  */
 export type RecipeTopology = TopologyOptions & { kind: string; [option: string]: unknown };
 
+/** What a --lock-opt value may be (LockRecipe.optionValues). */
+export type LockOptionValue = 'number' | 'text' | readonly string[];
+
 /** A recipe in the registry: how to build it, what it needs, where it comes from. */
 export interface LockRecipe {
   name: string;
@@ -165,6 +168,8 @@ export interface LockRecipe {
    * hold past the TTL with no renew call, so a watchdog that is late or renews what it no longer owns shows.
    */
   keepsAlive?: boolean;
+  /** How far (ms) the servers' clocks may drift for a lease of ttlMs and the lock still hold (Redlock's drift); absent: 0. A server clock jump beyond it breaks the design, not the lock. */
+  clockDriftMs?(ttlMs: number): number;
   /** How long the server keeps the hold of a client it no longer hears from (ZooKeeper: the session timeout), given --lock-opt options. */
   sessionMs?(options: Record<string, unknown> | undefined): number;
   /**
@@ -173,6 +178,12 @@ export interface LockRecipe {
    */
   lacks?: Record<string, string>;
   optionsHelp?: Record<string, string>; // --lock-opt names → one-line description
+  /**
+   * What each --lock-opt value may be, checked before anything starts (exit 2): 'number' (finite,
+   * 0 to 3,600,000, as numberOption reads it), 'text', or the words allowed. A recipe declaring
+   * optionsHelp or optionValues has exactly those names: another is refused (a misspelt option).
+   */
+  optionValues?: Record<string, LockOptionValue>;
   /**
    * npm packages create() loads that may be missing (lockpick's optional dependencies, such as
    * the `zookeeper` addon): a run loads them before any server starts and, when one is not

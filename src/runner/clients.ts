@@ -10,6 +10,7 @@ import { clientLogDir } from './client-logs.ts';
 import { fileURLToPath } from 'node:url';
 import { basename, extname, join } from 'node:path';
 import { pidsWithEnv } from '../env/procfs.ts';
+import { newCgroup, type Cgroup } from '../env/cgroup.ts';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forgetProcess, recordProcess } from '../env/lifecycle.ts';
@@ -35,6 +36,7 @@ interface Worker {
   id: string;
   child: ChildProcess;
   tag: string;                // TAG_VAR's value in its environment
+  cgroup?: Cgroup;            // its own cgroup where one can be made (src/env/cgroup.ts): nothing under it escapes
   process: number | null;     // logical process of the current operation chain
   fresh: boolean;             // the next invoke starts a new logical process
   done?: (error?: string) => void;
@@ -149,7 +151,7 @@ export class ClientPool implements ClientControl {
     } finally {
       if (typeof log === 'number') closeSync(log);
     }
-    const w: Worker = { id, child, tag, process: null, fresh: true, stopped: false, dead: false, open: false, believes: new Map() };
+    const w: Worker = { id, child, tag, cgroup: newCgroup(child.pid, `client-${id}`), process: null, fresh: true, stopped: false, dead: false, open: false, believes: new Map() };
     if (child.pid) recordProcess({ pid: child.pid, name: `lockpick client ${id}`, kind: 'server', match: basename(WORKER) });
     this.workers.set(id, w);   // at once, so a close() while it starts stops it too
     // A send to a worker that just died fails with EPIPE: the exit handler says why.
@@ -452,11 +454,12 @@ function signalGroup(w: Worker, signal: 'SIGSTOP' | 'SIGCONT'): void {
 }
 
 /**
- * Kills what a worker's lock module started: its process group (the worker leads one, being
+ * Kills what a worker's lock module started: its cgroup where it has one, its process group (the worker leads one, being
  * detached) and any process carrying its TAG_VAR (a detached or double-forked child left the
  * group but kept the environment). The worker itself is SIGKILLed by the caller.
  */
 function reap(w: Worker): void {
+  w.cgroup?.kill();   // everything started under it, whatever its session or environment
   const pid = w.child.pid;
   if (pid) {
     try { process.kill(-pid, 'SIGKILL'); } catch { /* the group is gone */ }

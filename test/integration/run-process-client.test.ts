@@ -23,13 +23,13 @@ async function run(lock: string, extra: string[], time = '10') {
 test("redis-py's Lock: SAFE (or inconclusive with its reason) fault-free, a double holder under client pauses", async () => {
   const safe = await run(REDIS_PY, ['--json'], '8');
   assert.ok(safe.code === 0 || (safe.code === 3 && /INCONCLUSIVE/.test(safe.stdout)), `exit ${safe.code}\n${safe.stdout}\n${safe.stderr}`);
-  const paused = await run(REDIS_PY, ['--faults', 'client-pause', '--json'], '40');
+  const paused = await run(REDIS_PY, ['--faults', 'client-pause', '--first-failure', '--json'], '40');
   assert.equal(paused.code, 1, `exit ${paused.code}\n${paused.stdout}\n${paused.stderr}`);
   assert.match(paused.stdout, /double-holder|stale-write|lost-update/);
 });
 
 test("a child's named point is where a pause lands: GET-compare-DEL broken at 'after-compare'", async () => {
-  const r = await run('./test/fixtures/process-clients/get-del-point.json', ['--faults', 'client-pause', '--pause-at', 'after-compare'], '40');
+  const r = await run('./test/fixtures/process-clients/get-del-point.json', ['--faults', 'client-pause', '--pause-at', 'after-compare', '--first-failure'], '40');
   assert.equal(r.code, 1, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
   assert.match(r.stdout, /points learned from a calibration run: named: after-compare/);
   assert.match(r.stdout, /at its point 'after-compare'/);
@@ -82,7 +82,7 @@ test("client-clock on a runtime that reads its clock without libc: refused, exit
 });
 
 test('a child that exits by itself while its client holds: a crash of the lock client (client-crash, exit 1)', async () => {
-  const r = await run(`exec:${MISBEHAVE} exit-after-held`, [], '20');
+  const r = await run(`exec:${MISBEHAVE} exit-after-held`, ['--first-failure'], '20');
   assert.equal(r.code, 1, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
   assert.match(r.stdout, /client-crash on key "r\d+-k\d+": c\d's process crashed while holding the lock .*exited with code 0 by itself, between operations, thrown by the lock's own code/);
 });

@@ -63,6 +63,11 @@ process.once('exit', () => {
   for (const c of live) { try { c.kill('SIGKILL'); } catch { /* gone */ } }
 });
 
+/** Where a client worker's process client reads its clock offset (the pool removes it when the worker ends: a SIGKILL skips close). */
+export function execClockFile(workerPid: number, clientId: string): string {
+  return join(tmpdir(), `lockpick-clock-${workerPid}-${clientId}`);
+}
+
 function clip(s: string, n = 200): string {
   return s.length > n ? `${s.slice(0, n - 3)}...` : s;
 }
@@ -107,7 +112,7 @@ export class ExecLock implements Lock {
     if (this.cfg.clock === 'libc' && this.cfg.shim) {
       try {
         const shim = this.cfg.shim();
-        this.clockFile = join(tmpdir(), `lockpick-clock-${process.pid}-${this.ctx.clientId}`);
+        this.clockFile = execClockFile(process.pid, this.ctx.clientId);
         this.syncClock(true);
         env.LD_PRELOAD = [shim, env.LD_PRELOAD].filter(Boolean).join(':');
         env.LOCKPICK_CLOCK_FILE = this.clockFile;

@@ -5,7 +5,7 @@
 // kind to act when its client reaches the point the fault is anchored at.
 import { addCounts } from '../own-key.ts';
 import { fork, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { clientLogDir } from './client-logs.ts';
 import { fileURLToPath } from 'node:url';
 import { basename, extname, join } from 'node:path';
@@ -21,6 +21,7 @@ import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Recorder } from './recorder.ts';
 import { emptyReached, mergeReached, type ReachedPoints } from '../workload/points.ts';
 import { stackHead, type CrashOrigin } from './crash-origin.ts';
+import { execClockFile } from '../locks/exec-lock.ts';
 
 // worker.ts under tsx; worker.js beside this file in the built package (dist/), under plain
 // node (a user's .ts lock module registers tsx's hooks itself: src/locks/user-lock.ts).
@@ -460,6 +461,7 @@ function signalGroup(w: Worker, signal: 'SIGSTOP' | 'SIGCONT'): void {
  */
 function reap(w: Worker): void {
   w.cgroup?.kill();   // everything started under it, whatever its session or environment
+  if (w.child.pid) rmSync(execClockFile(w.child.pid, w.id), { force: true });   // what a process client left
   const pid = w.child.pid;
   if (pid) {
     try { process.kill(-pid, 'SIGKILL'); } catch { /* the group is gone */ }

@@ -57,11 +57,14 @@ export function parallelRuns(v: string | undefined): number {
  * The recipe for `--lock` (or a replay's lock_spec); a lock that cannot be had is
  * the user's to fix (exit 2). The registry itself is imported first, outside: if
  * lockpick's own module fails to load, that is an internal error (exit 4). A user's
- * module is read in a child process (src/locks/recipe-probe.ts), never imported here;
+ * module is read in a child process (src/locks/recipe-probe.ts), never imported here (a
+ * process client's .json recipe file is only data: read here);
  * `lockOptions`: the --lock-opt set the run passes to its sessionMs.
  */
 export async function recipeFor(spec: LockSpec, lockOptions?: Record<string, unknown>): Promise<LockRecipe> {
   await import('./locks/registry.ts');
+  // A process client's recipe file is data, no code: read here (src/locks/exec-recipe.ts).
+  if ('path' in spec && spec.path.endsWith('.json')) return resolveRecipe(spec).catch((e: Error) => { throw new UsageError(e.message); });
   if ('path' in spec) return (await import('./locks/recipe-probe.ts')).probeUserLock(spec.path, lockLabel(spec), [lockOptions ?? {}]);
   return resolveRecipe(spec).catch((e: Error) => { throw new UsageError(e.message); });
 }
@@ -91,11 +94,17 @@ export function replayDir(dir: string): string {
   return existsSync(join(own, 'test.json')) ? own : dir;
 }
 
+/** Why fault `kind` cannot reach this lock (LockRecipe.lacks), or undefined. */
+function lockLacks(kind: string, recipe: Awaited<ReturnType<typeof recipeFor>>): string | undefined {
+  const why = recipe.lacks?.[kind];
+  return why === undefined ? undefined : `fault '${kind}' cannot reach this lock: ${why}`;
+}
+
 /** A fault kind the lock's topology lacks (failover on a single Redis) is refused up front (exit 2). */
 export async function refuseTopologyFaults(faults: string[], recipe: Awaited<ReturnType<typeof recipeFor>>): Promise<void> {
   const { topologyProblem } = await import('../nemesis/index.ts');
   for (const k of faults) {
-    const p = topologyProblem(k, topologyOf(recipe).name, recipe.channels ?? []);
+    const p = topologyProblem(k, topologyOf(recipe).name, recipe.channels ?? []) ?? lockLacks(k, recipe);
     if (p) throw new UsageError(`--faults: ${p}; leave it out or pick a lock that has it ('lockpick list')`);
   }
 }
@@ -236,7 +245,7 @@ export async function allFaults(faults: string[], recipe: Awaited<ReturnType<typ
   const { KINDS, topologyProblem, capabilityProblem } = await import('../nemesis/index.ts');
   const { envKind } = await import('./env/env-kinds.ts');
   const topology = topologyOf(recipe).name;
-  return KINDS.map((k) => k.schema.kind).filter((k) => !topologyProblem(k, topology, recipe.channels ?? []) && !capabilityProblem(k, envKind(envName)!));
+  return KINDS.map((k) => k.schema.kind).filter((k) => !topologyProblem(k, topology, recipe.channels ?? []) && !lockLacks(k, recipe) && !capabilityProblem(k, envKind(envName)!));
 }
 
 export async function parseFaults(list: string | undefined): Promise<string[]> {

@@ -30,7 +30,7 @@ export async function run(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const w = Math.max(...RECIPES.map((r) => r.name.length), ...FAULT_KINDS.map((k) => k.kind.length));
-  const out = ['locks (--lock NAME, or --lock ./your-module.ts):'];
+  const out = ["locks (--lock NAME, --lock ./your-module.ts, or a process client in any language: --lock exec:'CMD' or --lock ./recipe.json, docs/process-clients.md):"];
   for (const r of RECIPES) {
     out.push(`  ${r.name.padEnd(w)}  ${r.summary}`);
     if (r.points?.length) out.push(`  ${''.padEnd(w)}  pause points: ${r.points.join(', ')}`);

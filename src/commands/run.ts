@@ -12,7 +12,9 @@ Runs property-based clients against a real lock while the nemesis injects
 faults, checks every run, and shrinks a violation to a small schedule.
 
 options:
-  --lock NAME|PATH     a lock from 'lockpick list', or a module exporting a LockRecipe
+  --lock NAME|PATH     a lock from 'lockpick list', or a module exporting a LockRecipe, or a
+                       process client in any language: exec:'CMD' or a .json recipe file
+                       (docs/process-clients.md)
   --faults LIST        fault kinds, comma-separated (see 'lockpick list'); default none;
                        'all': every kind this lock's topology and environment support
   --clients N          clients at most (default 3)

@@ -80,7 +80,12 @@ export function isLockContractError(e: unknown): e is LockContractError {
 }
 
 /** The client's clocks. wallMs may be skewed by the nemesis (client clock faults). */
-export interface Clock { wallMs(): number; monoMs(): number }
+export interface Clock {
+  wallMs(): number;
+  monoMs(): number;
+  /** The client-clock fault's skew of wallMs now, in ms (a process client hands it to its child's clock shim). */
+  offsetMs?(): number;
+}
 
 /**
  * Everything a lock implementation gets to connect with. `create(ctx)` is called
@@ -97,6 +102,8 @@ export interface Clock { wallMs(): number; monoMs(): number }
  */
 export interface LockContext {
   clientId: string;              // unique per worker; recipes use it as the owner value
+  /** What every key of this run starts with (`--key-prefix` then `r<run>-`): the run's namespace on the servers. */
+  keyPrefix?: string;
   endpoints: Endpoint[];         // data nodes as this client reaches them (through the fault proxy): connect only to these
   /** Servers of the topology's other roles, proxied like `endpoints` (redis-sentinel: `sentinel`). */
   roles?: Record<string, Endpoint[]>;
@@ -165,6 +172,11 @@ export interface LockRecipe {
   clockDriftMs?(ttlMs: number): number;
   /** How long the server keeps the hold of a client it no longer hears from (ZooKeeper: the session timeout), given --lock-opt options. */
   sessionMs?(options: Record<string, unknown> | undefined): number;
+  /**
+   * Fault kinds that cannot reach this lock, each with the reason (a process client whose runtime
+   * reads its clock without libc: 'client-clock'); such a kind is refused (exit 2) and left out of `all`.
+   */
+  lacks?: Record<string, string>;
   optionsHelp?: Record<string, string>; // --lock-opt names → one-line description
   /**
    * What each --lock-opt value may be, checked before anything starts (exit 2): 'number' (finite,

@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { LockRecipe } from './lock.ts';
 import type { TopologyOptions } from '../env/types.ts';
 import { topologyDef, topologyNames } from '../env/topologies.ts';
+import { execRecipeFromFile } from './exec-recipe.ts';
 
 // tsx's loader has no types: importing it only registers its hooks.
 const TSX_LOADER: string = 'tsx';
@@ -129,8 +130,15 @@ export function loadUserLock(file: string): Promise<LockRecipe> {
 async function load(file: string, abs: string): Promise<LockRecipe> {
   if (!existsSync(abs)) throw new Error(`--lock ${file}: no such file (${abs}); give the path of a module exporting a LockRecipe, e.g. ./examples/my-lock.ts`);
   const ext = path.extname(abs);
+  if (ext === '.json') {
+    // A process client's recipe file (docs/process-clients.md): checked as any recipe is.
+    const r = execRecipeFromFile(abs, file);
+    const problems = recipeProblems(r);
+    if (problems.length) throw new Error(`--lock ${file}: the recipe file is wrong:\n  - ${problems.join('\n  - ')}`);
+    return r;
+  }
   if (!LOCK_MODULE_EXTENSIONS.includes(ext)) {
-    throw new Error(`--lock ${file}: a lock module must be one of ${LOCK_MODULE_EXTENSIONS.join(' ')}, found ${ext ? `'${ext}'` : 'no extension'}`);
+    throw new Error(`--lock ${file}: a lock module must be one of ${LOCK_MODULE_EXTENSIONS.join(' ')}, found ${ext ? `'${ext}'` : 'no extension'} (a process client in another language: a .json recipe file, docs/process-clients.md)`);
   }
   let mod: Record<string, unknown>;
   try {

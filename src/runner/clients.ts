@@ -5,7 +5,7 @@
 // kind to act when its client reaches the point the fault is anchored at.
 import { addCounts } from '../own-key.ts';
 import { fork, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { clientLogDir } from './client-logs.ts';
 import { fileURLToPath } from 'node:url';
 import { basename, extname, join } from 'node:path';
@@ -23,6 +23,7 @@ import { emptyReached, mergeReached, type ReachedPoints } from '../workload/poin
 import { stackHead, type CrashOrigin } from './crash-origin.ts';
 import { parseIoPoint, type IoPointOp } from '../workload/plan.ts';
 import type { ProxyPointsControl } from './proxy-points.ts';
+import { execClockFile } from '../locks/exec-lock.ts';
 
 // worker.ts under tsx; worker.js beside this file in the built package (dist/), under plain
 // node (a user's .ts lock module registers tsx's hooks itself: src/locks/user-lock.ts).
@@ -546,13 +547,11 @@ export class ClientPool implements ClientControl {
 }
 
 /**
-/**
- * A pause stops the worker's whole process group (it leads one, being detached): the worker and
- * whatever its lock module started (a client library's helper process, a client in another
- * language), as a paused machine stops all of them. The worker alone when the group is gone.
+ * A pause or a resume reaches the worker's whole process group (it leads one, being detached): the
+ * worker and what its lock started in it, such as a process client's child (src/locks/exec-lock.ts).
  */
-function signalGroup(w: Worker, sig: 'SIGSTOP' | 'SIGCONT'): void {
-  try { process.kill(-w.child.pid!, sig); } catch { w.child.kill(sig); }
+function signalGroup(w: Worker, signal: 'SIGSTOP' | 'SIGCONT'): void {
+  try { process.kill(-w.child.pid!, signal); } catch { w.child.kill(signal); }
 }
 
 /**
@@ -562,6 +561,7 @@ function signalGroup(w: Worker, sig: 'SIGSTOP' | 'SIGCONT'): void {
  */
 function reap(w: Worker): void {
   w.cgroup?.kill();   // everything started under it, whatever its session or environment
+  if (w.child.pid) rmSync(execClockFile(w.child.pid, w.id), { force: true });   // what a process client left
   const pid = w.child.pid;
   if (pid) {
     try { process.kill(-pid, 'SIGKILL'); } catch { /* the group is gone */ }

@@ -21,7 +21,7 @@ function storeError(what: string, e: unknown, fix: string): Error {
 
 /** A lock as a directory name: a registry name as is, a module by its file name without extension; other characters than [A-Za-z0-9._-] become _. */
 export function storeName(lockLabel: string): string {
-  const base = /\.[cm]?[jt]s$/.test(lockLabel) ? basename(lockLabel).replace(/\.[cm]?[jt]s$/, '') : lockLabel;
+  const base = /\.([cm]?[jt]s|json)$/.test(lockLabel) && !lockLabel.startsWith('exec:') ? basename(lockLabel).replace(/\.([cm]?[jt]s|json)$/, '') : lockLabel;
   return base.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_') || 'lock';
 }
 

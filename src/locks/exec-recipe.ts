@@ -34,6 +34,8 @@ function build(command: string, cwd: string, o: Record<string, unknown>, label: 
     ...(renews ? { renews } : {}),
     ...(sessionMs !== undefined ? { sessionMs: () => sessionMs } : {}),
     ...(clock === 'none' ? { lacks: { 'client-clock': NO_LIBC_CLOCK } } : {}),
+    // Its requests leave another process: the fault proxy makes its I/O points (send:<op>:N).
+    ioPoints: 'proxy',
     create: async (ctx) => {
       const lock = new ExecLock(cfg, ctx);
       try {

@@ -177,6 +177,12 @@ export interface LockRecipe {
    * reads its clock without libc: 'client-clock'); such a kind is refused (exit 2) and left out of `all`.
    */
   lacks?: Record<string, string>;
+  /**
+   * Who makes the lock's I/O points (send:<op>:N): 'hooks' (the default: the worker's hooks on Node's
+   * net) or 'proxy' (the fault proxy frames the client's requests: a process client, a client whose
+   * I/O no hook sees; src/runner/proxy-points.ts). A topology whose client is native uses the proxy.
+   */
+  ioPoints?: 'proxy' | 'hooks';
   optionsHelp?: Record<string, string>; // --lock-opt names → one-line description
   /**
    * What each --lock-opt value may be, checked before anything starts (exit 2): 'number' (finite,

@@ -9,19 +9,11 @@ import { IO_POINT_OPS, type IoPointOp } from '../workload/plan.ts';
 import type { IoCounts, ReachedPoints } from '../workload/points.ts';
 
 /**
- * What a recipe says about its I/O points: `ioPoints: 'proxy'` (its client's I/O is out of the
- * worker's reach: a process client, a Node client that opts out of the hooks) makes them the
- * fault proxy's. Checked by recipeProblems and carried by the module probe (src/locks/recipe-data.ts);
- * a field of LockRecipe's own once process clients land (src/locks/lock.ts is theirs now).
- */
-export interface IoPointsDeclaration { ioPoints?: 'proxy' | 'hooks' }
-
-/**
  * The protocol the proxy frames for this lock's clients when their I/O points are the proxy's
  * (the recipe says so, or its topology's client is native), and the topology declares one;
  * undefined: the worker's hooks make them (or none can be made).
  */
-export function proxyFraming(recipe: LockRecipe & IoPointsDeclaration, topology: string): string | undefined {
+export function proxyFraming(recipe: LockRecipe, topology: string): string | undefined {
   const def = topologyDef(topology);
   const wants = recipe.ioPoints === 'proxy' || (recipe.ioPoints !== 'hooks' && def?.nativeClient === true);
   return wants ? def?.framing : undefined;

@@ -25,6 +25,21 @@ import { backendWords } from '../src/env/topologies.ts';
 const ms = (ns: number) => Math.round(ns / 1e6);
 
 /**
+ * Where a belief's lease last started and how long it was: its last renewal while held (the
+ * acquire's lease if the renew names none), unless the acquire's own lease ends later. Shapes C
+ * and B2 are decided by it, here and by the streaming check (checkers/stream.ts), which must agree.
+ */
+export function leaseOf(mine: Belief): { from: Op; fromTime: number | undefined; fromLease: number | undefined } {
+  const lease = leaseNs(mine.acquire);
+  const renew = mine.renewed;
+  const renewLease = renew && (leaseNs(renew) ?? lease);
+  const later = renew?.completeTime !== undefined && renewLease !== undefined &&
+    (lease === undefined || mine.acquire.completeTime === undefined || renew.completeTime + renewLease > mine.acquire.completeTime + lease);
+  const from = later ? renew! : mine.acquire;
+  return { from, fromTime: from.completeTime, fromLease: later ? renewLease : lease };
+}
+
+/**
  * beliefs: the key's beliefs in acquire-completion order, as scanKey gives them. named: ids of
  * releases the model already named stale. The searches for a later acquire are binary searches
  * over that order, so naming stays O(n log n) on a history of a million ops.
@@ -41,16 +56,7 @@ export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named:
   for (const mine of beliefs) {
     const rel = mine.release;
     if (!rel || rel.outcome !== 'ok' || releaseKind(rel) !== 'plain' || named.has(rel.id)) continue;
-    const lease = leaseNs(mine.acquire);
-    // The lease runs from its last renewal while held (an acquire's lease if the renew names none),
-    // unless the acquire's own lease ends later.
-    const renew = mine.renewed;
-    const renewLease = renew && (leaseNs(renew) ?? lease);
-    const later = renew?.completeTime !== undefined && renewLease !== undefined &&
-      (lease === undefined || mine.acquire.completeTime === undefined || renew.completeTime + renewLease > mine.acquire.completeTime + lease);
-    const from = later ? renew! : mine.acquire;
-    const fromTime = from.completeTime;
-    const fromLease = later ? renewLease : lease;
+    const { from, fromTime, fromLease } = leaseOf(mine);
     const since = from === mine.acquire ? '' : ` (renewed at line ${from.completeLine})`;
     // C: sent after the lease had run out, and it reported success.
     if (fromLease !== undefined && fromTime !== undefined && rel.invokeTime !== undefined && rel.invokeTime - fromTime > fromLease) {

@@ -21,8 +21,8 @@ import { forEachJsonlEvent } from '../src/history/jsonl.ts';
 import type { ReadOptions } from '../src/history/limits.ts';
 import type { Backend, CheckOptions, CheckResult } from './types.ts';
 import { KeyScanner, pointOf, type Belief } from './holds.ts';
-import { leaseNs, releaseKind } from './lease.ts';
-import { findStaleUnlocks } from './stale-unlock.ts';
+import { releaseKind } from './lease.ts';
+import { findStaleUnlocks, leaseOf } from './stale-unlock.ts';
 import { CrashScan, withCrashes } from './crash.ts';
 import { SWEEP_OPTIONS, TokenCheck, sweepAnomalies, type SweepOptions } from './sweep.ts';
 import { CheckInputError, backendIn, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
@@ -157,10 +157,9 @@ class KeyStream {
     this.flyingAt.delete(before);
     if (op.outcome !== 'ok' || releaseKind(op) !== 'plain') return;
     // Shapes C and B2 of findStaleUnlocks are decided by the release's own times.
-    const lease = leaseNs(before.acquire);
-    const acquired = before.acquire.completeTime;
-    if (lease !== undefined && acquired !== undefined &&
-      ((op.invokeTime !== undefined && op.invokeTime - acquired > lease) || (op.completeTime !== undefined && op.completeTime - acquired > lease))) this.kept.add(before);
+    const { fromTime: from, fromLease: lease } = leaseOf(before);
+    if (lease !== undefined && from !== undefined &&
+      ((op.invokeTime !== undefined && op.invokeTime - from > lease) || (op.completeTime !== undefined && op.completeTime - from > lease))) this.kept.add(before);
     this.flying.push(before);
   }
 

@@ -83,3 +83,16 @@ test('long histories with many crashed clients (their ended holds are dropped as
 test('arbitrary lock ops (stale unlocks of every shape, leases, renews, lost and lapse releases) give the same results streamed', async () => {
   await fc.assert(fc.asyncProperty(randomLockOpsArb(60), sameOnEvents), { numRuns: 300 });
 });
+
+test('a lease dated from its renewal decides a late unlock streamed as it does whole (found by the property above)', async () => {
+  // The acquire names no lease; its renew does (1 ms); the unlock goes out 1.5 ms later, then another process holds.
+  const events: HistoryEvent[] = [
+    { type: 'invoke', f: 'acquire', process: 0, key: 'k1' }, { type: 'ok', f: 'acquire', process: 0, key: 'k1', value: { token: 0 } },
+    { type: 'invoke', f: 'renew', process: 0, key: 'k1' }, { type: 'ok', f: 'renew', process: 0, key: 'k1', time: 0, lease_ms: 1 },
+    { type: 'invoke', f: 'acquire', process: 0, key: 'k0' }, { type: 'ok', f: 'acquire', process: 0, key: 'k0', value: { token: 0 } },
+    { type: 'invoke', f: 'release', process: 0, key: 'k1', time: 1_500_000 },
+    { type: 'invoke', f: 'acquire', process: 1, key: 'k1' }, { type: 'ok', f: 'acquire', process: 1, key: 'k1', value: { token: 0 } },
+    { type: 'ok', f: 'release', process: 0, key: 'k1' },
+  ] as HistoryEvent[];
+  await sameOnEvents(events);
+});

@@ -164,7 +164,15 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     if (a.type === 'double-holder') return doubleHolder(a, procs);
     const at = times(a);
     const { fault, hit } = blame(procs, at.from, at.to);
-    if (a.type === 'stale-release') return cause(a.type, 'bug', 'stale-release', fault, hit);
+    if (a.type === 'stale-release') {
+      // The model calls a release stale when another process's acquire took the lock over (the
+      // anomaly's second process). When that acquire's grant came back after its own lease could
+      // have run out (a late grant: a lease outlived, inherent), the takeover is the model's
+      // conservative reading, not the server's: the release may have freed only its own lock.
+      const late = procs.length === 2 && a.lines[0] !== undefined ? lateGrant(a.key, procs[1]!, a.lines[0]) : undefined;
+      if (late) return cause(a.type, 'inherent', late.why, late.fault, late.hit);
+      return cause(a.type, 'bug', 'stale-release', fault, hit);
+    }
     if (BUG_WORDS[a.type]) return cause(a.type, 'bug', a.type, fault, hit);
     if (RESOURCE.has(a.type) && d.fencing) return cause(a.type, 'bug', 'fencing', fault, hit);
     return cause(a.type, 'unknown', a.type, fault, hit, `no rule for a ${a.type}${RESOURCE.has(a.type) ? ' without fencing and without a lock anomaly' : ''}`);
@@ -213,6 +221,15 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     // 4. Both within their leases, no design-breaking fault: the lock itself let the second in.
     const b = blame(procs, from, t, true);
     return cause(a.type, 'bug', 'within-lease', b.fault, b.hit);
+  }
+
+  /** The taker's last grant on key before line `line` (the release), when it came back with its lease already outlived. */
+  function lateGrant(key: string, taker: number, line: number): { why: string; fault: string; hit: string } | undefined {
+    const b = scanOf(key).beliefs.filter((x) => x.process === taker && x.acquire.completeLine !== undefined && x.acquire.completeLine < line).at(-1);
+    const granted = b?.acquire.completeTime;
+    const why = b && granted !== undefined ? outlived(b, granted) : undefined;
+    if (!b || !why) return undefined;
+    return { why, ...blame([taker], b.acquire.invokeTime ?? granted!, granted!) };
   }
 
   /** 'lease-outlived' / 'validity-outlived' when belief b was still held at t past its lease. */

@@ -148,3 +148,21 @@ test('the design is read from what the recipe and its topology declare', () => {
   const sentinel = RECIPES.find((r) => r.topology.kind === 'redis-sentinel');
   if (sentinel) assert.equal(lockDesign(sentinel, 800).asyncFailover, true);
 });
+
+test('a correct release the model calls stale because a late grant took over is that late grant\'s class (inherent), not a bug', () => {
+  // As a redis-set-px-lua run did: c1's SET went through, then c1 was paused past its lease before
+  // the reply; c2 got the lock once the key expired; c1's grant came back late; c1's owner-checked
+  // release found the lock not its own (lost); c2's release freed its own key, which the model,
+  // counting c2's lease from its invoke, reads as stale.
+  const s = new Story()
+    .op('c1', 'acquire', 0, 1016, { lease: 800 })
+    .fault('client-pause', 5, 1010, { client: 'c1' })
+    .op('c2', 'acquire', 113, 821, { lease: 800 })
+    .op('c1', 'release', 1219, 1222, { value: { lost: true } })
+    .op('c2', 'release', 1235, 1237);
+  const run = s.run();
+  assert.ok(run.check.anomalies.some((a) => a.type === 'stale-release'), 'the model names the stale release');
+  const classes = classifyRun(run, LEASE);
+  assert.deepEqual(classes.map((c) => c.nature), ['inherent']);
+  assert.match(classes[0]!.key, /stale-release · lease-outlived · client-pause@acquire/);
+});

@@ -13,15 +13,17 @@ import { HistoryBuilder, ReadLimitReached, readHistory } from './history/index.t
 import { Budget } from '../checkers/budget.ts';
 import { limitedReading, readLimitResult } from '../checkers/read-limit.ts';
 import type { HistoryEvent, ParsedHistory } from './history/types.ts';
-import { clientCount, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, positiveInt, propertyOf, recipeFor } from './options.ts';
+import { clientCount, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, parseShard, positiveInt, propertyOf, recipeFor } from './options.ts';
 import { runTest, type RunSummary } from './runner/index.ts';
 import { UsageError } from './errors.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
 import type { LockSpec } from './runner/protocol.ts';
 import type { ProgressEvent } from './runner/progress.ts';
 import { PROPERTIES, type Property } from './runner/session.ts';
+import type { MergeResult } from './runner/merge.ts';
 
 export type { RunSummary } from './runner/index.ts';
+export type { MergeResult, MergedFailure } from './runner/merge.ts';
 export type { ProgressEvent } from './runner/progress.ts';
 export type { CheckResult } from '../checkers/types.ts';
 
@@ -51,6 +53,12 @@ export interface LockTestOptions {
   shrinkTimeMs?: number;
   /** After a violation, search on for all of timeMs and report every distinct failure (summary.failures), as --keep-going. */
   keepGoing?: boolean;
+  /** Shard I of N of one search, as --shard: '2/4', { index: 2, total: 4 } (1-based), or 'auto' (the CI engine's variables, from `env`, default process.env). */
+  shard?: string | { index: number; total: number };
+  /** The total for a Kubernetes Indexed Job's JOB_COMPLETION_INDEX (as --shard-total; implies 'auto'). */
+  shardTotal?: number;
+  /** Where 'auto' reads the engine's variables (default process.env). */
+  shardEnv?: Record<string, string | undefined>;
   clients?: number;          // default 3
   ttlMs?: number;            // lease of every acquire, default 800
   keys?: number;             // distinct lock names, default 1
@@ -102,6 +110,7 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
     property: propertyOf(o.property, (p) => `runLockTest: property must be one of ${PROPERTIES.join(', ')}, got ${JSON.stringify(p)}`), livenessMs: o.livenessMs === undefined ? undefined : positiveInt(o.livenessMs, 'livenessMs', 0, 1), storeRoot: o.store ?? 'store', lockOptions: o.lockOptions ?? {},
     log: o.log ?? (() => {}), onProgress: o.onProgress, junitPath: o.junit,
     keepGoing: o.keepGoing === true,
+    shard: parseShard(typeof o.shard === 'object' && o.shard !== null ? `${o.shard.index}/${o.shard.total}` : o.shard, o.shardTotal, o.shardEnv ?? process.env),
     interrupts: { signal: o.signal },   // never exitOnSignal: the test runner owns the process
   });
 }
@@ -153,3 +162,26 @@ function isParsed(x: unknown): x is ParsedHistory {
 
 export { CheckInputError };
 export { HistoryError } from './history/index.ts';
+
+export interface MergeRunsOptions {
+  /** Also write results.json, junit.xml and index.html here (lockpick merge's --out). */
+  out?: string;
+  /** Also write the junit.xml here. */
+  junit?: string;
+}
+
+/**
+ * The shards of one search (runLockTest({shard}) / lockpick run --shard I/N) as one verdict,
+ * as `lockpick merge`: `dirs` are run dirs or folders holding them. Resolves with exitCode
+ * 1 (UNSAFE), 0 (SAFE) or 3 (INCONCLUSIVE); shards of different searches reject with exitCode 2.
+ */
+export async function mergeRuns(dirs: readonly string[], o: MergeRunsOptions = {}): Promise<MergeResult> {
+  const { mergeShards } = await import('./runner/merge.ts');
+  const m = mergeShards(dirs);
+  if (o.out !== undefined || o.junit !== undefined) {
+    const { renderMergeJUnit, writeMerged } = await import('./report/merge-report.ts');
+    if (o.out !== undefined) writeMerged(m, o.out);
+    if (o.junit !== undefined) (await import('node:fs')).writeFileSync(o.junit, renderMergeJUnit(m));
+  }
+  return m;
+}

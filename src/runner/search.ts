@@ -26,6 +26,8 @@ import { failureClass, repeatOf, type FailureClass } from './failure-class.ts';
 
 export interface SearchOptions {
   arb: fc.Arbitrary<RunPlan>;
+  /** What shrinking walks (default arb): a shard's drawing arb is filtered to its bucket, its shrinking need not be. */
+  shrinkArb?: fc.Arbitrary<RunPlan>;
   /** Plans run before any drawn from `arb` (one per aim: each strategy tried once early). */
   first?: RunPlan[];
   /** One run of the plan on lane `lane` (0 ≤ lane < parallel; two runs in flight never share a lane). */
@@ -127,7 +129,7 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
     res.parallel = Math.max(res.parallel, running.size);
   };
 
-  const shrink = (first: RunOutcome) => shrinkRun(first, { arb: o.arb, budgetMs: Math.max(1, o.shrinkTimeMs), runOnce: (plan) => runTracked(plan, 'shrink', 0) });
+  const shrink = (first: RunOutcome) => shrinkRun(first, { arb: o.shrinkArb ?? o.arb, budgetMs: Math.max(1, o.shrinkTimeMs), runOnce: (plan) => runTracked(plan, 'shrink', 0) });
   // keepGoing, with no run in flight: class the violations found, shrinking the new ones (off the search clock).
   const classify = async () => {
     const t = Date.now();

@@ -16,7 +16,7 @@ export function describeMerge(m: MergeResult): string {
   for (const s of m.shards) lines.push(`  shard ${s.shard}: ${s.verdict === 'missing-results' ? 'no results' : VERDICT_WORD[String(s.verdict) as 'true']}${s.interrupted ? ' (interrupted)' : ''}, ${s.runs} run(s); ${s.dir}`);
   if (m.failures.length) {
     lines.push(`distinct failures: ${m.failures.length}`);
-    m.failures.forEach((f, i) => lines.push(`  ${i + 1}. ${f.class}: found by shard(s) ${f.shards.join(', ')}, ${f.runs} violating run(s)${f.confirmed ? '' : ' (not confirmed again)'}${f.timeline ? `\n     timeline: ${f.timeline}` : f.counterexample ? `\n     counterexample: ${f.counterexample}` : ''}`));
+    m.failures.forEach((f, i) => lines.push(`  ${i + 1}. ${f.class}: found by shard(s) ${f.shards.join(', ')}, ${f.runs} violating run(s)${f.confirmed ? '' : ' (not confirmed again)'}${f.timeline ? `\n     timeline: ${f.timeline}` : f.counterexample ? `\n     counterexample: ${f.counterexample}` : ''}${f.replay ? `\n     replay:   lockpick run --replay ${f.replay}` : ''}`));
   }
   if (m.gaps.length) {
     lines.push(m.verdict === false ? 'also, not every shard finished:' : 'not SAFE, because:');
@@ -34,7 +34,7 @@ export function renderMergeJUnit(m: MergeResult): string {
   for (const f of m.failures) {
     failures++;
     const body = [`UNSAFE: ${f.class}`, `found by shard(s) ${f.shards.join(', ')}; ${f.runs} violating run(s)${f.confirmed ? '; broke the lock again on a confirmation run' : ''}`,
-      ...(f.counterexample ? [`replay:   lockpick run --replay ${f.counterexample}`] : []), ...(f.timeline ? [`timeline: ${f.timeline}`] : [])].join('\n');
+      ...(f.replay ? [`replay:   lockpick run --replay ${f.replay}`] : []), ...(f.timeline ? [`timeline: ${f.timeline}`] : [])].join('\n');
     cases.push(`    <testcase${attr({ classname: suite, name: f.class })}>\n      <failure${attr({ type: 'unsafe', message: `UNSAFE: ${f.class}` })}>${xmlEscape(body)}</failure>\n    </testcase>`);
   }
   // The whole search: passing when SAFE, an error when inconclusive; after failures it reports any shard that did not finish.

@@ -32,6 +32,8 @@ export interface MergedFailure {
   /** Its counterexample dir (the first shard's that stored one) and timeline, when stored. */
   counterexample?: string;
   timeline?: string;
+  /** The dir `lockpick run --replay` takes for it: the counterexample's own (counterexample-N) or its run dir's test.json. */
+  replay?: string;
 }
 
 export interface MergeResult {
@@ -154,14 +156,15 @@ export function mergeShards(dirs: readonly string[]): MergeResult {
     for (const f of found) {
       const m = failures.get(f.class);
       const timeline = f.dir && existsSync(join(f.dir, 'timeline.html')) ? join(f.dir, 'timeline.html') : undefined;
+      const replay = f.dir && existsSync(join(f.dir, 'test.json')) ? f.dir : f.dir ? r.dir : undefined;
       if (!m) {
-        failures.set(f.class, { class: f.class, kinds: f.kinds, anomalies: f.anomalies, shards: [shardLabel(r.shard)], runs: f.runs, confirmed: f.confirmed, counterexample: f.dir, timeline });
+        failures.set(f.class, { class: f.class, kinds: f.kinds, anomalies: f.anomalies, shards: [shardLabel(r.shard)], runs: f.runs, confirmed: f.confirmed, counterexample: f.dir, timeline, replay });
         continue;
       }
       m.shards.push(shardLabel(r.shard));
       m.runs += f.runs;
       // Prefer a confirmed, stored counterexample.
-      if ((!m.confirmed && f.confirmed) || (!m.counterexample && f.dir)) Object.assign(m, { confirmed: m.confirmed || f.confirmed, counterexample: f.dir ?? m.counterexample, timeline: timeline ?? m.timeline });
+      if ((!m.confirmed && f.confirmed) || (!m.counterexample && f.dir)) Object.assign(m, { confirmed: m.confirmed || f.confirmed, counterexample: f.dir ?? m.counterexample, timeline: timeline ?? m.timeline, replay: replay ?? m.replay });
     }
   }
 

@@ -149,6 +149,7 @@ test('merge: UNSAFE when any shard broke the lock; each distinct failure once, w
     ['lost-update · client-pause', ['3/3'], 1],
   ]);
   assert.equal(m.failures[0]!.timeline, join(d1, 'counterexample', 'timeline.html'));
+  assert.equal(m.failures[0]!.replay, d1, 'the first counterexample replays from its run dir\'s test.json');
   const junit = readFileSync(join(out, 'junit.xml'), 'utf8');
   assert.equal(junit.match(/<testcase /g)?.length, 2, 'one test case per distinct failure');
   assert.match(junit, /name="double-holder, stale-release · client-pause"/);

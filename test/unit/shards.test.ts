@@ -163,6 +163,12 @@ test('merge: shards of other versions, locks or options, a shard twice, or a run
   usage(() => mergeShards([mk({ ttl_ms: 900 })]), /"ttl_ms"/);
   usage(() => mergeShards([mk({ shard: { index: 2, total: 3 } })]), /"shard\.total"/);
   usage(() => mergeShards([mk({ shard: { index: 1, total: 2 } })]), /shard 1\/2 twice/);
+  // The same run copied (store/<lock>/latest as an artifact upload follows it) is one shard, not two.
+  const copied = mk({});
+  const latest = join(copied, 'shard-2', 'redis-set-px-lua', 'latest');
+  mkdirSync(latest);
+  for (const f of ['test.json', 'results.json']) writeFileSync(join(latest, f), readFileSync(join(copied, 'shard-2', 'redis-set-px-lua', '20261122-run', f)));
+  assert.deepEqual(mergeShards([copied]).shards.map((s) => s.dir), [join(copied, 'shard-1', 'redis-set-px-lua', '20261121-run'), join(copied, 'shard-2', 'redis-set-px-lua', '20261122-run')]);
   usage(() => mergeShards([mk({ shard: undefined })]), /"shard" is missing/);
   const bad = tempDir('lockpick-merge-');
   shardDir(bad, 1, 1, { verdict: 'maybe' });

@@ -120,18 +120,20 @@ test('merge: SAFE only with every shard SAFE and the coverage summed, not a shar
   assert.match(readFileSync(join(out, 'junit.xml'), 'utf8'), /tests="1" failures="0" errors="0"/);
 });
 
-test('merge: a shard missing, killed (no results.json) or inconclusive makes it INCONCLUSIVE, naming the shard', () => {
+test('merge: a shard missing, killed (no results.json), interrupted or inconclusive makes it INCONCLUSIVE, naming the shard', () => {
   const root = tempDir('lockpick-merge-');
-  shardDir(root, 1, 4, safe());
-  shardDir(root, 2, 4);   // killed: no results.json
-  shardDir(root, 4, 4, { verdict: 'unknown', gaps: ['no contention'], runs: 2, coverage: coverage({ contended: 0 }), failures: [] });
+  shardDir(root, 1, 5, safe());
+  shardDir(root, 2, 5);   // killed: no results.json
+  shardDir(root, 4, 5, { verdict: 'unknown', gaps: ['no contention'], runs: 2, coverage: coverage({ contended: 0 }), failures: [] });
+  shardDir(root, 5, 5, { verdict: 'unknown', interrupted: true, reason: 'SIGTERM', gaps: [], runs: 4, coverage: coverage(), failures: [] });
   const m = mergeShards([root]);
   assert.equal(m.exitCode, 3);
   const why = m.gaps.join('\n');
-  assert.match(why, /shard 2\/4 .*no results\.json/);
-  assert.match(why, /shard 3\/4: missing/);
-  assert.match(why, /shard 4\/4 .*inconclusive: no contention/);
-  assert.doesNotMatch(why, /shard 1\/4/);
+  assert.match(why, /shard 2\/5 .*no results\.json/);
+  assert.match(why, /shard 3\/5: missing/);
+  assert.match(why, /shard 4\/5 .*inconclusive: no contention/);
+  assert.match(why, /shard 5\/5 .*interrupted \(SIGTERM\)/);
+  assert.doesNotMatch(why, /shard 1\/5/);
 });
 
 test('merge: UNSAFE when any shard broke the lock; each distinct failure once, with its counterexample found where it was downloaded', async () => {

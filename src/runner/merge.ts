@@ -74,7 +74,7 @@ export function findRunDirs(args: readonly string[]): string[] {
     }
   };
   for (const a of args) {
-    if (!existsSync(a) || !statSync(a).isDirectory()) throw new UsageError(`${a}: no such directory\n  fix: give the shards' run dirs (store/<lock>/<run-id>) or the folders they were downloaded to`);
+    if (!existsSync(a) || !statSync(a).isDirectory()) throw new UsageError(`${a}: ${existsSync(a) ? 'not a directory' : 'no such directory'}\n  fix: give the shards' run dirs (store/<lock>/<run-id>) or the folders they were downloaded to`);
     const before = out.size;
     walk(a, 4);
     if (out.size === before) throw new UsageError(`${a}: holds no run directory (no test.json in it or below)\n  fix: give the shards' run dirs (store/<lock>/<run-id>) or the folders they were downloaded to`);

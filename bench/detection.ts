@@ -89,7 +89,8 @@ if (unknown.length || !Number.isInteger(repeat) || repeat < 1 || !(timeS >= 1) |
 }
 
 function lockpickRun(argv: string[], seed: number, store: string): Promise<{ code: number | null; summary?: RunSummary; stderr: string }> {
-  const keepGoing = argv.includes('all') ? ['--keep-going'] : [];
+  // Time to detection: the others stop at their first failure, inherent or not (--first-failure).
+  const keepGoing = argv.includes('all') ? ['--keep-going'] : ['--first-failure'];
   const all = ['bin/lockpick.mjs', 'run', ...argv, ...keepGoing, '--time', String(timeS), '--shrink-time', String(shrinkS), '--seed', String(seed), '--store', store, '--parallel', String(parallel), '--json'];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, all, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -145,7 +146,7 @@ for (const name of names) {
   console.log(`| ${name} | \`lockpick run ${CASES[name]!.join(' ')}\` | ${found}/${repeat} | ${Number.isFinite(m) ? `${m.toFixed(1)} s` : `> ${timeS} s`} | ${each} | ${rate} | ${runs ? `${Math.round((100 * conclusive) / runs)}% (${conclusive}/${runs})` : '?'} |${args.catalogue ? ` ${readmeMedian.get(name) ?? ''} |` : ''}`);
 }
 if (classRows.length) {
-  console.log(`\nwith --keep-going, each distinct failure (class: anomalies · fault kinds${shrinkS ? ' of the shrunk plan' : ' of the plan as found'}): time to its first detection`);
+  console.log(`\nwith --keep-going, each distinct failure (class by cause: nature: anomaly · why · fault@what it hit${shrinkS ? ', of the shrunk run' : ', of the run as found'}): time to its first detection`);
   console.log('| case | class | found | median | each (s) |\n|---|---|---|---|---|');
   for (const row of classRows) console.log(row);
 }

@@ -58,7 +58,7 @@ process.on('SIGINT', () => {
 function lockpickRun(lockPath: string, m: Mutant, store: string): Promise<{ code: number | null; summary?: RunSummary; stderr: string }> {
   const fam = FAMILIES[m.family]!;
   const argv = ['bin/lockpick.mjs', 'run', '--lock', path.relative(REPO, lockPath), '--faults', fam.faults.join(','), ...fam.args,
-    '--time', String(timeS), '--seed', String(seed), '--shrink-time', '0', '--store', store, '--json'];
+    '--time', String(timeS), '--seed', String(seed), '--shrink-time', '0', '--first-failure', '--store', store, '--json'];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, argv, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(child);

@@ -53,6 +53,8 @@ export interface LockTestOptions {
   shrinkTimeMs?: number;
   /** After a violation, search on for all of timeMs and report every distinct failure (summary.failures), as --keep-going. */
   keepGoing?: boolean;
+  /** Stop at the first failure, even one inherent to the lock's design (--first-failure; default: search on for a bug of this lock). */
+  firstFailure?: boolean;
   /** Shard I of N of one search, as --shard: '2/4', { index: 2, total: 4 } (1-based), or 'auto' (the CI engine's variables, from `env`, default process.env). */
   shard?: string | { index: number; total: number };
   /** The total for a Kubernetes Indexed Job's JOB_COMPLETION_INDEX (as --shard-total; implies 'auto'). */
@@ -109,7 +111,7 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
     pausePoints: o.pauseAt ? parsePausePoints(o.pauseAt.join(','), recipe.points ?? []) : undefined,
     property: propertyOf(o.property, (p) => `runLockTest: property must be one of ${PROPERTIES.join(', ')}, got ${JSON.stringify(p)}`), livenessMs: o.livenessMs === undefined ? undefined : positiveInt(o.livenessMs, 'livenessMs', 0, 1), storeRoot: o.store ?? 'store', lockOptions: o.lockOptions ?? {},
     log: o.log ?? (() => {}), onProgress: o.onProgress, junitPath: o.junit,
-    keepGoing: o.keepGoing === true,
+    keepGoing: o.keepGoing === true, firstFailure: o.firstFailure === true,
     shard: parseShard(typeof o.shard === 'object' && o.shard !== null ? `${o.shard.index}/${o.shard.total}` : o.shard, o.shardTotal, o.shardEnv ?? process.env),
     interrupts: { signal: o.signal },   // never exitOnSignal: the test runner owns the process
   });

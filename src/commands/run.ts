@@ -20,8 +20,10 @@ options:
   --runs N             at most this many runs (default: as many as fit in --time)
   --shrink-time S      time budget for shrinking a violation (default 60)
   --keep-going         after a violation, search on for all of --time (shrinking not counted)
-                       and report every distinct failure (fault kinds + anomalies), each with
-                       its time to detection; the 2nd on in store/<lock>/<run-id>/counterexample-N
+                       and report every distinct failure by cause, each with its time to
+                       detection; the 2nd on in store/<lock>/<run-id>/counterexample-N
+  --first-failure      stop at the first failure, even one inherent to the lock's design
+                       (default: search on past it for a bug of this lock, report both)
   --parallel K         run up to K plans at once when all their faults touch only their own
                        clients (client-pause, client-clock, client-kill; each run its own
                        clients, keys and history file); others run alone (default 1)
@@ -86,7 +88,7 @@ export async function run(argv: string[]): Promise<number> {
     lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
     runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
     keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, 'points-from': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
-    replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, shard: { type: 'string' }, 'shard-total': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' },
+    replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, 'first-failure': { type: 'boolean' }, shard: { type: 'string' }, 'shard-total': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' },
   });
   if (typeof parsed === 'number') return parsed;
   const args = parsed.values;
@@ -104,10 +106,12 @@ export async function run(argv: string[]): Promise<number> {
       if (args['points-from'] !== undefined) throw new UsageError('--points-from sets where a search draws its points; a replay runs its stored plan as it is, so leave it out');
       if (args.shard !== undefined || args['shard-total'] !== undefined) throw new UsageError('--shard splits a search; a replay runs one stored plan, so leave it out');
       if (args['keep-going']) throw new UsageError('--keep-going goes on searching after a violation; a replay runs one stored plan, so leave it out (or drop --replay)');
+      if (args['first-failure']) throw new UsageError('--first-failure stops a search at its first violation; a replay runs one stored plan, so leave it out (or drop --replay)');
       // --lock: another module (a fix, or the same one moved) against the stored plan.
       const lock = args.lock === undefined ? undefined : parseLockArg(args.lock);
       summary = await replay({ dir: replayDir(args.replay), runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env, lock });
     } else {
+      if (args['keep-going'] && args['first-failure']) throw new UsageError('--keep-going searches on after every violation, --first-failure stops at the first: give one of them');
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
       const spec = parseLockArg(args.lock);
       const recipe = await recipeFor(spec);
@@ -128,7 +132,7 @@ export async function run(argv: string[]): Promise<number> {
         maxAttempts: int(args['max-attempts'], '--max-attempts', 3), maxFaults: int(args['max-faults'], '--max-faults', 2),
         restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0), pausePoints, learnedPoints, property, livenessMs, storeRoot, lockOptions, log,
         progress: json ? undefined : process.stderr, junitPath, interrupts, env, keyPrefix,
-        parallel: parallelRuns(args.parallel), keepGoing: args['keep-going'] === true, shard: parseShard(args.shard, args['shard-total']),
+        parallel: parallelRuns(args.parallel), keepGoing: args['keep-going'] === true, firstFailure: args['first-failure'] === true, shard: parseShard(args.shard, args['shard-total']),
       });
     }
   } catch (e) {

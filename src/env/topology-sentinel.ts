@@ -129,6 +129,7 @@ export const sentinelTopology: TopologyDef = {
   endpointRoles: [{ role: 'redis' }, { role: 'sentinel' }],
   leased: true,
   restartForgets: true,
+  asyncFailover: true,
   validate: (o) => onlyOptions('redis-sentinel', o, ['persistence']),
   start: startSentinelTopology,
   docker: startSentinelDocker,

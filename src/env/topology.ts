@@ -86,6 +86,8 @@ export interface TopologyDef {
   leader?: LeaderDef;
   /** A killed server restarted without persistence forgets every hold (Redis): generated kills say persistence 'none'. */
   restartForgets?: boolean;
+  /** A failover may promote a replica a grant had not reached yet (asynchronous replication, Sentinel): a double holder it causes is inherent to the design. */
+  asyncFailover?: boolean;
   /** Its clients do their I/O outside Node's net (ZooKeeper's C addon): no send/reply points can fire. */
   nativeClient?: boolean;
   /** The images its docker() starts (`kit.start({ image })`), each built from this machine's packages; --image ROLE=IMAGE replaces one. */

@@ -106,7 +106,7 @@ async function create(ctx: LockContext, fenced = false): Promise<Lock> {
     }
     await ctx.point?.('before-validity-check');
     const elapsed = now() - t0;
-    const drift = Math.round(ttlMs * 0.01) + 2;
+    const drift = driftMs(ttlMs);
     const validity = ttlMs - elapsed - drift;
     const locked = votes.filter((v) => v === 'yes').length;
     if (locked >= quorum && validity > 0 && (!fenced || token !== undefined)) {
@@ -144,8 +144,12 @@ async function create(ctx: LockContext, fenced = false): Promise<Lock> {
   };
 }
 
+/** The reference code's drift allowance: TTL·0.01 + 2 ms. */
+const driftMs = (ttlMs: number) => Math.round(ttlMs * 0.01) + 2;
+
 export const recipe: LockRecipe = {
   name: NAME,
+  clockDriftMs: driftMs,
   summary: 'Redlock over N independent masters: majority, validity = TTL − elapsed − drift, unlock everywhere on failure',
   source: 'seed 003_70610b33bee1e584.txt (distlock page), seed 000 (RedLock section)',
   topology: { kind: 'redis', masters: 5 },

@@ -121,6 +121,11 @@ export interface RunJUnit {
   gaps: string[];
   tested: string;                 // describeCoverage()
   properties?: Record<string, unknown>;
+  /**
+   * Each distinct failure a search reported (bugs of the lock first): with more than one, one
+   * testcase each, named by its class (stable across runs), instead of the single one.
+   */
+  failures?: (Pick<RunJUnit, 'anomalies' | 'resource' | 'plan' | 'timeline' | 'replayCommand'> & { class: string; cause: string; confirmed: boolean })[];
 }
 
 /** A run's fresh key names (r18-k0) read as the plan's (k0): stable text across runs. */
@@ -169,10 +174,19 @@ export function renderRunJUnit(r: RunJUnit): string {
   const head = `    <testcase${attrs({ classname: suite, name: runCaseName(r), time })}`;
   let testcase: string;
   let failures = 0, errors = 0;
-  if (r.verdict === false) {
+  if (r.verdict === false && r.failures && r.failures.length > 1) {
+    failures = r.failures.length;
+    testcase = r.failures.map((x) => {
+      const f = failureText({ ...r, ...x });
+      const message = `${f.message}: ${x.cause}`;
+      return `    <testcase${attrs({ classname: suite, name: `${runCaseName(r)}: ${x.class}`, time })}>\n      <failure${attrs({ type: 'unsafe', message })}>${xmlEscape(`${x.cause}\n\n${f.body}`)}</failure>\n    </testcase>`;
+    }).join('\n');
+  } else if (r.verdict === false) {
     failures = 1;
     const f = failureText(r);
-    testcase = `${head}>\n      <failure${attrs({ type: 'unsafe', message: f.message })}>${xmlEscape(f.body)}</failure>\n    </testcase>`;
+    // One failure classed by cause: its words lead, as in the text report.
+    const cause = r.failures?.length === 1 ? r.failures[0]!.cause : undefined;
+    testcase = `${head}>\n      <failure${attrs({ type: 'unsafe', message: cause ? `${f.message}: ${cause}` : f.message })}>${xmlEscape(cause ? `${cause}\n\n${f.body}` : f.body)}</failure>\n    </testcase>`;
   } else if (r.verdict === 'unknown') {
     errors = 1;
     const why = r.interrupted ? ['interrupted before a verdict'] : r.gaps.length ? r.gaps : ['no verdict'];
@@ -187,8 +201,8 @@ export function renderRunJUnit(r: RunJUnit): string {
     .map(([k, v]) => `      <property${attrs({ name: k, value: clip(typeof v === 'string' ? v : JSON.stringify(v) ?? String(v)) })}/>`).join('\n');
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attrs({ name: 'lockpick', tests: 1, failures, errors, skipped: 0, time })}>`,
-    `  <testsuite${attrs({ name: suite, tests: 1, failures, errors, skipped: 0, time })}>`,
+    `<testsuites${attrs({ name: 'lockpick', tests: Math.max(1, failures), failures, errors, skipped: 0, time })}>`,
+    `  <testsuite${attrs({ name: suite, tests: Math.max(1, failures), failures, errors, skipped: 0, time })}>`,
     `    <properties>\n${propXml}\n    </properties>`,
     testcase,
     '  </testsuite>',

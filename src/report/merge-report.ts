@@ -16,7 +16,7 @@ export function describeMerge(m: MergeResult): string {
   for (const s of m.shards) lines.push(`  shard ${s.shard}: ${s.verdict === 'missing-results' ? 'no results' : VERDICT_WORD[String(s.verdict) as 'true']}${s.interrupted ? ' (interrupted)' : ''}, ${s.runs} run(s); ${s.dir}`);
   if (m.failures.length) {
     lines.push(`distinct failures: ${m.failures.length}`);
-    m.failures.forEach((f, i) => lines.push(`  ${i + 1}. ${f.class}: found by shard(s) ${f.shards.join(', ')}, ${f.runs} violating run(s)${f.confirmed ? '' : ' (not confirmed again)'}${f.timeline ? `\n     timeline: ${f.timeline}` : f.counterexample ? `\n     counterexample: ${f.counterexample}` : ''}${f.replay ? `\n     replay:   lockpick run --replay ${f.replay}` : ''}`));
+    m.failures.forEach((f, i) => lines.push(`  ${i + 1}. ${f.class}${f.cause ? ` (${f.cause})` : ''}: found by shard(s) ${f.shards.join(', ')}, ${f.runs} violating run(s)${f.confirmed ? '' : ' (not confirmed again)'}${f.timeline ? `\n     timeline: ${f.timeline}` : f.counterexample ? `\n     counterexample: ${f.counterexample}` : ''}${f.replay ? `\n     replay:   lockpick run --replay ${f.replay}` : ''}`));
   }
   if (m.gaps.length) {
     lines.push(m.verdict === false ? 'also, not every shard finished:' : 'not SAFE, because:');
@@ -33,7 +33,7 @@ export function renderMergeJUnit(m: MergeResult): string {
   const attr = (o: Record<string, string>) => Object.entries(o).map(([k, v]) => ` ${k}="${xmlEscape(v)}"`).join('');
   for (const f of m.failures) {
     failures++;
-    const body = [`UNSAFE: ${f.class}`, `found by shard(s) ${f.shards.join(', ')}; ${f.runs} violating run(s)${f.confirmed ? '; broke the lock again on a confirmation run' : ''}`,
+    const body = [`UNSAFE: ${f.class}`, ...(f.cause ? [f.cause] : []), `found by shard(s) ${f.shards.join(', ')}; ${f.runs} violating run(s)${f.confirmed ? '; broke the lock again on a confirmation run' : ''}`,
       ...(f.replay ? [`replay:   lockpick run --replay ${f.replay}`] : []), ...(f.timeline ? [`timeline: ${f.timeline}`] : [])].join('\n');
     cases.push(`    <testcase${attr({ classname: suite, name: f.class })}>\n      <failure${attr({ type: 'unsafe', message: `UNSAFE: ${f.class}` })}>${xmlEscape(body)}</failure>\n    </testcase>`);
   }
@@ -52,7 +52,7 @@ export function renderMergeJUnit(m: MergeResult): string {
 export function renderMergeIndex(m: MergeResult, outDir: string): string {
   const link = (p: string, text: string) => `<a href="${escapeHtml(relative(outDir, p))}">${escapeHtml(text)}</a>`;
   const rows = m.shards.map((s) => `<tr><td>${escapeHtml(s.shard)}</td><td>${escapeHtml(s.verdict === 'missing-results' ? 'no results' : VERDICT_WORD[String(s.verdict) as 'true'])}${s.interrupted ? ' (interrupted)' : ''}</td><td>${s.runs}</td><td>${link(s.dir, s.dir)}</td></tr>`).join('\n');
-  const fails = m.failures.map((f) => `<li><b>${escapeHtml(f.class)}</b>: shard(s) ${escapeHtml(f.shards.join(', '))}, ${f.runs} violating run(s)${f.timeline ? `: ${link(f.timeline, 'timeline')}` : ''}${f.counterexample ? `, ${link(f.counterexample, 'counterexample')}` : ''}</li>`).join('\n');
+  const fails = m.failures.map((f) => `<li><b>${escapeHtml(f.class)}</b>${f.cause ? ` (${escapeHtml(f.cause)})` : ''}: shard(s) ${escapeHtml(f.shards.join(', '))}, ${f.runs} violating run(s)${f.timeline ? `: ${link(f.timeline, 'timeline')}` : ''}${f.counterexample ? `, ${link(f.counterexample, 'counterexample')}` : ''}</li>`).join('\n');
   const gaps = m.gaps.map((g) => `<li>${escapeHtml(g)}</li>`).join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>lockpick merge: ${escapeHtml(m.lock)}</title>

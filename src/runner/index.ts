@@ -10,6 +10,7 @@ import { defaultPausePoints, describePlan, planOps, validatePlan, type RunPlan }
 import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
 import { search, type Failure, type SearchResult } from './search.ts';
+import { classifyRun, lockDesign } from './failure-cause.ts';
 import { clientLogs, clientOutputNote } from './client-logs.ts';
 import { Session, isLeased, leaseFloor, runHistory, topologyOf, wantsLiveness, type Property, type RunOutcome, type SessionOptions } from './session.ts';
 import { newRunDir, readTestJson, runLog, versions, writeEvents, writeJson } from './store.ts';
@@ -68,6 +69,8 @@ export interface RunOptions {
   parallel?: number;
   /** After a violation, search on until timeS is spent and report every distinct failure (--keep-going). */
   keepGoing?: boolean;
+  /** Stop at the first failure, even one inherent to the design (--first-failure). */
+  firstFailure?: boolean;
   /** This run is shard I of N of one search (--shard): a disjoint part of the plans (src/workload/shard.ts). */
   shard?: Shard;
 }
@@ -151,19 +154,25 @@ function done(s: SummaryDraft): RunSummary {
 
 /** A distinct failure as --json and results.json say it; its counterexample dir replays with `lockpick run --replay DIR`. */
 export interface FailureJson {
-  class: string; kinds: string[]; anomalies: string[]; after_ms: number; runs: number;
+  /** Its class by cause (stable: "bug: stale-release · stale-release · client-pause@release"). */
+  class: string;
+  /** bug: of this implementation; inherent: to the lock's design; unknown: not classified. */
+  nature: 'bug' | 'inherent' | 'unknown';
+  /** The class in words ("a bug in this lock: its release freed another client's lock (…)"). */
+  cause: string;
+  kinds: string[]; anomalies: string[]; after_ms: number; runs: number;
   ops: number; faults: number; counterexample: string; confirmed: boolean;
 }
 
 function failureJson(f: Failure, cdir: string): FailureJson {
   return {
-    class: f.name, kinds: f.kinds, anomalies: f.anomalies, after_ms: f.afterMs, runs: f.runs,
+    class: f.name, nature: f.nature ?? 'unknown', cause: f.words ?? `not classified: ${f.name}`, kinds: f.kinds, anomalies: f.anomalies, after_ms: f.afterMs, runs: f.runs,
     ops: planOps(f.minimal.plan), faults: f.minimal.plan.faults.length, counterexample: cdir, confirmed: f.confirmed,
   };
 }
 
 function describeFailure(j: FailureJson, n: number): string {
-  return `  ${n}. after ${(j.after_ms / 1000).toFixed(1)} s of search: ${j.class}; shrunk to ${j.ops} ops / ${j.faults} fault(s)`
+  return `  ${n}. ${j.cause}\n     after ${(j.after_ms / 1000).toFixed(1)} s of search; ${j.anomalies.join(', ')} under ${j.kinds.join(', ') || 'no fault'}; shrunk to ${j.ops} ops / ${j.faults} fault(s)`
     + `${j.confirmed ? '' : ' (not seen again on a confirmation run)'}; ${j.runs} violating run(s); ${j.counterexample}`;
 }
 
@@ -405,7 +414,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   const test: Record<string, unknown> = {
     lock: lockLabel(o.lock), ...storedLock(o.lock), model: o.recipe.model, fencing: o.recipe.fencing,
     topology: { name: topo.name, ...topo.opts }, faults: o.faults, pause_points: o.pausePoints ?? null, property: o.property ?? 'both', liveness_ms: o.livenessMs ?? null, clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
-    time_s: o.timeS, runs: o.runs, parallel: o.parallel ?? 1, keep_going: o.keepGoing === true, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
+    time_s: o.timeS, runs: o.runs, parallel: o.parallel ?? 1, keep_going: o.keepGoing === true, first_failure: o.firstFailure === true, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
     versions: versions(), started: new Date().toISOString(), plan: null, ...envJson(o.env, o.keyPrefix),
     ...(o.shard ? { shard: o.shard } : {}),
   };
@@ -431,7 +440,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const gapsNow = firstSeen ? [] : [`${reason} after ${coverage.runs} run(s): no verdict`];
     const results: Interrupted = {
       verdict, interrupted: true, reason, gaps: gapsNow, ...totals(), runs: coverage.runs, seed, first: firstSeen ? outcomeJson(firstSeen) : null,
-      ...(o.keepGoing ? { failures: failuresJson() } : {}), client_logs: clientLogs(dir), dir,
+      ...(o.keepGoing || stored.length ? { failures: failuresJson() } : {}), client_logs: clientLogs(dir), dir,
     };
     writeJson(join(dir, 'results.json'), results);
     if (firstSeen) await writeCounterexample(dir, firstSeen, { lock: lockLabel(o.lock), seed, plan: describePlan(firstSeen.plan) });
@@ -441,7 +450,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     });
     o.log(`\nINTERRUPTED (${reason}) after ${coverage.runs} run(s): ${firstSeen ? `UNSAFE: a violation was found in the history's run ${firstSeen.run} (keys r${firstSeen.run}-…; the history counts the calibration run too), not shrunk; its history is in ${join(dir, 'counterexample')}` : 'no violation so far; no verdict'}.`);
     if (firstSeen) o.log(await describeOutcome(firstSeen, join(dir, 'counterexample', 'history.jsonl')));
-    if (o.keepGoing && stored.length) {
+    if (stored.length && (o.keepGoing || stored.length > 1)) {
       o.log(`\ndistinct failures so far: ${stored.length} (the first as found above, the others shrunk)`);
       failuresJson().forEach((j, i) => o.log(describeFailure(j, i + 1)));
     }
@@ -472,6 +481,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     };
     let res: SearchResult;
     let learned = o.learnedPoints;
+    const design = lockDesign(o.recipe, lease.ttlMs, o.lockOptions);
     try {
       // Points learned, not guessed (src/workload/points.ts): anchored faults land only where the lock's clients go.
       if (learned) o.log(`points as learned before (--points-from): ${learned.points.join(', ')}`);
@@ -499,8 +509,9 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         first: shard ? shardFirstPlans(first, shard) : first, runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed: shard ? shardSeed(seed, shard) : seed,
         runOnce: (plan, lane) => session.runOnce(plan, lane),
         parallel: o.parallel, concurrent: (plan) => plan.faults.every((f) => kindDef(f.kind)?.scope === 'client'),
-        keepGoing: o.keepGoing,
-        // The first failure is stored below as without --keep-going; the others as found, each replayable on its own.
+        keepGoing: o.keepGoing, stopAtFirst: o.firstFailure,
+        classify: (out) => classifyRun(out, design),
+        // The first failure found is stored below in counterexample/; the others as found (counterexample-N), each replayable on its own.
         onFailure: async (f, n) => {
           if (n === 1) { stored.push({ f, cdir: join(dir, 'counterexample') }); return; }
           const name = `counterexample-${n}`;
@@ -546,15 +557,24 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     let cdir: string | undefined;
     if (res.minimal) {
       const m = res.minimal;
+      // The failure shown first (a bug before an inherent failure) and where each is stored (counterexample/ for the first found).
+      const shown = res.failures.map((f) => stored.find((x) => x.f === f) ?? { f, cdir: join(dir, 'counterexample') });
       summary.minimal = { plan: m.plan, ops: m.ops, faults: m.plan.faults.length, anomalies: [...m.check.anomalies, ...m.resource.anomalies], resource: m.resource, confirmed: res.minimalConfirmed };
       test.plan = m.plan;
       test.counterexample = { seed: res.seed, path: res.path, run: m.run };
       writeJson(join(dir, 'test.json'), test);
-      cdir = await writeCounterexample(dir, m, { lock: lockLabel(o.lock), seed: res.seed, path: res.path, plan: describePlan(m.plan) });
+      const firstFound = stored[0]?.f ?? res.failures[0]!;
+      const firstDir = await writeCounterexample(dir, firstFound.minimal, { lock: lockLabel(o.lock), seed: res.seed, path: firstFound.path, plan: describePlan(firstFound.minimal.plan) });
+      // Shown after a bug found later, it replays from its own dir as counterexample-N do (the run dir replays the bug).
+      if (firstFound !== res.failures[0]) writeJson(join(firstDir, 'test.json'), { ...test, plan: firstFound.minimal.plan, counterexample: { seed: res.seed, path: firstFound.path, run: firstFound.minimal.run, class: firstFound.name } });
+      cdir = shown[0]!.cdir;
       const firstS = ((res.firstAfterMs ?? 0) / 1000).toFixed(1);
       o.log(o.keepGoing
         ? `\nUNSAFE: ${lockLabel(o.lock)} broke first after ${firstS} s of search (--keep-going: ${res.runs} search run(s), ${res.shrinkRuns} shrinking run(s) in all)${res.shrinkInterrupted ? '; its shrink time ran out' : ''}.`
         : `\nUNSAFE: ${lockLabel(o.lock)} broke after ${res.runs} run(s) (${firstS} s of search), shrunk in ${res.shrinkRuns} more run(s)${res.shrinkInterrupted ? ' (shrink time ran out)' : ''}.`);
+      const head = res.failures[0]!;
+      if (head.words) o.log(`${head.words}${res.failures.length > 1 ? ` (and ${res.failures.length - 1} more failure(s) below)` : ''}`);
+      if (!o.keepGoing && res.failures.length === 1 && head.nature === 'inherent') o.log(`no bug of this implementation found beyond it in ${(res.searchMs / 1000).toFixed(1)} s of search (${head.runs - 1 + res.inherentRuns} more run(s) broke it only in ways inherent to its design)`);
       o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? 'broke the lock again on a confirmation run' : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
       o.log(`\n${await describeOutcome(m, join(cdir, 'history.jsonl'))}`);
       o.log(`\nsearch: ${describeCoverage(coverage)}`);
@@ -563,10 +583,9 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       o.log(`fast-check seed ${res.seed}, path "${res.path ?? ''}"${learned ? `; the same search again: ${o.shard ? `--seed ${seed} --shard ${shardLabel(o.shard)}` : `--seed ${res.seed}`} --points-from ${dir}` : ''}`);
       o.log(`timeline: ${join(cdir, 'timeline.html')}`);
       o.log(`replay:   ${replay}`);
-      if (!o.keepGoing) stored.push({ f: res.failures[0]!, cdir });
-      summary.failures = failuresJson();
-      if (o.keepGoing) {
-        o.log(`\ndistinct failures: ${summary.failures.length} (--keep-going, ${(res.searchMs / 1000).toFixed(1)} s of search; each replays with lockpick run --replay DIR)`);
+      summary.failures = shown.map((x) => failureJson(x.f, x.cdir));
+      if (o.keepGoing || summary.failures.length > 1) {
+        o.log(`\n${o.keepGoing ? 'distinct failures' : 'failures'}: ${summary.failures.length} (${o.keepGoing ? '--keep-going, ' : 'one of each nature, '}${(res.searchMs / 1000).toFixed(1)} s of search; bugs of this lock first; each replays with lockpick run --replay DIR)`);
         summary.failures.forEach((j, i) => o.log(describeFailure(j, i + 1)));
       }
     } else if (summary.exitCode === 0) {
@@ -588,11 +607,12 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     }
     return finish(dir, o, t0, summary, {
       ...junitBase, tested: describeCoverage(coverage), ...shownRun(res.minimal, cdir), confirmed: res.minimal ? res.minimalConfirmed : undefined,
+      failures: (summary.failures ?? []).map((j, i) => ({ ...j, ...shownRun(res.failures[i]!.minimal, j.counterexample), replayCommand: i === 0 ? replay : `lockpick run --replay ${j.counterexample}` })),
     }, [o.junitPath, cdir && join(cdir, 'junit.xml')], {
       ...totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
       first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,
       first: res.first ? outcomeJson(res.first) : null, minimal: res.minimal ? outcomeJson(res.minimal) : null,
-      failures: summary.failures, client_logs: clientLogs(dir),
+      failures: summary.failures, inherent_runs: res.inherentRuns, client_logs: clientLogs(dir),
     });
   }, onInterrupt);
 }

@@ -23,6 +23,9 @@ export interface ShardRun {
 
 export interface MergedFailure {
   class: string;
+  /** As the shards classed it by cause (failure-cause.ts): a bug of this lock, inherent to its design, or unknown. */
+  nature?: 'bug' | 'inherent' | 'unknown';
+  cause?: string;
   kinds: string[];
   anomalies: string[];
   /** The shards that found it ("2/4"), and their violating runs summed. */
@@ -51,7 +54,7 @@ export interface MergeResult {
 
 /** Fields every shard of one search must share: a difference is refused, naming the field. */
 const SAME = ['lock', 'lock_sha256', 'model', 'topology', 'faults', 'pause_points', 'property', 'liveness_ms', 'clients', 'ttl_ms', 'keys',
-  'time_s', 'runs', 'parallel', 'keep_going', 'shrink_time_s', 'lock_options', 'env.kind', 'versions.lockpick', 'shard.total'];
+  'time_s', 'runs', 'parallel', 'keep_going', 'first_failure', 'shrink_time_s', 'lock_options', 'env.kind', 'versions.lockpick', 'shard.total'];
 
 const field = (t: Record<string, unknown>, path: string): unknown =>
   path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined), t);
@@ -163,7 +166,7 @@ export function mergeShards(dirs: readonly string[]): MergeResult {
       const timeline = f.dir && existsSync(join(f.dir, 'timeline.html')) ? join(f.dir, 'timeline.html') : undefined;
       const replay = f.dir && existsSync(join(f.dir, 'test.json')) ? f.dir : f.dir ? r.dir : undefined;
       if (!m) {
-        failures.set(f.class, { class: f.class, kinds: f.kinds, anomalies: f.anomalies, shards: [shardLabel(r.shard)], runs: f.runs, confirmed: f.confirmed, counterexample: f.dir, timeline, replay });
+        failures.set(f.class, { class: f.class, ...(f.nature ? { nature: f.nature } : {}), ...(f.cause ? { cause: f.cause } : {}), kinds: f.kinds, anomalies: f.anomalies, shards: [shardLabel(r.shard)], runs: f.runs, confirmed: f.confirmed, counterexample: f.dir, timeline, replay });
         continue;
       }
       m.shards.push(shardLabel(r.shard));
@@ -191,6 +194,7 @@ export function mergeShards(dirs: readonly string[]): MergeResult {
     verdict, exitCode: verdict === false ? 1 : verdict === true ? 0 : 3,
     lock: String(base.test.lock ?? ''), faults, total,
     shards: sorted.map((r) => ({ shard: shardLabel(r.shard), dir: r.dir, verdict: r.results?.verdict ?? 'missing-results', runs: r.results?.runs ?? 0, interrupted: r.results?.interrupted ?? false, gaps: r.results?.gaps ?? [] })),
-    gaps: why, coverage, failures: [...failures.values()],
+    // Bugs of this lock first, as a run lists them; otherwise in shard order.
+    gaps: why, coverage, failures: [...failures.values()].sort((a, b) => Number(a.nature !== 'bug') - Number(b.nature !== 'bug')),
   };
 }

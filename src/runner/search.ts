@@ -18,11 +18,21 @@
 // kept if new, then the search goes on until `timeMs` of search time is spent.
 // The search keeps its own clock then (fast-check's time limit would count the
 // shrinking), so "found after" stays search time as without it.
+//
+// With `classify` (a failure's cause, failure-cause.ts) classes are by cause, and the default
+// search (no keepGoing) goes on the same way past a failure inherent to the lock's design:
+// runs that only show inherent failures are counted, not shrunk, until an implementation bug
+// (or a failure it cannot classify) is found and shrunk, or the time is spent; a bug found first
+// ends it a little later (done() below), so an inherent failure easy to reach is reported too.
+// It reports one failure of each nature at most. Shrinking keeps
+// the nature it started from (a bug is not shrunk into the inherent failure beside it). The
+// failures come out bugs first, then unclassified, then inherent ones.
 import fc from 'fast-check';
 import type { RunPlan } from '../workload/plan.ts';
 import type { RunOutcome } from './session.ts';
 import { shrinkRun } from './shrink.ts';
 import { failureClass, repeatOf, type FailureClass } from './failure-class.ts';
+import type { CauseClass, Nature } from './failure-cause.ts';
 
 export interface SearchOptions {
   arb: fc.Arbitrary<RunPlan>;
@@ -45,10 +55,17 @@ export interface SearchOptions {
   keepGoing?: boolean;
   /** Each distinct failure as soon as it is shrunk (n: 1, 2, …), e.g. to store it before an interrupt. */
   onFailure?(f: Failure, n: number): void | Promise<void>;
+  /** A violating run's classes by cause (one per nature, the weightiest first); given, the default search goes on past inherent failures (above). */
+  classify?(o: RunOutcome): CauseClass[];
+  /** Without keepGoing: stop at the first failure even when it is inherent (its class is still by cause). */
+  stopAtFirst?: boolean;
 }
 
 /** A distinct failure: its class, when it was first seen, and its shrunk run. */
 export interface Failure extends FailureClass {
+  /** By cause (classify given): bug, inherent or unknown, and the class in words. */
+  nature?: Nature;
+  words?: string;
   afterMs: number;              // search time until its first run ended
   runs: number;                 // violating search runs counted for it (its first and the repeats)
   first: RunOutcome;            // the violation as found
@@ -72,15 +89,17 @@ export interface SearchResult {
   path?: string;                // fast-check path of the first counterexample (with seed, fast-check replays it)
   shrinkInterrupted: boolean;
   minimalConfirmed?: boolean;   // the minimal plan broke the lock again on a confirmation run
-  /** The distinct failures, in the order found; the first is first/minimal above (one entry without keepGoing). */
+  /** The distinct failures, bugs first (then in the order found); the first is minimal above (one entry without keepGoing, unless the first was inherent). */
   failures: Failure[];
+  /** Violating runs the default search counted and did not shrink: they showed only failures inherent to the design. */
+  inherentRuns: number;
 }
 
 export async function search(o: SearchOptions): Promise<SearchResult> {
   const seed = o.seed ?? Math.floor(Math.random() * 0x7fffffff);
   const k = Math.max(1, Math.floor(o.parallel ?? 1));
   const started = Date.now();
-  const res: SearchResult = { seed, runs: 0, shrinkRuns: 0, inconclusive: 0, schedules: 0, searchMs: 0, parallel: 0, shrinkInterrupted: false, failures: [] };
+  const res: SearchResult = { seed, runs: 0, shrinkRuns: 0, inconclusive: 0, schedules: 0, searchMs: 0, parallel: 0, shrinkInterrupted: false, failures: [], inherentRuns: 0 };
   const seen = new Set<string>();
 
   // An error out of a run (a broken lock contract, the history not written) is not a
@@ -119,7 +138,7 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
     const p: Promise<void> = runTracked(plan, 'search', lane).then((out) => {
       if (out.verdict !== false) return;
       const afterMs = searchNow();
-      if (o.keepGoing) pending.push({ out, afterMs, index });
+      if (goOn) pending.push({ out, afterMs, index });
       if (res.first) return;
       res.first = out;
       res.firstAfterMs = afterMs;
@@ -129,50 +148,81 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
     res.parallel = Math.max(res.parallel, running.size);
   };
 
-  const shrink = (first: RunOutcome) => shrinkRun(first, { arb: o.shrinkArb ?? o.arb, budgetMs: Math.max(1, o.shrinkTimeMs), runOnce: (plan) => runTracked(plan, 'shrink', 0) });
+  const classOf = o.classify;
+  // The default search goes on past inherent failures only (classify given); keepGoing past every one.
+  const goOn = o.keepGoing === true || (classOf !== undefined && o.stopAtFirst !== true);
+  // The default search ends at a bug (or a failure it cannot classify) once it also has an inherent
+  // one, or once the first plans have all run (each strategy tried once) and it has searched as long
+  // again as the bug took to find: an inherent failure the same faults make easily is reported
+  // beside it, and a lock with a bug alone costs at most twice its time to detection.
+  const firstCount = o.first?.length ?? 0;
+  const has = (inherent: boolean) => res.failures.some((f) => (f.nature === 'inherent') === inherent);
+  const bugAt = () => Math.min(...res.failures.filter((f) => f.nature !== 'inherent').map((f) => f.afterMs));
+  const done = () => !o.keepGoing && has(false) && (has(true) || (drawn >= firstCount && searchNow() >= 2 * bugAt()));
+  const shrink = (first: RunOutcome, keep?: (out: RunOutcome) => boolean) =>
+    shrinkRun(first, { arb: o.shrinkArb ?? o.arb, budgetMs: Math.max(1, o.shrinkTimeMs), runOnce: (plan) => runTracked(plan, 'shrink', 0), keep });
   // keepGoing, with no run in flight: class the violations found, shrinking the new ones (off the search clock).
   const classify = async () => {
     const t = Date.now();
     try {
       for (let c = pending.shift(); c; c = pending.shift()) {
-        const again = repeatOf(c.out.plan, c.out, res.failures);
-        if (again) { again.runs++; continue; }
-        const s = await shrink(c.out);
-        const cls = failureClass(s.minimal.plan, s.minimal);
-        const same = res.failures.find((f) => f.name === cls.name);
-        if (same) { same.runs++; continue; }
-        const f = failureOf(c.out, s, c.afterMs, String(c.index), cls);
-        res.failures.push(f);
-        await o.onFailure?.(f, res.failures.length);
+        if (!classOf) {
+          const again = repeatOf(c.out.plan, c.out, res.failures);
+          if (again) { again.runs++; continue; }
+          const s = await shrink(c.out);
+          await found(c, s, failureClass(s.minimal.plan, s.minimal));
+          continue;
+        }
+        // By cause: each class the run shows (a bug and an inherent failure may share a run) is found once.
+        for (const cause of classOf(c.out)) {
+          const again = res.failures.find((f) => f.name === cause.key);
+          if (again) { again.runs++; continue; }
+          // The default search reports one failure of each nature: a class of a nature it has is counted.
+          if (!o.keepGoing && has(cause.nature === 'inherent')) { if (cause.nature === 'inherent') res.inherentRuns++; continue; }
+          const s = await shrink(c.out, (out) => shows(classOf(out), cause));
+          // Shrinking keeps a run that shows this class's anomalies by causes of its nature (else it returns the run found).
+          const got = classOf(s.minimal).find((k) => k.nature === cause.nature) ?? cause;
+          await found(c, s, byCause(s.minimal.plan, got));
+        }
       }
     } finally {
       shrinkMs += Date.now() - t;
     }
   };
 
-  const found = await fc.check(fc.asyncProperty(o.arb, async (plan) => {
+  async function found(c: { out: RunOutcome; afterMs: number; index: number }, s: Awaited<ReturnType<typeof shrink>>, cls: FailureClass & Pick<Failure, 'nature' | 'words'>) {
+    const same = res.failures.find((f) => f.name === cls.name);
+    if (same) { same.runs++; return; }
+    const f = failureOf(c.out, s, c.afterMs, String(c.index), cls);
+    res.failures.push(f);
+    await o.onFailure?.(f, res.failures.length);
+  }
+
+  const checked = await fc.check(fc.asyncProperty(o.arb, async (plan) => {
     const alone = k === 1 || o.concurrent?.(plan) !== true;
     if (alone) await settle();
     else while (running.size >= k) await Promise.race(running);
     rethrow();
-    if (o.keepGoing) {
+    if (goOn) {
       if (pending.length) { await settle(); await classify(); }
-      if (searchNow() >= o.timeMs) return false;   // time is up: ends fast-check's loop (no shrinking: endOnFailure)
+      if (searchNow() >= o.timeMs || done()) return false;   // time is up (or a bug found): ends fast-check's loop (no shrinking: endOnFailure)
     } else if (res.first) return false;
     if (stopped) return true;
     launch(plan);
     if (alone) await settle();
     rethrow();
-    return o.keepGoing || !res.first;
-  }), { numRuns: o.runs, seed, examples: (o.first ?? []).map((p): [RunPlan] => [p]), endOnFailure: true, interruptAfterTimeLimit: o.keepGoing ? undefined : o.timeMs, markInterruptAsFailure: false });
+    return goOn || !res.first;
+  }), { numRuns: o.runs, seed, examples: (o.first ?? []).map((p): [RunPlan] => [p]), endOnFailure: true, interruptAfterTimeLimit: goOn ? undefined : o.timeMs, markInterruptAsFailure: false });
   stopped = true;
   await settle();
   res.searchMs = searchNow();
   res.schedules = seen.size;
   rethrow();
   if (!res.first) return res;
-  if (o.keepGoing) {
+  if (goOn) {
     await classify();
+    // Bugs first, then what could not be classified, then the inherent ones; each group in the order found.
+    if (classOf) res.failures.sort((a, b) => RANK[a.nature ?? 'unknown'] - RANK[b.nature ?? 'unknown']);
     const f = res.failures[0]!;   // the first violation is never a repeat: nothing was classed before it
     res.minimal = f.minimal;
     res.path = f.path;
@@ -185,11 +235,25 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
   // path name the first counterexample, which fast-check replays exactly.
   const shrunk = await shrink(res.first);
   res.minimal = shrunk.minimal;
-  res.path = (k === 1 && found.failed ? found.counterexamplePath : undefined) ?? (firstIndex === undefined ? undefined : String(firstIndex));
+  res.path = (k === 1 && checked.failed ? checked.counterexamplePath : undefined) ?? (firstIndex === undefined ? undefined : String(firstIndex));
   res.shrinkInterrupted = shrunk.interrupted;
   res.minimalConfirmed = shrunk.confirmed;
-  res.failures.push(failureOf(res.first, shrunk, res.firstAfterMs ?? 0, res.path ?? ''));
+  const cause = classOf?.(shrunk.minimal)[0];
+  res.failures.push(failureOf(res.first, shrunk, res.firstAfterMs ?? 0, res.path ?? '', cause ? byCause(shrunk.minimal.plan, cause) : undefined));
   return res;
+}
+
+const RANK: Record<Nature, number> = { bug: 0, unknown: 1, inherent: 2 };
+
+/** A class by cause, as a FailureClass: its name is the cause's stable key, its anomalies those its causes name. */
+function byCause(plan: RunPlan, c: CauseClass): FailureClass & Pick<Failure, 'nature' | 'words'> {
+  return { kinds: [...new Set(plan.faults.map((f) => f.kind))].sort(), anomalies: [...new Set(c.causes.map((x) => x.anomaly))].sort(), name: c.key, nature: c.nature, words: c.words };
+}
+
+/** Whether a run's classes show `cls`'s anomalies by causes of its nature. */
+function shows(classes: readonly CauseClass[], cls: CauseClass): boolean {
+  const same = classes.find((k) => k.nature === cls.nature);
+  return same !== undefined && cls.causes.every((x) => same.causes.some((y) => y.anomaly === x.anomaly));
 }
 
 /** A distinct failure from its first violating run and what shrinking made of it. */

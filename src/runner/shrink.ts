@@ -10,7 +10,8 @@
 //      needed), for smaller delays and times.
 // A candidate counts as failing if any of its tries breaks the lock with every
 // kind of anomaly the first violation showed (a stale unlock must not vanish
-// from the result because a smaller plan only showed the double holder); the
+// from the result because a smaller plan only showed the double holder), or
+// what `keep` asks instead (the same failure class by cause); the
 // smallest failing plan so far is kept whatever the budget does. A violation
 // seen once may have been luck, so the result is confirmed at the end: the
 // smallest plans are run once more, smallest first, and the first that breaks
@@ -85,6 +86,8 @@ export interface ShrinkOptions {
   tries?: number;
   /** Runs spent confirming the result after the budget (default 2). */
   confirmRuns?: number;
+  /** What a smaller violation must show, instead of every kind of anomaly the first showed (a class by cause: search.ts). */
+  keep?(out: RunOutcome): boolean;
 }
 
 export interface ShrinkResult {
@@ -105,7 +108,7 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
   const seen = new Set<string>([JSON.stringify(first.plan)]);
   const wanted = anomalyKinds(first);
   /** A violation with every kind of anomaly the first one showed. */
-  const showsAll = (out: RunOutcome) => out.verdict === false && [...wanted].every((k) => anomalyKinds(out).has(k));
+  const showsAll = (out: RunOutcome) => out.verdict === false && (o.keep ? o.keep(out) : [...wanted].every((k) => anomalyKinds(out).has(k)));
   const timeLeft = () => {
     if (performance.now() < deadline) return true;
     interrupted = true;
@@ -169,7 +172,7 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
     runs++;
     if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: confirm ${planOps(c.plan)} ops: ${out.verdict}\n`);
     // It broke again; report the run that shows every kind (this one, or the one that was accepted).
-    if (out.verdict === false) return { minimal: showsAll(out) ? out : c, runs, interrupted, confirmed: true };
+    if (out.verdict === false && (o.keep?.(out) ?? true)) return { minimal: showsAll(out) ? out : c, runs, interrupted, confirmed: true };
   }
   // Not seen again: still a violation that happened (its history shows it), but a replay may need several runs.
   return { minimal: best, runs, interrupted, confirmed: false };

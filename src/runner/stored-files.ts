@@ -130,7 +130,7 @@ export interface ShardResults {
   gaps: string[];
   runs: number;
   coverage?: import('./coverage.ts').Coverage;
-  failures: { class: string; kinds: string[]; anomalies: string[]; runs: number; counterexample: string; confirmed: boolean }[];
+  failures: { class: string; nature?: 'bug' | 'inherent' | 'unknown'; cause?: string; kinds: string[]; anomalies: string[]; runs: number; counterexample: string; confirmed: boolean }[];
   /** The first violating run as found (an interrupted shard's only record of it): its anomaly types and fault kinds. */
   first?: { anomalies: string[]; kinds: string[] };
 }
@@ -160,6 +160,8 @@ export function checkShardResults(raw: unknown, file: string): ShardResults {
     const at = `failures[${i}]`;
     const x = c.object(f, at);
     c.string(x.class, `${at}.class`);
+    if (x.nature !== undefined && !['bug', 'inherent', 'unknown'].includes(x.nature as string)) c.fail(`${at}.nature`, '"bug", "inherent" or "unknown"', x.nature);
+    c.string(x.cause, `${at}.cause`, true);
     c.strings(x.kinds, `${at}.kinds`);
     c.strings(x.anomalies, `${at}.anomalies`);
     c.count(x.runs, `${at}.runs`);

@@ -26,7 +26,7 @@ after(() => {
 });
 
 test('docker: redis-sentinel + failover: random search finds the unreplicated-key double holder (exit 1)', { skip }, async () => {
-  const r = await lockpick(['run', '--env', 'docker', '--lock', 'redis-sentinel', '--faults', 'failover', '--time', '150', '--shrink-time', '5',
+  const r = await lockpick(['run', '--env', 'docker', '--lock', 'redis-sentinel', '--faults', 'failover', '--first-failure', '--time', '150', '--shrink-time', '5',
     '--store', tempStore(), '--json'], 400_000);
   assert.equal(r.code, 1, r.stderr);
   assert.ok(anomalyTypes(r).includes('double-holder'), `anomalies: ${anomalyTypes(r)}`);
@@ -41,7 +41,7 @@ test('docker: redis-sentinel + failover: random search finds the unreplicated-ke
 
 test('docker: a 3-node ZooKeeper ensemble in containers; seed 000 (afterWait=assume-held) is found UNSAFE', { skip }, async () => {
   const r = await lockpick(['run', '--env', 'docker', '--lock', 'zk-ephemeral-sequential', '--lock-opt', 'afterWait=assume-held',
-    '--time', '120', '--shrink-time', '5', '--store', tempStore(), '--json'], 400_000);
+    '--first-failure', '--time', '120', '--shrink-time', '5', '--store', tempStore(), '--json'], 400_000);
   assert.equal(r.code, 1, r.stderr);
   // As on local servers (run-zk-sessions.test.ts): no fault needed, a wait that runs out is enough.
   // The shrunk run may show the fencing symptom alone (stale-token); the first violation has the double holder.
@@ -91,7 +91,7 @@ test("docker: ZooKeeper quorum links go through the proxy: partition 'leader' an
 });
 
 test('docker: MariaDB in a container: mysql-get-lock + a partitioned holder whose session the server drops is found UNSAFE', { skip }, async () => {
-  const r = await lockpick(['run', '--env', 'docker', '--lock', 'mysql-get-lock', '--faults', 'partition', '--clients', '3', '--time', '90', '--shrink-time', '3',
+  const r = await lockpick(['run', '--env', 'docker', '--lock', 'mysql-get-lock', '--faults', 'partition', '--clients', '3', '--first-failure', '--time', '90', '--shrink-time', '3',
     '--store', tempStore(), '--json'], 300_000);
   assert.equal(r.code, 1, r.stderr);
   const first = [...anomalyTypes(r), ...((r.summary?.firstAnomalies ?? []) as { type: string }[]).map((a) => a.type)];

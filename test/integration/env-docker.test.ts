@@ -38,7 +38,7 @@ after(() => {
 
 test('docker: a client pause breaks redis-set-px-del (exit 1, shrunk counterexample); no container left', { skip }, async () => {
   const r = await lockpick(['run', '--env', 'docker', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section',
-    '--clients', '3', '--time', '90', '--shrink-time', '25', '--store', tempStore(), '--json'], 300_000);
+    '--clients', '3', '--first-failure', '--time', '90', '--shrink-time', '25', '--store', tempStore(), '--json'], 300_000);
   assert.equal(r.code, 1, r.stderr);
   assert.ok(anomalyTypes(r).includes('double-holder'), `anomalies: ${anomalyTypes(r)}`);
   const m = r.summary!.minimal!;
@@ -47,7 +47,7 @@ test('docker: a client pause breaks redis-set-px-del (exit 1, shrunk counterexam
 });
 
 test('docker: redis-set-px-lua fault-free is SAFE (exit 0)', { skip }, async () => {
-  const r = await lockpick(['run', '--env', 'docker', '--lock', 'redis-set-px-lua', '--clients', '3', '--time', '10', '--store', tempStore(), '--json'], 180_000);
+  const r = await lockpick(['run', '--env', 'docker', '--lock', 'redis-set-px-lua', '--clients', '3', '--first-failure', '--time', '10', '--store', tempStore(), '--json'], 180_000);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.summary!.verdict, true, 'SAFE');
   assert.deepEqual(ours(), []);
@@ -128,7 +128,7 @@ test('docker: with a remote engine (DOCKER_HOST=tcp://...) clock faults are refu
 
 /** Starts `lockpick run --env docker` and resolves once its containers are up. */
 async function runUntilContainers(): Promise<ReturnType<typeof spawn>> {
-  const child = spawn(process.execPath, [bin, 'run', '--env', 'docker', '--lock', 'redis-set-px-lua', '--time', '120', '--store', tempStore()], { cwd: repoRoot, stdio: 'ignore' });
+  const child = spawn(process.execPath, [bin, 'run', '--env', 'docker', '--lock', 'redis-set-px-lua', '--first-failure', '--time', '120', '--store', tempStore()], { cwd: repoRoot, stdio: 'ignore' });
   for (let i = 0; i < 600 && servers().length < 2; i++) await new Promise((res) => setTimeout(res, 100));
   assert.equal(servers().length, 2, 'n1 and the resource node run as containers');
   return child;
@@ -143,7 +143,7 @@ test('docker: Ctrl-C removes the containers; after a kill -9 the next invocation
   await new Promise<void>((res) => { b.on('exit', () => res()); b.kill('SIGKILL'); });
   assert.equal(servers().length, 2, 'a kill -9 leaves them running');
   assert.ok(ours().some((l) => l.startsWith('network ')), 'and their network');
-  const r = await lockpick(['run', '--env', 'docker', '--lock', 'redis-set-px-lua', '--time', '2', '--store', tempStore()], 120_000);
+  const r = await lockpick(['run', '--env', 'docker', '--lock', 'redis-set-px-lua', '--first-failure', '--time', '2', '--store', tempStore()], 120_000);
   assert.match(r.stderr + r.stdout, /removed leftover container lockpick-\S+-n1 \(left by lockpick pid \d+, which is gone\)/);
   assert.deepEqual(ours(), [], 'the next invocation removed them');
 });
@@ -165,7 +165,7 @@ async function containerEvents(body: () => Promise<void>): Promise<string[]> {
 test('docker: --image goes into test.json and --replay runs on containers of that image again', { skip }, async () => {
   const image = 'lockpick-redis:local';
   const store = tempStore();
-  const r = await lockpick(['run', '--env', 'docker', '--image', `redis=${image}`, '--lock', 'redis-set-px-lua', '--runs', '1', '--time', '20', '--store', store, '--json'], 180_000);
+  const r = await lockpick(['run', '--env', 'docker', '--image', `redis=${image}`, '--lock', 'redis-set-px-lua', '--runs', '1', '--first-failure', '--time', '20', '--store', store, '--json'], 180_000);
   assert.ok([0, 3].includes(r.code!), r.stderr);
   const testJson = path.join(r.summary!.dir, 'test.json');
   const stored = JSON.parse(readFileSync(testJson, 'utf8')) as Record<string, unknown>;

@@ -24,7 +24,7 @@ test("external PostgreSQL: session-kill breaks pg-advisory-session there (exit 1
   try {
     const pid = (await own.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
     const r = await lockpick(['run', '--lock', 'pg-advisory-session', '--env', 'external', '--endpoints', endpoints, '--faults', 'session-kill',
-      '--seed', '1', '--time', '30', '--shrink-time', '0', '--store', tempStore(), '--json'], 120_000);
+      '--seed', '1', '--first-failure', '--time', '30', '--shrink-time', '0', '--store', tempStore(), '--json'], 120_000);
     assert.equal(r.code, 1, r.stderr);
     assert.ok(anomalyTypes(r).includes('double-holder'), `anomalies: ${anomalyTypes(r)}`);
     assert.match(r.stderr, /faults applied: session-kill \d/);

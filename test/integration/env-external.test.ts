@@ -63,7 +63,7 @@ test('external redis: a client pause breaks redis-set-px-del (exit 1); only the 
   let r;
   try {
     r = await lockpick(['run', '--env', 'external', '--endpoints', endpoints, '--lock', 'redis-set-px-del', '--faults', 'client-pause',
-      '--pause-at', 'in-critical-section', '--clients', '3', '--time', '90', '--shrink-time', '5', '--store', store, '--json'], 240_000);
+      '--pause-at', 'in-critical-section', '--clients', '3', '--first-failure', '--time', '90', '--shrink-time', '5', '--store', store, '--json'], 240_000);
   } finally {
     mon.disconnect();
     base.disconnect();

@@ -41,7 +41,7 @@ test('env up whose servers fail to start → 3 with the reason', () => {
 });
 
 test('run whose environment fails to start → 3 with the reason, and nothing left running', () => {
-  const r = lockpick('run', '--lock', 'redis-set-px-lua', '--time', '5', '--store', join(dir, 'store'));
+  const r = lockpick('run', '--lock', 'redis-set-px-lua', '--first-failure', '--time', '5', '--store', join(dir, 'store'));
   assert.equal(r.code, 3, r.err);
   assert.match(r.err, /lockpick run: the redis environment failed to start: [^]*refusing to start \(test\)/);
   assert.doesNotMatch(r.err, /internal error/);

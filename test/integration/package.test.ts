@@ -129,7 +129,7 @@ async function runUnsafe(file: string, body: string): Promise<void> {
   writeFileSync(path.join(project, file), body);
   const store = path.join(project, `store-${file}`);
   const r = await sh('npx', ['lockpick', 'run', '--lock', `./${file}`, '--faults', 'client-pause', '--pause-at', 'in-critical-section',
-    '--time', '60', '--shrink-time', '5', '--store', store], project, 150_000);
+    '--first-failure', '--time', '60', '--shrink-time', '5', '--store', store], project, 150_000);
   assert.equal(r.code, 1, `expected UNSAFE (exit 1), got ${r.code}:\n${r.stdout}\n${r.stderr.slice(-3000)}`);
   assert.match(r.stdout, /UNSAFE: .*my-lock/);
   assert.match(r.stdout, /Minimal schedule/);
@@ -180,19 +180,19 @@ test(`on a machine without a C/C++ compiler (${slim.how === 'path' ? 'simulated 
   assert.equal(fresh.stdout.trim(), 'true', `the installed dist/ is fresh, so the CLI runs it without tsx: ${fresh.stderr}`);
   // The CLI runs from dist/ (no tsx needed at start); no faults, so no clock shim is needed either.
   if (slim.how === 'path' && rootShimCache) rmSync(path.join(shimCacheDir(path.join(project, 'node_modules', 'lockpick'), slim.env), 'libclockshim.so'), { force: true });
-  const safe = await run('npx', ['lockpick', 'run', '--lock', 'redis-set-px-lua', '--time', '5', '--store', 'store-slim']);
+  const safe = await run('npx', ['lockpick', 'run', '--lock', 'redis-set-px-lua', '--first-failure', '--time', '5', '--store', 'store-slim']);
   assert.equal(safe.code, 0, `expected SAFE (exit 0):\n${safe.stdout}\n${safe.stderr.slice(-3000)}`);
   assert.match(safe.stdout, /SAFE so far/);
   assert.match(safe.stderr, /cannot build the clock shim.*no C compiler/s, 'the missing shim is said');
   // The demo pages' "run it yourself": the catalogue's scenarios/NAME is found inside the package.
   const demo = await run('npx', ['lockpick', 'run', '--replay', 'scenarios/set-px-del-pause', '--runs', '2', '--store', 'store-slim']);
   assert.equal(demo.code, 1, `expected the double holder (exit 1):\n${demo.stdout}\n${demo.stderr.slice(-3000)}`);
-  const zk = await run('npx', ['lockpick', 'run', '--lock', 'zk-ephemeral', '--time', '3', '--store', 'store-slim']);
+  const zk = await run('npx', ['lockpick', 'run', '--lock', 'zk-ephemeral', '--first-failure', '--time', '3', '--store', 'store-slim']);
   assert.equal(zk.code, 3, `expected exit 3 (no test possible):\n${zk.stdout}\n${zk.stderr}`);
   assert.match(zk.stderr, /the optional package 'zookeeper' is not installed.*`npm install zookeeper`/);
   // testcontainers is plain JavaScript, so it did install; without it (npm install --omit=optional leaves it out) --env docker says the line.
   rmSync(path.join(project, 'node_modules', 'testcontainers'), { recursive: true, force: true });
-  const docker = await run('npx', ['lockpick', 'run', '--lock', 'redis-set-px-lua', '--env', 'docker', '--time', '3', '--store', 'store-slim']);
+  const docker = await run('npx', ['lockpick', 'run', '--lock', 'redis-set-px-lua', '--env', 'docker', '--first-failure', '--time', '3', '--store', 'store-slim']);
   assert.equal(docker.code, 3, `expected exit 3:\n${docker.stdout}\n${docker.stderr}`);
   assert.match(docker.stderr, /`npm install testcontainers`/);
 });

@@ -27,7 +27,7 @@ test("set-px-lua-restart-anchored: n1 restarts empty the moment c1's acquire ret
 
 test('random search draws event-anchored server faults, and each starts right when its client reaches the point', async () => {
   // Seed 1 draws three anchored pauses within its first 13 runs (one server fault in four is anchored; unseeded, 25 s sometimes drew none).
-  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--faults', 'pause', '--clients', '3', '--time', '25', '--seed', '1', '--store', tempStore(), '--json'], 120_000);
+  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--faults', 'pause', '--clients', '3', '--first-failure', '--time', '25', '--seed', '1', '--store', tempStore(), '--json'], 120_000);
   assert.equal(r.code, 0, `a pause of the server alone does not break the Lua unlock: ${r.stderr}`);
   const h = events(r);
   const reached = h.map((e, i) => [e, i] as const).filter(([e]) => e.process === 'nemesis' && e.f === 'anchor-reached');

@@ -8,7 +8,7 @@ import { lockpick, tempStore } from './run-helpers.ts';
 
 test('a Date.now()-based SETNX lock + client clock skew: double holder', async () => {
   const r = await lockpick(['run', '--lock', './test/fixtures/locks/date-now-setnx.ts', '--faults', 'client-clock', '--clients', '3',
-    '--time', '60', '--shrink-time', '8', '--store', tempStore(), '--json']);
+    '--first-failure', '--time', '60', '--shrink-time', '8', '--store', tempStore(), '--json']);
   assert.equal(r.code, 1, r.stderr);
   const first = (r.summary!.firstAnomalies as { type: string }[]).map((a) => a.type);
   assert.ok(first.includes('double-holder'), `first violation: ${first}`);

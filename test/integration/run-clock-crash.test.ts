@@ -11,7 +11,7 @@ import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
  * overlapping, but the server granted the lock during a live lease: nonlinearizable.
  */
 async function expectDoubleHolder(lock: string, faults: string, also: string[] = []): Promise<void> {
-  const r = await lockpick(['run', '--lock', lock, '--faults', faults, '--clients', '3', '--time', '60', '--shrink-time', '8',
+  const r = await lockpick(['run', '--lock', lock, '--faults', faults, '--clients', '3', '--first-failure', '--time', '60', '--shrink-time', '8',
     '--store', tempStore(), '--json']);
   assert.equal(r.code, 1, r.stderr);
   const s = r.summary!;

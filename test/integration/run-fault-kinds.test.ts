@@ -68,7 +68,7 @@ async function runKind(kind: string): Promise<string> {
   const { lock, property } = LOCK_FOR[kind] ?? DEFAULT_LOCK;
   const faults = FAULTS_FOR[kind];
   if (!faults) {
-    const r = await lockpick(['run', '--lock', lock, '--property', property, '--faults', kind, '--runs', '6', '--time', '90',
+    const r = await lockpick(['run', '--lock', lock, '--property', property, '--faults', kind, '--runs', '6', '--first-failure', '--time', '90',
       '--shrink-time', '0', '--store', tempStore(), '--json'], 240_000);
     assert.ok(r.summary, `no summary (exit ${r.code}):\n${r.stderr}`);
     assert.ok(r.code !== 2 && r.code !== 4, r.stderr);

@@ -57,7 +57,7 @@ async function until(cond: () => boolean, ms: number, what: string): Promise<voi
 
 test('Ctrl-C while the servers start: exit 130, no stack trace, nothing left running', async () => {
   const before = new Set(lockpickProcesses());
-  const r = start(['run', '--lock', 'redis-set-px-lua', '--time', '60', '--store', tempStore()]);
+  const r = start(['run', '--lock', 'redis-set-px-lua', '--first-failure', '--time', '60', '--store', tempStore()]);
   // The first line is printed just before the servers start.
   await until(() => /lockpick run \S+: lock redis-set-px-lua/.test(r.out()), 30_000, 'the first line');
   r.child.kill('SIGINT');
@@ -72,7 +72,7 @@ for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 1]] as const) {
   test(`${sig} after a violation was seen: exit ${code}, the violation is in results.json and said`, async () => {
     const store = tempStore();
     const before = new Set(lockpickProcesses());
-    const r = start(['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--time', '90', '--shrink-time', '90', '--store', store]);
+    const r = start(['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--first-failure', '--time', '90', '--shrink-time', '90', '--store', store]);
     await until(() => /[1-9]\d* violations/.test(r.out()), 100_000, 'a violation');
     r.child.kill(sig);
     assert.equal(await r.exit, code, r.out());
@@ -133,7 +133,7 @@ for (const [sig, code] of [['SIGTERM', 3], ['SIGHUP', 3], ['SIGINT', 130]] as co
 test('SIGTERM during a search (--json): exit 3, the summary on stdout and in results.json, every run\'s events kept', async () => {
   const store = tempStore();
   const before = new Set(lockpickProcesses());
-  const r = start(['run', '--lock', 'redis-set-px-lua', '--clients', '2', '--time', '120', '--store', store, '--json']);
+  const r = start(['run', '--lock', 'redis-set-px-lua', '--clients', '2', '--first-failure', '--time', '120', '--store', store, '--json']);
   const [dir] = await (async () => { await until(() => runDirs(store).length > 0, 30_000, 'the run dir'); return runDirs(store); })();
   const history = path.join(dir!, 'history.jsonl');
   // Two runs done (their run-end recorded), the third under way.

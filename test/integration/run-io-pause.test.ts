@@ -26,7 +26,7 @@ const io = ['--faults', 'client-pause', '--pause-at', 'send', '--clients', '6', 
 
 test('GET-then-DEL unlock with no declared points: a pause between GET and DEL is found, shrunk, and told in words', async () => {
   const r = await lockpick(['run', '--lock', './test/fixtures/locks/get-del-unlock.ts', ...io, tempStore(),
-    '--time', '90', '--shrink-time', '4', '--seed', '2', '--json'], 150_000);
+    '--first-failure', '--time', '90', '--shrink-time', '4', '--seed', '2', '--json'], 150_000);
   assert.equal(r.code, 1, r.stderr.slice(-3000));
   const s = r.summary!;
   const types = [...anomalyTypes(r), ...(s.firstAnomalies as { type: string }[]).map((a) => a.type)];

@@ -33,7 +33,7 @@ test('kill -9 mid-run: the history is checkable and no process survives the next
   // Faults the Lua lock survives (pauses before its commands, servers paused), so the search is still
   // running when it is killed: clients and servers may be stopped at that moment.
   const child = spawn(process.execPath, [bin, 'run', '--lock', 'redis-set-px-lua', '--faults', 'client-pause,pause', '--pause-at', 'send', '--clients', '4',
-    '--time', '60', '--store', store], { cwd: repoRoot, stdio: 'ignore', detached: true });
+    '--first-failure', '--time', '60', '--store', store], { cwd: repoRoot, stdio: 'ignore', detached: true });
   let history = '';
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
@@ -54,7 +54,7 @@ test('kill -9 mid-run: the history is checkable and no process survives the next
   assert.notEqual(result.valid, 'unknown');
 
   // The next invocation clears what the killed one left.
-  const next = await lockpick(['run', '--lock', 'redis-set-px-lua', '--time', '1', '--runs', '1', '--store', store, '--json']);
+  const next = await lockpick(['run', '--lock', 'redis-set-px-lua', '--first-failure', '--time', '1', '--runs', '1', '--store', store, '--json']);
   // One short run may see no contention (exit 3); what matters is that it ran (not 2 or 4).
   assert.ok(next.code === 0 || next.code === 3, `exit ${next.code}\n${next.stderr}`);
   await sleep(500);

@@ -13,7 +13,7 @@ import { replayPlanAs } from './run-scenarios.ts';
 const results = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8'));
 
 test('mysql-unique-key, a holder killed in its critical section: liveness violation, exit 1', async () => {
-  const r = await lockpick(['run', '--lock', 'mysql-unique-key', '--faults', 'client-kill', '--property', 'liveness', '--time', '40',
+  const r = await lockpick(['run', '--lock', 'mysql-unique-key', '--faults', 'client-kill', '--property', 'liveness', '--first-failure', '--time', '40',
     '--shrink-time', '4', '--store', tempStore(), '--json'], 120_000);
   assert.equal(r.code, 1, `exit ${r.code}\n${r.stderr}`);
   const anomalies = (r.summary!.minimal!.anomalies as { type: string; message: string }[]);
@@ -50,7 +50,7 @@ test('the same with --property lock: not unsafe (liveness measured, not judged)'
 });
 
 test('mysql-unique-key without faults, --property liveness: no false liveness alarm', async () => {
-  const r = await lockpick(['run', '--lock', 'mysql-unique-key', '--property', 'liveness', '--time', '7',
+  const r = await lockpick(['run', '--lock', 'mysql-unique-key', '--property', 'liveness', '--first-failure', '--time', '7',
     '--shrink-time', '0', '--store', tempStore(), '--json'], 90_000);
   assert.equal(r.code, 0, `exit ${r.code}\n${r.stderr}`);
   const res = results(r.summary!.dir);

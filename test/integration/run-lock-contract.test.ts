@@ -13,7 +13,7 @@ import { MESSAGE } from '../fixtures/locks/branded-failure.ts';
 const fixture = (name: string) => `./test/fixtures/locks/${name}.ts`;
 
 async function expectContractExit(name: string, pattern: RegExp): Promise<void> {
-  const r = await lockpick(['run', '--lock', fixture(name), '--time', '20', '--shrink-time', '0', '--store', tempStore()]);
+  const r = await lockpick(['run', '--lock', fixture(name), '--first-failure', '--time', '20', '--shrink-time', '0', '--store', tempStore()]);
   assert.equal(r.code, 2, `${name}: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
   assert.match(r.stderr, pattern, r.stderr);
   // Stopped at the first run that broke the contract, not after 20 s of search.
@@ -48,7 +48,7 @@ test("release returns 'ok': exit 2 naming release", () =>
   expectContractExit('release-garbage', /lockpick run: lock contract: release\(held of 'r\d+-k\d+'\) returned "ok"; it must return 'released' or 'lost'/));
 
 test('a plain Error carrying the DefiniteFailure brand is recorded fail, not info', async () => {
-  const r = await lockpick(['run', '--lock', fixture('branded-failure'), '--clients', '3', '--time', '6', '--shrink-time', '0', '--store', tempStore(), '--json']);
+  const r = await lockpick(['run', '--lock', fixture('branded-failure'), '--clients', '3', '--first-failure', '--time', '6', '--shrink-time', '0', '--store', tempStore(), '--json']);
   assert.ok(r.summary, `no summary (exit ${r.code})\n${r.stderr}`);
   assert.notEqual(r.code, 2, r.stderr);
   const events = readFileSync(path.join(r.summary.dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; f: string; error?: string });

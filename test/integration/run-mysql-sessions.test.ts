@@ -11,7 +11,7 @@ const firstTypes = (r: CliResult) => [...anomalyTypes(r), ...((r.summary?.firstA
 
 for (const lock of ['mysql-for-update', 'mysql-get-lock']) {
   test(`${lock} + the holder's session dropped while it is partitioned: double holder`, async () => {
-    const r = await lockpick(['run', '--lock', lock, '--faults', 'partition', '--clients', '3', '--time', '60', '--shrink-time', '3',
+    const r = await lockpick(['run', '--lock', lock, '--faults', 'partition', '--clients', '3', '--first-failure', '--time', '60', '--shrink-time', '3',
       '--store', tempStore(), '--json'], 120_000);
     assert.equal(r.code, 1, r.stderr);
     assert.ok(firstTypes(r).includes('double-holder'), `anomalies: ${firstTypes(r)}`);

@@ -138,7 +138,7 @@ const search = ['--faults', 'client-pause', '--pause-at', 'send', '--clients', '
 
 test('a node-redis 4 lock with no declared point: GET-compare-DEL caught by a pause between the GET and the DEL', async () => {
   const r = await lockpick(['run', '--lock', './test/fixtures/locks/node-redis-get-del.ts', ...search, '--store', tempStore(),
-    '--time', '40', '--shrink-time', '4', '--seed', '3'], 150_000);
+    '--first-failure', '--time', '40', '--shrink-time', '4', '--seed', '3'], 150_000);
   assert.equal(r.code, 1, r.stderr.slice(-3000));
   // Learned from the calibration run: the release is two commands (a GET and a DEL).
   assert.match(r.stderr, /points learned from a calibration run: acquire sends 1\.\.\d.*, release sends 1\.\.2\b/);

@@ -23,7 +23,7 @@ function keysAndProcesses(file: string): { keys: Set<string>; runs: Set<number> 
 }
 
 test('redis-set-px-lua + client-clock, --parallel 2: SAFE, two lanes, each history valid alone on its own keys', async () => {
-  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--faults', 'client-clock', '--parallel', '2', '--time', '8', '--store', tempStore(), '--json']);
+  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--faults', 'client-clock', '--parallel', '2', '--first-failure', '--time', '8', '--store', tempStore(), '--json']);
   assert.equal(r.code, 0, r.stderr);
   const s = r.summary!;
   assert.equal(s.verdict, true);
@@ -45,7 +45,7 @@ test('redis-set-px-lua + client-clock, --parallel 2: SAFE, two lanes, each histo
 
 test('redis-set-px-del + client-pause, --parallel 2: the double holder is still found and shrunk', async () => {
   const r = await lockpick(['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section', '--parallel', '2',
-    '--time', '60', '--shrink-time', '10', '--store', tempStore(), '--json']);
+    '--first-failure', '--time', '60', '--shrink-time', '10', '--store', tempStore(), '--json']);
   assert.equal(r.code, 1, r.stderr);
   const s = r.summary!;
   assert.ok(s.firstAfterMs! < 60_000);

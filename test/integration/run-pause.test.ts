@@ -10,7 +10,7 @@ import { planOps } from '../../src/workload/plan.ts';
 test('redis-set-px-del + client pause longer than the TTL: double holder and stale unlock, shrunk, replayable', async () => {
   const store = tempStore();
   const r = await lockpick(['run', '--lock', 'redis-set-px-del', '--faults', 'client-pause', '--pause-at', 'in-critical-section',
-    '--clients', '3', '--time', '60', '--shrink-time', '6', '--store', store, '--json']);
+    '--clients', '3', '--first-failure', '--time', '60', '--shrink-time', '6', '--store', store, '--json']);
   assert.equal(r.code, 1, r.stderr);
   const s = r.summary!;
   assert.equal(s.verdict, false);
@@ -38,7 +38,7 @@ test('redis-set-px-del + client pause longer than the TTL: double holder and sta
 test('redis-set-px-check-del + a pause between compare and delete: stale unlock found', async () => {
   const store = tempStore();
   const r = await lockpick(['run', '--lock', 'redis-set-px-check-del', '--faults', 'client-pause', '--pause-at', 'after-compare',
-    '--clients', '6', '--time', '60', '--shrink-time', '5', '--store', store, '--json']);
+    '--clients', '6', '--first-failure', '--time', '60', '--shrink-time', '5', '--store', store, '--json']);
   assert.equal(r.code, 1, r.stderr);
   const types = anomalyTypes(r);
   const first = (r.summary!.firstAnomalies as { type: string }[]).map((a) => a.type);

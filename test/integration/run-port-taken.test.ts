@@ -67,7 +67,7 @@ async function runSquattingKilledPort(args: string[]): Promise<{ code: number | 
 
 test('a port taken during a delayed restart ends the search inconclusive at once (exit 3), naming the cause', async () => {
   const t0 = Date.now();
-  const { code, out, squatted } = await runSquattingKilledPort(['run', '--lock', 'redis-set-px-lua', '--faults', 'kill', '--restart-delay', '1500', '--time', '60', '--shrink-time', '0', '--store', tempStore()]);
+  const { code, out, squatted } = await runSquattingKilledPort(['run', '--lock', 'redis-set-px-lua', '--faults', 'kill', '--restart-delay', '1500', '--first-failure', '--time', '60', '--shrink-time', '0', '--store', tempStore()]);
   assert.ok(squatted, `no server was killed before lockpick exited:\n${out}`);
   assert.equal(code, 3, out);
   assert.match(out, /cannot restart: its port \d+ was taken by another process while the node was down/);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { anomalyTypes, lockpick, repoRoot, tempStore } from './run-helpers.ts';
 
 const run = (lock: string, more: string[], seconds: number) =>
-  lockpick(['run', '--lock', lock, ...more, '--time', String(seconds), '--shrink-time', '5', '--store', tempStore(), '--json'], (seconds + 90) * 1000);
+  lockpick(['run', '--lock', lock, ...more, '--first-failure', '--time', String(seconds), '--shrink-time', '5', '--store', tempStore(), '--json'], (seconds + 90) * 1000);
 
 const events = (dir: string) => readFileSync(path.join(dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { process: unknown; f: string; value?: Record<string, unknown> });
 

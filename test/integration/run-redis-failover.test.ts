@@ -51,7 +51,7 @@ test('redisson-style + client pause longer than the TTL (the watchdog stops too)
 });
 
 test('redisson-style runs re-enter the lock; the reentrant-mutex model counts the holds (and catches a missing inner unlock)', async () => {
-  const r = await lockpick(['run', '--lock', 'redisson-style', '--clients', '3', '--time', '16', '--seed', '1', '--store', tempStore(), '--json'], 60_000);
+  const r = await lockpick(['run', '--lock', 'redisson-style', '--clients', '3', '--first-failure', '--time', '16', '--seed', '1', '--store', tempStore(), '--json'], 60_000);
   assert.equal(r.code, 0, r.stderr);
   const file = path.join(r.summary!.dir, 'history.jsonl');
   const lines = readFileSync(file, 'utf8').trim().split('\n');

@@ -14,7 +14,7 @@ test("redlock + a client pause between its validity check and its write (Kleppma
   // The careful client stops when Redlock's reported validity runs out, so a pause anywhere before
   // its last look is harmless; one after it is what no client-side check covers.
   const r = await lockpick(['run', '--lock', 'redlock', '--faults', 'client-pause', '--pause-at', 'before-write',
-    '--clients', '3', '--time', '30', '--shrink-time', '3', '--store', tempStore(), '--json'], 60_000);
+    '--clients', '3', '--first-failure', '--time', '30', '--shrink-time', '3', '--store', tempStore(), '--json'], 60_000);
   assert.equal(r.code, 1, r.stderr);
   assert.ok(r.summary!.resource.staleWritesAccepted > 0, 'no fencing in redlock: the stale write goes through');
   assert.ok(r.summary!.minimal!.plan.faults.every((f) => f.kind === 'client-pause' && f.params?.point === 'before-write'));
@@ -22,7 +22,7 @@ test("redlock + a client pause between its validity check and its write (Kleppma
 
 test('redlock + a client pause in its critical section longer than its validity: the careful client stops, SAFE', async () => {
   const r = await lockpick(['run', '--lock', 'redlock', '--faults', 'client-pause', '--pause-at', 'in-critical-section',
-    '--clients', '3', '--time', '8', '--store', tempStore(), '--json'], 60_000);
+    '--clients', '3', '--first-failure', '--time', '8', '--store', tempStore(), '--json'], 60_000);
   assertSafe(r);
   assert.ok(r.summary!.coverage.faultsApplied['client-pause']! > 0);
 });
@@ -45,7 +45,7 @@ test('redlock + the same restart delayed beyond the TTL: safe, and the second cl
 });
 
 test('redlock, no faults, 8 clients: safe', async () => {
-  const r = await lockpick(['run', '--lock', 'redlock', '--clients', '8', '--time', '15', '--store', tempStore(), '--json'], 60_000);
+  const r = await lockpick(['run', '--lock', 'redlock', '--clients', '8', '--first-failure', '--time', '15', '--store', tempStore(), '--json'], 60_000);
   assertSafe(r);
   assert.ok(r.summary!.ops >= 100, `only ${r.summary!.ops} operations`);
 });

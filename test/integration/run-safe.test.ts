@@ -9,7 +9,7 @@ import { replayPlanAs } from './run-scenarios.ts';
 
 test('redis-set-px-lua, no faults, 8 clients: safe', async () => {
   const budgetMs = 10_000;
-  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '8', '--time', String(budgetMs / 1000), '--store', tempStore(), '--json']);
+  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '8', '--first-failure', '--time', String(budgetMs / 1000), '--store', tempStore(), '--json']);
   assert.equal(r.code, 0, r.stderr);
   const s = r.summary!;
   assert.equal(s.verdict, true);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
 
 test('a user lock module is run and broken by a client pause', async () => {
-  const r = await lockpick(['run', '--lock', './examples/my-lock.ts', '--faults', 'client-pause', '--time', '60', '--shrink-time', '0',
+  const r = await lockpick(['run', '--lock', './examples/my-lock.ts', '--faults', 'client-pause', '--first-failure', '--time', '60', '--shrink-time', '0',
     '--store', tempStore(), '--json']);
   assert.equal(r.code, 1, r.stderr);
   assert.ok(anomalyTypes(r).includes('double-holder'));

@@ -15,7 +15,7 @@ function results(dir: string): Record<string, any> {
 }
 
 test('a lock that never grants, fault-free: exit 3, "no acquire succeeded"', async () => {
-  const r = await lockpick(['run', '--lock', './test/fixtures/locks/never-acquires.ts', '--time', '6', '--shrink-time', '0', '--store', tempStore(), '--json']);
+  const r = await lockpick(['run', '--lock', './test/fixtures/locks/never-acquires.ts', '--first-failure', '--time', '6', '--shrink-time', '0', '--store', tempStore(), '--json']);
   assert.equal(r.code, 3, r.stderr);
   assert.match(r.stderr, /INCONCLUSIVE[^]*no acquire succeeded \(\d+ tried\)/);
   const res = results(r.summary!.dir);
@@ -26,7 +26,7 @@ test('a lock that never grants, fault-free: exit 3, "no acquire succeeded"', asy
 });
 
 test('one client cannot contend: exit 3, "no contention"; the counts are in results.json', async () => {
-  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '1', '--time', '6', '--shrink-time', '0', '--store', tempStore(), '--json']);
+  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '1', '--first-failure', '--time', '6', '--shrink-time', '0', '--store', tempStore(), '--json']);
   assert.equal(r.code, 3, r.stderr);
   assert.match(r.stderr, /no contention: no acquire met another client's hold/);
   const res = results(r.summary!.dir);
@@ -35,7 +35,7 @@ test('one client cannot contend: exit 3, "no contention"; the counts are in resu
 });
 
 test('three clients, no faults: SAFE with contention counted', async () => {
-  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '3', '--time', '8', '--shrink-time', '0', '--store', tempStore(), '--json']);
+  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '3', '--first-failure', '--time', '8', '--shrink-time', '0', '--store', tempStore(), '--json']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /SAFE so far[^]*tested: \d+ run\(s\) \(\d+ conclusive\), \d+ acquire\(s\): \d+ ok, \d+ released, [1-9]\d* contended; no faults asked for/);
   const c = results(r.summary!.dir).coverage;
@@ -56,7 +56,7 @@ test('a full disk while recording: exit 3 naming ENOSPC, the history parses, not
   try {
     // A mark in this run's environment, inherited by its workers: the lane beside runs other lockpicks of this checkout.
     const mark = `full-disk-${process.pid}-${Date.now()}`;
-    const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '3', '--time', '120', '--shrink-time', '0', '--store', mnt], 150_000, { LOCKPICK_TEST_MARK: mark });
+    const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '3', '--first-failure', '--time', '120', '--shrink-time', '0', '--store', mnt], 150_000, { LOCKPICK_TEST_MARK: mark });
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /history\.jsonl: no space left on device \(ENOSPC\) after \d+ events; the run is inconclusive/);
     const [dir] = runDirs(mnt);
@@ -74,7 +74,7 @@ test('a full disk while recording: exit 3 naming ENOSPC, the history parses, not
 });
 
 test("a client worker that crashes outside an operation on the lock's own error is a client-crash: unsafe, never safe", async () => {
-  const r = await lockpick(['run', '--lock', './test/fixtures/locks/crash-after-acquire.ts', '--runs', '3', '--time', '30', '--shrink-time', '0', '--store', tempStore(), '--json']);
+  const r = await lockpick(['run', '--lock', './test/fixtures/locks/crash-after-acquire.ts', '--runs', '3', '--first-failure', '--time', '30', '--shrink-time', '0', '--store', tempStore(), '--json']);
   assert.equal(r.code, 1, r.stderr);
   const first = r.summary!.firstAnomalies as { type: string; crash?: { during: string; stack: string } }[];
   // Each client that acquired crashed: client-crash only (a dead process is never a double holder).

@@ -17,7 +17,7 @@ const firstTypes = (r: CliResult) => [...anomalyTypes(r), ...((r.summary?.firstA
 const planned = (r: CliResult, re: RegExp) => r.summary!.minimal!.plan.faults.some((f) => re.test(JSON.stringify(f)));
 
 test('seed 000 (afterWait=assume-held), no faults, 3 clients: double holder', async () => {
-  const r = await lockpick([...ZK, '--lock-opt', 'afterWait=assume-held', '--time', '100', '--store', tempStore()], 170_000);
+  const r = await lockpick([...ZK, '--lock-opt', 'afterWait=assume-held', '--first-failure', '--time', '100', '--store', tempStore()], 170_000);
   assert.equal(r.code, 1, r.stderr);
   assert.ok(firstTypes(r).includes('double-holder'), `anomalies: ${firstTypes(r)}`);
   console.log(`assume-held: first violation after ${r.summary!.firstAfterMs} ms of search`);
@@ -25,7 +25,7 @@ test('seed 000 (afterWait=assume-held), no faults, 3 clients: double holder', as
 
 test('onDisconnect=ignore + a client partitioned in its critical section past its session: double holder', async () => {
   // The aim draws two plans in three and an aimed run takes ~5 s: found in the first runs.
-  const r = await lockpick([...ZK, '--lock-opt', 'onDisconnect=ignore', '--faults', 'partition', '--time', '45', '--store', tempStore()], 120_000);
+  const r = await lockpick([...ZK, '--lock-opt', 'onDisconnect=ignore', '--faults', 'partition', '--first-failure', '--time', '45', '--store', tempStore()], 120_000);
   assert.equal(r.code, 1, r.stderr);
   assert.ok(firstTypes(r).includes('double-holder'), `anomalies: ${firstTypes(r)}`);
   // Found through the anchored cut, and the plans asked for renew (the sloppy client has none to call).

@@ -17,7 +17,7 @@ import { lockpick, tempStore } from './run-helpers.ts';
 
 async function measure(lock: string): Promise<Coverage> {
   const store = tempStore();
-  const r = await lockpick(['run', '--lock', lock, '--clients', '6', '--runs', '8', '--time', '40', '--seed', '2', '--store', store, '--json'], 60_000);
+  const r = await lockpick(['run', '--lock', lock, '--clients', '6', '--runs', '8', '--first-failure', '--time', '40', '--seed', '2', '--store', store, '--json'], 60_000);
   assert.equal(r.code, 0, `${lock}: exit ${r.code}\n${r.stderr}`);
   const results = JSON.parse(readFileSync(path.join(r.summary!.dir, 'results.json'), 'utf8')) as { coverage: Coverage };
   const c = results.coverage;

@@ -80,3 +80,38 @@ test('safe: a passing testcase with a time; inconclusive: an error carrying ever
 test('normaliseKeys: run keys become plan keys; other text is left alone', () => {
   assert.equal(normaliseKeys('"r18-k0" and r7-k12, not br18-k0x or orders'), '"k0" and k12, not br18-k0x or orders');
 });
+
+test('unsafe with a bug and an inherent failure: one testcase each, named by class (stable), each with its cause, anomalies, plan and replay', async () => {
+  const byClass = (run: number): RunJUnit => {
+    const base = unsafe(run);
+    const one = (cls: string, cause: string, type: string, dir: string) => ({
+      class: cls, cause, confirmed: true, anomalies: [{ ...base.anomalies[0]!, type }], resource: base.resource, plan: PLAN,
+      timeline: `${dir}/timeline.html`, replayCommand: `lockpick run --replay ${dir}`,
+    });
+    return { ...base, failures: [
+      one('bug: stale-release · stale-release · client-pause@release', 'a bug in this lock: its release freed another client\'s lock', 'stale-release', `store/run-${run}/counterexample-2`),
+      one('inherent: double-holder · lease-outlived · client-pause@holding', 'inherent to an unfenced lease: a holder was paused past its lease', 'double-holder', `store/run-${run}/counterexample`),
+    ] };
+  };
+  const docs = [await read(renderRunJUnit(byClass(18))), await read(renderRunJUnit(byClass(40)))];
+  for (const doc of docs) assert.deepEqual([doc.tests, doc.failures, doc.errors], [2, 2, 0]);
+  const names = docs.map((d) => d.testsuite![0]!.testcase!.map((tc) => tc.name));
+  assert.deepEqual(names[0], [
+    'property both under faults client-pause: bug: stale-release · stale-release · client-pause@release',
+    'property both under faults client-pause: inherent: double-holder · lease-outlived · client-pause@holding',
+  ]);
+  assert.deepEqual(names[1], names[0]);
+  const [bug, inherent] = docs[0]!.testsuite![0]!.testcase!;
+  assert.match(bug!.failure![0]!.message!, /^UNSAFE: 1 anomaly \(stale-release\).*: a bug in this lock: its release freed another client's lock$/);
+  assert.match(bug!.failure![0]!.inner!, /^a bug in this lock[\s\S]*minimal schedule[\s\S]*replay: {3}lockpick run --replay store\/run-18\/counterexample-2/);
+  assert.match(inherent!.failure![0]!.inner!, /^inherent to an unfenced lease[\s\S]*double-holder[\s\S]*replay: {3}lockpick run --replay store\/run-18\/counterexample\n/);
+});
+
+test('unsafe with one failure classed by cause: the single testcase keeps its name, and its cause leads the message and body', async () => {
+  const cause = 'inherent to an unfenced lease: a holder was paused past its lease';
+  const doc = await read(renderRunJUnit({ ...unsafe(18), failures: [{ class: 'inherent: double-holder · lease-outlived · client-pause@holding', cause, confirmed: true, anomalies: [], replayCommand: 'x' }] }));
+  const tc = doc.testsuite![0]!.testcase![0]!;
+  assert.deepEqual([doc.tests, tc.name], [1, 'property both under faults client-pause']);
+  assert.match(tc.failure![0]!.message!, new RegExp(`^UNSAFE: 2 anomalies .*: ${cause}$`));
+  assert.ok(tc.failure![0]!.inner!.startsWith(`${cause}\n\nUNSAFE`));
+});

@@ -9,6 +9,7 @@ import { search } from '../../src/runner/search.ts';
 import { failureClass, repeatOf } from '../../src/runner/failure-class.ts';
 import type { RunOutcome } from '../../src/runner/session.ts';
 import { emptyStats } from '../../checkers/stats.ts';
+import type { CauseClass } from '../../src/runner/failure-cause.ts';
 
 function outcome(plan: RunPlan, anomalies: string[], run = 1, resource: string[] = []): RunOutcome {
   const bad = anomalies.length + resource.length > 0;
@@ -124,4 +125,55 @@ test('lockpick run --keep-going with --replay is refused with exit 2, saying wha
   const r = spawnSync(process.execPath, [bin, 'run', '--replay', 'store/x', '--keep-going'], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /--keep-going .* a replay runs one stored plan, so leave it out/);
+});
+
+// By cause (classify given): a double holder stands for a failure inherent to the design, a stale
+// release for a bug of the lock (a stand-in for failure-cause.ts, whose rules have their own tests).
+const byCauseStandIn = (o: RunOutcome): CauseClass[] => {
+  const types = new Set(o.check.anomalies.map((a) => a.type));
+  const cls = (nature: 'bug' | 'inherent', anomaly: string): CauseClass => ({
+    key: `${nature}: ${anomaly}`, nature, words: nature, causes: [{ anomaly, nature, why: anomaly, fault: 'x', hit: 'holding', words: nature }],
+  });
+  return [...(types.has('stale-release') ? [cls('bug', 'stale-release')] : []), ...(types.has('double-holder') ? [cls('inherent', 'double-holder')] : [])];
+};
+
+test('the default search goes on past an inherent failure until it finds a bug, reports both (the bug first) and then stops', async () => {
+  const arb = planArb({ clients: 3, faults: ['client-pause', 'kill'], ttlMs: 800, nodes: ['n1'] });
+  const stored: string[] = [];
+  const r = await search({ arb, runOnce: byKind(5), runs: 1_000_000, timeMs: 5000, shrinkTimeMs: 100, seed: 7, classify: byCauseStandIn, onFailure: (f, n) => { stored.push(`${n}:${f.name}`); } });
+  assert.deepEqual(r.failures.map((f) => f.nature), ['bug', 'inherent'], r.failures.map((f) => f.name).join(' | '));
+  assert.deepEqual(r.failures.map((f) => f.name), ['bug: stale-release', 'inherent: double-holder']);
+  assert.equal(r.minimal, r.failures[0]!.minimal);
+  assert.equal(stored.length, 2);
+  // It stopped once it had one of each, well before its budget.
+  assert.ok(r.searchMs < 2500, `searchMs ${r.searchMs}`);
+});
+
+test('the default search with only inherent failures spends its whole budget, counting their repeats without shrinking them', async () => {
+  const arb = planArb({ clients: 3, faults: ['kill'], ttlMs: 800, nodes: ['n1'] });
+  const r = await search({ arb, runOnce: byKind(5), runs: 1_000_000, timeMs: 600, shrinkTimeMs: 100, seed: 3, classify: byCauseStandIn });
+  assert.deepEqual(r.failures.map((f) => f.nature), ['inherent']);
+  assert.ok(r.searchMs >= 600, `searchMs ${r.searchMs}`);
+  assert.ok(r.failures[0]!.runs + r.inherentRuns > 5 && r.shrinkRuns < r.runs, `${r.failures[0]!.runs} repeats, ${r.inherentRuns} counted, ${r.shrinkRuns} shrink runs of ${r.runs}`);
+});
+
+test('the default search with a bug alone stops soon after it (at most twice its time to detection), not at the end of its budget', async () => {
+  const arb = planArb({ clients: 3, faults: ['client-pause'], ttlMs: 800, nodes: ['n1'] });
+  const r = await search({ arb, runOnce: byKind(5), runs: 1_000_000, timeMs: 5000, shrinkTimeMs: 100, seed: 5, classify: byCauseStandIn });
+  assert.deepEqual(r.failures.map((f) => f.nature), ['bug']);
+  assert.ok(r.searchMs <= 2 * r.firstAfterMs! + 100, `searchMs ${r.searchMs}, bug after ${r.firstAfterMs}`);
+});
+
+test('--first-failure: the default search stops at its first failure even when inherent, still classed by cause; refused beside --keep-going or --replay', async () => {
+  const arb = planArb({ clients: 3, faults: ['kill'], ttlMs: 800, nodes: ['n1'] });
+  const r = await search({ arb, runOnce: byKind(5), runs: 1_000_000, timeMs: 5000, shrinkTimeMs: 100, seed: 3, classify: byCauseStandIn, stopAtFirst: true });
+  assert.deepEqual(r.failures.map((f) => [f.nature, f.name]), [['inherent', 'inherent: double-holder']]);
+  assert.ok(r.searchMs < 2000, `searchMs ${r.searchMs}`);
+  const { spawnSync } = await import('node:child_process');
+  const bin = new URL('../../bin/lockpick.mjs', import.meta.url).pathname;
+  const both = spawnSync(process.execPath, [bin, 'run', '--lock', 'redis-set-px-del', '--keep-going', '--first-failure'], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(both.status, 2, both.stderr);
+  assert.match(both.stderr, /--keep-going searches on after every violation, --first-failure stops at the first: give one of them/);
+  const replay = spawnSync(process.execPath, [bin, 'run', '--replay', 'store/x', '--first-failure'], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(replay.status, 2, replay.stderr);
 });

@@ -1,0 +1,314 @@
+// A failure's cause, and whether it is inherent to the lock's design or a bug of this
+// implementation. Read from one run (its history, nemesis records included) and what the recipe
+// and its topology declare (LockDesign), never from a lock's name:
+// - a double holder where an overlapping belief had outlived its lease (time since its last
+//   grant or renewal ok beyond the lease, or past its own reported validity): inherent to a lease;
+// - a double holder a design-breaking fault explains (a restart that forgets: topology
+//   `restartForgets`; a failover over asynchronous replication: `asyncFailover`; a server clock
+//   jump beyond the drift the lock declares: `LockRecipe.clockDriftMs`): inherent to that design;
+// - a double holder where every overlapping belief was within its lease and no such fault explains
+//   it, a stale release that freed another client's lock, an expired or overstated grant, a crash
+//   of the lock's own code, a fencing failure of a fenced lock: a bug of this implementation;
+// - a lease the lock keeps alive itself counts as outlived only when a fault silenced its holder
+//   longer than the lease (a pause, a cut link); with no fault at all, a double holder is its bug;
+// - anything else (no lease figures, a kept-alive lease under other faults): unknown, said so.
+// A run's classes: one per nature its causes show, each named by those causes only, so a run with
+// a lease outlived and a stale release beside it shows both an inherent class and a bug class
+// (by cause, not by anomaly set: the one does not hide the other).
+import type { Anomaly } from '../../checkers/types.ts';
+import type { HistoryEvent, Op } from '../history/types.ts';
+import type { LockRecipe } from '../locks/lock.ts';
+import type { RunPlan } from '../workload/plan.ts';
+import { scanKey, findOverlaps, type Belief } from '../../checkers/holds.ts';
+import { leaseNs } from '../../checkers/lease.ts';
+import { faultPeriods, type FaultPeriod } from '../report/cause.ts';
+import { runHistory, type RunHistory } from './session.ts';
+import { topologyDef } from '../env/topologies.ts';
+import { kindDef } from '../../nemesis/kinds.ts';
+
+/** What the recipe and its topology declare about the lock's design. */
+export interface LockDesign {
+  leased: boolean;
+  fencing: boolean;
+  /** Its lease is kept alive out of sight (a watchdog): no renew in the history to date it from. */
+  keepsAlive: boolean;
+  restartForgets: boolean;
+  asyncFailover: boolean;
+  /** How far the servers' clocks may jump without breaking it (ms); 0 unless the recipe declares it. */
+  driftMs: number;
+  /** A session lock: how long the server keeps a silent client's hold. */
+  sessionMs?: number;
+}
+
+export function lockDesign(recipe: LockRecipe, ttlMs: number, lockOptions?: Record<string, unknown>): LockDesign {
+  const topo = topologyDef(recipe.topology.kind);
+  return {
+    leased: recipe.lease ?? topo?.leased ?? false,
+    fencing: recipe.fencing,
+    keepsAlive: recipe.keepsAlive === true,
+    restartForgets: topo?.restartForgets === true,
+    asyncFailover: topo?.asyncFailover === true,
+    driftMs: recipe.clockDriftMs?.(ttlMs) ?? 0,
+    ...(recipe.sessionMs ? { sessionMs: recipe.sessionMs(lockOptions) } : {}),
+  };
+}
+
+export type Nature = 'bug' | 'inherent' | 'unknown';
+
+/** One anomaly's cause. */
+export interface Cause {
+  anomaly: string;
+  nature: Nature;
+  /** The mechanism, a stable word: lease-outlived, restart-forgets, stale-release, within-lease, ... */
+  why: string;
+  /** The fault kind that made it possible ('no fault' when none overlaps it). */
+  fault: string;
+  /** What that fault hit: the operation its client was in ('acquire', 'release', 'holding', 'idle') or 'server'. */
+  hit: string;
+  /** In words a user reads at a glance. */
+  words: string;
+  /** A consequence of another cause of the run (a double holder a stale release on its key let in): left out of the class. */
+  explained?: boolean;
+}
+
+export interface CauseClass {
+  /** Stable: equal keys are the same class (anomaly · why · fault @ hit, of the weightiest nature). */
+  key: string;
+  nature: Nature;
+  /** The class in words: "a bug in this lock: …" / "inherent to …: …" / "not classified: …". */
+  words: string;
+  causes: Cause[];
+}
+
+type RunLike = { plan?: RunPlan; events: readonly HistoryEvent[]; history?: RunHistory; check: { anomalies: Anomaly[] }; resource: { anomalies: Anomaly[] } };
+
+const RESOURCE = new Set(['lost-update', 'stale-write', 'stale-token']);
+/** Fault kinds that keep a client from reaching its servers while they last (no keep-alive gets through). */
+const SILENCING = new Set(['client-pause', 'partition', 'keepalive-cut']);
+/** The fault kinds that can break a design property, and which. */
+const DESIGN_FAULTS: Record<string, (d: LockDesign, f: FaultPeriod) => string | undefined> = {
+  kill: (d, f) => (d.restartForgets && persistenceNone(f) ? 'restart-forgets' : undefined),
+  failover: (d) => (d.asyncFailover ? 'async-failover' : undefined),
+  'clock-bump': (d, f) => (f.nodes.length && jump(f) > d.driftMs ? 'server-clock' : undefined),
+  'clock-strobe': (d, f) => (f.nodes.length && jump(f) > d.driftMs ? 'server-clock' : undefined),
+  'clock-reset': (d, f) => (f.nodes.length && jump(f) > d.driftMs ? 'server-clock' : undefined),
+};
+const persistenceNone = (f: FaultPeriod) => {
+  const p = (f.value.params as Record<string, unknown> | undefined)?.persistence ?? f.value.persistence;
+  return p === undefined || p === 'none';
+};
+/** A clock fault's jump in ms (unknown: as large as can be). */
+const jump = (f: FaultPeriod) => {
+  const d = (f.value.params as Record<string, unknown> | undefined)?.delta_ms ?? f.value.delta_ms;
+  return typeof d === 'number' ? Math.abs(d) : Infinity;
+};
+
+const INHERENT_WORDS: Record<string, string> = {
+  'lease-outlived': 'a holder {verb} past its lease',
+  'validity-outlived': 'a holder kept the lock past the validity it was told',
+  'restart-forgets': 'a server restarted without persistence forgot the lock',
+  'async-failover': 'a failover promoted a replica the lock had not reached (asynchronous replication)',
+  'server-clock': 'a server\'s clock jumped further than the lock allows for, so its lease ended early',
+  'session-outlived': 'the holder\'s session ended under it',
+};
+const DESIGN_WORDS: Record<string, (d: LockDesign) => string> = {
+  'lease-outlived': (d) => `inherent to ${d.fencing ? 'a lease (fencing protects the resource)' : 'an unfenced lease'}`,
+  'validity-outlived': (d) => `inherent to ${d.fencing ? 'a lease' : 'an unfenced lease'}`,
+  'restart-forgets': () => 'inherent to a server that forgets its locks on restart',
+  'async-failover': () => 'inherent to asynchronous replication',
+  'server-clock': () => 'inherent to a lease timed by the server\'s clock',
+  'session-outlived': (d) => `inherent to ${d.fencing ? 'a session lock' : 'an unfenced session lock'}`,
+};
+const BUG_WORDS: Record<string, string> = {
+  'stale-release': 'its release freed another client\'s lock',
+  'within-lease': 'it let a second client in while the first held the lock within its lease',
+  'no-fault': 'two clients held the lock at once with no fault to explain it',
+  'expired-grant': 'it handed out a lock whose validity was already over',
+  'overstated-validity': 'it reported more validity than it can have had',
+  'client-crash': 'its own code crashed the client process',
+  'fencing': 'its fencing let a stale write through',
+};
+
+/** The run's classes by cause, the weightiest first (bug, then unknown, then inherent). */
+export function classifyRun(o: RunLike, d: LockDesign): CauseClass[] {
+  return classesOf(runCauses(o, d));
+}
+
+/** The cause of each anomaly of the run (the lock's anomalies, else the resource's). */
+export function runCauses(o: RunLike, d: LockDesign): Cause[] {
+  const h = o.history ?? runHistory(o.events);
+  const ops = h.parsed.ops;
+  const periods = faultPeriods(h.parsed.nemesis);
+  const clientOf = h.clients;
+  const lock = o.check.anomalies;
+  const anomalies = lock.length ? lock : o.resource.anomalies;
+  const scans = new Map<string, { beliefs: Belief[]; overlaps: ReturnType<typeof findOverlaps> }>();
+  const scanOf = (key: string) => {
+    let s = scans.get(key);
+    if (!s) {
+      const { beliefs } = scanKey(ops.filter((x) => x.key === key));
+      s = { beliefs, overlaps: findOverlaps(beliefs) };
+      scans.set(key, s);
+    }
+    return s;
+  };
+  const causes = anomalies.map((a) => causeOf(a));
+  // A double holder within both leases on a key where a release was stale: that release let the
+  // second holder in (as the report's cause says), so it is the release's class, not one of its own.
+  const staleKeys = new Set(anomalies.filter((a, i) => causes[i]!.why === 'stale-release').map((a) => a.key));
+  anomalies.forEach((a, i) => { if (causes[i]!.why === 'within-lease' && staleKeys.has(a.key)) causes[i]!.explained = true; });
+  return causes;
+
+  function causeOf(a: Anomaly): Cause {
+    const procs = a.processes.filter((p) => typeof p === 'number');
+    if (a.type === 'double-holder') return doubleHolder(a, procs);
+    const at = times(a);
+    const { fault, hit } = blame(procs, at.from, at.to);
+    if (a.type === 'stale-release') return cause(a.type, 'bug', 'stale-release', fault, hit);
+    if (BUG_WORDS[a.type]) return cause(a.type, 'bug', a.type, fault, hit);
+    if (RESOURCE.has(a.type) && d.fencing) return cause(a.type, 'bug', 'fencing', fault, hit);
+    return cause(a.type, 'unknown', a.type, fault, hit, `no rule for a ${a.type}${RESOURCE.has(a.type) ? ' without fencing and without a lock anomaly' : ''}`);
+  }
+
+  function doubleHolder(a: Anomaly, procs: number[]): Cause {
+    const s = scanOf(a.key);
+    const at = a.times?.[0];
+    const mine = s.overlaps.filter((x) => procs.includes(x.first.process) && procs.includes(x.second.process));
+    const ov = mine.find((x) => at === undefined || x.second.acquire.completeTime === at) ?? mine[0];
+    if (!ov) { const b = blame(procs, times(a).from, times(a).to); return cause(a.type, 'unknown', 'unmatched', b.fault, b.hit, 'the overlap the checker named was not found again'); }
+    const t = ov.second.acquire.completeTime;
+    const from = ov.first.acquire.invokeTime;
+    if (t === undefined || from === undefined) return cause(a.type, 'unknown', 'no-times', 'no fault', 'idle', 'the history has no times');
+    // 1. A belief that outlived its lease (or its reported validity).
+    for (const b of [ov.first, ov.second]) {
+      const out = outlived(b, t);
+      if (out) {
+        const { fault, hit } = blame([b.process], b.acquire.invokeTime ?? from, t);
+        return cause(a.type, 'inherent', out, fault, hit);
+      }
+    }
+    // 2. A fault that breaks a declared property of the design, in the window.
+    for (const f of periods) {
+      if (f.start > t || (f.end ?? Infinity) < from) continue;
+      const why = DESIGN_FAULTS[f.kind]?.(d, f);
+      if (why) return cause(a.type, 'inherent', why, f.kind, 'server');
+    }
+    // 3. A session lock: the holder's session ended under it (session-kill, or cut off past the session timeout).
+    const fb = blame([ov.first.process], from, t);
+    if (!d.leased) {
+      const cut = periods.find((f) => f.start <= t && (f.end ?? Infinity) >= from && f.clients.includes(clientOf.get(ov.first.process) ?? '\0')
+        && (f.kind === 'session-kill' || (d.sessionMs !== undefined && (Math.min(f.end ?? t, t) - f.start) / 1e6 >= d.sessionMs)));
+      if (cut) return cause(a.type, 'inherent', 'session-outlived', cut.kind, fb.hit);
+      const any = periods.some((f) => f.start <= t && (f.end ?? Infinity) >= from);
+      return any ? cause(a.type, 'unknown', 'session', fb.fault, fb.hit, 'a fault overlapped it, but not one that ends a session') : cause(a.type, 'bug', 'no-fault', 'no fault', fb.hit);
+    }
+    // A lease the lock keeps alive itself: with no fault at all in the window, its keeping failed (a bug); else unknown.
+    if (d.keepsAlive) {
+      const any = periods.some((f) => f.start <= t && (f.end ?? Infinity) >= from);
+      return any ? cause(a.type, 'unknown', 'kept-alive', fb.fault, fb.hit, 'its lease is kept alive out of sight, so whether it ran out is not in the history')
+        : cause(a.type, 'bug', 'within-lease', 'no fault', fb.hit);
+    }
+    const lease = leaseOf(ov.first) ?? leaseOf(ov.second);
+    if (lease === undefined) return cause(a.type, 'unknown', 'no-lease', fb.fault, fb.hit, 'the history records no lease for it');
+    // 4. Both within their leases, no design-breaking fault: the lock itself let the second in.
+    const b = blame(procs, from, t, true);
+    return cause(a.type, 'bug', 'within-lease', b.fault, b.hit);
+  }
+
+  /** 'lease-outlived' / 'validity-outlived' when belief b was still held at t past its lease. */
+  function outlived(b: Belief, t: number): string | undefined {
+    if (b.validUntil !== undefined && t >= b.validUntil) return 'validity-outlived';
+    if (!d.leased) return undefined;
+    const lease = leaseOf(b);
+    if (lease === undefined) return undefined;
+    // Kept alive out of sight: outlived only when a fault silenced its client longer than the lease while it held.
+    if (d.keepsAlive) return silenced(b, t, lease) ? 'lease-outlived' : undefined;
+    // Since its last grant or renewal ok: beyond the lease, outlived. When in that operation the
+    // server started the lease is not recorded: its own round trip counts too, up to a twentieth
+    // of the lease (a waiting acquire's whole wait would hide a lock's bug).
+    const last = ops.filter((x) => x.process === b.process && x.key === b.acquire.key && x.outcome === 'ok' && (x.f === 'renew' || x === b.acquire)
+      && x.completeSeq >= b.acquire.completeSeq && x.completeTime !== undefined && x.completeTime <= t)
+      .reduce<Op>((m, x) => (x.completeTime! > m.completeTime! ? x : m), b.acquire);
+    const granted = leaseNs(last) ?? lease;
+    const trip = last.invokeTime !== undefined && last.completeTime !== undefined ? Math.min(last.completeTime - last.invokeTime, granted / 20) : 0;
+    if (last.completeTime !== undefined && t - last.completeTime + trip > granted) return 'lease-outlived';
+    // Its grant came back after its lease could have run out, while a fault held its client (a pause inside its acquire).
+    const a = b.acquire;
+    if (a.invokeTime !== undefined && a.completeTime !== undefined && a.completeTime - a.invokeTime > lease && t >= a.completeTime) {
+      const c = clientOf.get(b.process);
+      if (periods.some((f) => c !== undefined && f.clients.includes(c) && f.start < a.completeTime! && (f.end ?? Infinity) > a.invokeTime!)) return 'lease-outlived';
+    }
+    return undefined;
+  }
+
+  /** Whether a fault that silences a client (SILENCING) held b's client longer than `lease` (ns) between its grant and t. */
+  function silenced(b: Belief, t: number, lease: number): boolean {
+    const c = clientOf.get(b.process);
+    const from = b.acquire.completeTime ?? Infinity;
+    return c !== undefined && periods.some((f) => SILENCING.has(f.kind) && f.clients.includes(c) && Math.min(f.end ?? t, t) - Math.max(f.start, from) > lease);
+  }
+
+  /** The fault that made it possible: one on these clients first, else any in the window; and what it hit. */
+  function blame(procs: number[], from: number, to: number, anyFirst = false): { fault: string; hit: string } {
+    const over = periods.filter((f) => f.start <= to && (f.end ?? Infinity) >= from);
+    const names = procs.map((p) => clientOf.get(p)).filter((c): c is string => c !== undefined);
+    const own = over.find((f) => f.clients.some((c) => names.includes(c)));
+    const f = (anyFirst ? undefined : own) ?? over.find((x) => x.clients.length > 0) ?? own ?? over[0];
+    if (!f) return { fault: 'no fault', hit: 'idle' };
+    const c = f.clients[0];
+    if (c === undefined) return { fault: f.kind, hit: 'server' };
+    const p = [...clientOf].find(([, id]) => id === c)?.[0];
+    return { fault: f.kind, hit: p === undefined ? 'idle' : phase(ops, p, f) };
+  }
+
+  function cause(anomaly: string, nature: Nature, why: string, fault: string, hit: string, reason?: string): Cause {
+    const by = fault === 'no fault' ? '' : ` (${fault}${hit === 'server' ? '' : `, ${hitWords(hit)}`})`;
+    const words = nature === 'bug' ? `a bug in this lock: ${BUG_WORDS[why] ?? why}${by}`
+      : nature === 'inherent' ? `${DESIGN_WORDS[why]?.(d) ?? 'inherent to its design'}: ${(INHERENT_WORDS[why] ?? why).replace('{verb}', hit === 'server' ? 'kept the lock' : kindDef(fault)?.clientVerb ?? 'kept the lock')}${by}`
+      : `not classified: a ${anomaly}${reason ? `, ${reason}` : ''}${by}`;
+    return { anomaly, nature, why, fault, hit, words };
+  }
+}
+
+/** The lease a belief was granted (ns), from its acquire. */
+function leaseOf(b: Belief): number | undefined {
+  return b.acquire.completeTime === undefined ? undefined : leaseNs(b.acquire);
+}
+
+function times(a: Anomaly): { from: number; to: number } {
+  const t = a.times ?? [];
+  return t.length ? { from: Math.min(...t), to: Math.max(...t) } : { from: -Infinity, to: Infinity };
+}
+
+/** Where the client was when the fault began: in an acquire or a release, holding the lock, or idle. */
+function phase(ops: readonly Op[], p: number, f: FaultPeriod): string {
+  if (f.point) {
+    const io = /^(?:send|reply):(\w+):\d+$/.exec(f.point);
+    if (io) return io[1] === 'acquire' || io[1] === 'release' ? io[1] : 'holding';
+    return f.point === 'before-release' ? 'release' : 'holding';
+  }
+  const mine = ops.filter((o) => o.process === p && o.invokeTime !== undefined && o.invokeTime <= f.start);
+  const last = mine[mine.length - 1];
+  if (!last) return 'idle';
+  if (last.completeTime === undefined || last.completeTime >= f.start) return last.f === 'acquire' || last.f === 'release' ? last.f : 'holding';
+  return last.f === 'acquire' && last.outcome === 'ok' || last.f === 'renew' ? 'holding' : 'idle';
+}
+
+const hitWords = (hit: string) => (hit === 'holding' ? 'while it held the lock' : hit === 'idle' ? 'between its operations' : `during its ${hit}`);
+
+const RANK: Record<Nature, number> = { bug: 0, unknown: 1, inherent: 2 };
+
+/** One class per nature the causes show, the weightiest first; each names its own causes once, sorted. */
+export function classesOf(causes: readonly Cause[]): CauseClass[] {
+  const own = causes.filter((c) => !c.explained);
+  // A violation with no lock or resource anomaly (liveness alone): said so, never left without a class.
+  if (own.length === 0) return [{ key: 'unknown: no anomaly', nature: 'unknown', words: 'not classified: a violation with no lock or resource anomaly', causes: [] }];
+  const natures = [...new Set(own.map((c) => c.nature))].sort((a, b) => RANK[a] - RANK[b]);
+  return natures.map((nature) => {
+    const mine = own.filter((c) => c.nature === nature);
+    const keys = new Map<string, Cause>();
+    for (const c of mine) keys.set(`${c.anomaly} · ${c.why} · ${c.fault}@${c.hit}`, c);
+    const sorted = [...keys.keys()].sort();
+    return { key: `${nature}: ${sorted.join(' + ')}`, nature, words: [...new Set(sorted.map((k) => keys.get(k)!.words))].join('; '), causes: mine };
+  });
+}

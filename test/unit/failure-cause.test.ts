@@ -1,0 +1,150 @@
+// The failure-cause rules on hand-built stories (test/support/cause-history.ts): a double holder
+// is inherent when a belief outlived its lease or a declared design property was broken by a fault,
+// a bug when both beliefs were within their leases; a stale release is a bug; what the rules cannot
+// tell is unknown, never inherent. What decides is the declared design, not the lock's name.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Story } from '../support/cause-history.ts';
+import { classifyRun, classesOf, lockDesign, runCauses, type LockDesign } from '../../src/runner/failure-cause.ts';
+import { RECIPES } from '../../src/locks/registry.ts';
+
+const LEASE: LockDesign = { leased: true, fencing: false, keepsAlive: false, restartForgets: false, asyncFailover: false, driftMs: 0 };
+const natures = (s: Story, d: LockDesign) => classifyRun(s.run(), d).map((c) => c.nature);
+
+/** c1 holds k0 from 0 ms (800 ms lease) and is paused from 100 ms for `pauseMs`; c2 acquires at `c2At`. */
+function pausedHolder(pauseMs: number, c2At: number): Story {
+  return new Story()
+    .op('c1', 'acquire', 0, 2, { lease: 800 })
+    .fault('client-pause', 100, 100 + pauseMs, { client: 'c1' })
+    .op('c2', 'acquire', c2At, c2At + 2, { lease: 800 })
+    .op('c1', 'release', 100 + pauseMs + 5, 100 + pauseMs + 6, { value: { lost: true } })
+    .op('c2', 'release', c2At + 300, c2At + 301);
+}
+
+test('a holder paused past its lease, the lock taken meanwhile: inherent to an unfenced lease, said so', () => {
+  const [c, ...rest] = classifyRun(pausedHolder(1100, 900).run(), LEASE);
+  assert.equal(rest.length, 0);
+  assert.equal(c!.nature, 'inherent');
+  assert.equal(c!.key, 'inherent: double-holder · lease-outlived · client-pause@holding');
+  assert.match(c!.words, /^inherent to an unfenced lease: a holder was paused past its lease \(client-pause, while it held the lock\)$/);
+  // The same story at other instants is the same class (stable names).
+  assert.equal(classifyRun(pausedHolder(1500, 1200).run(), LEASE)[0]!.key, c!.key);
+  // With fencing the double holder is still the lease's, and the words say what protects the resource.
+  assert.match(classifyRun(pausedHolder(1100, 900).run(), { ...LEASE, fencing: true })[0]!.words, /^inherent to a lease \(fencing protects the resource\)/);
+});
+
+test('a second holder let in while the first was within its lease, no fault to explain it: a bug of the lock', () => {
+  const [c] = classifyRun(pausedHolder(300, 200).run(), LEASE);
+  assert.equal(c!.nature, 'bug');
+  assert.match(c!.key, /^bug: double-holder · within-lease · /);
+  assert.match(c!.words, /^a bug in this lock: it let a second client in while the first held the lock within its lease/);
+  // Just inside the lease by the clocks, but within a grant's own round trip of its end: not called a bug.
+  const edge = new Story().op('c1', 'acquire', 0, 30, { lease: 800 }).op('c2', 'acquire', 600, 825, { lease: 800 }).run();
+  assert.deepEqual(classifyRun(edge, LEASE).map((x) => x.nature), ['inherent']);
+});
+
+test('a stale DEL that freed the next holder\'s lock: a bug; the double holder it let in is its consequence, not a class of its own', () => {
+  // c1 paused before its DEL past its lease; c2 takes the lock; the DEL lands and frees it; c3 gets in within c2's lease.
+  const s = new Story()
+    .op('c1', 'acquire', 0, 2, { lease: 800 })
+    .fault('client-pause', 100, 1000, { client: 'c1', point: 'send:release:1' })
+    .op('c1', 'release', 100, 1001)
+    .op('c2', 'acquire', 850, 852, { lease: 800 })
+    .op('c3', 'acquire', 1005, 1007, { lease: 800 })
+    .op('c2', 'release', 1200, 1201)
+    .op('c3', 'release', 1300, 1301);
+  const r = s.run();
+  const causes = runCauses(r, LEASE);
+  assert.ok(causes.some((c) => c.anomaly === 'double-holder' && c.explained), JSON.stringify(causes));
+  const classes = classifyRun(r, LEASE);
+  assert.deepEqual(classes.map((c) => c.nature), ['bug']);
+  assert.equal(classes[0]!.key, 'bug: stale-release · stale-release · client-pause@release');
+  assert.match(classes[0]!.words, /^a bug in this lock: its release freed another client's lock \(client-pause, during its release\)$/);
+});
+
+test('one run with a lease outlived and a stale release beside it shows both classes, the bug first', () => {
+  // c1 paused in its critical section past its lease (c2 gets in: inherent), then its unconditional DEL frees c2's lock (bug).
+  const s = new Story()
+    .op('c1', 'acquire', 0, 2, { lease: 800 })
+    .fault('client-pause', 100, 1100, { client: 'c1', point: 'in-critical-section' })
+    .op('c2', 'acquire', 900, 902, { lease: 800 })
+    .op('c1', 'release', 1105, 1106)
+    .op('c3', 'acquire', 1110, 1112, { lease: 800 })
+    .op('c2', 'release', 1300, 1301);
+  const classes = classifyRun(s.run(), LEASE);
+  assert.deepEqual(classes.map((c) => c.nature), ['bug', 'inherent'], classes.map((c) => c.key).join(' | '));
+  assert.match(classes[0]!.key, /stale-release/);
+  assert.match(classes[1]!.key, /lease-outlived/);
+});
+
+test('a killed server restarted empty: inherent where the topology declares it forgets, a bug where it does not', () => {
+  const story = () => new Story()
+    .op('c1', 'acquire', 0, 2, { lease: 800 })
+    .fault('kill', 50, 100, { target: 'n1', params: { persistence: 'none' } })
+    .op('c2', 'acquire', 200, 202, { lease: 800 })
+    .op('c2', 'release', 300, 301).op('c1', 'release', 400, 401, { value: { lost: true } });
+  const forgets = classifyRun(story().run(), { ...LEASE, restartForgets: true })[0]!;
+  assert.equal(forgets.nature, 'inherent');
+  assert.match(forgets.words, /^inherent to a server that forgets its locks on restart/);
+  assert.deepEqual(natures(story(), LEASE), ['bug']);
+  // A restart with persistence asked for does not forget: not the design's failure.
+  const aof = new Story().op('c1', 'acquire', 0, 2, { lease: 800 }).fault('kill', 50, 100, { target: 'n1', params: { persistence: 'aof-always' } })
+    .op('c2', 'acquire', 200, 202, { lease: 800 });
+  assert.deepEqual(natures(aof, { ...LEASE, restartForgets: true }), ['bug']);
+});
+
+test('a failover over asynchronous replication, a server clock jump beyond the declared drift: inherent to those designs', () => {
+  const around = (kind: string, value: Record<string, unknown>) => new Story()
+    .op('c1', 'acquire', 0, 2, { lease: 800 }).fault(kind, 50, 150, value).op('c2', 'acquire', 200, 202, { lease: 800 });
+  assert.deepEqual(natures(around('failover', { target: 'primary', nodes: ['n1', 'n2'] }), { ...LEASE, asyncFailover: true }), ['inherent']);
+  assert.deepEqual(natures(around('failover', { target: 'primary', nodes: ['n1', 'n2'] }), LEASE), ['bug']);
+  const bump = (delta: number) => around('clock-bump', { target: 'n1', params: { delta_ms: delta } });
+  assert.deepEqual(natures(bump(1000), { ...LEASE, driftMs: 10 }), ['inherent']);
+  assert.match(classifyRun(bump(1000).run(), LEASE)[0]!.words, /^inherent to a lease timed by the server's clock/);
+  assert.deepEqual(natures(bump(5), { ...LEASE, driftMs: 10 }), ['bug']);
+  // A client's clock is no server's: a clock fault on a client breaks no server lease.
+  assert.deepEqual(natures(around('clock-bump', { target: 'c1', client: 'c1', params: { delta_ms: 1000 } }), LEASE), ['bug']);
+});
+
+test('what the rules cannot tell is unknown, never inherent: a lease kept alive out of sight, no lease recorded, a session lock under an unrelated fault', () => {
+  // A lease kept alive out of sight: a pause of its holder longer than the lease stopped the keep-alives (inherent); a shorter one says nothing.
+  assert.deepEqual(natures(pausedHolder(1100, 900), { ...LEASE, keepsAlive: true }), ['inherent']);
+  const shortPause = new Story().op('c1', 'acquire', 0, 2, { lease: 800 }).fault('client-pause', 100, 400, { client: 'c1' })
+    .op('c2', 'acquire', 1200, 1202, { lease: 800 }).op('c1', 'release', 1500, 1501, { value: { lost: true } });
+  assert.deepEqual(shortPause.run().check.anomalies.map((a) => a.type), ['double-holder']);
+  assert.deepEqual(natures(shortPause, { ...LEASE, keepsAlive: true }), ['unknown']);
+  assert.deepEqual(natures(shortPause, LEASE), ['inherent']);
+  // No fault at all: a lock that keeps its lease alive and still let a second client in has a bug.
+  const noFault = new Story().op('c1', 'acquire', 0, 2, { lease: 800 }).op('c2', 'acquire', 1200, 1202, { lease: 800 });
+  assert.deepEqual(natures(noFault, { ...LEASE, keepsAlive: true }), ['bug']);
+  const noLease = new Story().op('c1', 'acquire', 0, 2).fault('client-pause', 100, 1200, { client: 'c1' }).op('c2', 'acquire', 900, 902);
+  assert.deepEqual(natures(noLease, LEASE), ['unknown']);
+  const session: LockDesign = { ...LEASE, leased: false, sessionMs: 2000 };
+  assert.deepEqual(natures(noLease, session), ['unknown']);
+  // Its session ended by the server (session-kill), or cut off past the session timeout: inherent to an unfenced session lock.
+  const killed = new Story().op('c1', 'acquire', 0, 2).fault('session-kill', 100, 110, { client: 'c1' }).op('c2', 'acquire', 300, 302);
+  assert.match(classifyRun(killed.run(), session)[0]!.words, /^inherent to an unfenced session lock: the holder's session ended under it/);
+  // No fault at all: a bug.
+  assert.deepEqual(natures(new Story().op('c1', 'acquire', 0, 2).op('c2', 'acquire', 300, 302), session), ['bug']);
+  assert.deepEqual(classesOf([]).map((c) => c.nature), ['unknown']);
+});
+
+test('a grant handed out already expired is a bug; a resource failure is a bug only where the lock fences', () => {
+  const expired = new Story().op('c1', 'acquire', 0, 2, { lease: 800, valid: -5 }).op('c2', 'acquire', 10, 12, { lease: 800 }).run();
+  const [first] = classifyRun(expired, LEASE);
+  assert.equal(first!.key, 'bug: expired-grant · expired-grant · no fault@idle');
+  assert.match(first!.words, /^a bug in this lock: it handed out a lock whose validity was already over$/);
+  const stale = { type: 'stale-write', key: 'k0', processes: [1], lines: [], message: 'x' };
+  const res = { events: [], check: { anomalies: [] }, resource: { anomalies: [stale] } };
+  assert.deepEqual(classifyRun(res, { ...LEASE, fencing: true }).map((c) => c.nature), ['bug']);
+  assert.deepEqual(classifyRun(res, LEASE).map((c) => c.nature), ['unknown']);
+});
+
+test('the design is read from what the recipe and its topology declare', () => {
+  const by = (name: string) => RECIPES.find((r) => r.name === name)!;
+  const del = lockDesign(by('redis-set-px-del'), 800);
+  assert.equal(del.leased, true); assert.equal(del.fencing, false); assert.equal(del.restartForgets, true); assert.equal(del.driftMs, 0);
+  assert.equal(lockDesign(by('redlock'), 800).driftMs, 10);
+  const sentinel = RECIPES.find((r) => r.topology.kind === 'redis-sentinel');
+  if (sentinel) assert.equal(lockDesign(sentinel, 800).asyncFailover, true);
+});

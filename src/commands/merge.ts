@@ -10,8 +10,9 @@ a run dir or a folder holding them (a store, or a CI job's downloaded artifacts)
 into one verdict: UNSAFE if any shard found a violation; SAFE only if shards 1..N
 are all there, each SAFE, and their coverage summed has every requested fault kind
 applied, holds released and contention; otherwise INCONCLUSIVE naming the shards.
-Distinct failures are listed once each (anomaly types · fault kinds), with their
-counterexample and timeline.
+Distinct failures are listed once each (by their class, as each shard named it:
+a bug of this lock first, then what is inherent to its design), with their
+counterexample, timeline and replay command.
 
 options:
   --out DIR      where results.json, junit.xml (one test case per distinct failure)

@@ -150,7 +150,7 @@ export function mergeShards(dirs: readonly string[]): MergeResult {
   const sorted = [...byIndex.values()].sort((a, b) => a.shard.index - b.shard.index);
   const coverage = sumCoverage(faults, sorted.flatMap((r) => (r.results?.coverage ? [r.results.coverage] : [])));
 
-  // Distinct failures: one per class (anomaly types · fault kinds of the shrunk plan, failure-class.ts).
+  // Distinct failures: one per class, as the shards named it (by cause: failure-cause.ts; by anomalies and kinds before it).
   const failures = new Map<string, MergedFailure>();
   for (const r of sorted) {
     const res = r.results;

@@ -1,7 +1,8 @@
 // `npm run bench:porcupine`: lockpick beside another checker (Porcupine) on the same files.
 // Generates, from a seed, the histories in the format `lockpick run` records (bench/recorded.ts):
 // mutex on one key at 100k (valid, and with one double holder), 1M and 10M ops; mutex 1M ops on
-// 100 keys; cas-register 30k ops with ~10% info, valid and with one read of a value nobody
+// 100 keys; each of those also leaseless (no release answered "lost", no lapse: what a plain mutex
+// model such as Porcupine's knows; the rows with them compare unlike semantics); cas-register 30k ops with ~10% info, valid and with one read of a value nobody
 // wrote; and takes the 102 Jepsen etcd histories of ../shared/corpus/etcd where they lie (read
 // in place, never copied; all in one process). Each workload is checked by
 // `node bin/lockpick.mjs check FILE... --model M --json` in a child process: wall seconds and
@@ -9,8 +10,8 @@
 // With PORCUPINE_CMD set, the same is done for `sh -c "$PORCUPINE_CMD --model M FILE..."`:
 // a command that prints one JSON object per file, {"file": ..., "valid": true|false|"unknown"}
 // (as lockpick check --json does), peak RSS from GNU time (/usr/bin/time) when the machine has
-// it. The table then shows both, the ratio (Porcupine's time / lockpick's) and whether the
-// verdicts agree. Without it, lockpick's column alone, and a line saying Porcupine was not given.
+// it. The table then shows both, the ratio (Porcupine's time / lockpick's), whether the
+// verdicts agree, and whether both read the same semantics ("like for like": no lease events). Without it, lockpick's column alone, and a line saying Porcupine was not given.
 // The load average is printed with the table: the figures mean little on a busy machine.
 //   npm run bench:porcupine -- [--runs N] [--only NAME,...] [--seed S] [--dir DIR (keep the files)]
 import { spawn } from 'node:child_process';
@@ -32,18 +33,19 @@ const only = args.only?.split(',');
 const porcupineCmd = process.env.PORCUPINE_CMD;
 const GNU_TIME = '/usr/bin/time';
 
-interface Workload { name: string; model: string; files: (dir: string) => string[]; expect?: string }
+/** like: both checkers read the file with the same semantics (no lease events). */
+interface Workload { name: string; model: string; files: (dir: string) => string[]; expect?: string; like: boolean }
 
-const mutex = (name: string, ops: number, keys: number, doubleHolder = false): Workload => ({
-  name, model: 'mutex', expect: String(!doubleHolder),
+const mutex = (name: string, ops: number, keys: number, doubleHolder = false, leaseless = false): Workload => ({
+  name: leaseless ? `${name}, leaseless` : name, model: 'mutex', expect: String(!doubleHolder), like: leaseless,
   files: (dir) => {
-    const f = path.join(dir, `mutex-${ops}-${keys}${doubleHolder ? '-dh' : ''}-s${seed}.jsonl`);
-    if (!existsSync(f)) writeRecordedMutex(f, { ops, keys, seed: seed + ops + keys, doubleHolder });
+    const f = path.join(dir, `mutex-${ops}-${keys}${doubleHolder ? '-dh' : ''}${leaseless ? '-ll' : ''}-s${seed}.jsonl`);
+    if (!existsSync(f)) writeRecordedMutex(f, { ops, keys, seed: seed + ops + keys, doubleHolder, leaseless });
     return [f];
   },
 });
 const register = (name: string, badRead: boolean): Workload => ({
-  name, model: 'cas-register', expect: String(!badRead),
+  name, model: 'cas-register', expect: String(!badRead), like: true,
   // 90k simulator steps on 10 clients: ~30.5k ops, ~10% of them info.
   files: (dir) => {
     const f = path.join(dir, `register-30k${badRead ? '-bad' : ''}-s${seed}.jsonl`);
@@ -52,19 +54,22 @@ const register = (name: string, badRead: boolean): Workload => ({
   },
 });
 const etcd: Workload = {
-  name: 'etcd corpus, 102 histories, one process', model: 'cas-register',
+  name: 'etcd corpus, 102 histories, one process', model: 'cas-register', like: true,
   files: () => {
     const expected = JSON.parse(readFileSync(path.join(corpus, 'expected.json'), 'utf8')) as Record<string, { file: string }>;
     return Object.entries(expected).filter(([k]) => !k.startsWith('_')).map(([, e]) => path.join(corpus, e.file));
   },
 };
 
+const MUTEX_ROWS: [string, number, number, boolean][] = [
+  ['mutex, 1 key, 100k ops, valid', 100_000, 1, false],
+  ['mutex, 1 key, 100k ops + a double holder', 100_000, 1, true],
+  ['mutex, 1 key, 1M ops', 1_000_000, 1, false],
+  ['mutex, 1 key, 10M ops', 10_000_000, 1, false],
+  ['mutex, 100 keys, 1M ops', 1_000_000, 100, false],
+];
 const WORKLOADS: Workload[] = [
-  mutex('mutex, 1 key, 100k ops, valid', 100_000, 1),
-  mutex('mutex, 1 key, 100k ops + a double holder', 100_000, 1, true),
-  mutex('mutex, 1 key, 1M ops', 1_000_000, 1),
-  mutex('mutex, 1 key, 10M ops', 10_000_000, 1),
-  mutex('mutex, 100 keys, 1M ops', 1_000_000, 100),
+  ...MUTEX_ROWS.flatMap(([name, ops, keys, dh]) => [mutex(name, ops, keys, dh), mutex(name, ops, keys, dh, true)]),
   etcd,
   register('cas-register, 30k ops, 10% info, valid', false),
   register('cas-register, 30k ops, 10% info, one bad read', true),
@@ -130,8 +135,8 @@ if (!distFresh()) console.log('note: dist/ is not fresh (npm run build), so lock
 let failures = 0;
 console.log(`# lockpick${porcupineCmd ? ' beside Porcupine' : ''}: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), seed ${seed}, median of ${runs} run(s), load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 if (porcupineCmd) {
-  console.log('| workload | lockpick | Porcupine | Porcupine ÷ lockpick (time) | verdicts |');
-  console.log('|---|---|---|---:|---|');
+  console.log('| workload | lockpick | Porcupine | Porcupine ÷ lockpick (time) | verdicts | like for like |');
+  console.log('|---|---|---|---:|---|---|');
 } else {
   console.log('| workload | lockpick | verdict |');
   console.log('|---|---|---|');
@@ -161,11 +166,11 @@ try {
       : undecided.length === files.length ? `lockpick ${word(lpVerdict)}; Porcupine no verdict${why}`
         : undecided.length ? `agree on ${files.length - undecided.length}; Porcupine no verdict on ${undecided.length}${why}` : `agree: ${word(lpVerdict)}`;
     const ratio = undecided.length === 0 ? `${(pc.seconds / lp.seconds).toFixed(2)}×` : 'n/a';
-    console.log(`| ${w.name} | ${lpCell} | ${fmtS(pc.seconds)} s / ${fmtMb(pc.mb)} | ${ratio} | ${agree} |`);
+    console.log(`| ${w.name} | ${lpCell} | ${fmtS(pc.seconds)} s / ${fmtMb(pc.mb)} | ${ratio} | ${agree} | ${w.like ? 'yes' : 'no: lease events (lost, lapse) Porcupine does not model'} |`);
   }
 } finally {
   if (!args.dir) rmSync(dir, { recursive: true, force: true });
 }
 console.log(`load average at end ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${new Date().toISOString().slice(0, 10)}`);
-if (!porcupineCmd) console.log('Porcupine was not given: set PORCUPINE_CMD to a command that checks HISTORY.md JSON Lines files with Porcupine (see the header of bench/porcupine.ts) to see it beside lockpick.');
+if (!porcupineCmd) console.log('Porcupine was not given: set PORCUPINE_CMD to a command that checks HISTORY.md JSON Lines files with Porcupine (how to build one outside the repository: docs/benchmarks.md, "Porcupine beside lockpick") to see it beside lockpick.');
 if (failures) { console.error(`${failures} workload(s) gave an unexpected lockpick verdict`); process.exitCode = 1; }

@@ -35,7 +35,7 @@ class Recording {
   private now = 300_000_000; // the first run starts a few hundred ms after the recorder
   private readonly clientOf = new Map<number, string>();
   private readonly open = new Map<number, string>(); // process -> client, while its op is open
-  constructor(private readonly w: LineWriter, private readonly ch: Choices, private readonly run: number, private readonly meta: Record<string, unknown>) {}
+  constructor(private readonly w: LineWriter, private readonly ch: Choices, private readonly run: number, private readonly meta: Record<string, unknown>, private readonly plainReleases = false) {}
 
   private tick(): number { return (this.now += 20_000 + this.ch.int(1_980_000)); }
 
@@ -47,7 +47,7 @@ class Recording {
     const p = e.process as number;
     const out: Record<string, unknown> = { type: e.type, f: e.f, process: p };
     if (e.key !== undefined) out.key = `r${this.run}-${e.key}`;
-    if (e.value !== undefined) out.value = e.value;
+    if (e.value !== undefined && !(this.plainReleases && e.f === 'release')) out.value = e.value;
     out.time = this.tick();
     for (const [k, v] of Object.entries(e)) if (!['type', 'f', 'process', 'key', 'value', 'time'].includes(k)) out[k] = v;
     if (e.type === 'invoke') {
@@ -78,7 +78,13 @@ function slots(clients: number): { note: (e: HistoryEvent) => void; of: (p: numb
   };
 }
 
-export interface MutexSpec { ops: number; keys: number; seed: number; clients?: number; infoPct?: number; doubleHolder?: boolean }
+/**
+ * leaseless: no release fails and no hold lapses, and a release the simulated server answered
+ * "lost" (another acquire got in after its invoke, where the holder's belief ended) is recorded as
+ * a plain release, which a plain mutex places before that acquire: no `lease_ms`, `lost` or
+ * `lapse` anywhere, so a checker without lease semantics (Porcupine) reads the file alike.
+ */
+export interface MutexSpec { ops: number; keys: number; seed: number; clients?: number; infoPct?: number; doubleHolder?: boolean; leaseless?: boolean }
 
 /** Process id of an injected double holder: above any id the simulator hands out. */
 const INTRUDER = 2 ** 31;
@@ -91,12 +97,12 @@ export function writeRecordedMutex(file: string, o: MutexSpec): { events: number
   const w = new LineWriter(file);
   const clients = o.clients ?? 10;
   const ch = seeded(o.seed);
-  const rec = new Recording(w, seeded(o.seed ^ 0x5bd1e995), 1, { lock: 'bench-mutex', backend: 'zookeeper', clients, faults: 0 });
+  const rec = new Recording(w, seeded(o.seed ^ 0x5bd1e995), 1, { lock: 'bench-mutex', backend: 'zookeeper', clients, faults: 0 }, o.leaseless);
   const s = slots(clients);
   let injectAt = o.doubleHolder ? Math.floor(o.ops * 2 / 3) : Infinity; // ~2 events per op: a third of the file
   try {
     rec.start();
-    simulateLock({ clients, keys: o.keys, steps: Infinity, maxOps: o.ops, infoPerMille: (o.infoPct ?? 1) * 5, failPerMille: 20, renewPerMille: 0 }, ch,
+    simulateLock({ clients, keys: o.keys, steps: Infinity, maxOps: o.ops, infoPerMille: (o.infoPct ?? 1) * 5, failPerMille: o.leaseless ? 0 : 20, renewPerMille: 0, ...(o.leaseless ? { lapsePerMille: 0 } : {}) }, ch,
       (e) => {
         s.note(e); rec.event(e, s.of);
         if (injectAt <= w.events && e.type === 'ok' && e.f === 'acquire') {

@@ -7,23 +7,65 @@
 // Exit codes are a contract (README "Exit codes"): whatever goes wrong inside
 // lockpick itself, here too (a failure to load, an uncaught exception, an
 // unhandled rejection), exits 4, never 1 (unsafe) or 3 (inconclusive).
+// Signals from the first line, before tsx or any command loads (README "Exit codes"): Ctrl-C
+// is 130; SIGTERM or SIGHUP stop a standing service (env up, proxy) as asked, 0, and end any
+// other command without a verdict, 3. A command that handles a signal itself (a run stores what
+// it found, and says 1 when it had found a violation; an environment tears its servers down)
+// adds its own listener, and this one then stands aside.
+const ARGV = process.argv.slice(2);
+const STANDING = ARGV[0] === 'proxy' || (ARGV[0] === 'env' && ARGV.includes('up'));
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, function early() {
+    if (process.listeners(sig).some((l) => l !== early)) return;
+    process.exit(sig === 'SIGINT' ? 130 : STANDING ? 0 : 3);
+  });
+}
+
 const INTERNAL = 4;
+const INCONCLUSIVE = 3;
+// Memory that could not be had (a cap such as `ulimit -v`: tsx's WebAssembly, a heap) is no bug
+// of lockpick and no verdict: exit 3 saying so (the same words as src/errors.ts outOfMemory).
+const NO_MEMORY = /out of memory|Cannot allocate (Wasm )?memory|ENOMEM|allocation failed/i;
 
 function internal(e) {
+  const memory = NO_MEMORY.test(String(e?.message ?? e));
   try {
-    process.stderr.write(`lockpick: internal error (a bug in lockpick, please report it): ${e?.stack ?? String(e)}\n`);
+    if (memory) process.stderr.write(`lockpick: out of memory (a memory limit such as ulimit -v?); nothing was tested: ${e?.message ?? String(e)}\n`);
+    else process.stderr.write(`lockpick: internal error (a bug in lockpick, please report it): ${e?.stack ?? String(e)}\n`);
   } finally {
-    process.exit(INTERNAL);
+    process.exit(memory ? INCONCLUSIVE : INTERNAL);
   }
 }
 
 // A reader that stops early (`lockpick list | head -1`) closes our stdout: that is
-// no failure of lockpick, and the exit code stays the command's (the verdict).
-for (const stream of [process.stdout, process.stderr]) {
+// no failure of lockpick, and the exit code stays the command's (the verdict). Any other
+// failure of stdout or stderr is kept, the command finishes (its results.json is written),
+// and then the exit code says it (the same classes as src/output.ts): a full disk → 3,
+// a redirection that cannot be written → 2; never "internal error" for the user's device.
+const DISK = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EFBIG']);
+const PATH = new Set(['EROFS', 'EACCES', 'EPERM', 'EBADF', 'ENXIO', 'EISDIR', 'ENOENT']);
+let streamFailure;
+for (const [name, stream] of [['standard output', process.stdout], ['standard error', process.stderr]]) {
   stream.on('error', (e) => {
-    if (e?.code !== 'EPIPE') internal(e);
+    if (e?.code !== 'EPIPE') streamFailure ??= { name, e };
   });
 }
+
+/** The command's exit code once its output failed: a verdict (0, 1) cannot stand undelivered. */
+function afterStreamFailure(code) {
+  const { name, e } = streamFailure;
+  const kind = DISK.has(e?.code) ? INCONCLUSIVE : PATH.has(e?.code) ? 2 : INTERNAL;
+  if (kind === INTERNAL) {
+    process.stderr.write(`lockpick: internal error (a bug in lockpick, please report it): ${e?.stack ?? String(e)}\n`);
+    return INTERNAL;
+  }
+  try {
+    process.stderr.write(`lockpick: cannot write to ${name}: ${e?.message ?? e}${kind === INCONCLUSIVE ? '; what it printed there is lost (a run keeps its verdict in its run directory: results.json)' : ''}\n`);
+  } catch { /* stderr itself is what failed */ }
+  return code === 0 || code === 1 ? kind : code;
+}
+// A failed write is reported a tick after it: judged at exit (a signal's too), when every write has settled.
+process.on('exit', () => { if (streamFailure) process.exitCode = afterStreamFailure(process.exitCode ?? 0); });
 process.on('uncaughtException', internal);
 process.on('unhandledRejection', internal);
 
@@ -33,7 +75,7 @@ try {
   // what an installed package does. A checkout with edited sources, LOCKPICK_NO_DIST=1, and
   // any doubt run the sources through tsx. (A user's .ts lock module loads tsx's hooks on its
   // own: src/locks/user-lock.ts.)
-  const argv = process.argv.slice(2);
+  const argv = ARGV;
   let cli;
   if (process.env.LOCKPICK_NO_DIST !== '1' && (await import('./dist-fresh.mjs')).distFresh()) cli = '../dist/src/cli.js';
   else {

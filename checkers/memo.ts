@@ -110,14 +110,23 @@ export class LinearizedSet {
     let sid = this.stateIds.get(stateHash);
     if (sid === undefined) this.stateIds.set(stateHash, (sid = this.stateIds.size));
     const key = (this.h1 ^ Math.imul(sid + 1, 0x9e3779b1)) | 0; // a small integer: the Map hashes it fastest
-    const head = this.cache.get(key);
+    let head = this.cache.get(key) ?? -1;
     const len = Math.max(0, this.top - this.base + 1);
-    for (let x = head ?? -1; x !== -1; x = this.meta.a[x + 7]!) {
-      const m = this.meta.a;
-      if (m[x] === this.h2 && m[x + 1] === sid && m[x + 2] === this.base && m[x + 4] === len && this.sameOk(m[x + 3]!, len) && this.hasAll(m[x + 5]!, m[x + 6]!)) return true;
+    const c = this.counts;
+    const m = this.meta.a;
+    for (let x = head, before = -1; x !== -1; x = m[x + 7]!) {
+      if (m[x] === this.h2 && m[x + 1] === sid && m[x + 2] === this.base && m[x + 4] === len && this.sameOk(m[x + 3]!, len)) {
+        if (this.hasAll(m[x + 5]!, m[x + 6]!)) return true;
+        // A snapshot with at least as many of each kind placed is dominated by this one, recorded
+        // below: dropped, so a bucket stays an antichain (its walk was most of a search's time).
+        if (c && this.placedAtMost(m[x + 5]!, m[x + 6]!)) {
+          if (before === -1) head = m[x + 7]!; else m[before + 7] = m[x + 7]!;
+          continue;
+        }
+      }
+      before = x;
     }
     // Record it: the ok words above base, then the info ops placed (or the counts per kind).
-    const c = this.counts;
     let infoLen = 0;
     if (c) { infoLen = c.length; while (infoLen > 0 && c[infoLen - 1] === 0) infoLen--; } else infoLen = this.infos.length;
     const w = this.words.reserve(len + infoLen);
@@ -126,8 +135,8 @@ export class LinearizedSet {
     if (c) for (let k = 0; k < infoLen; k++) wa[w + len + k] = c[k]!;
     else for (let k = 0; k < infoLen; k++) wa[w + len + k] = this.infos[k]!;
     const x = this.meta.reserve(META);
-    const m = this.meta.a;
-    m[x] = this.h2; m[x + 1] = sid; m[x + 2] = this.base; m[x + 3] = w; m[x + 4] = len; m[x + 5] = w + len; m[x + 6] = infoLen; m[x + 7] = head ?? -1;
+    const m2 = this.meta.a;
+    m2[x] = this.h2; m2[x + 1] = sid; m2[x + 2] = this.base; m2[x + 3] = w; m2[x + 4] = len; m2[x + 5] = w + len; m2[x + 6] = infoLen; m2[x + 7] = head;
     this.cache.set(key, x);
     this.size++;
     return false;
@@ -148,6 +157,13 @@ export class LinearizedSet {
       return true;
     }
     for (let j = 0; j < n; j++) if (!this.has(wa[at + j]!)) return false;
+    return true;
+  }
+
+  /** Counted: no kind has more placed now than in the snapshot (its kinds past n: none placed then). */
+  private placedAtMost(at: number, n: number): boolean {
+    const wa = this.words.a, c = this.counts!;
+    for (let k = 0; k < c.length; k++) if (c[k]! > (k < n ? wa[at + k]! : 0)) return false;
     return true;
   }
 

@@ -3,6 +3,8 @@
 /** JSON with object keys sorted, so equal values give equal text (undefined reads as null). */
 export function canonical(v: unknown): string {
   if (v === undefined || v === null) return 'null';
+  // A finite number's JSON is its String (-0 included); the register models ask once per step.
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   if (typeof v !== 'object') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   const o = v as Record<string, unknown>;

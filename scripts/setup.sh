@@ -23,6 +23,8 @@ declare -A WHY=(
   [make]="building the zookeeper npm package's C client addon (node-gyp, during npm ci)"
   [python3]="building the zookeeper npm package's C client addon (node-gyp, during npm ci)"
   [default-jre-headless]="the JVM ZooKeeper runs on"
+  [python3-redis]="the Python process client examples (examples/process-clients/: redis-py's redis.lock.Lock)"
+  [python3-kazoo]="the Python process client example on ZooKeeper (examples/process-clients/: kazoo's Lock)"
 )
 missing=()
 for pkg in "${!WHY[@]}"; do

@@ -5,6 +5,7 @@
 // servers are stopped before the promise settles. An aborted `signal` stores
 // what was found (results.json, counterexample/, junit.xml, marked interrupted),
 // stops the servers, then rejects with the signal's reason (an AbortError).
+import { resolve } from 'node:path';
 import { CheckInputError } from '../checkers/index.ts';
 import { checkHistoryOnThreads } from '../checkers/threads.ts';
 import type { Backend, CheckResult } from '../checkers/types.ts';
@@ -13,7 +14,7 @@ import { HistoryBuilder, ReadLimitReached, readHistory } from './history/index.t
 import { Budget } from '../checkers/budget.ts';
 import { limitedReading, readLimitResult } from '../checkers/read-limit.ts';
 import type { HistoryEvent, ParsedHistory } from './history/types.ts';
-import { clientCount, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, parseShard, positiveInt, propertyOf, recipeFor } from './options.ts';
+import { MAX_MS, MAX_S, checkLockOptions, clientCount, ttlWithinTime, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, parseShard, positiveInt, propertyOf, recipeFor } from './options.ts';
 import { runTest, type RunSummary } from './runner/index.ts';
 import { UsageError } from './errors.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
@@ -89,32 +90,78 @@ export interface LockTestOptions {
  * Bad options reject with an Error whose `exitCode` is 2 (as the CLI's exit code).
  */
 export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
+  checkApiOptions(o);
   o.signal?.throwIfAborted();
-  const spec: LockSpec = typeof o.lock === 'string' ? parseLockArg(o.lock) : o.lock;
-  if (!spec || typeof spec !== 'object' || !('name' in spec || 'path' in spec)) {
-    throw new TypeError(`runLockTest: lock must be a lock name, a module path, or {name} / {path}; got ${typeof o.lock}: a recipe object cannot be given, since each client process loads the lock itself`);
-  }
-  const recipe = await recipeFor(spec);
+  const spec = lockSpecOf(o.lock);
+  const lockOptions = o.lockOptions ?? {};
+  const recipe = await recipeFor(spec, lockOptions);
+  checkLockOptions(lockOptions, recipe, 'runLockTest: lockOptions.');
   const env = await parseEnv(o.env, o.endpoints, false);
   const faults = await faultsFor((o.faults ?? []).join(','), recipe, env);
   if (o.restartDelayMs !== undefined && !faults.includes('kill')) throw new UsageError("runLockTest: restartDelayMs keeps killed servers down; it needs 'kill' in faults");
-  const timeMs = positiveInt(o.timeMs, 'timeMs', 60_000, 1);
-  const shrinkTimeMs = positiveInt(o.shrinkTimeMs, 'shrinkTimeMs', 60_000, 0);
+  const timeMs = positiveInt(o.timeMs, 'timeMs', 60_000, 1, 1000 * MAX_S);
+  const shrinkTimeMs = positiveInt(o.shrinkTimeMs, 'shrinkTimeMs', 60_000, 0, 1000 * MAX_S);
+  const ttlMs = positiveInt(o.ttlMs, 'ttlMs', 800, 50, MAX_MS);
+  ttlWithinTime(ttlMs, timeMs, 'runLockTest: ttlMs', 'timeMs');
   return runTest({
     lock: spec, recipe, faults,
     clients: clientCount(positiveInt(o.clients, 'clients', 3, 1), 'clients'), timeS: timeMs / 1000, shrinkTimeS: shrinkTimeMs / 1000,
     runs: positiveInt(o.runs, 'runs', 1_000_000, 1), seed: o.seed === undefined ? undefined : positiveInt(o.seed, 'seed', 0, 0),
-    ttlMs: positiveInt(o.ttlMs, 'ttlMs', 800, 50), ttlFixed: o.ttlMs !== undefined, keys: positiveInt(o.keys, 'keys', 1, 1),
+    ttlMs, ttlFixed: o.ttlMs !== undefined, keys: positiveInt(o.keys, 'keys', 1, 1),
     maxAttempts: positiveInt(o.maxAttempts, 'maxAttempts', 3, 1), maxFaults: positiveInt(o.maxFaults, 'maxFaults', 2, 1),
-    restartDelayMs: o.restartDelayMs === undefined ? undefined : positiveInt(o.restartDelayMs, 'restartDelayMs', 0, 0),
+    restartDelayMs: o.restartDelayMs === undefined ? undefined : positiveInt(o.restartDelayMs, 'restartDelayMs', 0, 0, MAX_MS),
     env, keyPrefix: parseKeyPrefix(o.keyPrefix),
     pausePoints: o.pauseAt ? parsePausePoints(o.pauseAt.join(','), recipe.points ?? []) : undefined,
-    property: propertyOf(o.property, (p) => `runLockTest: property must be one of ${PROPERTIES.join(', ')}, got ${JSON.stringify(p)}`), livenessMs: o.livenessMs === undefined ? undefined : positiveInt(o.livenessMs, 'livenessMs', 0, 1), storeRoot: o.store ?? 'store', lockOptions: o.lockOptions ?? {},
+    property: propertyOf(o.property, (p) => `runLockTest: property must be one of ${PROPERTIES.join(', ')}, got ${JSON.stringify(p)}`), livenessMs: o.livenessMs === undefined ? undefined : positiveInt(o.livenessMs, 'livenessMs', 0, 1, MAX_MS), storeRoot: o.store ?? 'store', lockOptions,
     log: o.log ?? (() => {}), onProgress: o.onProgress, junitPath: o.junit,
     keepGoing: o.keepGoing === true, firstFailure: o.firstFailure === true,
     shard: parseShard(typeof o.shard === 'object' && o.shard !== null ? `${o.shard.index}/${o.shard.total}` : o.shard, o.shardTotal, o.shardEnv ?? process.env),
     interrupts: { signal: o.signal },   // never exitOnSignal: the test runner owns the process
   });
+}
+
+type ApiKind = 'string' | 'number' | 'boolean' | 'strings' | 'object' | 'function' | 'lock' | 'signal' | 'shard';
+/**
+ * The options runLockTest knows, by kind: anything else (a misspelt name, a wrong type) is a
+ * UsageError (exit 2) naming it. Every LockTestOptions field must be here (the type says so).
+ */
+const API_OPTIONS: Record<keyof LockTestOptions, ApiKind> & Record<string, ApiKind> = {
+  firstFailure: 'boolean',
+  lock: 'lock', faults: 'strings', env: 'string', endpoints: 'string', keyPrefix: 'string', maxAttempts: 'number', maxFaults: 'number',
+  restartDelayMs: 'number', timeMs: 'number', shrinkTimeMs: 'number', keepGoing: 'boolean', clients: 'number', ttlMs: 'number', keys: 'number',
+  runs: 'number', seed: 'number', pauseAt: 'strings', property: 'string', livenessMs: 'number', lockOptions: 'object', store: 'string',
+  junit: 'string', signal: 'signal', onProgress: 'function', log: 'function',
+  shard: 'shard', shardTotal: 'number', shardEnv: 'object',
+};
+
+function checkApiOptions(o: unknown): asserts o is LockTestOptions {
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new UsageError(`runLockTest: give an options object, e.g. { lock: 'redis-set-px-lua' }; got ${o === null ? 'null' : typeof o}`);
+  for (const [name, v] of Object.entries(o)) {
+    if (!Object.hasOwn(API_OPTIONS, name)) throw new UsageError(`runLockTest: unknown option '${name}'; known: ${Object.keys(API_OPTIONS).join(', ')}`);
+    if (v === undefined) continue;
+    const kind = API_OPTIONS[name as keyof LockTestOptions];
+    const ok = kind === 'strings' ? Array.isArray(v) && v.every((x) => typeof x === 'string' && x.trim() !== '')
+      : kind === 'object' ? typeof v === 'object' && v !== null && !Array.isArray(v)
+      : kind === 'signal' ? typeof v === 'object' && v !== null && typeof (v as AbortSignal).throwIfAborted === 'function'
+      : kind === 'lock' ? true   // lockSpecOf words its own refusal
+      : kind === 'shard' ? typeof v === 'string' || (typeof v === 'object' && v !== null && !Array.isArray(v))   // parseShard checks the rest
+      : kind === 'string' ? typeof v === 'string' && v.trim() !== ''
+      : typeof v === kind;
+    if (!ok) {
+      const want = kind === 'shard' ? "'I/N', 'auto' or { index, total }" : kind === 'strings' ? 'an array of non-empty strings' : kind === 'object' ? 'a plain object' : kind === 'signal' ? 'an AbortSignal' : kind === 'string' ? 'a non-empty string' : `a ${kind}`;
+      throw new UsageError(`runLockTest: ${name} must be ${want}; got ${Array.isArray(v) ? 'an array' : typeof v}${typeof v === 'string' || typeof v === 'number' ? ` ${JSON.stringify(v)}` : ''}`);
+    }
+  }
+}
+
+/** `lock` as a LockSpec: a name, a module path, or {name} / {path} with a non-empty string. */
+function lockSpecOf(lock: unknown): LockSpec {
+  if (typeof lock === 'string' && lock.trim() !== '') return parseLockArg(lock);
+  const l = lock as { name?: unknown; path?: unknown } | null;
+  if (typeof l === 'object' && l !== null && !Array.isArray(l) && Object.keys(l).length === 1 && ((typeof l.name === 'string' && l.name !== '') || (typeof l.path === 'string' && l.path !== ''))) {
+    return typeof l.name === 'string' ? { name: l.name } : { path: resolve(l.path as string) };
+  }
+  throw new UsageError(`runLockTest: lock must be a lock name, a module path, or {name} / {path}; got ${lock === null ? 'null' : typeof lock}${typeof lock === 'number' ? ` ${lock}` : ''}: a recipe object cannot be given, since each client process loads the lock itself`);
 }
 
 export interface CheckHistoryOptions {

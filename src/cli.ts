@@ -14,8 +14,17 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run(argv
   report: { summary: 'render a stored run or a history as text, JSON, JUnit or HTML', load: () => import('./commands/report.ts') },
   merge: { summary: 'one verdict for the shards of a search (run --shard I/N): merge DIR...', load: () => import('./commands/merge.ts') },
   demo: { summary: 'the catalogue of failure modes: run one on real servers, one HTML page each (demo --all --out DIR)', load: () => import('./commands/demo.ts') },
-  version: { summary: 'print the version of lockpick (also --version)', load: async () => ({ run: async () => { console.log(`lockpick ${packageVersion()}`); return EXIT.ok; } }) },
+  version: { summary: 'print the version of lockpick (also --version)', load: async () => ({ run: version }) },
 };
+
+/** `lockpick version`: no options (an unknown one is exit 2, as for every command). */
+async function version(argv: string[]): Promise<number> {
+  const { parseCommandArgs } = await import('./commands/args.ts');
+  const parsed = parseCommandArgs('version', 'usage: lockpick version (or lockpick --version)', argv, {});
+  if (typeof parsed === 'number') return parsed;
+  console.log(`lockpick ${packageVersion()}`);
+  return EXIT.ok;
+}
 
 export function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`);

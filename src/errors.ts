@@ -18,9 +18,16 @@ export class InconclusiveError extends Error {
   readonly exitCode = EXIT.unknown;
 }
 
-/** The exit code an error stands for: 2 or 3 for the classes above, undefined for anything else (an internal error). */
+/** Memory that could not be had (a cap such as `ulimit -v`): no bug of lockpick, and no verdict (bin/lockpick.mjs words it the same). */
+const NO_MEMORY = /out of memory|Cannot allocate (Wasm )?memory|ENOMEM|allocation failed/i;
+export function outOfMemory(e: unknown): boolean {
+  return (e instanceof RangeError || (e as NodeJS.ErrnoException)?.code === 'ENOMEM') && NO_MEMORY.test(String((e as Error).message));
+}
+
+/** The exit code an error stands for: 2 or 3 for the classes above (3 for memory that could not be had), undefined for anything else (an internal error). */
 export function exitCodeOf(e: unknown): 2 | 3 | undefined {
-  return e instanceof UsageError || e instanceof InconclusiveError ? e.exitCode : undefined;
+  if (e instanceof UsageError || e instanceof InconclusiveError) return e.exitCode;
+  return outOfMemory(e) ? EXIT.unknown : undefined;
 }
 
 /** "ENOSPC" → "no space left on device (ENOSPC)": the reason of a failed file operation, in words. */

@@ -6,7 +6,9 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { packageRoot } from './package-root.ts';
 import { UsageError, fsReason } from './errors.ts';
-import { resolveRecipe } from './runner/lock-spec.ts';
+import { lockLabel, resolveRecipe } from './runner/lock-spec.ts';
+import type { LockSpec } from './runner/protocol.ts';
+import type { LockRecipe } from './locks/lock.ts';
 import { PROPERTIES, topologyOf, type Property } from './runner/session.ts';
 import { IO_POINT_KINDS, WORKER_POINTS, MAX_CLIENTS, parseIoPoint } from './workload/plan.ts';
 import { readLearnedPoints } from './runner/calibrate.ts';
@@ -14,12 +16,29 @@ import type { LearnedPoints } from './workload/points.ts';
 import type { EnvSpec } from './env/env-kinds.ts';
 import type { Shard } from './workload/shard.ts';
 
-/** A whole number option given as text (the command line): its default when absent, exit 2 when it is not one. */
-export function int(v: string | undefined, flag: string, dflt: number, min = 1): number {
+/**
+ * The largest value of every whole-number option: 2^31 − 1, the longest timer Node keeps
+ * (24.8 days in ms) and fast-check's seed range; flags in ms or s have tighter bounds (MAX_MS, MAX_S).
+ */
+export const MAX_INT = 2 ** 31 - 1;
+/** Times in milliseconds (--ttl, --restart-delay, --liveness-ms): an hour at most, as a stored plan's times. */
+export const MAX_MS = 3_600_000;
+/** Time budgets in seconds (--time, --shrink-time): a week at most. */
+export const MAX_S = 7 * 86_400;
+
+/** A whole number option given as text (the command line): its default when absent, exit 2 when it is not one or out of range. */
+export function int(v: string | undefined, flag: string, dflt: number, min = 1, max = MAX_INT): number {
   if (v === undefined) return dflt;
   const n = Number(v);
-  if (v.trim() === '' || !Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number ≥ ${min}, got '${v}'`);
+  if (v.trim() === '' || !/^\s*[+-]?\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got '${v}'`);
   return n;
+}
+
+/** The search must have time for a run: one lasts longer than a lease (a hold, then a wait past it). */
+export function ttlWithinTime(ttlMs: number, timeMs: number, ttlFlag: string, timeFlag: string): void {
+  if (ttlMs > timeMs) {
+    throw new UsageError(`${ttlFlag} ${ttlMs} ms does not fit in ${timeFlag} (${timeMs / 1000} s): a run lasts longer than one lease, so the search would overrun its time by far\n  fix: give ${timeFlag} at least ${Math.ceil(ttlMs / 1000)} s (a few leases' worth finds more), or a shorter ${ttlFlag}`);
+  }
 }
 
 /** Each client is a forked process with its own connections: more than MAX_CLIENTS would test the machine, not the lock. */
@@ -38,17 +57,23 @@ export function parallelRuns(v: string | undefined): number {
 /**
  * The recipe for `--lock` (or a replay's lock_spec); a lock that cannot be had is
  * the user's to fix (exit 2). The registry itself is imported first, outside: if
- * lockpick's own module fails to load, that is an internal error (exit 4).
+ * lockpick's own module fails to load, that is an internal error (exit 4). A user's
+ * module is read in a child process (src/locks/recipe-probe.ts), never imported here (a
+ * process client's .json recipe file is only data: read here);
+ * `lockOptions`: the --lock-opt set the run passes to its sessionMs.
  */
-export async function recipeFor(spec: Parameters<typeof resolveRecipe>[0]) {
+export async function recipeFor(spec: LockSpec, lockOptions?: Record<string, unknown>): Promise<LockRecipe> {
   await import('./locks/registry.ts');
+  // A process client's recipe file is data, no code: read here (src/locks/exec-recipe.ts).
+  if ('path' in spec && spec.path.endsWith('.json')) return resolveRecipe(spec).catch((e: Error) => { throw new UsageError(e.message); });
+  if ('path' in spec) return (await import('./locks/recipe-probe.ts')).probeUserLock(spec.path, lockLabel(spec), [lockOptions ?? {}]);
   return resolveRecipe(spec).catch((e: Error) => { throw new UsageError(e.message); });
 }
 
 /** A whole number option given as a value (the library API): its default when absent, exit 2 naming `name` when it is not one. */
-export function positiveInt(v: number | undefined, name: string, dflt: number, min: number): number {
+export function positiveInt(v: number | undefined, name: string, dflt: number, min: number, max = MAX_INT): number {
   if (v === undefined) return dflt;
-  if (!Number.isInteger(v) || v < min) throw new UsageError(`runLockTest: ${name} must be a whole number ≥ ${min}, got ${String(v)}`);
+  if (!Number.isSafeInteger(v) || v < min || v > max) throw new UsageError(`runLockTest: ${name} must be a whole number from ${min} to ${max}, got ${String(v)}`);
   return v;
 }
 
@@ -70,11 +95,17 @@ export function replayDir(dir: string): string {
   return existsSync(join(own, 'test.json')) ? own : dir;
 }
 
+/** Why fault `kind` cannot reach this lock (LockRecipe.lacks), or undefined. */
+function lockLacks(kind: string, recipe: Awaited<ReturnType<typeof recipeFor>>): string | undefined {
+  const why = recipe.lacks?.[kind];
+  return why === undefined ? undefined : `fault '${kind}' cannot reach this lock: ${why}`;
+}
+
 /** A fault kind the lock's topology lacks (failover on a single Redis) is refused up front (exit 2). */
 export async function refuseTopologyFaults(faults: string[], recipe: Awaited<ReturnType<typeof recipeFor>>): Promise<void> {
   const { topologyProblem } = await import('../nemesis/index.ts');
   for (const k of faults) {
-    const p = topologyProblem(k, topologyOf(recipe).name, recipe.channels ?? []);
+    const p = topologyProblem(k, topologyOf(recipe).name, recipe.channels ?? []) ?? lockLacks(k, recipe);
     if (p) throw new UsageError(`--faults: ${p}; leave it out or pick a lock that has it ('lockpick list')`);
   }
 }
@@ -131,16 +162,46 @@ export function writablePath(p: string, flag: string): string {
   return abs;
 }
 
-/** --lock-opt NAME=VALUE, repeatable: a recipe's options (a number where the value reads as one). */
+/** --lock-opt NAME=VALUE, repeatable: a recipe's options (a number where the value reads as one); a name twice or no value is refused. */
 export function parseLockOptions(pairs: readonly string[]): Record<string, unknown> {
   const lockOptions: Record<string, unknown> = {};
   for (const kv of pairs) {
     const i = kv.indexOf('=');
     if (i <= 0) throw new UsageError(`--lock-opt '${kv}': write it as NAME=VALUE, e.g. --lock-opt retryMs=20`);
+    const name = kv.slice(0, i);
     const v = kv.slice(i + 1);
-    lockOptions[kv.slice(0, i)] = v !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
+    if (v.trim() === '') throw new UsageError(`--lock-opt ${name}: no value; write ${name}=VALUE, or leave the option out for its default`);
+    if (Object.hasOwn(lockOptions, name)) throw new UsageError(`--lock-opt ${name} is given twice (${name}=${String(lockOptions[name])} and ${kv}); give it once`);
+    // defineProperty: a name such as __proto__ is an option name like any other, never the object's prototype.
+    Object.defineProperty(lockOptions, name, { value: Number.isFinite(Number(v)) ? Number(v) : v, enumerable: true, writable: true, configurable: true });
   }
   return lockOptions;
+}
+
+/** The largest number any --lock-opt takes: an hour of milliseconds (options are times in ms or s, or counts). */
+export const MAX_LOCK_OPTION = 3_600_000;
+
+/**
+ * The recipe's options checked against what it declares (LockRecipe.optionsHelp names,
+ * optionValues kinds): an unknown name or a value out of its kind is exit 2 naming both. A
+ * recipe that declares neither takes any name (a user's module: its create() reads them).
+ */
+export function checkLockOptions(options: Record<string, unknown>, recipe: Pick<LockRecipe, 'name' | 'optionsHelp' | 'optionValues'>, flag = '--lock-opt'): void {
+  const values = recipe.optionValues ?? {};
+  const names = [...new Set([...Object.keys(recipe.optionsHelp ?? {}), ...Object.keys(values)])];
+  const declared = recipe.optionsHelp !== undefined || recipe.optionValues !== undefined;
+  for (const [name, v] of Object.entries(options)) {
+    if (declared && !names.includes(name)) {
+      throw new UsageError(`${flag} ${name}: lock ${recipe.name} has no option '${name}'; its options: ${names.length ? names.join(', ') : 'none'} (see 'lockpick list')`);
+    }
+    const kind = Object.hasOwn(values, name) ? values[name] : undefined;
+    const shown = `${flag} ${name}=${String(v)}`;
+    if (kind === 'number' && !(typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_LOCK_OPTION)) {
+      throw new UsageError(`${shown}: lock ${recipe.name} takes a number from 0 to ${MAX_LOCK_OPTION} here`);
+    }
+    if (kind === 'text' && !((typeof v === 'string' && v !== '') || typeof v === 'number')) throw new UsageError(`${shown}: lock ${recipe.name} takes a non-empty text here`);
+    if (Array.isArray(kind) && !kind.includes(v as string)) throw new UsageError(`${shown}: lock ${recipe.name} takes one of ${kind.join(', ')} here`);
+  }
 }
 
 export function parsePausePoints(list: string | undefined, recipePoints: string[]): string[] | undefined {
@@ -185,7 +246,7 @@ export async function allFaults(faults: string[], recipe: Awaited<ReturnType<typ
   const { KINDS, topologyProblem, capabilityProblem } = await import('../nemesis/index.ts');
   const { envKind } = await import('./env/env-kinds.ts');
   const topology = topologyOf(recipe).name;
-  return KINDS.map((k) => k.schema.kind).filter((k) => !topologyProblem(k, topology, recipe.channels ?? []) && !capabilityProblem(k, envKind(envName)!));
+  return KINDS.map((k) => k.schema.kind).filter((k) => !topologyProblem(k, topology, recipe.channels ?? []) && !lockLacks(k, recipe) && !capabilityProblem(k, envKind(envName)!));
 }
 
 export async function parseFaults(list: string | undefined): Promise<string[]> {

@@ -15,7 +15,8 @@ type Parsed<O extends Options, P extends boolean> = ReturnType<typeof parseArgs<
 export function parseCommandArgs<O extends Options, P extends boolean = false>(command: string, usage: string, argv: string[], options: O, allowPositionals?: P): Parsed<O, P> | number {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { ...options, ...HELP }, allowPositionals, strict: true });
+    parsed = parseArgs({ args: argv, options: { ...options, ...HELP }, allowPositionals, strict: true, tokens: true });
+    valuesProblem(parsed.tokens, { ...options, ...HELP });
   } catch (e) {
     console.error(`lockpick ${command}: ${(e as Error).message}\n\n${usage}`);
     return EXIT.usage;
@@ -25,4 +26,21 @@ export function parseCommandArgs<O extends Options, P extends boolean = false>(c
     return EXIT.ok;
   }
   return parsed;
+}
+
+/**
+ * What no option of any command takes: an empty value (`--store ""`, `--faults ""`: an unset
+ * variable in CI would silently mean "here" or "no faults") and an option given twice that
+ * takes one value (parseArgs would keep the last without a word). Thrown as an Error: exit 2.
+ */
+function valuesProblem(tokens: ReturnType<typeof parseArgs>['tokens'], options: Options): void {
+  const seen = new Set<string>();
+  for (const t of tokens ?? []) {
+    if (t.kind !== 'option') continue;
+    const flag = t.rawName.startsWith('--') ? t.rawName : `--${t.name}`;
+    if (typeof t.value === 'string' && t.value.trim() === '') throw new Error(`${flag}: empty value; give one, or leave ${flag} out for its default`);
+    if (options[t.name]?.multiple) continue;
+    if (seen.has(t.name)) throw new Error(`${flag} is given twice; give it once`);
+    seen.add(t.name);
+  }
 }

@@ -2,7 +2,7 @@
 // the verdict (text, --json, or --format junit). Exit: 0 valid, 1 invalid, 2 bad
 // input or usage, 3 unknown (a limit was reached).
 import { parseCommandArgs } from './args.ts';
-import { writeFile } from 'node:fs/promises';
+import { writeOutput } from '../output.ts';
 import { samePath } from '../same-path.ts';
 import { Budget } from '../../checkers/budget.ts';
 import { renderJUnit } from '../report/junit.ts';
@@ -10,7 +10,7 @@ import { CheckInputError, MODELS } from '../../checkers/index.ts';
 import { checkHistoryOnThreads } from '../../checkers/threads.ts';
 import type { Backend, CheckResult } from '../../checkers/types.ts';
 import { backendNames } from '../env/topologies.ts';
-import { EXIT, fsReason } from '../errors.ts';
+import { EXIT, exitCodeOf, fsReason } from '../errors.ts';
 import { DEFAULT_MAX_LINE_BYTES, HistoryError, ReadLimitReached, ReaderBug, detectFormat, parseMaxLineBytes, readHistory, type ReadOptions } from '../history/index.ts';
 import { CheckerBug, checkJsonlStreaming, streams } from '../../checkers/stream.ts';
 import { formatResult } from '../report/text.ts';
@@ -255,10 +255,12 @@ async function checkToDocument(files: string[], format: 'text' | 'json' | 'junit
     return code;
   }
   try {
-    await writeFile(out, text);
+    writeOutput(out, text, { what: `cannot write ${out}`, fix: 'give --out a file in a directory that exists and can be written' });
   } catch (e) {
-    console.error(`lockpick check: cannot write ${out}: ${fsReason(e)}\n  fix: give --out a file in a directory that exists and can be written`);
-    return EXIT.usage;
+    const failed = exitCodeOf(e);
+    if (failed === undefined) throw e;
+    console.error(`lockpick check: ${(e as Error).message}`);
+    return failed;
   }
   return code;
 }

@@ -2,7 +2,7 @@
 // run on real servers and shown on one page.
 import { parseCommandArgs } from './args.ts';
 import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
+import { writeOutput } from '../output.ts';
 import { makeDir } from '../make-dir.ts';
 import { EXIT, EXIT_HELP, fsReason, UsageError } from '../errors.ts';
 import { DEMOS, findDemo, type DemoEntry } from '../demo/registry.ts';
@@ -68,8 +68,9 @@ export async function run(argv: string[]): Promise<number> {
   const t0 = Date.now();
   const outcomes: DemoOutcome[] = [];
   const writeIndex = () => {
-    writeFileSync(join(out, 'index.html'), renderIndex(outcomes, Date.now() - t0));
-    writeFileSync(join(out, 'index.json'), `${JSON.stringify({ elapsed_ms: Date.now() - t0, exit_code: demoExitCode(outcomes), demos: outcomes }, null, 2)}\n`);
+    const fix = 'give --out a directory that can be written';
+    writeOutput(join(out, 'index.json'), `${JSON.stringify({ elapsed_ms: Date.now() - t0, exit_code: demoExitCode(outcomes), demos: outcomes }, null, 2)}\n`, { fix });
+    writeOutput(join(out, 'index.html'), renderIndex(outcomes, Date.now() - t0), { fix });
   };
   for (const [i, entry] of entries.entries()) {
     log(`[${i + 1}/${entries.length}] ${entry.name} (expected ${entry.expected}): ${entry.title}`);

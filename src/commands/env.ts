@@ -10,7 +10,7 @@ import { parseEnv } from '../options.ts';
 import { TOPOLOGY_DEFS } from '../env/topologies.ts';
 import { EXIT, EXIT_HELP, InconclusiveError, UsageError } from '../errors.ts';
 
-const USAGE = `usage: lockpick env up TOPOLOGY [--masters N] [--nodes N] [--persistence none|aof-always] [--resource] [--json]
+const USAGE = `usage: lockpick env up TOPOLOGY [--masters N] [--nodes N] [--members N] [--persistence none|aof-always] [--resource] [--json]
                         [--env local|docker|external] [--image ROLE=IMAGE] [--endpoints LIST]
        lockpick env down
 
@@ -21,6 +21,7 @@ ${TOPOLOGY_DEFS.map((t) => `           ${t.name.padEnd(15)} ${t.summary}`).join(
 
   --masters N      redis: independent masters, 1..7 (default 1)
   --nodes N        zookeeper: ensemble size, 1 or 3 (default 3)
+  --members N      etcd: cluster size, 1 or 3 (default 3)
   --persistence P  redis: none (default) or aof-always (appendfsync always)
   --resource       also start a fault-free Redis node for the protected resource
   --json           print one JSON object instead of text
@@ -32,11 +33,13 @@ ${TOPOLOGY_DEFS.map((t) => `           ${t.name.padEnd(15)} ${t.summary}`).join(
 ${EXIT_HELP}
 env up: 2 on bad options, 3 when the servers fail to start; 0 when stopped by SIGTERM or SIGHUP (lockpick env down), 130 by Ctrl-C`;
 
+/** The options of every registered topology (redis masters, zookeeper nodes, etcd members, ...). */
+const TOPOLOGY_OPTIONS = [...new Set(TOPOLOGY_DEFS.flatMap((t) => t.options ?? []))];
+
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('env', USAGE, argv, {
-    masters: { type: 'string' },
-    nodes: { type: 'string' },
-    persistence: { type: 'string' },
+    // Every option a registered topology takes is a flag (TopologyDef.options); its validate judges the value.
+    ...Object.fromEntries(TOPOLOGY_OPTIONS.map((name) => [name, { type: 'string' as const }])),
     resource: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     env: { type: 'string' },
@@ -55,27 +58,25 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`lockpick env: expected 'up TOPOLOGY' or 'down'\n\n${USAGE}`);
     return EXIT.usage;
   }
-  const num = (flag: string, v: string | undefined): number | undefined => {
-    if (v === undefined) return undefined;
-    if (!/^\d+$/.test(v)) throw new UsageError(`--${flag} expects a whole number, got '${v}'`);
-    return Number(v);
-  };
   let opts: TopologyOptions;
   let spec: EnvSpec | undefined;
   try {
     spec = await parseEnv(values.env, values.endpoints, false, values.image);
-    opts = {
-      masters: num('masters', values.masters),
-      nodes: num('nodes', values.nodes),
-      persistence: values.persistence as TopologyOptions['persistence'],
-      resource: values.resource,
-    };
+    // A number where the value is one (masters, nodes, members), the word otherwise (persistence).
+    const given = values as Record<string, string | boolean | undefined>;
+    opts = { resource: values.resource };
+    for (const name of TOPOLOGY_OPTIONS) {
+      const v = given[name];
+      if (typeof v === 'string') opts[name] = /^\d+$/.test(v) ? Number(v) : v;
+    }
     validateTopology(topology as TopologyName, opts);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     console.error(`lockpick env up: ${e.message}\n  fix: see 'lockpick env --help'`);
     return EXIT.usage;
   }
+  // Before the servers start: a stop asked for while they come up (SIGTERM, SIGHUP) is 0 too.
+  exitCodeOnSignal((sig) => (sig === 'SIGINT' ? 130 : 0));
   let env;
   const kind = spec?.kind ?? 'local';
   try {
@@ -110,7 +111,6 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Stay up; the lifecycle's signal handlers tear everything down and exit: a stop asked
   // for (SIGTERM, SIGHUP: 'lockpick env down') is the normal end (0), Ctrl-C says 130.
-  exitCodeOnSignal((sig) => (sig === 'SIGINT' ? 130 : 0));
   await new Promise<never>(() => setInterval(() => {}, 1 << 30));
   return 0;
 }

@@ -30,7 +30,7 @@ export async function run(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   const w = Math.max(...RECIPES.map((r) => r.name.length), ...FAULT_KINDS.map((k) => k.kind.length));
-  const out = ['locks (--lock NAME, or --lock ./your-module.ts):'];
+  const out = ["locks (--lock NAME, --lock ./your-module.ts, or a process client in any language: --lock exec:'CMD' or --lock ./recipe.json, docs/process-clients.md):"];
   for (const r of RECIPES) {
     out.push(`  ${r.name.padEnd(w)}  ${r.summary}`);
     if (r.points?.length) out.push(`  ${''.padEnd(w)}  pause points: ${r.points.join(', ')}`);
@@ -48,7 +48,7 @@ export async function run(argv: string[]): Promise<number> {
     '  on 5 Redlock masters, e.g. "c1 reaches only n2,n4; c2 reaches only n1,n5": two clients with 2 votes each.');
   out.push('', "environment kinds (--env KIND) and their capabilities (a fault kind's 'needs' in 'lockpick list --json'):", ...capabilityTable());
   out.push('', "client-pause in 'lockpick run' lands at named points: 'in-critical-section', 'before-write' (after the careful client's last look at its validity), each lock's own points, and at the client's I/O",
-    "('send': just before a command of its acquire or release, 'reply': just after a reply; not for zookeeper locks), for about the lease.");
+    "('send': just before a command of its acquire or release, 'reply': just after a reply; a client no hook sees, such as zookeeper locks: 'send' only, held by the fault proxy), for about the lease.");
   console.log(out.join('\n'));
   return EXIT.ok;
 }

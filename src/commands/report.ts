@@ -9,7 +9,8 @@
 // thrown is lockpick's own failure and exits 4 through src/cli.ts.
 import { parseCommandArgs } from './args.ts';
 import { existsSync, statSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writeOutput } from '../output.ts';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
 import type { CheckResult } from '../../checkers/types.ts';
@@ -164,9 +165,7 @@ export async function run(argv: string[]): Promise<number> {
     const input = out === undefined ? undefined : [inputs.historyPath, ...(inputs.runId ? ['results.json', 'test.json'].map((f) => join(inputs.dir, f)) : [])].find((f) => existsSync(f) && samePath(f, out));
     if (input !== undefined) throw new ReportError(`--out ${out} is an input of this report (${input}); writing it would destroy it\n  fix: give --out another file`);
     if (out) {
-      await writeFile(out, text).catch((e: unknown) => {
-        throw new ReportError(`cannot write ${out}: ${fsReason(e)}\n  fix: give --out a file in a directory that exists and can be written`);
-      });
+      writeOutput(out, text, { what: `cannot write ${out}`, fix: 'give --out a file in a directory that exists and can be written' });
       const verdict = r.valid === true ? 'valid' : r.valid === false ? `INVALID, ${r.anomalies.length} anomal${r.anomalies.length === 1 ? 'y' : 'ies'}` : 'unknown';
       console.log(`lockpick report: wrote ${out} (${Math.ceil(Buffer.byteLength(text) / 1024)} KB; ${verdict})`);
     } else {

@@ -3,7 +3,7 @@ import { parseCommandArgs } from './args.ts';
 import { EXIT, EXIT_HELP, InconclusiveError, UsageError } from '../errors.ts';
 import { lockLabel, parseLockArg } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
-import { clientCount, faultsFor, int, parallelRuns, parseEnv, parseKeyPrefix, parseLockOptions, parsePausePoints, parseShard, pointsFrom, propertyOf, recipeFor, replayDir, writablePath } from '../options.ts';
+import { MAX_MS, MAX_S, checkLockOptions, clientCount, ttlWithinTime, faultsFor, int, parallelRuns, parseEnv, parseKeyPrefix, parseLockOptions, parsePausePoints, parseShard, pointsFrom, propertyOf, recipeFor, replayDir, writablePath } from '../options.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
        lockpick run --replay store/<lock>/<run-id> [--runs N]
@@ -12,7 +12,9 @@ Runs property-based clients against a real lock while the nemesis injects
 faults, checks every run, and shrinks a violation to a small schedule.
 
 options:
-  --lock NAME|PATH     a lock from 'lockpick list', or a module exporting a LockRecipe
+  --lock NAME|PATH     a lock from 'lockpick list', or a module exporting a LockRecipe, or a
+                       process client in any language: exec:'CMD' or a .json recipe file
+                       (docs/process-clients.md)
   --faults LIST        fault kinds, comma-separated (see 'lockpick list'); default none;
                        'all': every kind this lock's topology and environment support
   --clients N          clients at most (default 3)
@@ -114,23 +116,25 @@ export async function run(argv: string[]): Promise<number> {
       if (args['keep-going'] && args['first-failure']) throw new UsageError('--keep-going searches on after every violation, --first-failure stops at the first: give one of them');
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
       const spec = parseLockArg(args.lock);
-      const recipe = await recipeFor(spec);
+      const lockOptions = parseLockOptions(args['lock-opt'] ?? []);
+      const recipe = await recipeFor(spec, lockOptions);
+      checkLockOptions(lockOptions, recipe);
       const faults = await faultsFor(args.faults, recipe, env);
       if (args['restart-delay'] !== undefined && !faults.includes('kill')) throw new UsageError(`--restart-delay keeps killed servers down; it needs --faults kill (or all), got --faults ${args.faults ?? '(none)'}`);
       const keyPrefix = parseKeyPrefix(args['key-prefix']);
       const property = propertyOf(args.property, (p) => `--property must be lock, resource or both (safety), liveness, or all (safety and liveness), got '${String(p)}'`);
-      const livenessMs = args['liveness-ms'] === undefined ? undefined : int(args['liveness-ms'], '--liveness-ms', 0, 1);
+      const livenessMs = args['liveness-ms'] === undefined ? undefined : int(args['liveness-ms'], '--liveness-ms', 0, 1, MAX_MS);
       const pausePoints = parsePausePoints(args['pause-at'], recipe.points ?? []);
       if (args['points-from'] !== undefined && pausePoints) throw new UsageError('--points-from draws from the points that run learned; leave out --pause-at (or --points-from)');
       const learnedPoints = args['points-from'] === undefined ? undefined : pointsFrom(args['points-from'], lockLabel(spec), recipe.points ?? []);
-      const lockOptions = parseLockOptions(args['lock-opt'] ?? []);
+      ttlWithinTime(int(args.ttl, '--ttl', 800, 50, MAX_MS), 1000 * int(args.time, '--time', 60, 1, MAX_S), '--ttl', '--time');
       summary = await runTest({
         lock: spec, recipe, faults,
-        clients: clientCount(int(args.clients, '--clients', 3), '--clients'), timeS: int(args.time, '--time', 60), runs: int(args.runs, '--runs', 1_000_000),
-        shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
-        ttlMs: int(args.ttl, '--ttl', 800, 50), ttlFixed: args.ttl !== undefined, keys: int(args.keys, '--keys', 1),
+        clients: clientCount(int(args.clients, '--clients', 3), '--clients'), timeS: int(args.time, '--time', 60, 1, MAX_S), runs: int(args.runs, '--runs', 1_000_000),
+        shrinkTimeS: int(args['shrink-time'], '--shrink-time', 60, 0, MAX_S), seed: args.seed === undefined ? undefined : int(args.seed, '--seed', 0, 0),
+        ttlMs: int(args.ttl, '--ttl', 800, 50, MAX_MS), ttlFixed: args.ttl !== undefined, keys: int(args.keys, '--keys', 1),
         maxAttempts: int(args['max-attempts'], '--max-attempts', 3), maxFaults: int(args['max-faults'], '--max-faults', 2),
-        restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0), pausePoints, learnedPoints, property, livenessMs, storeRoot, lockOptions, log,
+        restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0, MAX_MS), pausePoints, learnedPoints, property, livenessMs, storeRoot, lockOptions, log,
         progress: json ? undefined : process.stderr, junitPath, interrupts, env, keyPrefix,
         parallel: parallelRuns(args.parallel), keepGoing: args['keep-going'] === true, firstFailure: args['first-failure'] === true, shard: parseShard(args.shard, args['shard-total']),
       });

@@ -4,7 +4,8 @@
 // break that did not happen is "not reproduced", not success.
 import { join } from 'node:path';
 import { packageRoot } from '../package-root.ts';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeOutput } from '../output.ts';
 import { InconclusiveError } from '../errors.ts';
 import { recipeFor } from '../options.ts';
 import { replay, type Interrupts, type RunSummary } from '../runner/index.ts';
@@ -98,6 +99,6 @@ export async function runDemo(entry: DemoEntry, o: RunDemoOptions): Promise<Demo
     name: entry.name, title: entry.title, expected: entry.expected, verdict, status: statusOf(entry.expected, verdict),
     runs, tries, elapsedMs: Date.now() - t0, runDir: summary?.dir, error, page: join(o.out, `${entry.name}.html`),
   };
-  writeFileSync(outcome.page, renderDemoPage(entry, outcome, { test, summary, report, out: o.out }));
+  writeOutput(outcome.page, renderDemoPage(entry, outcome, { test, summary, report, out: o.out }), { fix: 'give --out a directory that can be written' });
   return outcome;
 }

@@ -93,13 +93,13 @@ function installExitHook(): void {
 }
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-const SIGNO: Record<(typeof SIGNALS)[number], number> = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
 let stopping = false;
 let claims = 0;
-let signalExit = (sig: (typeof SIGNALS)[number]): number => 128 + SIGNO[sig];
+// The contract's codes (README "Exit codes"), never 128 + the signal's number: Ctrl-C 130, another signal no verdict (3).
+let signalExit = (sig: (typeof SIGNALS)[number]): number => (sig === 'SIGINT' ? 130 : 3);
 
 /**
- * The exit code after a signal's teardown (128 + its number by default). `lockpick env up`,
+ * The exit code after a signal's teardown (130 for Ctrl-C, else 3, by default). `lockpick env up`,
  * which stays up until it is told to stop, ends with 0 when SIGTERM or SIGHUP tells it
  * (`lockpick env down` sends SIGTERM) and keeps 130 for Ctrl-C, as every command does.
  */

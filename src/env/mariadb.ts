@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import mysql from 'mysql2/promise';
+// The client library loads on use: `lockpick check` reaches this module through the topology registry.
 import { requireBinary } from './binaries.ts';
 import { shimEnv } from './clock.ts';
 import { ServerNode } from './node.ts';
@@ -19,6 +19,7 @@ export const MARIADB_TUNING = ['--skip-name-resolve', '--innodb-buffer-pool-size
 export const MARIADB_CREDENTIALS = { user: 'root', password: '', database: MARIADB_DATABASE };
 
 export async function mysqlReady(port: number, host = '127.0.0.1'): Promise<boolean> {
+  const { default: mysql } = await import('mysql2/promise');
   const c = await mysql.createConnection({ host, port, user: 'root', connectTimeout: 1000 });
   try {
     await c.query(`CREATE DATABASE IF NOT EXISTS ${MARIADB_DATABASE}`);

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+// The client library loads on use: `lockpick check` reaches this module through the topology registry.
 import { MissingBinaryError, requireBinary } from './binaries.ts';
 import { shimEnv } from './clock.ts';
 import { ServerNode } from './node.ts';
@@ -67,6 +67,7 @@ export function initdbInto(dest: string, uid: number | undefined): void {
 }
 
 export async function postgresReady(port: number, host = '127.0.0.1'): Promise<boolean> {
+  const { default: pg } = await import('pg');
   const c = new pg.Client({ host, port, ...POSTGRES_CREDENTIALS, connectionTimeoutMillis: 1000 });
   c.on('error', () => {});
   try {

@@ -1,7 +1,7 @@
 // redis-server and redis-sentinel nodes: config files, start, PING readiness.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+// The client library loads on use: `lockpick check` reaches this module through the topology registry.
 import type { Endpoint, NodeRole } from './types.ts';
 import { requireBinary } from './binaries.ts';
 import { shimEnv } from './clock.ts';
@@ -11,6 +11,7 @@ import { chownTree } from './peer-routing.ts';
 
 /** A real PING over a fresh connection; true on PONG (false while loading). */
 export async function redisPing(port: number, host = '127.0.0.1'): Promise<boolean> {
+  const { Redis } = await import('ioredis');
   const r = new Redis({
     host,
     port,

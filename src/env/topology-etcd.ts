@@ -61,6 +61,7 @@ export const etcdTopology: TopologyDef = {
   endpointRoles: [{ role: 'etcd' }],
   leased: true,
   leader: { minNodes: 3, find: etcdLeader },
+  options: ['members'],
   validate(o) {
     onlyOptions('etcd', o, ['members']);
     if (o.members !== undefined && o.members !== 1 && o.members !== 3) throw new UsageError(`etcd members must be 1 or 3, got ${String(o.members)}`);

@@ -1,5 +1,6 @@
 // `mariadb`: one MariaDB server (MySQL locks: GET_LOCK, unique key, SELECT FOR UPDATE).
-import mysql from 'mysql2/promise';
+// The client library loads on use: `lockpick check` reads this registry for its words alone.
+import type mysql from 'mysql2/promise';
 import type { Environment } from './types.ts';
 import { onlyOptions, sessionTag, type TopologyDef } from './topology.ts';
 import { createMariadbNode, MARIADB_CREDENTIALS, mysqlReady } from './mariadb.ts';
@@ -18,7 +19,8 @@ async function endMysqlSessions(env: Environment, clients: readonly string[]): P
   if (!server) throw new Error(`session-kill: the ${env.topology} topology has no mariadb node`);
   const { peers, unlisted } = await clientPeers(env, clients, server.id);
   const cred = (server as { credentials?: { user: string; password: string } }).credentials ?? MARIADB_CREDENTIALS;
-  const c = await mysql.createConnection({ host: server.host ?? '127.0.0.1', port: server.port, user: cred.user, password: cred.password || undefined, connectTimeout: 2000 });
+  const { default: mysqlClient } = await import('mysql2/promise');
+  const c = await mysqlClient.createConnection({ host: server.host ?? '127.0.0.1', port: server.port, user: cred.user, password: cred.password || undefined, connectTimeout: 2000 });
   try {
     const found = new Set<number>();
     const [rows] = await c.query<mysql.RowDataPacket[]>('SELECT ID AS id, HOST AS host FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID()');
@@ -45,6 +47,7 @@ export const mariadbTopology: TopologyDef = {
   name: 'mariadb',
   summary: 'one MariaDB server (the MySQL locks)',
   backend: 'mysql',
+  framing: 'mysql',
   words: { staleUnlock: (victim) => `the unlock deleted the lock's row, which by then was process ${victim}'s` },
   roles: { data: ['mariadb'] },
   // A MySQL-protocol server with a login: mysql=USER:PASSWORD@HOST:PORT/DATABASE.

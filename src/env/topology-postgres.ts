@@ -2,7 +2,8 @@
 // the same server behind PgBouncer in transaction pooling, where clients lock through the pooler.
 import { appendFileSync, existsSync, mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
+// The client library loads on use: `lockpick check` reads this registry for its words alone.
+import type pg from 'pg';
 import type { Environment, NodeHandle } from './types.ts';
 import { createPgbouncerNode, createPostgresNode, initdbInto, PGBOUNCER_USERS, pgbouncerIni, POSTGRES_CREDENTIALS, POSTGRES_TUNING, postgresBinary, postgresReady, postgresUser } from './postgres.ts';
 import type { DockerKit } from './docker.ts';
@@ -30,7 +31,8 @@ async function endPostgresSessions(env: Environment, clients: readonly string[])
   if (!server) throw new Error(`session-kill: the ${env.topology} topology has no postgres node`);
   const { peers, unlisted } = await clientPeers(env, clients, server.id);
   const tags = new Set(clients.map(sessionTag));
-  const c = new pg.Client({ host: server.host ?? '127.0.0.1', port: server.port, ...POSTGRES_CREDENTIALS, ...credentialsOf(server), connectionTimeoutMillis: 2000 });
+  const { default: pgClient } = await import('pg');
+  const c = new pgClient.Client({ host: server.host ?? '127.0.0.1', port: server.port, ...POSTGRES_CREDENTIALS, ...credentialsOf(server), connectionTimeoutMillis: 2000 });
   c.on('error', () => {});
   try {
     await c.connect();
@@ -125,6 +127,7 @@ export const postgresTopology: TopologyDef = {
   name: 'postgres',
   summary: 'one PostgreSQL server (advisory locks, a fenced row)',
   backend: 'postgres',
+  framing: 'postgres',
   words: WORDS,
   roles: { data: ['postgres'] },
   // A PostgreSQL server with a login: postgres=USER:PASSWORD@HOST:PORT/DATABASE.
@@ -147,6 +150,7 @@ export const pgbouncerTopology: TopologyDef = {
   name: 'postgres-pgbouncer',
   summary: 'PgBouncer (transaction pooling) in front of one PostgreSQL server; clients lock through the pooler',
   backend: 'postgres',
+  framing: 'postgres',
   roles: { data: ['pgbouncer'], other: ['postgres'] },
   endpointRoles: [{ role: 'pgbouncer', login: true, what: 'PgBouncer' }, { role: 'postgres', login: true, what: 'PostgreSQL' }],
   leased: false,

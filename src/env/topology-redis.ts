@@ -32,12 +32,14 @@ export const redisTopology: TopologyDef = {
   name: 'redis',
   summary: '1 to 7 independent Redis masters (--masters; Redlock uses 5)',
   backend: 'redis',
+  framing: 'resp',
   words: REDIS_WORDS,
   roles: { data: ['redis'] },
   endpointRoles: [{ role: 'redis' }],
   leased: true,
   restartForgets: true,
   images: { redis: REDIS_IMAGE },
+  options: ['masters', 'persistence'],
   validate(o) {
     onlyOptions('redis', o, ['masters', 'persistence']);
     if (o.masters !== undefined && (!Number.isInteger(o.masters) || o.masters < 1 || o.masters > 7)) {

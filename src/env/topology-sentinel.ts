@@ -1,7 +1,8 @@
 // `redis-sentinel`: primary n1, replicas n2 n3, sentinels s1 s2 s3 (quorum 2,
 // down-after 1000 ms, failover-timeout 3000 ms). Every node→node link
 // (replication, sentinel→server, sentinel→sentinel) goes through the proxy.
-import { Redis } from 'ioredis';
+// The client library loads on use: `lockpick check` reads this registry for its words alone.
+import type { Redis } from 'ioredis';
 import type { TopologyOptions } from './types.ts';
 import type { LocalEnvironment } from './environment.ts';
 import { createRedisNode, createSentinelNode, promotionWithin, redisContainerCmd, redisPing, REDIS_CONTAINER_PORT, SENTINEL_CONTAINER_PORT, sentinelLines } from './redis.ts';
@@ -18,7 +19,8 @@ const DATA = ['n1', 'n2', 'n3'];
 const SENTINELS = ['s1', 's2', 's3'];
 
 async function query<T>(port: number, f: (r: Redis) => Promise<T>, host = '127.0.0.1'): Promise<T> {
-  const r = new Redis({ host, port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
+  const { Redis: RedisClient } = await import('ioredis');
+  const r = new RedisClient({ host, port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
   r.on('error', () => {});
   try {
     await r.connect();
@@ -125,6 +127,7 @@ export const sentinelTopology: TopologyDef = {
   name: 'redis-sentinel',
   summary: 'a Redis primary, 2 replicas and 3 Sentinels (quorum 2)',
   backend: 'redis',
+  framing: 'resp',
   roles: { data: ['redis', 'redis-replica'], other: ['sentinel'] },
   endpointRoles: [{ role: 'redis' }, { role: 'sentinel' }],
   leased: true,
@@ -132,6 +135,7 @@ export const sentinelTopology: TopologyDef = {
   asyncFailover: true,
   validate: (o) => onlyOptions('redis-sentinel', o, ['persistence']),
   start: startSentinelTopology,
+  options: ['persistence'],
   docker: startSentinelDocker,
   // An external one: its servers as the Sentinels announce them, the Sentinels, and master=NAME.
   external: () => [{ role: 'redis', as: 'redis', prefix: 'n', min: 1, max: 9 }, { role: 'sentinel', as: 'sentinel', prefix: 's', min: 1, max: 9 }],

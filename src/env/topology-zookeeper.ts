@@ -67,6 +67,7 @@ export const zookeeperTopology: TopologyDef = {
   name: 'zookeeper',
   summary: 'a ZooKeeper ensemble of 1 or 3 servers (--nodes)',
   backend: 'zookeeper',
+  framing: 'zookeeper',
   words: {
     staleUnlock: (victim) => `a ZooKeeper unlock deletes only the client's own sequential znode, which was already gone, so it cannot have freed process ${victim}'s lock; it should have answered that the lock was lost`,
     lateUnlock: 'its znode was gone with its session by then, so the unlock should have answered that the lock was lost',
@@ -78,6 +79,7 @@ export const zookeeperTopology: TopologyDef = {
   leader: { minNodes: 3, find: zookeeperLeader },
   nativeClient: true,
   images: { zookeeper: ZOOKEEPER_IMAGE },
+  options: ['nodes'],
   validate(o) {
     onlyOptions('zookeeper', o, ['nodes']);
     if (o.nodes !== undefined && o.nodes !== 1 && o.nodes !== 3) throw new UsageError(`zookeeper nodes must be 1 or 3, got ${o.nodes}`);

@@ -88,10 +88,21 @@ export interface TopologyDef {
   restartForgets?: boolean;
   /** A failover may promote a replica a grant had not reached yet (asynchronous replication, Sentinel): a double holder it causes is inherent to the design. */
   asyncFailover?: boolean;
-  /** Its clients do their I/O outside Node's net (ZooKeeper's C addon): no send/reply points can fire. */
+  /** Its clients do their I/O outside Node's net (ZooKeeper's C addon): no in-process send/reply points fire; the proxy's do, given `framing`. */
   nativeClient?: boolean;
+  /**
+   * The protocol its servers speak, as the fault proxy frames a client's requests
+   * (src/proxy/framing/: 'resp', 'mysql', 'postgres', 'zookeeper'): a client no hook in its
+   * process sees (a native client, a process client) gets 'send' points from the proxy.
+   */
+  framing?: string;
   /** The images its docker() starts (`kit.start({ image })`), each built from this machine's packages; --image ROLE=IMAGE replaces one. */
   images?: Record<string, ImageRecipe>;
+  /**
+   * The options it takes, each a flag of `lockpick env up` (--members N) and a field of a
+   * recipe's topology; its validate refuses any other (onlyOptions) and checks their values.
+   */
+  options?: readonly string[];
   /** Throws UsageError naming the option this topology cannot take (masters, nodes, ...). */
   validate?(o: TopologyOptions): void;
   /** Starts the servers into `env` (the local kind); the fault-free resource node comes after, from the environment. */

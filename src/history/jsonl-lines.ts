@@ -8,6 +8,13 @@ import { countNewlines, firstInvalidUtf8, notUtf8 } from './utf8.ts';
 export const CHUNK_BYTES = 1 << 22;
 
 /**
+ * The first read's size: the buffers double with each read that fills them, up to the chunk size.
+ * Most histories are small (a directory of run histories, Jepsen's): two 4 MB buffers a file
+ * would be most of the work of checking it, in allocation and garbage collection.
+ */
+export const FIRST_CHUNK_BYTES = 1 << 16;
+
+/**
  * Takes the line at buf[start] whole (reading it, finding its end) and returns the position of its
  * '\n', or -1 to leave it to onLine. buf[limit] is a '\n'; the line number is `line`.
  */
@@ -66,8 +73,8 @@ export async function forEachLineBytes(path: string, onLine: OnLine, chunkBytes 
     throw notUtf8(path, line + 1 + countNewlines(buf, 0, bad), bad < end ? buf[bad] : undefined);
   };
   // Two buffers: the next chunk is read into one while the lines of the other are handed on.
-  let buf = Buffer.allocUnsafe(chunkBytes);
-  let spare = Buffer.allocUnsafe(chunkBytes);
+  let buf = Buffer.allocUnsafe(Math.min(chunkBytes, FIRST_CHUNK_BYTES));
+  let spare = Buffer.allocUnsafe(buf.length);
   let carry = 0; // bytes of an unfinished line at the start of buf
   let pending: Promise<{ bytesRead: number }> | undefined = read(buf, 0);
   try {
@@ -94,6 +101,10 @@ export async function forEachLineBytes(path: string, onLine: OnLine, chunkBytes 
         continue;
       }
       const tail: number = end - lastNl - 1;
+      // A read that filled the buffer: the file goes on, so the next reads are larger (never
+      // smaller than this buffer, which may hold a long line's tail).
+      const next = end === buf.length && buf.length < chunkBytes ? Math.min(buf.length * 2, chunkBytes) : buf.length;
+      if (spare.length < next) spare = Buffer.allocUnsafe(next);
       buf.copy(spare, 0, lastNl + 1, end);
       if (tail > maxLine) throw lineTooLong(path, line + 1 + countNewlines(buf, 0, lastNl + 1), maxLine);
       pending = read(spare, tail);

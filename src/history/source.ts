@@ -1,7 +1,16 @@
 // A history file is read once, front to back. A pipe, FIFO or device (`lockpick check
 // <(zcat h.jsonl.gz)`) cannot be opened a second time: the bytes the format sniff took
 // (peekHead) are kept, with the open handle, for the reader that follows (openSource).
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
+
+/**
+ * A regular file up to this size is read with synchronous calls: each asynchronous open, read and
+ * close waits its turn on libuv's thread pool, which for a history of a few KB costs more than
+ * reading it (a directory of run histories checked in one call). Larger files are read
+ * asynchronously, the next chunk while the last is scanned.
+ */
+export const SYNC_READ_BYTES = 1 << 20;
 
 export interface Source {
   /** Reads the next bytes into `into` at `at` (at most `len`); 0 bytes read is the end. */
@@ -38,6 +47,22 @@ export function isSniffed(path: string): boolean {
 export async function openSource(path: string): Promise<Source> {
   const kept = sniffed.get(path);
   if (!kept) {
+    const fd = openSync(path, 'r');
+    let small = false;
+    try {
+      const s = fstatSync(fd);
+      small = s.isFile() && s.size <= SYNC_READ_BYTES;
+    } finally {
+      if (!small) closeSync(fd);
+    }
+    if (small) {
+      return {
+        read: (into, at, len) => {
+          try { return Promise.resolve({ bytesRead: readSync(fd, into, at, len, null) }); } catch (e) { return Promise.reject(e); }
+        },
+        close: async () => closeSync(fd),
+      };
+    }
     const fh = await open(path, 'r');
     return { read: (into, at, len) => fh.read(into, at, len, null), close: () => fh.close() };
   }

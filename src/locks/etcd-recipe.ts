@@ -7,4 +7,5 @@ export const ETCD_RECIPE = {
   keepsAlive: true,   // the client keeps the lease alive while it holds
   channels: ETCD_CHANNELS,   // the Lease service on a connection of its own: keepalive-cut can cut it alone
   optionsHelp: ETCD_OPTIONS_HELP,
+  optionValues: { retryMs: 'number' },
 } as const;

@@ -80,7 +80,12 @@ export function isLockContractError(e: unknown): e is LockContractError {
 }
 
 /** The client's clocks. wallMs may be skewed by the nemesis (client clock faults). */
-export interface Clock { wallMs(): number; monoMs(): number }
+export interface Clock {
+  wallMs(): number;
+  monoMs(): number;
+  /** The client-clock fault's skew of wallMs now, in ms (a process client hands it to its child's clock shim). */
+  offsetMs?(): number;
+}
 
 /**
  * Everything a lock implementation gets to connect with. `create(ctx)` is called
@@ -97,6 +102,8 @@ export interface Clock { wallMs(): number; monoMs(): number }
  */
 export interface LockContext {
   clientId: string;              // unique per worker; recipes use it as the owner value
+  /** What every key of this run starts with (`--key-prefix` then `r<run>-`): the run's namespace on the servers. */
+  keyPrefix?: string;
   endpoints: Endpoint[];         // data nodes as this client reaches them (through the fault proxy): connect only to these
   /** Servers of the topology's other roles, proxied like `endpoints` (redis-sentinel: `sentinel`). */
   roles?: Record<string, Endpoint[]>;
@@ -128,6 +135,9 @@ export interface LockContext {
  * topology needs no edit here; a user lock naming an unregistered one is refused (exit 2).
  */
 export type RecipeTopology = TopologyOptions & { kind: string; [option: string]: unknown };
+
+/** What a --lock-opt value may be (LockRecipe.optionValues). */
+export type LockOptionValue = 'number' | 'text' | readonly string[];
 
 /** A recipe in the registry: how to build it, what it needs, where it comes from. */
 export interface LockRecipe {
@@ -162,7 +172,24 @@ export interface LockRecipe {
   clockDriftMs?(ttlMs: number): number;
   /** How long the server keeps the hold of a client it no longer hears from (ZooKeeper: the session timeout), given --lock-opt options. */
   sessionMs?(options: Record<string, unknown> | undefined): number;
+  /**
+   * Fault kinds that cannot reach this lock, each with the reason (a process client whose runtime
+   * reads its clock without libc: 'client-clock'); such a kind is refused (exit 2) and left out of `all`.
+   */
+  lacks?: Record<string, string>;
+  /**
+   * Who makes the lock's I/O points (send:<op>:N): 'hooks' (the default: the worker's hooks on Node's
+   * net) or 'proxy' (the fault proxy frames the client's requests: a process client, a client whose
+   * I/O no hook sees; src/runner/proxy-points.ts). A topology whose client is native uses the proxy.
+   */
+  ioPoints?: 'proxy' | 'hooks';
   optionsHelp?: Record<string, string>; // --lock-opt names → one-line description
+  /**
+   * What each --lock-opt value may be, checked before anything starts (exit 2): 'number' (finite,
+   * 0 to 3,600,000, as numberOption reads it), 'text', or the words allowed. A recipe declaring
+   * optionsHelp or optionValues has exactly those names: another is refused (a misspelt option).
+   */
+  optionValues?: Record<string, LockOptionValue>;
   /**
    * npm packages create() loads that may be missing (lockpick's optional dependencies, such as
    * the `zookeeper` addon): a run loads them before any server starts and, when one is not

@@ -106,5 +106,6 @@ export const recipe: LockRecipe = {
   model: 'mutex',
   fencing: false,
   optionsHelp: SESSION_OPTIONS_HELP,
+  optionValues: { waitTimeoutS: 'number', retryMs: 'number', database: 'text' },
   create,
 };

@@ -57,5 +57,6 @@ export const recipe: LockRecipe = {
   model: 'mutex',
   fencing: false,
   optionsHelp: { waitTimeoutS: SESSION_OPTIONS_HELP.waitTimeoutS!, database: SESSION_OPTIONS_HELP.database! },
+  optionValues: { waitTimeoutS: 'number', database: 'text' },
   create,
 };

@@ -94,5 +94,6 @@ export const recipe: LockRecipe = {
   model: 'reentrant-mutex',
   fencing: false,
   optionsHelp: { retryMs: RETRY_OPTION_HELP, database: DATABASE_OPTION_HELP },
+  optionValues: { retryMs: 'number', database: 'text' },
   create,
 };

@@ -57,7 +57,7 @@ function make(name: string, build: (clients: Redis[], key: string, opts: Constru
   };
 }
 
-const common = { fencing: false, model: 'mutex' } as const;
+const common = { fencing: false, model: 'mutex', optionValues: {} } as const;   // no --lock-opt: any name is refused
 
 export const mutexRecipe: LockRecipe = {
   ...common,

@@ -96,5 +96,6 @@ export const recipe: LockRecipe = {
     retryJitter: 'Redlock setting retryJitter (default 100 ms)',
     retryCount: 'Redlock setting retryCount for release/extend (default 3)',
   },
+  optionValues: { retryDelay: 'number', retryJitter: 'number', retryCount: 'number' },
   create,
 };

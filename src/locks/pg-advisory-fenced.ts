@@ -30,6 +30,7 @@ export const recipe: LockRecipe = {
   model: 'fenced-mutex',
   fencing: true,
   optionsHelp: PG_OPTIONS_HELP,
+  optionValues: { retryMs: 'number', database: 'text' },
   create: (ctx) => {
     let made = false;
     return sessionLock(ctx, NAME, async (c, key) => {

@@ -46,5 +46,6 @@ export const recipe: LockRecipe = {
   model: 'mutex',
   fencing: false,
   optionsHelp: PG_OPTIONS_HELP,
+  optionValues: { retryMs: 'number', database: 'text' },
   create,
 };

@@ -42,6 +42,7 @@ export const recipe: LockRecipe = {
   model: 'mutex',
   fencing: false,
   optionsHelp: PG_OPTIONS_HELP,
+  optionValues: { retryMs: 'number', database: 'text' },
   create: (ctx) => sessionLock(ctx, 'pg-advisory-session'),
 };
 

@@ -205,5 +205,6 @@ export const recipe: LockRecipe = {
   topology: { kind: 'redis', masters: 1 },
   model: 'reentrant-mutex',
   fencing: false,
+  optionValues: {},   // no --lock-opt: any name is refused
   create,
 };

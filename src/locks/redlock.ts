@@ -162,6 +162,7 @@ export const recipe: LockRecipe = {
     retryDelayMs: 'upper bound of the random delay between attempts (default 200 ms)',
     parallel: '1 = send the SETs to all nodes at once (the page\'s "multiplexing"); default 0 = in turn, as the seed',
   },
+  optionValues: { clock: ['wall', 'monotonic'], nodeTimeoutMs: 'number', retryDelayMs: 'number', parallel: 'number' },
   create,
 };
 

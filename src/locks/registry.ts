@@ -21,6 +21,8 @@ import { recipe as pgAdvisoryFenced } from './pg-advisory-fenced.ts';
 import { recipe as etcdLeaseLock } from './etcd-lease-lock.ts';
 import { recipe as etcdMutex, fencedRecipe as etcdMutexFenced } from './etcd-mutex.ts';
 
+import { execRecipeFromName } from './exec-recipe.ts';
+
 export { loadUserLock } from './user-lock.ts';
 
 export const RECIPES: LockRecipe[] = [
@@ -52,7 +54,7 @@ export const RECIPES: LockRecipe[] = [
 ];
 
 export function getRecipe(name: string): LockRecipe {
-  const r = RECIPES.find((x) => x.name === name);
+  const r = RECIPES.find((x) => x.name === name) ?? execRecipeFromName(name);   // exec:CMD: a process client
   if (r) return r;
-  throw new Error(`unknown lock "${name}"; known locks: ${RECIPES.map((x) => x.name).join(', ')} (or a path to your own module, e.g. --lock ./examples/my-lock.ts)`);
+  throw new Error(`unknown lock "${name}"; known locks: ${RECIPES.map((x) => x.name).join(', ')} (or a path to your own module, e.g. --lock ./examples/my-lock.ts, or a process client in any language, --lock exec:'CMD' or ./recipe.json: docs/process-clients.md)`);
 }

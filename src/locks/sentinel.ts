@@ -53,5 +53,6 @@ export const recipe: LockRecipe = {
     wait: 'N > 0: send WAIT N <waitTimeoutMs> after the SET (default 0 = no WAIT)',
     waitTimeoutMs: 'WAIT timeout (default half the command timeout)',
   },
+  optionValues: { retryMs: 'number', wait: 'number', waitTimeoutMs: 'number' },
   create,
 };

@@ -19,7 +19,7 @@ export async function connectSingle(ctx: LockContext, recipe: string): Promise<R
 export const RETRY_HELP = { retryMs: 'pause between acquire attempts while the lock is taken (default 50 ms)' };
 
 /** The LockRecipe fields every one-node recipe shares: one master, and the retry option. */
-export const SINGLE_NODE = { topology: { kind: 'redis', masters: 1 }, optionsHelp: RETRY_HELP } as const;
+export const SINGLE_NODE = { topology: { kind: 'redis', masters: 1 }, optionsHelp: RETRY_HELP, optionValues: { retryMs: 'number' } } as const;
 
 /** A lock on the single node: `ops` acquire and release over the connection, which close() ends. */
 export async function singleNodeLock(ctx: LockContext, recipe: string, ops: (r: Redis) => Pick<Lock, 'acquire' | 'release'>): Promise<Lock> {

@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { LockRecipe } from './lock.ts';
 import type { TopologyOptions } from '../env/types.ts';
 import { topologyDef, topologyNames } from '../env/topologies.ts';
+import { execRecipeFromFile } from './exec-recipe.ts';
 
 // tsx's loader has no types: importing it only registers its hooks.
 const TSX_LOADER: string = 'tsx';
@@ -36,6 +37,9 @@ export function recipeProblems(x: unknown): string[] {
   if (typeof r.model !== 'string' || !MODELS.includes(r.model)) problems.push(`model: one of ${MODELS.join(', ')}`);
   if (r.channels !== undefined && !(Array.isArray(r.channels) && r.channels.every((c) => typeof c === 'string' && /^[a-z][a-z0-9-]*$/.test(c)))) {
     problems.push("channels: names of the lock's further connections, lower-case words (e.g. ['keepalive'])");
+  }
+  if (r.ioPoints !== undefined && r.ioPoints !== 'proxy' && r.ioPoints !== 'hooks') {
+    problems.push("ioPoints: 'proxy' (the fault proxy counts the client's requests: a client no hook in the worker sees) or 'hooks' (the default)");
   }
   problems.push(...topologyProblems(r.topology));
   return problems;
@@ -126,8 +130,15 @@ export function loadUserLock(file: string): Promise<LockRecipe> {
 async function load(file: string, abs: string): Promise<LockRecipe> {
   if (!existsSync(abs)) throw new Error(`--lock ${file}: no such file (${abs}); give the path of a module exporting a LockRecipe, e.g. ./examples/my-lock.ts`);
   const ext = path.extname(abs);
+  if (ext === '.json') {
+    // A process client's recipe file (docs/process-clients.md): checked as any recipe is.
+    const r = execRecipeFromFile(abs, file);
+    const problems = recipeProblems(r);
+    if (problems.length) throw new Error(`--lock ${file}: the recipe file is wrong:\n  - ${problems.join('\n  - ')}`);
+    return r;
+  }
   if (!LOCK_MODULE_EXTENSIONS.includes(ext)) {
-    throw new Error(`--lock ${file}: a lock module must be one of ${LOCK_MODULE_EXTENSIONS.join(' ')}, found ${ext ? `'${ext}'` : 'no extension'}`);
+    throw new Error(`--lock ${file}: a lock module must be one of ${LOCK_MODULE_EXTENSIONS.join(' ')}, found ${ext ? `'${ext}'` : 'no extension'} (a process client in another language: a .json recipe file, docs/process-clients.md)`);
   }
   let mod: Record<string, unknown>;
   try {

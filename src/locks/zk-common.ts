@@ -24,6 +24,8 @@ export const ZK_OPTIONS_HELP: Record<string, string> = {
   onDisconnect: "'treat-as-loss' (default: a hold seen through Disconnected/Expired is lost; renew says so) or 'ignore' (keeps believing it holds)",
 };
 
+export const ZK_OPTION_VALUES = { sessionTimeoutMs: 'number', onDisconnect: ON_DISCONNECT } as const;
+
 export interface ZkOptions { sessionTimeoutMs: number; onDisconnect: OnDisconnect }
 
 export function zkOptions(ctx: LockContext, recipe: string): ZkOptions {

@@ -20,7 +20,7 @@
  */
 import { isDefiniteFailure, type AcquireOptions, type Held, type Lock, type LockContext, type LockRecipe } from './lock.ts';
 import { choiceOption } from './options.ts';
-import { lockPath, SessionHolder, sessionLockMethods, ZK_OPTIONS_HELP, ZK_RECIPE, zkOptions, type ZkHeld } from './zk-common.ts';
+import { lockPath, SessionHolder, sessionLockMethods, ZK_OPTIONS_HELP, ZK_OPTION_VALUES, ZK_RECIPE, zkOptions, type ZkHeld } from './zk-common.ts';
 import { CreateMode, isNoNode, type ZkSession } from './zookeeper-client.ts';
 
 const NAME = 'zk-ephemeral-sequential';
@@ -90,5 +90,6 @@ export const recipe: LockRecipe = {
     ...ZK_OPTIONS_HELP,
     afterWait: "'recheck' (default: after the watch fires, look again who is lowest) or 'assume-held' (seed 000's code: proceed as holder after the watch or the wait timeout)",
   },
+  optionValues: { ...ZK_OPTION_VALUES, afterWait: AFTER_WAIT },
   create,
 };

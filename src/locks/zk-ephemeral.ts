@@ -9,7 +9,7 @@
  * The node is /locks/<key>; no fencing token. Session rules: zk-common.ts.
  */
 import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
-import { lockPath, SessionHolder, sessionLockMethods, ZK_OPTIONS_HELP, ZK_RECIPE, zkOptions, type ZkHeld } from './zk-common.ts';
+import { lockPath, SessionHolder, sessionLockMethods, ZK_OPTIONS_HELP, ZK_OPTION_VALUES, ZK_RECIPE, zkOptions, type ZkHeld } from './zk-common.ts';
 import { CreateMode, isNodeExists } from './zookeeper-client.ts';
 
 const NAME = 'zk-ephemeral';
@@ -55,5 +55,6 @@ export const recipe: LockRecipe = {
   model: 'mutex',
   fencing: false,
   optionsHelp: ZK_OPTIONS_HELP,
+  optionValues: ZK_OPTION_VALUES,
   create,
 };

@@ -4,6 +4,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import { FaultProxy } from './proxy.ts';
 import { ApiError, toxicJson } from './toxics.ts';
+import { ClientPoints, framing, POINT_OPS, type PointOp } from './points.ts';
 
 export const PROXY_VERSION = '2.9.0-lockpick';
 
@@ -11,6 +12,8 @@ type Reply = { status: number; body?: unknown };
 
 export class ProxyApi {
   private readonly proxies = new Map<string, FaultProxy>();
+  /** Clients whose I/O points the proxy makes, by client id (lockpick's extension: /points/{client}, ./points.ts). */
+  private readonly clients = new Map<string, ClientPoints>();
   private server: http.Server | null = null;
   private queue: Promise<unknown> = Promise.resolve(); // requests apply one at a time, in arrival order
 
@@ -26,6 +29,8 @@ export class ProxyApi {
   }
 
   async close(): Promise<void> {
+    for (const c of this.clients.values()) c.releaseAll();
+    this.clients.clear();
     for (const p of this.proxies.values()) await p.stop();
     this.proxies.clear();
     const server = this.server;
@@ -40,6 +45,15 @@ export class ProxyApi {
     let reply: Reply;
     try {
       const body = await readJson(req);
+      const url = new URL(req.url ?? '/', 'http://x');
+      // The long poll for a held request waits outside the queue: other requests go on meanwhile.
+      const held = /^\/points\/([^/]+)\/held$/.exec(url.pathname);
+      if (held && req.method === 'GET') {
+        const wait = Math.min(30_000, Math.max(0, Number(url.searchParams.get('wait_ms') ?? 0) || 0));
+        const h = await this.client(decodeURIComponent(held[1]!)).next(wait);
+        reply = h ? { status: 200, body: h } : { status: 204 };
+        return void send(res, reply);
+      }
       const run = this.queue.then(() => this.route(req.method ?? 'GET', new URL(req.url ?? '/', 'http://x').pathname, body));
       this.queue = run.catch(() => undefined);
       reply = await run;
@@ -47,13 +61,62 @@ export class ProxyApi {
       const status = e instanceof ApiError ? e.status : 500;
       reply = { status, body: { error: e instanceof Error ? e.message : String(e), status } };
     }
-    if (reply.body === undefined) {
-      res.writeHead(reply.status).end();
-    } else if (typeof reply.body === 'string') {
-      res.writeHead(reply.status, { 'Content-Type': 'text/plain' }).end(reply.body);
-    } else {
-      res.writeHead(reply.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(reply.body));
+    send(res, reply);
+  }
+
+  private client(id: string): ClientPoints {
+    const c = this.clients.get(id);
+    if (!c) throw new ApiError(404, `no client '${id}' is bound to proxy points (PUT /points/${id} first)`);
+    return c;
+  }
+
+  /**
+   * lockpick's I/O points in the proxy (./points.ts): PUT binds a client's links
+   * ({"proxies": [...], "framing": "resp", "hold": ["send:release:2"]}), POST .../operation says
+   * which operation it is in ({"op": "release"} or null; "granted": the acquire ending got the
+   * lock), GET .../held?wait_ms=N waits for a held request ({"id", "point", "command"}; 204: none),
+   * POST .../go ({"id"}) lets it go on, GET the counts, DELETE unbinds (all held requests go on).
+   */
+  private points(method: string, id: string, sub: string | undefined, body: unknown): Reply {
+    if (sub === undefined && method === 'PUT') {
+      const f = isRecord(body) ? framing(body.framing) : undefined;
+      const proxies = isRecord(body) && Array.isArray(body.proxies) && body.proxies.every((p) => typeof p === 'string') ? body.proxies as string[] : undefined;
+      const hold = isRecord(body) && body.hold !== undefined ? body.hold : [];
+      if (!f || !proxies || !Array.isArray(hold) || !hold.every((h) => typeof h === 'string')) {
+        throw new ApiError(400, 'points body must be {"proxies": ["name", ...], "framing": "resp" | "mysql" | "postgres" | "zookeeper", "hold": ["send:<op>:N", ...]}');
+      }
+      const links = proxies.map((n) => this.proxy(n));
+      this.unbind(id);
+      const c = new ClientPoints(f);
+      c.arm(hold as string[]);
+      for (const p of links) p.points = c;
+      this.clients.set(id, c);
+      return { status: 200, body: c.json() };
     }
+    if (sub === undefined && method === 'GET') return { status: 200, body: this.client(id).json() };
+    if (sub === undefined && method === 'DELETE') { this.unbind(id); return { status: 204 }; }
+    if (sub === 'operation' && method === 'POST') {
+      const op = isRecord(body) ? body.op : undefined;
+      if (!isRecord(body) || !(op === null || (POINT_OPS as readonly unknown[]).includes(op))) {
+        throw new ApiError(400, `operation body must be {"op": ${POINT_OPS.map((o) => `"${o}"`).join(' | ')} | null, "granted"?: true}`);
+      }
+      this.client(id).operation((op ?? undefined) as PointOp | undefined, body.granted === true);
+      return { status: 204 };
+    }
+    if (sub === 'go' && method === 'POST') {
+      if (!isRecord(body) || !Number.isInteger(body.id)) throw new ApiError(400, 'go body must be {"id": N} (the id GET .../held gave)');
+      this.client(id).go(body.id as number);
+      return { status: 204 };
+    }
+    throw new ApiError(405, `method not allowed: ${method} /points/${id}${sub ? `/${sub}` : ''}`);
+  }
+
+  private unbind(id: string): void {
+    const c = this.clients.get(id);
+    if (!c) return;
+    c.releaseAll();
+    for (const p of this.proxies.values()) if (p.points === c) p.points = undefined;
+    this.clients.delete(id);
   }
 
   private proxy(name: string): FaultProxy {
@@ -105,6 +168,7 @@ export class ProxyApi {
     if (root === 'populate' && parts.length === 1 && method === 'POST') {
       return { status: 201, body: { proxies: (await this.populate(body)).map((p) => p.json()) } };
     }
+    if (root === 'points' && name !== undefined && parts.length <= 3) return this.points(method, name, sub, body);
     if (root !== 'proxies') throw new ApiError(404, `no such endpoint: ${method} ${path}`);
     if (name === undefined) {
       if (method === 'GET') return { status: 200, body: Object.fromEntries([...this.proxies].map(([n, p]) => [n, p.json()])) };
@@ -132,6 +196,16 @@ export class ProxyApi {
       }
     }
     throw new ApiError(405, `method not allowed: ${method} ${path}`);
+  }
+}
+
+function send(res: http.ServerResponse, reply: Reply): void {
+  if (reply.body === undefined) {
+    res.writeHead(reply.status).end();
+  } else if (typeof reply.body === 'string') {
+    res.writeHead(reply.status, { 'Content-Type': 'text/plain' }).end(reply.body);
+  } else {
+    res.writeHead(reply.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(reply.body));
   }
 }
 

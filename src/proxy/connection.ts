@@ -4,6 +4,7 @@
 // connections that are already open, as in Toxiproxy.
 import net from 'node:net';
 import type { Stream, Toxic } from './toxics.ts';
+import type { RequestTap } from './points.ts';
 
 /** How a connection sees its proxy's toxics. */
 export interface ToxicSource { toxics(stream: Stream): Toxic[] }
@@ -13,8 +14,11 @@ const BANDWIDTH_SLICE_MS = 100; // a bandwidth-limited chunk is sent in ≤100 m
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** A chunk to forward; `hold`: a request the proxy holds at its start (./points.ts), this chunk begins with it. */
+type Chunk = { data: Buffer; at: number; hold?: { point: string; command?: string } };
+
 class Pipe {
-  private queue: { data: Buffer; at: number }[] = [];
+  private queue: Chunk[] = [];
   private running = false;
   private ended = false; // the source sent FIN (or closed)
   done = false;          // everything forwarded and the FIN passed on (or the destination is gone)
@@ -26,11 +30,22 @@ class Pipe {
   constructor(private readonly conn: Connection, readonly stream: Stream,
     private readonly src: net.Socket, private readonly dst: net.Socket) {
     src.on('data', (data: Buffer) => {
-      this.queue.push({ data, at: Date.now() });
+      this.enqueue(data, Date.now());
       if (this.queue.length >= HIGH_WATER) src.pause();
       void this.run();
     });
     src.on('end', () => this.sourceEnded());
+  }
+
+  /** Queues what the source sent; the client's bytes are framed and counted as they arrive (a held request splits its chunk). */
+  private enqueue(data: Buffer, at: number): void {
+    const tap = this.stream === 'upstream' ? this.conn.tap : undefined;
+    const starts = tap?.framer.push(data);
+    const hold = starts ? tap!.points.arrive(data, starts) : undefined;
+    if (!hold) { this.queue.push({ data, at }); return; }
+    const { offset, ...point } = hold;
+    if (offset > 0) this.queue.push({ data: data.subarray(0, offset), at });
+    this.queue.push({ data: data.subarray(offset), at, hold: point });
   }
 
   sourceEnded(): void { this.ended = true; void this.run(); }
@@ -100,6 +115,9 @@ class Pipe {
         await this.held();
         const chunk = this.queue.shift();
         if (!chunk || this.conn.closed) break;
+        // A held request, and all behind it on this link, waits for the runner's go.
+        if (chunk.hold) await this.conn.tap!.points.hold(chunk.hold);
+        if (this.conn.closed) break;
         if (this.queue.length < HIGH_WATER / 2) this.src.resume();
         await this.forward(chunk);
       }
@@ -115,7 +133,7 @@ class Pipe {
     }
   }
 
-  private async forward(chunk: { data: Buffer; at: number }): Promise<void> {
+  private async forward(chunk: Chunk): Promise<void> {
     const toxics = this.active();
     // Latency counts from when the chunk arrived, so back-to-back chunks are not delayed twice.
     let delay = 0;
@@ -158,7 +176,7 @@ export class Connection {
   private readonly down: Pipe;
 
   constructor(readonly source: ToxicSource, readonly client: net.Socket, readonly upstream: net.Socket,
-    private readonly onClosed: (c: Connection) => void) {
+    private readonly onClosed: (c: Connection) => void, readonly tap?: RequestTap) {
     this.up = new Pipe(this, 'upstream', client, upstream);
     this.down = new Pipe(this, 'downstream', upstream, client);
     for (const s of [client, upstream]) {

@@ -5,6 +5,7 @@
 import net from 'node:net';
 import os from 'node:os';
 import { Connection } from './connection.ts';
+import type { ClientPoints } from './points.ts';
 import { ApiError, parseToxic, toxicJson, updateToxic } from './toxics.ts';
 import type { Stream, Toxic, ToxicJson } from './toxics.ts';
 
@@ -50,6 +51,8 @@ export class FaultProxy {
   private listenAddr: HostPort;
   private upstreamAddr: HostPort;
   enabled = false;
+  /** The client whose requests this link carries, when its I/O points are the proxy's (./points.ts): connections opened from now on are framed. */
+  points: ClientPoints | undefined;
 
   constructor(readonly name: string, listen: unknown, upstream: unknown) {
     this.listenAddr = parseAddress('listen', listen, true);
@@ -159,7 +162,8 @@ export class FaultProxy {
       client.off('error', refuse);
       upstream.off('error', refuse);
       if (!this.enabled || client.destroyed) return refuse();
-      const conn = new Connection(this, client, upstream, (c) => this.conns.delete(c));
+      const tap = this.points ? { framer: this.points.framing.create(), points: this.points } : undefined;
+      const conn = new Connection(this, client, upstream, (c) => this.conns.delete(c), tap);
       this.conns.add(conn);
       client.resume();
     });

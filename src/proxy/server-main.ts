@@ -20,17 +20,19 @@ export async function serve(argv: string[], log: (line: string) => void = (l) =>
   const api = new ProxyApi();
   const url = await api.listen(port);
   let closing = false;
-  const shutdown = () => {
+  // A stop asked for (SIGTERM, SIGHUP, the parent gone) ends with 0; Ctrl-C with 130 (README "Exit codes").
+  const shutdown = (code = 0) => {
     if (closing) return;
     closing = true;
-    void api.close().finally(() => process.exit(0));
-    setTimeout(() => process.exit(0), 2000).unref();
+    void api.close().finally(() => process.exit(code));
+    setTimeout(() => process.exit(code), 2000).unref();
   };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', () => shutdown(0));
+  process.on('SIGHUP', () => shutdown(0));
+  process.on('SIGINT', () => shutdown(130));
   if (values['exit-with-parent']) {
     const parent = process.ppid;
-    process.on('disconnect', shutdown);
+    process.on('disconnect', () => shutdown(0));
     setInterval(() => { if (process.ppid !== parent) shutdown(); }, 500).unref();
   }
   log(JSON.stringify({ url, pid: process.pid }));

@@ -24,6 +24,11 @@ export const TOXIC_ATTRIBUTES: Record<ToxicType, Record<string, number>> = {
   limit_data: { bytes: 0 },                // close once this many bytes went through
 };
 
+/** Node's longest timer: a longer delay would overflow to 1 ms and fire at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The bound of each attribute: times in ms are timers; sizes and rates stay exact integers. */
+const ATTRIBUTE_MAX: Record<string, number> = { latency: MAX_TIMER_MS, jitter: MAX_TIMER_MS, timeout: MAX_TIMER_MS };
+
 /** A request the API rejects; `status` becomes the HTTP status. */
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) { super(message); }
@@ -46,6 +51,8 @@ function checkAttributes(type: ToxicType, attrs: unknown, base: Record<string, n
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
       throw new ApiError(400, `toxic attribute '${k}' must be a number >= 0, got ${JSON.stringify(v)}`);
     }
+    const max = ATTRIBUTE_MAX[k] ?? Number.MAX_SAFE_INTEGER;
+    if (v > max) throw new ApiError(400, `toxic attribute '${k}' must be at most ${max}${max === MAX_TIMER_MS ? ' ms (the longest timer the proxy can set, 24.8 days)' : ''}, got ${v}`);
     out[k] = v;
   }
   return out;

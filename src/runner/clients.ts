@@ -5,11 +5,12 @@
 // kind to act when its client reaches the point the fault is anchored at.
 import { addCounts } from '../own-key.ts';
 import { fork, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { clientLogDir } from './client-logs.ts';
 import { fileURLToPath } from 'node:url';
 import { basename, extname, join } from 'node:path';
 import { pidsWithEnv } from '../env/procfs.ts';
+import { newCgroup, type Cgroup } from '../env/cgroup.ts';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forgetProcess, recordProcess } from '../env/lifecycle.ts';
@@ -20,6 +21,9 @@ import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Recorder } from './recorder.ts';
 import { emptyReached, mergeReached, type ReachedPoints } from '../workload/points.ts';
 import { stackHead, type CrashOrigin } from './crash-origin.ts';
+import { parseIoPoint, type IoPointOp } from '../workload/plan.ts';
+import type { ProxyPointsControl } from './proxy-points.ts';
+import { execClockFile } from '../locks/exec-lock.ts';
 
 // worker.ts under tsx; worker.js beside this file in the built package (dist/), under plain
 // node (a user's .ts lock module registers tsx's hooks itself: src/locks/user-lock.ts).
@@ -35,6 +39,7 @@ interface Worker {
   id: string;
   child: ChildProcess;
   tag: string;                // TAG_VAR's value in its environment
+  cgroup?: Cgroup;            // its own cgroup where one can be made (src/env/cgroup.ts): nothing under it escapes
   process: number | null;     // logical process of the current operation chain
   fresh: boolean;             // the next invoke starts a new logical process
   done?: (error?: string) => void;
@@ -47,7 +52,12 @@ interface Worker {
   open: boolean;              // an operation of `process` is invoked and not yet complete
   openOp?: { f: string; key: string; at: number }; // that operation and when it was invoked (performance.now())
   believes: Map<string, number>; // keys `process` believes it holds (acquire ok … release invoke), re-entry depth
+  /** Its I/O points are the fault proxy's this run (proxy-points.ts): the chain of operation calls to the proxy, in order. */
+  proxy?: Promise<void>;
 }
+
+/** The clients of a run whose I/O points the fault proxy makes, and each one's links (proxy names). */
+export interface ProxiedClients { control: ProxyPointsControl; links: Map<string, string[]> }
 
 export interface RunReport {
   errors: string[]; killed: string[]; logs: string[];
@@ -101,13 +111,13 @@ export class ClientPool implements ClientControl {
 
   async pause(id: string): Promise<void> {
     const w = this.worker(id);
-    w.child.kill('SIGSTOP');
+    signalGroup(w, 'SIGSTOP');
     w.stopped = true;
   }
 
   async resume(id: string): Promise<void> {
     const w = this.worker(id);
-    w.child.kill('SIGCONT');
+    signalGroup(w, 'SIGCONT');
     w.stopped = false;
   }
 
@@ -149,7 +159,7 @@ export class ClientPool implements ClientControl {
     } finally {
       if (typeof log === 'number') closeSync(log);
     }
-    const w: Worker = { id, child, tag, process: null, fresh: true, stopped: false, dead: false, open: false, believes: new Map() };
+    const w: Worker = { id, child, tag, cgroup: newCgroup(child.pid, `client-${id}`), process: null, fresh: true, stopped: false, dead: false, open: false, believes: new Map() };
     if (child.pid) recordProcess({ pid: child.pid, name: `lockpick client ${id}`, kind: 'server', match: basename(WORKER) });
     this.workers.set(id, w);   // at once, so a close() while it starts stops it too
     // A send to a worker that just died fails with EPIPE: the exit handler says why.
@@ -214,7 +224,10 @@ export class ClientPool implements ClientControl {
         if (m.f === 'release' && depth > 0) {
           if (depth === 1) w.believes.delete(m.key); else w.believes.set(m.key, depth - 1);
         }
-        this.send(w, { t: 'ack', seq: m.seq, process: w.process });
+        const ack = { t: 'ack' as const, seq: m.seq, process: w.process };
+        // The proxy counts this operation's requests from 0 before the client may send one.
+        if (w.proxy) void this.proxyOp(w, m.f as IoPointOp).then(() => this.send(w, ack));
+        else this.send(w, ack);
         break;
       }
       case 'complete': {
@@ -224,10 +237,12 @@ export class ClientPool implements ClientControl {
         if (m.f === 'acquire' && m.type === 'ok') w.believes.set(m.key, (w.believes.get(m.key) ?? 0) + 1);
         this.ops++;
         if (m.type === 'info') w.fresh = true;
+        if (w.proxy) void this.proxyOp(w, undefined, m.f === 'acquire' && m.type === 'ok');
         break;
       }
       case 'point': {
-        const p = this.atPoint(w, m.name, m.seq, m.command);
+        const seq = m.seq;
+        const p = this.atPoint(w, m.name, (holdMs) => this.send(w, holdMs === undefined ? { t: 'go', seq } : { t: 'go', seq, holdMs }), m.command);
         this.pausing.add(p);
         void p.finally(() => this.pausing.delete(p));
         break;
@@ -238,7 +253,8 @@ export class ClientPool implements ClientControl {
       case 'lock-stats':
         addCounts(this.found.lockStats, m.stats); // names are the lock module's
         break;
-      case 'points': this.found.points = mergeReached(this.found.points, m.reached); break;
+      // A client whose I/O points are the proxy's: its worker's hooks saw none of its I/O (the proxy's counts come at the run's end).
+      case 'points': this.found.points = mergeReached(this.found.points, w.proxy ? { ...m.reached, io: {} } : m.reached); break;
       case 'done': w.done?.(m.error); break;
       case 'prepared': w.prepared?.(); w.prepared = undefined; break;
       case 'ready': break;
@@ -297,27 +313,56 @@ export class ClientPool implements ClientControl {
    * client (KindDef.anchored: pause it, kill it, cut it off) and says when it goes on; a
    * server-side spec with an anchor starts through the nemesis. Otherwise it goes on at once.
    */
-  private async atPoint(w: Worker, point: string, seq: number, command?: string): Promise<void> {
+  private async atPoint(w: Worker, point: string, go: (holdMs?: number) => void, command?: string): Promise<void> {
     const now = performance.now() - this.runStartMs;
     const f = this.anchored.find((x) => !x.fired && anchoredClient(x) === w.id && anchorPoint(x) === point && x.at_ms <= now);
-    if (!f) { this.send(w, { t: 'go', seq }); return; }
+    if (!f) { go(); return; }
     f.fired = true;
-    if (f.anchor) { await this.faultAt(w, f, seq); return; }
+    if (f.anchor) { await this.faultAt(w, f, go); return; }
     const { fired: _fired, ...spec } = f;
     const hook = kindDef(f.kind)?.anchored;
-    if (!hook) { this.send(w, { t: 'go', seq }); return; }
+    if (!hook) { go(); return; }
     await hook.fire(spec, {
       client: w.id, point, command,
-      pause: () => { w.child.kill('SIGSTOP'); w.stopped = true; },
-      resume: () => { w.child.kill('SIGCONT'); w.stopped = false; },
+      pause: () => { signalGroup(w, 'SIGSTOP'); w.stopped = true; },
+      resume: () => { signalGroup(w, 'SIGCONT'); w.stopped = false; },
       // Sent before 'go' down the same pipe: the client reads the new clock before it goes on.
       setClockOffsetMs: (ms) => this.send(w, { t: 'clock', offsetMs: ms }),
       kill: () => this.kill(w.id),
       record: (type, details) => this.recorder.nemesis(type, details),
-      go: (holdMs) => this.send(w, holdMs === undefined ? { t: 'go', seq } : { t: 'go', seq, holdMs }),
-      startThenGo: (s, holdMs) => this.startAt(w, s, seq, holdMs),
+      go,
+      startThenGo: (s, holdMs) => this.startAt(w, s, go, holdMs),
       ended: this.ended,
     });
+  }
+
+  /** Tells the proxy the operation a proxied client is in (none: `op` undefined), after its earlier calls. */
+  private proxyOp(w: Worker, op: IoPointOp | undefined, granted = false): Promise<void> {
+    const control = this.proxied?.control;
+    const next = (w.proxy ?? Promise.resolve()).then(() => control?.operation(w.id, op, granted))
+      .catch((e: unknown) => { this.logs.push(`${w.id}: fault proxy points: ${(e as Error).message}`); });
+    w.proxy = next;
+    return next;
+  }
+
+  /** The proxy's held requests of a proxied client, each a point question as a worker's (the long poll ends with the run). */
+  private async watchHeld(w: Worker, control: ProxyPointsControl, signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      let h;
+      try {
+        h = await control.next(w.id, 1000, signal);
+      } catch (e) {
+        if (signal.aborted) return;
+        this.logs.push(`${w.id}: fault proxy points: ${(e as Error).message}`);
+        await sleep(200);
+        continue;
+      }
+      if (!h) continue;
+      const id = h.id;
+      const p = this.atPoint(w, h.point, () => { void control.go(w.id, id).catch(() => {}); }, h.command);
+      this.pausing.add(p);
+      void p.finally(() => this.pausing.delete(p));
+    }
   }
 
   /**
@@ -325,13 +370,13 @@ export class ClientPool implements ClientControl {
    * client waits until it has taken effect, so it is in place at that very moment), the client
    * goes on, and it heals duration_ms later.
    */
-  private faultAt(w: Worker, f: FaultSpec & { fired?: boolean }, seq: number): Promise<void> {
+  private faultAt(w: Worker, f: FaultSpec & { fired?: boolean }, go: (holdMs?: number) => void): Promise<void> {
     this.recorder.nemesis('anchor-reached', { client: w.id, point: f.anchor!.point, kind: f.kind });
-    return this.startAt(w, f, seq);
+    return this.startAt(w, f, go);
   }
 
   /** Starts `f` through the nemesis (recorded as its kind's own start/stop), lets the client go on, heals it duration_ms later. */
-  private async startAt(w: Worker, f: FaultSpec & { fired?: boolean }, seq: number, holdMs?: number): Promise<void> {
+  private async startAt(w: Worker, f: FaultSpec & { fired?: boolean }, go: (holdMs?: number) => void, holdMs?: number): Promise<void> {
     if (!this.nemesis) throw new Error(`clients.ts: an anchored ${f.kind} needs the nemesis context (Session.nemesisContext sets pool.nemesis)`);
     const { fired: _fired, anchor: _anchor, ...spec } = f;
     let fault;
@@ -340,10 +385,10 @@ export class ClientPool implements ClientControl {
       await fault.start();
     } catch {
       // Recorded as <kind>-start-failed (fault-effects reports it); the client goes on without it.
-      this.send(w, { t: 'go', seq });
+      go();
       return;
     }
-    this.send(w, holdMs === undefined ? { t: 'go', seq } : { t: 'go', seq, holdMs });
+    go(holdMs);
     await sleep(f.duration_ms ?? 0);
     // A heal that failed (a node that cannot restart: PortTaken) goes to the run's report, never an unhandled rejection.
     await fault.stop().catch((e: unknown) => { this.found.healErrors.push(e); });
@@ -357,7 +402,10 @@ export class ClientPool implements ClientControl {
    * busy a grace period later are killed (their open operations stay
    * unanswered: indeterminate).
    */
-  async run(jobs: RunJob[], anchored: FaultSpec[], deadlineMs: number, graceMs: number, onStart: () => void = () => {}): Promise<RunReport> {
+  /** This run's clients whose I/O points the fault proxy makes (set by run()). */
+  private proxied?: ProxiedClients;
+
+  async run(jobs: RunJob[], anchored: FaultSpec[], deadlineMs: number, graceMs: number, onStart: () => void = () => {}, proxied?: ProxiedClients): Promise<RunReport> {
     // A worker of the last run may die just after ensure() saw it (a crash from a timer): start it again.
     for (let i = 0; i < 3; i++) {
       await this.ensure(jobs.map((j) => j.clientId));
@@ -368,6 +416,9 @@ export class ClientPool implements ClientControl {
     this.logs = [];
     const errors: string[] = this.diedBetweenRuns.splice(0);
     const killed: string[] = [];
+    const watch = new AbortController();
+    const bound = await this.bindProxied(jobs, proxied, watch.signal);
+    jobs = bound.jobs;
     const prepared: Promise<void>[] = [];
     const finished = jobs.map((job) => {
       const w = this.worker(job.clientId);
@@ -411,15 +462,67 @@ export class ClientPool implements ClientControl {
     }
     endRun();
     await Promise.all([...this.pausing]);
+    watch.abort();
+    await Promise.all(bound.watchers);
+    await this.unbindProxied(jobs);
     const found = this.found;
     this.found = { crashes: [], lockStats: {}, points: emptyReached(), healErrors: [] };
     return { errors, killed, logs: this.logs, ...found };
   }
 
+  /**
+   * Binds each proxied client's links at the proxy (their connections, made once the job is sent,
+   * are framed) with the send points its plan holds there; its job then holds no I/O point in the
+   * worker. A client the proxy cannot bind (a proxy without lockpick's points: toxiproxy-server)
+   * reaches no I/O point: a fault anchored at one is not applied, and the run says so.
+   */
+  private async bindProxied(jobs: RunJob[], proxied: ProxiedClients | undefined, signal: AbortSignal): Promise<{ jobs: RunJob[]; watchers: Promise<void>[] }> {
+    this.proxied = proxied;
+    const watchers: Promise<void>[] = [];
+    const out = await Promise.all(jobs.map(async (job) => {
+      const w = this.worker(job.clientId);
+      w.proxy = undefined;
+      const links = proxied?.links.get(job.clientId);
+      if (!proxied || !links?.length) return job;
+      const hold = job.pausePoints.filter((p) => parseIoPoint(p)?.kind === 'send');
+      const rest = { ...job, pausePoints: job.pausePoints.filter((p) => !parseIoPoint(p)) };
+      try {
+        await proxied.control.bind(job.clientId, links, hold);
+      } catch (e) {
+        this.logs.push(`${job.clientId}: fault proxy points: ${(e as Error).message}`);
+        return rest;
+      }
+      w.proxy = Promise.resolve();
+      watchers.push(this.watchHeld(w, proxied.control, signal));
+      return rest;
+    }));
+    return { jobs: out, watchers };
+  }
+
+  /** What the proxied clients reached (the proxy's counts) joins the run's points; their links are unbound. */
+  private async unbindProxied(jobs: RunJob[]): Promise<void> {
+    const control = this.proxied?.control;
+    if (!control) return;
+    for (const job of jobs) {
+      const w = this.workers.get(job.clientId);
+      if (!w?.proxy) continue;
+      await w.proxy;
+      w.proxy = undefined;
+      try {
+        const io = await control.reached(job.clientId);
+        this.found.points = mergeReached(this.found.points, { io, named: [] });
+        await control.unbind(job.clientId);
+      } catch (e) {
+        this.logs.push(`${job.clientId}: fault proxy points: ${(e as Error).message}`);
+      }
+    }
+    this.proxied = undefined;
+  }
+
   /** SIGCONT every client we or the nemesis stopped (healing). */
   resumeAll(): void {
     for (const w of this.workers.values()) {
-      if (!w.dead) w.child.kill('SIGCONT');
+      if (!w.dead) signalGroup(w, 'SIGCONT');
       w.stopped = false;
     }
   }
@@ -444,11 +547,21 @@ export class ClientPool implements ClientControl {
 }
 
 /**
- * Kills what a worker's lock module started: its process group (the worker leads one, being
+ * A pause or a resume reaches the worker's whole process group (it leads one, being detached): the
+ * worker and what its lock started in it, such as a process client's child (src/locks/exec-lock.ts).
+ */
+function signalGroup(w: Worker, signal: 'SIGSTOP' | 'SIGCONT'): void {
+  try { process.kill(-w.child.pid!, signal); } catch { w.child.kill(signal); }
+}
+
+/**
+ * Kills what a worker's lock module started: its cgroup where it has one, its process group (the worker leads one, being
  * detached) and any process carrying its TAG_VAR (a detached or double-forked child left the
  * group but kept the environment). The worker itself is SIGKILLed by the caller.
  */
 function reap(w: Worker): void {
+  w.cgroup?.kill();   // everything started under it, whatever its session or environment
+  if (w.child.pid) rmSync(execClockFile(w.child.pid, w.id), { force: true });   // what a process client left
   const pid = w.child.pid;
   if (pid) {
     try { process.kill(-pid, 'SIGKILL'); } catch { /* the group is gone */ }

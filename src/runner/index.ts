@@ -1,11 +1,13 @@
 // `lockpick run` without the command line: open a session, search (or replay a
 // stored plan), store what happened, and say it in words.
 import { join } from 'node:path';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { writeOutput } from '../output.ts';
 import type { LockRecipe } from '../locks/lock.ts';
 import type { Anomaly, Verdict } from '../../checkers/types.ts';
 import type { ResourceResult } from '../../checkers/resource.ts';
 import { firstPlans, planArb } from '../workload/arbitraries.ts';
+import { proxyFraming } from './proxy-points.ts';
 import { defaultPausePoints, describePlan, planOps, validatePlan, type RunPlan } from '../workload/plan.ts';
 import type { LockSpec } from './protocol.ts';
 import { Progress, describeThroughput, throughput, type ProgressEvent, type ProgressSink, type Throughput } from './progress.ts';
@@ -221,14 +223,17 @@ async function writeCounterexample(dir: string, o: RunOutcome, meta: Record<stri
   mkdirSync(cdir, { recursive: true });
   const hpath = join(cdir, 'history.jsonl');
   writeEvents(hpath, o.events);
+  let html: string;
   try {
     // Drawn from the run's history in memory (the file just written holds the same events, line for line).
     const h = o.history ?? runHistory(o.events);
     const { renderTimelineHtml } = await import('../report/html.ts');
-    writeFileSync(join(cdir, 'timeline.html'), renderTimelineHtml({ ...h.parsed, source: hpath }, o.check, meta, { clients: h.clients, resource: o.resource, resourceEntries: o.resourceEntries }));
+    html = renderTimelineHtml({ ...h.parsed, source: hpath }, o.check, meta, { clients: h.clients, resource: o.resource, resourceEntries: o.resourceEntries });
   } catch (e) {
-    writeFileSync(join(cdir, 'report-error.txt'), `${(e as Error).stack ?? e}\n`);
+    writeOutput(join(cdir, 'report-error.txt'), `${(e as Error).stack ?? e}\n`);
+    return cdir;
   }
+  writeOutput(join(cdir, 'timeline.html'), html);
   return cdir;
 }
 
@@ -376,8 +381,9 @@ async function withSession<T>(o: SessionOptions, ctl: Interrupts, body: (s: Sess
 function writeJUnit(dir: string, paths: (string | undefined)[], input: RunJUnit): string {
   const xml = renderRunJUnit(input);
   const own = join(dir, 'junit.xml');
-  writeFileSync(own, xml);
-  for (const p of paths) if (p) writeFileSync(p, xml);
+  writeOutput(own, xml);
+  const fix = 'give --junit a file in a directory that exists and can be written';
+  for (const p of paths) if (p) writeOutput(p, xml, { what: `cannot write the JUnit file ${p} (the run's results are in ${join(dir, 'results.json')})`, fix });
   return own;
 }
 
@@ -398,8 +404,9 @@ function finish(dir: string, o: { log(line: string): void }, t0: number, summary
   const output = clientOutputNote(dir);
   if (output) o.log(output);
   summary.elapsedMs = Date.now() - t0;
-  writeJUnit(dir, junitPaths, { ...junit, verdict: summary.verdict, elapsedMs: summary.elapsedMs, gaps: summary.gaps });
+  // results.json first, whole: whatever fails after it (a --junit on a full disk), the verdict is stored.
   writeJson(join(dir, 'results.json'), { verdict: summary.verdict, ...results });
+  writeJUnit(dir, junitPaths, { ...junit, verdict: summary.verdict, elapsedMs: summary.elapsedMs, gaps: summary.gaps });
   return done(summary);
 }
 
@@ -468,7 +475,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const lease = leaseFloor(o.ttlMs, o.ttlFixed === true, session.timescales);
     if (lease.said) o.log(lease.said);
     const progress = new Progress(o.progress, () => session.nemesisContexts().reduce((n, c) => n + activeFaults(c).length, 0), o.onProgress);
-    const points = o.pausePoints ?? defaultPausePoints(o.recipe.points ?? [], topo.name);
+    const points = o.pausePoints ?? defaultPausePoints(o.recipe.points ?? [], topo.name, proxyFraming(o.recipe, topo.name) !== undefined);
     // undefined: the recipe does not say (a user lock); the calibration run finds out.
     let renew = o.recipe.renews;
     const reentrant = o.recipe.model === 'reentrant-mutex';
@@ -621,7 +628,8 @@ export interface ReplayOptions {
   dir: string;
   runs: number;
   storeRoot: string;
-  resolve(spec: LockSpec): Promise<LockRecipe>;
+  /** The recipe of `spec`; `lockOptions`: the stored --lock-opt set its sessionMs is asked for. */
+  resolve(spec: LockSpec, lockOptions?: Record<string, unknown>): Promise<LockRecipe>;
   log(line: string): void;
   junitPath?: string;
   interrupts?: Interrupts;
@@ -658,7 +666,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   const where = join(o.dir, 'test.json');
   const plan = validatePlan(test.plan, where);
   const { spec, same, note } = replayLock(test, where, o);
-  const recipe = await o.resolve(spec);
+  const recipe = await o.resolve(spec, test.lock_options as Record<string, unknown> | undefined);
   checkPackages(recipe.packages);
   // Before the run directory: a plan its environment cannot run is refused with nothing written.
   const { env, keyPrefix } = envFromTest(test, where, plan, o.env);

@@ -36,8 +36,8 @@
 // HTTP/2 clients (gRPC: etcd3) write their frames natively, past net.Socket: ./io-points-http2.ts
 // counts each request as one send there, on the same counters.
 //
-// Not covered: clients doing their I/O outside Node's net (the `zookeeper` package's C client):
-// they reach no I/O point, so none is learned for them.
+// Not covered: clients doing their I/O outside Node's net (the `zookeeper` package's C client, a
+// child process): their send points come from the fault proxy instead (./proxy-points.ts).
 import net from 'node:net';
 import { ioPointName, type IoPointOp } from '../workload/plan.ts';
 import { commandWord } from './command-word.ts';

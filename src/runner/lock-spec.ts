@@ -9,9 +9,13 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import type { LockRecipe } from '../locks/lock.ts';
 import type { LockSpec } from './protocol.ts';
 
-/** A path-looking argument (./x, ../x, /x, or ending in .ts .mts .cts .js .mjs .cjs) names a user's module. */
+/**
+ * `exec:CMD` is a process client (a name, so test.json keeps the command); a path-looking argument
+ * (./x, ../x, /x, or ending in .ts .mts .cts .js .mjs .cjs, or .json: a process client's recipe file) names a user's module.
+ */
 export function parseLockArg(arg: string): LockSpec {
-  if (/^(\.{1,2}\/|\/)/.test(arg) || /\.[cm]?[jt]s$/.test(arg)) return { path: resolve(arg) };
+  if (arg.startsWith('exec:')) return { name: arg };
+  if (/^(\.{1,2}\/|\/)/.test(arg) || /\.([cm]?[jt]s|json)$/.test(arg)) return { path: resolve(arg) };
   return { name: arg };
 }
 

@@ -15,7 +15,8 @@ import type { CheckResult, Verdict } from '../../checkers/types.ts';
 import { checkResource, type ResourceEntry, type ResourceResult } from '../../checkers/resource.ts';
 import { checkLiveness, defaultLivenessBoundMs, type LivenessResult } from '../../checkers/liveness.ts';
 import type { NemesisContext } from '../../nemesis/types.ts';
-import { ClientPool } from './clients.ts';
+import { ClientPool, type ProxiedClients } from './clients.ts';
+import { proxyFraming, ProxyPointsControl } from './proxy-points.ts';
 import { Recorder } from './recorder.ts';
 import { ResourceClient } from './resource-store.ts';
 import type { LockSpec, RunJob } from './protocol.ts';
@@ -189,6 +190,19 @@ export class Session {
     return this.ctx;
   }
 
+  /**
+   * The clients whose I/O points the fault proxy makes (proxy-points.ts: the recipe says so, or
+   * its topology's client is native), each with its links, which exist once its endpoints were asked for.
+   * Lane 0 only: the lanes of --parallel share each client id's links, and a link counts for one
+   * binding; a plan on another lane pausing at a send point of such a client is not applied (inconclusive).
+   */
+  private proxied(jobs: RunJob[], lane: number): ProxiedClients | undefined {
+    const framing = proxyFraming(this.o.recipe, this.env.topology);
+    if (!framing || !this.env.proxyUrl || lane !== 0) return undefined;
+    const links = new Map(jobs.map((j) => [j.clientId, this.env.links.filter((l) => l.from === `client:${j.clientId}`).map((l) => l.name)]));
+    return { control: new ProxyPointsControl(this.env.proxyUrl, framing), links };
+  }
+
   async runOnce(plan: RunPlan, lane = 0): Promise<RunOutcome> {
     // An interrupt closes the session under the search: no new run may start servers' clients then.
     if (this.closed) throw new Error('the session is closed (interrupted); no further run');
@@ -235,7 +249,7 @@ export class Session {
       if (timed.length) schedule = nem.runSchedule(timed, ctx, abort.signal).catch((e: unknown) => { broken(e); problems.push(`nemesis: ${(e as Error).message}`); });
     };
     try {
-      report = await pool.run(jobs, anchored, planHorizonMs(plan) + 3000, plan.ttlMs + commandTimeoutMs + 2000, startSchedule);
+      report = await pool.run(jobs, anchored, planHorizonMs(plan) + 3000, plan.ttlMs + commandTimeoutMs + 2000, startSchedule, this.proxied(jobs, lane));
       clientsDone = performance.now();
     } finally {
       abort.abort();

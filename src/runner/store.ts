@@ -4,30 +4,24 @@
 // A store path that cannot be used is the user's to fix (UsageError, exit 2); a
 // disk that fills up or fails on the way makes the run inconclusive (exit 3).
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { makeDir } from '../make-dir.ts';
 import { randomBytes } from 'node:crypto';
 import type { HistoryEvent } from '../history/types.ts';
-import { fsReason, InconclusiveError, UsageError } from '../errors.ts';
+import { fsReason, UsageError } from '../errors.ts';
+import { outputError, writeOutput } from '../output.ts';
 import { validatePlan } from '../workload/plan.ts';
 import { checkTestJson } from './stored-files.ts';
 import { packageVersion } from '../package-root.ts';
 
-/** The disk, not the path, failed: nothing the user could have given better. */
-const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO']);
-
 function storeError(what: string, e: unknown, fix: string): Error {
-  const code = (e as NodeJS.ErrnoException)?.code;
-  if (code === undefined) return e as Error;   // not a file-system error: lockpick's own
-  return DISK_ERRORS.has(code)
-    ? new InconclusiveError(`${what}: ${fsReason(e)}; the run is inconclusive\n  fix: free some space (or use --store on another disk) and run again`, { cause: e })
-    : new UsageError(`${what}: ${fsReason(e)}\n  fix: ${fix}`, { cause: e });
+  return outputError(what, e, fix);
 }
 
 /** A lock as a directory name: a registry name as is, a module by its file name without extension; other characters than [A-Za-z0-9._-] become _. */
 export function storeName(lockLabel: string): string {
-  const base = /\.[cm]?[jt]s$/.test(lockLabel) ? basename(lockLabel).replace(/\.[cm]?[jt]s$/, '') : lockLabel;
+  const base = /\.([cm]?[jt]s|json)$/.test(lockLabel) && !lockLabel.startsWith('exec:') ? basename(lockLabel).replace(/\.([cm]?[jt]s|json)$/, '') : lockLabel;
   return base.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_') || 'lock';
 }
 
@@ -76,12 +70,9 @@ export function runLog(dir: string): (text: string) => void {
   };
 }
 
+/** A run file, whole or not at all (src/output.ts): a full disk is exit 3, a store that cannot be written exit 2. */
 function writeFileOrThrow(path: string, text: string): void {
-  try {
-    writeFileSync(path, text);
-  } catch (e) {
-    throw storeError(`cannot write ${path}`, e, 'give --store a directory that can be written');
-  }
+  writeOutput(path, text, { fix: 'give --store a directory that can be written' });
 }
 
 export function writeJson(path: string, data: unknown): void {

@@ -119,6 +119,7 @@ class Client {
     try {
       held = await this.lock.acquire(key, { ttlMs: this.job.ttlMs, waitMs });
     } catch (e) {
+      if (isLockContractError(e)) violated('acquire', key, { method: 'acquire', message: e.message });
       const outcome = isDefiniteFailure(e) ? 'fail' : 'info';
       complete(outcome, 'acquire', key, undefined, e);
       return outcome;
@@ -252,6 +253,7 @@ class Client {
     try {
       r = await this.lock.renew!(held, this.job.ttlMs);
     } catch (e) {
+      if (isLockContractError(e)) violated('renew', key, { method: 'renew', message: e.message });
       if (isDefiniteFailure(e)) {
         // Not extended: the hold goes on, but no longer than the lease it has (Client.until).
         complete('fail', 'renew', key, undefined, e);
@@ -291,6 +293,7 @@ class Client {
       try {
         r = await this.lock.release(held);
       } catch (e) {
+        if (isLockContractError(e)) violated('release', key, { method: 'release', message: e.message });
         if (!isDefiniteFailure(e)) {
           complete('info', 'release', key, undefined, e);
           return 'info';
@@ -365,17 +368,25 @@ async function runJob(job: RunJob): Promise<void> {
     const recipe = await resolveRecipe(job.lock);
     const ctx: LockContext = {
       clientId: job.clientId,
+      keyPrefix: job.keyPrefix,
       endpoints: job.endpoints,
       roles: job.roles,
       settings: job.settings,
       addressMap: job.addressMap,
       ...(job.channels ? { channels: job.channels } : {}),
-      clock: { wallMs: clock.wallMs, monoMs: () => performance.now() },
+      clock: { wallMs: clock.wallMs, monoMs: () => performance.now(), offsetMs: () => clock.offsetMs() },
       commandTimeoutMs: job.commandTimeoutMs,
       options: job.options,
       point: async (name: string) => { await point(name); },
     };
-    const created: unknown = await recipe.create(ctx);
+    let created: unknown;
+    try {
+      created = await recipe.create(ctx);
+    } catch (e) {
+      // A lock that says its own contract is broken (a process client that never became ready): exit 2.
+      if (isLockContractError(e)) send({ t: 'contract', method: 'create', message: e.message });
+      throw e;
+    }
     const bad = checkCreated(created);
     if (bad) {
       send({ t: 'contract', method: bad.method, message: bad.message });
@@ -398,7 +409,8 @@ async function runJob(job: RunJob): Promise<void> {
     const stats = readLockStats(lock); // before close: the herd-effect counters of this run
     if (stats) send({ t: 'lock-stats', run: job.run, stats });
     send({ t: 'points', run: job.run, reached: { io: ioPoints.takeReached(), named: [...reachedNamed] } });
-    await lock?.close().catch(() => {});
+    // A close that reports a broken contract (a process client's stray line seen after its last operation) stops the run too.
+    await lock?.close().catch((e: unknown) => { if (isLockContractError(e)) send({ t: 'contract', method: 'close', message: e.message }); });
     res.close();
     send({ t: 'done', run: job.run, error });
   }

@@ -33,12 +33,15 @@ export interface RunPlan {
 export { BEFORE_RELEASE, BEFORE_WRITE, CRITICAL_SECTION, WORKER_POINTS, IO_POINT_KINDS, IO_POINT_MAX, IO_POINT_OPS, ioPointName, parseIoPoint, type IoPointKind, type IoPointOp } from '../../nemesis/points.ts';
 
 /**
- * Where client pauses land by default: the critical section, the recipe's own points, and
- * the I/O points unless the topology's client does its I/O outside Node's net (ZooKeeper's
- * `zookeeper` package is C), where they would never fire.
+ * Where client pauses land by default: the critical section, the recipe's own points, and the
+ * I/O points: both kinds from the worker's hooks (src/runner/io-points.ts); with `proxyPoints`
+ * (a client no hook sees, whose requests the fault proxy frames: src/runner/proxy-points.ts)
+ * sends only; none when the topology's client does its I/O outside Node's net (ZooKeeper's
+ * `zookeeper` package is C) and the proxy does not frame it: they would never fire.
  */
-export function defaultPausePoints(recipePoints: readonly string[], topology: string): string[] {
-  return [...WORKER_POINTS, ...recipePoints, ...(topologyDef(topology)?.nativeClient ? [] : IO_POINT_KINDS)];
+export function defaultPausePoints(recipePoints: readonly string[], topology: string, proxyPoints = false): string[] {
+  const io = proxyPoints ? ['send'] : topologyDef(topology)?.nativeClient ? [] : IO_POINT_KINDS;
+  return [...WORKER_POINTS, ...recipePoints, ...io];
 }
 
 export function clientId(index: number): string {

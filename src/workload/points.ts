@@ -5,8 +5,9 @@
 // and the named points (the critical section, the recipe's ctx.point()s) its clients reached;
 // learnPoints turns the points list a run draws from ('send', 'reply' and named points) into
 // exactly those: a one-command release has 'send:release:1' and no 2nd command to pause before,
-// a lock whose client does its I/O outside Node's net (ZooKeeper's C client) gets no I/O point
-// at all, and a recipe point on a path the lock never takes is not drawn.
+// a lock whose client does its I/O outside Node's net (ZooKeeper's C client) gets the send points
+// the fault proxy counted (src/runner/proxy-points.ts), or none at all where it frames no
+// protocol, and a recipe point on a path the lock never takes is not drawn.
 import {
   BEFORE_RELEASE, BEFORE_WRITE, CRITICAL_SECTION, IO_POINT_KINDS, IO_POINT_MAX, IO_POINT_OPS, anchorPoint, anchoredClient, clientId, ioPointName, isAnchoredPause, parseIoPoint,
   type Attempt, type IoPointKind, type IoPointOp, type RunPlan,

@@ -24,6 +24,8 @@ export interface LockSimOptions {
   buggyPerMille?: number;
   /** ‰ of a holder's next ops that are renews (default 200); renews that die in info block the key for good. */
   renewPerMille?: number;
+  /** ‰ of a holder's next ops that are lapses (default 100); 0 with no renews and no failed releases: no lease semantics at all. */
+  lapsePerMille?: number;
   /** Stop once this many ops have been invoked (steps still caps the run). */
   maxOps?: number;
   /** Emit a nemesis event now and then (models ignore them). */
@@ -97,7 +99,7 @@ export function simulateLock(o: LockSimOptions, ch: Choices, emit: (e: HistoryEv
       if (c.holding === undefined) { c.f = 'acquire'; c.key = keys[ch.int(keys.length)]!; }
       else {
         c.key = c.holding;
-        if (ch.chance(100)) {
+        if (ch.chance(o.lapsePerMille ?? 100)) {
           // Lapse: the client's own clock says its lease ran out; it stops believing at once.
           c.f = 'release'; c.holding = undefined;
           ev('invoke', c); ev('ok', c, { lapse: true });

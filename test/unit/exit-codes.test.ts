@@ -106,7 +106,7 @@ test('env: bad options → 2 before anything starts (unknown topology, bad numbe
   expectExit(lockpick(['env', 'up']), 2, /expected 'up TOPOLOGY' or 'down'/);
   expectExit(lockpick(['env', 'sideways']), 2, /expected 'up TOPOLOGY' or 'down'/);
   expectExit(lockpick(['env', 'up', 'cassandra']), 2, /unknown topology 'cassandra'; use one of: redis/, /fix:/);
-  expectExit(lockpick(['env', 'up', 'redis', '--masters', 'three']), 2, /--masters expects a whole number, got 'three'/);
+  expectExit(lockpick(['env', 'up', 'redis', '--masters', 'three']), 2, /masters must be an integer from 1 to 7, got three/);
   expectExit(lockpick(['env', 'up', 'redis', '--masters', '9']), 2, /masters must be an integer from 1 to 7, got 9/);
   expectExit(lockpick(['env', 'up', 'zookeeper', '--nodes', '2']), 2, /zookeeper nodes must be 1 or 3, got 2/);
   expectExit(lockpick(['env', 'up', 'redis', '--persistence', 'sometimes']), 2, /persistence must be 'none' or 'aof-always'/);
@@ -131,7 +131,7 @@ test('run: unknown lock, bad numbers, unknown fault, missing --lock → 2', () =
   expectExit(lockpick(['run', '--lock', 'no-such-lock']), 2, /unknown lock "no-such-lock"; known locks: /);
   expectExit(lockpick(['run', '--lock', 'toString']), 2, /unknown lock "toString"/);
   for (const [flag, v] of [['--clients', '0'], ['--clients', '2.5'], ['--time', 'soon'], ['--ttl', '10'], ['--runs', ''], ['--seed', '-1'], ['--keys', '1e400'], ['--max-attempts', '0'], ['--max-faults', 'two']]) {
-    expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', `${flag}=${v}`]), 2, new RegExp(`${flag} must be a whole number ≥ \\d+, got '${v!.replace('.', '\\.')}'`));
+    expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', `${flag}=${v}`]), 2, v === '' ? new RegExp(`${flag}: empty value`) : new RegExp(`${flag} must be a whole number from \\d+ to \\d+, got '${v!.replace('.', '\\.')}'`));
   }
   expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--faults', 'partition,meteor']), 2, /unknown fault 'meteor'; known faults: partition/);
   expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--property', 'vibes']), 2, /--property must be lock, resource or both/);
@@ -231,4 +231,15 @@ test('stdout closed early (| head -1): no EPIPE stack, the exit code is the verd
   const check = pipe(['check', ...Array<string>(400).fill(invalid)]);
   assert.equal(check.code, 1, check.err);
   assert.doesNotMatch(check.err, /EPIPE|Error/);
+});
+
+test('values at the edge, on the command line: empty, repeated, out of range, unknown → 2 before anything starts', () => {
+  const run = (...a: string[]) => lockpick(['run', '--lock', 'redis-set-px-lua', ...a]);
+  expectExit(run('--faults', ''), 2, /--faults: empty value/);
+  expectExit(run('--store', ''), 2, /--store: empty value/);
+  expectExit(run('--time', '5', '--time', '6'), 2, /--time is given twice/);
+  expectExit(run('--lock-opt', 'retryMs=-5'), 2, /--lock-opt retryMs=-5: lock redis-set-px-lua takes a number from 0 to 3600000/);
+  expectExit(run('--lock-opt', 'retyMs=5'), 2, /lock redis-set-px-lua has no option 'retyMs'; its options: retryMs/);
+  expectExit(run('--ttl', '3600000'), 2, /--ttl 3600000 ms does not fit in --time \(60 s\)/);
+  expectExit(lockpick(['version', '--frobnicate']), 2, /Unknown option '--frobnicate'/);
 });

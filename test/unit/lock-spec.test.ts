@@ -34,3 +34,13 @@ test('a module outside the project stays absolute; a registry name is kept as is
   assert.deepEqual(storedLock({ name: 'redlock' }), { lock_spec: { name: 'redlock' } });
   assert.equal(lockLabel({ path: '/home/u/project/l.ts' }, '/home/u/project'), 'l.ts');
 });
+
+test("exec:CMD is a process client's name, kept whole (a command ending in .js too); a .json path is a recipe file", async () => {
+  const { parseLockArg } = await import('../../src/runner/lock-spec.ts');
+  const { storeName } = await import('../../src/runner/store.ts');
+  assert.deepEqual(parseLockArg('exec:node my-lock.js'), { name: 'exec:node my-lock.js' });
+  assert.deepEqual(storedLock({ name: 'exec:/usr/bin/python3 l.py' }), { lock_spec: { name: 'exec:/usr/bin/python3 l.py' } });
+  assert.deepEqual(parseLockArg('my-lock.json'), { path: path.resolve('my-lock.json') });
+  assert.equal(storeName('locks/my-lock.json'), 'my-lock');
+  assert.equal(storeName('exec:node a/b.js'), 'exec_node_a_b.js');
+});

@@ -28,6 +28,12 @@ test("a recipe's channels are lower-case names of its further connections", () =
   }
 });
 
+test("a recipe's ioPoints is 'proxy' or 'hooks'", () => {
+  const base = { ...getRecipe('redis-set-px-lua') };
+  for (const ok of ['proxy', 'hooks', undefined]) assert.deepEqual(recipeProblems({ ...base, ioPoints: ok }), [], String(ok));
+  for (const bad of ['proxi', true]) assert.match(recipeProblems({ ...base, ioPoints: bad }).join(), /^ioPoints: 'proxy'/, String(bad));
+});
+
 test('getRecipe: an unknown name lists the known ones', () => {
   assert.throws(() => getRecipe('redis-typo'), (e: Error) => /unknown lock "redis-typo"/.test(e.message) && e.message.includes('redis-set-px-lua') && e.message.includes('npm:redlock'));
 });

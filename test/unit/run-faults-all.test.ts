@@ -17,3 +17,11 @@ test("'all' expands per topology and environment kind; it stands alone", async (
   assert.deepEqual(await allFaults(['kill'], await recipeFor({ name: 'redis-set-px-lua' }), 'local'), ['kill']);
   await assert.rejects(parseFaults('all,kill'), /--faults all stands alone/);
 });
+
+test("'all' leaves out a kind the lock lacks: client-clock for a process client whose runtime reads its clock without libc", async () => {
+  const { resolve } = await import('node:path');
+  const go = await allFaults(['all'], await recipeFor({ path: resolve('test/fixtures/process-clients/go-binary.json') }), 'local');
+  assert.ok(!go.includes('client-clock') && go.includes('client-pause'), go.join());
+  const python = await allFaults(['all'], await recipeFor({ name: 'exec:/usr/bin/python3 x.py' }), 'local');
+  assert.ok(python.includes('client-clock'), python.join());
+});

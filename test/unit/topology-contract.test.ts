@@ -244,3 +244,19 @@ test('no source outside a topology\'s own file compares a topology name or backe
   // The check can fail: the comparisons this replaced are caught.
   assert.ok(compare.test("o.topology === 'zookeeper' ? a : b") && compare.test("backend === 'redis'"));
 });
+
+test('a topology\'s framing names a protocol the fault proxy frames; a native client without one gets no I/O point', async () => {
+  const { FRAMINGS } = await import('../../src/proxy/framing/index.ts');
+  for (const def of TOPOLOGY_DEFS) {
+    if (def.framing !== undefined) assert.ok(FRAMINGS.has(def.framing), `${def.name}: framing '${def.framing}' is not in src/proxy/framing/index.ts (${[...FRAMINGS.keys()].join(', ')})`);
+  }
+  const { proxyFraming } = await import('../../src/runner/proxy-points.ts');
+  const { defaultPausePoints } = await import('../../src/workload/plan.ts');
+  const recipe = { name: 'x', summary: 'x', source: 'x', topology: { kind: 'redis' }, model: 'mutex' as const, fencing: false, create: () => { throw new Error('unused'); } };
+  assert.equal(proxyFraming(recipe, 'redis'), undefined, 'a Node client: the worker\'s hooks');
+  assert.equal(proxyFraming({ ...recipe, ioPoints: 'proxy' }, 'redis'), 'resp');
+  assert.equal(proxyFraming({ ...recipe, ioPoints: 'proxy' }, 'etcd'), undefined, 'etcd: no framing (gRPC) yet');
+  assert.equal(proxyFraming(recipe, 'zookeeper'), 'zookeeper', 'a native client: the proxy\'s');
+  assert.equal(proxyFraming({ ...recipe, ioPoints: 'hooks' }, 'zookeeper'), undefined);
+  assert.deepEqual(defaultPausePoints([], 'zookeeper', true), ['in-critical-section', 'before-write', 'before-release', 'send']);
+});

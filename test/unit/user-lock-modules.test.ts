@@ -104,7 +104,9 @@ test('errors say what was found and what is expected', async () => {
   // Exports under other names are listed.
   await assert.rejects(loadUserLock(write('other.mts', 'export const lock = 1;\nexport const helper = 2;\n')), /found exports helper, lock/);
   // Not a module kind lockpick loads.
-  await assert.rejects(loadUserLock(write('lock.json', '{}')), /must be one of \.ts \.mts \.cts \.js \.mjs \.cjs, found '\.json'/);
+  await assert.rejects(loadUserLock(write('lock.txt', '{}')), /must be one of \.ts \.mts \.cts \.js \.mjs \.cjs, found '\.txt' \(a process client in another language: a \.json recipe file/);
+  // A .json file is a process client's recipe file (docs/process-clients.md), checked as one.
+  await assert.rejects(loadUserLock(write('lock.json', '{}')), /the recipe file is wrong:\n  - exec: the command that starts the client/);
   // CommonJS syntax where the package says ESM fails to load, with the runtime's reason.
   const esmDir = mkdtempSync(path.join(root, 'errors-esm-'));
   writeFileSync(path.join(esmDir, 'package.json'), JSON.stringify({ name: 'p', type: 'module' }));

@@ -1,0 +1,307 @@
+// A lock client in any language: a child process that speaks the process client protocol
+// (docs/process-clients.md), JSON Lines over its stdin and stdout. This Lock runs in the client
+// worker like any other: it spawns the child in the worker's own process group (so a client
+// pause's SIGSTOP and a client kill reach it), turns requests into lines and replies into the
+// Lock contract's outcomes, and hands the child's named points to ctx.point. The child's
+// stderr is the worker's, which is the client's log in the run dir.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { DefiniteFailure, LockContractError, type AcquireOptions, type Held, type Lock, type LockContext } from './lock.ts';
+import { describeValue } from './contract.ts';
+
+export const PROTOCOL_VERSION = 1;
+
+/** How the child is started and what its runtime can take. */
+export interface ExecConfig {
+  command: string;
+  cwd: string;
+  /** 'libc': the runtime reads the wall clock through libc, so the clock shim (LD_PRELOAD) moves it. */
+  clock: 'libc' | 'none';
+  renews: boolean;
+  /** The clock shim's path, when the runtime can take it (resolved by the caller: it may be built on first use). */
+  shim?: () => string;
+}
+
+type Op = 'acquire' | 'release' | 'renew' | 'close';
+/** The replies each request may have (docs/process-clients.md's table). */
+const REPLIES: Record<Op, readonly string[]> = {
+  acquire: ['held', 'busy', 'failed', 'error'],
+  release: ['released', 'lost', 'failed', 'error'],
+  renew: ['renewed', 'lost', 'failed', 'error'],
+  close: ['closed'],
+};
+/** How long a child has to answer the start line with ready (a runtime and its client library loading on a busy machine). */
+const START_MS = 10_000;
+/** How long close waits for the child's `closed` (or its exit) before killing it. */
+const CLOSE_MS = 2000;
+
+interface Pending {
+  op: Op;
+  key: string;
+  line: string;
+  ms: number;
+  timer?: NodeJS.Timeout;
+  resolve(reply: Record<string, unknown>): void;
+  reject(e: Error): void;
+}
+
+/** CLOCK_MONOTONIC in ms (process.hrtime is libuv's uv_hrtime: that clock), the protocol's clock for validUntilMs. */
+function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/**
+ * Children alive in this process. The worker may end without closing its lock (its parent was
+ * killed: it exits on 'disconnect'); a child that ignores its closed stdin must not outlive it.
+ */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of live) { try { c.kill('SIGKILL'); } catch { /* gone */ } }
+});
+
+/** Where a client worker's process client reads its clock offset (the pool removes it when the worker ends: a SIGKILL skips close). */
+export function execClockFile(workerPid: number, clientId: string): string {
+  return join(tmpdir(), `lockpick-clock-${workerPid}-${clientId}`);
+}
+
+function clip(s: string, n = 200): string {
+  return s.length > n ? `${s.slice(0, n - 3)}...` : s;
+}
+
+export class ExecLock implements Lock {
+  readonly name: string;
+  private child?: ChildProcess;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  /** Ids answered already: a second answer is told apart from an id never asked. */
+  private readonly answered = new Set<number>();
+  /** A protocol violation seen: every later call throws it (the worker stops the run with exit 2). */
+  private broken?: LockContractError;
+  private killedByUs = new WeakSet<ChildProcess>();
+  private closing = false;
+  private clockFile?: string;
+  private clockWritten = 0;
+  private clockTimer?: NodeJS.Timeout;
+  renew?: (h: Held, ttlMs: number) => Promise<'renewed' | 'lost'>;
+
+  constructor(private readonly cfg: ExecConfig, private readonly ctx: LockContext) {
+    this.name = `exec:${cfg.command}`;
+    if (cfg.renews) this.renew = (h, ttlMs) => this.request('renew', h.key, { ttlMs, ...(h.state === undefined ? {} : { state: h.state }) }).then((r) => r.t === 'renewed' ? 'renewed' : 'lost');
+  }
+
+  private violation(what: string, line?: string): LockContractError {
+    const e = new LockContractError(`process client '${this.cfg.command}' broke the protocol (docs/process-clients.md): ${what}${line === undefined ? '' : `; the line it wrote: ${clip(line)}`}`);
+    if (!this.broken) {
+      this.broken = e;
+      for (const p of this.pending.values()) { clearTimeout(p.timer); p.reject(e); }
+      this.pending.clear();
+      this.kill();
+    }
+    return this.broken;
+  }
+
+  /** Starts the child and waits for its ready (once, and again after a child ended mid-operation). */
+  async start(): Promise<void> {
+    if (this.broken) throw this.broken;
+    if (this.child) return;
+    const env = { ...process.env };
+    if (this.cfg.clock === 'libc' && this.cfg.shim) {
+      try {
+        const shim = this.cfg.shim();
+        this.clockFile = execClockFile(process.pid, this.ctx.clientId);
+        this.syncClock(true);
+        env.LD_PRELOAD = [shim, env.LD_PRELOAD].filter(Boolean).join(':');
+        env.LOCKPICK_CLOCK_FILE = this.clockFile;
+        // A timed client-clock fault arrives at any moment: follow it (an anchored one is synced before `go`).
+        this.clockTimer ??= setInterval(() => this.syncClock(), 20).unref();
+      } catch (e) {
+        process.stderr.write(`lockpick: the client's clock cannot be moved (${(e as Error).message})\n`);
+      }
+    }
+    // `exec`: the shell becomes the command, so the child's pid is the command's (a kill reaches it).
+    // Not detached: it stays in the worker's process group, which client pauses and kills signal.
+    const child = spawn('/bin/sh', ['-c', `exec ${this.cfg.command}`], { cwd: this.cfg.cwd, stdio: ['pipe', 'pipe', 'inherit'], env });
+    this.child = child;
+    live.add(child);
+    child.on('exit', () => live.delete(child));
+    child.stdin!.on('error', () => { /* the child closed its stdin or ended: its exit says what happened */ });
+    let ready: { resolve(): void; reject(e: Error): void } | undefined;
+    const started = new Promise<void>((resolve, reject) => { ready = { resolve, reject }; });
+    const readyTimer = setTimeout(() => ready?.reject(this.violation(`no {"t":"ready"} within ${START_MS / 1000} s of {"t":"start"}`)), START_MS);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (this.child !== child || this.broken) return;
+      if (ready) {
+        const m = this.parse(line);
+        if (m?.t !== 'ready') { ready.reject(this.violation(`its first line must be {"t":"ready"}`, line)); return; }
+        clearTimeout(readyTimer);
+        ready.resolve();
+        ready = undefined;
+        return;
+      }
+      void this.onLine(line);
+    });
+    child.on('error', (e) => ready?.reject(this.violation(`it could not be started: ${e.message}`)));
+    child.on('close', (code, signal) => {
+      clearTimeout(readyTimer);
+      if (this.child === child) this.child = undefined;
+      if (this.killedByUs.has(child) || this.closing || this.broken) return;
+      const how = signal ? `by ${signal}` : `with code ${code}${code === 127 ? ' (command not found)' : code === 126 ? ' (not executable)' : ''}`;
+      if (ready) { ready.reject(this.violation(`it exited ${how} before answering {"t":"start"} with {"t":"ready"} (its stderr is in the client's log)`)); return; }
+      if (this.pending.size > 0) {
+        // Mid-operation: an unknown outcome for what it was doing; the next request starts a new child.
+        for (const p of this.pending.values()) { clearTimeout(p.timer); p.reject(new Error(`the client process exited ${how} during ${p.op}('${p.key}'): unknown outcome`)); }
+        this.pending.clear();
+        return;
+      }
+      // Between operations, by itself: the lock client crashed (the worker's crash rules: checkers/crash.ts).
+      throw new Error(`the client process '${this.cfg.command}' exited ${how} by itself, between operations`);
+    });
+    this.write({
+      t: 'start', protocol: PROTOCOL_VERSION, client: this.ctx.clientId, keyPrefix: this.ctx.keyPrefix ?? '',
+      endpoints: this.ctx.endpoints, roles: this.ctx.roles ?? {}, settings: this.ctx.settings ?? {},
+      addressMap: this.ctx.addressMap ?? {}, channels: this.ctx.channels ?? {},
+      commandTimeoutMs: this.ctx.commandTimeoutMs, options: this.ctx.options ?? {}, monotonicMs: monotonicMs(),
+    });
+    await started;
+  }
+
+  private parse(line: string): Record<string, unknown> | undefined {
+    try {
+      const m: unknown = JSON.parse(line);
+      if (typeof m === 'object' && m !== null && !Array.isArray(m) && typeof (m as { t?: unknown }).t === 'string') return m as Record<string, unknown>;
+    } catch { /* below */ }
+    return undefined;
+  }
+
+  private async onLine(line: string): Promise<void> {
+    const m = this.parse(line);
+    if (!m) { this.violation('a line that is not a protocol message (one JSON object with a string "t" per line)', line); return; }
+    if (m.t === 'point') {
+      if (typeof m.name !== 'string' || !/^[a-z][a-z0-9-]*$/.test(m.name)) { this.violation('a point needs a "name" of lower-case words (e.g. "after-compare")', line); return; }
+      if (this.pending.size === 0) { this.violation('a point outside any request', line); return; }
+      // The deadline does not run while the client waits at a point (a pause may hold it there).
+      for (const p of this.pending.values()) clearTimeout(p.timer);
+      await this.ctx.point?.(m.name);
+      this.syncClock();   // an anchored clock step lands before the client goes on
+      for (const p of this.pending.values()) this.arm(p);
+      this.write({ t: 'go', name: m.name });
+      return;
+    }
+    const id = m.id;
+    if (typeof id !== 'number' || !Number.isInteger(id)) { this.violation(`a reply "${String(m.t)}" without an integer "id"`, line); return; }
+    const p = this.pending.get(id);
+    if (!p) { this.violation(this.answered.has(id) ? `a second answer to request ${id}` : `an answer to request ${id}, which it was not asked`, line); return; }
+    if (!REPLIES[p.op].includes(m.t as string)) {
+      this.violation(`answered ${p.op} with "${String(m.t)}"; a ${p.op} is answered with one of ${REPLIES[p.op].join(', ')}`, line);
+      return;
+    }
+    clearTimeout(p.timer);
+    this.pending.delete(id);
+    this.answered.add(id);
+    p.resolve(m);
+  }
+
+  /** The reply's deadline: a request past it is an unknown outcome, and its child is killed (a new one starts on the next request). */
+  private arm(p: Pending): void {
+    const at = performance.now();
+    const fire = () => {
+      // Fired late by far: this process was stopped (a client pause stops the child too); give the child a moment to answer.
+      const late = performance.now() - at - p.ms;
+      if (late > 100 && p.ms > 0) { p.ms = 0; p.timer = setTimeout(fire, 300); return; }
+      this.pending.delete([...this.pending].find(([, x]) => x === p)?.[0] ?? -1);
+      p.reject(new Error(`no answer to ${p.op}('${p.key}') in time: unknown outcome (the client process was killed; a new one starts on the next request)`));
+      this.kill();
+    };
+    p.timer = setTimeout(fire, p.ms);
+  }
+
+  /**
+   * The child gives up on its own after commandTimeoutMs (plus the acquire's waitMs) and answers `error`;
+   * lockpick waits twice the command timeout, so that answer arrives before the deadline does.
+   */
+  private async request(op: Op, key: string, fields: Record<string, unknown>, waitMs = 0): Promise<Record<string, unknown>> {
+    const ms = 2 * this.ctx.commandTimeoutMs + waitMs;
+    await this.start();
+    const id = this.nextId++;
+    const line = JSON.stringify({ t: op, id, key, ...fields });
+    const reply = new Promise<Record<string, unknown>>((resolve, reject) => {
+      const p: Pending = { op, key, line, ms, resolve, reject };
+      this.pending.set(id, p);
+      this.arm(p);
+    });
+    this.syncClock();
+    this.write(JSON.parse(line) as Record<string, unknown>);
+    const r = await reply;
+    if (r.t === 'failed') throw new DefiniteFailure(`${op} certainly failed: ${typeof r.error === 'string' ? r.error : 'no reason given'}`);
+    if (r.t === 'error') throw new Error(`${op}: ${typeof r.error === 'string' ? r.error : 'an error of unknown outcome'}`);
+    return r;
+  }
+
+  async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
+    const r = await this.request('acquire', key, { ttlMs: o.ttlMs, waitMs: o.waitMs }, o.waitMs);
+    if (r.t === 'busy') return null;
+    const held: Held = { key };
+    if (r.token !== undefined) held.token = r.token as Held['token'];   // checked by the worker (contract.ts)
+    if (r.state !== undefined) held.state = r.state;
+    if (r.validUntilMs !== undefined) {
+      if (typeof r.validUntilMs !== 'number' || !Number.isFinite(r.validUntilMs)) throw this.violation(`validUntilMs must be a number (ms on CLOCK_MONOTONIC), got ${describeValue(r.validUntilMs)}`);
+      // The child's CLOCK_MONOTONIC ms onto this process's performance.now() (both monotonic: the offset is fixed).
+      held.validUntilMs = r.validUntilMs - (monotonicMs() - performance.now());
+    }
+    return held;
+  }
+
+  async release(h: Held): Promise<'released' | 'lost'> {
+    const r = await this.request('release', h.key, h.state === undefined ? {} : { state: h.state });
+    return r.t === 'released' ? 'released' : 'lost';
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.clockTimer);
+    const child = this.child;
+    const gone = child && child.exitCode === null && child.signalCode === null
+      ? new Promise<void>((resolve) => child.once('exit', () => resolve())) : Promise.resolve();
+    if (child && !this.broken) {
+      const id = this.nextId++;
+      const answered = new Promise<void>((resolve) => this.pending.set(id, { op: 'close', key: '', line: '', ms: CLOSE_MS, resolve: () => resolve(), reject: () => resolve() }));
+      this.write({ t: 'close', id });
+      child.stdin?.end();
+      await Promise.race([answered, gone, new Promise((r) => setTimeout(r, CLOSE_MS))]);
+      this.pending.delete(id);
+    }
+    this.kill();
+    // Gone before close returns: the worker may exit (or the next run start) right after.
+    await Promise.race([gone, new Promise((r) => setTimeout(r, CLOSE_MS))]);
+    if (this.clockFile) rmSync(this.clockFile, { force: true });
+    if (this.broken) throw this.broken;
+  }
+
+  private write(m: Record<string, unknown>): void {
+    const stdin = this.child?.stdin;
+    if (stdin?.writable) stdin.write(`${JSON.stringify(m)}\n`);
+  }
+
+  private kill(): void {
+    const c = this.child;
+    if (!c) return;
+    this.killedByUs.add(c);
+    this.child = undefined;
+    if (c.exitCode === null && c.signalCode === null) {
+      try { c.kill('SIGKILL'); } catch { /* gone */ }
+    }
+  }
+
+  /** The client-clock fault's offset, written where the child's clock shim reads it (only when it changed). */
+  private syncClock(force = false): void {
+    if (!this.clockFile) return;
+    const ms = Math.round(this.ctx.clock.offsetMs?.() ?? 0);
+    if (!force && ms === this.clockWritten) return;
+    this.clockWritten = ms;
+    try { writeFileSync(this.clockFile, String(ms)); } catch { /* the tmp dir went away: the fault-effects check will tell */ }
+  }
+}

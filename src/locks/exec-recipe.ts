@@ -1,0 +1,85 @@
+// How a process client is named: `--lock exec:'CMD'` (a lock on one Redis master, a mutex
+// with a lease, nothing else declared), or a recipe file `--lock ./my-lock.json` that gives the
+// command and what a recipe gives (topology, model, lease, fencing, renews, points, the
+// runtime's clock). The command of a recipe file runs in the file's directory, so a project
+// and its recipe move together; an `exec:` command runs in lockpick's working directory.
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { LockRecipe, RecipeTopology } from './lock.ts';
+import { ExecLock, type ExecConfig } from './exec-lock.ts';
+import { shimPath } from '../env/clock-shim.ts';
+
+export const EXEC_PREFIX = 'exec:';
+
+/** The fields of a recipe file (docs/process-clients.md). */
+const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'lease', 'fencing', 'renews', 'points', 'clock', 'sessionMs'];
+
+/** Why the client-clock fault cannot reach a runtime that reads its clock without libc. */
+export const NO_LIBC_CLOCK = "the lock's runtime reads its clock without libc (recipe \"clock\": \"none\", e.g. a Go binary), so the clock shim cannot move it";
+
+function build(command: string, cwd: string, o: Record<string, unknown>, label: string): LockRecipe {
+  const clock = (o.clock ?? 'libc') as 'libc' | 'none';
+  const renews = o.renews === true;
+  const sessionMs = typeof o.sessionMs === 'number' ? o.sessionMs : undefined;
+  const cfg: ExecConfig = { command, cwd, clock, renews, shim: () => shimPath() };
+  return {
+    name: typeof o.name === 'string' ? o.name : label,
+    summary: typeof o.summary === 'string' ? o.summary : `process client: ${command}`,
+    source: typeof o.source === 'string' ? o.source : command,
+    topology: (o.topology ?? { kind: 'redis', masters: 1 }) as RecipeTopology,
+    model: (o.model ?? 'mutex') as LockRecipe['model'],
+    fencing: o.fencing === true,
+    ...(typeof o.lease === 'boolean' ? { lease: o.lease } : {}),
+    ...(Array.isArray(o.points) ? { points: o.points as string[] } : {}),
+    ...(renews ? { renews } : {}),
+    ...(sessionMs !== undefined ? { sessionMs: () => sessionMs } : {}),
+    ...(clock === 'none' ? { lacks: { 'client-clock': NO_LIBC_CLOCK } } : {}),
+    // Its requests leave another process: the fault proxy makes its I/O points (send:<op>:N).
+    ioPoints: 'proxy',
+    create: async (ctx) => {
+      const lock = new ExecLock(cfg, ctx);
+      try {
+        await lock.start();
+      } catch (e) {
+        await lock.close().catch(() => {});
+        throw e;
+      }
+      return lock;
+    },
+  };
+}
+
+/** `exec:CMD` as a recipe; undefined when `name` is not one. */
+export function execRecipeFromName(name: string): LockRecipe | undefined {
+  if (!name.startsWith(EXEC_PREFIX)) return undefined;
+  const command = name.slice(EXEC_PREFIX.length).trim();
+  if (!command) throw new Error(`--lock exec: needs a command, e.g. --lock exec:'/usr/bin/python3 my_lock.py' (docs/process-clients.md)`);
+  return build(command, process.cwd(), {}, name);
+}
+
+/** What is wrong with a recipe file's fields (the topology and the rest are checked as any recipe's, by user-lock.ts). */
+function fileProblems(o: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  if (typeof o.exec !== 'string' || !o.exec.trim()) out.push('exec: the command that starts the client, a non-empty string');
+  for (const k of Object.keys(o)) if (!FIELDS.includes(k)) out.push(`${k}: not a recipe field (known: ${FIELDS.join(', ')})`);
+  for (const f of ['lease', 'fencing', 'renews'] as const) if (o[f] !== undefined && typeof o[f] !== 'boolean') out.push(`${f}: true or false`);
+  if (o.clock !== undefined && o.clock !== 'libc' && o.clock !== 'none') out.push("clock: 'libc' (the runtime reads the clock through libc: Python, the JVM) or 'none' (a Go binary)");
+  if (o.points !== undefined && !(Array.isArray(o.points) && o.points.every((p) => typeof p === 'string' && /^[a-z][a-z0-9-]*$/.test(p)))) out.push('points: the names of the points the client announces, lower-case words');
+  if (o.sessionMs !== undefined && !(typeof o.sessionMs === 'number' && o.sessionMs > 0)) out.push('sessionMs: a positive number of ms');
+  return out;
+}
+
+/** A recipe file (.json) as a recipe; throws naming what is wrong. */
+export function execRecipeFromFile(file: string, label: string): LockRecipe {
+  let o: unknown;
+  try {
+    o = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`--lock ${label}: not a JSON recipe file: ${(e as Error).message}`);
+  }
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new Error(`--lock ${label}: a recipe file holds one JSON object ({"exec": "CMD", "topology": {...}, ...}: docs/process-clients.md)`);
+  const problems = fileProblems(o as Record<string, unknown>);
+  if (problems.length) throw new Error(`--lock ${label}: the recipe file is wrong:\n  - ${problems.join('\n  - ')}\n  see docs/process-clients.md`);
+  const r = o as Record<string, unknown>;
+  return build((r.exec as string).trim(), dirname(resolve(file)), r, label);
+}

@@ -1,0 +1,23 @@
+// The disposable process that reads a user's lock module for lockpick (src/locks/recipe-probe.ts):
+// it imports the module (its top-level code runs here, never in lockpick's own process), picks
+// the recipe out as a client worker would, and sends back the recipe's data. Functions stay
+// behind: a client worker builds the Lock; sessionMs is evaluated here for the options asked.
+import { loadUserLock } from './user-lock.ts';
+import { recipeData } from './recipe-data.ts';
+
+// Kept before the module runs: a module may replace globals (JSON, process.send, timers).
+const send = process.send!.bind(process);
+const exit = process.exit.bind(process);
+const [file = '', optionsJson = '[]'] = process.argv.slice(2);
+
+function reply(msg: unknown): void {
+  send(msg, undefined, {}, () => exit(0));
+}
+
+try {
+  const optionSets = JSON.parse(optionsJson) as Array<Record<string, unknown> | undefined>;
+  const recipe = await loadUserLock(file);
+  reply({ ok: true, recipe: recipeData(recipe, optionSets) });
+} catch (e) {
+  reply({ ok: false, message: (e as Error)?.message ?? String(e) });
+}

@@ -1,0 +1,88 @@
+// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
+// Process clients (docs/process-clients.md) through `lockpick run` on a real Redis: redis-py's
+// own Lock is safe fault-free and breaks under client pauses; a child's named point is where a
+// pause lands; a child that breaks the protocol stops the run with exit 2 naming the cause; a
+// child that dies mid-operation is an unknown outcome; no child outlives the run.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { lockpick, markedProcesses, tempStore } from './run-helpers.ts';
+
+const MISBEHAVE = '/usr/bin/python3 test/fixtures/process-clients/misbehave.py';
+const REDIS_PY = "exec:/usr/bin/python3 examples/process-clients/redis_py_lock.py";
+
+async function run(lock: string, extra: string[], time = '10') {
+  const mark = randomUUID();
+  const r = await lockpick(['run', '--lock', lock, '--time', time, '--shrink-time', '0', '--store', tempStore(), ...extra], 150_000, { LOCKPICK_TEST_MARK: mark });
+  assert.deepEqual(markedProcesses(mark, /python3|redis-server/), [], `processes left behind by ${lock}`);
+  return r;
+}
+
+test("redis-py's Lock: SAFE (or inconclusive with its reason) fault-free, a double holder under client pauses", async () => {
+  const safe = await run(REDIS_PY, ['--json'], '8');
+  assert.ok(safe.code === 0 || (safe.code === 3 && /INCONCLUSIVE/.test(safe.stdout)), `exit ${safe.code}\n${safe.stdout}\n${safe.stderr}`);
+  const paused = await run(REDIS_PY, ['--faults', 'client-pause', '--first-failure', '--json'], '40');
+  assert.equal(paused.code, 1, `exit ${paused.code}\n${paused.stdout}\n${paused.stderr}`);
+  assert.match(paused.stdout, /double-holder|stale-write|lost-update/);
+});
+
+test("a child's named point is where a pause lands: GET-compare-DEL broken at 'after-compare'", async () => {
+  const r = await run('./test/fixtures/process-clients/get-del-point.json', ['--faults', 'client-pause', '--pause-at', 'after-compare', '--first-failure'], '40');
+  assert.equal(r.code, 1, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /points learned from a calibration run: named: after-compare/);
+  assert.match(r.stdout, /at its point 'after-compare'/);
+});
+
+for (const [mode, cause] of [
+  ['exit-at-start', /it exited with code 3 before answering \{"t":"start"\} with \{"t":"ready"\}/],
+  ['garbage', /a line that is not a protocol message .*; the line it wrote: hello, I am not JSON/],
+  ['twice', /a second answer to request \d+; the line it wrote: \{"t": "(held|busy)", "id": \d+\}/],
+  ['wrong-id', /an answer to request \d+, which it was not asked; the line it wrote/],
+  ['never-ready', /no \{"t":"ready"\} within 10 s of \{"t":"start"\}/],
+] as const) {
+  test(`a child that breaks the protocol (${mode}): exit 2 naming the cause`, async () => {
+    const r = await run(`exec:${MISBEHAVE} ${mode}`, []);
+    assert.equal(r.code, 2, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+    assert.match(r.stderr, /lockpick run: process client '.*misbehave\.py .*' broke the protocol \(docs\/process-clients\.md\): /);
+    assert.match(r.stderr, cause);
+    assert.doesNotMatch(r.stdout, /SAFE|UNSAFE/);
+    if (mode === 'exit-at-start') {
+      // The child's stderr is in its client's log, in the run dir.
+      const dir = path.dirname(/history in (\S+history\.jsonl)/.exec(r.stdout)![1]!);
+      const logs = readdirSync(path.join(dir, 'clients')).map((f) => readFileSync(path.join(dir, 'clients', f), 'utf8')).join('');
+      assert.match(logs, /misbehave: cannot start/);
+    }
+  });
+}
+
+test('a child that exits mid-operation: an unknown outcome (info), and a fresh child goes on', async () => {
+  const r = await run(`exec:${MISBEHAVE} exit-mid-op`, ['--json']);
+  assert.ok(r.summary, `no summary (exit ${r.code})\n${r.stderr}`);
+  assert.notEqual(r.code, 2, r.stderr);
+  const events = readFileSync(`${r.summary.dir}/history.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; f: string; error?: string });
+  const infos = events.filter((e) => e.type === 'info' && e.f === 'acquire');
+  assert.ok(infos.some((e) => /the client process exited with code 1 during acquire\('r\d+-k\d+'\): unknown outcome/.test(e.error ?? '')), JSON.stringify(infos));
+  // A client's later acquire answered: a new child took over.
+  assert.ok(events.filter((e) => e.type === 'ok' && e.f === 'acquire').length > infos.length);
+});
+
+test('a child that never answers: every request an unknown outcome, so inconclusive (exit 3) with the reason, never a hang', async () => {
+  const r = await run(`exec:${MISBEHAVE} mute`, [], '6');
+  assert.equal(r.code, 3, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /INCONCLUSIVE: no violation/);
+  assert.match(r.stdout, /acquire\(s\): 0 ok/);
+});
+
+test("client-clock on a runtime that reads its clock without libc: refused, exit 2, with the reason", async () => {
+  const r = await lockpick(['run', '--lock', './test/fixtures/process-clients/go-binary.json', '--faults', 'client-clock', '--time', '5', '--store', tempStore()]);
+  assert.equal(r.code, 2, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  assert.match(r.stderr, /fault 'client-clock' cannot reach this lock: the lock's runtime reads its clock without libc/);
+});
+
+test('a child that exits by itself while its client holds: a crash of the lock client (client-crash, exit 1)', async () => {
+  const r = await run(`exec:${MISBEHAVE} exit-after-held`, ['--first-failure'], '20');
+  assert.equal(r.code, 1, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  assert.match(r.stdout, /client-crash on key "r\d+-k\d+": c\d's process crashed while holding the lock .*exited with code 0 by itself, between operations, thrown by the lock's own code/);
+});

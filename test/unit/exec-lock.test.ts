@@ -1,0 +1,120 @@
+// The process client Lock (src/locks/exec-lock.ts) against real child processes: each reply
+// becomes the Lock contract's outcome, named points reach ctx.point, the client-clock offset
+// reaches a Python child through the clock shim, a protocol break is a LockContractError, and
+// close leaves no process behind.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { ExecLock } from '../../src/locks/exec-lock.ts';
+import { isDefiniteFailure, isLockContractError, type LockContext } from '../../src/locks/lock.ts';
+import { execRecipeFromName, execRecipeFromFile } from '../../src/locks/exec-recipe.ts';
+import { shimPath } from '../../src/env/clock-shim.ts';
+
+const ANSWERS = '/usr/bin/python3 test/fixtures/process-clients/answers.py';
+
+function ctx(over: Partial<LockContext> = {}): LockContext {
+  return {
+    clientId: 'c1', endpoints: [{ id: 'n1', host: '127.0.0.1', port: 1 }],
+    clock: { wallMs: () => Date.now(), monoMs: () => performance.now() },
+    commandTimeoutMs: 1000, ...over,
+  };
+}
+
+function alive(pid: number | undefined): boolean {
+  return pid !== undefined && existsSync(`/proc/${pid}`);
+}
+
+const pidOf = (l: ExecLock) => (l as unknown as { child?: { pid?: number } }).child?.pid;
+
+test('replies map to the Lock contract: held (token, state, validity), busy, failed, error, lost', async () => {
+  const lock = new ExecLock({ command: ANSWERS, cwd: process.cwd(), clock: 'none', renews: true }, ctx());
+  await lock.start();
+  const pid = pidOf(lock);
+  try {
+    const h = await lock.acquire('k', { ttlMs: 800, waitMs: 0 });
+    assert.deepEqual(h, { key: 'k', state: { k: 'k' } });
+    assert.equal(await lock.release(h!), 'released');
+    assert.equal(await lock.release({ key: 'lost' }), 'lost');
+    assert.equal(await lock.acquire('busy', { ttlMs: 800, waitMs: 0 }), null);
+    await assert.rejects(lock.acquire('failed', { ttlMs: 800, waitMs: 0 }), (e) => isDefiniteFailure(e) && /as asked: failed/.test((e as Error).message));
+    await assert.rejects(lock.acquire('error', { ttlMs: 800, waitMs: 0 }), (e) => !isDefiniteFailure(e) && !isLockContractError(e) && /as asked: error/.test((e as Error).message));
+    const before = performance.now();
+    const v = await lock.acquire('valid', { ttlMs: 800, waitMs: 0 });
+    // 5 s on the child's CLOCK_MONOTONIC, seen on this process's performance.now().
+    assert.ok(v!.validUntilMs! > before + 4000 && v!.validUntilMs! < performance.now() + 5001, `${v!.validUntilMs} vs ${before}`);
+    assert.equal(await lock.renew!(v!, 800), 'renewed');
+  } finally {
+    await lock.close();
+  }
+  assert.ok(!alive(pid), 'the child outlived close()');
+});
+
+test("a named point waits in ctx.point before the child goes on", async () => {
+  const seen: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((r) => { release = r; });
+  const lock = new ExecLock({ command: ANSWERS, cwd: process.cwd(), clock: 'none', renews: false }, ctx({ point: async (n) => { seen.push(n); await held; } }));
+  try {
+    let done = false;
+    const p = lock.acquire('point', { ttlMs: 800, waitMs: 0 }).then((h) => { done = true; return h; });
+    await new Promise((r) => setTimeout(r, 1500));   // longer than the reply deadline: a point stops it
+    assert.deepEqual(seen, ['after-compare']);
+    assert.equal(done, false, 'the child went on before go');
+    release();
+    assert.deepEqual(await p, { key: 'point' });
+  } finally {
+    await lock.close();
+  }
+});
+
+test('the client-clock offset reaches a Python child through the clock shim', async () => {
+  let offset = 0;
+  const lock = new ExecLock({ command: ANSWERS, cwd: process.cwd(), clock: 'libc', renews: false, shim: () => shimPath() },
+    ctx({ clock: { wallMs: () => Date.now() + offset, monoMs: () => performance.now(), offsetMs: () => offset } }));
+  try {
+    const t0 = Number((await lock.acquire('clock', { ttlMs: 800, waitMs: 0 }))!.token);
+    assert.ok(Math.abs(t0 - Date.now()) < 2000, `${t0} vs ${Date.now()}`);
+    offset = 60_000;
+    const t1 = Number((await lock.acquire('clock', { ttlMs: 800, waitMs: 0 }))!.token);
+    assert.ok(Math.abs(t1 - (Date.now() + 60_000)) < 2000, `the child's clock did not move: ${t1 - Date.now()} ms ahead`);
+  } finally {
+    await lock.close();
+  }
+});
+
+test('a line outside the protocol is a LockContractError naming the line, and the child is killed', async () => {
+  const cmd = `/usr/bin/python3 -c "import sys; sys.stdin.readline(); print('{\\"t\\":\\"ready\\"}', flush=True); sys.stdin.readline(); print('oops', flush=True); sys.stdin.readline()"`;
+  const lock = new ExecLock({ command: cmd, cwd: process.cwd(), clock: 'none', renews: false }, ctx());
+  await lock.start();
+  const pid = pidOf(lock);
+  await assert.rejects(lock.acquire('k', { ttlMs: 800, waitMs: 0 }), (e) => isLockContractError(e) && /not a protocol message.*the line it wrote: oops/.test((e as Error).message));
+  await assert.rejects(lock.close(), (e) => isLockContractError(e));
+  await new Promise((r) => setTimeout(r, 100));
+  assert.ok(!alive(pid), 'the child outlived the violation');
+});
+
+test('no answer in time: an unknown outcome, the child killed and a fresh one started on the next request', async () => {
+  const cmd = `/usr/bin/python3 -c "import sys; sys.stdin.readline(); print('{\\"t\\":\\"ready\\"}', flush=True); [sys.stdin.readline() for _ in range(9)]"`;
+  const lock = new ExecLock({ command: cmd, cwd: process.cwd(), clock: 'none', renews: false }, ctx({ commandTimeoutMs: 150 }));
+  await lock.start();
+  const pid = pidOf(lock);
+  await assert.rejects(lock.acquire('k', { ttlMs: 800, waitMs: 0 }), (e) => !isDefiniteFailure(e) && !isLockContractError(e) && /no answer to acquire\('k'\) in time: unknown outcome/.test((e as Error).message));
+  await new Promise((r) => setTimeout(r, 100));
+  assert.ok(!alive(pid), 'the silent child was not killed');
+  await assert.rejects(lock.acquire('k', { ttlMs: 800, waitMs: 0 }), /no answer/);
+  assert.notEqual(pidOf(lock) ?? -1, pid);
+  await lock.close();
+});
+
+test('exec:CMD and a recipe file name a process client recipe', () => {
+  const r = execRecipeFromName(`exec:${ANSWERS}`)!;
+  assert.equal(r.name, `exec:${ANSWERS}`);
+  assert.deepEqual(r.topology, { kind: 'redis', masters: 1 });
+  assert.equal(r.model, 'mutex');
+  assert.equal(execRecipeFromName('redis-set-px-del'), undefined);
+  assert.throws(() => execRecipeFromName('exec: '), /needs a command/);
+  const f = execRecipeFromFile('test/fixtures/process-clients/get-del-point.json', 'get-del-point.json');
+  assert.deepEqual(f.points, ['after-compare']);
+  assert.throws(() => execRecipeFromFile('package.json', 'package.json'), /exec: the command.*\n.*name|not a recipe field/s);
+});

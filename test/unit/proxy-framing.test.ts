@@ -1,0 +1,136 @@
+// The fault proxy's request framers (src/proxy/framing/): where each request begins, whatever
+// the chunks the bytes arrive in, pipelined requests each found, a partial frame carried on.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FRAMINGS } from '../../src/proxy/framing/index.ts';
+
+const resp = (...args: string[]) => `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
+
+/** Request starts as offsets in the whole stream, feeding it in chunks cut at `cuts`. */
+function startsIn(framing: string, stream: Buffer, cuts: number[]): number[] | undefined {
+  const f = FRAMINGS.get(framing)!.create();
+  const out: number[] = [];
+  let from = 0;
+  for (const to of [...cuts, stream.length]) {
+    const s = f.push(stream.subarray(from, to));
+    if (!s) return undefined;
+    out.push(...s.map((x) => x + from));
+    from = to;
+  }
+  return out;
+}
+
+/** Every way of cutting the stream in two and in three: the same starts (a start inside a request's header moves to the chunk's beginning). */
+function checkAllCuts(framing: string, stream: Buffer, starts: number[]): void {
+  assert.deepEqual(startsIn(framing, stream, []), starts, 'whole');
+  for (let a = 1; a < stream.length; a++) {
+    const got = startsIn(framing, stream, [a]);
+    // A request counted in the chunk where its header is complete, at the chunk's start when its first bytes came earlier.
+    assert.equal(got?.length, starts.length, `cut at ${a}: ${JSON.stringify(got)}`);
+    for (let b = a + 1; b < stream.length; b += 3) assert.equal(startsIn(framing, stream, [a, b])?.length, starts.length, `cuts ${a},${b}`);
+  }
+  // One byte at a time: every request still counted once.
+  assert.equal(startsIn(framing, stream, [...Array(stream.length - 1).keys()].map((i) => i + 1))?.length, starts.length, 'byte by byte');
+}
+
+test('resp: pipelined arrays and an inline command, in any chunks', () => {
+  const a = resp('GET', 'k');
+  const b = resp('DEL', 'k');
+  const c = 'PING\r\n';
+  const d = resp('SET', 'k', 'v\r\nwith crlf', 'PX', '1000');
+  const stream = Buffer.from(a + b + c + d);
+  checkAllCuts('resp', stream, [0, a.length, a.length + b.length, a.length + b.length + c.length]);
+  assert.deepEqual(startsIn('resp', stream, []), [0, a.length, a.length + b.length, a.length + b.length + c.length]);
+  // The DEL's start is found where it is in the chunk it arrives in.
+  assert.deepEqual(startsIn('resp', stream, [a.length - 3]), [0, a.length, a.length + b.length, a.length + b.length + c.length]);
+});
+
+test('resp: a null bulk string and an empty array; a bad header stops framing for good', () => {
+  assert.deepEqual(startsIn('resp', Buffer.from('*2\r\n$3\r\nGET\r\n$-1\r\n*0\r\n' + resp('DEL', 'x')), []), [0, 18, 22]);
+  const f = FRAMINGS.get('resp')!.create();
+  assert.equal(f.push(Buffer.from('*x\r\n')), undefined);
+  assert.equal(f.push(Buffer.from(resp('GET', 'k'))), undefined);
+});
+
+test('resp: the command word of a request, array or inline', () => {
+  const r = FRAMINGS.get('resp')!;
+  assert.equal(r.command(Buffer.from(resp('del', 'k'))), 'DEL');
+  assert.equal(r.command(Buffer.from('ping\r\n')), 'PING');
+});
+
+const mysqlPacket = (seq: number, body: Buffer) => Buffer.concat([Buffer.from([body.length & 0xff, (body.length >> 8) & 0xff, body.length >> 16, seq]), body]);
+
+test('mysql: every packet is a request (the handshake response too), but a long packet\'s continuation', () => {
+  const handshake = mysqlPacket(1, Buffer.alloc(40, 1));
+  const q1 = mysqlPacket(0, Buffer.concat([Buffer.from([3]), Buffer.from('SELECT GET_LOCK("k", 0)')]));
+  const q2 = mysqlPacket(0, Buffer.concat([Buffer.from([3]), Buffer.from('DELETE FROM locks')]));
+  const stream = Buffer.concat([handshake, q1, q2]);
+  checkAllCuts('mysql', stream, [0, handshake.length, handshake.length + q1.length]);
+  // A 16 MB statement: its second packet (id 1) continues the first.
+  const long = Buffer.concat([mysqlPacket(0, Buffer.concat([Buffer.from([3]), Buffer.alloc(0xffffff - 1, 0x20)])), mysqlPacket(1, Buffer.from(' ')), q2]);
+  assert.deepEqual(startsIn('mysql', long, [5000, 0xffffff + 6]), [0, long.length - q2.length]);
+  assert.equal(FRAMINGS.get('mysql')!.command(q2), 'DELETE');
+  assert.equal(FRAMINGS.get('mysql')!.command(mysqlPacket(0, Buffer.from([0x0e]))), 'PING');
+});
+
+const pgMsg = (type: string, body: Buffer | string) => {
+  const b = typeof body === 'string' ? Buffer.from(body + '\0') : body;
+  const h = Buffer.alloc(5);
+  h.write(type, 0, 'latin1');
+  h.writeInt32BE(b.length + 4, 1);
+  return Buffer.concat([h, b]);
+};
+const pgUntyped = (code: number, rest = Buffer.alloc(0)) => {
+  const h = Buffer.alloc(8);
+  h.writeInt32BE(8 + rest.length, 0);
+  h.writeInt32BE(code, 4);
+  return Buffer.concat([h, rest]);
+};
+
+test('postgres: startup after a refused SSLRequest, then a simple query and an extended batch', () => {
+  const ssl = pgUntyped(80877103);
+  const startup = pgUntyped(196608, Buffer.from('user\0postgres\0\0'));
+  const pw = pgMsg('p', 'secret');
+  const q = pgMsg('Q', 'SELECT pg_try_advisory_lock(1)');
+  const batch = [pgMsg('P', Buffer.from('\0DELETE FROM locks WHERE k = $1\0\0\0')), pgMsg('B', Buffer.alloc(10)), pgMsg('E', Buffer.alloc(5)), pgMsg('S', Buffer.alloc(0))];
+  const q2 = pgMsg('Q', 'select 1');
+  const stream = Buffer.concat([ssl, startup, pw, q, ...batch, q2]);
+  const at = (n: number) => [ssl, startup, pw, q, ...batch].slice(0, n).reduce((s, b) => s + b.length, 0);
+  checkAllCuts('postgres', stream, [0, at(1), at(2), at(3), at(4), at(8)]);
+  assert.equal(FRAMINGS.get('postgres')!.command(q), 'SELECT');
+  assert.equal(FRAMINGS.get('postgres')!.command(batch[0]!), 'DELETE');
+});
+
+test('postgres: a link that turns to TLS is not framed', () => {
+  const f = FRAMINGS.get('postgres')!.create();
+  assert.deepEqual(f.push(pgUntyped(80877103)), [0]);
+  assert.equal(f.push(Buffer.from([0x16, 3, 1, 0, 200, 1, 0, 0, 196])), undefined);
+});
+
+const zkFrame = (body: Buffer) => { const h = Buffer.alloc(4); h.writeInt32BE(body.length); return Buffer.concat([h, body]); };
+const zkReq = (xid: number, type: number, rest = Buffer.alloc(6)) => { const h = Buffer.alloc(8); h.writeInt32BE(xid, 0); h.writeInt32BE(type, 4); return zkFrame(Buffer.concat([h, rest])); };
+
+test('zookeeper: the connect request, requests counted, pings and auth not', () => {
+  const connect = zkFrame(Buffer.alloc(44));
+  const create = zkReq(1, 1);
+  const ping = zkReq(-2, 11, Buffer.alloc(0));
+  const del = zkReq(2, 2);
+  const stream = Buffer.concat([connect, create, ping, del]);
+  checkAllCuts('zookeeper', stream, [0, connect.length, connect.length + create.length + ping.length]);
+  assert.equal(FRAMINGS.get('zookeeper')!.command(del), 'DELETE');
+  assert.equal(FRAMINGS.get('zookeeper')!.command(ping), undefined);
+  const f = FRAMINGS.get('zookeeper')!.create();
+  f.push(connect);
+  assert.equal(f.push(Buffer.from([0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 1])), undefined, 'a 2 GB frame is not ZooKeeper');
+});
+
+test('each protocol names the command that ends its session (not counted as an operation\'s send)', () => {
+  const mysqlQuit = mysqlPacket(0, Buffer.from([0x01]));
+  const pgTerminate = pgMsg('X', Buffer.alloc(0));
+  const zkClose = zkReq(3, -11, Buffer.alloc(0));
+  for (const [name, bytes] of [['resp', Buffer.from(resp('QUIT'))], ['mysql', mysqlQuit], ['postgres', pgTerminate], ['zookeeper', zkClose]] as const) {
+    const f = FRAMINGS.get(name)!;
+    const c = f.command(bytes);
+    assert.ok(c !== undefined && f.closes.includes(c), `${name}: ${c}`);
+  }
+});

@@ -1,0 +1,125 @@
+// The fault proxy's own I/O points (src/proxy/points.ts) over its HTTP API, in front of a real TCP
+// echo server: a bound client's requests are counted per operation, the k-th one is held (it and
+// everything after it on that link), the runner's long poll hears of it, and 'go' lets it on.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { ProxyApi } from '../../src/proxy/api.ts';
+
+let api: ProxyApi;
+let url: string;
+let echo: net.Server;
+
+const resp = (...args: string[]) => `*${args.length}\r\n${args.map((a) => `$${a.length}\r\n${a}\r\n`).join('')}`;
+
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json?: any }> {
+  const r = await fetch(url + path, { method, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const text = await r.text();
+  return { status: r.status, json: text ? JSON.parse(text) : undefined };
+}
+
+/** What comes back on `s` within `ms` (the echo of what went through). */
+function within(s: net.Socket, ms: number): Promise<string> {
+  return new Promise((resolve) => {
+    let got = '';
+    const on = (d: Buffer) => { got += d.toString(); };
+    s.on('data', on);
+    setTimeout(() => { s.off('data', on); resolve(got); }, ms);
+  });
+}
+
+before(async () => {
+  echo = net.createServer((s) => s.pipe(s));
+  await new Promise<void>((r) => echo.listen(0, '127.0.0.1', () => r()));
+  api = new ProxyApi();
+  url = await api.listen(0);
+  const port = (echo.address() as net.AddressInfo).port;
+  for (const name of ['client:c1->n1', 'client:c1->n2']) {
+    assert.equal((await call('POST', '/proxies', { name, listen: '127.0.0.1:0', upstream: `127.0.0.1:${port}` })).status, 201);
+  }
+});
+
+after(async () => {
+  await api.close();
+  await new Promise<void>((r) => echo.close(() => r()));
+});
+
+async function connect(name: string): Promise<net.Socket> {
+  const { json } = await call('GET', `/proxies/${encodeURIComponent(name)}`);
+  const s = net.connect(Number(json.listen.split(':').pop()), '127.0.0.1');
+  await new Promise<void>((r) => s.once('connect', () => r()));
+  return s;
+}
+
+test('the 2nd send of a release is held with what follows it on its link, other links go on, go lets it on', async () => {
+  const bound = await call('PUT', '/points/c1', { proxies: ['client:c1->n1', 'client:c1->n2'], framing: 'resp', hold: ['send:release:2'] });
+  assert.equal(bound.status, 200);
+  const s = await connect('client:c1->n1');
+  const other = await connect('client:c1->n2');
+  // Before any operation nothing counts (a handshake).
+  s.write(resp('HELLO', '3'));
+  assert.equal(await within(s, 100), resp('HELLO', '3'));
+  await call('POST', '/points/c1/operation', { op: 'acquire' });
+  s.write(resp('SET', 'k', 'v'));
+  assert.equal(await within(s, 100), resp('SET', 'k', 'v'));
+  await call('POST', '/points/c1/operation', { op: null, granted: true });
+  await call('POST', '/points/c1/operation', { op: 'release' });
+  s.write(resp('GET', 'k'));
+  assert.equal(await within(s, 100), resp('GET', 'k'), '1st send of the release goes through');
+  // The PING written after the DEL (a 3rd send: a read of its own) waits behind it.
+  const del = resp('DEL', 'k');
+  s.write(del);
+  await new Promise((r) => setTimeout(r, 30));
+  s.write(resp('PING'));
+  const held = await call('GET', '/points/c1/held?wait_ms=2000');
+  assert.equal(held.status, 200);
+  assert.equal(held.json.point, 'send:release:2');
+  assert.equal(held.json.command, 'DEL');
+  assert.equal(await within(s, 200), '', 'nothing goes out while it is held');
+  other.write(resp('GET', 'x'));   // the 4th send of the release, on another link: not held
+  assert.equal(await within(other, 100), resp('GET', 'x'));
+  assert.equal((await call('GET', '/points/c1/held?wait_ms=50')).status, 204, 'told once');
+  const counts = await call('GET', '/points/c1');
+  assert.deepEqual(counts.json.reached, { acquire: { sends: 1, grantedSends: 1 }, release: { sends: 4 } });
+  const back = within(s, 200);
+  assert.equal((await call('POST', '/points/c1/go', { id: held.json.id })).status, 204);
+  assert.equal(await back, del + resp('PING'), 'held bytes go out in order');
+  s.destroy(); other.destroy();
+  assert.equal((await call('DELETE', '/points/c1')).status, 204);
+});
+
+test('unbinding lets every held request go; bad bodies are 400, unknown clients 404', async () => {
+  await call('PUT', '/points/c1', { proxies: ['client:c1->n1'], framing: 'resp', hold: ['send:acquire:1'] });
+  const s = await connect('client:c1->n1');
+  await call('POST', '/points/c1/operation', { op: 'acquire' });
+  const back = within(s, 300);
+  // A request that arrives in two reads is held from its first byte.
+  const set = resp('SET', 'k', 'v');
+  s.write(set.slice(0, 5));
+  assert.equal((await call('GET', '/points/c1/held?wait_ms=2000')).json.point, 'send:acquire:1');
+  s.write(set.slice(5));
+  await new Promise((r) => setTimeout(r, 50));
+  await call('DELETE', '/points/c1');
+  assert.equal(await back, set);
+  s.destroy();
+  assert.equal((await call('PUT', '/points/c2', { proxies: ['client:c1->n1'], framing: 'http3' })).status, 400);
+  assert.equal((await call('PUT', '/points/c2', { proxies: ['nope'], framing: 'resp' })).status, 404);
+  assert.equal((await call('POST', '/points/c9/operation', { op: 'release' })).status, 404);
+  assert.equal((await call('GET', '/points/c9/held')).status, 404);
+  await call('PUT', '/points/c2', { proxies: ['client:c1->n1'], framing: 'resp' });
+  assert.equal((await call('POST', '/points/c2/operation', { op: 'unlock' })).status, 400);
+  await call('DELETE', '/points/c2');
+});
+
+test('a QUIT sent by close() right after the last operation is not counted as its send', async () => {
+  await call('PUT', '/points/c1', { proxies: ['client:c1->n1'], framing: 'resp' });
+  const s = await connect('client:c1->n1');
+  await call('POST', '/points/c1/operation', { op: 'release' });
+  s.write(resp('DEL', 'k'));
+  await within(s, 50);
+  s.write(resp('QUIT'));
+  await within(s, 50);
+  assert.deepEqual((await call('GET', '/points/c1')).json.reached, { release: { sends: 1 } });
+  s.destroy();
+  await call('DELETE', '/points/c1');
+});

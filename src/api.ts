@@ -14,15 +14,17 @@ import { HistoryBuilder, ReadLimitReached, readHistory } from './history/index.t
 import { Budget } from '../checkers/budget.ts';
 import { limitedReading, readLimitResult } from '../checkers/read-limit.ts';
 import type { HistoryEvent, ParsedHistory } from './history/types.ts';
-import { MAX_MS, MAX_S, checkLockOptions, clientCount, ttlWithinTime, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, positiveInt, propertyOf, recipeFor } from './options.ts';
+import { MAX_MS, MAX_S, checkLockOptions, clientCount, ttlWithinTime, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, parseShard, positiveInt, propertyOf, recipeFor } from './options.ts';
 import { runTest, type RunSummary } from './runner/index.ts';
 import { UsageError } from './errors.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
 import type { LockSpec } from './runner/protocol.ts';
 import type { ProgressEvent } from './runner/progress.ts';
 import { PROPERTIES, type Property } from './runner/session.ts';
+import type { MergeResult } from './runner/merge.ts';
 
 export type { RunSummary } from './runner/index.ts';
+export type { MergeResult, MergedFailure } from './runner/merge.ts';
 export type { ProgressEvent } from './runner/progress.ts';
 export type { CheckResult } from '../checkers/types.ts';
 
@@ -54,6 +56,12 @@ export interface LockTestOptions {
   keepGoing?: boolean;
   /** Stop at the first failure, even one inherent to the lock's design (--first-failure; default: search on for a bug of this lock). */
   firstFailure?: boolean;
+  /** Shard I of N of one search, as --shard: '2/4', { index: 2, total: 4 } (1-based), or 'auto' (the CI engine's variables, from `env`, default process.env). */
+  shard?: string | { index: number; total: number };
+  /** The total for a Kubernetes Indexed Job's JOB_COMPLETION_INDEX (as --shard-total; implies 'auto'). */
+  shardTotal?: number;
+  /** Where 'auto' reads the engine's variables (default process.env). */
+  shardEnv?: Record<string, string | undefined>;
   clients?: number;          // default 3
   ttlMs?: number;            // lease of every acquire, default 800
   keys?: number;             // distinct lock names, default 1
@@ -107,11 +115,12 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
     property: propertyOf(o.property, (p) => `runLockTest: property must be one of ${PROPERTIES.join(', ')}, got ${JSON.stringify(p)}`), livenessMs: o.livenessMs === undefined ? undefined : positiveInt(o.livenessMs, 'livenessMs', 0, 1, MAX_MS), storeRoot: o.store ?? 'store', lockOptions,
     log: o.log ?? (() => {}), onProgress: o.onProgress, junitPath: o.junit,
     keepGoing: o.keepGoing === true, firstFailure: o.firstFailure === true,
+    shard: parseShard(typeof o.shard === 'object' && o.shard !== null ? `${o.shard.index}/${o.shard.total}` : o.shard, o.shardTotal, o.shardEnv ?? process.env),
     interrupts: { signal: o.signal },   // never exitOnSignal: the test runner owns the process
   });
 }
 
-type ApiKind = 'string' | 'number' | 'boolean' | 'strings' | 'object' | 'function' | 'lock' | 'signal';
+type ApiKind = 'string' | 'number' | 'boolean' | 'strings' | 'object' | 'function' | 'lock' | 'signal' | 'shard';
 /**
  * The options runLockTest knows, by kind: anything else (a misspelt name, a wrong type) is a
  * UsageError (exit 2) naming it. Every LockTestOptions field must be here (the type says so).
@@ -122,6 +131,7 @@ const API_OPTIONS: Record<keyof LockTestOptions, ApiKind> & Record<string, ApiKi
   restartDelayMs: 'number', timeMs: 'number', shrinkTimeMs: 'number', keepGoing: 'boolean', clients: 'number', ttlMs: 'number', keys: 'number',
   runs: 'number', seed: 'number', pauseAt: 'strings', property: 'string', livenessMs: 'number', lockOptions: 'object', store: 'string',
   junit: 'string', signal: 'signal', onProgress: 'function', log: 'function',
+  shard: 'shard', shardTotal: 'number', shardEnv: 'object',
 };
 
 function checkApiOptions(o: unknown): asserts o is LockTestOptions {
@@ -134,10 +144,11 @@ function checkApiOptions(o: unknown): asserts o is LockTestOptions {
       : kind === 'object' ? typeof v === 'object' && v !== null && !Array.isArray(v)
       : kind === 'signal' ? typeof v === 'object' && v !== null && typeof (v as AbortSignal).throwIfAborted === 'function'
       : kind === 'lock' ? true   // lockSpecOf words its own refusal
+      : kind === 'shard' ? typeof v === 'string' || (typeof v === 'object' && v !== null && !Array.isArray(v))   // parseShard checks the rest
       : kind === 'string' ? typeof v === 'string' && v.trim() !== ''
       : typeof v === kind;
     if (!ok) {
-      const want = kind === 'strings' ? 'an array of non-empty strings' : kind === 'object' ? 'a plain object' : kind === 'signal' ? 'an AbortSignal' : kind === 'string' ? 'a non-empty string' : `a ${kind}`;
+      const want = kind === 'shard' ? "'I/N', 'auto' or { index, total }" : kind === 'strings' ? 'an array of non-empty strings' : kind === 'object' ? 'a plain object' : kind === 'signal' ? 'an AbortSignal' : kind === 'string' ? 'a non-empty string' : `a ${kind}`;
       throw new UsageError(`runLockTest: ${name} must be ${want}; got ${Array.isArray(v) ? 'an array' : typeof v}${typeof v === 'string' || typeof v === 'number' ? ` ${JSON.stringify(v)}` : ''}`);
     }
   }
@@ -200,3 +211,26 @@ function isParsed(x: unknown): x is ParsedHistory {
 
 export { CheckInputError };
 export { HistoryError } from './history/index.ts';
+
+export interface MergeRunsOptions {
+  /** Also write results.json, junit.xml and index.html here (lockpick merge's --out). */
+  out?: string;
+  /** Also write the junit.xml here. */
+  junit?: string;
+}
+
+/**
+ * The shards of one search (runLockTest({shard}) / lockpick run --shard I/N) as one verdict,
+ * as `lockpick merge`: `dirs` are run dirs or folders holding them. Resolves with exitCode
+ * 1 (UNSAFE), 0 (SAFE) or 3 (INCONCLUSIVE); shards of different searches reject with exitCode 2.
+ */
+export async function mergeRuns(dirs: readonly string[], o: MergeRunsOptions = {}): Promise<MergeResult> {
+  const { mergeShards } = await import('./runner/merge.ts');
+  const m = mergeShards(dirs);
+  if (o.out !== undefined || o.junit !== undefined) {
+    const { renderMergeJUnit, writeMerged } = await import('./report/merge-report.ts');
+    if (o.out !== undefined) writeMerged(m, o.out);
+    if (o.junit !== undefined) (await import('node:fs')).writeFileSync(o.junit, renderMergeJUnit(m));
+  }
+  return m;
+}

@@ -12,6 +12,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run(argv
   env: { summary: 'bring a topology of real servers up or down (env up TOPOLOGY | env down)', load: () => import('./commands/env.ts') },
   proxy: { summary: "run lockpick's Toxiproxy-compatible fault proxy standalone", load: () => import('./commands/proxy.ts') },
   report: { summary: 'render a stored run or a history as text, JSON, JUnit or HTML', load: () => import('./commands/report.ts') },
+  merge: { summary: 'one verdict for the shards of a search (run --shard I/N): merge DIR...', load: () => import('./commands/merge.ts') },
   demo: { summary: 'the catalogue of failure modes: run one on real servers, one HTML page each (demo --all --out DIR)', load: () => import('./commands/demo.ts') },
   version: { summary: 'print the version of lockpick (also --version)', load: async () => ({ run: version }) },
 };

@@ -21,8 +21,8 @@ export type { HistoryEvent, NemesisEvent, Op, ParsedHistory, Process, EventType 
 export { EXIT, UsageError, InconclusiveError } from './errors.ts';
 
 // The library API for test suites (src/api.ts): runLockTest, and checkHistory of a file, events or a parsed history.
-export { runLockTest, checkHistory } from './api.ts';
-export type { LockTestOptions, CheckHistoryOptions, RunSummary, ProgressEvent } from './api.ts';
+export { runLockTest, checkHistory, mergeRuns } from './api.ts';
+export type { LockTestOptions, CheckHistoryOptions, RunSummary, ProgressEvent, MergeRunsOptions, MergeResult, MergedFailure } from './api.ts';
 // What a summary holds, typed: result.minimal (MinimalCounterexample: plan, anomalies, resource),
 // result.coverage, result.failures (--keep-going's distinct failures), result.liveness, result.throughput.
 export type { RunSummaryFields, MinimalCounterexample, FailureJson as DistinctFailure, LivenessTotals } from './runner/index.ts';

@@ -14,6 +14,7 @@ import { IO_POINT_KINDS, WORKER_POINTS, MAX_CLIENTS, parseIoPoint } from './work
 import { readLearnedPoints } from './runner/calibrate.ts';
 import type { LearnedPoints } from './workload/points.ts';
 import type { EnvSpec } from './env/env-kinds.ts';
+import type { Shard } from './workload/shard.ts';
 
 /**
  * The largest value of every whole-number option: 2^31 − 1, the longest timer Node keeps
@@ -265,4 +266,60 @@ export async function parseFaults(list: string | undefined): Promise<string[]> {
     if (!out.includes(kind)) out.push(kind);
   }
   return out;
+}
+
+/** The variables each CI engine sets for a parallel job: index (0- or 1-based) and total. */
+const SHARD_ENGINES: { name: string; index: string; total?: string; base: 0 | 1 }[] = [
+  { name: 'GitLab', index: 'CI_NODE_INDEX', total: 'CI_NODE_TOTAL', base: 1 },
+  { name: 'Buildkite', index: 'BUILDKITE_PARALLEL_JOB', total: 'BUILDKITE_PARALLEL_JOB_COUNT', base: 0 },
+  // A Kubernetes Indexed Job sets the index only: the total comes from --shard-total or LOCKPICK_SHARD_TOTAL.
+  { name: 'Kubernetes', index: 'JOB_COMPLETION_INDEX', base: 0 },
+];
+
+function shardInt(v: string, what: string, min: number): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isInteger(n) || n < min) throw new UsageError(`${what} must be a whole number ≥ ${min}, got '${v}'`);
+  return n;
+}
+
+/**
+ * `--shard I/N` (1-based), or `--shard auto`: the index and total a CI engine set (GitLab,
+ * Buildkite, a Kubernetes Indexed Job with the total given once by --shard-total or
+ * LOCKPICK_SHARD_TOTAL); `--shard-total` alone means auto. Undefined when not sharded.
+ * A bad value exits 2 naming the option or the variable.
+ */
+export function parseShard(flag: string | undefined, totalFlag: string | number | undefined, env: Record<string, string | undefined> = process.env): Shard | undefined {
+  if (flag === undefined && totalFlag === undefined) return undefined;
+  const check = (index: number, total: number, from: string, what: string): Shard => {
+    if (index > total) throw new UsageError(`${what}: shard ${index} of ${total} does not exist (shards are 1..${total})`);
+    return { index, total, from };
+  };
+  if (flag !== undefined && flag !== 'auto') {
+    if (totalFlag !== undefined) throw new UsageError(`--shard-total gives the total a Kubernetes Indexed Job does not set; with --shard ${flag} leave it out`);
+    const m = /^(\d+)\/(\d+)$/.exec(flag.trim());
+    if (!m) throw new UsageError(`--shard must be I/N (e.g. 2/4: the 2nd of 4 shards, 1-based) or auto, got '${flag}'`);
+    return check(shardInt(m[1]!, '--shard I', 1), shardInt(m[2]!, '--shard N', 1), '--shard', '--shard');
+  }
+  for (const e of SHARD_ENGINES) {
+    const raw = env[e.index];
+    if (raw === undefined || raw === '') continue;
+    const index = shardInt(raw, `${e.index} (${e.name})`, e.base) + (1 - e.base);
+    let total: number, from: string;
+    if (e.total) {
+      const t = env[e.total];
+      if (t === undefined || t === '') throw new UsageError(`${e.index} is set (${e.name}) but ${e.total} is not: both are needed for --shard auto`);
+      total = shardInt(t, `${e.total} (${e.name})`, 1);
+      from = `${e.index}/${e.total} (${e.name})`;
+    } else if (totalFlag !== undefined) {
+      total = typeof totalFlag === 'number' ? positiveInt(totalFlag, 'shardTotal', 1, 1) : shardInt(totalFlag, '--shard-total', 1);
+      from = `${e.index} (${e.name}) of --shard-total`;
+    } else {
+      const t = env.LOCKPICK_SHARD_TOTAL;
+      if (t === undefined || t === '') throw new UsageError(`${e.index} is set (${e.name}) but not the total: give --shard-total N (the Job's completions) or set LOCKPICK_SHARD_TOTAL`);
+      total = shardInt(t, 'LOCKPICK_SHARD_TOTAL', 1);
+      from = `${e.index} (${e.name}) of LOCKPICK_SHARD_TOTAL`;
+    }
+    return check(index, total, from, e.index);
+  }
+  throw new UsageError(`--shard auto: none of ${SHARD_ENGINES.map((e) => e.index).join(', ')} is set; give --shard I/N`);
 }

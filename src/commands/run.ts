@@ -3,7 +3,7 @@ import { parseCommandArgs } from './args.ts';
 import { EXIT, EXIT_HELP, InconclusiveError, UsageError } from '../errors.ts';
 import { lockLabel, parseLockArg } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
-import { MAX_MS, MAX_S, checkLockOptions, clientCount, ttlWithinTime, faultsFor, int, parallelRuns, parseEnv, parseKeyPrefix, parseLockOptions, parsePausePoints, pointsFrom, propertyOf, recipeFor, replayDir, writablePath } from '../options.ts';
+import { MAX_MS, MAX_S, checkLockOptions, clientCount, ttlWithinTime, faultsFor, int, parallelRuns, parseEnv, parseKeyPrefix, parseLockOptions, parsePausePoints, parseShard, pointsFrom, propertyOf, recipeFor, replayDir, writablePath } from '../options.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
        lockpick run --replay store/<lock>/<run-id> [--runs N]
@@ -30,6 +30,12 @@ options:
                        clients (client-pause, client-clock, client-kill; each run its own
                        clients, keys and history file); others run alone (default 1)
   --seed S             fast-check seed (printed on every run)
+  --shard I/N|auto     run shard I of N of one search (1-based): a disjoint part of the plans
+                       (its own seed stream and share of the aims); auto reads the CI engine's
+                       CI_NODE_INDEX/CI_NODE_TOTAL (GitLab), BUILDKITE_PARALLEL_JOB/_COUNT, or
+                       JOB_COMPLETION_INDEX (Kubernetes Indexed Job: 0-based) with the total from
+                       --shard-total N or LOCKPICK_SHARD_TOTAL. Merge the run dirs: lockpick merge
+  --shard-total N      the total for JOB_COMPLETION_INDEX (implies --shard auto)
   --ttl MS             lease of every acquire (default 800)
   --keys N             distinct lock names (default 1)
   --max-attempts N     lock attempts per client and run, at most (default 3)
@@ -84,7 +90,7 @@ export async function run(argv: string[]): Promise<number> {
     lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
     runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
     keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, 'points-from': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
-    replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, 'first-failure': { type: 'boolean' }, json: { type: 'boolean' }, junit: { type: 'string' },
+    replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, 'first-failure': { type: 'boolean' }, shard: { type: 'string' }, 'shard-total': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' },
   });
   if (typeof parsed === 'number') return parsed;
   const args = parsed.values;
@@ -100,6 +106,7 @@ export async function run(argv: string[]): Promise<number> {
     if (args.replay) {
       if (args['key-prefix'] !== undefined) throw new UsageError('--key-prefix: a replay uses the prefix its test.json stored; leave it out');
       if (args['points-from'] !== undefined) throw new UsageError('--points-from sets where a search draws its points; a replay runs its stored plan as it is, so leave it out');
+      if (args.shard !== undefined || args['shard-total'] !== undefined) throw new UsageError('--shard splits a search; a replay runs one stored plan, so leave it out');
       if (args['keep-going']) throw new UsageError('--keep-going goes on searching after a violation; a replay runs one stored plan, so leave it out (or drop --replay)');
       if (args['first-failure']) throw new UsageError('--first-failure stops a search at its first violation; a replay runs one stored plan, so leave it out (or drop --replay)');
       // --lock: another module (a fix, or the same one moved) against the stored plan.
@@ -129,7 +136,7 @@ export async function run(argv: string[]): Promise<number> {
         maxAttempts: int(args['max-attempts'], '--max-attempts', 3), maxFaults: int(args['max-faults'], '--max-faults', 2),
         restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0, MAX_MS), pausePoints, learnedPoints, property, livenessMs, storeRoot, lockOptions, log,
         progress: json ? undefined : process.stderr, junitPath, interrupts, env, keyPrefix,
-        parallel: parallelRuns(args.parallel), keepGoing: args['keep-going'] === true, firstFailure: args['first-failure'] === true,
+        parallel: parallelRuns(args.parallel), keepGoing: args['keep-going'] === true, firstFailure: args['first-failure'] === true, shard: parseShard(args.shard, args['shard-total']),
       });
     }
   } catch (e) {

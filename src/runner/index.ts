@@ -26,6 +26,7 @@ import { checkPackages } from '../optional.ts';
 import { UsageError } from '../errors.ts';
 import { calibrate } from './calibrate.ts';
 import type { LearnedPoints } from '../workload/points.ts';
+import { shardFilter, shardFirstPlans, shardLabel, shardSeed, type Shard } from '../workload/shard.ts';
 
 export interface RunOptions {
   lock: LockSpec;
@@ -72,6 +73,8 @@ export interface RunOptions {
   keepGoing?: boolean;
   /** Stop at the first failure, even one inherent to the design (--first-failure). */
   firstFailure?: boolean;
+  /** This run is shard I of N of one search (--shard): a disjoint part of the plans (src/workload/shard.ts). */
+  shard?: Shard;
 }
 
 /**
@@ -418,11 +421,13 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   const test: Record<string, unknown> = {
     lock: lockLabel(o.lock), ...storedLock(o.lock), model: o.recipe.model, fencing: o.recipe.fencing,
     topology: { name: topo.name, ...topo.opts }, faults: o.faults, pause_points: o.pausePoints ?? null, property: o.property ?? 'both', liveness_ms: o.livenessMs ?? null, clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
-    time_s: o.timeS, runs: o.runs, parallel: o.parallel ?? 1, keep_going: o.keepGoing === true, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
+    time_s: o.timeS, runs: o.runs, parallel: o.parallel ?? 1, keep_going: o.keepGoing === true, first_failure: o.firstFailure === true, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
     versions: versions(), started: new Date().toISOString(), plan: null, ...envJson(o.env, o.keyPrefix),
+    ...(o.shard ? { shard: o.shard } : {}),
   };
   writeJson(join(dir, 'test.json'), test);
   o.log(`lockpick run ${id}: lock ${lockLabel(o.lock)}, faults ${o.faults.join(',') || 'none'}, ${o.clients} clients, seed ${seed}; history in ${join(dir, 'history.jsonl')}`);
+  if (o.shard) o.log(`shard ${shardLabel(o.shard)} (from ${o.shard.from}): this run draws only its share of the plans; merge the shards' run dirs with lockpick merge`);
   const coverage = emptyCoverage(o.faults);
   let ops = 0;
   let lockViolations = 0;
@@ -432,7 +437,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   const resource = { lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0 };
   const property = o.property ?? 'both';
   const liveness: LivenessTotals = { checked: wantsLiveness(property), violations: 0, longest_unavailable_ms: 0, bound_ms: o.livenessMs ?? null };
-  const totals = () => ({ property, lock_violations: lockViolations, liveness, resource_totals: resource, ops, coverage });
+  const totals = () => ({ property, lock_violations: lockViolations, liveness, resource_totals: resource, ops, coverage, ...(o.shard ? { shard: o.shard } : {}) });
   const junitBase = { lock: lockLabel(o.lock), property, faults: o.faults, replayCommand: `lockpick run --replay ${dir}`, properties: { run: id, seed } };
   // An interrupt: what was found so far is stored and said, with the reason; a violation already seen stays one.
   let interrupted = false;
@@ -502,8 +507,13 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         ...(granted?.grantedSends !== undefined ? { grantedAcquireSends: granted.grantedSends } : {}),
         ...(granted?.grantedReplies !== undefined ? { grantedAcquireReplies: granted.grantedReplies } : {}),
         ...(learned?.reached?.validity ? { reportsValidity: true } : {}) };
+      // A shard draws from its own seed stream, only the plans of its bucket, and its share of the aims' first plans.
+      const all = planArb(drawing);
+      const first = firstPlans(drawing, seed);
+      const shard = o.shard && o.shard.total > 1 ? o.shard : undefined;
       res = await search({
-        arb: planArb(drawing), first: firstPlans(drawing, seed), runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed,
+        arb: shard ? all.filter(shardFilter(first, shard)) : all, shrinkArb: all,
+        first: shard ? shardFirstPlans(first, shard) : first, runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed: shard ? shardSeed(seed, shard) : seed,
         runOnce: (plan, lane) => session.runOnce(plan, lane),
         parallel: o.parallel, concurrent: (plan) => plan.faults.every((f) => kindDef(f.kind)?.scope === 'client'),
         keepGoing: o.keepGoing, stopAtFirst: o.firstFailure,
@@ -577,7 +587,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       o.log(`\nsearch: ${describeCoverage(coverage)}`);
       o.log(describeThroughput(speed));
       o.log(describeLiveness(liveness));
-      o.log(`fast-check seed ${res.seed}, path "${res.path ?? ''}"${learned ? `; the same search again: --seed ${res.seed} --points-from ${dir}` : ''}`);
+      o.log(`fast-check seed ${res.seed}, path "${res.path ?? ''}"${learned ? `; the same search again: ${o.shard ? `--seed ${seed} --shard ${shardLabel(o.shard)}` : `--seed ${res.seed}`} --points-from ${dir}` : ''}`);
       o.log(`timeline: ${join(cdir, 'timeline.html')}`);
       o.log(`replay:   ${replay}`);
       summary.failures = shown.map((x) => failureJson(x.f, x.cdir));
@@ -586,7 +596,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         summary.failures.forEach((j, i) => o.log(describeFailure(j, i + 1)));
       }
     } else if (summary.exitCode === 0) {
-      o.log(`\nSAFE so far${o.property && o.property !== 'both' ? ` (property: ${o.property})` : ''}: ${ops} operations, no violation. fast-check seed ${res.seed}${learned ? ` (the same search again: --seed ${res.seed} --points-from ${dir})` : ''}.`);
+      o.log(`\nSAFE so far${o.property && o.property !== 'both' ? ` (property: ${o.property})` : ''}: ${ops} operations, no violation. fast-check seed ${res.seed}${learned ? ` (the same search again: ${o.shard ? `--seed ${seed} --shard ${shardLabel(o.shard)}` : `--seed ${res.seed}`} --points-from ${dir})` : ''}.`);
       o.log(`tested: ${describeCoverage(coverage)}`);
       o.log(describeThroughput(speed));
       o.log(describeLiveness(liveness));

@@ -36,6 +36,8 @@ import type { CauseClass, Nature } from './failure-cause.ts';
 
 export interface SearchOptions {
   arb: fc.Arbitrary<RunPlan>;
+  /** What shrinking walks (default arb): a shard's drawing arb is filtered to its bucket, its shrinking need not be. */
+  shrinkArb?: fc.Arbitrary<RunPlan>;
   /** Plans run before any drawn from `arb` (one per aim: each strategy tried once early). */
   first?: RunPlan[];
   /** One run of the plan on lane `lane` (0 ≤ lane < parallel; two runs in flight never share a lane). */
@@ -158,7 +160,7 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
   const bugAt = () => Math.min(...res.failures.filter((f) => f.nature !== 'inherent').map((f) => f.afterMs));
   const done = () => !o.keepGoing && has(false) && (has(true) || (drawn >= firstCount && searchNow() >= 2 * bugAt()));
   const shrink = (first: RunOutcome, keep?: (out: RunOutcome) => boolean) =>
-    shrinkRun(first, { arb: o.arb, budgetMs: Math.max(1, o.shrinkTimeMs), runOnce: (plan) => runTracked(plan, 'shrink', 0), keep });
+    shrinkRun(first, { arb: o.shrinkArb ?? o.arb, budgetMs: Math.max(1, o.shrinkTimeMs), runOnce: (plan) => runTracked(plan, 'shrink', 0), keep });
   // keepGoing, with no run in flight: class the violations found, shrinking the new ones (off the search clock).
   const classify = async () => {
     const t = Date.now();

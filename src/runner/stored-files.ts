@@ -121,3 +121,69 @@ export function checkTestJson(raw: unknown, file: string): Record<string, unknow
   }
   return t;
 }
+
+/** What `lockpick merge` reads of a shard's results.json: its verdict, why not safe, its coverage and distinct failures. */
+export interface ShardResults {
+  verdict: Verdict;
+  interrupted: boolean;
+  reason?: string;
+  gaps: string[];
+  runs: number;
+  coverage?: import('./coverage.ts').Coverage;
+  failures: { class: string; nature?: 'bug' | 'inherent' | 'unknown'; cause?: string; kinds: string[]; anomalies: string[]; runs: number; counterexample: string; confirmed: boolean }[];
+  /** The first violating run as found (an interrupted shard's only record of it): its anomaly types and fault kinds. */
+  first?: { anomalies: string[]; kinds: string[] };
+}
+
+/** A run's results.json for merging, each field `lockpick merge` relies on checked (exit 2 naming it). */
+export function checkShardResults(raw: unknown, file: string): ShardResults {
+  const c: Checker = new Checker(file, "it must be the results.json 'lockpick run --shard' wrote; download the shard's run directory again");
+  const o = c.object(raw, '(the whole file)');
+  c.verdict(o.verdict, 'verdict');
+  if (o.interrupted !== undefined && typeof o.interrupted !== 'boolean') c.fail('interrupted', 'true or false', o.interrupted);
+  c.string(o.reason, 'reason', true);
+  if (o.gaps !== undefined) c.strings(o.gaps, 'gaps');
+  c.count(o.runs, 'runs', true);
+  let coverage: ShardResults['coverage'];
+  if (o.coverage !== undefined) {
+    const v = c.object(o.coverage, 'coverage');
+    for (const f of ['runs', 'conclusive', 'acquires', 'okAcquires', 'released', 'contended'] as const) c.count(v[f], `coverage.${f}`);
+    for (const f of ['faultsApplied', 'inconclusiveReasons', 'lockStats'] as const) {
+      const m = v[f] === undefined ? {} : c.object(v[f], `coverage.${f}`);
+      for (const [k, n] of Object.entries(m)) c.count(n, `coverage.${f}.${k}`);
+    }
+    coverage = v as unknown as ShardResults['coverage'];
+  }
+  const failures: unknown = o.failures === undefined || o.failures === null ? [] : o.failures;
+  if (!Array.isArray(failures)) c.fail('failures', 'a list of failures', failures);
+  failures.forEach((f, i) => {
+    const at = `failures[${i}]`;
+    const x = c.object(f, at);
+    c.string(x.class, `${at}.class`);
+    if (x.nature !== undefined && !['bug', 'inherent', 'unknown'].includes(x.nature as string)) c.fail(`${at}.nature`, '"bug", "inherent" or "unknown"', x.nature);
+    c.string(x.cause, `${at}.cause`, true);
+    c.strings(x.kinds, `${at}.kinds`);
+    c.strings(x.anomalies, `${at}.anomalies`);
+    c.count(x.runs, `${at}.runs`);
+    c.string(x.counterexample, `${at}.counterexample`);
+    if (typeof x.confirmed !== 'boolean') c.fail(`${at}.confirmed`, 'true or false', x.confirmed);
+  });
+  let first: ShardResults['first'];
+  if (o.first !== undefined && o.first !== null) {
+    const f = c.object(o.first, 'first');
+    const types = (v: unknown, at: string): string[] => {
+      if (!Array.isArray(v)) c.fail(at, 'a list of anomalies', v);
+      return v.map((a, i) => { const x = c.object(a, `${at}[${i}]`); c.string(x.type, `${at}[${i}].type`); return x.type as string; });
+    };
+    const lock = types(c.object(f.check, 'first.check').anomalies, 'first.check.anomalies');
+    const res = f.resource === undefined ? [] : types(c.object(f.resource, 'first.resource').anomalies, 'first.resource.anomalies');
+    const applied = f.faults === undefined ? {} : c.object(c.object(f.faults, 'first.faults').applied ?? {}, 'first.faults.applied');
+    // As failure-class.ts names a class: the lock's anomalies, else the resource's.
+    first = { anomalies: [...new Set(lock.length ? lock : res)].sort(), kinds: Object.keys(applied).filter((k) => (applied[k] as number) > 0).sort() };
+  }
+  return {
+    verdict: o.verdict as Verdict, interrupted: o.interrupted === true, reason: o.reason as string | undefined,
+    gaps: (o.gaps as string[] | undefined) ?? [], runs: (o.runs as number | undefined) ?? 0, coverage,
+    failures: failures as ShardResults['failures'], first,
+  };
+}

@@ -18,8 +18,8 @@ const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
 let dir: string;
 
 interface Result { code: number | null; out: string; err: string }
-function lockpick(args: string[], o: { nodeArgs?: string[]; cwd?: string; bin?: string } = {}): Result {
-  const r = spawnSync(process.execPath, [...(o.nodeArgs ?? []), o.bin ?? bin, ...args], { encoding: 'utf8', cwd: o.cwd ?? dir, timeout: 60_000 });
+function lockpick(args: string[], o: { nodeArgs?: string[]; cwd?: string; bin?: string; env?: NodeJS.ProcessEnv } = {}): Result {
+  const r = spawnSync(process.execPath, [...(o.nodeArgs ?? []), o.bin ?? bin, ...args], { encoding: 'utf8', cwd: o.cwd ?? dir, timeout: 60_000, env: { ...process.env, ...o.env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 /** The exit code is `code` and stderr matches every pattern (the problem, the place, the fix). */
@@ -62,7 +62,7 @@ test('lockpick --version and lockpick version print the package version, exit 0'
 });
 
 test('every subcommand: --help → 0 and states the exit codes; an unknown flag → 2 naming it', () => {
-  for (const cmd of ['check', 'run', 'list', 'env', 'proxy', 'report']) {
+  for (const cmd of ['check', 'run', 'merge', 'list', 'env', 'proxy', 'report']) {
     const h = lockpick([cmd, '--help']);
     assert.equal(h.code, 0, `${cmd} --help: ${h.err}`);
     if (cmd !== 'check') assert.match(h.out, /0 safe\/valid, 1 unsafe\/invalid, 2 bad input or usage, 3 inconclusive[^]*4 internal error/, `${cmd} --help states the exit codes`);
@@ -111,6 +111,14 @@ test('env: bad options → 2 before anything starts (unknown topology, bad numbe
   expectExit(lockpick(['env', 'up', 'zookeeper', '--nodes', '2']), 2, /zookeeper nodes must be 1 or 3, got 2/);
   expectExit(lockpick(['env', 'up', 'redis', '--persistence', 'sometimes']), 2, /persistence must be 'none' or 'aof-always'/);
   expectExit(lockpick(['env', 'up', 'redis', '--replicas', '2']), 2, /Unknown option '--replicas'/);
+});
+
+test('merge: no dir, a dir that is none or holds no run, a bad --shard → 2', () => {
+  expectExit(lockpick(['merge']), 2, /give the shards' run dirs/);
+  expectExit(lockpick(['merge', '/nonexistent-lockpick-dir']), 2, /no such directory/);
+  expectExit(lockpick(['merge', file('empty/x.txt', '').replace(/\/x\.txt$/, '')]), 2, /holds no run directory/);
+  expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--shard', '3/2']), 2, /shard 3 of 2 does not exist/);
+  expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--shard', 'auto'], { env: { CI_NODE_INDEX: 'two', CI_NODE_TOTAL: '4' } }), 2, /CI_NODE_INDEX \(GitLab\) must be a whole number/);
 });
 
 test('proxy: a bad or busy port → 2', () => {

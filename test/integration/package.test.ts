@@ -63,7 +63,9 @@ test('the tarball ships what users need and no tests, bench, CI or evidence', ()
   }
   const kB = statSync(tarball).size / 1000;
   console.log(`# tarball ${path.basename(tarball)}: ${kB.toFixed(1)} kB, ${files.length} files`);
-  assert.ok(kB < 1000, `the tarball is ${kB} kB`);
+  // A guard against packing something by mistake (a store, a build, evidence): the sources and their
+  // compiled dist/ were 1003 kB on 2026-11-27, with process clients, shards and the proxy's framers.
+  assert.ok(kB < 1200, `the tarball is ${kB} kB`);
 });
 
 test('npx lockpick --version, and the library from CommonJS and ESM', async () => {

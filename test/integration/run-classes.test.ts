@@ -22,7 +22,9 @@ test('redis-set-px-del under client pauses: the default search reports its stale
   assert.match(failures[0]!.cause, /^a bug in this lock: its release freed another client's lock/);
   assert.ok(failures[0]!.anomalies.includes('stale-release'));
   assert.match(failures[1]!.cause, /^inherent to an unfenced lease: a holder was paused past its lease/);
-  assert.deepEqual(failures[1]!.anomalies, ['double-holder']);
+  // The double holder; a release the model judged stale only because a late grant took over is of this class too.
+  assert.ok(failures[1]!.anomalies.includes('double-holder'), failures[1]!.anomalies.join(', '));
+  assert.ok(failures[1]!.anomalies.every((a) => a === 'double-holder' || a === 'stale-release'), failures[1]!.anomalies.join(', '));
   // It stopped once it had both, before its budget; the text says which is which, the bug first.
   assert.ok(s.throughput.searchMs < 40_000, `searched ${s.throughput.searchMs} ms`);
   const text = r.stderr;

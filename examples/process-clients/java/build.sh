@@ -10,6 +10,8 @@ for jar in $JARS; do
   [ -f "$jar" ] || { echo "build.sh: $jar is missing (Debian: apt-get install $(jar_package "$jar"))" >&2; exit 2; }
 done
 stamp="$here/classes/.built"
+# One build at a time (two test files, or clients of two runs, may ask at once): the second finds it done.
+if command -v flock >/dev/null 2>&1; then exec 9>"$here/.build.lock"; flock 9; fi
 if [ -f "$stamp" ] && [ -z "$(find "$here" -maxdepth 1 -name '*.java' -newer "$stamp")" ]; then
   exit 0
 fi

@@ -1,9 +1,9 @@
-// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // Apache Curator's InterProcessMutex (examples/process-clients/java/CuratorLock.java,
 // docs/process-clients.md) through `lockpick run` on a real ZooKeeper ensemble, compiled once by
 // the example's own build.sh: SAFE fault-free; its holder cut off past its session works on
 // (UNSAFE); with a ConnectionStateListener that gives the hold up on SUSPENDED or LOST it stays
-// SAFE under the same search.
+// SAFE under the same search. In the serial lane: the listener's verdict hangs on a session
+// expiring after the client saw SUSPENDED (2/3 of the session), a margin a starved JVM could lose.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildJavaClients, runJava, said } from './java-helpers.ts';

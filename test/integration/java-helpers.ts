@@ -24,3 +24,10 @@ export async function runJava(recipe: string, extra: string[], time: string): Pr
 }
 
 export const said = (r: CliResult): string => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
+
+/** A fault-free search: SAFE, or inconclusive with its reason (no contention drawn), never a violation; some acquire answered. */
+export async function assertFaultFreeSafe(recipe: string): Promise<void> {
+  const r = await runJava(recipe, [], '6');
+  assert.ok(r.code === 0 || (r.code === 3 && /INCONCLUSIVE/.test(r.stdout)), said(r));
+  assert.match(r.stdout, /acquire\(s\): [1-9]\d* ok/);
+}

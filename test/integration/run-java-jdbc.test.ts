@@ -7,7 +7,7 @@
 // sweep a live holder's row (UNSAFE).
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildJavaClients, runJava, said } from './java-helpers.ts';
+import { assertFaultFreeSafe, buildJavaClients, runJava, said } from './java-helpers.ts';
 
 const JDBC = 'jdbc-unique-key.json';
 const JDBC_EXPIRE = 'jdbc-unique-key-expire.json';
@@ -15,9 +15,7 @@ const JDBC_EXPIRE = 'jdbc-unique-key-expire.json';
 before(buildJavaClients);
 
 test("seed 001's unique-key lock over JDBC: SAFE fault-free; a killed holder's row blocks the lock forever (liveness)", async () => {
-  const safe = await runJava(JDBC, [], '6');
-  assert.ok(safe.code === 0 || (safe.code === 3 && /INCONCLUSIVE/.test(safe.stdout)), said(safe));
-  assert.match(safe.stdout, /acquire\(s\): [1-9]\d* ok/);
+  await assertFaultFreeSafe(JDBC);
   const killed = await runJava(JDBC, ['--faults', 'client-kill', '--property', 'liveness', '--first-failure'], '40');
   assert.equal(killed.code, 1, said(killed));
   assert.match(killed.stdout, /liveness on key .*died while holding it.*nothing on the server expires this lock's hold/);

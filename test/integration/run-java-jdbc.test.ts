@@ -4,13 +4,15 @@
 // compiled once by the example's own build.sh: SAFE fault-free; a killed holder keeps the row
 // forever (liveness); the seed's expiry remedy frees it (SAFE) but lets a paused holder lose its
 // row, and a jump of a client's wall clock, which reaches the JVM through the clock shim, lets it
-// sweep a live holder's row (UNSAFE).
+// sweep a live holder's row (UNSAFE); with a fencing token (not in the seed) the resource stays
+// whole under pauses (SAFE for the resource).
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertFaultFreeSafe, buildJavaClients, runJava, said } from './java-helpers.ts';
 
 const JDBC = 'jdbc-unique-key.json';
 const JDBC_EXPIRE = 'jdbc-unique-key-expire.json';
+const JDBC_FENCED = 'jdbc-unique-key-fenced.json';
 
 before(buildJavaClients);
 
@@ -37,4 +39,11 @@ test("client-clock reaches the JVM through the clock shim: a client whose clock 
   const r = await runJava(JDBC_EXPIRE, ['--faults', 'client-clock', '--first-failure'], '40');
   assert.equal(r.code, 1, said(r));
   assert.match(r.stdout, /double-holder on key .*\n\s+cause: c\d \(process \d+\) had its clock moved/);
+});
+
+test('with a fencing token (the row\'s AUTO_INCREMENT, not in the seed): the paused holder\'s writes are refused, SAFE for the resource', async () => {
+  const r = await runJava(JDBC_FENCED, ['--faults', 'client-pause', '--property', 'resource'], '25');
+  assert.equal(r.code, 0, said(r));
+  // The lock itself still breaks; fencing is what keeps the resource whole.
+  assert.match(r.stdout, /accepted 0 stale write\(s\) and rejected [1-9]\d* stale step\(s\) by fencing/);
 });

@@ -15,11 +15,17 @@
 // threshold), is --expire: acquire first deletes the key's row when it is older than ttlMs by
 // this client's wall clock. The seed warns of that remedy too: a holder still working past the
 // threshold loses its row to the next client (a pause, a slow task or a clock jump).
+//
+// Not in the seed: --fenced (with --expire) adds a fencing token, the row's AUTO_INCREMENT
+// column in a table of its own (test_lock_fenced): a later grant's insert comes after the earlier
+// row was deleted, so its token is larger, and a resource that rejects smaller tokens turns a
+// stale holder's writes into refusals. Its unlock deletes only the row with its own token.
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLIntegrityConstraintViolationException;
+import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 
@@ -29,10 +35,14 @@ public final class JdbcUniqueKeyLock implements LockpickClient.Lock {
 
     private final String url;
     private final boolean expire;
+    private final boolean fenced;
+    private final String table;
     private Connection connection;
 
-    JdbcUniqueKeyLock(Map<String, Object> start, boolean expire) throws Exception {
-        this.expire = expire;
+    JdbcUniqueKeyLock(Map<String, Object> start, boolean expire, boolean fenced) throws Exception {
+        this.expire = expire || fenced;
+        this.fenced = fenced;
+        this.table = fenced ? "test_lock_fenced" : "test_lock";
         // The seed's thName: the thread's name; here the client id, so owners read in the table.
         Thread.currentThread().setName((String) start.get("client"));
         Map<?, ?> ep = (Map<?, ?>) ((List<?>) start.get("endpoints")).get(0);
@@ -42,8 +52,9 @@ public final class JdbcUniqueKeyLock implements LockpickClient.Lock {
             + "&connectTimeout=" + Math.max(timeout, 1000) + "&socketTimeout=" + timeout;
         this.url = url;
         try (PreparedStatement s = db().prepareStatement(
-                "CREATE TABLE IF NOT EXISTS test_lock (id VARCHAR(191) NOT NULL PRIMARY KEY, count INT NOT NULL, "
-                + "thName VARCHAR(191) NOT NULL, addtime BIGINT NOT NULL) ENGINE=InnoDB")) {
+                "CREATE TABLE IF NOT EXISTS " + table + " (id VARCHAR(191) NOT NULL PRIMARY KEY, count INT NOT NULL, "
+                + "thName VARCHAR(191) NOT NULL, addtime BIGINT NOT NULL"
+                + (fenced ? ", token BIGINT NOT NULL AUTO_INCREMENT UNIQUE" : "") + ") ENGINE=InnoDB")) {
             s.execute();
         }
     }
@@ -59,12 +70,12 @@ public final class JdbcUniqueKeyLock implements LockpickClient.Lock {
         long futureTime = System.currentTimeMillis() + waitMs;
         while (true) {
             if (expire) sweep(key, ttlMs);
-            try (PreparedStatement statement = db().prepareStatement("insert into test_lock (id, count, thName, addtime) VALUES (?,?,?,?)")) {
+            try (PreparedStatement statement = db().prepareStatement("insert into " + table + " (id, count, thName, addtime) VALUES (?,?,?,?)", Statement.RETURN_GENERATED_KEYS)) {
                 statement.setString(1, key);
                 statement.setInt(2, 1);
                 statement.setString(3, Thread.currentThread().getName());
                 statement.setLong(4, System.currentTimeMillis());
-                if (statement.executeUpdate() == 1) return new LockpickClient.Held();
+                if (statement.executeUpdate() == 1) return held(statement);
             } catch (SQLException e) {
                 if (!(e instanceof SQLIntegrityConstraintViolationException || e.getErrorCode() == ER_DUP_ENTRY)) throw e;
             }
@@ -74,9 +85,21 @@ public final class JdbcUniqueKeyLock implements LockpickClient.Lock {
         }
     }
 
+    /** Held; fenced, with the row's token (also the state its unlock gets back). */
+    private LockpickClient.Held held(Statement statement) throws SQLException {
+        LockpickClient.Held h = new LockpickClient.Held();
+        if (!fenced) return h;
+        try (var keys = statement.getGeneratedKeys()) {
+            if (!keys.next()) throw new SQLException("no generated token");
+            h.token = keys.getLong(1);
+            h.state = h.token;
+        }
+        return h;
+    }
+
     /** The remedy: a row older than the threshold is taken to be a dead holder's, and deleted. */
     private void sweep(String key, long ttlMs) throws SQLException {
-        try (PreparedStatement s = db().prepareStatement("DELETE from test_lock where id = ? and addtime < ?")) {
+        try (PreparedStatement s = db().prepareStatement("DELETE from " + table + " where id = ? and addtime < ?")) {
             s.setString(1, key);
             s.setLong(2, System.currentTimeMillis() - ttlMs);
             s.executeUpdate();
@@ -85,8 +108,9 @@ public final class JdbcUniqueKeyLock implements LockpickClient.Lock {
 
     /** The seed's unlock(lockID): delete the row, whoever's it is. */
     public boolean release(String key, Object state) throws Exception {
-        try (PreparedStatement statement = db().prepareStatement("DELETE  from test_lock where id = ?")) {
+        try (PreparedStatement statement = db().prepareStatement("DELETE  from " + table + " where id = ?" + (fenced ? " and token = ?" : ""))) {
             statement.setString(1, key);
+            if (fenced) statement.setLong(2, ((Number) state).longValue());
             return statement.executeUpdate() == 1;
         }
     }
@@ -94,7 +118,7 @@ public final class JdbcUniqueKeyLock implements LockpickClient.Lock {
     public void close() throws Exception { if (connection != null) connection.close(); }
 
     public static void main(String[] args) {
-        boolean expire = args.length > 0 && args[0].equals("--expire");
-        LockpickClient.serve(start -> new JdbcUniqueKeyLock(start, expire));
+        List<String> a = List.of(args);
+        LockpickClient.serve(start -> new JdbcUniqueKeyLock(start, a.contains("--expire"), a.contains("--fenced")));
     }
 }

@@ -2,7 +2,7 @@
 // shard draws (disjoint, reproducible, every aim covered), and merge's verdict on hand-made run dirs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseShard } from '../../src/options.ts';
 import { firstPlans, planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
@@ -178,4 +178,18 @@ test('merge: shards of other versions, locks or options, a shard twice, or a run
   shardDir(bad, 1, 1, { verdict: 'maybe' });
   usage(() => mergeShards([bad]), /results\.json: "verdict"/);
   usage(() => mergeShards([tempDir('lockpick-merge-')]), /holds no run directory/);
+});
+
+test('merge writes through the output layer: --out that cannot be made exit 2 naming it, a full disk exit 3, no half file', async () => {
+  const root = tempDir('lockpick-merge-');
+  for (let i = 1; i <= 2; i++) shardDir(root, i, 2, safe());
+  const inTheWay = join(root, 'a-file');
+  writeFileSync(inTheWay, 'x');
+  await assert.rejects(mergeRuns([root], { out: join(inTheWay, 'merged') }), (e: Error & { exitCode?: number }) => e.exitCode === 2 && /--out .*a-file/.test(e.message));
+  if (existsSync('/dev/full')) {
+    await assert.rejects(mergeRuns([root], { junit: '/dev/full' }), (e: Error & { exitCode?: number }) => e.exitCode === 3 && /\/dev\/full: .*no verdict could be delivered/s.test(e.message));
+  }
+  const out = join(root, 'merged');
+  await mergeRuns([root], { out });
+  assert.deepEqual(readdirSync(out).sort(), ['index.html', 'junit.xml', 'results.json'], 'no temporary file left beside them');
 });

@@ -26,7 +26,7 @@ import { checkPackages } from '../optional.ts';
 import { UsageError } from '../errors.ts';
 import { calibrate } from './calibrate.ts';
 import type { LearnedPoints } from '../workload/points.ts';
-import { shardFilter, shardFirstPlans, shardLabel, shardSeed, type Shard } from '../workload/shard.ts';
+import { shardFilter, shardFirstPlans, shardKinds, shardLabel, shardSeed, type Shard } from '../workload/shard.ts';
 
 export interface RunOptions {
   lock: LockSpec;
@@ -507,13 +507,13 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         ...(granted?.grantedSends !== undefined ? { grantedAcquireSends: granted.grantedSends } : {}),
         ...(granted?.grantedReplies !== undefined ? { grantedAcquireReplies: granted.grantedReplies } : {}),
         ...(learned?.reached?.validity ? { reportsValidity: true } : {}) };
-      // A shard draws from its own seed stream, only the plans of its bucket, and its share of the aims' first plans.
+      // A shard draws from its own seed stream, only the plans of its bucket that lead with its fault kinds, and its share of the aims' first plans.
       const all = planArb(drawing);
       const first = firstPlans(drawing, seed);
       const shard = o.shard && o.shard.total > 1 ? o.shard : undefined;
       res = await search({
-        arb: shard ? all.filter(shardFilter(first, shard)) : all, shrinkArb: all,
-        first: shard ? shardFirstPlans(first, shard) : first, runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed: shard ? shardSeed(seed, shard) : seed,
+        arb: shard ? planArb({ ...drawing, leadKinds: shardKinds(drawing.faults, shard) }).filter(shardFilter(first, shard)) : all, shrinkArb: all,
+        first: shard ? shardFirstPlans(first, shard, drawing.faults) : first, runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed: shard ? shardSeed(seed, shard) : seed,
         runOnce: (plan, lane) => session.runOnce(plan, lane),
         parallel: o.parallel, concurrent: (plan) => plan.faults.every((f) => kindDef(f.kind)?.scope === 'client'),
         keepGoing: o.keepGoing, stopAtFirst: o.firstFailure,

@@ -427,7 +427,8 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   };
   writeJson(join(dir, 'test.json'), test);
   o.log(`lockpick run ${id}: lock ${lockLabel(o.lock)}, faults ${o.faults.join(',') || 'none'}, ${o.clients} clients, seed ${seed}; history in ${join(dir, 'history.jsonl')}`);
-  if (o.shard) o.log(`shard ${shardLabel(o.shard)} (from ${o.shard.from}): this run draws only its share of the plans; merge the shards' run dirs with lockpick merge`);
+  const leads = o.shard ? shardKinds(o.faults, o.shard) : [];
+  if (o.shard) o.log(`shard ${shardLabel(o.shard)} (from ${o.shard.from}): this run draws only its share of the plans${leads.length < new Set(o.faults).size ? `, each with a fault of ${leads.join(' or ')} (a kind it never applies is left to the other shards: lockpick merge sums them)` : ''}; merge the shards' run dirs with lockpick merge`);
   const coverage = emptyCoverage(o.faults);
   let ops = 0;
   let lockViolations = 0;

@@ -48,7 +48,7 @@ export function lockDesign(recipe: LockRecipe, ttlMs: number, lockOptions?: Reco
     keepsAlive: recipe.keepsAlive === true,
     restartForgets: topo?.restartForgets === true,
     asyncFailover: topo?.asyncFailover === true,
-    driftMs: recipe.clockDriftMs?.(ttlMs) ?? 0,
+    driftMs: recipe.clockDriftMs?.(ttlMs, lockOptions) ?? 0,
     ...(recipe.sessionMs ? { sessionMs: recipe.sessionMs(lockOptions) } : {}),
   };
 }

@@ -93,12 +93,13 @@ export interface Clock {
  * to run), so a lock connects in `create` and disconnects in `close`; time 0 of
  * the run starts only after every worker's `create` has returned.
  *
- * Per topology: `redis` gives one endpoint per master (no password);
+ * Per topology (each registered one is named here: test/unit/doc-registry-lists.test.ts):
+ * `redis` gives one endpoint per master (no password);
  * `redis-sentinel` gives the data nodes plus `roles.sentinel`,
- * `settings.masterName` and `addressMap`; `zookeeper` gives one endpoint per ensemble member (no auth);
- * `mariadb` gives one endpoint carrying its login (`user`, `password`,
- * `database`: today `root`, no password, and `lockpick`, which the environment
- * creates); connect with exactly those.
+ * `settings.masterName` and `addressMap`; `zookeeper` and `etcd` give one endpoint per
+ * ensemble member (no auth); `mariadb`, `postgres` and `postgres-pgbouncer` give one endpoint
+ * carrying its login (`user`, `password`, `database`, which the environment creates;
+ * `postgres-pgbouncer`'s is the pooler); connect with exactly those.
  */
 export interface LockContext {
   clientId: string;              // unique per worker; recipes use it as the owner value
@@ -129,8 +130,7 @@ export interface LockContext {
 
 /**
  * The servers a recipe runs on: `kind` names a topology of the registry
- * (src/env/topologies.ts: 'redis', 'redis-sentinel', 'zookeeper', 'mariadb', or one
- * added there), the rest are that topology's options, checked by its `validate`
+ * (src/env/topologies.ts: 'redis', 'zookeeper', ..., or one added there), the rest are that topology's options, checked by its `validate`
  * (e.g. { kind: 'redis', masters: 5 }, { kind: 'zookeeper', nodes: 3 }). Open, so a new
  * topology needs no edit here; a user lock naming an unregistered one is refused (exit 2).
  */
@@ -150,8 +150,8 @@ export interface LockRecipe {
   /**
    * The server forgets an acquire after ttlMs unless renewed (a lease: SET PX, Redlock).
    * Then each acquire ok records `lease_ms` and the checker lets another client take the
-   * lock once it ran out. Default: true on redis and redis-sentinel, false on zookeeper
-   * (a session, not a lease) and mariadb (a row or a session lock).
+   * lock once it ran out. Default: the topology's `leased` (true where holds are leases: redis;
+   * false where they live in a server session: zookeeper, mariadb).
    */
   lease?: boolean;
   points?: string[];             // names this recipe passes to ctx.point (where a pause may land)

@@ -46,7 +46,7 @@ export function lockDesign(recipe: LockRecipe, ttlMs: number, lockOptions?: Reco
     leased: recipe.lease ?? topo?.leased ?? false,
     fencing: recipe.fencing,
     keepsAlive: recipe.keepsAlive === true,
-    restartForgets: topo?.restartForgets === true,
+    restartForgets: topo?.restartForgets !== undefined,
     asyncFailover: topo?.asyncFailover === true,
     driftMs: recipe.clockDriftMs?.(ttlMs) ?? 0,
     ...(recipe.sessionMs ? { sessionMs: recipe.sessionMs(lockOptions) } : {}),

@@ -41,6 +41,10 @@ function contractProblems(t: TopologyDef): string[] {
   need(typeof t.summary === 'string' && t.summary.trim().length > 0, 'summary is present');
   need(typeof t.backend === 'string' && WORD.test(t.backend), `backend '${t.backend}' is a non-empty word`);
   need(typeof t.leased === 'boolean', 'leased is true or false');
+  need(['wall', 'monotonic', 'session', 'none'].includes(t.expiryClock), `expiryClock '${String(t.expiryClock)}' is wall, monotonic, session or none`);
+  need(t.restartForgets === undefined || t.restartForgets === 'always' || t.restartForgets === 'without-persistence', 'restartForgets is absent, always or without-persistence');
+  // Persistence is an option, and a kill parameter, exactly where a restart forgets without it.
+  need((t.restartForgets === 'without-persistence') === (t.options ?? []).includes('persistence'), "restartForgets 'without-persistence' goes with the option 'persistence', and only it");
   need(typeof t.start === 'function', 'start() is a function');
   need(typeof t.external === 'function', 'external() is a function');
   need(t.docker === undefined || typeof t.docker === 'function', 'docker() is absent or a function');
@@ -100,6 +104,7 @@ const consul: TopologyDef = {
   roles: { data: ['consul'] },
   endpointRoles: [{ role: 'consul' }],
   leased: true,
+  expiryClock: 'monotonic',
   validate(o) {
     onlyOptions('consul', o, ['members']);
     const m = o.members;

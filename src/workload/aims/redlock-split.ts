@@ -59,7 +59,7 @@ export const redlockRestart: Aim = {
   kinds: ['partition', 'kill'],
   applies: fits,
   plan: (o) => splitPlan(o, (x, at) => fc.integer({ min: 0, max: 100 }).map((down) => (
-    { kind: 'kill', at_ms: at, duration_ms: down, target: x, params: emptyRestart(o) }))),
+    { kind: 'kill', at_ms: at, duration_ms: down, target: x, ...emptyRestart(o) }))),
 };
 
 export const redlockClock: Aim = {

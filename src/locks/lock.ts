@@ -93,13 +93,12 @@ export interface Clock {
  * to run), so a lock connects in `create` and disconnects in `close`; time 0 of
  * the run starts only after every worker's `create` has returned.
  *
- * Per topology (each registered one is named here: test/unit/doc-registry-lists.test.ts):
- * `redis` gives one endpoint per master (no password);
- * `redis-sentinel` gives the data nodes plus `roles.sentinel`,
- * `settings.masterName` and `addressMap`; `zookeeper` and `etcd` give one endpoint per
- * ensemble member (no auth); `mariadb`, `postgres` and `postgres-pgbouncer` give one endpoint
- * carrying its login (`user`, `password`, `database`, which the environment creates;
- * `postgres-pgbouncer`'s is the pooler); connect with exactly those.
+ * What a topology gives (its TopologyDef, src/env/topology-*.ts): `endpoints` are its data
+ * servers (`roles.data`) as this client reaches them, one per server (a Redis master, a
+ * ZooKeeper or etcd member), each carrying the login where its endpoint role has one
+ * (`user`, `password`, `database`: MariaDB, PostgreSQL, which the environment creates);
+ * its `clientExtras` add servers of other roles, settings and an address map (redis-sentinel:
+ * `roles.sentinel`, `settings.masterName`, `addressMap`). Connect with exactly those.
  */
 export interface LockContext {
   clientId: string;              // unique per worker; recipes use it as the owner value

@@ -106,7 +106,7 @@ const jump = (f: FaultPeriod) => {
 const INHERENT_WORDS: Record<string, string> = {
   'lease-outlived': 'a holder {verb} past its lease',
   'validity-outlived': 'a holder kept the lock past the validity it was told',
-  'restart-forgets': 'a server restarted without persistence forgot the lock',
+  'restart-forgets': 'a restarted server forgot the lock (it kept it in memory only, or without persistence)',
   'async-failover': 'a failover promoted a replica the lock had not reached (asynchronous replication)',
   'server-clock': 'a server\'s clock jumped further than the lock allows for, so its lease ended early',
   'session-outlived': 'the holder\'s session ended under it',

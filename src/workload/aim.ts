@@ -11,6 +11,18 @@ import type { Attempt, RunPlan } from './plan.ts';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import type { WorkloadOptions } from './workload-options.ts';
 import { killParams } from '../../nemesis/faults/process.ts';
+import type { TopologyDef } from '../env/topology.ts';
+import { topologyDef } from '../env/topologies.ts';
+
+/**
+ * The run's servers each keep their own holds (the topology has one data role: no replica
+ * takes over, which is the failover aims' business), and its TopologyDef declares `has`: the
+ * way they forget (restartForgets, expiryClock). Aims read this, not topology names.
+ */
+export function serversForget(o: WorkloadOptions, has: (t: TopologyDef) => boolean): boolean {
+  const t = topologyDef(o.topology ?? 'redis');
+  return t !== undefined && t.roles.data.length === 1 && has(t);
+}
 
 export interface Aim {
   name: string;

@@ -232,7 +232,7 @@ test('a user lock naming an unregistered topology: exit 2 naming the registered 
 });
 
 /** Sources that still name a topology by design: aims drawn around one topology's structure, Sentinel's master name, redis-only remote docker, the redis masters check. */
-const NAMES_A_TOPOLOGY = new Set(['src/workload/aims/sentinel-failover.ts', 'src/workload/aims/redlock-split.ts',
+const NAMES_A_TOPOLOGY = new Set(['src/workload/aims/sentinel-failover.ts',
   'src/env/external.ts', 'src/env/docker-start.ts', 'src/locks/user-lock.ts']);
 
 test('no source outside a topology\'s own file compares a topology name or backend word (the TopologyDef declares what differs)', () => {

@@ -12,20 +12,13 @@
 // waiting across it.
 import fc from 'fast-check';
 import type { FaultSpec } from '../../../nemesis/types.ts';
-import { emptyRestart, jumpPastLease, leaseShare, type Aim } from '../aim.ts';
-import type { WorkloadOptions } from '../workload-options.ts';
+import { emptyRestart, jumpPastLease, leaseShare, serversForget, type Aim } from '../aim.ts';
 import type { TopologyDef } from '../../env/topology.ts';
-import { topologyDef } from '../../env/topologies.ts';
+import type { WorkloadOptions } from '../workload-options.ts';
 import { CRITICAL_SECTION, type RunPlan } from '../plan.ts';
 
-/**
- * Servers that each keep their own holds (one data role: no replica takes over, which is the
- * failover aims' business), one or several, where the topology declares `has`: the way they forget.
- */
-const fits = (has: (t: TopologyDef) => boolean) => (o: WorkloadOptions) => {
-  const t = topologyDef(o.topology ?? 'redis');
-  return t !== undefined && has(t) && t.roles.data.length === 1 && o.nodes.length >= 1 && o.clients >= 2;
-};
+/** One server or several, each its own, that forget as `has` says (serversForget). */
+const fits = (has: (t: TopologyDef) => boolean) => (o: WorkloadOptions) => serversForget(o, has) && o.nodes.length >= 1 && o.clients >= 2;
 
 /**
  * The servers that forget: the one server, or k of N masters: a bare majority most often (no

@@ -136,12 +136,13 @@ export function checkLiveness(history: ParsedHistory, o: LivenessOptions): Liven
 }
 
 /**
- * The default bound: what frees a gone holder's lock on its own (its lease, at most one TTL
- * after its acquire; or the server's session timeout for a session lock), plus one TTL of
- * slack for the waiters' retries and the server noticing. Not the clients' waits: a failed
- * acquire is evidence up to its completion, and a lock that came free during a wait would
- * have been taken then.
+ * The default bound, from the topology's timescales: what frees a gone holder's lock on its
+ * own (its lease, at most one TTL after its acquire; or the server's session timeout for a
+ * session lock), how late the servers act on a lease that ran out (`leaseLagMs`: etcd's
+ * lessor loop, memcached's whole-second expiry), plus one TTL of slack for the waiters'
+ * retries and the server noticing. Not the clients' waits: a failed acquire is evidence up
+ * to its completion, and a lock that came free during a wait would have been taken then.
  */
-export function defaultLivenessBoundMs(ttlMs: number, sessionMs = 0): number {
-  return 2 * ttlMs + sessionMs;
+export function defaultLivenessBoundMs(ttlMs: number, t: { sessionMs?: number; leaseLagMs?: number } = {}): number {
+  return 2 * ttlMs + (t.sessionMs ?? 0) + (t.leaseLagMs ?? 0);
 }

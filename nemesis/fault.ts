@@ -97,6 +97,12 @@ export interface KindDef {
   /** What the environment must be able to do for this kind (src/env/capabilities.ts); a run on an environment kind without it is refused (exit 2). */
   needs: readonly Capability[];
   /**
+   * The servers' clock it moves ('wall': the clock shim's CLOCK_REALTIME, gettimeofday, time):
+   * refused for a topology whose holds expire by another (TopologyDef.expiryClock), where it
+   * would be recorded as applied and count toward a SAFE while it changed nothing.
+   */
+  movesClock?: 'wall';
+  /**
    * What the fault touches. 'client': only the clients it names (their processes, their
    * clocks), which belong to one run alone, so other runs on other clients and keys may go
    * on beside it (`lockpick run --parallel`). 'server': servers, their links, or anything

@@ -16,6 +16,8 @@ import { missingCapabilities } from '../src/env/capabilities.ts';
 import type { EnvKindDef } from '../src/env/types.ts';
 import type { Capability } from '../src/env/capabilities.ts';
 import { LINK_TARGETS } from './targets.ts';
+import { topologyDef } from '../src/env/topologies.ts';
+import { EXPIRY_CLOCK_WORDS } from '../src/env/topology.ts';
 
 /** The registry: one line per fault kind (each kind is one file under faults/). */
 export const KINDS: readonly KindDef[] = [partition, latency, pause, kill, clockBump, clockStrobe, clockReset, failover, clientPause, clientClock, clientKill, sessionKill, keepaliveCut];
@@ -36,6 +38,10 @@ export function topologyProblem(kind: string, topology: string, channels?: reado
   const def = kindDef(kind);
   const t = def?.schema.topologies;
   if (t && !t.includes(topology)) return `fault '${kind}' needs a ${t.join(' or ')} topology; this lock runs on ${topology}`;
+  const expiry = topologyDef(topology)?.expiryClock;
+  if (def?.movesClock && expiry && expiry !== def.movesClock) {
+    return `fault '${kind}' moves the servers' ${def.movesClock} clock, and ${topology}'s holds expire by ${EXPIRY_CLOCK_WORDS[expiry]}: it would change nothing there`;
+  }
   const ch = def?.lockChannel;
   return ch && channels && !channels.includes(ch) ? `fault '${kind}' needs a lock with a '${ch}' connection of its own (LockRecipe.channels); this lock has ${channels.length ? channels.join(', ') : 'none'}` : undefined;
 }

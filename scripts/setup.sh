@@ -17,6 +17,7 @@ declare -A WHY=(
   [postgresql]="PostgreSQL advisory locks (session, transaction, fenced)"
   [pgbouncer]="PostgreSQL locks through a transaction-pooling PgBouncer"
   [etcd-server]="etcd clusters (lease locks, the concurrency.Mutex algorithm)"
+  [memcached]="memcached lock recipes (add, then delete or an owner-checked cas)"
   [iptables]="cutting links that cannot be routed through the fault proxy"
   [gcc]="building the clock shim (native/clockshim.c)"
   [g++]="building the zookeeper npm package's C client addon (node-gyp, during npm ci)"

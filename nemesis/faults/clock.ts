@@ -36,6 +36,7 @@ export const clockBump: KindDef = {
   },
   aliases: ['clock'],
   needs: ['clock'],
+  movesClock: 'wall',
   scope: 'server',
   create(spec, ctx) {
     let saved = new Map<NodeHandle, number>();
@@ -65,6 +66,7 @@ export const clockStrobe: KindDef = {
     params: { delta_ms: DELTA, period_ms: { type: 'number', min: 1, doc: 'time between flips (default 100)' } },
   },
   needs: ['clock'],
+  movesClock: 'wall',
   scope: 'server',
   create(spec, ctx) {
     let saved = new Map<NodeHandle, number>();
@@ -108,6 +110,7 @@ export const clockReset: KindDef = {
     params: {},
   },
   needs: ['clock'],
+  movesClock: 'wall',
   scope: 'server',
   create(spec, ctx) {
     return {

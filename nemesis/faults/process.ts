@@ -3,7 +3,7 @@ import type { NodeHandle } from '../../src/env/types.ts';
 import fc from 'fast-check';
 import { sleep, type FaultGenOptions, type KindDef } from '../fault.ts';
 import { at, beyondLease, beyondSession, lasting, paramsText, single, someServer, startAt, targetText } from '../words.ts';
-import { param } from '../spec.ts';
+import { FaultSpecError, param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
 import { forDur, vsLease } from '../band.ts';
 import { topologyDef } from '../../src/env/topologies.ts';
@@ -40,10 +40,14 @@ export const pause: KindDef = {
   describe: (f) => `${at(f)}: pause (SIGSTOP) node ${targetText(f)}${lasting(f)}`,
 };
 
-/** The params a generated kill carries: a server that forgets its holds (Redis) restarts empty; a delayed-restart policy keeps the node down. */
-export function killParams(o: FaultGenOptions): Record<string, unknown> | undefined {
+/**
+ * The params a generated (or aimed) kill carries: a server that forgets its holds without
+ * persistence (Redis) restarts without it (a topology that always forgets takes no such
+ * parameter); a delayed-restart policy keeps the node down.
+ */
+export function killParams(o: Pick<FaultGenOptions, 'topology' | 'restartDelayMs'>): Record<string, unknown> | undefined {
   const p: Record<string, unknown> = {
-    ...(topologyDef(o.topology)?.restartForgets ? { persistence: 'none' } : {}),
+    ...(topologyDef(o.topology)?.restartForgets === 'without-persistence' ? { persistence: 'none' } : {}),
     ...(o.restartDelayMs !== undefined ? { restart_delay_ms: o.restartDelayMs } : {}),
   };
   return Object.keys(p).length ? p : undefined;
@@ -56,7 +60,7 @@ export const kill: KindDef = {
     target: NODE_TARGETS,
     targetRequired: true,
     params: {
-      persistence: { type: 'string', values: ['none', 'aof-always'], doc: "Redis: restart without persistence (forgets every key) or with AOF fsync always (default: as the node was started)" },
+      persistence: { type: 'string', values: ['none', 'aof-always'], doc: "where the topology has the option (Redis): restart without persistence (forgets every key) or with AOF fsync always (default: as the node was started)" },
       restart_delay_ms: { type: 'number', min: 0, doc: "restart no sooner than this long after the kill, even when healed early: the 'delayed restart' mitigation, set it above the lock TTL" },
     },
   },
@@ -68,6 +72,11 @@ export const kill: KindDef = {
     const killed: NodeHandle[] = [];
     let killedAt = 0;
     const persistence = spec.params?.persistence as 'none' | 'aof-always' | undefined;
+    const topology = topologyDef(ctx.env.topology);
+    // A hand-made or replayed spec: persistence is a parameter only where the topology has the option.
+    if (persistence !== undefined && topology && !(topology.options ?? []).includes('persistence')) {
+      throw new FaultSpecError(`fault 'kill': params.persistence: ${topology.name} has no persistence to choose (${topology.restartForgets === 'always' ? 'a restart always forgets' : 'it takes no persistence option'}); leave it out`);
+    }
     return {
       async start() {
         killedAt = Date.now();

@@ -9,8 +9,9 @@ import { zookeeperTopology } from './topology-zookeeper.ts';
 import { mariadbTopology } from './topology-mariadb.ts';
 import { pgbouncerTopology, postgresTopology } from './topology-postgres.ts';
 import { etcdTopology } from './topology-etcd.ts';
+import { memcachedTopology } from './topology-memcached.ts';
 
-export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTopology, zookeeperTopology, mariadbTopology, postgresTopology, pgbouncerTopology, etcdTopology];
+export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTopology, zookeeperTopology, mariadbTopology, postgresTopology, pgbouncerTopology, etcdTopology, memcachedTopology];
 
 export function topologyDef(name: string): TopologyDef | undefined {
   return TOPOLOGY_DEFS.find((t) => t.name === name);

@@ -53,6 +53,7 @@ export const mariadbTopology: TopologyDef = {
   // A MySQL-protocol server with a login: mysql=USER:PASSWORD@HOST:PORT/DATABASE.
   endpointRoles: [{ role: 'mysql', login: true, what: 'MySQL' }],
   leased: false,
+  expiryClock: 'session',
   images: { mariadb: MARIADB_IMAGE },
   validate: (o) => onlyOptions('mariadb', o, []),
   start: async (env) => {

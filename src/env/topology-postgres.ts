@@ -133,6 +133,7 @@ export const postgresTopology: TopologyDef = {
   // A PostgreSQL server with a login: postgres=USER:PASSWORD@HOST:PORT/DATABASE.
   endpointRoles: [{ role: 'postgres', login: true, what: 'PostgreSQL' }],
   leased: false,
+  expiryClock: 'session',
   images: { postgres: POSTGRES_IMAGE },
   validate: (o) => onlyOptions('postgres', o, []),
   start: async (env) => {
@@ -154,6 +155,7 @@ export const pgbouncerTopology: TopologyDef = {
   roles: { data: ['pgbouncer'], other: ['postgres'] },
   endpointRoles: [{ role: 'pgbouncer', login: true, what: 'PgBouncer' }, { role: 'postgres', login: true, what: 'PostgreSQL' }],
   leased: false,
+  expiryClock: 'session',
   validate: (o) => onlyOptions('postgres-pgbouncer', o, []),
   docker: startPgbouncerDocker,
   start: async (env) => {

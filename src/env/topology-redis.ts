@@ -37,7 +37,8 @@ export const redisTopology: TopologyDef = {
   roles: { data: ['redis'] },
   endpointRoles: [{ role: 'redis' }],
   leased: true,
-  restartForgets: true,
+  expiryClock: 'wall',
+  restartForgets: 'without-persistence',
   images: { redis: REDIS_IMAGE },
   options: ['masters', 'persistence'],
   validate(o) {

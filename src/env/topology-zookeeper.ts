@@ -76,6 +76,7 @@ export const zookeeperTopology: TopologyDef = {
   roles: { data: ['zookeeper'] },
   endpointRoles: [{ role: 'zookeeper' }],
   leased: false,
+  expiryClock: 'session',
   leader: { minNodes: 3, find: zookeeperLeader },
   nativeClient: true,
   images: { zookeeper: ZOOKEEPER_IMAGE },

@@ -56,6 +56,17 @@ export interface BackendWords {
   ownEntryOnly?: boolean;
 }
 
+/** The clock a topology's holds expire by (TopologyDef.expiryClock). */
+export type ExpiryClock = 'wall' | 'monotonic' | 'session' | 'none';
+
+/** The clock in words, for refusals: "memcached's holds expire by its own monotonic clock". */
+export const EXPIRY_CLOCK_WORDS: Record<ExpiryClock, string> = {
+  wall: 'its wall clock',
+  monotonic: 'its own monotonic clock',
+  session: 'the server sessions they live in, timed by the server',
+  none: 'no clock (they never expire)',
+};
+
 /** An elected leader the nemesis can aim at ('leader' / 'followers' targets). */
 export interface LeaderDef {
   /** Fewest data servers for a leader worth aiming at (an ensemble of 3). */
@@ -84,8 +95,20 @@ export interface TopologyDef {
   leased: boolean;
   /** An elected leader among its data servers, and how to find it. */
   leader?: LeaderDef;
-  /** A killed server restarted without persistence forgets every hold (Redis): generated kills say persistence 'none'. */
-  restartForgets?: boolean;
+  /**
+   * A killed server comes back without the holds it kept: 'always' (it keeps them in memory
+   * only: memcached), or 'without-persistence' (Redis: unless started with persistence; a
+   * topology that says so takes the `persistence` option, and its generated kills say 'none').
+   * The `lease-restart` aim and the failure cause read it. Absent: a restart keeps its holds.
+   */
+  restartForgets?: 'always' | 'without-persistence';
+  /**
+   * The clock its holds expire by, so a fault that moves another clock is refused for it
+   * (nemesis/kinds.ts topologyProblem; KindDef.movesClock): 'wall' (Redis: absolute expiry
+   * times), 'monotonic' (its own elapsed-time clock: memcached, etcd's lessor), 'session' (holds
+   * end with a server session, timed by the server: ZooKeeper, MariaDB, PostgreSQL), 'none'.
+   */
+  expiryClock: ExpiryClock;
   /** A failover may promote a replica a grant had not reached yet (asynchronous replication, Sentinel): a double holder it causes is inherent to the design. */
   asyncFailover?: boolean;
   /** Its clients do their I/O outside Node's net (ZooKeeper's C addon): no in-process send/reply points fire; the proxy's do, given `framing`. */

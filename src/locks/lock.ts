@@ -93,12 +93,12 @@ export interface Clock {
  * to run), so a lock connects in `create` and disconnects in `close`; time 0 of
  * the run starts only after every worker's `create` has returned.
  *
- * Per topology: `redis` gives one endpoint per master (no password);
- * `redis-sentinel` gives the data nodes plus `roles.sentinel`,
- * `settings.masterName` and `addressMap`; `zookeeper` gives one endpoint per ensemble member (no auth);
- * `mariadb` gives one endpoint carrying its login (`user`, `password`,
- * `database`: today `root`, no password, and `lockpick`, which the environment
- * creates); connect with exactly those.
+ * What a topology gives (its TopologyDef, src/env/topology-*.ts): `endpoints` are its data
+ * servers (`roles.data`) as this client reaches them, one per server (a Redis master, a
+ * ZooKeeper or etcd member), each carrying the login where its endpoint role has one
+ * (`user`, `password`, `database`: MariaDB, PostgreSQL, which the environment creates);
+ * its `clientExtras` add servers of other roles, settings and an address map (redis-sentinel:
+ * `roles.sentinel`, `settings.masterName`, `addressMap`). Connect with exactly those.
  */
 export interface LockContext {
   clientId: string;              // unique per worker; recipes use it as the owner value
@@ -129,8 +129,7 @@ export interface LockContext {
 
 /**
  * The servers a recipe runs on: `kind` names a topology of the registry
- * (src/env/topologies.ts: 'redis', 'redis-sentinel', 'zookeeper', 'mariadb', or one
- * added there), the rest are that topology's options, checked by its `validate`
+ * (src/env/topologies.ts: 'redis', 'zookeeper', ..., or one added there), the rest are that topology's options, checked by its `validate`
  * (e.g. { kind: 'redis', masters: 5 }, { kind: 'zookeeper', nodes: 3 }). Open, so a new
  * topology needs no edit here; a user lock naming an unregistered one is refused (exit 2).
  */
@@ -150,8 +149,8 @@ export interface LockRecipe {
   /**
    * The server forgets an acquire after ttlMs unless renewed (a lease: SET PX, Redlock).
    * Then each acquire ok records `lease_ms` and the checker lets another client take the
-   * lock once it ran out. Default: true on redis and redis-sentinel, false on zookeeper
-   * (a session, not a lease) and mariadb (a row or a session lock).
+   * lock once it ran out. Default: the topology's `leased` (true where holds are leases: redis;
+   * false where they live in a server session: zookeeper, mariadb).
    */
   lease?: boolean;
   points?: string[];             // names this recipe passes to ctx.point (where a pause may land)

@@ -20,6 +20,7 @@ import { recipe as pgAdvisoryXact } from './pg-advisory-xact.ts';
 import { recipe as pgAdvisoryFenced } from './pg-advisory-fenced.ts';
 import { recipe as etcdLeaseLock } from './etcd-lease-lock.ts';
 import { recipe as etcdMutex, fencedRecipe as etcdMutexFenced } from './etcd-mutex.ts';
+import { addDeleteRecipe as memcachedAddDelete, addCasRecipe as memcachedAddCas, addCasFencedRecipe as memcachedAddCasFenced } from './memcached.ts';
 
 import { execRecipeFromName } from './exec-recipe.ts';
 
@@ -51,6 +52,7 @@ export const RECIPES: LockRecipe[] = [
   etcdLeaseLock,
   etcdMutex,
   etcdMutexFenced,
+  memcachedAddDelete, memcachedAddCas, memcachedAddCasFenced,
 ];
 
 export function getRecipe(name: string): LockRecipe {

@@ -48,7 +48,7 @@ export function lockDesign(recipe: LockRecipe, ttlMs: number, lockOptions?: Reco
     leased: recipe.lease ?? topo?.leased ?? false,
     fencing: recipe.fencing,
     keepsAlive: recipe.keepsAlive === true,
-    restartForgets: topo?.restartForgets === true,
+    restartForgets: topo?.restartForgets !== undefined,
     asyncFailover: topo?.asyncFailover === true,
     driftMs: recipe.clockDriftMs?.(ttlMs, lockOptions) ?? 0,
     ...(recipe.sessionMs ? { sessionMs: recipe.sessionMs(lockOptions) } : {}),
@@ -108,7 +108,7 @@ const jump = (f: FaultPeriod) => {
 const INHERENT_WORDS: Record<string, string> = {
   'lease-outlived': 'a holder {verb} past its lease',
   'validity-outlived': 'a holder kept the lock past the validity it was told',
-  'restart-forgets': 'a server restarted without persistence forgot the lock',
+  'restart-forgets': 'a restarted server forgot the lock (it kept it in memory only, or without persistence)',
   'async-failover': 'a failover promoted a replica the lock had not reached (asynchronous replication)',
   'server-clock': 'a server\'s clock jumped further than the lock allows for, so its lease ended early',
   'session-outlived': 'the holder\'s session ended under it',

@@ -53,7 +53,7 @@ export interface RunOptions {
   storeRoot: string;
   lockOptions?: Record<string, unknown>;
   property?: Property;
-  /** The liveness bound (ms); default 2 × TTL (+ the session timeout of a session lock). */
+  /** The liveness bound (ms); default 2 × TTL (+ the session timeout of a session lock, + the servers' lease lag: Timescales.leaseLagMs). */
   livenessMs?: number;
   log(line: string): void;  // where the human report goes
   /** Where progress lines go (the CLI: process.stderr, unless --json); none when absent. */
@@ -182,7 +182,7 @@ export interface LivenessTotals {
   checked: boolean;              // the property asks for liveness (its violations make the run unsafe)
   violations: number;            // runs with a liveness violation
   longest_unavailable_ms: number;
-  bound_ms: number | null;       // --liveness-ms, else 2 × TTL (+ the session timeout); null before any run
+  bound_ms: number | null;       // --liveness-ms, else 2 × TTL (+ the session timeout, + the lease lag); null before any run
 }
 
 function addLiveness(t: LivenessTotals, o: RunOutcome): void {

@@ -275,7 +275,7 @@ export class Session {
     const history = runHistory(events);   // built once, checked for every property
     const check = checkRunHistory(history, recipe.model, this.o.checkTimeMs ?? 20_000);
     const property = this.o.property ?? 'both';
-    const liveness = runLiveness(history, recipe, property, this.o.livenessMs ?? defaultLivenessBoundMs(plan.ttlMs, recipe.sessionMs?.(this.o.lockOptions)));
+    const liveness = runLiveness(history, recipe, property, this.o.livenessMs ?? defaultLivenessBoundMs(plan.ttlMs, { sessionMs: recipe.sessionMs?.(this.o.lockOptions), leaseLagMs: this.timescales.leaseLagMs }));
     // Asked for: its violations are the run's anomalies too (the words, the shrinker, JUnit and the timeline see them).
     if (liveness.checked) check.anomalies.push(...liveness.violations);
     const live = liveness.violations.length === 0;

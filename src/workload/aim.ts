@@ -10,6 +10,19 @@ import fc from 'fast-check';
 import type { Attempt, RunPlan } from './plan.ts';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import type { WorkloadOptions } from './workload-options.ts';
+import { killParams } from '../../nemesis/faults/process.ts';
+import type { TopologyDef } from '../env/topology.ts';
+import { topologyDef } from '../env/topologies.ts';
+
+/**
+ * The run's servers each keep their own holds (the topology has one data role: no replica
+ * takes over, which is the failover aims' business), and its TopologyDef declares `has`: the
+ * way they forget (restartForgets, expiryClock). Aims read this, not topology names.
+ */
+export function serversForget(o: WorkloadOptions, has: (t: TopologyDef) => boolean): boolean {
+  const t = topologyDef(o.topology ?? 'redis');
+  return t !== undefined && t.roles.data.length === 1 && has(t);
+}
 
 export interface Aim {
   name: string;
@@ -24,8 +37,11 @@ export interface Aim {
   plan(o: WorkloadOptions): fc.Arbitrary<RunPlan>;
 }
 
-/** Params of a kill that restarts its node empty (no persistence), kept down --restart-delay when given. */
-export const emptyRestart = (o: WorkloadOptions) => ({ persistence: 'none', ...(o.restartDelayMs !== undefined ? { restart_delay_ms: o.restartDelayMs } : {}) });
+/** The params of a kill that restarts its node empty (persistence 'none' where the topology takes it), kept down --restart-delay when given: spread into the spec. */
+export const emptyRestart = (o: WorkloadOptions): { params?: Record<string, unknown> } => {
+  const params = killParams({ topology: o.topology ?? 'redis', restartDelayMs: o.restartDelayMs });
+  return params ? { params } : {};
+};
 
 /**
  * A time drawn from `lo` to `hi` leases, each end rounded down to a whole ms: the aims time their

@@ -109,9 +109,10 @@ test('keys are independent: a stuck k1 does not hide behind a healthy k0', () =>
   assert.match(r.violations[0]!.message, /stopped believing it held it \(lapse\)/);
 });
 
-test('the default bound is twice the lease, plus the session timeout of a session lock', () => {
+test('the default bound is twice the lease, plus the session timeout of a session lock and the servers\' lease lag', () => {
   assert.equal(defaultLivenessBoundMs(800), 1600);
-  assert.equal(defaultLivenessBoundMs(800, 4000), 5600);
+  assert.equal(defaultLivenessBoundMs(800, { sessionMs: 4000 }), 5600);
+  assert.equal(defaultLivenessBoundMs(1000, { leaseLagMs: 2000 }), 4000);
 });
 
 test('re-entry: the inner release leaves the lock held, so failures until the outer release are contention', () => {

@@ -1,7 +1,7 @@
 // `--faults all`: every kind the lock's topology and the environment kind can do, no more.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allFaults, parseFaults, recipeFor } from '../../src/options.ts';
+import { allFaults, parseFaults, recipeFor, refuseTopologyFaults } from '../../src/options.ts';
 import { KINDS } from '../../nemesis/index.ts';
 
 test("'all' expands per topology and environment kind; it stands alone", async () => {
@@ -24,4 +24,21 @@ test("'all' leaves out a kind the lock lacks: client-clock for a process client 
   assert.ok(!go.includes('client-clock') && go.includes('client-pause'), go.join());
   const python = await allFaults(['all'], await recipeFor({ name: 'exec:/usr/bin/python3 x.py' }), 'local');
   assert.ok(python.includes('client-clock'), python.join());
+});
+
+test('a server clock fault is refused where holds expire by another clock (TopologyDef.expiryClock), and left out of all', async () => {
+  const { topologyProblem } = await import('../../nemesis/index.ts');
+  const { TOPOLOGY_DEFS } = await import('../../src/env/topologies.ts');
+  for (const t of TOPOLOGY_DEFS) {
+    for (const k of ['clock-bump', 'clock-strobe', 'clock-reset']) {
+      const p = topologyProblem(k, t.name);
+      if (t.expiryClock === 'wall') assert.equal(p, undefined, `${k} on ${t.name}`);
+      else assert.match(p ?? '', new RegExp(`fault '${k}' moves the servers' wall clock, and ${t.name}'s holds expire by .*: it would change nothing there`), `${k} on ${t.name}`);
+    }
+  }
+  assert.match(topologyProblem('clock-bump', 'etcd') ?? '', /its own monotonic clock/);
+  assert.match(topologyProblem('clock-bump', 'zookeeper') ?? '', /server sessions/);
+  const etcd = await allFaults(['all'], await recipeFor({ name: 'etcd-lease-lock' }), 'local');
+  assert.ok(!etcd.includes('clock-bump') && etcd.includes('kill') && etcd.includes('client-clock'), etcd.join());
+  await assert.rejects(refuseTopologyFaults(['clock-bump'], await recipeFor({ name: 'etcd-lease-lock' })), /--faults: fault 'clock-bump' moves the servers' wall clock, and etcd's holds expire by its own monotonic clock/);
 });

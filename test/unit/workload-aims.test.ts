@@ -305,3 +305,22 @@ test('stepped release: the stale-release plan with c1\'s clock stepped back afte
     assert.ok(step.at_ms + step.duration_ms! >= a1!.delayMs + a1!.holdMs + pause.duration_ms! + plan.ttlMs / 2, 'the step lasts until past its release');
   }), { numRuns: 200 });
 });
+
+test('lease-restart is drawn for every topology that declares its restarts forget (not by name), its kill with persistence only where that is an option', async () => {
+  const { TOPOLOGY_DEFS } = await import('../../src/env/topologies.ts');
+  const restart = AIMS.find((a) => a.name === 'lease-restart')!;
+  let forgetting = 0;
+  for (const t of TOPOLOGY_DEFS) {
+    const o: WorkloadOptions = { clients: 3, faults: ['kill'], ttlMs: 1000, nodes: ['n1'], topology: t.name, points: ['in-critical-section'] };
+    const drawn = aimsFor(o).includes(restart);
+    assert.equal(drawn, t.restartForgets !== undefined && t.roles.data.length === 1, t.name);
+    if (!drawn) continue;
+    forgetting++;
+    for (const plan of fc.sample(restart.plan(o), 5)) {
+      const kill = plan.faults.find((f) => f.kind === 'kill')!;
+      assert.equal(kill.params?.persistence, t.restartForgets === 'without-persistence' ? 'none' : undefined, t.name);
+    }
+  }
+  assert.ok(forgetting >= 1, 'redis at least');
+  assert.ok(!aimsFor({ clients: 3, faults: ['kill'], ttlMs: 1000, nodes: ['n1', 'n2', 'n3'], topology: 'redis-sentinel' }).includes(restart), 'a replicated topology: the failover aims');
+});

@@ -1,6 +1,7 @@
 // The servers forget a held lease: the moment c1 holds, the wall clocks of
-// the servers that keep its key jump past the lease (Redis expires keys by its
-// wall clock) or they restart without persistence; c2, already waiting, gets
+// the servers that keep its key jump past the lease (where holds expire by the
+// wall clock: Redis) or they restart and forget (TopologyDef.restartForgets:
+// Redis without persistence, memcached always); c2, already waiting, gets
 // the lock while c1 still holds: a double holder. On one server that is the
 // server; on N independent masters (Redlock) it is a quorum of them, or any k,
 // so a lock whose quorum is too small, or that counts votes wrongly, loses
@@ -11,12 +12,13 @@
 // waiting across it.
 import fc from 'fast-check';
 import type { FaultSpec } from '../../../nemesis/types.ts';
-import { emptyRestart, jumpPastLease, leaseShare, type Aim } from '../aim.ts';
+import { emptyRestart, jumpPastLease, leaseShare, serversForget, type Aim } from '../aim.ts';
+import type { TopologyDef } from '../../env/topology.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import { CRITICAL_SECTION, type RunPlan } from '../plan.ts';
 
-/** Redis servers, one or several independent masters (a restart without persistence forgets their keys). */
-const fits = (o: WorkloadOptions) => (o.topology ?? 'redis') === 'redis' && o.nodes.length >= 1 && o.clients >= 2;
+/** One server or several, each its own, that forget as `has` says (serversForget). */
+const fits = (has: (t: TopologyDef) => boolean) => (o: WorkloadOptions) => serversForget(o, has) && o.nodes.length >= 1 && o.clients >= 2;
 
 /**
  * The servers that forget: the one server, or k of N masters: a bare majority most often (no
@@ -52,16 +54,16 @@ export const leaseClockJump: Aim = {
   name: 'lease-clock-jump',
   summary: "the wall clocks of the server (or of k of N masters, a majority most often) jump past the lease the moment a client holds; a waiting client gets the lock",
   kinds: ['clock-bump'],
-  applies: fits,
+  applies: fits((t) => t.expiryClock === 'wall'),
   plan: (o) => forgetPlan(o, (node, ttl) => jumpPastLease(ttl).map((delta) => (
     { kind: 'clock-bump', duration_ms: 2 * ttl, target: node, params: { delta_ms: delta } }))),
 };
 
 export const leaseRestart: Aim = {
   name: 'lease-restart',
-  summary: 'the server (or k of N masters, a majority most often) restarts without persistence the moment a client holds; a waiting client gets the lock',
+  summary: 'the server (or k of N masters, a majority most often) restarts and forgets (without persistence, or always: TopologyDef.restartForgets) the moment a client holds; a waiting client gets the lock',
   kinds: ['kill'],
-  applies: fits,
+  applies: fits((t) => t.restartForgets !== undefined),
   plan: (o) => forgetPlan(o, (node) => fc.integer({ min: 0, max: 100 }).map((down) => (
-    { kind: 'kill', duration_ms: down, target: node, params: emptyRestart(o) }))),
+    { kind: 'kill', duration_ms: down, target: node, ...emptyRestart(o) }))),
 };

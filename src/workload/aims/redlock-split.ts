@@ -6,12 +6,13 @@
 // client is cut from the masters outside its majority for the whole run.
 import fc from 'fast-check';
 import type { FaultSpec } from '../../../nemesis/types.ts';
-import { emptyRestart, jumpPastLease, leaseShare, type Aim } from '../aim.ts';
+import { emptyRestart, jumpPastLease, leaseShare, serversForget, type Aim } from '../aim.ts';
+import type { TopologyDef } from '../../env/topology.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import type { Attempt, RunPlan } from '../plan.ts';
 
-/** Odd N ≥ 3: two majorities of an odd N can share exactly one node. */
-const fits = (o: WorkloadOptions) => (o.topology ?? 'redis') === 'redis' && o.nodes.length >= 3 && o.nodes.length % 2 === 1 && o.clients >= 2;
+/** Odd N ≥ 3 independent servers that forget as `has` says: two majorities of an odd N can share exactly one node. */
+const fits = (has: (t: TopologyDef) => boolean) => (o: WorkloadOptions) => serversForget(o, has) && o.nodes.length >= 3 && o.nodes.length % 2 === 1 && o.clients >= 2;
 
 interface Split { x: string; c1Cut: string[]; c2Cut: string[] }
 
@@ -57,16 +58,16 @@ export const redlockRestart: Aim = {
   name: 'redlock-split-restart',
   summary: 'two clients each reach a different majority sharing one master; that master restarts without persistence while the first holds',
   kinds: ['partition', 'kill'],
-  applies: fits,
+  applies: fits((t) => t.restartForgets !== undefined),
   plan: (o) => splitPlan(o, (x, at) => fc.integer({ min: 0, max: 100 }).map((down) => (
-    { kind: 'kill', at_ms: at, duration_ms: down, target: x, params: emptyRestart(o) }))),
+    { kind: 'kill', at_ms: at, duration_ms: down, target: x, ...emptyRestart(o) }))),
 };
 
 export const redlockClock: Aim = {
   name: 'redlock-split-clock',
   summary: "two clients each reach a different majority sharing one master; that master's wall clock jumps past the lease while the first holds (Kleppmann)",
   kinds: ['partition', 'clock-bump'],
-  applies: fits,
+  applies: fits((t) => t.expiryClock === 'wall'),
   plan: (o) => splitPlan(o, (x, at, ttl) => jumpPastLease(ttl).map((delta) => (
     { kind: 'clock-bump', at_ms: at, duration_ms: 2 * ttl, target: x, params: { delta_ms: delta } }))),
 };

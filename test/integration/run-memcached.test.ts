@@ -1,0 +1,104 @@
+// test-lane: beside
+// memcached on a real server: the protocol client's three outcomes; the plain-delete lock's
+// stale delete under a client pause and the fenced cas lock keeping the resource right under
+// the same plan; a kill that forgets, found on memcached and on Redis without persistence
+// through the same aim (lease-restart: a kill anchored at the holder's critical section);
+// clock-bump refused; no fault, liveness: safe.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
+import { startEnvironment } from '../../src/env/index.ts';
+import { MemcachedClient } from '../../src/locks/memcached-client.ts';
+import { isDefiniteFailure } from '../../src/locks/lock.ts';
+
+test('the client: replies, refusals (certainly not done) and silence (unknown); cas to an expired item frees only an unchanged one', async () => {
+  const env = await startEnvironment('memcached');
+  try {
+    const n1 = env.nodes.find((n) => n.id === 'n1')!;
+    const mc = new MemcachedClient({ host: '127.0.0.1', port: n1.port }, 500);
+    await mc.connect();
+    assert.deepEqual([await mc.add('k', 'a', 5), await mc.add('k', 'b', 5)], [true, false]);
+    const item = (await mc.gets('k'))!;
+    assert.equal(item.value, 'a');
+    assert.equal(await mc.cas('k', '', -1, String(Number(item.cas) + 1)), 'EXISTS', 'another unique: not ours to free');
+    assert.equal(await mc.cas('k', '', -1, item.cas), 'STORED');
+    assert.equal(await mc.gets('k'), undefined, 'a negative exptime: gone at once');
+    assert.deepEqual([await mc.add('k', 'c', 5), await mc.touch('k', 5), await mc.delete('k'), await mc.delete('k')], [true, true, true, false]);
+    // Refused by the server (an item over memcached's 1 MB limit): certainly not stored.
+    await assert.rejects(mc.add('big', 'x'.repeat(2 << 20), 5), (e: unknown) => isDefiniteFailure(e) && /SERVER_ERROR/.test((e as Error).message));
+    // Written, and the server stopped: the outcome is unknown (a plain error), and the next command connects afresh.
+    await n1.pause();
+    await assert.rejects(mc.add('k2', 'v', 5), (e: unknown) => !isDefiniteFailure(e) && /outcome unknown/.test((e as Error).message));
+    await n1.resume();
+    assert.equal((await mc.gets('k2'))?.value, 'v', 'the unanswered add did happen');
+    // Killed: nothing to connect to, so nothing was sent (certainly not done); a restart forgets every item.
+    await n1.kill();
+    await assert.rejects(mc.gets('k2'), (e: unknown) => isDefiniteFailure(e));
+    await n1.restart();
+    assert.equal(await mc.gets('k2'), undefined, 'a restart forgets');
+    mc.close();
+  } finally {
+    await env.down();
+  }
+});
+
+/** The plan a search found: c1 stopped in its critical section past its lease and the item's whole-second lag; c2 takes the lock meanwhile. */
+function pausePlan(lock: string, property: string): string {
+  const dir = tempStore();
+  const plan = {
+    ttlMs: 1000,
+    clients: [
+      { attempts: [{ key: 'k0', delayMs: 80, waitMs: 1000, holdMs: 64, renew: false }] },
+      { attempts: [{ key: 'k0', delayMs: 574, waitMs: 4000, holdMs: 507, renew: false }] },
+      { attempts: [] },
+    ],
+    faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: 3133, target: 'c1', params: { point: 'in-critical-section' } }],
+  };
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({ lock, lock_spec: { name: lock }, property, lock_options: {}, plan }));
+  return dir;
+}
+
+test('memcached-add-delete, its holder paused past the lease: the plain delete frees the next holder\'s lock (exit 1); memcached-add-cas-fenced under the same plan keeps the resource right (exit 0)', async () => {
+  const bad = await lockpick(['run', '--replay', pausePlan('memcached-add-delete', 'both'), '--runs', '1', '--shrink-time', '0', '--store', tempStore(), '--json'], 120_000);
+  assert.equal(bad.code, 1, `exit ${bad.code}\n${bad.stderr}`);
+  assert.ok(anomalyTypes(bad).includes('stale-release'), anomalyTypes(bad).join(', '));
+  const good = await lockpick(['run', '--replay', pausePlan('memcached-add-cas-fenced', 'resource'), '--runs', '1', '--store', tempStore(), '--json'], 120_000);
+  assert.equal(good.code, 0, `exit ${good.code}\n${good.stderr}`);
+  assert.match(good.stderr, /stale step\(s\) rejected by the fencing check/);
+});
+
+// Detection is the point: a short search with a fixed seed; the first failure's class and plan.
+for (const lock of ['memcached-add-cas', 'redis-set-px-lua']) {
+  test(`--faults kill on ${lock}: the restart that forgets, drawn by the lease-restart aim (a kill when the holder is in its critical section)`, async () => {
+    const store = tempStore();
+    const r = await lockpick(['run', '--lock', lock, '--faults', 'kill', '--first-failure', '--time', '20', '--shrink-time', '5', '--seed', '1', '--store', store, '--json'], 150_000);
+    assert.equal(r.code, 1, `exit ${r.code}\n${r.stderr}`);
+    const failure = (r.summary as unknown as { failures: { cause: string; kinds: string[] }[] }).failures[0]!;
+    assert.match(failure.cause, /a server that forgets its locks on restart/);
+    const plan = (JSON.parse(readFileSync(path.join(r.summary!.dir, 'test.json'), 'utf8')) as { plan: { faults: { kind: string; anchor?: unknown; params?: { persistence?: string } }[] } }).plan;
+    const kill = plan.faults.find((f) => f.kind === 'kill')!;
+    assert.deepEqual(kill.anchor, { client: 'c1', point: 'in-critical-section' });
+    // Persistence is a parameter only where the topology has the option.
+    assert.equal(kill.params?.persistence, lock.startsWith('redis') ? 'none' : undefined);
+  });
+}
+
+test('--faults clock-bump on memcached: refused (exit 2), its expiry follows its own monotonic clock', async () => {
+  const r = await lockpick(['run', '--lock', 'memcached-add-cas', '--faults', 'clock-bump', '--time', '10', '--store', tempStore()], 60_000);
+  assert.equal(r.code, 2, `exit ${r.code}\n${r.stderr}`);
+  assert.match(r.stderr, /fault 'clock-bump' moves the servers' wall clock, and memcached's holds expire by its own monotonic clock/);
+});
+
+test('memcached-add-cas without faults, --property liveness: safe (exit 0) within the bound its lease lag widens', async () => {
+  const dir = tempStore();
+  const attempt = (delayMs: number, holdMs: number) => ({ key: 'k0', delayMs, waitMs: 2000, holdMs, renew: false });
+  // Three clients at one key, each waiting while another holds, then again: contended and released.
+  const plan = { ttlMs: 1000, clients: [0, 1, 2].map((c) => ({ attempts: [attempt(c * 50, 300), attempt(100, 200)] })), faults: [] };
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({ lock: 'memcached-add-cas', lock_spec: { name: 'memcached-add-cas' }, property: 'liveness', lock_options: {}, plan }));
+  const r = await lockpick(['run', '--replay', dir, '--runs', '3', '--store', tempStore(), '--json'], 120_000);
+  assert.equal(r.code, 0, `exit ${r.code}\n${r.stderr}`);
+  // The bound: 2 × TTL plus memcached's 2000 ms lease lag (whole-second expiry).
+  assert.equal((r.summary as unknown as { liveness: { bound_ms: number } }).liveness.bound_ms, 4000);
+});

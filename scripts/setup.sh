@@ -25,6 +25,8 @@ declare -A WHY=(
   [default-jre-headless]="the JVM ZooKeeper runs on"
   [python3-redis]="the Python process client examples (examples/process-clients/: redis-py's redis.lock.Lock)"
   [python3-kazoo]="the Python process client example on ZooKeeper (examples/process-clients/: kazoo's Lock)"
+  [python3-etcd3]="the Python process client example on etcd (examples/process-clients/: python-etcd3's Lock)"
+  [etcd-client]="etcdctl, Go's concurrency.Mutex as a process client (examples/process-clients/etcdctl_lock.py) and a real Go binary for the Go-executable check's tests"
 )
 missing=()
 for pkg in "${!WHY[@]}"; do

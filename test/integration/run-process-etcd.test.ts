@@ -24,7 +24,7 @@ async function run(lock: string, extra: string[], time: string) {
 
 for (const c of CLIENTS) {
   test(`${c.name}, fault-free: SAFE`, async () => {
-    const r = await run(c.plain, [], '25');
+    const r = await run(c.plain, [], '15');
     assert.equal(r.code, 0, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
   });
 

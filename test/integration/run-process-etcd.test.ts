@@ -8,6 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { lockpick, markedProcesses, tempStore } from './run-helpers.ts';
 
 const CLIENTS = [
@@ -49,4 +51,15 @@ test("client-clock on the Go client, whose recipe does not say so: each run with
   assert.equal(r.code, 3, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
   const reasons = Object.keys(r.summary!.coverage.inconclusiveReasons).join('\n');
   assert.match(reasons, /fault 'client-clock' did not reach the lock: client cN: its process N \(\/usr\/bin\/etcdctl\) is a Go executable/);
+});
+
+test("the fault proxy frames a process client's gRPC calls (HTTP/2): send points learned, and pauses held there", async () => {
+  const r = await run(CLIENTS[0]!.fenced, ['--faults', 'client-pause', '--pause-at', 'send', '--property', 'resource'], '12');
+  assert.ok(r.code === 0 || r.code === 3, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  const learned = (JSON.parse(readFileSync(join(r.summary!.dir, 'test.json'), 'utf8')) as { points_learned: { reached: { io: Record<string, { sends: number; grantedSends?: number }> } } }).points_learned.reached.io;
+  // A free lock's acquire is python-etcd3's LeaseGrant and Txn, then the fenced client's Get; its release one Txn.
+  assert.equal(learned.acquire?.grantedSends, 3, JSON.stringify(learned));
+  assert.equal(learned.release?.sends, 1, JSON.stringify(learned));
+  const events = readFileSync(join(r.summary!.dir, 'history.jsonl'), 'utf8');
+  assert.match(events, /"f":"client-pause-start".*"point":"send:(acquire|release):\d+"/);
 });

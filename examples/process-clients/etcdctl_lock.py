@@ -12,6 +12,7 @@ lock; the first wakes up still holding as far as it knows, until its keep-alive 
 gone. With --fenced (etcdctl-lock-fenced.json) the key's create revision, which etcdctl prints
 with `-w json`, is a fencing token: the resource refuses the late holder's write.
 """
+import ctypes
 import json
 import math
 import os
@@ -27,6 +28,12 @@ from lockpick_client import Held, serve  # noqa: E402
 
 FENCED = "--fenced" in sys.argv[1:]
 ETCDCTL = os.environ.get("ETCDCTL", "etcdctl")
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _die_with_parent():
+    # An etcdctl outliving this wrapper (killed at a deadline) would hold the lock, kept alive, for ever.
+    _libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 class Hold:
@@ -34,7 +41,8 @@ class Hold:
 
     def __init__(self, argv):
         # Not a new session: etcdctl stays in lockpick's client process group, so a pause stops it too.
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     preexec_fn=_die_with_parent)
         self.expired = False
         threading.Thread(target=self._stderr, daemon=True).start()
 
@@ -47,7 +55,7 @@ class Hold:
             sys.stderr.flush()
 
     def first_line(self, timeout_s):
-        """The line etcdctl prints once it holds the lock, or None if it did not within timeout_s."""
+        """The line etcdctl prints once it holds the lock; None if it did not within timeout_s; b"" if it ended first."""
         ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, timeout_s))
         return self.proc.stdout.readline() if ready else None
 
@@ -73,10 +81,14 @@ class EtcdctlLock:
 
     def acquire(self, key, ttl_ms, wait_ms):
         h = Hold(self.base + ["lock", f"--ttl={max(1, math.ceil(ttl_ms / 1000.0))}", key])
-        # Waiting: wait_ms, plus the time to start and to open the session (one command timeout).
-        line = h.first_line(wait_ms / 1000.0 + self.timeout_s)
-        if not line:
-            code = h.stop(self.timeout_s)
+        # Waiting: wait_ms, plus half a command timeout to start and open the session (lockpick
+        # gives up on an acquire after wait_ms and two command timeouts).
+        line = h.first_line(wait_ms / 1000.0 + self.timeout_s / 2)
+        if line == b"":
+            code = h.stop(self.timeout_s / 2)
+            raise RuntimeError(f"etcdctl exited ({code}) before it held the lock: unknown outcome (its stderr is above)")
+        if line is None:
+            code = h.stop(self.timeout_s / 2)
             if code is None:
                 raise RuntimeError("etcdctl did not stop after SIGTERM: killed, its key may be in the queue until its lease runs out")
             # Stopped: it gave up waiting (etcdctl takes its key out of the queue), or it had got the
@@ -92,12 +104,12 @@ class EtcdctlLock:
         h = self.holds.pop(key)
         if h.proc.poll() is not None:
             return False   # etcdctl ended by itself: its session expired, the key went with its lease
-        code = h.stop(2 * self.timeout_s)
+        code = h.stop(1.5 * self.timeout_s)
         if code == 0:
             return True
         if h.expired:
             return False
-        raise RuntimeError(f"etcdctl exited {code} on unlock: unknown outcome")
+        raise RuntimeError(f"etcdctl {'did not unlock in time (killed)' if code is None else f'exited {code} on unlock'}: unknown outcome")
 
     def close(self):
         for h in self.holds.values():

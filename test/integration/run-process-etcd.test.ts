@@ -1,3 +1,4 @@
+// test-lane: beside (its servers are its own; a pause past the lease is aimed with the lease lag as slack, and fencing verdicts do not hang on timing)
 // Process clients on a real 3-member etcd cluster: python-etcd3's Lock (etcd3_lock.py, Debian
 // python3-etcd3: a key under a lease nothing keeps alive) and Go's concurrency.Mutex through
 // `etcdctl lock` (etcdctl_lock.py drives etcd-client's etcdctl: a session lease kept alive while

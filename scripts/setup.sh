@@ -17,6 +17,8 @@ declare -A WHY=(
   [postgresql]="PostgreSQL advisory locks (session, transaction, fenced)"
   [pgbouncer]="PostgreSQL locks through a transaction-pooling PgBouncer"
   [etcd-server]="etcd clusters (lease locks, the concurrency.Mutex algorithm)"
+  [python3-etcd3]="the Python process client example on etcd (examples/process-clients/: python-etcd3's Lock)"
+  [etcd-client]="etcdctl, Go's concurrency.Mutex as a process client (examples/process-clients/etcdctl_lock.py) and a real Go binary for the Go-executable check's tests"
   [iptables]="cutting links that cannot be routed through the fault proxy"
   [gcc]="building the clock shim (native/clockshim.c)"
   [g++]="building the zookeeper npm package's C client addon (node-gyp, during npm ci)"
@@ -25,8 +27,6 @@ declare -A WHY=(
   [default-jre-headless]="the JVM ZooKeeper runs on"
   [python3-redis]="the Python process client examples (examples/process-clients/: redis-py's redis.lock.Lock)"
   [python3-kazoo]="the Python process client example on ZooKeeper (examples/process-clients/: kazoo's Lock)"
-  [python3-etcd3]="the Python process client example on etcd (examples/process-clients/: python-etcd3's Lock)"
-  [etcd-client]="etcdctl, Go's concurrency.Mutex as a process client (examples/process-clients/etcdctl_lock.py) and a real Go binary for the Go-executable check's tests"
 )
 missing=()
 for pkg in "${!WHY[@]}"; do

@@ -27,6 +27,9 @@ declare -A WHY=(
   [default-jre-headless]="the JVM ZooKeeper runs on"
   [python3-redis]="the Python process client examples (examples/process-clients/: redis-py's redis.lock.Lock)"
   [python3-kazoo]="the Python process client example on ZooKeeper (examples/process-clients/: kazoo's Lock)"
+  [default-jdk-headless]="javac for the Java process client examples (examples/process-clients/java/build.sh)"
+  [libcurator-recipes-java]="the Java process client example on ZooKeeper (examples/process-clients/java/: Apache Curator's InterProcessMutex)"
+  [libmariadb-java]="the Java process client example on MariaDB (examples/process-clients/java/: seed 001's unique-key lock over JDBC)"
 )
 missing=()
 for pkg in "${!WHY[@]}"; do
@@ -72,6 +75,12 @@ if [ ! -f build/libclockshim.so ] || [ native/clockshim.c -nt build/libclockshim
 else
   say "clock shim up to date: build/libclockshim.so"
 fi
+
+# --- Java process client examples ----------------------------------------------
+# Compiled once (build.sh does nothing when classes/ is newer than every source), so their
+# recipe files run from a fresh clone.
+sh examples/process-clients/java/build.sh
+say "Java process client examples built: examples/process-clients/java/classes"
 
 # --- what the local environment needs at run time ----------------------------
 for bin in redis-server redis-sentinel java mariadbd mariadb-install-db pgbouncer etcd cc; do

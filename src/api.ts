@@ -230,7 +230,10 @@ export async function mergeRuns(dirs: readonly string[], o: MergeRunsOptions = {
   if (o.out !== undefined || o.junit !== undefined) {
     const { renderMergeJUnit, writeMerged } = await import('./report/merge-report.ts');
     if (o.out !== undefined) writeMerged(m, o.out);
-    if (o.junit !== undefined) (await import('node:fs')).writeFileSync(o.junit, renderMergeJUnit(m));
+    if (o.junit !== undefined) {
+      const { writeOutput } = await import('./output.ts');
+      writeOutput(o.junit, renderMergeJUnit(m), { what: `cannot write the JUnit file ${o.junit}`, fix: 'give --junit a path in a directory that exists and can be written' });
+    }
   }
   return m;
 }

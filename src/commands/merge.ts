@@ -8,8 +8,9 @@ const USAGE = `usage: lockpick merge DIR... [--out DIR] [--json] [--junit PATH]
 Merges the run dirs of the shards of one search (lockpick run --shard I/N), each
 a run dir or a folder holding them (a store, or a CI job's downloaded artifacts),
 into one verdict: UNSAFE if any shard found a violation; SAFE only if shards 1..N
-are all there, each SAFE, and their coverage summed has every requested fault kind
-applied, holds released and contention; otherwise INCONCLUSIVE naming the shards.
+are all there, each SAFE (or short only of fault kinds: each shard leads its share
+of the kinds), and their coverage summed has every requested fault kind applied,
+holds released and contention; otherwise INCONCLUSIVE naming the shards.
 Distinct failures are listed once each (by their class, as each shard named it:
 a bug of this lock first, then what is inherent to its design), with their
 counterexample, timeline and replay command.

@@ -10,7 +10,7 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     title: 'DEL unlock + client pause: the stale unlock',
     expected: 'UNSAFE',
     lock: 'SET key id NX PX ttl to lock; a plain DEL to unlock, whoever the key belongs to by then.',
-    code: [{ file: 'set-px-del.ts', from: 'async acquire(key: string', to: 'return (await setNxPx' }, { file: 'set-px-del.ts', from: 'async release(h: Held)', to: "return 'released';" }],
+    code: [{ file: 'set-px-del.ts', from: 'async acquire(key: string', to: 'return grantOf(key' }, { file: 'set-px-del.ts', from: 'async release(h: Held)', to: "return 'released';" }],
     fault: 'Client c1 is stopped (SIGSTOP, as a long GC pause) for 1200 ms right after it took the lock, longer than its 800 ms lease.',
     story: 'c1\'s lease runs out while it sleeps and c2 takes the lock. c1 wakes up still believing it holds: it writes the resource with a value it read before the pause (an update is lost), then its DEL deletes c2\'s key while c2 is still in its critical section. Two holders, and the unlock freed a lock that was not c1\'s.',
     fix: `Unlock with an atomic compare-and-delete (the Lua script of seed 002's final version) so a late unlock no longer frees another holder's lock; that still leaves the late write, which only fencing makes harmless. ${FENCING_FIX}`,

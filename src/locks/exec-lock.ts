@@ -23,6 +23,8 @@ export interface ExecConfig {
   /** 'libc': the runtime reads the wall clock through libc, so the clock shim (LD_PRELOAD) moves it. */
   clock: 'libc' | 'none';
   renews: boolean;
+  /** How long the child has to answer start with ready (default START_MS); a slow runtime's recipe raises it (a JVM under load). */
+  startMs?: number;
   /** The clock shim's path, when the runtime can take it (resolved by the caller: it may be built on first use). */
   shim?: () => string;
 }
@@ -134,7 +136,8 @@ export class ExecLock implements Lock {
     child.stdin!.on('error', () => { /* the child closed its stdin or ended: its exit says what happened */ });
     let ready: { resolve(): void; reject(e: Error): void } | undefined;
     const started = new Promise<void>((resolve, reject) => { ready = { resolve, reject }; });
-    const readyTimer = setTimeout(() => ready?.reject(this.violation(`no {"t":"ready"} within ${START_MS / 1000} s of {"t":"start"}`)), START_MS);
+    const startMs = this.cfg.startMs ?? START_MS;
+    const readyTimer = setTimeout(() => ready?.reject(this.violation(`no {"t":"ready"} within ${startMs / 1000} s of {"t":"start"}`)), startMs);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (this.child !== child || this.broken) return;
       if (ready) {

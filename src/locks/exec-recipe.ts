@@ -12,7 +12,7 @@ import { shimPath } from '../env/clock-shim.ts';
 export const EXEC_PREFIX = 'exec:';
 
 /** The fields of a recipe file (docs/process-clients.md). */
-const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'lease', 'fencing', 'renews', 'points', 'clock', 'sessionMs'];
+const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'lease', 'fencing', 'renews', 'points', 'clock', 'sessionMs', 'startMs'];
 
 /** Why the client-clock fault cannot reach a runtime that reads its clock without libc. */
 export const NO_LIBC_CLOCK = "the lock's runtime reads its clock without libc (recipe \"clock\": \"none\", e.g. a Go binary), so the clock shim cannot move it";
@@ -21,7 +21,7 @@ function build(command: string, cwd: string, o: Record<string, unknown>, label: 
   const clock = (o.clock ?? 'libc') as 'libc' | 'none';
   const renews = o.renews === true;
   const sessionMs = typeof o.sessionMs === 'number' ? o.sessionMs : undefined;
-  const cfg: ExecConfig = { command, cwd, clock, renews, shim: () => shimPath() };
+  const cfg: ExecConfig = { command, cwd, clock, renews, shim: () => shimPath(), ...(typeof o.startMs === 'number' ? { startMs: o.startMs } : {}) };
   return {
     name: typeof o.name === 'string' ? o.name : label,
     summary: typeof o.summary === 'string' ? o.summary : `process client: ${command}`,
@@ -66,6 +66,7 @@ function fileProblems(o: Record<string, unknown>): string[] {
   if (o.clock !== undefined && o.clock !== 'libc' && o.clock !== 'none') out.push("clock: 'libc' (the runtime reads the clock through libc: Python, the JVM) or 'none' (a Go binary)");
   if (o.points !== undefined && !(Array.isArray(o.points) && o.points.every((p) => typeof p === 'string' && /^[a-z][a-z0-9-]*$/.test(p)))) out.push('points: the names of the points the client announces, lower-case words');
   if (o.sessionMs !== undefined && !(typeof o.sessionMs === 'number' && o.sessionMs > 0)) out.push('sessionMs: a positive number of ms');
+  if (o.startMs !== undefined && !(typeof o.startMs === 'number' && o.startMs > 0)) out.push('startMs: a positive number of ms (how long the client has to answer start with ready)');
   return out;
 }
 

@@ -174,8 +174,8 @@ export interface LockRecipe {
    * hold past the TTL with no renew call, so a watchdog that is late or renews what it no longer owns shows.
    */
   keepsAlive?: boolean;
-  /** How far (ms) the servers' clocks may drift for a lease of ttlMs and the lock still hold (Redlock's drift); absent: 0. A server clock jump beyond it breaks the design, not the lock. */
-  clockDriftMs?(ttlMs: number): number;
+  /** How far (ms) the servers' clocks may drift for a lease of ttlMs and the lock still hold (Redlock's drift), given --lock-opt options; absent: 0. A server clock jump beyond it breaks the design, not the lock. */
+  clockDriftMs?(ttlMs: number, options?: Record<string, unknown>): number;
   /** How long the server keeps the hold of a client it no longer hears from (ZooKeeper: the session timeout), given --lock-opt options. */
   sessionMs?(options: Record<string, unknown> | undefined): number;
   /**

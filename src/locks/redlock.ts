@@ -33,6 +33,7 @@ import { isDefinite } from './outcome.ts';
 import { COMPARE_AND_DELETE } from './lua.ts';
 import { randomValue } from './set-px-lua.ts';
 import { sleep } from './retry.ts';
+import { referenceDriftMs as driftMs } from './single-node.ts';
 
 const NAME = 'redlock';
 
@@ -145,7 +146,6 @@ async function create(ctx: LockContext, fenced = false): Promise<Lock> {
 }
 
 /** The reference code's drift allowance: TTL·0.01 + 2 ms. */
-const driftMs = (ttlMs: number) => Math.round(ttlMs * 0.01) + 2;
 
 export const recipe: LockRecipe = {
   name: NAME,

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
-import { setNxPx, singleNodeLock, SINGLE_NODE } from './single-node.ts';
+import { grantOf, setNxPx, singleNodeLock, SET_NX_PX } from './single-node.ts';
 import { rethrowClassified } from './outcome.ts';
 
 const NAME = 'redis-set-px-check-del';
@@ -18,7 +18,7 @@ const create = (ctx: LockContext) => singleNodeLock(ctx, NAME, (r) => {
   const value = `${randomUUID()}-${ctx.clientId}`;
   return {
     async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
-      return (await setNxPx(r, ctx, NAME, key, value, o.ttlMs, o.waitMs)) ? { key, value } : null;
+      return grantOf(key, value, await setNxPx(r, ctx, NAME, key, value, o.ttlMs, o.waitMs));
     },
     async release(h: Held) {
       try {
@@ -35,7 +35,7 @@ const create = (ctx: LockContext) => singleNodeLock(ctx, NAME, (r) => {
 });
 
 export const recipe: LockRecipe = {
-  ...SINGLE_NODE,
+  ...SET_NX_PX,
   name: NAME,
   summary: 'SET key id NX PX ttl; unlock = GET, compare, DEL (not atomic: a pause after the compare deletes another holder\'s key)',
   source: 'seed 002_15d3bf5818abfef5.txt (second unlock)',

@@ -7,7 +7,7 @@
  * seed goes on to describe).
  */
 import type { LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
-import { setNxPx, singleNodeLock, SINGLE_NODE } from './single-node.ts';
+import { grantOf, setNxPx, singleNodeLock, SET_NX_PX } from './single-node.ts';
 import { rethrowClassified } from './outcome.ts';
 
 const NAME = 'redis-set-px-del';
@@ -17,7 +17,7 @@ const create = (ctx: LockContext) => singleNodeLock(ctx, NAME, (r) => {
   const value = ctx.clientId;
   return {
     async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
-      return (await setNxPx(r, ctx, NAME, key, value, o.ttlMs, o.waitMs)) ? { key } : null;
+      return grantOf(key, undefined, await setNxPx(r, ctx, NAME, key, value, o.ttlMs, o.waitMs));
     },
     async release(h: Held) {
       try {
@@ -31,7 +31,7 @@ const create = (ctx: LockContext) => singleNodeLock(ctx, NAME, (r) => {
 });
 
 export const recipe: LockRecipe = {
-  ...SINGLE_NODE,
+  ...SET_NX_PX,
   name: NAME,
   summary: 'SET key id NX PX ttl; unlock = plain DEL (deletes another holder\'s key after expiry)',
   source: 'seed 002_15d3bf5818abfef5.txt (first unlock)',

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
-import { setNxPx, singleNodeLock, SINGLE_NODE } from './single-node.ts';
+import { grantOf, setNxPx, singleNodeLock, SET_NX_PX } from './single-node.ts';
 import { rethrowClassified } from './outcome.ts';
 import { COMPARE_AND_DELETE } from './lua.ts';
 
@@ -31,13 +31,13 @@ export const randomValue = () => randomBytes(20).toString('hex');
 const create = (ctx: LockContext) => singleNodeLock(ctx, NAME, (r) => ({
   async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
     const value = randomValue();
-    return (await setNxPx(r, ctx, NAME, key, value, o.ttlMs, o.waitMs)) ? { key, value } : null;
+    return grantOf(key, value, await setNxPx(r, ctx, NAME, key, value, o.ttlMs, o.waitMs));
   },
   release: (h) => luaRelease(r, NAME, h),
 }));
 
 export const recipe: LockRecipe = {
-  ...SINGLE_NODE,
+  ...SET_NX_PX,
   name: NAME,
   summary: 'SET key <random> NX PX ttl; unlock = Lua compare-and-delete (one node)',
   source: 'seeds 000, 001, 002 (final unlock), 003 (distlock page, single instance)',

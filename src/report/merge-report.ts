@@ -1,8 +1,9 @@
 // What `lockpick merge` writes and says: the merged verdict in words, results.json, a
 // junit.xml with one test case per distinct failure (named by its class, stable from run to
 // run, so a CI dashboard tracks each failure), and an index.html linking every timeline.
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { makeDir } from '../make-dir.ts';
+import { outputError, writeOutput } from '../output.ts';
 import type { MergeResult } from '../runner/merge.ts';
 import { describeCoverage } from '../runner/coverage.ts';
 import { escapeHtml } from './html.ts';
@@ -68,10 +69,14 @@ ${rows}</table>
 `;
 }
 
-/** results.json, junit.xml and index.html in outDir. */
+/**
+ * results.json, junit.xml and index.html in outDir, through src/output.ts as every command
+ * writes: each file whole or not at all, a full disk exit 3, a path that cannot be written exit 2.
+ */
 export function writeMerged(m: MergeResult, outDir: string): void {
-  mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(m, null, 2)}\n`);
-  writeFileSync(join(outDir, 'junit.xml'), renderMergeJUnit(m));
-  writeFileSync(join(outDir, 'index.html'), renderMergeIndex(m, outDir));
+  const fix = 'give --out a directory that can be written (it is created if missing)';
+  try { makeDir(outDir); } catch (e) { throw outputError(`--out ${outDir}: cannot create the directory`, e, fix); }
+  writeOutput(join(outDir, 'results.json'), `${JSON.stringify(m, null, 2)}\n`, { fix });
+  writeOutput(join(outDir, 'junit.xml'), renderMergeJUnit(m), { fix });
+  writeOutput(join(outDir, 'index.html'), renderMergeIndex(m, outDir), { fix });
 }

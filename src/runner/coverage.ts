@@ -53,6 +53,12 @@ export function addRun(c: Coverage, out: RunOutcome): void {
 const words = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
 
 /** Why a run without a violation may not be called safe; empty when it may. */
+/** The gap of a requested kind that never took effect. */
+const kindGap = (kind: string): string => `fault '${kind}' never took effect in a conclusive run`;
+
+/** Whether a gap is only that a kind never took effect: a shard's own (it leads other kinds), which merge sums over the shards. */
+export const isKindGap = (gap: string): boolean => /^fault '[^']+' never took effect in a conclusive run$/.test(gap);
+
 export function gaps(c: Coverage): string[] {
   const out: string[] = [];
   if (c.conclusive === 0) {
@@ -61,7 +67,7 @@ export function gaps(c: Coverage): string[] {
     return out;
   }
   for (const [k, n] of Object.entries(c.faultsApplied)) {
-    if (n === 0) out.push(`fault '${k}' never took effect in a conclusive run`);
+    if (n === 0) out.push(kindGap(k));
   }
   if (c.okAcquires === 0) out.push(`no acquire succeeded (${c.acquires} tried): the lock was never held, so its safety was never tested`);
   else if (c.released === 0) out.push(`no hold ended with a successful release (${c.okAcquires} acquire(s) ok)`);

@@ -11,6 +11,8 @@
 //   of the lock's own code, a fencing failure of a fenced lock: a bug of this implementation;
 // - a lease the lock keeps alive itself counts as outlived only when a fault silenced its holder
 //   longer than the lease (a pause, a cut link); with no fault at all, a double holder is its bug;
+// - a resource failure with no lock anomaly and no fencing, its writer silenced by a fault (a
+//   pause between its last check and its write): inherent to an unfenced lock;
 // - anything else (no lease figures, a kept-alive lease under other faults): unknown, said so.
 // A run's classes: one per nature its causes show, each named by those causes only, so a run with
 // a lease outlived and a stale release beside it shows both an inherent class and a bug class
@@ -48,7 +50,7 @@ export function lockDesign(recipe: LockRecipe, ttlMs: number, lockOptions?: Reco
     keepsAlive: recipe.keepsAlive === true,
     restartForgets: topo?.restartForgets === true,
     asyncFailover: topo?.asyncFailover === true,
-    driftMs: recipe.clockDriftMs?.(ttlMs) ?? 0,
+    driftMs: recipe.clockDriftMs?.(ttlMs, lockOptions) ?? 0,
     ...(recipe.sessionMs ? { sessionMs: recipe.sessionMs(lockOptions) } : {}),
   };
 }
@@ -110,6 +112,7 @@ const INHERENT_WORDS: Record<string, string> = {
   'async-failover': 'a failover promoted a replica the lock had not reached (asynchronous replication)',
   'server-clock': 'a server\'s clock jumped further than the lock allows for, so its lease ended early',
   'session-outlived': 'the holder\'s session ended under it',
+  'delayed-write': 'a write held up (its writer {verb}) reached the resource after its hold had ended',
 };
 const DESIGN_WORDS: Record<string, (d: LockDesign) => string> = {
   'lease-outlived': (d) => `inherent to ${d.fencing ? 'a lease (fencing protects the resource)' : 'an unfenced lease'}`,
@@ -118,6 +121,7 @@ const DESIGN_WORDS: Record<string, (d: LockDesign) => string> = {
   'async-failover': () => 'inherent to asynchronous replication',
   'server-clock': () => 'inherent to a lease timed by the server\'s clock',
   'session-outlived': (d) => `inherent to ${d.fencing ? 'a session lock' : 'an unfenced session lock'}`,
+  'delayed-write': () => 'inherent to an unfenced lock',
 };
 const BUG_WORDS: Record<string, string> = {
   'stale-release': 'its release freed another client\'s lock',
@@ -175,6 +179,14 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     }
     if (BUG_WORDS[a.type]) return cause(a.type, 'bug', a.type, fault, hit);
     if (RESOURCE.has(a.type) && d.fencing) return cause(a.type, 'bug', 'fencing', fault, hit);
+    // No lock anomaly, no fencing, and a fault that silenced the writer: its write was held up past
+    // the end of its hold (Kleppmann's pause between the check and the write), which nothing but
+    // a fencing token can stop: inherent to an unfenced lock.
+    if (RESOURCE.has(a.type) && lock.length === 0) {
+      const writer = procs[0] === undefined ? undefined : clientOf.get(procs[0]);
+      const held = periods.find((f) => SILENCING.has(f.kind) && writer !== undefined && f.clients.includes(writer));
+      if (held) return cause(a.type, 'inherent', 'delayed-write', held.kind, phase(ops, procs[0]!, held));
+    }
     return cause(a.type, 'unknown', a.type, fault, hit, `no rule for a ${a.type}${RESOURCE.has(a.type) ? ' without fencing and without a lock anomaly' : ''}`);
   }
 

@@ -26,7 +26,7 @@ import { checkPackages } from '../optional.ts';
 import { UsageError } from '../errors.ts';
 import { calibrate } from './calibrate.ts';
 import type { LearnedPoints } from '../workload/points.ts';
-import { shardFilter, shardFirstPlans, shardLabel, shardSeed, type Shard } from '../workload/shard.ts';
+import { shardFilter, shardFirstPlans, shardKinds, shardLabel, shardSeed, type Shard } from '../workload/shard.ts';
 
 export interface RunOptions {
   lock: LockSpec;
@@ -427,7 +427,8 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   };
   writeJson(join(dir, 'test.json'), test);
   o.log(`lockpick run ${id}: lock ${lockLabel(o.lock)}, faults ${o.faults.join(',') || 'none'}, ${o.clients} clients, seed ${seed}; history in ${join(dir, 'history.jsonl')}`);
-  if (o.shard) o.log(`shard ${shardLabel(o.shard)} (from ${o.shard.from}): this run draws only its share of the plans; merge the shards' run dirs with lockpick merge`);
+  const leads = o.shard ? shardKinds(o.faults, o.shard) : [];
+  if (o.shard) o.log(`shard ${shardLabel(o.shard)} (from ${o.shard.from}): this run draws only its share of the plans${leads.length < new Set(o.faults).size ? `, each with a fault of ${leads.join(' or ')} (a kind it never applies is left to the other shards: lockpick merge sums them)` : ''}; merge the shards' run dirs with lockpick merge`);
   const coverage = emptyCoverage(o.faults);
   let ops = 0;
   let lockViolations = 0;
@@ -507,13 +508,13 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         ...(granted?.grantedSends !== undefined ? { grantedAcquireSends: granted.grantedSends } : {}),
         ...(granted?.grantedReplies !== undefined ? { grantedAcquireReplies: granted.grantedReplies } : {}),
         ...(learned?.reached?.validity ? { reportsValidity: true } : {}) };
-      // A shard draws from its own seed stream, only the plans of its bucket, and its share of the aims' first plans.
+      // A shard draws from its own seed stream, only the plans of its bucket that lead with its fault kinds, and its share of the aims' first plans.
       const all = planArb(drawing);
       const first = firstPlans(drawing, seed);
       const shard = o.shard && o.shard.total > 1 ? o.shard : undefined;
       res = await search({
-        arb: shard ? all.filter(shardFilter(first, shard)) : all, shrinkArb: all,
-        first: shard ? shardFirstPlans(first, shard) : first, runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed: shard ? shardSeed(seed, shard) : seed,
+        arb: shard ? planArb({ ...drawing, leadKinds: shardKinds(drawing.faults, shard) }).filter(shardFilter(first, shard)) : all, shrinkArb: all,
+        first: shard ? shardFirstPlans(first, shard, drawing.faults) : first, runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000, seed: shard ? shardSeed(seed, shard) : seed,
         runOnce: (plan, lane) => session.runOnce(plan, lane),
         parallel: o.parallel, concurrent: (plan) => plan.faults.every((f) => kindDef(f.kind)?.scope === 'client'),
         keepGoing: o.keepGoing, stopAtFirst: o.firstFailure,

@@ -1,7 +1,7 @@
 // `lockpick merge`: the shards of one search (`lockpick run --shard I/N`, one run dir each,
 // as a CI engine's artifacts) read back and judged as one search. UNSAFE when any shard found
-// a violation; SAFE only when shards 1..N are all there, each conclusive SAFE, and their
-// coverage summed leaves no gap (coverage.ts: every requested kind took effect, the lock was
+// a violation; SAFE only when shards 1..N are all there, each conclusive SAFE (or short only of
+// fault kinds it does not lead, workload/shard.ts shardKinds), and their coverage summed leaves no gap (coverage.ts: every requested kind took effect, the lock was
 // held, released and contended); otherwise INCONCLUSIVE naming the shards that were not.
 // Shards of another lockpick version, lock or options are refused (exit 2 naming the field):
 // their verdicts would not add up to one search's.
@@ -9,7 +9,7 @@ import { existsSync, lstatSync, readFileSync, readdirSync, statSync } from 'node
 import { basename, join, resolve } from 'node:path';
 import type { Verdict } from '../../checkers/types.ts';
 import { UsageError, fsReason } from '../errors.ts';
-import { emptyCoverage, gaps, type Coverage } from './coverage.ts';
+import { emptyCoverage, gaps, isKindGap, type Coverage } from './coverage.ts';
 import { checkShardResults, checkTestJson, type ShardResults } from './stored-files.ts';
 import { shardLabel, type Shard } from '../workload/shard.ts';
 
@@ -184,7 +184,8 @@ export function mergeShards(dirs: readonly string[]): MergeResult {
     const res = r.results;
     if (!res) why.push(`${label}: no results.json: it did not finish (killed, or its artifacts were taken while it ran)`);
     else if (res.interrupted && res.verdict !== false) why.push(`${label}: interrupted${res.reason ? ` (${res.reason})` : ''} before a verdict`);
-    else if (res.verdict === 'unknown') why.push(`${label}: inconclusive: ${res.gaps.join('; ') || 'no verdict'}`);
+    // A shard leads some of the kinds (shardKinds): a kind it never applied is judged on the sum below.
+    else if (res.verdict === 'unknown' && !(res.gaps.length > 0 && res.gaps.every(isKindGap))) why.push(`${label}: inconclusive: ${res.gaps.join('; ') || 'no verdict'}`);
     else if (res.verdict === true && !res.coverage) why.push(`${label}: SAFE without coverage figures`);
   }
   // The shards' own SAFE is not taken on trust: their coverage together must leave no gap.

@@ -121,12 +121,28 @@ function namedPoints(points: readonly string[] | undefined): string[] {
 export function faultsArb(o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
   if (o.faults.length === 0) return fc.constant([]);
   const one = fc.oneof(...o.faults.map((k) => faultArb(k, o)));
+  const max = Math.max(1, o.maxFaults ?? 2);
+  const lead = leading(o);
+  // A shard's plans start with a fault of a kind it leads, then up to max − 1 of any kind.
+  if (lead) {
+    const first = fc.oneof(...lead.map((k) => faultArb(k, o)));
+    return fc.tuple(first, fc.array(one, { minLength: 0, maxLength: max - 1, size: 'max' })).map(([g, rest]) => [...g, ...rest.flat()], (v) => {
+      if (!Array.isArray(v) || v.length === 0) throw new Error('faults must be a non-empty array');
+      return [[v[0]], v.slice(1).map((s) => [s])];
+    });
+  }
   // At least one fault when faults were asked for: a run without any tests nothing new.
   // Unmapped as groups of one, so a stored plan still shrinks without its generation context.
-  return fc.array(one, { minLength: 1, maxLength: Math.max(1, o.maxFaults ?? 2), size: 'max' }).map((groups) => groups.flat(), (v) => {
+  return fc.array(one, { minLength: 1, maxLength: max, size: 'max' }).map((groups) => groups.flat(), (v) => {
     if (!Array.isArray(v)) throw new Error('faults must be an array');
     return v.map((s) => [s]);
   });
+}
+
+/** The kinds a shard leads (WorkloadOptions.leadKinds), when they are fewer than the kinds asked for; else undefined (any kind). */
+function leading(o: WorkloadOptions): string[] | undefined {
+  const lead = o.leadKinds?.filter((k) => o.faults.includes(k));
+  return lead?.length && lead.length < new Set(o.faults).size ? lead : undefined;
 }
 
 /**
@@ -140,7 +156,9 @@ export function faultsArb(o: WorkloadOptions): fc.Arbitrary<FaultSpec[]> {
  */
 export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
   const random = randomPlanArb(o);
-  const aims = aimsFor(o);
+  // A shard that leads some kinds draws only the aims that compose one of them.
+  const lead = leading(o);
+  const aims = aimsFor(o).filter((a) => !lead || a.kinds.some((k) => lead.includes(k)));
   // A fault anchored where its client never goes, or due after every client is done, could never
   // take effect (./points.ts): not drawn.
   if (aims.length === 0) return random.filter(faultsCanTakeEffect);

@@ -1,8 +1,10 @@
 // One search split over N machines (`--shard I/N`): shard I draws only the plans whose
 // hash falls in its bucket, so no two shards ever run the same plan whatever their seeds
 // (a CI matrix may give each its own); the aims' first plans (one per aim, firstPlans) are
-// dealt round the shards, so together they try every aim early; and each shard draws from
-// its own seed stream, so shard I of N with one seed draws the same plans again.
+// dealt round the shards, so together they try every aim early; the fault kinds asked for
+// are dealt round them too (shardKinds: every plan a shard draws has a fault of a kind it
+// leads), so each kind leads as many shards as any other; and each shard draws from its own
+// seed stream, so shard I of N with one seed draws the same plans again.
 import type { RunPlan } from './plan.ts';
 
 export interface Shard {
@@ -36,12 +38,18 @@ export function shardSeed(seed: number, s: Pick<Shard, 'index' | 'total'>): numb
 }
 
 /**
- * The shard's share of the first plans (one per aim, most specific first): aim j goes to
- * shard (j mod N) + 1, so N shards together run every aim once. The aims rotate by the
- * fault kinds they compose too: the list is ordered as firstPlans orders it (weight per kind).
+ * The shard's share of the first plans (one per aim, most specific first): plan j goes to one of
+ * the shards that lead a kind it holds (shardKinds of `faults`; any shard when none does), the
+ * (j mod m)-th of those m, so N shards together run every aim once, each on a shard of its kinds.
  */
-export function shardFirstPlans(all: readonly RunPlan[], s: Pick<Shard, 'index' | 'total'>): RunPlan[] {
-  return all.filter((_, j) => j % s.total === s.index - 1);
+export function shardFirstPlans(all: readonly RunPlan[], s: Pick<Shard, 'index' | 'total'>, faults: readonly string[] = []): RunPlan[] {
+  const leads = Array.from({ length: s.total }, (_, i) => shardKinds(faults, { index: i + 1, total: s.total }));
+  return all.filter((p, j) => {
+    const held = p.faults.map((f) => f.kind);
+    const own = leads.flatMap((l, i) => (l.some((k) => held.includes(k)) ? [i + 1] : []));
+    const to = own.length ? own : leads.map((_, i) => i + 1);
+    return to[j % to.length] === s.index;
+  });
 }
 
 /**
@@ -51,6 +59,19 @@ export function shardFirstPlans(all: readonly RunPlan[], s: Pick<Shard, 'index' 
 export function shardFilter(allFirst: readonly RunPlan[], s: Pick<Shard, 'index' | 'total'>): (plan: RunPlan) => boolean {
   const first = new Set(allFirst.map((p) => JSON.stringify(p)));
   return (plan) => inShard(plan, s) && !first.has(JSON.stringify(plan));
+}
+
+/**
+ * The fault kinds shard I leads, from the kinds asked for in their order: with at least as many
+ * kinds as shards, kind j goes to shard (j mod N) + 1; with more shards than kinds, shard I leads
+ * kind (I − 1) mod k, so each kind leads ⌊N/k⌋ or ⌈N/k⌉ shards. Every plan the shard draws has a
+ * fault of one of them (WorkloadOptions.leadKinds: a random plan starts with one, an aim composes
+ * one); its other faults are of any kind asked for, so a shard still tries the kinds together.
+ */
+export function shardKinds(faults: readonly string[], s: Pick<Shard, 'index' | 'total'>): string[] {
+  if (faults.length === 0 || s.total === 1) return [...faults];
+  if (faults.length >= s.total) return faults.filter((_, j) => j % s.total === s.index - 1);
+  return [faults[(s.index - 1) % faults.length]!];
 }
 
 /** "2/4". */

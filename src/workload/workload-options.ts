@@ -4,6 +4,8 @@
 export interface WorkloadOptions {
   clients: number;        // this many clients (some may shrink to no attempts)
   faults: string[];       // fault kinds to draw from; [] = no faults
+  /** A shard's share of `faults` (src/workload/shard.ts shardKinds): every plan starts with a fault of one of these kinds. Absent: any. */
+  leadKinds?: string[];
   ttlMs: number;          // lease of every acquire
   keys?: number;          // distinct lock names (default 1)
   maxAttempts?: number;   // per client (default 3)

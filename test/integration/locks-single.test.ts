@@ -119,6 +119,32 @@ test('redis-setnx-getset: a client whose clock runs ahead takes a live lock (dou
   await b.release(hb!);
 });
 
+test('--lock-opt validity=reported (the SET PX recipes): the validity counted from before the SET, less the drift; a grant already over is given back', async () => {
+  for (const name of ['redis-set-px-del', 'redis-set-px-check-del', 'redis-set-px-lua']) {
+    const recipe = getRecipe(name);
+    assert.equal(recipe.clockDriftMs?.(800, undefined), 0, 'without it the lock allows no drift');
+    assert.equal(recipe.clockDriftMs?.(800, { validity: 'reported' }), 10);
+    const [plain] = await locksFor(env, recipe, [`v0-${name}`]);
+    const [a] = await locksFor(env, recipe, [`v1-${name}`], { options: { validity: 'reported' } });
+    opened.push(plain!, a!);
+    const hp = await plain!.acquire(`v0:${name}`, { ttlMs: 800, waitMs: 0 });
+    assert.ok(hp && hp.validUntilMs === undefined, 'no validity unless asked for');
+    const before = realClock.monoMs();
+    const h = await a!.acquire(`v1:${name}`, { ttlMs: 800, waitMs: 0 });
+    const after = realClock.monoMs();
+    assert.ok(h?.validUntilMs !== undefined && h.validUntilMs >= before + 790 && h.validUntilMs <= after + 790, `${name}: valid until ${h?.validUntilMs} for a SET sent in [${before}, ${after}]`);
+    assert.equal(await db.exists(`v1:${name}`), 1, 'a grant in time keeps its key');
+    // The client's clock moves on by more than the TTL between the SET and its reply (as under a pause):
+    // the grant is already over, so it is not handed out, and the key is given back at once.
+    let reads = 0;
+    const late = { ...realClock, monoMs: () => realClock.monoMs() + (reads++ >= 2 ? 1000 : 0) };
+    const [b] = await locksFor(env, recipe, [`v2-${name}`], { options: { validity: 'reported' }, clock: late });
+    opened.push(b!);
+    assert.equal(await b!.acquire(`v2:${name}`, { ttlMs: 800, waitMs: 0 }), null);
+    assert.equal(await db.exists(`v2:${name}`), 0, `${name}: the late grant's key was deleted`);
+  }
+});
+
 test('redis-set-px-lua-fenced: tokens strictly increase across clients', async () => {
   const ls = await locks('redis-set-px-lua-fenced', 3, 'fence');
   const tokens: number[] = [];

@@ -42,3 +42,17 @@ test('2 shards of redis-set-px-del under client pauses (GitLab and Kubernetes va
   assert.equal(junit.match(/<failure /g)?.length, classes.length);
   assert.match(readFileSync(path.join(out, 'index.html'), 'utf8'), /timeline\.html/);
 });
+
+test('2 shards of redis-set-px-lua reporting its validity (--lock-opt validity=reported) under client pauses merge to SAFE for the lock, the coverage summed', async () => {
+  const stores = [tempStore(), tempStore()];
+  const run = ['run', '--lock', 'redis-set-px-lua', '--lock-opt', 'validity=reported', '--property', 'lock', '--faults', 'client-pause', '--time', '12', '--seed', '5', '--json'];
+  const shards = await Promise.all([1, 2].map((i) => lockpick([...run, '--shard', `${i}/2`, '--store', stores[i - 1]!], 150_000, NO_ENGINE)));
+  // A shard's own verdict is SAFE, or INCONCLUSIVE for a gap the other shard may fill (never UNSAFE: a careful client stops at the validity).
+  for (const r of shards) assert.ok(r.code === 0 || r.code === 3, `a shard exited ${r.code}\n${r.stderr.slice(-2000)}`);
+  const m = await lockpick(['merge', ...stores, '--out', path.join(stores[0]!, 'merged'), '--json'], 30_000);
+  const merged = JSON.parse(m.stdout) as { verdict: unknown; gaps: string[]; coverage: { runs: number; contended: number; faultsApplied: Record<string, number> }; shards: { runs: number }[] };
+  assert.equal(m.code, 0, `merged: ${m.stderr}`);
+  assert.equal(merged.verdict, true);
+  assert.equal(merged.coverage.runs, merged.shards.reduce((n, s) => n + s.runs, 0), 'the runs summed');
+  assert.ok(merged.coverage.faultsApplied['client-pause']! > 0 && merged.coverage.contended > 0);
+});

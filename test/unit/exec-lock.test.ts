@@ -4,7 +4,9 @@
 // close leaves no process behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ExecLock } from '../../src/locks/exec-lock.ts';
 import { isDefiniteFailure, isLockContractError, type LockContext } from '../../src/locks/lock.ts';
@@ -138,4 +140,20 @@ test('exec:CMD and a recipe file name a process client recipe', () => {
   const f = execRecipeFromFile('test/fixtures/process-clients/get-del-point.json', 'get-del-point.json');
   assert.deepEqual(f.points, ['after-compare']);
   assert.throws(() => execRecipeFromFile('package.json', 'package.json'), /exec: the command.*\n.*name|not a recipe field/s);
+});
+
+test("a recipe's startMs is the ready deadline (a JVM under load needs more than the default 10 s)", async () => {
+  const cmd = `/usr/bin/python3 -c "import sys, time; sys.stdin.readline(); time.sleep(30)"`;
+  const lock = new ExecLock({ command: cmd, cwd: process.cwd(), clock: 'none', renews: false, startMs: 300 }, ctx());
+  const t0 = performance.now();
+  await assert.rejects(lock.start(), (e) => isLockContractError(e) && /no \{"t":"ready"\} within 0\.3 s of \{"t":"start"\}/.test((e as Error).message));
+  assert.ok(performance.now() - t0 < 5000);
+  await assert.rejects(lock.close(), (e) => isLockContractError(e));
+  const dir = mkdtempSync(join(tmpdir(), 'exec-recipe-'));
+  try {
+    writeFileSync(join(dir, 'r.json'), JSON.stringify({ exec: 'true', startMs: 'soon' }));
+    assert.throws(() => execRecipeFromFile(join(dir, 'r.json'), 'r.json'), /startMs: a positive number of ms/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

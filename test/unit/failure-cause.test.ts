@@ -138,6 +138,14 @@ test('a grant handed out already expired is a bug; a resource failure is a bug o
   const res = { events: [], check: { anomalies: [] }, resource: { anomalies: [stale] } };
   assert.deepEqual(classifyRun(res, { ...LEASE, fencing: true }).map((c) => c.nature), ['bug']);
   assert.deepEqual(classifyRun(res, LEASE).map((c) => c.nature), ['unknown']);
+  // Its writer paused (no lock anomaly, no fencing): the write was held up past its hold, inherent.
+  const paused = new Story().op('c1', 'acquire', 0, 2, { lease: 800 }).fault('client-pause', 100, 1000, { client: 'c1' })
+    .op('c2', 'acquire', 900, 902, { lease: 800 }).run();
+  const [d] = classifyRun({ ...paused, check: { anomalies: [] }, resource: { anomalies: [stale] } }, LEASE);
+  assert.equal(d!.key, 'inherent: stale-write · delayed-write · client-pause@holding');
+  assert.match(d!.words, /^inherent to an unfenced lock: a write held up \(its writer was paused\) reached the resource after its hold had ended/);
+  // The same with a lock anomaly beside it is the lock anomaly's class, not this one.
+  assert.ok(!classifyRun({ ...paused, resource: { anomalies: [stale] } }, LEASE).some((c) => c.key.includes('delayed-write')));
 });
 
 test('the design is read from what the recipe and its topology declare', () => {

@@ -1,13 +1,14 @@
 // Shards of one search (--shard I/N): the option and the CI engines' variables, the plans each
 // shard draws (disjoint, reproducible, every aim covered), and merge's verdict on hand-made run dirs.
 import { test } from 'node:test';
+import fc from 'fast-check';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseShard } from '../../src/options.ts';
 import { firstPlans, planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
 import { aimsFor } from '../../src/workload/aims.ts';
-import { inShard, shardFilter, shardFirstPlans, shardSeed, type Shard } from '../../src/workload/shard.ts';
+import { inShard, shardFilter, shardFirstPlans, shardKinds, shardSeed, type Shard } from '../../src/workload/shard.ts';
 import { search } from '../../src/runner/search.ts';
 import type { RunOutcome } from '../../src/runner/session.ts';
 import type { RunPlan } from '../../src/workload/plan.ts';
@@ -40,12 +41,11 @@ test('--shard I/N and auto: each engine\'s variables, 0- or 1-based, saying whic
 const O: WorkloadOptions = { clients: 3, faults: ['client-pause'], ttlMs: 800, nodes: ['n1'], topology: 'redis', points: ['in-critical-section', 'before-release', 'send:release:1', 'send:acquire:1', 'reply:acquire:1'] };
 
 /** The plans one shard's search runs (search.ts as the runner calls it), counted from what it ran. */
-async function shardPlans(seed: number, s: Shard, runs: number): Promise<RunPlan[]> {
-  const all = planArb(O);
-  const first = firstPlans(O, seed);
+async function shardPlans(seed: number, s: Shard, runs: number, o: WorkloadOptions = O): Promise<RunPlan[]> {
+  const first = firstPlans(o, seed);
   const ran: RunPlan[] = [];
   await search({
-    arb: all.filter(shardFilter(first, s)), first: shardFirstPlans(first, s), seed: shardSeed(seed, s), runs, timeMs: 60_000, shrinkTimeMs: 1,
+    arb: planArb({ ...o, leadKinds: shardKinds(o.faults, s) }).filter(shardFilter(first, s)), first: shardFirstPlans(first, s, o.faults), seed: shardSeed(seed, s), runs, timeMs: 60_000, shrinkTimeMs: 1,
     runOnce: async (plan) => { ran.push(plan); return { verdict: true } as RunOutcome; },
   });
   return ran;
@@ -76,6 +76,36 @@ test('4 shards with one seed draw no plan twice, cover every aim that fits betwe
   assert.deepEqual(ranFirst.map((p) => JSON.stringify(p)).sort(), [...first].sort());
   // Shard 3 of 4 again with the same seed: the same plans in the same order.
   assert.deepEqual(await shardPlans(seed, { index: 3, total, from: 'test' }, runs), shards[2]);
+});
+
+test('fault kinds dealt round the shards: each kind leads as many shards, every plan holds a kind its shard leads, the kinds covered evenly', async () => {
+  // Shards per kind and kinds per shard as even as the counts allow; one kind or one shard: no split.
+  const K = ['client-pause', 'kill', 'partition', 'clock-bump'];
+  assert.deepEqual([1, 2, 3, 4].map((index) => shardKinds(K, { index, total: 4 })), [['client-pause'], ['kill'], ['partition'], ['clock-bump']]);
+  assert.deepEqual([1, 2, 3, 4, 5, 6].map((index) => shardKinds(K.slice(0, 3), { index, total: 6 })).flat(), [...K.slice(0, 3), ...K.slice(0, 3)]);
+  assert.deepEqual([1, 2, 3].map((index) => shardKinds(K, { index, total: 3 })), [['client-pause', 'clock-bump'], ['kill'], ['partition']]);
+  assert.deepEqual(shardKinds(['client-pause'], { index: 3, total: 4 }), ['client-pause']);
+  assert.deepEqual(shardKinds(K, { index: 1, total: 1 }), K);
+  // Four kinds, one of which no aim composes (partition, on one Redis node): unsharded, it is in far fewer plans.
+  const o: WorkloadOptions = { ...O, faults: K };
+  const seed = 77, runs = 120;
+  const shards = await Promise.all([1, 2, 3, 4].map((index) => shardPlans(seed, { index, total: 4, from: 'test' }, runs, o)));
+  const holding = (plans: RunPlan[], k: string) => plans.filter((p) => p.faults.some((f) => f.kind === k)).length;
+  shards.forEach((plans, i) => {
+    const lead = shardKinds(K, { index: i + 1, total: 4 });
+    assert.equal(holding(plans, lead[0]!), plans.length, `shard ${i + 1}: every plan holds ${lead[0]}`);
+  });
+  const counts = K.map((k) => shards.reduce((n, plans) => n + holding(plans, k), 0));
+  assert.ok(Math.min(...counts) > 0.8 * Math.max(...counts), `plans holding each kind over the shards: ${counts.join(', ')}`);
+  const unsharded = K.map((k) => holding(fc.sample(planArb(o), { seed, numRuns: 4 * runs }), k));
+  assert.ok(unsharded[2]! < 0.6 * Math.max(...unsharded), `unsharded, the kinds are uneven (partition ${unsharded[2]} of ${unsharded.join(', ')}), so the rotation is what evens them`);
+  // Still disjoint, every aim's first plan once on a shard leading one of its kinds, and shard 2 of 4 drawn again the same.
+  const keys = shards.flat().map((p) => JSON.stringify(p));
+  assert.equal(new Set(keys).size, keys.length);
+  const first = firstPlans(o, seed).map((p) => JSON.stringify(p));
+  assert.equal(first.length, aimsFor(o).length);
+  assert.deepEqual(keys.filter((k) => first.includes(k)).sort(), [...first].sort());
+  assert.deepEqual(await shardPlans(seed, { index: 2, total: 4, from: 'test' }, runs, o), shards[1]);
 });
 
 // --- merge, on hand-made run dirs ---
@@ -118,6 +148,30 @@ test('merge: SAFE only with every shard SAFE and the coverage summed, not a shar
   await mergeRuns([root], { out });
   assert.equal(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')).verdict, true);
   assert.match(readFileSync(join(out, 'junit.xml'), 'utf8'), /tests="1" failures="0" errors="0"/);
+});
+
+test('merge: a shard short only of kinds it does not lead is judged on the sum; short of anything else, or of a kind no shard applied, it is not', () => {
+  const cov = (pause: number, kill: number, contended = 5) => ({ ...coverage({ pause, contended }), faultsApplied: { 'client-pause': pause, kill } });
+  const kindGap = (k: string) => `fault '${k}' never took effect in a conclusive run`;
+  const two = { faults: ['client-pause', 'kill'] };
+  const root = tempDir('lockpick-merge-');
+  shardDir(root, 1, 2, { verdict: 'unknown', gaps: [kindGap('kill')], runs: 10, coverage: cov(8, 0), failures: [] }, two);
+  shardDir(root, 2, 2, { verdict: 'unknown', gaps: [kindGap('client-pause')], runs: 10, coverage: cov(0, 7), failures: [] }, two);
+  const m = mergeShards([root]);
+  assert.equal(m.exitCode, 0, m.gaps.join('\n'));
+  assert.deepEqual(m.coverage.faultsApplied, { 'client-pause': 8, kill: 7 });
+  const none = tempDir('lockpick-merge-');
+  shardDir(none, 1, 2, { verdict: 'unknown', gaps: [kindGap('kill')], runs: 10, coverage: cov(8, 0), failures: [] }, two);
+  shardDir(none, 2, 2, { verdict: 'unknown', gaps: [kindGap('kill'), 'no contention: no acquire met another client\'s hold'], runs: 10, coverage: cov(3, 0, 0), failures: [] }, two);
+  const n = mergeShards([none]);
+  assert.equal(n.exitCode, 3);
+  assert.match(n.gaps.join('\n'), /shard 2\/2 .*inconclusive: .*no contention/);
+  assert.doesNotMatch(n.gaps.join('\n'), /shard 1\/2/);
+  const never = tempDir('lockpick-merge-');
+  for (const i of [1, 2]) shardDir(never, i, 2, { verdict: 'unknown', gaps: [kindGap('kill')], runs: 10, coverage: cov(8, 0), failures: [] }, two);
+  const k = mergeShards([never]);
+  assert.equal(k.exitCode, 3);
+  assert.deepEqual(k.gaps, ["all shards together: fault 'kill' never took effect in a conclusive run"]);
 });
 
 test('merge: a shard missing, killed (no results.json), interrupted or inconclusive makes it INCONCLUSIVE, naming the shard', () => {
@@ -178,4 +232,18 @@ test('merge: shards of other versions, locks or options, a shard twice, or a run
   shardDir(bad, 1, 1, { verdict: 'maybe' });
   usage(() => mergeShards([bad]), /results\.json: "verdict"/);
   usage(() => mergeShards([tempDir('lockpick-merge-')]), /holds no run directory/);
+});
+
+test('merge writes through the output layer: --out that cannot be made exit 2 naming it, a full disk exit 3, no half file', async () => {
+  const root = tempDir('lockpick-merge-');
+  for (let i = 1; i <= 2; i++) shardDir(root, i, 2, safe());
+  const inTheWay = join(root, 'a-file');
+  writeFileSync(inTheWay, 'x');
+  await assert.rejects(mergeRuns([root], { out: join(inTheWay, 'merged') }), (e: Error & { exitCode?: number }) => e.exitCode === 2 && /--out .*a-file/.test(e.message));
+  if (existsSync('/dev/full')) {
+    await assert.rejects(mergeRuns([root], { junit: '/dev/full' }), (e: Error & { exitCode?: number }) => e.exitCode === 3 && /\/dev\/full: .*no verdict could be delivered/s.test(e.message));
+  }
+  const out = join(root, 'merged');
+  await mergeRuns([root], { out });
+  assert.deepEqual(readdirSync(out).sort(), ['index.html', 'junit.xml', 'results.json'], 'no temporary file left beside them');
 });

@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { DefiniteFailure, LockContractError, type AcquireOptions, type Held, type Lock, type LockContext } from './lock.ts';
 import { describeValue } from './contract.ts';
+import { goProcesses } from '../env/go-binary.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -88,6 +89,8 @@ export class ExecLock implements Lock {
   private clockFile?: string;
   private clockWritten = 0;
   private clockTimer?: NodeJS.Timeout;
+  /** This clock step was found unfelt by a Go process of the client (told once per step). */
+  private clockUnreached = false;
   renew?: (h: Held, ttlMs: number) => Promise<'renewed' | 'lost'>;
 
   constructor(private readonly cfg: ExecConfig, private readonly ctx: LockContext) {
@@ -239,6 +242,7 @@ export class ExecLock implements Lock {
     this.syncClock();
     this.write(JSON.parse(line) as Record<string, unknown>);
     const r = await reply;
+    this.checkClockReach();   // a process the request started (a Go binary) while the clock is moved
     if (r.t === 'failed') throw new DefiniteFailure(`${op} certainly failed: ${typeof r.error === 'string' ? r.error : 'no reason given'}`);
     if (r.t === 'error') throw new Error(`${op}: ${typeof r.error === 'string' ? r.error : 'an error of unknown outcome'}`);
     return r;
@@ -306,5 +310,21 @@ export class ExecLock implements Lock {
     if (!force && ms === this.clockWritten) return;
     this.clockWritten = ms;
     try { writeFileSync(this.clockFile, String(ms)); } catch { /* the tmp dir went away: the fault-effects check will tell */ }
+    if (ms === 0) this.clockUnreached = false;
+    else this.checkClockReach();
+  }
+
+  /**
+   * The clock shim moves the clock of whatever reads it through libc; a Go executable reads it
+   * from the vDSO itself (src/env/go-binary.ts). A step while one runs in the client's process
+   * tree does not reach the lock: the runner is told, and the run does not count the fault.
+   */
+  private checkClockReach(): void {
+    const pid = this.child?.pid;
+    if (!this.clockFile || this.clockWritten === 0 || this.clockUnreached || pid === undefined) return;
+    const go = goProcesses(pid)[0];
+    if (!go) return;
+    this.clockUnreached = true;
+    this.ctx.unreached?.('client-clock', `its process ${go.pid} (${go.exe}) is a Go executable, which reads the clock without libc, so the clock shim cannot move it (a recipe file with "clock": "none" has client-clock refused up front)`);
   }
 }

@@ -125,6 +125,12 @@ export interface LockContext {
    * steps; the runner resolves it at once unless the schedule pauses there.
    */
   point?(name: string): Promise<void>;
+  /**
+   * A fault that cannot reach this lock's runtime (a process client whose clock is read by a
+   * Go binary: 'client-clock'): the runner records it, and a run with such a fault is not
+   * counted as having applied it (inconclusive, never SAFE).
+   */
+  unreached?(kind: string, reason: string): void;
 }
 
 /**

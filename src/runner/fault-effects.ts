@@ -1,6 +1,7 @@
 // What the nemesis actually did in one run, read back from the nemesis events it
-// recorded (`<kind>-start`, `<kind>-start-failed`, `<kind>-stop`, `heal-failed`):
-// a fault the plan asked for that never took effect makes the run inconclusive,
+// recorded (`<kind>-start`, `<kind>-start-failed`, `<kind>-stop`, `heal-failed`, and
+// `<kind>-unreached`: a client said the fault cannot reach its lock's runtime, e.g. a clock
+// step and a Go binary): a fault the plan asked for that never took effect makes the run inconclusive,
 // with the reason in words. The history is the evidence, so `lockpick check` and
 // a reader of history.jsonl see the same thing.
 import { getOwn, setOwn } from '../own-key.ts';
@@ -29,11 +30,13 @@ export function faultEffects(faults: readonly FaultSpec[], events: readonly Hist
   const applied: Record<string, number> = {};
   const healed: Record<string, number> = {};
   const failed = new Map<string, string[]>();
+  const unreached = new Map<string, string[]>();
   for (const e of events) {
     if (e.process !== 'nemesis') continue;
     const v = (e.value ?? {}) as Record<string, unknown>;
     let k: string | undefined;
-    if ((k = kindOf(e.f, '-start-failed'))) { const l = failed.get(k) ?? []; failed.set(k, l); l.push(String(v.error ?? 'no reason recorded')); }
+    if ((k = kindOf(e.f, '-unreached'))) { const l = unreached.get(k) ?? []; unreached.set(k, l); l.push(`client ${String(v.client ?? '?')}: ${String(v.reason ?? 'no reason recorded')}`); }
+    else if ((k = kindOf(e.f, '-start-failed'))) { const l = failed.get(k) ?? []; failed.set(k, l); l.push(String(v.error ?? 'no reason recorded')); }
     else if ((k = kindOf(e.f, '-start'))) setOwn(applied, k, (getOwn(applied, k) ?? 0) + 1);
     else if ((k = kindOf(e.f, '-stop'))) setOwn(healed, k, (getOwn(healed, k) ?? 0) + 1);
   }
@@ -60,8 +63,16 @@ export function faultEffects(faults: readonly FaultSpec[], events: readonly Hist
     }
   }
   const kindsMissing: string[] = [];
+  // Started, but not felt where it matters: the kind is not counted as applied in this run.
+  for (const [kind, reasons] of unreached) {
+    if (!faults.some((f) => f.kind === kind)) continue;
+    const why = `fault '${kind}' did not reach the lock: ${[...new Set(reasons)].join('; ')}`;
+    missing.push(why);
+    kindsMissing.push(why);
+    setOwn(applied, kind, 0);
+  }
   for (const kind of new Set(faults.map((f) => f.kind))) {
-    if ((getOwn(applied, kind) ?? 0) > 0) continue;
+    if ((getOwn(applied, kind) ?? 0) > 0 || unreached.has(kind)) continue;
     const first = missing.find((m) => m.includes(`never took effect`) && faults.some((f) => f.kind === kind && m.startsWith(`fault "${describeFault(f)}"`)));
     kindsMissing.push(first ?? `no '${kind}' fault took effect`);
   }

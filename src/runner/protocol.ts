@@ -49,6 +49,8 @@ export type FromWorker =
   | { t: 'complete'; type: Exclude<EventType, 'invoke'>; f: string; key: string; value?: unknown; error?: string; extra?: Record<string, unknown> }
   | { t: 'point'; seq: number; name: string; command?: string }   // command: the word of a held send (DEL, DELETE), when readable
   | { t: 'log'; message: string }
+  /** A fault kind that could not reach this client's lock (LockContext.unreached): recorded as the nemesis event `<kind>-unreached`. */
+  | { t: 'unreached'; kind: string; reason: string }
   /** The lock broke the Lock contract (src/locks/contract.ts): this client stopped; the run ends with exit 2. */
   | { t: 'contract'; method: string; message: string }
   /**

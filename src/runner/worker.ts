@@ -378,6 +378,7 @@ async function runJob(job: RunJob): Promise<void> {
       commandTimeoutMs: job.commandTimeoutMs,
       options: job.options,
       point: async (name: string) => { await point(name); },
+      unreached: (kind: string, reason: string) => send({ t: 'unreached', kind, reason }),
     };
     let created: unknown;
     try {

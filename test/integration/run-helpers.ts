@@ -68,3 +68,19 @@ export function markedProcesses(mark: string, cmd: RegExp): number[] {
   }
   return out;
 }
+
+/** Ok acquires by another client between an anchored client partition's start and its stop (one history's lines, in order). */
+export function grantsDuringAnchoredCuts(lines: string[]): number {
+  type Ev = { type: string; f: string; process: number | string; client?: string; value?: { id?: string; target?: string; params?: { point?: string } } };
+  const clientOf = new Map<number | string, string>();
+  const cut = new Map<string, string>();   // fault id → the client cut
+  let n = 0;
+  for (const e of lines.map((l) => JSON.parse(l) as Ev)) {
+    if (e.f === 'run-start') cut.clear();
+    if (e.type === 'invoke' && e.client) clientOf.set(e.process, e.client);
+    if (e.f === 'partition-start' && e.value?.params?.point && e.value.target?.startsWith('client:')) cut.set(e.value.id!, e.value.target.slice('client:'.length));
+    if (e.f === 'partition-stop' && e.value?.id) cut.delete(e.value.id);
+    if (e.type === 'ok' && e.f === 'acquire' && [...cut.values()].some((c) => c !== clientOf.get(e.process))) n++;
+  }
+  return n;
+}

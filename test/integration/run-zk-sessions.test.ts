@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { anomalyTypes, lockpick, repoRoot, runDirs, tempStore, type CliResult } from './run-helpers.ts';
+import { anomalyTypes, grantsDuringAnchoredCuts, lockpick, repoRoot, runDirs, tempStore, type CliResult } from './run-helpers.ts';
 
 const ZK = ['run', '--lock', 'zk-ephemeral-sequential', '--clients', '3', '--shrink-time', '3', '--json'];
 const firstTypes = (r: CliResult) => [...anomalyTypes(r), ...((r.summary?.firstAnomalies ?? []) as { type: string }[]).map((a) => a.type)];
@@ -76,20 +76,4 @@ function treatAsLossPlan(): string {
   const dir = tempStore();
   writeFileSync(join(dir, 'test.json'), JSON.stringify(test));
   return dir;
-}
-
-/** Ok acquires by another client between an anchored client partition's start and its stop (one history's lines, in order). */
-function grantsDuringAnchoredCuts(lines: string[]): number {
-  type Ev = { type: string; f: string; process: number | string; client?: string; value?: { id?: string; target?: string; params?: { point?: string } } };
-  const clientOf = new Map<number | string, string>();
-  const cut = new Map<string, string>();   // fault id → the client cut
-  let n = 0;
-  for (const e of lines.map((l) => JSON.parse(l) as Ev)) {
-    if (e.f === 'run-start') cut.clear();
-    if (e.type === 'invoke' && e.client) clientOf.set(e.process, e.client);
-    if (e.f === 'partition-start' && e.value?.params?.point && e.value.target?.startsWith('client:')) cut.set(e.value.id!, e.value.target.slice('client:'.length));
-    if (e.f === 'partition-stop' && e.value?.id) cut.delete(e.value.id);
-    if (e.type === 'ok' && e.f === 'acquire' && [...cut.values()].some((c) => c !== clientOf.get(e.process))) n++;
-  }
-  return n;
 }

@@ -85,6 +85,27 @@ test('the client-clock offset reaches a Python child through the clock shim', as
   }
 });
 
+test("a moved clock while a Go binary runs in the client's process tree: told unreached (once per step), naming the binary", async () => {
+  let offset = 0;
+  const told: string[] = [];
+  const lock = new ExecLock({ command: ANSWERS, cwd: process.cwd(), clock: 'libc', renews: false, shim: () => shimPath() },
+    ctx({ clock: { wallMs: () => Date.now() + offset, monoMs: () => performance.now(), offsetMs: () => offset }, unreached: (kind, reason) => told.push(`${kind}: ${reason}`) }));
+  try {
+    offset = -5000;
+    // Python alone reads its clock through libc: nothing to tell.
+    await lock.release((await lock.acquire('k', { ttlMs: 800, waitMs: 0 }))!);
+    assert.deepEqual(told, []);
+    // The same client with a Go child (etcdctl) while the clock is moved.
+    const h = await lock.acquire('go', { ttlMs: 800, waitMs: 0 });
+    assert.equal(told.length, 1, told.join('\n'));
+    assert.match(told[0]!, /^client-clock: its process \d+ \(\/usr\/bin\/etcdctl\) is a Go executable, which reads the clock without libc/);
+    await lock.release(h!);
+    assert.equal(told.length, 1, 'told again within the same step');
+  } finally {
+    await lock.close();
+  }
+});
+
 test('a line outside the protocol is a LockContractError naming the line, and the child is killed', async () => {
   const cmd = `/usr/bin/python3 -c "import sys; sys.stdin.readline(); print('{\\"t\\":\\"ready\\"}', flush=True); sys.stdin.readline(); print('oops', flush=True); sys.stdin.readline()"`;
   const lock = new ExecLock({ command: cmd, cwd: process.cwd(), clock: 'none', renews: false }, ctx());

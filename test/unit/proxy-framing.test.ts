@@ -2,6 +2,7 @@
 // the chunks the bytes arrive in, pipelined requests each found, a partial frame carried on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { FRAMINGS } from '../../src/proxy/framing/index.ts';
 
 const resp = (...args: string[]) => `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
@@ -133,4 +134,40 @@ test('each protocol names the command that ends its session (not counted as an o
     const c = f.command(bytes);
     assert.ok(c !== undefined && f.closes.includes(c), `${name}: ${c}`);
   }
+});
+
+/** Bytes a real client sent etcd (test/fixtures/http2/: client-to-server, captured through a TCP relay on 2026-11-27). */
+const h2 = (name: string) => readFileSync(new URL(`../fixtures/http2/${name}`, import.meta.url));
+
+/** HTTP/2 frames after the preface: offset, type, stream id. */
+function h2Frames(b: Buffer): { at: number; type: number; stream: number }[] {
+  const out = [];
+  for (let i = 24; i + 9 <= b.length; i += 9 + b.readUIntBE(i, 3)) out.push({ at: i, type: b[i + 3]!, stream: b.readUInt32BE(i + 5) & 0x7fffffff });
+  return out;
+}
+
+test('http2: one request per gRPC call (a new stream\'s HEADERS) in real etcdctl and python-etcd3 sessions, in any chunks', () => {
+  // etcdctl put: one Put. python-etcd3 Lock acquire and release: LeaseGrant, Txn, Txn.
+  for (const [file, calls] of [['etcdctl-put.bin', 1], ['python-etcd3-lock.bin', 3]] as const) {
+    const b = h2(file);
+    const starts = h2Frames(b).filter((f) => f.type === 1).map((f) => f.at);
+    assert.equal(starts.length, calls, file);
+    checkAllCuts('http2', b, starts);
+  }
+});
+
+test('http2: a long-lived stream\'s later messages (etcdctl lock\'s lease keep-alives) are not requests', () => {
+  const b = h2('etcdctl-lock.bin');
+  const frames = h2Frames(b);
+  const opened = [...new Set(frames.filter((f) => f.type === 1).map((f) => f.stream))];
+  // A stream with more DATA frames than one message: the keep-alive stream went on sending.
+  assert.ok(opened.some((s) => frames.filter((f) => f.type === 0 && f.stream === s).length > 1), JSON.stringify(frames));
+  assert.deepEqual(startsIn('http2', b, []), frames.filter((f) => f.type === 1).map((f) => f.at));
+  assert.equal(startsIn('http2', b, [])!.length, opened.length);
+});
+
+test('http2: not a cleartext HTTP/2 connection (TLS, HTTP/1.1): nothing counted', () => {
+  assert.equal(startsIn('http2', Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n'), []), undefined);
+  assert.equal(startsIn('http2', Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, ...Array(40).fill(1)]), [10]), undefined);
+  assert.equal(FRAMINGS.get('http2')!.command(h2('etcdctl-put.bin').subarray(33)), undefined);
 });

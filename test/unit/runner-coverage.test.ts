@@ -85,6 +85,22 @@ test('fault effects: applied and healed per kind; each missing fault said with i
   assert.match(late.missing[0]!, /pause \(SIGSTOP\) node n1.* the clients were done after 3000 ms, before it was due/);
 });
 
+test('a fault a client says did not reach its lock (<kind>-unreached): not applied in that run, the kind missing with the reason', () => {
+  const step = { kind: 'client-clock', at_ms: 0, duration_ms: 900, target: 'c1', params: { delta_ms: -900 } };
+  const e = faultEffects([step], [
+    nem('run-start'), nem('client-clock-start', { clients: ['c1'] }),
+    nem('client-clock-unreached', { client: 'c1', reason: 'its process 7 (/usr/bin/etcdctl) is a Go executable' }),
+    nem('client-clock-stop'), nem('run-end'),
+  ], 3000);
+  assert.equal(e.applied['client-clock'], 0);
+  assert.deepEqual(e.kindsMissing, ["fault 'client-clock' did not reach the lock: client c1: its process 7 (/usr/bin/etcdctl) is a Go executable"]);
+  assert.deepEqual(e.missing, e.kindsMissing);
+  // The same events without the unreached one: applied, nothing missing.
+  const felt = faultEffects([step], [nem('client-clock-start', { clients: ['c1'] }), nem('client-clock-stop')], 3000);
+  assert.equal(felt.applied['client-clock'], 1);
+  assert.deepEqual(felt.kindsMissing, []);
+});
+
 function outcome(over: Partial<RunOutcome>): RunOutcome {
   return {
     run: 1, plan: { ttlMs: 800, clients: [], faults: [] }, verdict: true, lockVerdict: true, events: [], ops: 4, elapsedMs: 1, problems: [], resourceEntries: [],

@@ -265,7 +265,8 @@ test('a topology\'s framing names a protocol the fault proxy frames; a native cl
   const recipe = { name: 'x', summary: 'x', source: 'x', topology: { kind: 'redis' }, model: 'mutex' as const, fencing: false, create: () => { throw new Error('unused'); } };
   assert.equal(proxyFraming(recipe, 'redis'), undefined, 'a Node client: the worker\'s hooks');
   assert.equal(proxyFraming({ ...recipe, ioPoints: 'proxy' }, 'redis'), 'resp');
-  assert.equal(proxyFraming({ ...recipe, ioPoints: 'proxy' }, 'etcd'), undefined, 'etcd: no framing (gRPC) yet');
+  assert.equal(proxyFraming({ ...recipe, ioPoints: 'proxy' }, 'etcd'), 'http2', "etcd: gRPC's HTTP/2 frames");
+  assert.equal(proxyFraming(recipe, 'etcd'), undefined, 'etcd clients in Node: the worker\'s HTTP/2 hook');
   assert.equal(proxyFraming(recipe, 'zookeeper'), 'zookeeper', 'a native client: the proxy\'s');
   assert.equal(proxyFraming({ ...recipe, ioPoints: 'hooks' }, 'zookeeper'), undefined);
   assert.deepEqual(defaultPausePoints([], 'zookeeper', true), ['in-critical-section', 'before-write', 'before-release', 'send']);

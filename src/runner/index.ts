@@ -6,9 +6,10 @@
 //   workload.ts       the workload options, from the run's options and the session's topology
 //   search.ts         fast-check over the plans; shrink.ts the shrinking of a failure
 //   search-tally.ts   what the search has seen, run by run
-//   search-report.ts  the verdict stored and said; run-files.ts the files every run writes
+//   search-report.ts  the verdict stored and said (a replay's: replay-report.ts)
+//   run-files.ts      the files every run writes
 export { runTest } from './run-test.ts';
-export type { RunOptions } from './run-options.ts';
-export { replay, type ReplayOptions } from './replay.ts';
+export type { ReplayOptions, RunOptions } from './run-options.ts';
+export { replay } from './replay.ts';
 export { abortReason, interruptedExit, type Interrupted, type Interrupts } from './with-session.ts';
 export type { FailureJson, LivenessTotals, MinimalCounterexample, RunSummary, RunSummaryFields } from './summary.ts';

@@ -1,5 +1,5 @@
-// What a search is asked to do: `lockpick run`'s options after parsing (src/options.ts), as
-// runTest takes them (the library's runLockTest and the demo build the same).
+// What a search or a replay is asked to do: `lockpick run`'s options after parsing
+// (src/options.ts), as runTest and replay take them (runLockTest and the demo build the same).
 import type { LockRecipe } from '../locks/lock.ts';
 import type { LockSpec } from './protocol.ts';
 import type { ProgressEvent, ProgressSink } from './progress.ts';
@@ -56,4 +56,20 @@ export interface RunOptions {
   firstFailure?: boolean;
   /** This run is shard I of N of one search (--shard): a disjoint part of the plans (src/workload/shard.ts). */
   shard?: Shard;
+}
+
+/** What a replay is asked to do: `lockpick run --replay DIR`. */
+export interface ReplayOptions {
+  dir: string;
+  runs: number;
+  storeRoot: string;
+  /** The recipe of `spec`; `lockOptions`: the stored --lock-opt set its sessionMs is asked for. */
+  resolve(spec: LockSpec, lockOptions?: Record<string, unknown>): Promise<LockRecipe>;
+  log(line: string): void;
+  junitPath?: string;
+  interrupts?: Interrupts;
+  /** Servers to use instead of the stored ones (--endpoints again: a password is never stored). */
+  env?: EnvSpec;
+  /** The lock to use instead of the stored one (--lock with --replay: the fixed module, or the same one moved). */
+  lock?: LockSpec;
 }

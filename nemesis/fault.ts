@@ -112,6 +112,12 @@ export interface KindDef {
   scope: 'client' | 'server';
   /** It acts on the lock's own connection of this name (LockRecipe.channels): a lock without one is refused (exit 2) and 'all' leaves the kind out. */
   lockChannel?: string;
+  /**
+   * Run options (FaultGenOptions keys) this kind acts on, each with what it does here (kill's
+   * restartDelayMs: "keeps a killed server down that long"): a run that sets one with no kind
+   * among its faults that takes it is refused (exit 2, src/options.ts checkKindOptions).
+   */
+  takes?: Readonly<Partial<Record<keyof FaultGenOptions, string>>>;
   /** Params that need more when present, e.g. kill's persistence needs 'restart-persistence'. */
   paramNeeds?: Readonly<Record<string, Capability>>;
   create(spec: FaultSpec, ctx: NemesisContext, id: string): FaultImpl;

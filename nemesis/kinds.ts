@@ -9,6 +9,7 @@ import { failover } from './faults/failover.ts';
 import { latency, partition } from './faults/partition.ts';
 import { kill, pause } from './faults/process.ts';
 import { sessionKill } from './faults/session-kill.ts';
+import { serverTerm } from './faults/server-term.ts';
 import { keepaliveCut } from './faults/keepalive-cut.ts';
 import { FaultSpecError, validateFaultSpec, validateSchedule, type KindSchema } from './spec.ts';
 import type { FaultSchedule } from './types.ts';
@@ -20,7 +21,7 @@ import { topologyDef } from '../src/env/topologies.ts';
 import { EXPIRY_CLOCK_WORDS } from '../src/env/topology.ts';
 
 /** The registry: one line per fault kind (each kind is one file under faults/). */
-export const KINDS: readonly KindDef[] = [partition, latency, pause, kill, clockBump, clockStrobe, clockReset, failover, clientPause, clientClock, clientKill, sessionKill, keepaliveCut];
+export const KINDS: readonly KindDef[] = [partition, latency, pause, kill, serverTerm, clockBump, clockStrobe, clockReset, failover, clientPause, clientClock, clientKill, sessionKill, keepaliveCut];
 
 /** The kind's definition, or undefined. */
 export function kindDef(kind: string): KindDef | undefined {

@@ -14,7 +14,7 @@ import { HistoryBuilder, ReadLimitReached, readHistory } from './history/index.t
 import { Budget } from '../checkers/budget.ts';
 import { limitedReading, readLimitResult } from '../checkers/read-limit.ts';
 import type { HistoryEvent, ParsedHistory } from './history/types.ts';
-import { MAX_MS, MAX_S, checkLockOptions, clientCount, ttlWithinTime, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, parseShard, positiveInt, propertyOf, recipeFor } from './options.ts';
+import { MAX_MS, MAX_S, checkKindOptions, checkLockOptions, clientCount, ttlWithinTime, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, parseShard, positiveInt, propertyOf, recipeFor } from './options.ts';
 import { runTest, type RunSummary } from './runner/index.ts';
 import { UsageError } from './errors.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
@@ -46,7 +46,7 @@ export interface LockTestOptions {
   /** Workload shape: lock attempts per client and fault groups per run, at most (defaults 3 and 2). */
   maxAttempts?: number;
   maxFaults?: number;
-  /** Operate with delayed restarts: every kill keeps its server down at least this long (needs 'kill'). */
+  /** Operate with delayed restarts: every kill or server-term keeps its server down at least this long (needs one of them in faults). */
   restartDelayMs?: number;
   /** Search budget (default 60 000). */
   timeMs?: number;
@@ -98,7 +98,7 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
   checkLockOptions(lockOptions, recipe, 'runLockTest: lockOptions.');
   const env = await parseEnv(o.env, o.endpoints, false);
   const faults = await faultsFor((o.faults ?? []).join(','), recipe, env);
-  if (o.restartDelayMs !== undefined && !faults.includes('kill')) throw new UsageError("runLockTest: restartDelayMs keeps killed servers down; it needs 'kill' in faults");
+  await checkKindOptions({ restartDelayMs: o.restartDelayMs }, faults, (n) => `runLockTest: ${n}`, `faults ${JSON.stringify(faults)}`);
   const timeMs = positiveInt(o.timeMs, 'timeMs', 60_000, 1, 1000 * MAX_S);
   const shrinkTimeMs = positiveInt(o.shrinkTimeMs, 'shrinkTimeMs', 60_000, 0, 1000 * MAX_S);
   const ttlMs = positiveInt(o.ttlMs, 'ttlMs', 800, 50, MAX_MS);

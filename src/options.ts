@@ -240,6 +240,22 @@ export async function faultsFor(list: string | undefined, recipe: Awaited<Return
   return faults;
 }
 
+/**
+ * Run options only some fault kinds act on (KindDef.takes: kill's and server-term's
+ * restartDelayMs), set with none of those kinds among `faults`: exit 2 naming the kinds that
+ * take it. `set`: the options given, by FaultGenOptions key; `flag`: each as the caller spells it.
+ */
+export async function checkKindOptions(set: Record<string, unknown>, faults: readonly string[], flag: (option: string) => string, given: string): Promise<void> {
+  const { KINDS } = await import('../nemesis/kinds.ts');
+  for (const [option, value] of Object.entries(set)) {
+    if (value === undefined) continue;
+    const takers = KINDS.filter((k) => k.takes && Object.hasOwn(k.takes, option));
+    if (takers.length === 0 || takers.some((k) => faults.includes(k.schema.kind))) continue;
+    const what = takers.map((k) => `${k.schema.kind} (${String(k.takes![option as keyof typeof k.takes])})`).join(', ');
+    throw new UsageError(`${flag(option)} is an option of the fault kinds ${what}; it needs one of them among the faults, got ${given}`);
+  }
+}
+
 /** `--faults all`: every kind the lock's topology and the environment kind can do. */
 export async function allFaults(faults: string[], recipe: Awaited<ReturnType<typeof recipeFor>>, envName: string): Promise<string[]> {
   if (!faults.includes('all')) return faults;

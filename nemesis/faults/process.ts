@@ -1,7 +1,10 @@
-// Server process faults: pause (SIGSTOP/SIGCONT) and kill (SIGKILL, then restart).
+// Server process faults: pause (SIGSTOP/SIGCONT) and kill (SIGKILL, then restart); the
+// stop-then-restart every kind that stops servers shares (server-term.ts).
 import type { NodeHandle } from '../../src/env/types.ts';
 import fc from 'fast-check';
-import { sleep, type FaultGenOptions, type KindDef } from '../fault.ts';
+import { sleep, type FaultGenOptions, type FaultImpl, type KindDef } from '../fault.ts';
+import type { FaultSpec, NemesisContext } from '../types.ts';
+import type { StopHow } from '../../src/env/capabilities.ts';
 import { at, beyondLease, beyondSession, lasting, paramsText, single, someServer, startAt, targetText } from '../words.ts';
 import { FaultSpecError, param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
@@ -40,6 +43,11 @@ export const pause: KindDef = {
   describe: (f) => `${at(f)}: pause (SIGSTOP) node ${targetText(f)}${lasting(f)}`,
 };
 
+/** Params that keep a stopped node down --restart-delay (the delayed-restart policy), for every kind that stops and restarts servers. */
+export function restartDelayParams(o: Pick<FaultGenOptions, 'restartDelayMs'>): Record<string, unknown> {
+  return o.restartDelayMs !== undefined ? { restart_delay_ms: o.restartDelayMs } : {};
+}
+
 /**
  * The params a generated (or aimed) kill carries: a server that forgets its holds without
  * persistence (Redis) restarts without it (a topology that always forgets takes no such
@@ -48,9 +56,56 @@ export const pause: KindDef = {
 export function killParams(o: Pick<FaultGenOptions, 'topology' | 'restartDelayMs'>): Record<string, unknown> | undefined {
   const p: Record<string, unknown> = {
     ...(topologyDef(o.topology)?.restartForgets === 'without-persistence' ? { persistence: 'none' } : {}),
-    ...(o.restartDelayMs !== undefined ? { restart_delay_ms: o.restartDelayMs } : {}),
+    ...restartDelayParams(o),
   };
   return Object.keys(p).length ? p : undefined;
+}
+
+/** The restart_delay_ms param of every kind that stops servers and restarts them when healed. */
+export const RESTART_DELAY_PARAM = {
+  restart_delay_ms: { type: 'number', min: 0, doc: "restart no sooner than this long after the stop, even when healed early: the 'delayed restart' mitigation, set it above the lock TTL" },
+} as const;
+
+/**
+ * A fault that stops its target servers `how` (a signal) and restarts them when healed, no
+ * sooner than params.restart_delay_ms after the stop; `restartWith`: how the restart goes
+ * (kill's persistence). Its start records the nodes and, for a graceful stop that ran out of
+ * time, the nodes SIGKILL ended (`forced`).
+ */
+export function stopThenRestart(spec: FaultSpec, ctx: NemesisContext, how: StopHow, restartWith?: { persistence?: 'none' | 'aof-always' }): FaultImpl {
+  const stopped: NodeHandle[] = [];
+  let stoppedAt = 0;
+  return {
+    async start() {
+      stoppedAt = Date.now();
+      const forced: string[] = [];
+      for (const n of await resolveNodes(spec, ctx)) {
+        stopped.push(n);
+        if ((await n.kill(how))?.forced) forced.push(n.id);
+      }
+      return { nodes: stopped.map((n) => n.id), ...(forced.length ? { forced } : {}) };
+    },
+    async stop() {
+      if (stopped.length === 0) return;
+      // Timers may fire a millisecond early: loop until the delay has really passed.
+      const due = stoppedAt + param(spec, 'restart_delay_ms', 0);
+      while (Date.now() < due) await sleep(due - Date.now());
+      const down_ms = Date.now() - stoppedAt;
+      const nodes = stopped.splice(0);
+      for (const n of nodes) await n.restart(restartWith);
+      return { nodes: nodes.map((n) => n.id), down_ms };
+    },
+  };
+}
+
+/** "node n1" or "nodes n1, n2", and "it"/"them", for a stop-and-restart spec in words. */
+export function stoppedText(f: FaultSpec): { nodes: string; them: string; delay: string } {
+  const many = Array.isArray(f.target) && f.target.length > 1;
+  return {
+    nodes: `${many ? 'nodes' : 'node'} ${targetText(f)}`,
+    them: many ? 'them' : 'it',
+    delay: f.params?.restart_delay_ms !== undefined ? ` (not before ${String(f.params.restart_delay_ms)} ms)` : '',
+  };
 }
 
 export const kill: KindDef = {
@@ -61,39 +116,22 @@ export const kill: KindDef = {
     targetRequired: true,
     params: {
       persistence: { type: 'string', values: ['none', 'aof-always'], doc: "where the topology has the option (Redis): restart without persistence (forgets every key) or with AOF fsync always (default: as the node was started)" },
-      restart_delay_ms: { type: 'number', min: 0, doc: "restart no sooner than this long after the kill, even when healed early: the 'delayed restart' mitigation, set it above the lock TTL" },
+      ...RESTART_DELAY_PARAM,
     },
   },
   aliases: ['restart', 'crash'],
   needs: ['kill'],
   scope: 'server',
   paramNeeds: { persistence: 'restart-persistence' },
+  takes: { restartDelayMs: 'keeps a killed server down that long' },
   create(spec, ctx) {
-    const killed: NodeHandle[] = [];
-    let killedAt = 0;
     const persistence = spec.params?.persistence as 'none' | 'aof-always' | undefined;
     const topology = topologyDef(ctx.env.topology);
     // A hand-made or replayed spec: persistence is a parameter only where the topology has the option.
     if (persistence !== undefined && topology && !(topology.options ?? []).includes('persistence')) {
       throw new FaultSpecError(`fault 'kill': params.persistence: ${topology.name} has no persistence to choose (${topology.restartForgets === 'always' ? 'a restart always forgets' : 'it takes no persistence option'}); leave it out`);
     }
-    return {
-      async start() {
-        killedAt = Date.now();
-        for (const n of await resolveNodes(spec, ctx)) { killed.push(n); await n.kill(); }
-        return { nodes: killed.map((n) => n.id) };
-      },
-      async stop() {
-        if (killed.length === 0) return;
-        // Timers may fire a millisecond early: loop until the delay has really passed.
-        const due = killedAt + param(spec, 'restart_delay_ms', 0);
-        while (Date.now() < due) await sleep(due - Date.now());
-        const down_ms = Date.now() - killedAt;
-        const nodes = killed.splice(0);
-        for (const n of nodes) await n.restart(persistence ? { persistence } : undefined);
-        return { nodes: nodes.map((n) => n.id), down_ms };
-      },
-    };
+    return stopThenRestart(spec, ctx, { signal: 'SIGKILL' }, persistence ? { persistence } : undefined);
   },
   // Restarted without persistence after a short time: Redis forgets the lock key
   // (other servers restart as they were started: ZooKeeper and MariaDB keep their data).
@@ -103,7 +141,6 @@ export const kill: KindDef = {
     ...(killParams(o) ? { params: fc.constant(killParams(o)!) } : {}),
   })),
   band: (b) => `kill server ${b.who}${forDur(b) === '' ? '' : `, down${forDur(b)}`}`,
-  describe: (f) => `${at(f)}: kill -9 ${Array.isArray(f.target) && f.target.length > 1 ? 'nodes' : 'node'} ${targetText(f)}, restart ${Array.isArray(f.target) && f.target.length > 1 ? 'them' : 'it'} ${f.duration_ms !== undefined ? `after ${f.duration_ms} ms` : 'at the end'}` +
-    `${f.params?.restart_delay_ms !== undefined ? ` (not before ${String(f.params.restart_delay_ms)} ms)` : ''}` +
+  describe: (f) => `${at(f)}: kill -9 ${stoppedText(f).nodes}, restart ${stoppedText(f).them} ${f.duration_ms !== undefined ? `after ${f.duration_ms} ms` : 'at the end'}${stoppedText(f).delay}` +
     `${f.params?.persistence === 'none' ? ' without persistence' : paramsText(f, ['restart_delay_ms'])}`,
 };

@@ -3,7 +3,7 @@ import { parseCommandArgs } from './args.ts';
 import { EXIT, EXIT_HELP, InconclusiveError, UsageError } from '../errors.ts';
 import { lockLabel, parseLockArg } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
-import { MAX_MS, MAX_S, checkLockOptions, clientCount, ttlWithinTime, faultsFor, int, parallelRuns, parseEnv, parseKeyPrefix, parseLockOptions, parsePausePoints, parseShard, pointsFrom, propertyOf, recipeFor, replayDir, writablePath } from '../options.ts';
+import { MAX_MS, MAX_S, checkKindOptions, checkLockOptions, clientCount, ttlWithinTime, faultsFor, int, parallelRuns, parseEnv, parseKeyPrefix, parseLockOptions, parsePausePoints, parseShard, pointsFrom, propertyOf, recipeFor, replayDir, writablePath } from '../options.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
        lockpick run --replay store/<lock>/<run-id> [--runs N]
@@ -40,8 +40,8 @@ options:
   --keys N             distinct lock names (default 1)
   --max-attempts N     lock attempts per client and run, at most (default 3)
   --max-faults N       fault groups per run, at most (default 2)
-  --restart-delay MS   operate with delayed restarts: every kill keeps its server
-                       down at least MS (antirez's remedy; set it above --ttl)
+  --restart-delay MS   operate with delayed restarts: every kill or server-term keeps
+                       its server down at least MS (antirez's remedy; set it above --ttl)
   --pause-at LIST      points where client-pause lands: in-critical-section, the lock's own
                        points (e.g. after-compare; see 'lockpick list'), send (just before
                        the client's Nth command) and reply (just after its Nth reply; N
@@ -120,7 +120,7 @@ export async function run(argv: string[]): Promise<number> {
       const recipe = await recipeFor(spec, lockOptions);
       checkLockOptions(lockOptions, recipe);
       const faults = await faultsFor(args.faults, recipe, env);
-      if (args['restart-delay'] !== undefined && !faults.includes('kill')) throw new UsageError(`--restart-delay keeps killed servers down; it needs --faults kill (or all), got --faults ${args.faults ?? '(none)'}`);
+      await checkKindOptions({ restartDelayMs: args['restart-delay'] }, faults, () => '--restart-delay', `--faults ${args.faults ?? '(none)'}`);
       const keyPrefix = parseKeyPrefix(args['key-prefix']);
       const property = propertyOf(args.property, (p) => `--property must be lock, resource or both (safety), liveness, or all (safety and liveness), got '${String(p)}'`);
       const livenessMs = args['liveness-ms'] === undefined ? undefined : int(args['liveness-ms'], '--liveness-ms', 0, 1, MAX_MS);

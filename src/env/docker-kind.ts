@@ -18,7 +18,7 @@ export interface DockerEnvSpec extends EnvSpec { images?: Partial<Record<ImageKi
 // is 'none' only, 'aof-always' is refused by the node), node links through the proxy
 // (a nat rule in each container's namespace), Sentinel failover, and everything on
 // lockpick's side. The clock shim and the node-link rules need the engine on this machine.
-const ALWAYS: Capability[] = ['client-process', 'client-link', 'pause', 'kill', 'restart-persistence', 'failover', 'session-end'];
+const ALWAYS: Capability[] = ['client-process', 'client-link', 'pause', 'kill', 'term', 'restart-persistence', 'failover', 'session-end'];
 
 /** What the docker kind can do (the registry, env-kinds.ts, adds how it starts). */
 export const DOCKER_INFO: EnvKindDef = {

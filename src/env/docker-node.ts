@@ -3,11 +3,12 @@
 // node's address on the private network and its published port, and the
 // node→node proxy rules live in that namespace, so they are in place before
 // the server starts and survive its kill and restart.
-// pause = the cgroup freezer, kill = SIGKILL, restart = start the same
+// pause = the cgroup freezer, kill = SIGKILL (or SIGTERM, then SIGKILL after a bound), restart = start the same
 // container again (empty: no persistence), clock = the shim's offset file in
 // the node's bind-mounted dir.
 import type Dockerode from 'dockerode';
 import type { NodeRole } from './types.ts';
+import { DEFAULT_GRACE_MS, type StopHow } from './capabilities.ts';
 import type { ManagedNode } from './environment.ts';
 import { writeClockOffset } from './clock.ts';
 import { gone, untrack } from './docker-engine.ts';
@@ -83,8 +84,20 @@ export class DockerNode implements ManagedNode {
   async pause(): Promise<void> { await this.p.server.pause().catch(already(/already paused/)); }
   async resume(): Promise<void> { await this.p.server.unpause().catch(already(/is not paused/)); }
 
-  kill(): Promise<void> {
-    return this.serial(() => this.killNow());
+  kill(how: StopHow = {}): Promise<{ forced?: boolean } | void> {
+    return this.serial<{ forced?: boolean } | void>(() => ((how.signal ?? 'SIGKILL') === 'SIGKILL' ? this.killNow() : this.terminateNow(how.signal!, how.graceMs ?? DEFAULT_GRACE_MS)));
+  }
+
+  /** A graceful stop: the signal, unpaused so the server can handle it, then SIGKILL once `graceMs` has passed. */
+  private async terminateNow(signal: string, graceMs: number): Promise<{ forced: boolean }> {
+    await this.p.server.kill({ signal }).catch((e: unknown) => { if (!gone(e)) throw e; });
+    await this.resume().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), graceMs); });
+    const forced = (await Promise.race([this.p.server.wait().catch(() => undefined), late])) === 'late';
+    clearTimeout(timer);
+    if (forced) await this.killNow();
+    return { forced };
   }
 
   private async killNow(): Promise<void> {

@@ -15,7 +15,7 @@ import { Toxiproxy } from 'toxiproxy-node-client';
 import type { Endpoint, Environment, Link, NodeRole, TopologyName, TopologyOptions } from './types.ts';
 import { LocalEnvironment, type ManagedNode } from './environment.ts';
 import { EXTERNAL_INFO as EXTERNAL } from './env-kind-info.ts';
-import { missingCapabilities } from './capabilities.ts';
+import { missingCapabilities, STOP_SIGNALS, type StopHow } from './capabilities.ts';
 import type { EnvKindDef } from './types.ts';
 import type { Capability } from './capabilities.ts';
 import { endpointText, type ExternalEndpoint, type ExternalServers } from './endpoints.ts';
@@ -42,7 +42,7 @@ class ExternalNode implements ManagedNode {
   pid(): undefined { return undefined; }
   pause(): Promise<void> { this.refuse('pause', 'pause'); }
   resume(): Promise<void> { this.refuse('resume', 'pause'); }
-  kill(): Promise<void> { this.refuse('kill', 'kill'); }
+  kill(how: StopHow = {}): Promise<void> { this.refuse('stop', STOP_SIGNALS[how.signal ?? 'SIGKILL']); }
   restart(): Promise<void> { this.refuse('restart', 'kill'); }
   setClockOffsetMs(): Promise<void> { this.refuse('move the clock of', 'clock'); }
   clockOffsetMs(): number { return 0; }

@@ -1,5 +1,6 @@
 // One server node: a NodeHandle over a restartable process with a clock file.
 import type { NodeHandle, NodeRole } from './types.ts';
+import { DEFAULT_GRACE_MS, type StopHow } from './capabilities.ts';
 import type { ServerProcess } from './spawn.ts';
 import { writeClockOffset } from './clock.ts';
 import { createServer } from 'node:net';
@@ -82,8 +83,11 @@ export class ServerNode implements NodeHandle {
     this.running('resume').signal('SIGCONT');
   }
 
-  kill(): Promise<void> {
-    return this.serial(async () => { await this.proc?.kill(); });
+  kill(how: StopHow = {}): Promise<{ forced?: boolean } | void> {
+    return this.serial(async () => {
+      if ((how.signal ?? 'SIGKILL') === 'SIGKILL') return void await this.proc?.kill();
+      return this.proc?.terminate(how.signal!, how.graceMs ?? DEFAULT_GRACE_MS);
+    });
   }
 
   restart(o: { persistence?: Persistence } = {}): Promise<void> {

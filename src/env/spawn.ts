@@ -52,6 +52,22 @@ export class ServerProcess {
     await this.exited;
   }
 
+  /**
+   * A graceful stop: `sig`, then SIGCONT (as systemd does: a paused server must run to handle
+   * it), and SIGKILL if it has not exited within `graceMs`. `forced`: SIGKILL ended it.
+   */
+  async terminate(sig: NodeJS.Signals, graceMs: number): Promise<{ forced: boolean }> {
+    if (this.done) return { forced: false };
+    this.signal(sig);
+    this.signal('SIGCONT');
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), graceMs); });
+    const forced = (await Promise.race([this.exited, late])) === 'late';
+    clearTimeout(timer);
+    if (forced) await this.kill();
+    return { forced };
+  }
+
   logTail(lines = 15): string {
     try {
       return readFileSync(this.spec.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');

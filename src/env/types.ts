@@ -1,6 +1,6 @@
 // The environment contract: a topology of real servers, each node controllable,
 // every link routed through the fault proxy; the kinds of environment.
-import type { Capability } from './capabilities.ts';
+import type { Capability, StopHow } from './capabilities.ts';
 /** How a client reaches a node; servers that need a login say it here (MariaDB: user, password, database). */
 export interface Endpoint { id: string; host: string; port: number; user?: string; password?: string; database?: string }
 
@@ -34,7 +34,11 @@ export interface NodeHandle {
   pid(): number | undefined;
   pause(): Promise<void>;        // SIGSTOP
   resume(): Promise<void>;       // SIGCONT
-  kill(): Promise<void>;         // SIGKILL
+  /**
+   * Stops the server: SIGKILL by default (a crash); SIGTERM is a graceful stop, SIGKILL after
+   * `graceMs` if it has not exited. `forced`: the bound ran out and SIGKILL ended it.
+   */
+  kill(how?: StopHow): Promise<{ forced?: boolean } | void>;
   restart(o?: { persistence?: 'none' | 'aof-always' }): Promise<void>; // start again after kill (same port, same dir)
   setClockOffsetMs(ms: number): Promise<void>; // wall-clock offset via the clock shim
   clockOffsetMs(): number;

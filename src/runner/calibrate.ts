@@ -32,6 +32,22 @@ export async function calibrate(runOnce: (plan: RunPlan) => Promise<RunOutcome>,
   return { learned: { points, reached }, said: `points learned from a calibration run: ${describeLearned(base, reached)}${also}`, ...(renews !== undefined ? { renews } : {}) };
 }
 
+/**
+ * The points a search draws from: those an earlier search learned (--points-from), else a
+ * calibration run's when there are faults to aim (none: nothing to learn). Says which in `log`;
+ * `renew`: whether the lock renews, the recipe's word or, when it has none, the calibration's.
+ */
+export async function pointsToDraw(o: { learnedPoints?: LearnedPoints; faults: readonly string[]; renew?: boolean } & CalibrationOptions, runOnce: (plan: RunPlan) => Promise<RunOutcome>, base: readonly string[], log: (line: string) => void): Promise<{ learned?: LearnedPoints; renew?: boolean }> {
+  if (o.learnedPoints) {
+    log(`points as learned before (--points-from): ${o.learnedPoints.points.join(', ')}`);
+    return { learned: o.learnedPoints, renew: o.renew };
+  }
+  if (!o.faults.length) return { renew: o.renew };
+  const c = await calibrate(runOnce, base, { ttlMs: o.ttlMs, renew: o.renew, reentrant: o.reentrant, sessionMs: o.sessionMs });
+  log(c.said);
+  return { learned: c.learned, renew: c.renews ?? o.renew };
+}
+
 /** The learned points a run of this lock stored in DIR/test.json (`points_learned`), checked; UsageError naming the fix otherwise. */
 export function readLearnedPoints(dir: string, lock: string): LearnedPoints {
   const path = join(dir, 'test.json');

@@ -90,6 +90,8 @@ const SILENCING = new Set(['client-pause', 'partition', 'keepalive-cut']);
 /** The fault kinds that can break a design property, and which. */
 const DESIGN_FAULTS: Record<string, (d: LockDesign, f: FaultPeriod) => string | undefined> = {
   kill: (d, f) => (d.restartForgets && persistenceNone(f) ? 'restart-forgets' : undefined),
+  // A graceful stop restarts the server as it was started: one that forgets forgets here too.
+  'server-term': (d, f) => (d.restartForgets && persistenceNone(f) ? 'restart-forgets' : undefined),
   failover: (d) => (d.asyncFailover ? 'async-failover' : undefined),
   'clock-bump': (d, f) => (f.nodes.length && jump(f) > d.driftMs ? 'server-clock' : undefined),
   'clock-strobe': (d, f) => (f.nodes.length && jump(f) > d.driftMs ? 'server-clock' : undefined),

@@ -34,6 +34,7 @@ const FAULTS_FOR: Record<string, FaultSpec[]> = {
   latency: [{ kind: 'latency', at_ms: 100, duration_ms: 1000, target: 'n1', params: { latency_ms: 50 } }],
   pause: [{ kind: 'pause', at_ms: 300, duration_ms: 700, target: 'n1' }],
   kill: [{ kind: 'kill', at_ms: 300, duration_ms: 100, target: 'n1', params: { persistence: 'none' } }],
+  'server-term': [{ kind: 'server-term', at_ms: 300, duration_ms: 100, target: 'n1' }],
   'clock-bump': [{ kind: 'clock-bump', at_ms: 300, duration_ms: 1000, target: 'n1', params: { delta_ms: 3000 } }],
   'clock-strobe': [{ kind: 'clock-strobe', at_ms: 300, duration_ms: 800, target: 'n1', params: { delta_ms: 2000, period_ms: 100 } }],
   'clock-reset': [{ kind: 'clock-bump', at_ms: 200, target: 'n1', params: { delta_ms: 3000 } }, { kind: 'clock-reset', at_ms: 700, target: 'n1' }],

@@ -15,7 +15,7 @@ test('runLockTest takes the CLI\'s environment and workload options, refusing wh
   const is2 = (re: RegExp) => (e: Error & { exitCode?: number }) => e.exitCode === 2 && re.test(e.message);
   await assert.rejects(runLockTest({ lock: 'redis-set-px-lua', env: 'external' }), is2(/--env external needs --endpoints/));
   await assert.rejects(runLockTest({ lock: 'redis-set-px-lua', env: 'external', endpoints: 'redis=127.0.0.1:1', faults: ['kill'] }), is2(/fault 'kill' needs 'kill'/));
-  await assert.rejects(runLockTest({ lock: 'redis-set-px-lua', faults: ['partition'], restartDelayMs: 1000 }), is2(/restartDelayMs keeps killed servers down/));
+  await assert.rejects(runLockTest({ lock: 'redis-set-px-lua', faults: ['partition'], restartDelayMs: 1000 }), is2(/runLockTest: restartDelayMs is an option of the fault kinds kill .*, server-term/));
   await assert.rejects(runLockTest({ lock: 'redis-set-px-lua', maxAttempts: 0 }), is2(/maxAttempts must be a whole number from 1 to \d+/));
   await assert.rejects(runLockTest({ lock: 'redis-set-px-lua', keyPrefix: 'no spaces' }), is2(/--key-prefix 'no spaces'/));
   await assert.rejects(runLockTest({ lock: 'redis-set-px-lua', faults: ['all', 'kill'] }), is2(/--faults all stands alone/));

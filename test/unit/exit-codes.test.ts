@@ -135,7 +135,7 @@ test('run: unknown lock, bad numbers, unknown fault, missing --lock → 2', () =
   }
   expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--faults', 'partition,meteor']), 2, /unknown fault 'meteor'; known faults: partition/);
   expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--property', 'vibes']), 2, /--property must be lock, resource or both/);
-  expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--faults', 'partition', '--restart-delay', '1000']), 2, /--restart-delay keeps killed servers down; it needs --faults kill/);
+  expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--faults', 'partition', '--restart-delay', '1000']), 2, /--restart-delay is an option of the fault kinds kill \(keeps a killed server down that long\), server-term/);
   expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', 'extra']), 2, /Unexpected argument 'extra'/);
 });
 

@@ -6,7 +6,9 @@ import { test } from 'node:test';
 import { cutPairs, parseGrudge } from '../../nemesis/grudge.ts';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { KINDS, checkFaultSpec, describeFault, planSchedule, topologyProblem } from '../../nemesis/index.ts';
+import { KINDS, checkFaultSpec, describeFault, planSchedule, specNeeds, topologyProblem } from '../../nemesis/index.ts';
+import { checkKindOptions } from '../../src/options.ts';
+import { UsageError } from '../../src/errors.ts';
 import { faultArb, planArb } from '../../src/workload/arbitraries.ts';
 import { isAnchoredPause } from '../../src/workload/plan.ts';
 import { topologyDef, topologyNames } from '../../src/env/topologies.ts';
@@ -88,6 +90,25 @@ test('--restart-delay: every generated kill (and the Redlock restart aim) keeps 
     assert.deepEqual([k.params?.restart_delay_ms, k.params?.persistence], [1200, 'none']);
     assert.match(describeFault(k), /not before 1200 ms\) without persistence/);
   }
+});
+
+test('server-term: a graceful stop kept down --restart-delay too, restarting the node as it was started (no persistence param)', () => {
+  const o = { clients: 2, faults: ['server-term'], ttlMs: 800, nodes: ['n1', 'n2'], topology: 'redis', restartDelayMs: 1200 };
+  const terms = fc.sample(faultArb('server-term', o), { numRuns: 30, seed: 3 }).flat();
+  for (const t of terms) {
+    assert.deepEqual(t.params, { restart_delay_ms: 1200 });
+    assert.match(describeFault(t), /stop \(SIGTERM\) node n[12], restart it after \d+ ms \(not before 1200 ms\)$/);
+  }
+  assert.deepEqual(specNeeds({ kind: 'server-term' }), ['term']);
+});
+
+test('a run option a kind takes (KindDef.takes) is refused without one of its kinds, named by each taker', async () => {
+  const takers = KINDS.filter((k) => k.takes?.restartDelayMs).map((k) => k.schema.kind);
+  assert.ok(takers.includes('kill') && takers.includes('server-term'), `takers: ${takers}`);
+  for (const k of takers) await checkKindOptions({ restartDelayMs: 1000 }, [k], () => '--restart-delay', 'x');
+  await checkKindOptions({ restartDelayMs: undefined }, ['partition'], () => '--restart-delay', 'x');
+  await assert.rejects(checkKindOptions({ restartDelayMs: 1000 }, ['partition'], () => '--restart-delay', '--faults partition'),
+    (e: Error) => e instanceof UsageError && takers.every((k) => e.message.includes(k)) && /^--restart-delay is an option of .*got --faults partition$/.test(e.message));
 });
 
 test('clock-reset comes after the jump it undoes, on the same node', () => {

@@ -1,0 +1,118 @@
+// The last step of a replay: store and say what the stored plan did when run again
+// (REPRODUCED, NOT REPRODUCED, or no violation, with the gaps), or, on an interrupt, the
+// runs done so far. Writes counterexample/, results.json and junit.xml.
+import { join } from 'node:path';
+import type { Verdict } from '../../checkers/types.ts';
+import { describePlan, type RunPlan } from '../workload/plan.ts';
+import type { LockSpec } from './protocol.ts';
+import { throughput } from './progress.ts';
+import { clientLogs, clientOutputNote } from './client-logs.ts';
+import { wantsLiveness, type Property, type RunOutcome } from './session.ts';
+import { writeJson } from './store.ts';
+import { lockLabel } from './lock-spec.ts';
+import { addRun, describeCoverage, emptyCoverage, gaps, type Coverage } from './coverage.ts';
+import { describeOutcome, finish, shownRun, writeCounterexample, writeJUnit } from './run-files.ts';
+import { addLiveness, outcomeJson, type LivenessTotals, type RunSummary, type SummaryDraft } from './summary.ts';
+import type { Interrupted } from './with-session.ts';
+import type { ReplayOptions } from './run-options.ts';
+
+/** What the replay's runs did so far: `n` runs done without a violation (the breaking one is run n + 1), the last outcome, operations, coverage, liveness. */
+export class ReplayTally {
+  n = 0;
+  ops = 0;
+  last: RunOutcome | undefined;
+  readonly coverage: Coverage;
+  readonly liveness: LivenessTotals;
+
+  constructor(plan: RunPlan, property: Property, livenessMs: number | undefined) {
+    this.coverage = emptyCoverage([...new Set(plan.faults.map((f) => f.kind))]);
+    this.liveness = { checked: wantsLiveness(property), violations: 0, longest_unavailable_ms: 0, bound_ms: livenessMs ?? null };
+  }
+
+  onRun(out: RunOutcome): void {
+    this.last = out;
+    addLiveness(this.liveness, out);
+    this.ops += out.ops;
+    addRun(this.coverage, out);
+  }
+}
+
+/** A replay's run directory and what it holds. */
+export interface ReplayRecord {
+  o: ReplayOptions;
+  dir: string;
+  id: string;
+  t0: number;
+  plan: RunPlan;
+  spec: LockSpec;
+  property: Property;
+  tally: ReplayTally;
+}
+
+/** An interrupt: the runs done so far are stored with the reason (a violation already seen stays one); the history keeps every event. */
+export async function storeInterruptedReplay(r: ReplayRecord, reason: string): Promise<Interrupted> {
+  const { o, dir, id, t0, plan, spec, property } = r;
+  const { last, ops, coverage, liveness } = r.tally;
+  const unsafe = last?.verdict === false;
+  const verdict: Verdict = unsafe ? false : 'unknown';
+  const missing = unsafe ? [] : [`${reason} after ${coverage.runs} complete run(s) of ${o.runs}: no verdict`];
+  const results: Interrupted = {
+    verdict, interrupted: true, reason, runs: coverage.runs, property, lock_violations: last?.lockVerdict === false ? 1 : 0, liveness, ops, coverage, gaps: missing,
+    last: last ? outcomeJson(last) : null,
+    client_logs: clientLogs(dir), dir,
+  };
+  writeJson(join(dir, 'results.json'), results);
+  writeJUnit(dir, [o.junitPath], {
+    lock: lockLabel(spec), property, faults: [...new Set(plan.faults.map((f) => f.kind))], replay: true, replayCommand: `lockpick run --replay ${o.dir}`,
+    verdict, interrupted: true, elapsedMs: Date.now() - t0, gaps: missing, tested: describeCoverage(coverage),
+    anomalies: unsafe && last ? [...last.check.anomalies, ...last.resource.anomalies] : [], resource: unsafe ? last?.resource : undefined,
+    plan: describePlan(plan), properties: { run: id, replay_of: o.dir },
+  });
+  o.log(`\nINTERRUPTED (${reason}) after ${coverage.runs} complete run(s) of the stored plan: ${unsafe ? 'UNSAFE: the last one broke the lock' : 'no verdict'}; the history so far: ${join(dir, 'history.jsonl')}`);
+  const output = clientOutputNote(dir);
+  if (output) o.log(output);
+  o.log(`results: ${join(dir, 'results.json')}`);
+  return results;
+}
+
+/**
+ * The replay is done. Not reproduced is only "safe" when the plan's faults took effect and the
+ * lock was contended. `ownCounterexample`: the plan is a counterexample of this very lock, so
+ * one that did not break again is not reproduced: no verdict (exit 3). A scenario, or another
+ * lock (a fix) against the plan, gets the verdict the runs earned.
+ */
+export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): Promise<RunSummary> {
+  const { o, dir, id, t0, plan, spec, property } = r;
+  const { n, last, ops, coverage, liveness } = r.tally;
+  const unsafe = last?.verdict === false;
+  const notReproduced = !unsafe && ownCounterexample;
+  const missing = unsafe ? [] : [...gaps(coverage), ...(notReproduced ? [`the counterexample did not break the lock again in ${n} run(s) (--runs ${o.runs})`] : [])];
+  const summary: SummaryDraft = {
+    verdict: unsafe ? false : missing.length === 0 ? true : 'unknown', exitCode: unsafe ? 1 : missing.length === 0 ? 0 : 3,
+    coverage, gaps: missing,
+    dir, runId: id, runs: Math.min(n + 1, o.runs), shrinkRuns: 0, inconclusive: coverage.runs - coverage.conclusive, ops, replay: `lockpick run --replay ${o.dir}`,
+    throughput: throughput({ runs: coverage.runs, inconclusive: coverage.runs - coverage.conclusive, schedules: 1, searchMs: Date.now() - t0 }),
+    lockViolations: last?.lockVerdict === false ? 1 : 0, liveness,
+    resource: { lostUpdates: last?.resource.lostUpdates ?? 0, staleWritesAccepted: last?.resource.staleWritesAccepted ?? 0, staleStepsPrevented: last?.resource.staleStepsPrevented ?? 0 },
+    elapsedMs: 0, junit: join(dir, 'junit.xml'),
+  };
+  let cdir: string | undefined;
+  if (last) {
+    cdir = await writeCounterexample(dir, last, { lock: lockLabel(spec), replay_of: o.dir, plan: describePlan(plan) });
+    o.log(unsafe ? `\nREPRODUCED in run ${summary.runs} of ${o.runs}:`
+      : notReproduced ? `\nNOT REPRODUCED: tried ${n} time(s) (--runs ${o.runs}), no violation; the counterexample is timing-sensitive: try more --runs (exit 3):`
+        : `\nNo violation in ${n} run(s) of the stored plan:`);
+    o.log(await describeOutcome(last, join(cdir, 'history.jsonl')));
+    summary.minimal = { plan, ops: last.ops, faults: plan.faults.length, anomalies: last.check.anomalies, resource: last.resource };
+  }
+  if (missing.length) o.log(`INCONCLUSIVE:\n${missing.map((g) => `  - ${g}`).join('\n')}`);
+  o.log(`tested: ${describeCoverage(coverage)}`);
+  return finish(dir, o, t0, summary, {
+    lock: lockLabel(spec), property, faults: [...new Set(plan.faults.map((f) => f.kind))], replay: true, replayCommand: summary.replay,
+    tested: describeCoverage(coverage), ...shownRun(unsafe ? last : undefined, cdir),
+    plan: describePlan(plan), properties: { run: id, replay_of: o.dir },   // the plan replayed, broken or not
+  }, [o.junitPath, unsafe && cdir ? join(cdir, 'junit.xml') : undefined], {
+    runs: summary.runs, property, lock_violations: summary.lockViolations, liveness, resource_totals: summary.resource, ops, coverage, gaps: missing,
+    last: last ? outcomeJson(last) : null, client_logs: clientLogs(dir),
+  });
+}

@@ -1,0 +1,78 @@
+// replay: the plan stored in a run directory's test.json, run again on a session of its own
+// (`lockpick run --replay DIR`), up to --runs times, until it breaks; what it did is stored
+// and said by replay-report.ts.
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { describePlan, validatePlan } from '../workload/plan.ts';
+import type { LockSpec } from './protocol.ts';
+import { newRunDir, readTestJson, versions, writeJson } from './store.ts';
+import { lockFromStored, lockLabel, moduleHash, storedLock } from './lock-spec.ts';
+import { envJson, envFromTest, keyNamespace } from './env-spec.ts';
+import { checkPackages } from '../optional.ts';
+import { UsageError } from '../errors.ts';
+import { logged } from './run-files.ts';
+import type { RunSummary } from './summary.ts';
+import { withSession, type Interrupted } from './with-session.ts';
+import type { ReplayOptions, RunOptions } from './run-options.ts';
+import { ReplayTally, storeInterruptedReplay, storeReplay, type ReplayRecord } from './replay-report.ts';
+
+/**
+ * The lock a replay runs: `o.lock`, else test.json's (a module path relative to the
+ * directory lockpick runs in). Says when the module is not the one the run used, and
+ * whether it is the run's own lock (then a replay that does not break has not reproduced it).
+ */
+export function replayLock(test: Record<string, unknown>, where: string, o: ReplayOptions): { spec: LockSpec; same: boolean; note?: string } {
+  const stored = test.lock_spec as LockSpec | undefined;
+  if (!stored || (typeof stored !== 'object')) throw new Error(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it`);
+  const spec = o.lock ?? lockFromStored(stored);
+  if (!('path' in spec)) return { spec, same: 'name' in stored && stored.name === spec.name };
+  if (!o.lock && !existsSync(spec.path)) {
+    throw new UsageError(`${where}: the lock module ${(stored as { path: string }).path} is not at ${spec.path}; test.json names it relative to the directory lockpick ran in: replay from your project's root, or give --lock PATH`);
+  }
+  const was = typeof test.lock_sha256 === 'string' ? test.lock_sha256 : undefined;
+  const now = moduleHash(spec.path);
+  const note = was && now && was !== now ? `note: the lock module changed since the run: hash ${was.slice(0, 12)}… → ${now.slice(0, 12)}… (${lockLabel(spec)})` : undefined;
+  return { spec, same: !o.lock && (!was || was === now), note };
+}
+
+/** Runs the plan stored in DIR/test.json again (up to `runs` times, until it breaks). */
+export async function replay(o: ReplayOptions): Promise<RunSummary> {
+  o.interrupts?.signal?.throwIfAborted();
+  const t0 = Date.now();
+  const test = readTestJson(o.dir);
+  const where = join(o.dir, 'test.json');
+  const plan = validatePlan(test.plan, where);
+  const { spec, same, note } = replayLock(test, where, o);
+  const recipe = await o.resolve(spec, test.lock_options as Record<string, unknown> | undefined);
+  checkPackages(recipe.packages);
+  // Before the run directory: a plan its environment cannot run is refused with nothing written.
+  const { env, keyPrefix } = envFromTest(test, where, plan, o.env);
+  const { id, dir } = newRunDir(o.storeRoot, lockLabel(spec));
+  o = { ...o, ...logged(dir, o) };
+  if (note) o.log(note);
+  writeJson(join(dir, 'test.json'), { ...test, lock: lockLabel(spec), ...storedLock(spec), ...envJson(env, keyPrefix), replay_of: o.dir, versions: versions(), started: new Date().toISOString() });
+  o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
+  const property = (test.property as RunOptions['property']) ?? 'both';
+  const livenessMs = typeof test.liveness_ms === 'number' ? test.liveness_ms : undefined;
+  const record: ReplayRecord = { o, dir, id, t0, plan, spec, property, tally: new ReplayTally(plan, property, livenessMs) };
+  let interrupted = false;
+  const onInterrupt = (reason: string): Promise<Interrupted> => {
+    interrupted = true;
+    return storeInterruptedReplay(record, reason);
+  };
+  return withSession({
+    recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions: test.lock_options as Record<string, unknown> | undefined, property, livenessMs,
+    env, keyPrefix: keyNamespace(env, keyPrefix, id),
+  }, o.interrupts ?? {}, async (session) => {
+    const { tally } = record;
+    for (; tally.n < o.runs; tally.n++) {
+      const outcome = await session.runOnce(plan);
+      // Interrupted meanwhile: onInterrupt stored the runs before this one and the process is exiting.
+      if (interrupted) return await new Promise<never>(() => {});
+      tally.onRun(outcome);
+      if (outcome.verdict === false) break;
+    }
+    // A counterexample of this very lock that did not break again is not reproduced (storeReplay: no verdict).
+    return storeReplay(record, same && test.counterexample !== undefined);
+  }, onInterrupt);
+}

@@ -1,0 +1,47 @@
+// What a search has seen so far, run by run: coverage, operations, lock violations, the
+// resource's totals, liveness, the first violating run (kept for an interrupt) and the
+// distinct failures stored. The search's onRun and onFailure fill it; storing the search's
+// results, or what an interrupt found, reads it.
+import type { Failure } from './search.ts';
+import { wantsLiveness, type Property, type RunOutcome } from './session.ts';
+import { addRun, emptyCoverage, type Coverage } from './coverage.ts';
+import { addLiveness, failureJson, type FailureJson, type LivenessTotals } from './summary.ts';
+import type { Shard } from '../workload/shard.ts';
+
+export class SearchTally {
+  readonly coverage: Coverage;
+  ops = 0;
+  lockViolations = 0;
+  /** The first violation, kept for an interrupt. */
+  firstSeen: RunOutcome | undefined;
+  /** The distinct failures so far (the 2nd on already in counterexample-N). */
+  readonly stored: { f: Failure; cdir: string }[] = [];
+  readonly resource = { lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0 };
+  readonly liveness: LivenessTotals;
+
+  constructor(faults: string[], readonly property: Property, livenessMs: number | undefined, private readonly shard?: Shard) {
+    this.coverage = emptyCoverage(faults);
+    this.liveness = { checked: wantsLiveness(property), violations: 0, longest_unavailable_ms: 0, bound_ms: livenessMs ?? null };
+  }
+
+  /** One run done: a search run counts toward coverage and liveness, a shrinking run only toward the totals. */
+  onRun(out: RunOutcome, phase: string): void {
+    this.ops += out.ops;
+    if (out.lockVerdict === false) this.lockViolations++;
+    if (phase === 'search') addLiveness(this.liveness, out);
+    this.resource.lostUpdates += out.resource.lostUpdates;
+    this.resource.staleWritesAccepted += out.resource.staleWritesAccepted;
+    this.resource.staleStepsPrevented += out.resource.staleStepsPrevented;
+    if (phase === 'search') addRun(this.coverage, out);
+    if (out.verdict === false) this.firstSeen ??= out;
+  }
+
+  failuresJson(): FailureJson[] {
+    return this.stored.map((s) => failureJson(s.f, s.cdir));
+  }
+
+  /** The totals results.json holds, whatever the verdict. */
+  totals() {
+    return { property: this.property, lock_violations: this.lockViolations, liveness: this.liveness, resource_totals: this.resource, ops: this.ops, coverage: this.coverage, ...(this.shard ? { shard: this.shard } : {}) };
+  }
+}

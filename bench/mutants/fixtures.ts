@@ -108,14 +108,14 @@ export const MUTANTS: Mutant[] = [
   ...at({ family: 'redis', file: 'single-node.ts', module: 'set-px-lua.ts' }, [
     {
       name: 'set-without-nx',
-      search: "(await r.set(key, value, 'PX', ttlMs, 'NX')) === 'OK'",
-      replace: "(await r.set(key, value, 'PX', ttlMs)) === 'OK'",
+      search: "(await r.set(key, value, 'PX', ttlMs, 'NX')) !== 'OK'",
+      replace: "(await r.set(key, value, 'PX', ttlMs)) !== 'OK'",
       why: 'NX forgotten when the SET was rewritten from SETNX + PEXPIRE: SET always answers OK',
     },
     {
       name: 'set-nx-without-px',
-      search: "(await r.set(key, value, 'PX', ttlMs, 'NX')) === 'OK'",
-      replace: "(await r.set(key, value, 'NX')) === 'OK'",
+      search: "(await r.set(key, value, 'PX', ttlMs, 'NX')) !== 'OK'",
+      replace: "(await r.set(key, value, 'NX')) !== 'OK'",
       why: 'the expiry left out ("we always unlock"): no lease, so a crashed holder blocks forever',
       survives: 'no lease makes the lock stricter, never looser: only liveness shows it (a crashed holder\'s key never expires: `--faults client-kill --property liveness` kills it). Liveness cannot be judged in this family: a waiter cut off or paused counts as "could not acquire", so `--property all` with these faults makes the unmutated recipe UNSAFE too (a blackholed server under a waiter: liveness violation after 50.9 s, docs/benchmarks.md)',
       equivalent: true,
@@ -128,7 +128,7 @@ export const MUTANTS: Mutant[] = [
     },
     {
       name: 'acquire-error-as-success',
-      search: "(await r.set(key, value, 'PX', ttlMs, 'NX')) === 'OK'",
+      search: "(await r.set(key, value, 'PX', ttlMs, 'NX')) !== 'OK'",
       replace: "(await r.set(key, value, 'PX', ttlMs, 'NX').catch(() => 'OK')) === 'OK'",
       why: 'a timed-out SET taken as granted ("it probably went through"), so a client cut off from Redis works as holder',
     },

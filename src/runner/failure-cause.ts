@@ -34,7 +34,10 @@ export interface LockDesign {
   fencing: boolean;
   /** Its lease is kept alive out of sight (a watchdog): no renew in the history to date it from. */
   keepsAlive: boolean;
+  /** A restart of its servers, as they were started, forgets the lock. */
   restartForgets: boolean;
+  /** A restart without persistence forgets it (a kill that says `persistence: none`); default: restartForgets. */
+  canForget?: boolean;
   asyncFailover: boolean;
   /** How far the servers' clocks may jump without breaking it (ms); 0 unless the recipe declares it. */
   driftMs: number;
@@ -48,7 +51,8 @@ export function lockDesign(recipe: LockRecipe, ttlMs: number, lockOptions?: Reco
     leased: recipe.lease ?? topo?.leased ?? false,
     fencing: recipe.fencing,
     keepsAlive: recipe.keepsAlive === true,
-    restartForgets: topo?.restartForgets !== undefined,
+    restartForgets: topo?.restartForgets === 'always' || (topo?.restartForgets === 'without-persistence' && (recipe.topology.persistence ?? 'none') === 'none'),
+    canForget: topo?.restartForgets !== undefined,
     asyncFailover: topo?.asyncFailover === true,
     driftMs: recipe.clockDriftMs?.(ttlMs, lockOptions) ?? 0,
     ...(recipe.sessionMs ? { sessionMs: recipe.sessionMs(lockOptions) } : {}),
@@ -89,17 +93,18 @@ const RESOURCE = new Set(['lost-update', 'stale-write', 'stale-token']);
 const SILENCING = new Set(['client-pause', 'partition', 'keepalive-cut']);
 /** The fault kinds that can break a design property, and which. */
 const DESIGN_FAULTS: Record<string, (d: LockDesign, f: FaultPeriod) => string | undefined> = {
-  kill: (d, f) => (d.restartForgets && persistenceNone(f) ? 'restart-forgets' : undefined),
+  kill: (d, f) => (forgets(d, f) ? 'restart-forgets' : undefined),
   // A graceful stop restarts the server as it was started: one that forgets forgets here too.
-  'server-term': (d, f) => (d.restartForgets && persistenceNone(f) ? 'restart-forgets' : undefined),
+  'server-term': (d, f) => (forgets(d, f) ? 'restart-forgets' : undefined),
   failover: (d) => (d.asyncFailover ? 'async-failover' : undefined),
   'clock-bump': (d, f) => (f.nodes.length && jump(f) > d.driftMs ? 'server-clock' : undefined),
   'clock-strobe': (d, f) => (f.nodes.length && jump(f) > d.driftMs ? 'server-clock' : undefined),
   'clock-reset': (d, f) => (f.nodes.length && jump(f) > d.driftMs ? 'server-clock' : undefined),
 };
-const persistenceNone = (f: FaultPeriod) => {
+/** Whether the restart of fault f forgot the lock: its `persistence` param when it has one, else the servers as started. */
+const forgets = (d: LockDesign, f: FaultPeriod) => {
   const p = (f.value.params as Record<string, unknown> | undefined)?.persistence ?? f.value.persistence;
-  return p === undefined || p === 'none';
+  return p === undefined ? d.restartForgets : p === 'none' && (d.canForget ?? d.restartForgets);
 };
 /** A clock fault's jump in ms (unknown: as large as can be). */
 const jump = (f: FaultPeriod) => {

@@ -91,6 +91,14 @@ test('a killed server restarted empty: inherent where the topology declares it f
   const aof = new Story().op('c1', 'acquire', 0, 2, { lease: 800 }).fault('kill', 50, 100, { target: 'n1', params: { persistence: 'aof-always' } })
     .op('c2', 'acquire', 200, 202, { lease: 800 });
   assert.deepEqual(natures(aof, { ...LEASE, restartForgets: true }), ['bug']);
+  // A stop with no persistence param (server-term, a kill as started) restarts the servers as they
+  // were started: it forgets where they were started without persistence, not where with AOF.
+  const term = () => new Story().op('c1', 'acquire', 0, 2, { lease: 800 }).fault('server-term', 50, 100, { target: 'n1' })
+    .op('c2', 'acquire', 200, 202, { lease: 800 });
+  assert.deepEqual(natures(term(), { ...LEASE, restartForgets: true }), ['inherent']);
+  assert.deepEqual(natures(term(), { ...LEASE, restartForgets: false, canForget: true }), ['bug']);
+  // persistence: none forgets on a topology that can, even where its servers started with AOF.
+  assert.deepEqual(natures(story(), { ...LEASE, restartForgets: false, canForget: true }), ['inherent']);
 });
 
 test('a failover over asynchronous replication, a server clock jump beyond the declared drift: inherent to those designs', () => {
@@ -153,6 +161,10 @@ test('the design is read from what the recipe and its topology declare', () => {
   const del = lockDesign(by('redis-set-px-del'), 800);
   assert.equal(del.leased, true); assert.equal(del.fencing, false); assert.equal(del.restartForgets, true); assert.equal(del.driftMs, 0);
   assert.equal(lockDesign(by('redlock'), 800).driftMs, 10);
+  // The same recipe on servers started with AOF keeps its locks over a restart as started.
+  const aofDesign = lockDesign({ ...by('redis-set-px-lua'), topology: { kind: 'redis', persistence: 'aof-always' } }, 800);
+  assert.equal(aofDesign.restartForgets, false); assert.equal(aofDesign.canForget, true);
+  assert.equal(lockDesign(by('redis-set-px-lua'), 800).restartForgets, true);
   const sentinel = RECIPES.find((r) => r.topology.kind === 'redis-sentinel');
   if (sentinel) assert.equal(lockDesign(sentinel, 800).asyncFailover, true);
 });

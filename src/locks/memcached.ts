@@ -27,9 +27,17 @@ import { MemcachedClient, exptimeFor } from './memcached-client.ts';
 import { rethrowClassified } from './outcome.ts';
 import { pollAcquire } from './retry.ts';
 import { numberOption } from './options.ts';
+import { reportsValidity, validityFields, validUntil } from './reported-validity.ts';
 
 const TOPOLOGY = { kind: 'memcached' } as const;
-const RETRY = { optionsHelp: { retryMs: 'pause between acquire attempts while the lock is taken (default 50 ms)' }, optionValues: { retryMs: 'number' } } as const;
+// validity=reported: the item lives at least the TTL (exptimeFor rounds up), so the TTL counted
+// from before the add, less the drift, is a validity the client can be told.
+const V = validityFields('add');
+const RETRY = {
+  optionsHelp: { retryMs: 'pause between acquire attempts while the lock is taken (default 50 ms)', validity: V.help },
+  optionValues: { retryMs: 'number', validity: V.values },
+  clockDriftMs: V.clockDriftMs,
+} as const;
 
 /** How a recipe differs: its owner value, whether it reads its item's cas unique back as a fencing token, its unlock. */
 interface Variant {
@@ -45,16 +53,24 @@ async function memcachedLock(ctx: LockContext, name: string, variant: Variant): 
   const mc = new MemcachedClient(ep, Math.max(1000, ctx.commandTimeoutMs));
   await mc.connect();
   const retryMs = numberOption(ctx, name, 'retryMs', 50);
+  const reported = reportsValidity(ctx, name);
   return {
     name,
     async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
       const v = variant.value();
       const at = ctx.clock.monoMs();
       return pollAcquire(ctx, o.waitMs, retryMs, async (): Promise<Held | null> => {
+        const t0 = ctx.clock.monoMs();
         if (!(await mc.add(key, v, exptimeFor(o.ttlMs)))) return null;
-        if (!variant.fenced) return { key, value: v, at, ttlMs: o.ttlMs };
+        const valid = reported ? { validUntilMs: validUntil(t0, o.ttlMs) } : {};
+        if (reported && valid.validUntilMs! <= ctx.clock.monoMs()) {
+          // Granted already over (the reply came late): give the item back with its own unlock, try again.
+          await variant.release(mc, { key, value: v, at, ttlMs: o.ttlMs });
+          return null;
+        }
+        if (!variant.fenced) return { key, value: v, at, ttlMs: o.ttlMs, ...valid };
         const item = await mc.gets(key);
-        return item?.value === v ? { key, value: v, at, ttlMs: o.ttlMs, token: Number(item.cas) } : null;
+        return item?.value === v ? { key, value: v, at, ttlMs: o.ttlMs, token: Number(item.cas), ...valid } : null;
       });
     },
     release: (h) => variant.release(mc, h).catch((err: unknown) => rethrowClassified(err, `${name} unlock ${h.key}`)),

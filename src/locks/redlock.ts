@@ -33,7 +33,7 @@ import { isDefinite } from './outcome.ts';
 import { COMPARE_AND_DELETE } from './lua.ts';
 import { randomValue } from './set-px-lua.ts';
 import { sleep } from './retry.ts';
-import { referenceDriftMs as driftMs } from './single-node.ts';
+import { referenceDriftMs as driftMs } from './reported-validity.ts';
 
 const NAME = 'redlock';
 

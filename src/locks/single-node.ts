@@ -4,7 +4,8 @@
 import type { Redis } from 'ioredis';
 import type { Held, Lock, LockContext } from './lock.ts';
 import { openRedis, whenReady } from './redis-client.ts';
-import { choiceOption, numberOption } from './options.ts';
+import { numberOption } from './options.ts';
+import { reportsValidity, validityFields, validUntil } from './reported-validity.ts';
 import { pollAcquire } from './retry.ts';
 import { COMPARE_AND_DELETE } from './lua.ts';
 
@@ -32,25 +33,13 @@ export function retryMs(ctx: LockContext, recipe: string): number {
   return numberOption(ctx, recipe, 'retryMs', 50);
 }
 
-/** The drift the Redis reference code allows a lease of ttlMs (Redlock's: 1 % of the TTL + 2 ms). */
-export const referenceDriftMs = (ttlMs: number): number => Math.round(ttlMs * 0.01) + 2;
-
-/**
- * --lock-opt validity for the recipes that take the key with setNxPx. 'none' (the default, as the
- * seeds write it): the client believes it holds until it releases, so a pause past the TTL
- * outlives the lease. 'reported': acquire reports the validity the distlock page gives a careful
- * client, the TTL counted from before the SET that took the key, less the drift; the worker's
- * careful client stops using the hold when it runs out (HISTORY.md `valid_ms`).
- */
-export const VALIDITY = ['none', 'reported'] as const;
-
-/** The LockRecipe fields of the recipes that acquire with setNxPx: SINGLE_NODE and the validity option. */
+/** The LockRecipe fields of the recipes that acquire with setNxPx: SINGLE_NODE and the validity option (reported-validity.ts). */
+const V = validityFields('SET');
 export const SET_NX_PX = {
   ...SINGLE_NODE,
-  optionsHelp: { ...RETRY_HELP, validity: 'none (default: held until released) or reported: acquire reports its validity, TTL − time since before the SET − drift (1 % + 2 ms)' },
-  optionValues: { retryMs: 'number', validity: VALIDITY },
-  // The servers' clock drift the lock allows for: only a lock that reports its validity allows any.
-  clockDriftMs: (ttlMs: number, options?: Record<string, unknown>) => (options?.validity === 'reported' ? referenceDriftMs(ttlMs) : 0),
+  optionsHelp: { ...RETRY_HELP, validity: V.help },
+  optionValues: { retryMs: 'number', validity: V.values },
+  clockDriftMs: V.clockDriftMs,
 } as const;
 
 /** What setNxPx took: the validity's end on the client's monotonic clock when the lock reports one. */
@@ -58,14 +47,14 @@ export interface SetGrant { validUntilMs?: number }
 
 /** `SET key value NX PX ttl`, retried within the wait budget: the grant when this client set it, else null. */
 export async function setNxPx(r: Redis, ctx: LockContext, recipe: string, key: string, value: string, ttlMs: number, waitMs: number): Promise<SetGrant | null> {
-  const reported = choiceOption(ctx, recipe, 'validity', VALIDITY, 'none') === 'reported';
+  const reported = reportsValidity(ctx, recipe);
   return pollAcquire(ctx, waitMs, retryMs(ctx, recipe), async (): Promise<SetGrant | null> => {
     // Read before the SET is sent: the server starts its PX after it arrives, so the lease there
     // ends no sooner than this + TTL (on one clock rate, within the drift).
     const t0 = ctx.clock.monoMs();
     if ((await r.set(key, value, 'PX', ttlMs, 'NX')) !== 'OK') return null;
     if (!reported) return {};
-    const validUntilMs = t0 + ttlMs - referenceDriftMs(ttlMs);
+    const validUntilMs = validUntil(t0, ttlMs);
     if (validUntilMs > ctx.clock.monoMs()) return { validUntilMs };
     // Granted already over (the reply came late: a pause, a slow link): give the key back, try again.
     await r.eval(COMPARE_AND_DELETE, 1, key, value);

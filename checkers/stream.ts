@@ -25,7 +25,8 @@ import { releaseKind } from './lease.ts';
 import { findStaleUnlocks, leaseOf } from './stale-unlock.ts';
 import { CrashScan, withCrashes } from './crash.ts';
 import { SWEEP_OPTIONS, TokenCheck, sweepAnomalies, type SweepOptions } from './sweep.ts';
-import { CheckInputError, backendIn, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
+import { backendNames, loadBackends } from './backends.ts';
+import { CheckInputError, namedBackend, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
 
 /** A bug in the checker met while streaming (exit 4), told apart from a file that cannot be read (exit 2). */
 export class CheckerBug extends Error {
@@ -53,7 +54,8 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
   const keys = new Map<string, KeyStream>();
   /** Processes that ended with info -> the event position of that info: they never act again. */
   const dead = new Map<number, number>();
-  let recorded: Backend | undefined;
+  /** Backend words run-start records name, in order: the first the registry knows is the history's (read once it is loaded, below). */
+  const named = new Set<string>();
   const crashes = new CrashScan();   // client crashes of the lock (checkers/crash.ts)
   let bad: { id: number; error: CheckInputError } | undefined;
   const note = (op: Op, error: CheckInputError | undefined) => {
@@ -76,14 +78,15 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
         keys.get(model.partition(op))!.complete(op);
       } catch (e) { throw new CheckerBug(e); }
     },
-    nemesis(n) { recorded ??= backendIn(n); crashes.feed(n); },
+    nemesis(n) { const b = namedBackend(n); if (b !== undefined) named.add(b); crashes.feed(n); },
   };
   const b = new HistoryBuilder(path, sink);
   await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, read, b.addFields.bind(b));
   if (bad) throw bad.error;
   const { ops, nemesis } = b.counts;
   if (ops === 0) return withCrashes(noOperations(model.name, nemesis), crashes.anomalies);
-  const backend = o.backend ?? recorded;
+  if (named.size > 0 || o.backend !== undefined) await loadBackends();
+  const backend = o.backend ?? (named.size > 0 ? [...named].find((b) => backendNames().includes(b)) : undefined);
   try {
     return withCrashes(summarize(model.name, ops, started, [...keys].map(([key, k]) => [key, k.ops, k.finish(backend)] as [string, number, KeyVerdict])), crashes.anomalies);
   } catch (e) {

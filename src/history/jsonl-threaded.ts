@@ -30,9 +30,10 @@ export const READ_THREAD = {
 
 /** Whether `path` is read on a second thread: a regular file of READ_THREAD.minBytes or more, and a core to spare. */
 export async function readsOnThread(path: string): Promise<boolean> {
-  if (isSniffed(path) || loadavg()[0]! > READ_THREAD.maxLoad) return false;
+  if (isSniffed(path)) return false;
   const s = await stat(path).catch(() => undefined);
-  return s !== undefined && s.isFile() && s.size >= READ_THREAD.minBytes;
+  // The load average last: reading it costs a file read, which a small file need not pay.
+  return s !== undefined && s.isFile() && s.size >= READ_THREAD.minBytes && loadavg()[0]! <= READ_THREAD.maxLoad;
 }
 
 /** The error a failure of the reader thread stands for. */

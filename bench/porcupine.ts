@@ -6,13 +6,15 @@
 // wrote; and takes the 102 Jepsen etcd histories of ../shared/corpus/etcd where they lie (read
 // in place, never copied; all in one process). Each workload is checked by
 // `node bin/lockpick.mjs check FILE... --model M --json` in a child process: wall seconds and
-// peak RSS (medians of --runs).
+// peak RSS and CPU time (user + system; medians of --runs).
 // With PORCUPINE_CMD set, the same is done for `sh -c "$PORCUPINE_CMD --model M FILE..."`:
 // a command that prints one JSON object per file, {"file": ..., "valid": true|false|"unknown"}
 // (as lockpick check --json does), peak RSS from GNU time (/usr/bin/time) when the machine has
 // it. The table then shows both, the ratio (Porcupine's time / lockpick's), whether the
 // verdicts agree, and whether both read the same semantics ("like for like": no lease events). Without it, lockpick's column alone, and a line saying Porcupine was not given.
-// The load average is printed with the table: the figures mean little on a busy machine.
+// The two run back to back, alternated, so a change in the machine's load falls on both. The load
+// average is printed with the table: wall times mean little on a busy machine (CPU time is steadier).
+// The output is the table for docs/benchmarks.md, with the command and the date.
 //   npm run bench:porcupine -- [--runs N] [--only NAME,...] [--seed S] [--dir DIR (keep the files)]
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -75,12 +77,12 @@ const WORKLOADS: Workload[] = [
   register('cas-register, 30k ops, 10% info, one bad read', true),
 ].filter((w) => !only || only.some((o) => w.name.includes(o)));
 
-interface Measured { seconds: number; mb: number; verdicts: Map<string, string>; reasons: Map<string, string>; code: number; err: string }
+interface Measured { seconds: number; cpu: number; mb: number; verdicts: Map<string, string>; reasons: Map<string, string>; code: number; err: string }
 
 /** Runs argv, returns wall time, peak RSS (MB; NaN when unknown) and the verdict per file from its JSON lines. */
 function measure(argv: string[], rssFrom: 'hook' | 'gnu-time' | 'none'): Promise<Measured> {
   return new Promise((resolve, reject) => {
-    const cmd = rssFrom === 'gnu-time' ? [GNU_TIME, '-f', 'BENCH_GNU_TIME_KB=%M', ...argv] : argv;
+    const cmd = rssFrom === 'gnu-time' ? [GNU_TIME, '-f', 'BENCH_GNU_TIME_KB=%M BENCH_GNU_TIME_CPU=%U+%S', ...argv] : argv;
     const t = performance.now();
     const child = spawn(cmd[0]!, cmd.slice(1), { cwd: repoRoot });
     let out = '', err = '';
@@ -90,6 +92,8 @@ function measure(argv: string[], rssFrom: 'hook' | 'gnu-time' | 'none'): Promise
     child.on('close', (code) => {
       const seconds = (performance.now() - t) / 1000;
       const kb = Number((rssFrom === 'hook' ? /BENCH_MAX_RSS_KB=(\d+)/ : /BENCH_GNU_TIME_KB=(\d+)/).exec(err)?.[1] ?? NaN);
+      const gnuCpu = /BENCH_GNU_TIME_CPU=([\d.]+)\+([\d.]+)/.exec(err);
+      const cpu = rssFrom === 'hook' ? Number(/BENCH_CPU_US=(\d+)/.exec(err)?.[1] ?? NaN) / 1e6 : gnuCpu ? Number(gnuCpu[1]) + Number(gnuCpu[2]) : NaN;
       const verdicts = new Map<string, string>(), reasons = new Map<string, string>();
       for (const line of out.split('\n')) {
         if (!line.startsWith('{')) continue;
@@ -101,18 +105,22 @@ function measure(argv: string[], rssFrom: 'hook' | 'gnu-time' | 'none'): Promise
           if (r.valid !== true && r.valid !== false && typeof r.reason === 'string') reasons.set(f, r.reason.length > 80 ? `${r.reason.slice(0, 77)}...` : r.reason);
         } catch { /* not a result line */ }
       }
-      resolve({ seconds, mb: kb / 1024, verdicts, reasons, code: code ?? -1, err });
+      resolve({ seconds, cpu, mb: kb / 1024, verdicts, reasons, code: code ?? -1, err });
     });
   });
 }
 
-async function medianOf(argv: string[], rssFrom: 'hook' | 'gnu-time' | 'none'): Promise<Measured> {
-  const all: Measured[] = [];
-  for (let i = 0; i < runs; i++) all.push(await measure(argv, rssFrom));
-  const byTime = all.slice().sort((a, b) => a.seconds - b.seconds);
-  const mid = byTime[Math.floor((all.length - 1) / 2)]!;
-  const mbs = all.map((m) => m.mb).sort((a, b) => a - b);
-  return { ...mid, mb: mbs[Math.floor((mbs.length - 1) / 2)]! };
+type Command = { argv: string[]; rssFrom: 'hook' | 'gnu-time' | 'none' };
+
+/** Runs each command `runs` times, alternated (a, b, a, b, ...), and returns each one's medians. */
+async function mediansOf(commands: Command[]): Promise<Measured[]> {
+  const all: Measured[][] = commands.map(() => []);
+  for (let i = 0; i < runs; i++) for (const [k, c] of commands.entries()) all[k]!.push(await measure(c.argv, c.rssFrom));
+  const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+  return all.map((ms) => {
+    const mid = ms.slice().sort((a, b) => a.seconds - b.seconds)[Math.floor((ms.length - 1) / 2)]!;
+    return { ...mid, mb: median(ms.map((m) => m.mb)), cpu: median(ms.map((m) => m.cpu)) };
+  });
 }
 
 /** One word for a workload's verdicts: valid / invalid / unknown, or "23 valid, 79 invalid" for many files. */
@@ -126,6 +134,8 @@ function summary(files: string[], v: Map<string, string>): string {
 const word = (v: string) => (v === 'true' ? 'valid' : v === 'false' ? 'invalid' : v);
 const fmtS = (s: number) => (s < 10 ? s.toFixed(2) : s.toFixed(1));
 const fmtMb = (mb: number) => (Number.isFinite(mb) ? `${Math.round(mb)} MB` : 'n/a');
+/** "wall s (CPU s) / peak MB". */
+const cell = (m: Measured) => `${fmtS(m.seconds)} s${Number.isFinite(m.cpu) ? ` (CPU ${fmtS(m.cpu)} s)` : ''} / ${fmtMb(m.mb)}`;
 
 const dir = args.dir ? path.resolve(args.dir) : mkdtempSync(path.join(tmpdir(), 'lockpick-bench-porcupine-'));
 mkdirSync(dir, { recursive: true });
@@ -133,7 +143,9 @@ const rssForPorcupine = existsSync(GNU_TIME) ? 'gnu-time' : 'none';
 // What a user runs: the prebuilt dist/ when fresh; through tsx each call starts ~0.3 s later.
 if (!distFresh()) console.log('note: dist/ is not fresh (npm run build), so lockpick runs through tsx: each call starts about 0.3 s later than an installed lockpick');
 let failures = 0;
-console.log(`# lockpick${porcupineCmd ? ' beside Porcupine' : ''}: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), seed ${seed}, median of ${runs} run(s), load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+const argsGiven = process.argv.slice(2).map((a) => (/^[\w.,:=\/-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+console.log(`\`${porcupineCmd ? 'PORCUPINE_CMD="…" ' : ''}npm run bench:porcupine${argsGiven ? ` -- ${argsGiven}` : ''}\`, ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), seed ${seed}, median of ${runs} run(s)${porcupineCmd ? ', the two alternated' : ''}; wall time (CPU time, user + system) / peak RSS; load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log('');
 if (porcupineCmd) {
   console.log('| workload | lockpick | Porcupine | Porcupine ÷ lockpick (time) | verdicts | like for like |');
   console.log('|---|---|---|---:|---|---|');
@@ -144,18 +156,19 @@ if (porcupineCmd) {
 try {
   for (const w of WORKLOADS) {
     const files = w.files(dir);
-    const lp = await medianOf([process.execPath, '--import', path.join(repoRoot, 'bench/rss-hook.mjs'), path.join(repoRoot, 'bin/lockpick.mjs'), 'check', ...files, '--model', w.model, '--json'], 'hook');
+    const lpCmd: Command = { argv: [process.execPath, '--import', path.join(repoRoot, 'bench/rss-hook.mjs'), path.join(repoRoot, 'bin/lockpick.mjs'), 'check', ...files, '--model', w.model, '--json'], rssFrom: 'hook' };
+    const pcCmd: Command = { argv: ['sh', '-c', `${porcupineCmd} --model ${w.model} "$@"`, 'porcupine', ...files], rssFrom: rssForPorcupine };
+    const [lp, pc] = (await mediansOf(porcupineCmd ? [lpCmd, pcCmd] : [lpCmd])) as [Measured, Measured | undefined];
     const lpVerdict = summary(files, lp.verdicts);
     if (lp.code === 2 || lp.code === 4 || (w.expect !== undefined && lpVerdict !== w.expect)) {
       failures++;
       console.error(`UNEXPECTED ${w.name}: lockpick exit ${lp.code}, verdict ${lpVerdict}${w.expect ? `, expected ${w.expect}` : ''}\n${lp.err.slice(0, 2000)}`);
     }
-    const lpCell = `${fmtS(lp.seconds)} s / ${fmtMb(lp.mb)}`;
-    if (!porcupineCmd) {
+    const lpCell = cell(lp);
+    if (!pc) {
       console.log(`| ${w.name} | ${lpCell} | ${word(lpVerdict)} |`);
       continue;
     }
-    const pc = await medianOf(['sh', '-c', `${porcupineCmd} --model ${w.model} "$@"`, 'porcupine', ...files], rssForPorcupine);
     const decided = (v: string | undefined) => v === 'true' || v === 'false';
     // No verdict (a limit, out of memory) is not a disagreement: said as such.
     const differ = files.filter((f) => decided(pc.verdicts.get(f)) && lp.verdicts.get(f) !== pc.verdicts.get(f));
@@ -166,11 +179,11 @@ try {
       : undecided.length === files.length ? `lockpick ${word(lpVerdict)}; Porcupine no verdict${why}`
         : undecided.length ? `agree on ${files.length - undecided.length}; Porcupine no verdict on ${undecided.length}${why}` : `agree: ${word(lpVerdict)}`;
     const ratio = undecided.length === 0 ? `${(pc.seconds / lp.seconds).toFixed(2)}×` : 'n/a';
-    console.log(`| ${w.name} | ${lpCell} | ${fmtS(pc.seconds)} s / ${fmtMb(pc.mb)} | ${ratio} | ${agree} | ${w.like ? 'yes' : 'no: lease events (lost, lapse) Porcupine does not model'} |`);
+    console.log(`| ${w.name} | ${lpCell} | ${cell(pc)} | ${ratio} | ${agree} | ${w.like ? 'yes' : 'no: lease events (lost, lapse) Porcupine does not model'} |`);
   }
 } finally {
   if (!args.dir) rmSync(dir, { recursive: true, force: true });
 }
-console.log(`load average at end ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${new Date().toISOString().slice(0, 10)}`);
+console.log(`\nLoad average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}.`);
 if (!porcupineCmd) console.log('Porcupine was not given: set PORCUPINE_CMD to a command that checks HISTORY.md JSON Lines files with Porcupine (how to build one outside the repository: docs/benchmarks.md, "Porcupine beside lockpick") to see it beside lockpick.');
 if (failures) { console.error(`${failures} workload(s) gave an unexpected lockpick verdict`); process.exitCode = 1; }

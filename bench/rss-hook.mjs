@@ -1,4 +1,6 @@
-// Loaded with --import into the benchmarked CLI process: reports its own peak resident memory.
+// Loaded with --import into the benchmarked CLI process: reports its own peak resident memory
+// and CPU time (user + system, all its threads).
 process.on('exit', () => {
-  process.stderr.write(`\nBENCH_MAX_RSS_KB=${process.resourceUsage().maxRSS}\n`);
+  const u = process.resourceUsage();
+  process.stderr.write(`\nBENCH_MAX_RSS_KB=${u.maxRSS}\nBENCH_CPU_US=${u.userCPUTime + u.systemCPUTime}\n`);
 });

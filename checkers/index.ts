@@ -4,7 +4,7 @@
 import { setOwn } from '../src/own-key.ts';
 import type { NemesisEvent, Op, ParsedHistory } from '../src/history/types.ts';
 import type { Anomaly, Backend, CheckOptions, CheckResult, KeyDetail, Model, Verdict } from './types.ts';
-import { backendNames } from '../src/env/topologies.ts';
+import { backendNames, loadBackends } from './backends.ts';
 import { Budget } from './budget.ts';
 import { MODELS, modelNamed, registerModel } from './models/index.ts';
 import type { DescribedModel } from './models/lockpick-model.ts';
@@ -114,9 +114,20 @@ export function backendOf(h: ParsedHistory): Backend | undefined {
 
 /** The backend a run-start event records, if it is one. */
 export function backendIn(n: NemesisEvent): Backend | undefined {
+  const b = namedBackend(n);
+  return b !== undefined && backendNames().includes(b) ? b : undefined;
+}
+
+/** The backend word a run-start event names, known or not (no registry needed). */
+export function namedBackend(n: NemesisEvent): string | undefined {
   if (n.f !== 'run-start') return undefined;
   const b = (n.value as { backend?: unknown } | null | undefined)?.backend;
-  return typeof b === 'string' && backendNames().includes(b) ? b : undefined;
+  return typeof b === 'string' ? b : undefined;
+}
+
+/** Loads what a check of h needs beyond the checker itself: the backends' words when the options or the history name one (checkers/backends.ts). */
+export async function readyToCheck(h: ParsedHistory, o: CheckOptions): Promise<void> {
+  if (o.backend !== undefined || h.nemesis.some((n) => namedBackend(n) !== undefined)) await loadBackends();
 }
 
 /** An invalid lock key: name the stale unlocks that explain it (alone, a late unlock broke nothing). */

@@ -4,9 +4,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Budget } from './budget.ts';
 import { keyVerdict } from './index.ts';
 import { BUILTIN_MODELS } from './models/index.ts';
+import { loadBackends } from './backends.ts';
 import type { KeysInput, FromKeys } from './threads.ts';
 
 const input = workerData as KeysInput;
+if (input.backend !== undefined) await loadBackends();
 const next = new Int32Array(input.next);
 const post = (m: FromKeys) => parentPort!.postMessage(m);
 try {

@@ -3,7 +3,7 @@
 // sequential znode, a MySQL row), the words follow the backend; without one they stay neutral.
 import type { Op } from '../src/history/types.ts';
 import type { Anomaly, Backend } from './types.ts';
-import { backendWords } from '../src/env/topologies.ts';
+import { backendWords } from './backends.ts';
 import type { Belief, HoldEnd, Misstep, Overlap, ServerHold } from './holds.ts';
 import { overstatedMs } from './validity.ts';
 

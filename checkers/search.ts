@@ -32,10 +32,24 @@ export interface SearchOptions<S> {
   initial?: S;
   /** Explore everything and collect every state a complete order can end in ('ok' if any). */
   finals?: Map<string, S>;
+  /**
+   * With finals: called with each new final state as it is found; returning true stops the
+   * search there ('ok', finals incomplete). A caller that needs only one final with some
+   * property need not explore every order (checkers/window.ts trimLeft).
+   */
+  onFinal?: (state: S) => boolean;
+  /** Without finals: on success, filled with the op indices of the order found, in order. */
+  order?: number[];
 }
 
 export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budget: Budget, opts: SearchOptions<S> = {}): SearchOutcome<S> {
-  const { watch, finals } = opts;
+  const { watch, finals, onFinal } = opts;
+  /** Records a final state; true when onFinal asks to stop. */
+  const final = (hs: string, st: S): boolean => {
+    if (finals!.has(hs)) return false;
+    finals!.set(hs, st);
+    return onFinal !== undefined && onFinal(st);
+  };
   const n = ops.length;
   const opKey = (model as DescribedModel<S>).opKey;
 
@@ -139,7 +153,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
   let steps = 0;
   let entry = next[0]!;
   let after = -Infinity;
-  if (finals && okLeft === 0) finals.set(stateHash, state);
+  if (finals && okLeft === 0 && final(stateHash, state)) return { result: 'ok' };
   const opOf = (c: number) => (c < -1 ? -2 - c : (c - 1) >>> 1);
 
   while (okLeft > 0 || finals) {
@@ -175,7 +189,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
             stackNode[sp] = c; stackState[sp] = state; stackHash[sp] = stateHash; sp++;
             state = r as S; stateHash = hs;
             if (!info) okLeft--;
-            if (finals && okLeft === 0) finals.set(hs, state);
+            if (finals && okLeft === 0 && final(hs, state)) return { result: 'ok' };
             if (c >= 0) lift(c); else kindMoved(kindOf[i]!, 1);
             entry = next[0]!; after = -Infinity;
             continue;
@@ -208,5 +222,6 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
       if (d >= 0) { unlift(d); entry = next[d]!; } else { kindMoved(kindOf[j]!, -1); entry = nodeAfter(after); }
     }
   }
+  if (opts.order) for (let k = 0; k < sp; k++) opts.order.push(opOf(stackNode[k]!));
   return { result: 'ok' };
 }

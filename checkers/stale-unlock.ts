@@ -20,7 +20,7 @@ import type { Belief } from './holds.ts';
 import { lockName, staleUnlockEffect } from './messages.ts';
 import { leaseNs, releaseKind } from './lease.ts';
 import type { Anomaly, Backend } from './types.ts';
-import { backendWords } from '../src/env/topologies.ts';
+import { backendWords } from './backends.ts';
 
 const ms = (ns: number) => Math.round(ns / 1e6);
 

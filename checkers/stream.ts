@@ -25,7 +25,8 @@ import { releaseKind } from './lease.ts';
 import { findStaleUnlocks, leaseOf } from './stale-unlock.ts';
 import { CrashScan, withCrashes } from './crash.ts';
 import { SWEEP_OPTIONS, TokenCheck, sweepAnomalies, type SweepOptions } from './sweep.ts';
-import { CheckInputError, backendIn, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
+import { backendNames, loadBackends } from './backends.ts';
+import { CheckInputError, namedBackend, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
 
 /** A bug in the checker met while streaming (exit 4), told apart from a file that cannot be read (exit 2). */
 export class CheckerBug extends Error {
@@ -53,7 +54,8 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
   const keys = new Map<string, KeyStream>();
   /** Processes that ended with info -> the event position of that info: they never act again. */
   const dead = new Map<number, number>();
-  let recorded: Backend | undefined;
+  /** Backend words run-start records name, in order: the first the registry knows is the history's (read once it is loaded, below). */
+  const named = new Set<string>();
   const crashes = new CrashScan();   // client crashes of the lock (checkers/crash.ts)
   let bad: { id: number; error: CheckInputError } | undefined;
   const note = (op: Op, error: CheckInputError | undefined) => {
@@ -76,14 +78,15 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
         keys.get(model.partition(op))!.complete(op);
       } catch (e) { throw new CheckerBug(e); }
     },
-    nemesis(n) { recorded ??= backendIn(n); crashes.feed(n); },
+    nemesis(n) { const b = namedBackend(n); if (b !== undefined) named.add(b); crashes.feed(n); },
   };
   const b = new HistoryBuilder(path, sink);
   await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, read, b.addFields.bind(b));
   if (bad) throw bad.error;
   const { ops, nemesis } = b.counts;
   if (ops === 0) return withCrashes(noOperations(model.name, nemesis), crashes.anomalies);
-  const backend = o.backend ?? recorded;
+  if (named.size > 0 || o.backend !== undefined) await loadBackends();
+  const backend = o.backend ?? (named.size > 0 ? [...named].find((b) => backendNames().includes(b)) : undefined);
   try {
     return withCrashes(summarize(model.name, ops, started, [...keys].map(([key, k]) => [key, k.ops, k.finish(backend)] as [string, number, KeyVerdict])), crashes.anomalies);
   } catch (e) {
@@ -102,6 +105,8 @@ class KeyStream {
   private hasAcquire = false;
   /** Points in event order. */
   private queue: Op[] = [];
+  /** Entries in use: an emptied queue is reused from 0, not truncated (setting an array's length on nearly every completion cost a few % of a streamed check). */
+  private size = 0;
   private head = 0;
   /** Every point before this event position has been swept. */
   private swept = 0;
@@ -126,26 +131,28 @@ class KeyStream {
   invoke(op: Op): void {
     this.ops++;
     if (op.f === 'acquire') this.hasAcquire = true;
-    else if (op.f === 'release' || op.f === 'renew') this.queue.push(op);
+    else if (op.f === 'release' || op.f === 'renew') this.queue[this.size++] = op;
   }
 
   complete(op: Op): void {
-    if (op.f === 'acquire' && op.outcome === 'ok') this.queue.push(op);
+    if (op.f === 'acquire' && op.outcome === 'ok') this.queue[this.size++] = op;
     this.drain(false);
   }
 
   private drain(final: boolean): void {
-    const q = this.queue;
+    const q = this.queue, n = this.size;
     let i = this.head;
-    for (; i < q.length; i++) {
+    for (; i < n; i++) {
       const e = q[i]!;
       if (!final && e.completeSeq === Infinity) break;
       this.point(e);
     }
     this.head = i;
-    this.swept = i === q.length ? Infinity : q[i]!.invokeSeq; // only a release or renew in flight blocks
-    if (i === q.length) { q.length = 0; this.head = 0; }
-    else if (i >= COMPACT_AT && 2 * i >= q.length) { this.queue = q.slice(i); this.head = 0; }
+    this.swept = i === n ? Infinity : q[i]!.invokeSeq; // only a release or renew in flight blocks
+    if (i === n) {
+      this.head = this.size = 0;
+      if (q.length > COMPACT_AT) q.length = 0; // after a long wait: let go of what it held
+    } else if (i >= COMPACT_AT && 2 * i >= n) { this.queue = q.slice(i, n); this.size = n - i; this.head = 0; }
     if (this.scan.ended.size > this.endedWatermark) this.forgetDead();
   }
 

@@ -148,18 +148,36 @@ function trimLeft<S>(model: Model<S>, p: readonly Op[], culprit: Op, budget: Bud
     if (okEnd < o.invokeSeq && o !== p[0]) cuts.push(o);
     if (o.outcome === 'ok') okEnd = Math.max(okEnd, o.completeSeq);
   }
-  for (const cut of cuts.reverse().slice(0, MAX_CUTS)) {
+  const tried = cuts.reverse().slice(0, MAX_CUTS);
+  if (tried.length === 0) return undefined;
+  // One order of everything before the latest cut serves every cut: the ops invoked after a cut
+  // come after every ok op before it, so the order's prefix up to the last of those is an order
+  // of what precedes that cut, and its state one the window must be tried from. When the window
+  // fits there, that cut is done without exploring every order before it.
+  const first = p.filter((o) => o.invokeSeq < tried[0]!.invokeSeq);
+  const order: number[] = [];
+  if (searchLinearization(model, first, budget, { order }).result !== 'ok') return undefined;
+  const along: S[] = [model.init()];
+  for (const i of order) along.push(model.step(along[along.length - 1]!, first[i]!) as S);
+  for (const cut of tried) {
     const before = p.filter((o) => o.invokeSeq < cut.invokeSeq);
-    const states = new Map<string, S>();
-    if (searchLinearization(model, before, budget, { finals: states }).result !== 'ok') return undefined;
     const window = p.filter((o) => o.invokeSeq >= cut.invokeSeq || o.outcome !== 'ok');
-    let shows = true;
-    for (const initial of states.values()) {
+    let lastOk = -1;
+    order.forEach((i, k) => { if (first[i]!.outcome === 'ok' && first[i]!.invokeSeq < cut.invokeSeq) lastOk = k; });
+    const witness = searchLinearization(model, window, budget, { initial: along[lastOk + 1]! });
+    if (witness.result === 'unknown') return undefined;
+    if (witness.result === 'ok') continue;
+    const states = new Map<string, S>();
+    // The window is tried from each final state as the search finds it: one it fits in ends this
+    // cut at once, so the search explores every order only for the cut that shows the violation.
+    let outcome: 'fits' | 'unknown' | undefined;
+    const fits = (initial: S): boolean => {
       const r = searchLinearization(model, window, budget, { initial });
-      if (r.result === 'unknown') return undefined;
-      if (r.result === 'ok') { shows = false; break; }
-    }
-    if (shows) return { cut, window, states, before: before.length };
+      if (r.result !== 'fail') outcome = r.result === 'ok' ? 'fits' : 'unknown';
+      return outcome !== undefined;
+    };
+    if (searchLinearization(model, before, budget, { finals: states, onFinal: fits }).result !== 'ok' || outcome === 'unknown') return undefined;
+    if (outcome === undefined) return { cut, window, states, before: before.length };
   }
   return undefined;
 }

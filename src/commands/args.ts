@@ -12,17 +12,19 @@ const HELP = { help: { type: 'boolean', short: 'h' } } as const;
 type Parsed<O extends Options, P extends boolean> = ReturnType<typeof parseArgs<{ args: string[]; options: O & typeof HELP; allowPositionals: P | undefined; strict: true }>>;
 
 /** `lockpick <command>`'s argv parsed strictly (with -h/--help); a number is the exit code to return at once. */
-export function parseCommandArgs<O extends Options, P extends boolean = false>(command: string, usage: string, argv: string[], options: O, allowPositionals?: P): Parsed<O, P> | number {
+/** usage: the command's usage text, or a function that makes it (called only when it is printed). */
+export function parseCommandArgs<O extends Options, P extends boolean = false>(command: string, usage: string | (() => string), argv: string[], options: O, allowPositionals?: P): Parsed<O, P> | number {
+  const text = typeof usage === 'string' ? () => usage : usage;
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: { ...options, ...HELP }, allowPositionals, strict: true, tokens: true });
     valuesProblem(parsed.tokens, { ...options, ...HELP });
   } catch (e) {
-    console.error(`lockpick ${command}: ${(e as Error).message}\n\n${usage}`);
+    console.error(`lockpick ${command}: ${(e as Error).message}\n\n${text()}`);
     return EXIT.usage;
   }
   if ((parsed.values as { help?: boolean }).help) {
-    console.log(usage);
+    console.log(text());
     return EXIT.ok;
   }
   return parsed;

@@ -9,13 +9,16 @@ import { renderJUnit } from '../report/junit.ts';
 import { CheckInputError, MODELS } from '../../checkers/index.ts';
 import { checkHistoryOnThreads } from '../../checkers/threads.ts';
 import type { Backend, CheckResult } from '../../checkers/types.ts';
-import { backendNames } from '../env/topologies.ts';
+import { backendNames, loadBackends } from '../../checkers/backends.ts';
 import { EXIT, exitCodeOf, fsReason } from '../errors.ts';
 import { DEFAULT_MAX_LINE_BYTES, HistoryError, ReadLimitReached, ReaderBug, detectFormat, parseMaxLineBytes, readHistory, type ReadOptions } from '../history/index.ts';
 import { CheckerBug, checkJsonlStreaming, streams } from '../../checkers/stream.ts';
 import { formatResult } from '../report/text.ts';
 import { limitedReading, readLimitResult } from '../../checkers/read-limit.ts';
 
+
+/** Thrown by the usage text's maker when the usage is to be printed: the registry it names is loaded first. */
+const NEEDS_USAGE = Symbol('the usage is printed');
 
 function modelNames(): string[] {
   return Object.keys(MODELS);
@@ -155,7 +158,8 @@ function worst(codes: number[]): number {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs('check', usage(), argv, {
+  // The usage names the backends: the topology registry is loaded only when the usage is printed (checkers/backends.ts).
+  const options = {
     model: { type: 'string', default: 'mutex' },
     backend: { type: 'string' },
     json: { type: 'boolean', default: false },
@@ -164,10 +168,20 @@ export async function run(argv: string[]): Promise<number> {
     'time-limit': { type: 'string' },
     'max-memory': { type: 'string' },
     'max-line-bytes': { type: 'string' },
-  }, true);
+  } as const;
+  const parse = (text: () => string) => parseCommandArgs('check', text, argv, options, true);
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(() => { throw NEEDS_USAGE; }); // thrown before anything is printed
+  } catch (e) {
+    if (e !== NEEDS_USAGE) throw e;
+    await loadBackends();
+    parsed = parse(usage);
+  }
   if (typeof parsed === 'number') return parsed;
   const { values, positionals: files } = parsed;
   if (files.length === 0) {
+    await loadBackends();
     console.error(`lockpick check: no history file given\n\n${usage()}`);
     return EXIT.usage;
   }
@@ -177,6 +191,7 @@ export async function run(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   const backend = values.backend;
+  if (backend !== undefined) await loadBackends();
   if (backend !== undefined && !backendNames().includes(backend)) {
     console.error(`lockpick check: unknown backend "${backend}"; known backends: ${backendNames().join(', ')}\n  fix: pass --backend with one of those, or leave it out`);
     return EXIT.usage;

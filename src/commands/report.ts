@@ -12,7 +12,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { writeOutput } from '../output.ts';
 import { basename, dirname, join, resolve } from 'node:path';
-import { CheckInputError, checkHistory, MODELS } from '../../checkers/index.ts';
+import { CheckInputError, checkHistory, MODELS, readyToCheck } from '../../checkers/index.ts';
 import type { CheckResult } from '../../checkers/types.ts';
 import { DEFAULT_MAX_LINE_BYTES, HistoryError, parseMaxLineBytes, readHistory } from '../history/index.ts';
 import type { ParsedHistory } from '../history/types.ts';
@@ -148,6 +148,7 @@ export async function run(argv: string[]): Promise<number> {
     // hasOwn: "toString" or "constructor" (in test.json or --model) is no model.
     if (!Object.hasOwn(MODELS, model)) throw new ReportError(`unknown model "${model}"${values.model ? '' : ' (from the run\'s test.json or results.json)'}; known models: ${Object.keys(MODELS).join(', ')}\n  fix: pass --model with one of those`);
     const h = await readHistory(inputs.historyPath, { maxLineBytes });
+    await readyToCheck(h, { model });
     const r = checkHistory(h, { model });
     const disagrees = storedDisagrees(inputs.stored, model, r);
     if (disagrees) {

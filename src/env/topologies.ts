@@ -10,6 +10,7 @@ import { mariadbTopology } from './topology-mariadb.ts';
 import { pgbouncerTopology, postgresTopology } from './topology-postgres.ts';
 import { etcdTopology } from './topology-etcd.ts';
 import { memcachedTopology } from './topology-memcached.ts';
+import { installBackends } from '../../checkers/backends.ts';
 
 export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTopology, zookeeperTopology, mariadbTopology, postgresTopology, pgbouncerTopology, etcdTopology, memcachedTopology];
 
@@ -62,3 +63,6 @@ export function imageRecipe(kind: string): ImageRecipe | undefined {
 export function imageKinds(): string[] {
   return [...new Set(TOPOLOGY_DEFS.flatMap((t) => Object.keys(t.images ?? {})))];
 }
+
+// The checker reads the backends' words through checkers/backends.ts, which loads this registry only when a check needs them.
+installBackends({ names: backendNames, words: backendWords });

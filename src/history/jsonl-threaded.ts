@@ -2,7 +2,7 @@
 // one builds and checks the events: the scan is most of a check's time, and a machine has two
 // cores or more. When this thread waits, it is handed chunks to scan itself (./jsonl-batch.ts). Same events, lines and errors as the reader on one thread (./jsonl.ts); a small
 // file, a pipe or a FIFO is read here (a thread takes ~30 ms to start).
-import { stat } from 'node:fs/promises';
+import { statSync, type Stats } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { startThread } from '../thread.ts';
 import { HistoryError, ReaderBug } from './errors.ts';
@@ -30,9 +30,13 @@ export const READ_THREAD = {
 
 /** Whether `path` is read on a second thread: a regular file of READ_THREAD.minBytes or more, and a core to spare. */
 export async function readsOnThread(path: string): Promise<boolean> {
-  if (isSniffed(path) || loadavg()[0]! > READ_THREAD.maxLoad) return false;
-  const s = await stat(path).catch(() => undefined);
-  return s !== undefined && s.isFile() && s.size >= READ_THREAD.minBytes;
+  if (isSniffed(path)) return false;
+  // A synchronous stat, as openSource reads a small file (./source.ts): an asynchronous one waits its
+  // turn on libuv's thread pool, which costs more than reading a small history.
+  let s: Stats | undefined;
+  try { s = statSync(path); } catch { s = undefined; }
+  // The load average last: reading it costs a file read, which a small file need not pay.
+  return s !== undefined && s.isFile() && s.size >= READ_THREAD.minBytes && loadavg()[0]! <= READ_THREAD.maxLoad;
 }
 
 /** The error a failure of the reader thread stands for. */

@@ -9,6 +9,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { bin, lockpick, repoRoot, runDirs, tempStore } from './run-helpers.ts';
 import { readHistory } from '../../src/history/index.ts';
 import { checkHistory } from '../../checkers/index.ts';
+import { loadBackends } from '../../checkers/backends.ts';
+
+// The recorded history names its backend (run-start): checkHistory needs the registry loaded, as its async callers do.
+await loadBackends();
 
 function descendants(pid: number): number[] {
   const out: number[] = [];

@@ -22,3 +22,39 @@ test('importing the check command loads no server client library (ioredis, pg, m
   assert.equal(probe, true, 'the require cache shows a loaded package');
   assert.deepEqual(loaded, []);
 });
+
+test('the topology registry (its backends\' words) loads only for a history or an option that names a backend', () => {
+  // A stale unlock under a lease (checkers/stale-unlock.ts): its words are the backend's.
+  const stale = [
+    '{"type":"invoke","f":"acquire","process":0,"key":"k","time":0,"lease_ms":800}', '{"type":"ok","f":"acquire","process":0,"key":"k","time":1000000}',
+    '{"type":"invoke","f":"acquire","process":1,"key":"k","time":2000000}', '{"type":"ok","f":"acquire","process":1,"key":"k","time":900000000}',
+    '{"type":"invoke","f":"release","process":0,"key":"k","time":950000000}', '{"type":"ok","f":"release","process":0,"key":"k","time":951000000}',
+  ];
+  const runStart = '{"type":"info","f":"run-start","process":"nemesis","value":{"run":1,"backend":"redis"}}';
+  const script = (file: string, extra: string[]) => `
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const dir = mkdtempSync((await import('node:os')).tmpdir() + '/lockpick-loads-');
+    writeFileSync(dir + '/h.jsonl', ${JSON.stringify(file)});
+    const lines = [];
+    const log = console.log; console.log = (s) => lines.push(String(s));
+    const { run } = await import('./src/commands/check.ts');
+    // Streamed (a sweep model, no limit: checkers/stream.ts), then read whole (checkers/threads.ts).
+    for (const limit of [[], ['--time-limit', '60']]) await run([dir + '/h.jsonl', ...${JSON.stringify(extra)}, ...limit, '--json']);
+    console.log = log;
+    const b = await import('./checkers/backends.ts');
+    let loaded = true; try { b.backendNames(); } catch { loaded = false; }
+    console.log(JSON.stringify({ loaded, out: lines.join('\\n') }));`;
+  const check = (file: string, extra: string[] = []) => {
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(file, extra)], { cwd: root, encoding: 'utf8' });
+    return JSON.parse(out.trim().split('\n').pop()!) as { loaded: boolean; out: string };
+  };
+  const plain = check(`${stale.join('\n')}\n`);
+  assert.equal(plain.loaded, false);
+  assert.equal(plain.out.match(/the unlock freed the lock, which by then was process 1's/g)?.length, 2, plain.out);
+  const named = check(`${[runStart, ...stale].join('\n')}\n`);
+  assert.equal(named.loaded, true);
+  assert.equal(named.out.match(/the unlock deleted the key, which by then was process 1's lock/g)?.length, 2, named.out);
+  const given = check(`${stale.join('\n')}\n`, ['--backend', 'redis']);
+  assert.equal(given.loaded, true);
+  assert.equal(given.out.match(/the unlock deleted the key/g)?.length, 2, given.out);
+});

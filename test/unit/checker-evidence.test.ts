@@ -13,6 +13,10 @@ import { join, resolve } from 'node:path';
 import { checkHistory } from '../../checkers/index.ts';
 import type { Anomaly } from '../../checkers/types.ts';
 import { readHistory } from '../../src/history/index.ts';
+import { loadBackends } from '../../checkers/backends.ts';
+
+// The evidence histories name their backend (run-start): checkHistory needs the registry loaded, as its async callers do.
+await loadBackends();
 
 const EVIDENCE = resolve(import.meta.dirname, '../../scenarios/evidence');
 const RESOURCE = new Set(['lost-update', 'stale-write']);

@@ -135,3 +135,30 @@ test('simulated histories written as JSONL read back to the same verdict and ano
     }
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
+
+test('the search\'s order is a legal order of every ok op; onFinal stops at a final the full search also finds', () => {
+  const model = MODELS['cas-register']!;
+  fc.assert(fc.property(registerHistoryArb({ cas: true }), fc.nat(), fc.boolean(), (events, p, wrong) => {
+    const ops = toParsed(wrong ? injectWrongRead(events, p).events : events).ops.filter((o) => o.outcome !== 'fail');
+    const order: number[] = [];
+    const r = searchLinearization(model, ops, new Budget(10_000), { order });
+    if (r.result !== 'ok') return;
+    let state = model.init();
+    order.forEach((i, k) => {
+      // Real time: no op placed after this one had returned (ok) before this one was invoked.
+      for (const j of order.slice(k + 1)) assert.ok(!(ops[j]!.outcome === 'ok' && ops[j]!.completeSeq < ops[i]!.invokeSeq), `op ${i} placed before op ${j}, which returned before it began`);
+      const next = model.step(state, ops[i]!);
+      assert.ok(typeof next === 'string', `op ${i} does not fit state ${state}`);
+      state = next as string;
+    });
+    assert.equal(new Set(order).size, order.length);
+    for (const [i, o] of ops.entries()) if (o.outcome === 'ok') assert.ok(order.includes(i), `ok op ${i} not placed`);
+    const all = new Map<string, string>(), one = new Map<string, string>();
+    searchLinearization(model, ops, new Budget(10_000), { finals: all });
+    let calls = 0;
+    assert.equal(searchLinearization(model, ops, new Budget(10_000), { finals: one, onFinal: () => ++calls > 0 }).result, 'ok');
+    assert.equal(calls, 1);
+    assert.equal(one.size, 1);
+    assert.ok(all.has([...one.keys()][0]!));
+  }), { numRuns: RUNS, ...BOUND });
+});

@@ -19,6 +19,10 @@ import { toJsonl } from '../support/history.ts';
 import { injectDoubleHolder, injectStaleRelease } from '../support/inject.ts';
 import { randomLockOpsArb } from '../support/random-lock-ops.ts';
 import { tmpHistory } from './history-tmp.ts';
+import { loadBackends } from '../../checkers/backends.ts';
+
+// checkHistory (synchronous) of a history whose run-start names a backend needs the registry loaded, as its async callers do.
+await loadBackends();
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const LOCK_MODELS = ['mutex', 'fenced-mutex', 'reentrant-mutex'];

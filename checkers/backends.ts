@@ -1,0 +1,38 @@
+// The lock services' words the checker explains stale unlocks in, and the backend names a
+// run-start record may carry, come from the topology registry (src/env/topologies.ts). That
+// registry brings every topology's server code with it (child processes, sockets, images):
+// ~30 ms of a `lockpick check` start, for words only a history recorded by `lockpick run` (its
+// run-start names the backend) or `--backend` asks for. So the registry installs itself here
+// when it loads, and the asynchronous entries of a check load it first when the check needs it
+// (loadBackends: checkers/threads.ts, stream.ts, keys-worker.ts, the check and report commands).
+import type { BackendWords } from '../src/env/topology.ts';
+
+interface Backends { names(): string[]; words(backend: string): BackendWords | undefined }
+
+let installed: Backends | undefined;
+
+/** Called by src/env/topologies.ts as it loads. */
+export function installBackends(b: Backends): void {
+  installed = b;
+}
+
+/** Loads the topology registry, once. */
+export async function loadBackends(): Promise<void> {
+  if (!installed) await import('../src/env/topologies.ts');
+}
+
+function registry(): Backends {
+  // A path that checks a history naming a backend without loadBackends() first: a bug of lockpick.
+  if (!installed) throw new Error('the topology registry was not loaded before a check that names a backend (await loadBackends() first)');
+  return installed;
+}
+
+/** Every backend word a registered topology declares. */
+export function backendNames(): string[] {
+  return registry().names();
+}
+
+/** The checker's words for `backend` (none for no backend: the registry is not needed then). */
+export function backendWords(backend: string | undefined): BackendWords | undefined {
+  return backend === undefined ? undefined : registry().words(backend);
+}

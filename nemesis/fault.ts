@@ -86,6 +86,9 @@ export interface FaultGenOptions {
   grantedAcquireReplies?: number;
 }
 
+/** What a fault kind can break of a lock's design (KindDef.breaks). */
+export type DesignProperty = 'restart' | 'server-clock' | 'failover';
+
 /**
  * A fault kind, one file each (a nemesis package, as in Jepsen): its schema
  * (validation, `lockpick list`, the topologies it applies to), how to make
@@ -102,6 +105,18 @@ export interface KindDef {
    * would be recorded as applied and count toward a SAFE while it changed nothing.
    */
   movesClock?: 'wall';
+  /**
+   * The design property a fault of this kind can break, which makes a double holder it explains
+   * inherent to the design (src/runner/failure-cause.ts): 'restart' (it restarts servers, which
+   * forget where the topology and persistence say so), 'server-clock' (it moves a server's clock,
+   * beyond the drift the lock allows), 'failover' (it promotes a replica, over asynchronous
+   * replication). Aims compose kinds by it too (src/workload/aim.ts AimKind).
+   */
+  breaks?: DesignProperty;
+  /** It keeps the clients it names from reaching the servers while it lasts: no keep-alive gets through. */
+  silences?: true;
+  /** It ends the sessions of the clients it names (a session lock's hold goes with them). */
+  endsSessions?: true;
   /**
    * What the fault touches. 'client': only the clients it names (their processes, their
    * clocks), which belong to one run alone, so other runs on other clients and keys may go

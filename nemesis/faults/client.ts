@@ -20,6 +20,7 @@ export const clientPause: KindDef = {
   },
   needs: ['client-process'],
   scope: 'client',   // its own clients only: may run beside other runs (--parallel)
+  silences: true,
   create(spec, ctx) {
     const paused: string[] = [];
     return {

@@ -38,6 +38,7 @@ export const clockBump: KindDef = {
   needs: ['clock'],
   movesClock: 'wall',
   scope: 'server',
+  breaks: 'server-clock',
   create(spec, ctx) {
     let saved = new Map<NodeHandle, number>();
     return {
@@ -68,6 +69,7 @@ export const clockStrobe: KindDef = {
   needs: ['clock'],
   movesClock: 'wall',
   scope: 'server',
+  breaks: 'server-clock',
   create(spec, ctx) {
     let saved = new Map<NodeHandle, number>();
     let timer: NodeJS.Timeout | undefined;
@@ -112,6 +114,7 @@ export const clockReset: KindDef = {
   needs: ['clock'],
   movesClock: 'wall',
   scope: 'server',
+  breaks: 'server-clock',
   create(spec, ctx) {
     return {
       async start() {

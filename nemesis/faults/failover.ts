@@ -35,6 +35,7 @@ export const failover: KindDef = {
   // It pauses, kills or cuts off the primary and cuts replication: only where lockpick runs the servers.
   needs: ['failover', 'node-link', 'pause', 'kill'],
   scope: 'server',
+  breaks: 'failover',
   create(spec, ctx, id) {
     const env = ctx.env;
     const how = param(spec, 'how', 'pause');

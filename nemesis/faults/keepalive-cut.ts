@@ -42,6 +42,7 @@ export const keepaliveCut: KindDef = {
   },
   needs: ['client-link'],
   scope: 'server',   // a client link's proxy is named by client id, the same in every run
+  silences: true,
   lockChannel: CHANNEL,
   create(spec, ctx, id) {
     let undo: (() => Promise<void>) | undefined;

@@ -26,6 +26,7 @@ export const partition: KindDef = {
   // Node targets cut whatever links reach the node: client links everywhere, node links where the environment has them.
   needs: ['client-link'],
   scope: 'server',   // client links too are shared: their proxies are named by client id, the same in every run
+  silences: true,
   create(spec, ctx, id) {
     let undo: (() => Promise<void>) | undefined;
     const mode = param<CutMode>(spec, 'mode', 'disable');

@@ -122,6 +122,7 @@ export const kill: KindDef = {
   aliases: ['restart', 'crash'],
   needs: ['kill'],
   scope: 'server',
+  breaks: 'restart',
   paramNeeds: { persistence: 'restart-persistence' },
   takes: { restartDelayMs: 'keeps a killed server down that long' },
   create(spec, ctx) {

@@ -25,6 +25,7 @@ export const serverTerm: KindDef = {
   aliases: ['term', 'graceful-restart'],
   needs: ['term'],
   scope: 'server',
+  breaks: 'restart',
   takes: { restartDelayMs: 'keeps a stopped server down that long' },
   create: (spec, ctx) => stopThenRestart(spec, ctx, { signal: 'SIGTERM', graceMs: param(spec, 'grace_ms', DEFAULT_GRACE_MS) }),
   // Down for a short time, as a deploy's restart is; kept down --restart-delay when given.

@@ -26,6 +26,7 @@ export const sessionKill: KindDef = {
   needs: ['session-end'],
   // Client ids name the same sessions in every run on the server: it runs alone.
   scope: 'server',
+  endsSessions: true,
   create(spec, ctx) {
     return {
       async start() {

@@ -27,6 +27,7 @@ import { faultPeriods, type FaultPeriod } from '../report/cause.ts';
 import { runHistory, type RunHistory } from './session.ts';
 import { topologyDef } from '../env/topologies.ts';
 import { kindDef } from '../../nemesis/kinds.ts';
+import type { DesignProperty } from '../../nemesis/fault.ts';
 
 /** What the recipe and its topology declare about the lock's design. */
 export interface LockDesign {
@@ -89,17 +90,19 @@ export interface CauseClass {
 type RunLike = { plan?: RunPlan; events: readonly HistoryEvent[]; history?: RunHistory; check: { anomalies: Anomaly[] }; resource: { anomalies: Anomaly[] } };
 
 const RESOURCE = new Set(['lost-update', 'stale-write', 'stale-token']);
-/** Fault kinds that keep a client from reaching its servers while they last (no keep-alive gets through). */
-const SILENCING = new Set(['client-pause', 'partition', 'keepalive-cut']);
-/** The fault kinds that can break a design property, and which. */
-const DESIGN_FAULTS: Record<string, (d: LockDesign, f: FaultPeriod) => string | undefined> = {
-  kill: (d, f) => (forgets(d, f) ? 'restart-forgets' : undefined),
-  // A graceful stop restarts the server as it was started: one that forgets forgets here too.
-  'server-term': (d, f) => (forgets(d, f) ? 'restart-forgets' : undefined),
+/** Whether a fault of this kind keeps a client from reaching its servers while it lasts (KindDef.silences). */
+const silences = (kind: string) => kindDef(kind)?.silences === true;
+/** What breaking each design property (KindDef.breaks) does to this design, if anything. */
+const BREAKS: Record<DesignProperty, (d: LockDesign, f: FaultPeriod) => string | undefined> = {
+  // A restart (a kill, a graceful stop) brings the server back as started, or as its params say.
+  restart: (d, f) => (forgets(d, f) ? 'restart-forgets' : undefined),
   failover: (d) => (d.asyncFailover ? 'async-failover' : undefined),
-  'clock-bump': (d, f) => (f.nodes.length && jump(f) > d.driftMs ? 'server-clock' : undefined),
-  'clock-strobe': (d, f) => (f.nodes.length && jump(f) > d.driftMs ? 'server-clock' : undefined),
-  'clock-reset': (d, f) => (f.nodes.length && jump(f) > d.driftMs ? 'server-clock' : undefined),
+  'server-clock': (d, f) => (f.nodes.length && jump(f) > d.driftMs ? 'server-clock' : undefined),
+};
+/** The design property fault f broke here, as its kind declares what it can break. */
+const broken = (d: LockDesign, f: FaultPeriod) => {
+  const b = kindDef(f.kind)?.breaks;
+  return b ? BREAKS[b](d, f) : undefined;
 };
 /** Whether the restart of fault f forgot the lock: its `persistence` param when it has one, else the servers as started. */
 const forgets = (d: LockDesign, f: FaultPeriod) => {
@@ -191,7 +194,7 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     // a fencing token can stop: inherent to an unfenced lock.
     if (RESOURCE.has(a.type) && lock.length === 0) {
       const writer = procs[0] === undefined ? undefined : clientOf.get(procs[0]);
-      const held = periods.find((f) => SILENCING.has(f.kind) && writer !== undefined && f.clients.includes(writer));
+      const held = periods.find((f) => silences(f.kind) && writer !== undefined && f.clients.includes(writer));
       if (held) return cause(a.type, 'inherent', 'delayed-write', held.kind, phase(ops, procs[0]!, held));
     }
     return cause(a.type, 'unknown', a.type, fault, hit, `no rule for a ${a.type}${RESOURCE.has(a.type) ? ' without fencing and without a lock anomaly' : ''}`);
@@ -217,14 +220,14 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     // 2. A fault that breaks a declared property of the design, in the window.
     for (const f of periods) {
       if (f.start > t || (f.end ?? Infinity) < from) continue;
-      const why = DESIGN_FAULTS[f.kind]?.(d, f);
+      const why = broken(d, f);
       if (why) return cause(a.type, 'inherent', why, f.kind, 'server');
     }
-    // 3. A session lock: the holder's session ended under it (session-kill, or cut off past the session timeout).
+    // 3. A session lock: the holder's session ended under it (a kind that ends sessions, or cut off past the session timeout).
     const fb = blame([ov.first.process], from, t);
     if (!d.leased) {
       const cut = periods.find((f) => f.start <= t && (f.end ?? Infinity) >= from && f.clients.includes(clientOf.get(ov.first.process) ?? '\0')
-        && (f.kind === 'session-kill' || (d.sessionMs !== undefined && (Math.min(f.end ?? t, t) - f.start) / 1e6 >= d.sessionMs)));
+        && (kindDef(f.kind)?.endsSessions === true || (d.sessionMs !== undefined && (Math.min(f.end ?? t, t) - f.start) / 1e6 >= d.sessionMs)));
       if (cut) return cause(a.type, 'inherent', 'session-outlived', cut.kind, fb.hit);
       const any = periods.some((f) => f.start <= t && (f.end ?? Infinity) >= from);
       return any ? cause(a.type, 'unknown', 'session', fb.fault, fb.hit, 'a fault overlapped it, but not one that ends a session') : cause(a.type, 'bug', 'no-fault', 'no fault', fb.hit);
@@ -277,11 +280,11 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     return undefined;
   }
 
-  /** Whether a fault that silences a client (SILENCING) held b's client longer than `lease` (ns) between its grant and t. */
+  /** Whether a fault that silences a client (KindDef.silences) held b's client longer than `lease` (ns) between its grant and t. */
   function silenced(b: Belief, t: number, lease: number): boolean {
     const c = clientOf.get(b.process);
     const from = b.acquire.completeTime ?? Infinity;
-    return c !== undefined && periods.some((f) => SILENCING.has(f.kind) && f.clients.includes(c) && Math.min(f.end ?? t, t) - Math.max(f.start, from) > lease);
+    return c !== undefined && periods.some((f) => silences(f.kind) && f.clients.includes(c) && Math.min(f.end ?? t, t) - Math.max(f.start, from) > lease);
   }
 
   /** The fault that made it possible: one on these clients first, else any in the window; and what it hit. */

@@ -7,6 +7,9 @@ import assert from 'node:assert/strict';
 import { Story } from '../support/cause-history.ts';
 import { classifyRun, classesOf, lockDesign, runCauses, type LockDesign } from '../../src/runner/failure-cause.ts';
 import { RECIPES } from '../../src/locks/registry.ts';
+import fc from 'fast-check';
+import { KINDS } from '../../nemesis/kinds.ts';
+import type { KindDef } from '../../nemesis/fault.ts';
 
 const LEASE: LockDesign = { leased: true, fencing: false, keepsAlive: false, restartForgets: false, asyncFailover: false, driftMs: 0 };
 const natures = (s: Story, d: LockDesign) => classifyRun(s.run(), d).map((c) => c.nature);
@@ -185,4 +188,32 @@ test('a correct release the model calls stale because a late grant took over is 
   const classes = classifyRun(run, LEASE);
   assert.deepEqual(classes.map((c) => c.nature), ['inherent']);
   assert.match(classes[0]!.key, /stale-release · lease-outlived · client-pause@acquire/);
+});
+
+test('what a fault breaks is read from its kind\'s declaration (KindDef), not its name: a throwaway kind is classed by its fields', () => {
+  // Two kinds defined here and never in the sources, registered by one push as a line in KINDS would be.
+  const throwaway = (kind: string, fields: Partial<KindDef>): KindDef => ({
+    schema: { kind, summary: 'a throwaway of this test', target: 'a node', targetRequired: false, params: {} }, needs: [], scope: 'server',
+    create: () => ({ start: async () => {}, stop: async () => {} }), generate: () => fc.constant([]), describe: () => kind, ...fields,
+  });
+  const wipe = throwaway('disk-wipe', { breaks: 'restart' });
+  const nap = throwaway('server-nap', {});
+  const ender = throwaway('lease-reaper', { endsSessions: true });
+  const kinds = KINDS as KindDef[];
+  kinds.push(wipe, nap, ender);
+  try {
+    const around = (kind: string) => new Story().op('c1', 'acquire', 0, 2, { lease: 800 }).fault(kind, 50, 100, { target: 'n1' })
+      .op('c2', 'acquire', 200, 202, { lease: 800 });
+    const [c] = classifyRun(around('disk-wipe').run(), { ...LEASE, restartForgets: true });
+    assert.equal(c!.nature, 'inherent');
+    assert.match(c!.key, /· restart-forgets · disk-wipe@server$/);
+    // The same story under a kind that declares nothing: the lock let c2 in within c1's lease, a bug.
+    assert.deepEqual(natures(around('server-nap'), { ...LEASE, restartForgets: true }), ['bug']);
+    // A kind that declares it ends sessions: the session lock's holder lost it with its session.
+    const session: LockDesign = { ...LEASE, leased: false, sessionMs: 2000 };
+    const ended = new Story().op('c1', 'acquire', 0, 2).fault('lease-reaper', 100, 110, { client: 'c1' }).op('c2', 'acquire', 300, 302);
+    assert.match(classifyRun(ended.run(), session)[0]!.key, /· session-outlived · lease-reaper@/);
+  } finally {
+    for (const k of [wipe, nap, ender]) kinds.splice(kinds.indexOf(k), 1);
+  }
 });

@@ -17,13 +17,14 @@ export async function run(argv: string[]): Promise<number> {
   const { RECIPES } = await import('../locks/registry.ts');
   const { FAULT_KINDS, FAULT_ALIASES } = await import('../../nemesis/index.ts');
   const { AIMS } = await import('../workload/aims.ts');
+  const { aimKindWords } = await import('../workload/aim.ts');
   const { ENV_KINDS, capabilityCell, capabilityTable } = await import('../env/env-kinds.ts');
   const { CAPABILITIES } = await import('../env/capabilities.ts');
   if (values.json) {
     console.log(JSON.stringify({
       locks: RECIPES.map((r) => ({ name: r.name, summary: r.summary, source: r.source, topology: r.topology, model: r.model, fencing: r.fencing, points: r.points ?? [], options: r.optionsHelp ?? {} })),
       faults: FAULT_KINDS,
-      aims: AIMS.map((a) => ({ name: a.name, kinds: a.kinds, summary: a.summary })),
+      aims: AIMS.map((a) => ({ name: a.name, kinds: a.kinds.map(aimKindWords), summary: a.summary })),
       capabilities: CAPABILITIES,
       environments: ENV_KINDS.map((k) => ({ name: k.name, summary: k.summary, capabilities: Object.fromEntries(Object.keys(CAPABILITIES).map((c) => [c, capabilityCell(k, c as keyof typeof CAPABILITIES)])) })),
     }, null, 2));
@@ -39,9 +40,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   out.push('', `faults (--faults KIND,KIND; aliases: ${Object.entries(FAULT_ALIASES).map(([a, k]) => `${a}=${k}`).join(', ')}):`);
   for (const k of FAULT_KINDS) out.push(`  ${k.kind.padEnd(w)}  ${k.summary}`);
-  out.push('', 'aimed plans (when --faults includes all their kinds and the topology fits, two plans in three are drawn around them,',
+  out.push('', 'aimed plans (when --faults includes all their kinds, one of each a | b, and the topology fits, two plans in three are drawn around them,',
     "one in two for those marked 'half': the rest stay uniformly random):");
-  for (const a of AIMS) out.push(`  ${a.name}  (${a.kinds.join(' + ')}${(a.weight ?? 2) < 2 ? ', half' : ''}) ${a.summary}`);
+  for (const a of AIMS) out.push(`  ${a.name}  (${a.kinds.map(aimKindWords).join(' + ')}${(a.weight ?? 2) < 2 ? ', half' : ''}) ${a.summary}`);
   out.push('', 'partition shapes (drawn by partition over every server and client of the topology; target "grudge", params.grudge says who cannot reach whom):',
     ...Object.entries(SHAPE_SUMMARY).map(([k, v]) => `  ${k.padEnd(16)} ${v}`),
     '  each client then joins a side, or reaches only k of the n servers (a minority; a bare majority; any k), or everything:',

@@ -46,13 +46,19 @@ export interface LockDesign {
   sessionMs?: number;
 }
 
+/** Whether a restart of the lock's servers, as they were started (the recipe's persistence), forgets its holds. */
+export function forgetsAsStarted(recipe: Pick<LockRecipe, 'topology'>): boolean {
+  const forgets = topologyDef(recipe.topology.kind)?.restartForgets;
+  return forgets === 'always' || (forgets === 'without-persistence' && (recipe.topology.persistence ?? 'none') === 'none');
+}
+
 export function lockDesign(recipe: LockRecipe, ttlMs: number, lockOptions?: Record<string, unknown>): LockDesign {
   const topo = topologyDef(recipe.topology.kind);
   return {
     leased: recipe.lease ?? topo?.leased ?? false,
     fencing: recipe.fencing,
     keepsAlive: recipe.keepsAlive === true,
-    restartForgets: topo?.restartForgets === 'always' || (topo?.restartForgets === 'without-persistence' && (recipe.topology.persistence ?? 'none') === 'none'),
+    restartForgets: forgetsAsStarted(recipe),
     canForget: topo?.restartForgets !== undefined,
     asyncFailover: topo?.asyncFailover === true,
     driftMs: recipe.clockDriftMs?.(ttlMs, lockOptions) ?? 0,

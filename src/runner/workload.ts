@@ -9,6 +9,7 @@ import type { LearnedPoints } from '../workload/points.ts';
 import type { WorkloadOptions } from '../workload/workload-options.ts';
 import { shardFilter, shardFirstPlans, shardKinds, shardSeed, type Shard } from '../workload/shard.ts';
 import { isLeased, topologyOf, type Session } from './session.ts';
+import { forgetsAsStarted } from './failure-cause.ts';
 
 /** What of a run's options shapes its plans (RunOptions has them all). */
 export interface WorkloadRunOptions {
@@ -33,7 +34,7 @@ export function workloadOptions(o: WorkloadRunOptions, session: Pick<Session, 't
     topology: topologyOf(o.recipe).name, promotionMs: session.timescales.promotionMs, leaseLagMs: session.timescales.leaseLagMs,
     nodes: session.dataNodes(), servers: session.serverNodes(), peerLinks: session.hasPeerLinks(), points,
     reentrant: o.recipe.model === 'reentrant-mutex', renew: renew === true, sessionMs: o.recipe.sessionMs?.(o.lockOptions),
-    keepsAlive: o.recipe.keepsAlive === true, leased: isLeased(o.recipe),
+    keepsAlive: o.recipe.keepsAlive === true, leased: isLeased(o.recipe), forgetsAsStarted: forgetsAsStarted(o.recipe),
   };
 }
 

@@ -10,7 +10,9 @@ import fc from 'fast-check';
 import type { Attempt, RunPlan } from './plan.ts';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import type { WorkloadOptions } from './workload-options.ts';
-import { killParams } from '../../nemesis/faults/process.ts';
+import { killParams, restartDelayParams } from '../../nemesis/faults/process.ts';
+import { KINDS, kindDef } from '../../nemesis/kinds.ts';
+import type { DesignProperty } from '../../nemesis/fault.ts';
 import type { TopologyDef } from '../env/topology.ts';
 import { topologyDef } from '../env/topologies.ts';
 
@@ -24,12 +26,29 @@ export function serversForget(o: WorkloadOptions, has: (t: TopologyDef) => boole
   return t !== undefined && t.roles.data.length === 1 && has(t);
 }
 
+/**
+ * One fault an aim composes: a kind by name, or any kind that can break a design property
+ * (KindDef.breaks), whichever --faults names: `lease-restart` takes a kill or a graceful stop.
+ */
+export type AimKind = string | { breaks: DesignProperty };
+
+/** The kinds among `asked` that fill k. */
+export function kindsFilling(k: AimKind, asked: readonly string[]): string[] {
+  return typeof k === 'string' ? (asked.includes(k) ? [k] : []) : [...new Set(asked)].filter((x) => kindDef(x)?.breaks === k.breaks);
+}
+
+/** Every registered kind that fills k (the tests, `lockpick list`). */
+export const kindsFor = (k: AimKind): string[] => (typeof k === 'string' ? [k] : KINDS.filter((d) => d.breaks === k.breaks).map((d) => d.schema.kind));
+
+/** k in words: its name, or the registered kinds that fill it ('kill | server-term'). */
+export const aimKindWords = (k: AimKind): string => kindsFor(k).join(' | ');
+
 export interface Aim {
   name: string;
   /** The failure it aims at, in words (lockpick list, ARCHITECTURE.md). */
   summary: string;
-  /** Fault kinds it composes: it is drawn only when every one was asked for (--faults). */
-  kinds: readonly string[];
+  /** The faults it composes: it is drawn only when each was asked for (--faults), a kind by name or one that fills its slot. */
+  kinds: readonly AimKind[];
   /** Whether the topology fits (e.g. an odd number of independent masters). */
   applies(o: WorkloadOptions): boolean;
   /** Its share beside the uniformly random plans (default 2: each aim weighs 2, the random plans 1 per aim). */
@@ -37,11 +56,22 @@ export interface Aim {
   plan(o: WorkloadOptions): fc.Arbitrary<RunPlan>;
 }
 
-/** The params of a kill that restarts its node empty (persistence 'none' where the topology takes it), kept down --restart-delay when given: spread into the spec. */
-export const emptyRestart = (o: WorkloadOptions): { params?: Record<string, unknown> } => {
-  const params = killParams({ topology: o.topology ?? 'redis', restartDelayMs: o.restartDelayMs });
-  return params ? { params } : {};
+/**
+ * The params of a restart of kind `kind` that leaves its node empty (persistence 'none' where the
+ * kind and the topology take it; a kind without that param restarts as the servers were started),
+ * kept down --restart-delay when given: spread into the spec.
+ */
+export const emptyRestart = (o: WorkloadOptions, kind = 'kill'): { params?: Record<string, unknown> } => {
+  const params = choosesPersistence(kind) ? killParams({ topology: o.topology ?? 'redis', restartDelayMs: o.restartDelayMs }) : restartDelayParams(o);
+  return params && Object.keys(params).length ? { params } : {};
 };
+
+/** The kind's restart can be told to forget (a `persistence` param), whatever the servers were started with. */
+const choosesPersistence = (kind: string) => kindDef(kind)?.schema.params.persistence !== undefined;
+
+/** The kinds asked for that restart servers and leave them empty here: told to (kill's persistence: none), or as the servers were started. */
+export const emptyingRestarts = (o: WorkloadOptions): string[] =>
+  kindsFilling({ breaks: 'restart' }, o.faults).filter((k) => o.forgetsAsStarted !== false || choosesPersistence(k));
 
 /**
  * A time drawn from `lo` to `hi` leases, each end rounded down to a whole ms: the aims time their

@@ -1,5 +1,5 @@
 // The aims (./aim.ts): one file each in ./aims/, one line here.
-import type { Aim } from './aim.ts';
+import { kindsFilling, type Aim } from './aim.ts';
 import type { WorkloadOptions } from './workload-options.ts';
 import { leaseClockJump, leaseRestart } from './aims/lease-forgotten.ts';
 import { redlockClock, redlockRestart } from './aims/redlock-split.ts';
@@ -39,7 +39,7 @@ export const AIMS: readonly Aim[] = [
   steppedRelease,
 ];
 
-/** The aims whose kinds were all asked for and whose topology fits. */
+/** The aims whose kinds were all asked for (each slot filled) and whose topology fits. */
 export function aimsFor(o: WorkloadOptions): Aim[] {
-  return AIMS.filter((a) => a.kinds.every((k) => o.faults.includes(k)) && a.applies(o));
+  return AIMS.filter((a) => a.kinds.every((k) => kindsFilling(k, o.faults).length > 0) && a.applies(o));
 }

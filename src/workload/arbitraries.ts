@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import { KINDS, kindDef } from '../../nemesis/kinds.ts';
 import { aimsFor } from './aims.ts';
-import type { Aim } from './aim.ts';
+import { kindsFilling, type Aim } from './aim.ts';
 import { CRITICAL_SECTION, clientId, type Attempt, type ClientPlan, type RunPlan } from './plan.ts';
 import { allowsPoint, faultsCanTakeEffect, ioPointsOf, namedPointsOf } from './points.ts';
 import type { WorkloadOptions } from './workload-options.ts';
@@ -158,7 +158,7 @@ export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
   const random = randomPlanArb(o);
   // A shard that leads some kinds draws only the aims that compose one of them.
   const lead = leading(o);
-  const aims = aimsFor(o).filter((a) => !lead || a.kinds.some((k) => lead.includes(k)));
+  const aims = aimsFor(o).filter((a) => !lead || a.kinds.some((k) => kindsFilling(k, lead).length > 0));
   // A fault anchored where its client never goes, or due after every client is done, could never
   // take effect (./points.ts): not drawn.
   if (aims.length === 0) return random.filter(faultsCanTakeEffect);

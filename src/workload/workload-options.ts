@@ -32,6 +32,8 @@ export interface WorkloadOptions {
   topology?: string;      // the environment's topology (what some kinds' specs depend on); default 'redis'
   ttlFixed?: boolean;     // the user set --ttl: aims keep it instead of the timescale their topology needs
   restartDelayMs?: number; // --restart-delay: every kill keeps its node down at least this long
+  /** A restart of the servers as they were started forgets their holds (TopologyDef.restartForgets, the recipe's persistence); absent: as without persistence. */
+  forgetsAsStarted?: boolean;
   promotionMs?: number;   // the longest failover planned for, as the servers said at start (Timescales)
   leaseLagMs?: number;    // how late the servers may act on a lease that ran out (Timescales.leaseLagMs)
 }

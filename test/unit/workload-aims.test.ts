@@ -1,6 +1,6 @@
 // The contract every registered aim keeps, and the shape each one promises:
 // plans the nemesis accepts, built only from the kinds the aim composes, drawn
-// only when all of them were asked for, and lined up as the failure needs.
+// only when all of them were asked for (a slot by any kind that fills it), and lined up as the failure needs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -9,6 +9,11 @@ import { AIMS, aimsFor } from '../../src/workload/aims.ts';
 import { planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
 import { isAnchoredPause, validatePlan, type RunPlan } from '../../src/workload/plan.ts';
 import { FAILOVER_LEASE_MS, failoverLeaseMs } from '../../src/workload/aims/sentinel-failover.ts';
+import { aimKindWords, kindsFor, type Aim } from '../../src/workload/aim.ts';
+import type { KindDef } from '../../nemesis/fault.ts';
+
+/** Every registered kind that can fill each of the aim's faults (a slot such as `{ breaks: 'restart' }`: all that restart servers). */
+const asked = (aim: Aim): string[] => aim.kinds.flatMap(kindsFor);
 
 const FITS: WorkloadOptions[] = [
   { clients: 3, faults: [], ttlMs: 800, nodes: ['n1', 'n2', 'n3', 'n4', 'n5'], topology: 'redis' },
@@ -33,7 +38,7 @@ const FITS: WorkloadOptions[] = [
 
 test('keep-alives lapse: c1 holds for 2-3 leases, its keep-alives cut in its critical section for all of it, c2 waiting', () => {
   const aim = AIMS.find((a) => a.name === 'keepalive-lapse')!;
-  const o: WorkloadOptions = { clients: 3, faults: [...aim.kinds], ttlMs: 1000, nodes: ['n1'], topology: 'etcd', keepsAlive: true };
+  const o: WorkloadOptions = { clients: 3, faults: asked(aim), ttlMs: 1000, nodes: ['n1'], topology: 'etcd', keepsAlive: true };
   assert.ok(!aim.applies({ ...o, keepsAlive: false }), 'only where the client keeps its lease alive');
   fc.assert(fc.property(aim.plan(o), (plan) => {
     const [cut] = plan.faults;
@@ -47,7 +52,7 @@ test('keep-alives lapse: c1 holds for 2-3 leases, its keep-alives cut in its cri
 
 test('holder vanished: c1 is cut off by a black hole in its critical section and dies while cut; c2 waits past the liveness bound after the death', () => {
   const aim = AIMS.find((a) => a.name === 'holder-vanished')!;
-  const o: WorkloadOptions = { clients: 3, faults: [...aim.kinds], ttlMs: 800, nodes: ['n1'], topology: 'postgres', leased: false };
+  const o: WorkloadOptions = { clients: 3, faults: asked(aim), ttlMs: 800, nodes: ['n1'], topology: 'postgres', leased: false };
   assert.ok(!aim.applies({ ...o, leased: true }), 'not on leases');
   assert.ok(!aim.applies({ ...o, topology: 'zookeeper', sessionMs: 2000 }), 'not where the session times out by itself');
   fc.assert(fc.property(aim.plan(o), (plan) => {
@@ -65,15 +70,15 @@ test('holder vanished: c1 is cut off by a black hole in its critical section and
 
 for (const aim of AIMS) {
   test(`aim '${aim.name}': valid plans of its own kinds, drawn only when they were all asked for`, () => {
-    const o = FITS.map((f) => ({ ...f, faults: [...aim.kinds] })).find((f) => aim.applies(f));
+    const o = FITS.map((f) => ({ ...f, faults: asked(aim) })).find((f) => aim.applies(f));
     assert.ok(o, `${aim.name} fits one of the test topologies`);
     assert.ok(aimsFor(o).includes(aim));
-    for (const k of aim.kinds) assert.ok(!aimsFor({ ...o, faults: aim.kinds.filter((x) => x !== k) }).includes(aim), `not drawn without '${k}'`);
+    for (const k of aim.kinds) assert.ok(!aimsFor({ ...o, faults: asked(aim).filter((x) => !kindsFor(k).includes(x)) }).includes(aim), `not drawn without '${aimKindWords(k)}'`);
     assert.ok(!aim.applies({ ...o, clients: 1 }), 'needs two clients');
     fc.assert(fc.property(aim.plan(o), (plan) => {
       validatePlan(plan, aim.name);
       assert.equal(plan.clients.length, o.clients);
-      assert.ok(plan.faults.every((f) => aim.kinds.includes(f.kind)), plan.faults.map((f) => f.kind).join());
+      assert.ok(plan.faults.every((f) => asked(aim).includes(f.kind)), plan.faults.map((f) => f.kind).join());
       checkSchedule(plan.faults.filter((f) => !isAnchoredPause(f)));
       for (const f of plan.faults) assert.match(describeFault(f), /\d+ ms/);
     }), { numRuns: 100 });
@@ -89,7 +94,7 @@ test('redlock split: two majorities sharing exactly the node that forgets, c1 lo
   const nodes = ['n1', 'n2', 'n3', 'n4', 'n5'];
   for (const [name, kind] of [['redlock-split-restart', 'kill'], ['redlock-split-clock', 'clock-bump']] as const) {
     const aim = AIMS.find((a) => a.name === name)!;
-    fc.assert(fc.property(aim.plan({ clients: 3, faults: [...aim.kinds], ttlMs: 800, nodes, topology: 'redis' }), (plan) => {
+    fc.assert(fc.property(aim.plan({ clients: 3, faults: asked(aim), ttlMs: 800, nodes, topology: 'redis' }), (plan) => {
       const r1 = reach(plan, 'c1', nodes);
       const r2 = reach(plan, 'c2', nodes);
       assert.equal(r1.length, 3);
@@ -323,4 +328,47 @@ test('lease-restart is drawn for every topology that declares its restarts forge
   }
   assert.ok(forgetting >= 1, 'redis at least');
   assert.ok(!aimsFor({ clients: 3, faults: ['kill'], ttlMs: 1000, nodes: ['n1', 'n2', 'n3'], topology: 'redis-sentinel' }).includes(restart), 'a replicated topology: the failover aims');
+});
+
+test('lease-restart composes any kind asked for that restarts servers (KindDef.breaks), by that field: server-term alone gets the aimed plan', async () => {
+  const { KINDS } = await import('../../nemesis/kinds.ts');
+  const restart = AIMS.find((a) => a.name === 'lease-restart')!;
+  const base = { clients: 3, ttlMs: 1000, nodes: ['n1'], points: ['in-critical-section'] };
+  for (const topology of ['redis', 'memcached']) {
+    const o: WorkloadOptions = { ...base, faults: ['server-term'], topology, forgetsAsStarted: true, restartDelayMs: 50 };
+    assert.ok(aimsFor(o).includes(restart), topology);
+    for (const plan of fc.sample(restart.plan(o), 20)) {
+      const [f] = plan.faults;
+      const [a1] = plan.clients[0]!.attempts;
+      const [a2] = plan.clients[1]!.attempts;
+      // The server restarts as started (no persistence param to choose) the moment c1 holds; c2 is already waiting.
+      assert.deepEqual([f!.kind, f!.target, f!.params, f!.anchor], ['server-term', 'n1', { restart_delay_ms: 50 }, { client: 'c1', point: 'in-critical-section' }]);
+      assert.ok(a2!.delayMs >= a1!.delayMs && a2!.delayMs + a2!.waitMs > a1!.delayMs + a1!.holdMs, 'c2 waits across c1\'s hold');
+      checkSchedule(plan.faults.filter((x) => !isAnchoredPause(x)));
+    }
+  }
+  // Servers started with persistence keep their holds over a graceful stop: no aim for it; a kill told persistence: none still forgets.
+  const aof: WorkloadOptions = { ...base, faults: ['server-term'], topology: 'redis', forgetsAsStarted: false };
+  assert.ok(!aimsFor(aof).includes(restart));
+  const both = { ...aof, faults: ['server-term', 'kill'] };
+  assert.ok(aimsFor(both).includes(restart));
+  assert.deepEqual(new Set(fc.sample(restart.plan(both), 20).map((p) => p.faults[0]!.kind)), new Set(['kill']));
+  // Both asked for on servers that forget: either is drawn.
+  assert.deepEqual(new Set(fc.sample(restart.plan({ ...both, forgetsAsStarted: true }), 60).map((p) => p.faults[0]!.kind)), new Set(['kill', 'server-term']));
+  // A throwaway kind that declares it restarts servers fills the slot too; one that declares nothing does not.
+  const throwaway = (kind: string, breaks?: 'restart'): KindDef => ({
+    schema: { kind, summary: 'a throwaway of this test', target: 'a node', targetRequired: true, params: {} }, needs: [], scope: 'server', ...(breaks ? { breaks } : {}),
+    create: () => ({ start: async () => {}, stop: async () => {} }), generate: () => fc.constant([]), describe: () => kind,
+  });
+  const reboot = throwaway('reboot', 'restart');
+  const nap = throwaway('nap');
+  const kinds = KINDS as KindDef[];
+  kinds.push(reboot, nap);
+  try {
+    assert.ok(aimsFor({ ...base, faults: ['reboot'], topology: 'memcached' }).includes(restart));
+    assert.ok(!aimsFor({ ...base, faults: ['nap'], topology: 'memcached' }).includes(restart));
+    assert.equal(fc.sample(restart.plan({ ...base, faults: ['reboot', 'nap'], topology: 'memcached' }), 1)[0]!.faults[0]!.kind, 'reboot');
+  } finally {
+    for (const k of [reboot, nap]) kinds.splice(kinds.indexOf(k), 1);
+  }
 });

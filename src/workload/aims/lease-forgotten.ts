@@ -1,6 +1,7 @@
 // The servers forget a held lease: the moment c1 holds, the wall clocks of
 // the servers that keep its key jump past the lease (where holds expire by the
-// wall clock: Redis) or they restart and forget (TopologyDef.restartForgets:
+// wall clock: Redis) or they restart and forget (a kill, a graceful stop: any
+// kind asked for that restarts servers, KindDef.breaks; TopologyDef.restartForgets:
 // Redis without persistence, memcached always); c2, already waiting, gets
 // the lock while c1 still holds: a double holder. On one server that is the
 // server; on N independent masters (Redlock) it is a quorum of them, or any k,
@@ -12,7 +13,7 @@
 // waiting across it.
 import fc from 'fast-check';
 import type { FaultSpec } from '../../../nemesis/types.ts';
-import { emptyRestart, jumpPastLease, leaseShare, serversForget, type Aim } from '../aim.ts';
+import { emptyRestart, emptyingRestarts, jumpPastLease, leaseShare, serversForget, type Aim } from '../aim.ts';
 import type { TopologyDef } from '../../env/topology.ts';
 import type { WorkloadOptions } from '../workload-options.ts';
 import { CRITICAL_SECTION, type RunPlan } from '../plan.ts';
@@ -62,8 +63,14 @@ export const leaseClockJump: Aim = {
 export const leaseRestart: Aim = {
   name: 'lease-restart',
   summary: 'the server (or k of N masters, a majority most often) restarts and forgets (without persistence, or always: TopologyDef.restartForgets) the moment a client holds; a waiting client gets the lock',
-  kinds: ['kill'],
-  applies: fits((t) => t.restartForgets !== undefined),
-  plan: (o) => forgetPlan(o, (node) => fc.integer({ min: 0, max: 100 }).map((down) => (
-    { kind: 'kill', duration_ms: down, target: node, ...emptyRestart(o) }))),
+  // Any kind asked for that restarts servers (KindDef.breaks): a kill, a graceful stop.
+  kinds: [{ breaks: 'restart' }],
+  applies: (o) => fits((t) => t.restartForgets !== undefined)(o) && emptyingRestarts(o).length > 0,
+  plan: (o) => {
+    const kinds = emptyingRestarts(o);
+    // One kind: drawn as a constant, so a seed draws the plans it drew before there was a choice.
+    const kind = kinds.length === 1 ? fc.constant(kinds[0]!) : fc.constantFrom(...kinds);
+    return forgetPlan(o, (node) => fc.tuple(kind, fc.integer({ min: 0, max: 100 })).map(([k, down]) => (
+      { kind: k, duration_ms: down, target: node, ...emptyRestart(o, k) })));
+  },
 };

@@ -1,9 +1,10 @@
 // test-lane: beside
 // memcached on a real server: the protocol client's three outcomes; the plain-delete lock's
-// stale delete under a client pause and the fenced cas lock keeping the resource right under
-// the same plan; a kill that forgets, found on memcached and on Redis without persistence
-// through the same aim (lease-restart: a kill, or a graceful stop, anchored at the holder's
-// critical section); clock-bump refused; no fault, liveness: safe.
+// stale delete under a client pause, the fenced cas lock keeping the resource right and the cas
+// lock that reports its validity keeping the lock safe under the same plan; a kill that forgets,
+// found on memcached and on Redis without persistence through the same aim (lease-restart: a
+// kill, or a graceful stop, anchored at the holder's critical section); clock-bump refused; no
+// fault, liveness: safe.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -45,7 +46,7 @@ test('the client: replies, refusals (certainly not done) and silence (unknown); 
 });
 
 /** The plan a search found: c1 stopped in its critical section past its lease and the item's whole-second lag; c2 takes the lock meanwhile. */
-function pausePlan(lock: string, property: string): string {
+function pausePlan(lock: string, property: string, lockOptions: Record<string, unknown> = {}): string {
   const dir = tempStore();
   const plan = {
     ttlMs: 1000,
@@ -56,7 +57,7 @@ function pausePlan(lock: string, property: string): string {
     ],
     faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: 3133, target: 'c1', params: { point: 'in-critical-section' } }],
   };
-  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({ lock, lock_spec: { name: lock }, property, lock_options: {}, plan }));
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({ lock, lock_spec: { name: lock }, property, lock_options: lockOptions, plan }));
   return dir;
 }
 
@@ -67,6 +68,11 @@ test('memcached-add-delete, its holder paused past the lease: the plain delete f
   const good = await lockpick(['run', '--replay', pausePlan('memcached-add-cas-fenced', 'resource'), '--runs', '1', '--store', tempStore(), '--json'], 120_000);
   assert.equal(good.code, 0, `exit ${good.code}\n${good.stderr}`);
   assert.match(good.stderr, /stale step\(s\) rejected by the fencing check/);
+  // The owner-checked cas unlock, its holder told its validity (--lock-opt validity=reported): the
+  // careful client stops at that validity, before c2's grant, so the lock is safe under the same plan.
+  const told = await lockpick(['run', '--replay', pausePlan('memcached-add-cas', 'lock', { validity: 'reported' }), '--runs', '1', '--store', tempStore(), '--json'], 120_000);
+  assert.equal(told.code, 0, `exit ${told.code}\n${told.stderr}`);
+  assert.ok(told.summary!.coverage.contended > 0, 'c2 waited for the lock');
 });
 
 // Detection is the point: a short search with a fixed seed; the first failure's class and plan.

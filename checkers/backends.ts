@@ -6,23 +6,16 @@
 // when it loads, and the asynchronous entries of a check load it first when the check needs it
 // (loadBackends: checkers/threads.ts, stream.ts, keys-worker.ts, the check and report commands).
 import type { BackendWords } from '../src/env/topology.ts';
-
-interface Backends { names(): string[]; words(backend: string): BackendWords | undefined }
-
-let installed: Backends | undefined;
-
-/** Called by src/env/topologies.ts as it loads. */
-export function installBackends(b: Backends): void {
-  installed = b;
-}
+import { installedBackends, type Backends } from '../src/env/backend-hook.ts';
 
 /** Loads the topology registry, once. */
 export async function loadBackends(): Promise<void> {
-  if (!installed) await import('../src/env/topologies.ts');
+  if (!installedBackends()) await import('../src/env/topologies.ts');
 }
 
 function registry(): Backends {
   // A path that checks a history naming a backend without loadBackends() first: a bug of lockpick.
+  const installed = installedBackends();
   if (!installed) throw new Error('the topology registry was not loaded before a check that names a backend (await loadBackends() first)');
   return installed;
 }

@@ -10,7 +10,7 @@ import { mariadbTopology } from './topology-mariadb.ts';
 import { pgbouncerTopology, postgresTopology } from './topology-postgres.ts';
 import { etcdTopology } from './topology-etcd.ts';
 import { memcachedTopology } from './topology-memcached.ts';
-import { installBackends } from '../../checkers/backends.ts';
+import { installBackends } from './backend-hook.ts';
 
 export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTopology, zookeeperTopology, mariadbTopology, postgresTopology, pgbouncerTopology, etcdTopology, memcachedTopology];
 
@@ -64,5 +64,5 @@ export function imageKinds(): string[] {
   return [...new Set(TOPOLOGY_DEFS.flatMap((t) => Object.keys(t.images ?? {})))];
 }
 
-// The checker reads the backends' words through checkers/backends.ts, which loads this registry only when a check needs them.
+// The checker reads the backends' words through checkers/backends.ts (by backend-hook.ts), which loads this registry only when a check needs them.
 installBackends({ names: backendNames, words: backendWords });

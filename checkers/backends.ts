@@ -2,8 +2,8 @@
 // run-start record may carry, come from the topology registry (src/env/topologies.ts). That
 // registry brings every topology's server code with it (child processes, sockets, images):
 // ~30 ms of a `lockpick check` start, for words only a history recorded by `lockpick run` (its
-// run-start names the backend) or `--backend` asks for. So the registry installs itself here
-// when it loads, and the asynchronous entries of a check load it first when the check needs it
+// run-start names the backend) or `--backend` asks for. So the registry installs itself in
+// src/env/backend-hook.ts when it loads, and the asynchronous entries of a check load it first when it is needed
 // (loadBackends: checkers/threads.ts, stream.ts, keys-worker.ts, the check and report commands).
 import type { BackendWords } from '../src/env/topology.ts';
 import { installedBackends, type Backends } from '../src/env/backend-hook.ts';

@@ -61,9 +61,27 @@ function val(tags: Uint8Array, nums: Float64Array, k: number, strs: readonly str
   return t === TRUE ? true : t === FALSE ? false : t === NULL ? null : nested[nums[k]!];
 }
 
+/**
+ * Each batch's strings arrive as new copies: "ok" from one batch and the builder's 'ok' (or the
+ * open op's f from an earlier batch) were compared character by character, 20M times. The copies
+ * are swapped for one string per value, the source's literals for the words the builder compares with.
+ */
+const WORDS = ['invoke', 'ok', 'fail', 'info', 'acquire', 'release', 'renew', 'nemesis'];
+const CANONICAL_MAX = 4096; // a file of unique strings keeps its copies: memory stays bounded
+function canonicalStrings(): (s: string) => string {
+  const known = new Map<string, string>(WORDS.map((w) => [w, w]));
+  return (s) => {
+    const c = known.get(s);
+    if (c !== undefined) return c;
+    if (known.size < CANONICAL_MAX) known.set(s, s);
+    return s;
+  };
+}
+
 /** As forEachJsonlEvent (./jsonl.ts), the file read and scanned on a second thread; onFields, when given, takes the events of the batches (no object made for them). */
 export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes?: number, o?: ReadOptions, onFields?: OnFields): Promise<void> {
   const shared = sharedBatches();
+  const canonical = canonicalStrings();
   const tags = new Uint8Array(shared.tags);
   const nums = new Float64Array(shared.nums);
   const ctl = new Int32Array(shared.ctl);
@@ -73,7 +91,9 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
   const take = (b: Batch): void => {
     const why = o?.limit?.();
     if (why !== undefined) throw new ReadLimitReached(path, why, b.firstLine);
-    const { strs, nested, texts } = b;
+    const { nested, texts } = b;
+    const strs = b.strs;
+    for (let i = 0; i < strs.length; i++) strs[i] = canonical(strs[i]!);
     let k = slotBase(b.n), t = 0;
     for (let i = 0; i < b.count; i++, k += FIELD_COUNT) {
       const line = b.firstLine + i;

@@ -40,6 +40,10 @@ function fieldId(buf: Buffer, from: number, len: number): number {
   return id;
 }
 
+/** A field's id by its name's first two bytes (the second of "f" is its closing quote); valid_ms shares "va" with value. */
+const BY_FIRST_TWO = new Uint8Array(1 << 16);
+for (let id = 1; id < FIELDS.length; id++) if (id !== 9) { const b = FIELD_BYTES[id]!; BY_FIRST_TWO[(b[0]! << 8) | (b.length > 1 ? b[1]! : QUOTE)] = id; }
+
 const PROTO = Buffer.from('__proto__', 'latin1');
 /** The field name buf[from, from + len) is "__proto__" (refused by the slow path). */
 function isProto(buf: Buffer, from: number, len: number): boolean {
@@ -82,6 +86,10 @@ export class LineScanner {
   private readonly slotId: Int32Array;
 
   private readonly batchIds: boolean;
+  /** By field and first byte: the string last read there, its batch and id in that batch (scanLine's first guess). */
+  private readonly predicted: (string | undefined)[] = new Array(FIELDS.length << 7).fill(undefined);
+  private readonly predictedEpoch = new Int32Array(FIELDS.length << 7);
+  private readonly predictedId = new Int32Array(FIELDS.length << 7);
 
   constructor(batch?: { tags: Uint8Array<ArrayBufferLike>; nums: Float64Array<ArrayBufferLike> }) {
     this.batchIds = batch !== undefined;
@@ -129,8 +137,20 @@ export class LineScanner {
       if (c !== QUOTE) return -1;
       // The field name: one of FIELDS (by length and bytes), or one the models ignore.
       const from = ++i;
-      for (c = buf[i]; c !== QUOTE; c = buf[++i]) if (c! < 0x20 || c! >= 0x80 || c === BACKSLASH) return -1;
-      const field = fieldId(buf, from, i - from);
+      // A name of FIELDS is matched byte for byte, with its closing quote, in one pass (most lines have only these).
+      let field = BY_FIRST_TWO[(buf[from]! << 8) | buf[from + 1]!]!;
+      if (field === 5 && buf[from + 3] === 105 /* i */) field = 9; // valid_ms, not value
+      if (field !== 0) {
+        const name = FIELD_BYTES[field]!, len = name.length;
+        let k = len < 2 ? len : 2;
+        while (k < len && buf[from + k] === name[k]) k++;
+        if (k === len && buf[from + len] === QUOTE) i = from + len;
+        else field = 0;
+      }
+      if (field === 0) {
+        for (c = buf[i]; c !== QUOTE; c = buf[++i]) if (c! < 0x20 || c! >= 0x80 || c === BACKSLASH) return -1;
+        field = fieldId(buf, from, i - from);
+      }
       if (field !== 0) {
         if (seen & (1 << field)) return -1; // a duplicate key
         seen |= 1 << field;
@@ -147,13 +167,37 @@ export class LineScanner {
       let tag = 0, num = 0; // batch mode
       if (c === QUOTE) {
         const sFrom = ++i;
+        // The string this field had last time it began with this byte: compared in place, no hash.
+        const ps = (field << 7) | (buf[sFrom]! & 127);
+        const p = this.predicted[ps];
+        if (p !== undefined) {
+          const len = p.length;
+          let k = 0;
+          while (k < len && buf[sFrom + k] === p.charCodeAt(k)) k++;
+          if (k === len && buf[sFrom + len] === QUOTE) {
+            i = sFrom + len;
+            v = p; tag = STR;
+            if (this.batchIds) {
+              if (this.predictedEpoch[ps] !== this.epoch) { this.predictedEpoch[ps] = this.epoch; this.predictedId[ps] = this.strs.push(p) - 1; }
+              num = this.predictedId[ps]!;
+            }
+          }
+        }
+      }
+      if (tag === STR) i++;
+      else if (c === QUOTE) {
+        const sFrom = i;
         let h = 0;
         for (c = buf[i]; c !== QUOTE; c = buf[++i]) {
           if (c! < 0x20 || c! >= 0x80 || c === BACKSLASH) return -1;
           h = (h * 31 + c) | 0;
         }
         if (field === 0) v = '';
-        else { v = this.intern(buf, sFrom, i, h); tag = STR; num = this.sid; }
+        else {
+          v = this.intern(buf, sFrom, i, h); tag = STR; num = this.sid;
+          const ps = (field << 7) | (buf[sFrom]! & 127);
+          if (i - sFrom <= 64) { this.predicted[ps] = v as string; this.predictedEpoch[ps] = this.epoch; this.predictedId[ps] = num; }
+        }
         i++;
       } else if (c === MINUS || (c !== undefined && c >= 48 && c <= 57)) {
         const neg = c === MINUS;

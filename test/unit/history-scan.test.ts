@@ -79,3 +79,24 @@ test('scanLine finds the line\'s end itself and never reads past it: a value cut
     assert.equal(s.scanLine(Buffer.from(text), 0, text.length - 1), -1, JSON.stringify(text));
   }
 });
+
+test('one scanner over many lines (its guesses carried from line to line) reads each as JSON.parse does', () => {
+  // Strings sharing first bytes and prefixes, and names near the known ones: a stale guess must never be taken.
+  const word = fc.constantFrom('', 'k', 'k1', 'k10', 'k2', 'invoke', 'info', 'inf', 'ok', 'okay', 'release', 'renew', 'r', 'acquire', 'é', 'a"b');
+  const name = fc.constantFrom('type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms', 'sent_ms', 'typo', 'va', 'valuex', 'valid', 'f1', 'ke', 'tim');
+  const line = fc.dictionary(name, fc.oneof(word, fc.integer(), fc.constant(null)), { maxKeys: 6 }).map((o) => JSON.stringify(o));
+  const ALL = [...FIELDS, 'valid_ms', 'sent_ms'] as const;
+  fc.assert(fc.property(fc.array(line, { minLength: 1, maxLength: 40 }), (lines) => {
+    const s = new LineScanner();
+    const buf = Buffer.from(lines.join('\n') + '\n', 'utf8');
+    let at = 0;
+    for (const text of lines) {
+      const end = at + Buffer.byteLength(text);
+      if (s.scan(buf, at, end)) {
+        const parsed = JSON.parse(text) as Record<string, unknown>;
+        for (const k of ALL) assert.deepEqual(s.ev[k as keyof typeof s.ev], Object.hasOwn(parsed, k) ? parsed[k] : undefined, `${k} of ${text}`);
+      } else assert.ok(/é|\\|"(type|f|process|key|value|time|index|lease_ms|valid_ms|sent_ms)":.*"\1":/.test(text) || /[^\x20-\x7e]/.test(text), `not scanned: ${text}`);
+      at = end + 1;
+    }
+  }), { numRuns: 2000 });
+});

@@ -13,7 +13,7 @@ import { BATCH_LINES, SLOTS } from '../../src/history/jsonl-batch.ts';
 import { checkJsonlStreaming } from '../../checkers/stream.ts';
 import { jsonl, tmpHistory } from './history-tmp.ts';
 
-READ_THREAD.maxLoad = Infinity; // whatever the machine's load
+READ_THREAD.minIdle = -Infinity; // whatever the machine's load
 
 async function read(threaded: boolean, path: string, chunk?: number, o?: Parameters<typeof readJsonl>[2]): Promise<unknown> {
   const was = READ_THREAD.minBytes;

@@ -1,3 +1,4 @@
+// test-lane: beside (servers of its own on free ports; its verdicts hang on counts and on pauses or kills far longer than a lease, not on fine timing)
 // Recipes over 5 independent masters (Redlock, and the npm libraries) on real
 // redis-servers, some of them paused (SIGSTOP) where the test says so.
 import { test, before, after } from 'node:test';

@@ -1,3 +1,4 @@
+// test-lane: beside (servers of its own on free ports; its verdicts hang on counts and on pauses or kills far longer than a lease, not on fine timing)
 // kill -9 of `lockpick run` mid-run: what was recorded is a checkable history,
 // and nothing it started survives the next invocation.
 import { test } from 'node:test';

@@ -1,3 +1,4 @@
+// test-lane: beside (servers of its own on free ports; its verdicts hang on counts and on pauses or kills far longer than a lease, not on fine timing)
 // Liveness as a result of `lockpick run`, on a real MariaDB: a mysql-unique-key
 // holder that dies (client-kill) keeps its row forever, so the lock is
 // unavailable to everyone else: a liveness violation in words (exit 1 with

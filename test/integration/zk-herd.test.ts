@@ -1,3 +1,4 @@
+// test-lane: beside (servers of its own on free ports; its verdicts hang on counts and on pauses or kills far longer than a lease, not on fine timing)
 // The herd effect, measured through `lockpick run` on a real ZooKeeper ensemble,
 // fault-free, 6 clients, the same seed (so the same plans) for both recipes:
 // zk-ephemeral's waiters all watch the one lock node, so a release notifies every

@@ -1,4 +1,3 @@
-// test-lane: beside (servers of its own on free ports; its verdicts hang on counts and on pauses or kills far longer than a lease, not on fine timing)
 // `lockpick run` end to end (issue 5) on the npm lock libraries, unpatched, under
 // the faults that break the redlock recipe. What they do, asserted as measured:
 // npm:redlock and redis-semaphore's Mutex / RedlockMutex lose mutual exclusion

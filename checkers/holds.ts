@@ -11,6 +11,7 @@
 import type { Op } from '../src/history/types.ts';
 import { leaseEnd, leaseNs, ranOut, releaseKind } from './lease.ts';
 import { overstatedMs } from './validity.ts';
+import { ProcessMap } from './process-map.ts';
 
 /** A client's belief that it holds the lock. */
 export interface Belief {
@@ -107,7 +108,7 @@ export function pointOf(op: Op): number | undefined {
  */
 export class KeyScanner {
   /** process -> its open belief and nesting depth. */
-  readonly believing = new Map<number, { belief: Belief; depth: number }>();
+  readonly believing = new ProcessMap<{ belief: Belief; depth: number }>();
   /** process -> how its last server hold ended. */
   readonly ended = new Map<number, HoldEnd>();
   readonly missteps: Misstep[] = [];

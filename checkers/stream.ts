@@ -21,6 +21,7 @@ import { forEachJsonlEvent } from '../src/history/jsonl.ts';
 import type { ReadOptions } from '../src/history/limits.ts';
 import type { Backend, CheckOptions, CheckResult } from './types.ts';
 import { KeyScanner, pointOf, type Belief } from './holds.ts';
+import { ProcessMap } from './process-map.ts';
 import { releaseKind } from './lease.ts';
 import { findStaleUnlocks, leaseOf } from './stale-unlock.ts';
 import { CrashScan, withCrashes } from './crash.ts';
@@ -116,8 +117,8 @@ class KeyStream {
   private readonly overlaps: { second: Belief; open: Belief[] }[] = [];
   /** Beliefs ended by an ok plain release whose completion is still ahead of the sweep. */
   private flying: Belief[] = [];
-  /** Open belief -> the releases (their beliefs) in flight when it started. */
-  private readonly flyingAt = new Map<Belief, Belief[]>();
+  /** Process -> the releases (their beliefs) in flight when its open belief started (a process has one open belief at a time). */
+  private readonly flyingAt = new ProcessMap<Belief[]>();
   /** The beliefs findStaleUnlocks needs (see the header). */
   private readonly kept = new Set<Belief>();
   private endedWatermark = STREAM_TUNING.endedMin;
@@ -161,7 +162,7 @@ class KeyStream {
     const before = op.f === 'release' ? this.scan.believing.get(op.process)?.belief : undefined;
     this.scan.feed(op);
     if (!before || before.release !== op) return;
-    this.flyingAt.delete(before);
+    this.flyingAt.delete(before.process);
     if (op.outcome !== 'ok' || releaseKind(op) !== 'plain') return;
     // Shapes C and B2 of findStaleUnlocks are decided by the release's own times.
     const { fromTime: from, fromLease: lease } = leaseOf(before);
@@ -172,16 +173,17 @@ class KeyStream {
 
   /** A new belief x, before it is recorded as open. */
   private belief(x: Belief): void {
+    this.flyingAt.delete(x.process); // what its last belief left (one that ran out of validity has no release)
     if (this.flying.length) {
       this.flying = this.flying.filter((m) => m.release!.completeSeq > x.start);
-      if (this.flying.length) this.flyingAt.set(x, this.flying.slice());
+      if (this.flying.length) this.flyingAt.set(x.process, this.flying.slice());
     }
     if (this.scan.believing.size === 0) return;
     const open: Belief[] = [];
     for (const { belief: q } of this.scan.believing.values()) {
       open.push(q);
       this.kept.add(q);
-      for (const m of this.flyingAt.get(q) ?? []) this.kept.add(m);
+      for (const m of this.flyingAt.get(q.process) ?? []) this.kept.add(m);
     }
     this.kept.add(x);
     this.overlaps.push({ second: x, open });

@@ -4,6 +4,7 @@ import { isUtf8 } from 'node:buffer';
 import { openSource } from './source.ts';
 import { ReadLimitReached, lineTooLong, maxLineBytesOf, type ReadOptions } from './limits.ts';
 import { countNewlines, firstInvalidUtf8, notUtf8 } from './utf8.ts';
+import { bufferWithRoom } from './jsonl-scan.ts';
 
 export const CHUNK_BYTES = 1 << 22;
 
@@ -73,8 +74,9 @@ export async function forEachLineBytes(path: string, onLine: OnLine, chunkBytes 
     throw notUtf8(path, line + 1 + countNewlines(buf, 0, bad), bad < end ? buf[bad] : undefined);
   };
   // Two buffers: the next chunk is read into one while the lines of the other are handed on.
-  let buf = Buffer.allocUnsafe(Math.min(chunkBytes, FIRST_CHUNK_BYTES));
-  let spare = Buffer.allocUnsafe(buf.length);
+  // With room after their bytes for the byte scanner's word reads (./jsonl-scan.ts).
+  let buf = bufferWithRoom(Math.min(chunkBytes, FIRST_CHUNK_BYTES));
+  let spare = bufferWithRoom(buf.length);
   let carry = 0; // bytes of an unfinished line at the start of buf
   let pending: Promise<{ bytesRead: number }> | undefined = read(buf, 0);
   try {
@@ -92,10 +94,10 @@ export async function forEachLineBytes(path: string, onLine: OnLine, chunkBytes 
         carry = end;
         if (carry > maxLine) throw lineTooLong(path, line + 1, maxLine);
         if (carry === buf.length) { // a line longer than the buffer: grow both, up to one byte past the limit
-          const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, maxLine + 1));
+          const bigger = bufferWithRoom(Math.min(buf.length * 2, maxLine + 1));
           buf.copy(bigger, 0, 0, carry);
           buf = bigger;
-          spare = Buffer.allocUnsafe(buf.length);
+          spare = bufferWithRoom(buf.length);
         }
         pending = read(buf, carry);
         continue;
@@ -104,7 +106,7 @@ export async function forEachLineBytes(path: string, onLine: OnLine, chunkBytes 
       // A read that filled the buffer: the file goes on, so the next reads are larger (never
       // smaller than this buffer, which may hold a long line's tail).
       const next = end === buf.length && buf.length < chunkBytes ? Math.min(buf.length * 2, chunkBytes) : buf.length;
-      if (spare.length < next) spare = Buffer.allocUnsafe(next);
+      if (spare.length < next) spare = bufferWithRoom(next);
       buf.copy(spare, 0, lastNl + 1, end);
       if (tail > maxLine) throw lineTooLong(path, line + 1 + countNewlines(buf, 0, lastNl + 1), maxLine);
       pending = read(spare, tail);

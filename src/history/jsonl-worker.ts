@@ -5,7 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { HistoryError } from './errors.ts';
 import { forEachLineBytes, type FastLine, type TakeChunk } from './jsonl-lines.ts';
 import { countNewlines } from './utf8.ts';
-import { LineScanner } from './jsonl-scan.ts';
+import { LineScanner, WORD_ROOM } from './jsonl-scan.ts';
 import { maxLineBytesOf } from './limits.ts';
 import { ABORTED, BATCH_LINES, CONSUMED, FIELD_COUNT, SLOTS, SLOW, slotBase, type FromReader, type WorkerInput } from './jsonl-batch.ts';
 
@@ -66,7 +66,7 @@ const fast: FastLine = (buf, start, limit, line) => {
 const take: TakeChunk = (buf, lastNl, line) => {
   if (!input.share || Atomics.load(ctl, CONSUMED) < posted) return -1;
   flush();
-  const bytes = new Uint8Array(lastNl + 1);
+  const bytes = new Uint8Array(new ArrayBuffer(lastNl + 1 + WORD_ROOM), 0, lastNl + 1); // room for the scanner's word reads
   bytes.set(buf.subarray(0, lastNl + 1));
   port.postMessage({ kind: 'raw', bytes, firstLine: line } satisfies FromReader, [bytes.buffer]);
   posted++;

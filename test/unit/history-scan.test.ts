@@ -100,3 +100,55 @@ test('one scanner over many lines (its guesses carried from line to line) reads 
     }
   }), { numRuns: 2000 });
 });
+
+test('a line ending at the very end of its buffer\'s memory (no room for the word reads) is read the same, by the bytes of a copy', () => {
+  const lines = ['{"type":"invoke","f":"acquire","process":3,"key":"k0","time":1000}', '{"type":"ok","f":"acquire","process":3,"key":"k0","time":2000,"lease_ms":800}', '{"f":"x"}'];
+  for (const text of lines) {
+    for (let pad = 0; pad < 20; pad++) {
+      // Exact-size memory: the line's '\n' is `pad` bytes from its end.
+      const bytes = Buffer.from(`${text}\n${' '.repeat(pad)}`);
+      const mem = Buffer.allocUnsafeSlow(bytes.length);
+      bytes.copy(mem);
+      const s = new LineScanner();
+      assert.equal(s.scanLine(mem, 0, text.length), text.length, `${text} + ${pad}`);
+      const parsed = JSON.parse(text) as Record<string, unknown>;
+      for (const k of FIELDS) assert.deepEqual(s.ev[k], Object.hasOwn(parsed, k) ? parsed[k] : undefined, `${k} of ${text}`);
+    }
+  }
+});
+
+test('names and strings matched four bytes at a time: a near miss in any byte is never taken for the guess', () => {
+  // Each known name and a guessed string, then the same with one byte changed at every position.
+  const s = new LineScanner();
+  for (const name of ['type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms', 'sent_ms']) {
+    for (const word of ['ok', 'acquire', 'k0', 'invoke', 'a-longer-string-value']) {
+      const good = `{"${name}":"${word}"}`;
+      const buf = Buffer.from(`${good}\n`);
+      s.scanLine(buf, 0, good.length); // the guess for this field and first byte
+      for (let at = 2; at < good.length - 1; at++) {
+        const bad = good.slice(0, at) + (good[at] === 'x' ? 'y' : 'x') + good.slice(at + 1);
+        const b = Buffer.from(`${bad}\n`);
+        const got = s.scanLine(b, 0, bad.length);
+        if (got === -1) continue;
+        const parsed = JSON.parse(bad) as Record<string, unknown>;
+        const all = [...FIELDS, 'valid_ms', 'sent_ms'] as const;
+        for (const k of all) assert.deepEqual(s.ev[k as keyof typeof s.ev], Object.hasOwn(parsed, k) ? parsed[k] : undefined, `${k} of ${bad}`);
+        s.scanLine(buf, 0, good.length);
+      }
+    }
+  }
+});
+
+test('integers of every length up to 15 digits, read four digits at a time, are the numbers JSON.parse reads; longer ones and fractions are left to it', () => {
+  fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: 17 }), fc.boolean(), fc.constantFrom('', '.5', 'e3', 'x', ' ', ',"f":"a"'), (digits, neg, after) => {
+    const text = `{"time":${neg ? '-' : ''}${digits.join('')}${after}}`;
+    const s = new LineScanner();
+    const buf = Buffer.from(`${text}\n`);
+    let ok = true;
+    try { JSON.parse(text); } catch { ok = false; }
+    if (s.scan(buf, 0, buf.length - 1)) {
+      assert.ok(ok, text);
+      assert.ok(Object.is(s.ev.time, (JSON.parse(text) as { time: number }).time), text);
+    } else assert.ok(!ok || digits.length > 15 || (digits.length > 1 && digits[0] === 0) || after === '.5' || after === 'e3', `not scanned: ${text}`);
+  }), { numRuns: 3000 });
+});

@@ -10,7 +10,7 @@
 // Options: --max-ops N (skip bigger mutex cases; default 1e7), --runs N, --only-mutex, --only-register, --only-big.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeSync, openSync, closeSync, readSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -115,6 +115,10 @@ if (!args['only-mutex'] && !args['only-big']) {
 
 const dir = mkdtempSync(path.join(tmpdir(), 'lockpick-bench-'));
 const rows: Row[] = [];
+// What the figures depend on: the machine and what else ran on it (the 1-minute load average).
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const argsGiven = process.argv.slice(2).join(' ');
+console.log(`\`npm run bench${argsGiven ? ` -- ${argsGiven}` : ''}\`, ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}; load average at start ${load()}\n`);
 let failures = 0;
 try {
   for (const c of cases) {
@@ -162,4 +166,5 @@ function printRow(r: Row): void {
   }
   console.log(`| ${r.case} | ${r.ops} | ${r.keys} | ${r.info} | ${r.verdict} | ${r.exit} | ${r.parse_ms} | ${r.check_ms} | ${r.wall_ms} | ${r.ops_per_s} | ${r.peak_mb} | ${r.runs} |`);
 }
+console.log(`\nLoad average at the end ${load()}.`);
 if (failures) { console.error(`${failures} case(s) gave an unexpected verdict`); process.exitCode = 1; }

@@ -14,7 +14,7 @@ export interface ScannedEvent {
 }
 
 import { keyProblem } from './json-dupes.ts';
-import { FALSE, NESTED, NONE, NULL, NUM, STR, TRUE } from './jsonl-batch.ts';
+import { FALSE, NESTED, NULL, NUM, STR, TRUE } from './jsonl-batch.ts';
 
 const QUOTE = 34, BACKSLASH = 92, COMMA = 44, COLON = 58, LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93, MINUS = 45;
 
@@ -167,17 +167,17 @@ export class LineScanner {
     if (limit + WORD_ROOM > this.view.byteLength) return this.scanNearEnd(buf, start, limit);
     // One function with the position in a local: this loop runs for every event of the file.
     const ev = this.ev;
-    // Batch mode writes each field's tag and number at `at` instead of filling ev.
-    const bt = this.bt, bn = this.bn, at = this.at - 1; // field ids count from 1
+    // Batch mode writes each field's tag and number after `at` (field ids count from 1), and at
+    // `at` which fields the line has (./jsonl-batch.ts), instead of filling ev.
+    const bt = this.bt, bn = this.bn, at = this.at;
     if (bt === null) ev.type = ev.f = ev.process = ev.key = ev.value = ev.time = ev.index = ev.lease_ms = ev.valid_ms = ev.sent_ms = undefined;
-    else { bt[at + 1] = bt[at + 2] = bt[at + 3] = bt[at + 4] = bt[at + 5] = bt[at + 6] = bt[at + 7] = bt[at + 8] = bt[at + 9] = bt[at + 10] = NONE; }
     const end = limit;
     const dv = this.view;
     if (buf[start] !== LBRACE) return -1;
     let i = start + 1;
     let c = buf[i];
     while (c === 32 || c === 9) c = buf[++i];
-    if (c === RBRACE) return this.rest(buf, i + 1, end);
+    if (c === RBRACE) { if (bt !== null) bn[at] = 0; return this.rest(buf, i + 1, end); }
     let seen = 0;   // bit per field of FIELDS met on this line
     let others = 0; // ignored field names met on this line
     for (;;) {
@@ -247,19 +247,20 @@ export class LineScanner {
         }
       }
       if (tag === STR) i++;
-      else if (c === QUOTE) {
+      else if (c === QUOTE && field === 0) { // an ignored field's string: only checked
+        for (c = buf[i]; c !== QUOTE; c = buf[++i]) if (c! < 0x20 || c! >= 0x80 || c === BACKSLASH) return -1;
+        v = '';
+        i++;
+      } else if (c === QUOTE) {
         const sFrom = i;
         let h = 0;
         for (c = buf[i]; c !== QUOTE; c = buf[++i]) {
           if (c! < 0x20 || c! >= 0x80 || c === BACKSLASH) return -1;
           h = (h * 31 + c) | 0;
         }
-        if (field === 0) v = '';
-        else {
-          v = this.intern(buf, sFrom, i, h); tag = STR; num = this.sid;
-          const ps = (field << 7) | (buf[sFrom]! & 127);
-          if (i - sFrom <= 64) { this.predicted[ps] = v as string; this.predictedEpoch[ps] = this.epoch; this.predictedId[ps] = num; this.predictWords(ps, buf, sFrom, i - sFrom); }
-        }
+        v = this.intern(buf, sFrom, i, h); tag = STR; num = this.sid;
+        const ps = (field << 7) | (buf[sFrom]! & 127);
+        if (i - sFrom <= 64) { this.predicted[ps] = v as string; this.predictedEpoch[ps] = this.epoch; this.predictedId[ps] = num; this.predictWords(ps, buf, sFrom, i - sFrom); }
         i++;
       } else if (c === MINUS || (c !== undefined && c >= 48 && c <= 57)) {
         const neg = c === MINUS;
@@ -314,7 +315,7 @@ export class LineScanner {
         while (c === 32 || c === 9) c = buf[++i];
         continue;
       }
-      if (c === RBRACE) return this.rest(buf, i + 1, end);
+      if (c === RBRACE) { if (bt !== null) bn[at] = seen; return this.rest(buf, i + 1, end); }
       return -1;
     }
   }

@@ -7,7 +7,7 @@ import { forEachLineBytes, type FastLine, type TakeChunk } from './jsonl-lines.t
 import { countNewlines } from './utf8.ts';
 import { LineScanner, WORD_ROOM } from './jsonl-scan.ts';
 import { maxLineBytesOf } from './limits.ts';
-import { ABORTED, BATCH_LINES, CONSUMED, FIELD_COUNT, SLOTS, SLOW, slotBase, type FromReader, type WorkerInput } from './jsonl-batch.ts';
+import { ABORTED, BATCH_LINES, CONSUMED, SLOTS, SLOW_LINE, STRIDE, slotBase, type FromReader, type WorkerInput } from './jsonl-batch.ts';
 
 const input = workerData as WorkerInput;
 const port = parentPort!;
@@ -50,7 +50,7 @@ function flush(): void {
 
 /** The line just scanned or sent as text is the batch's next. */
 function next(): void {
-  at += FIELD_COUNT;
+  at += STRIDE;
   scanner.at = at;
   if (++count === BATCH_LINES) flush();
 }
@@ -77,7 +77,7 @@ try {
   await forEachLineBytes(input.path, (buf, start, end, line) => {
     if (count < 0) begin(line);
     if (scanner.scan(buf, start, end)) { next(); return; }
-    tags[at] = SLOW;
+    nums[at] = SLOW_LINE;
     texts.push(buf.toString('utf8', start, end));
     next();
   }, input.chunkBytes, { maxLineBytes: input.maxLineBytes }, fast, take);

@@ -1,4 +1,4 @@
-// The clients' own output (a lock module's prints): one log file per client in the run
+// The clients' own output (a lock module's prints, a process client's standard error): one log file per client in the run
 // dir, never lockpick's stdout/stderr. Named in the report and results.json when non-empty.
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -19,10 +19,10 @@ function sizeOf(p: string): number {
   try { return statSync(p).size; } catch { return 0; }
 }
 
-/** "client output (what the lock module printed): DIR/clients/c1.log (12 KB), ..." for the non-empty client logs, or undefined. */
+/** "client output (what the lock's own code printed): DIR/clients/c1.log (12 KB), ..." for the non-empty client logs, or undefined. */
 export function clientOutputNote(runDir: string): string | undefined {
   const full = clientLogs(runDir);
   if (full.length === 0) return undefined;
   const size = (b: number) => (b < 1024 ? `${b} B` : `${Math.ceil(b / 1024)} KB`);
-  return `client output (what the lock module printed): ${full.map((f) => `${join(runDir, f.file)} (${size(f.bytes)})`).join(', ')}`;
+  return `client output (what the lock's own code printed): ${full.map((f) => `${join(runDir, f.file)} (${size(f.bytes)})`).join(', ')}`;
 }

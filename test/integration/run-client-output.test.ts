@@ -51,7 +51,7 @@ test('a lock module that prints a lot: same SAFE verdict with stdout closed earl
   // Named in the report, with a reader that keeps reading.
   const full = await run(['run', '--replay', planDir('noisy'), '--runs', '1', '--store', store], Infinity);
   assert.equal(full.code, 0, full.stderr.slice(0, 2000));
-  assert.match(full.head, /client output \(what the lock module printed\): \S+clients\/c1\.log \(\d+ KB\)/);
+  assert.match(full.head, /client output \(what the lock's own code printed\): \S+clients\/c1\.log \(\d+ KB\)/);
   // results.json and `lockpick report` name them too, each with its size.
   const dir = runDirs(store).pop()!;
   const results = JSON.parse(readFileSync(path.join(dir, 'results.json'), 'utf8')) as { client_logs: { file: string; bytes: number }[] };
@@ -59,7 +59,7 @@ test('a lock module that prints a lot: same SAFE verdict with stdout closed earl
   for (const l of results.client_logs) assert.equal(l.bytes, statSync(path.join(dir, l.file)).size);
   const text = await run(['report', dir, '--format', 'text'], Infinity);
   assert.equal(text.code, 0, text.stderr);
-  assert.match(text.head, /client output \(what the lock module printed\): \S+clients\/c1\.log \(\d+ KB\), \S+clients\/c2\.log/);
+  assert.match(text.head, /client output \(what the lock's own code printed\): \S+clients\/c1\.log \(\d+ KB\), \S+clients\/c2\.log/);
   const json = await run(['report', dir, '--format', 'json'], Infinity);
   assert.deepEqual((JSON.parse(json.head) as typeof results).client_logs, results.client_logs);
 });

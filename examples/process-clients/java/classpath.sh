@@ -10,3 +10,10 @@ jar_package() {
     *mariadb*) echo libmariadb-java ;;
   esac
 }
+# Where the compiled classes go: classes/ beside the sources, or, where that folder cannot be
+# written (a package installed read-only), a cache folder of the user's; LOCKPICK_JAVA_CLASSES
+# chooses another. build.sh and run.sh agree on it.
+if [ -n "${LOCKPICK_JAVA_CLASSES:-}" ]; then CLASSES=$LOCKPICK_JAVA_CLASSES
+elif [ -w "$here" ]; then CLASSES=$here/classes
+else CLASSES=${XDG_CACHE_HOME:-$HOME/.cache}/lockpick/java-classes
+fi

@@ -4,10 +4,10 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/classpath.sh"
-stamp="$here/classes/.built"
+stamp="$CLASSES/.built"
 if [ ! -f "$stamp" ] || [ -n "$(find "$here" -maxdepth 1 -name '*.java' -newer "$stamp")" ]; then
   echo "run.sh: the Java clients are not built (or their sources changed): run sh $here/build.sh" >&2
   exit 2
 fi
 exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx128m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
-  -cp "$here/classes:$CP" "$@"
+  -cp "$CLASSES:$CP" "$@"

@@ -1,13 +1,17 @@
 // Whether dist/ (the prebuilt JavaScript) was compiled from exactly the sources beside it, so
-// `lockpick check` may run it without starting tsx (~0.3 s saved per call). Decided by content,
-// never by file times: `npm run build` stores a hash of every source it compiled (src/,
-// checkers/, nemesis/; the tsconfig files where they exist) in dist/.source-hash, taken before compiling; a
-// start recomputes it (a few ms) and any difference, or no stamp, means the sources are run
-// through tsx as always. A stale dist is therefore never used.
+// `lockpick check` may run it without starting tsx (~0.3 s saved per call). Decided by content:
+// `npm run build` stores a hash of every source it compiled (src/, checkers/, nemesis/; the
+// tsconfig files where they exist) in dist/.source-hash, taken before compiling, and beside it
+// (dist/.source-stat) each source's size and modification time (ns) as the hash saw them. A start
+// first compares those (one stat a file, no reading): when every one is as it was, the stored
+// hash is the sources'; otherwise it hashes the sources again (about 10 ms) and any difference,
+// or no stamp, means the sources are run through tsx as always. A stale dist is never used (only
+// a source changed without changing its size or its modification time to the nanosecond could).
 //   node bin/dist-fresh.mjs --hash    prints the hash of the sources now (the build script stores it)
+//   node bin/dist-fresh.mjs --stat    prints the sizes and times of the sources now (stored beside it)
 //   node bin/dist-fresh.mjs --fresh   exits 0 when dist/ is fresh, 1 when not (prepack builds only then)
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,8 +29,11 @@ function listFiles(dir, out) {
   }
 }
 
+// node:crypto is loaded only when the sources are hashed: loading it is a few ms of every start.
+const require = createRequire(import.meta.url);
+
 function hashFiles(root, files) {
-  const h = createHash('sha256');
+  const h = require('node:crypto').createHash('sha256');
   for (const f of files.sort()) {
     h.update(path.relative(root, f));
     h.update('\0');
@@ -47,10 +54,25 @@ export function sourceHash(root = ROOT) {
   return `${hashFiles(root, files)} ${hashFiles(root, FILES.map((f) => path.join(root, f)))}`;
 }
 
+/** Each source's path, size and modification time (ns), one a line, in path order (the tsconfig files where they exist). */
+export function sourceStat(root = ROOT) {
+  const files = [];
+  for (const d of DIRS) listFiles(path.join(root, d), files);
+  for (const f of FILES) if (existsSync(path.join(root, f))) files.push(path.join(root, f));
+  return files.sort().map((f) => {
+    const st = statSync(f, { bigint: true });
+    return `${path.relative(root, f)} ${st.size} ${st.mtimeNs}`;
+  }).join('\n');
+}
+
 /** True only when dist/.source-hash matches the sources as they are now. */
 export function distFresh(root = ROOT) {
   let stamp;
   try { stamp = readFileSync(path.join(root, 'dist', '.source-hash'), 'utf8').trim().split(' '); } catch { return false; }
+  // Every source as the build saw it: its hash is the one stored.
+  let seen;
+  try { seen = readFileSync(path.join(root, 'dist', '.source-stat'), 'utf8'); } catch { seen = undefined; }
+  if (seen !== undefined && stamp.length === 2 && seen === sourceStat(root)) return true;
   const [sources, config] = sourceHash(root).split(' ');
   const configShipped = FILES.some((f) => existsSync(path.join(root, f)));
   return stamp.length === 2 && stamp[0] === sources && (!configShipped || stamp[1] === config);
@@ -58,6 +80,7 @@ export function distFresh(root = ROOT) {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   if (process.argv[2] === '--hash') process.stdout.write(`${sourceHash()}\n`);
+  if (process.argv[2] === '--stat') process.stdout.write(`${sourceStat()}`);
   // --fresh: exit 0 when dist/ is fresh, 1 when not (prepack then builds; a fresh dist is packed as it is).
   if (process.argv[2] === '--fresh') process.exitCode = distFresh() ? 0 : 1;
 }

@@ -71,7 +71,7 @@ process.on('unhandledRejection', internal);
 
 try {
   // Every command runs from the prebuilt dist/ when it was compiled from exactly these sources
-  // (bin/dist-fresh.mjs compares content hashes): no tsx at start (~0.3 s less per call), and
+  // (bin/dist-fresh.mjs: the sources' content as compiled): no tsx at start (~0.3 s less per call), and
   // what an installed package does. A checkout with edited sources, LOCKPICK_NO_DIST=1, and
   // any doubt run the sources through tsx. (A user's .ts lock module loads tsx's hooks on its
   // own: src/locks/user-lock.ts.)

@@ -2,14 +2,11 @@
 // the verdict (text, --json, or --format junit). Exit: 0 valid, 1 invalid, 2 bad
 // input or usage, 3 unknown (a limit was reached).
 import { parseCommandArgs } from './args.ts';
-import { writeOutput } from '../output.ts';
-import { samePath } from '../same-path.ts';
-import { renderJUnit } from '../report/junit.ts';
 import { MODELS } from '../../checkers/index.ts';
 import type { Backend, CheckResult } from '../../checkers/types.ts';
 import { backendNames, loadBackends } from '../../checkers/backends.ts';
 import { EXIT, exitCodeOf } from '../errors.ts';
-import { DEFAULT_MAX_LINE_BYTES, parseMaxLineBytes } from '../history/index.ts';
+import { DEFAULT_MAX_LINE_BYTES, parseMaxLineBytes } from '../history/limits.ts';
 import { checkFile, type CheckFileOptions, type FileOutcome } from './check-file.ts';
 
 
@@ -133,6 +130,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const lineBytes = maxLineBytes as number | undefined;
   if (values.out !== undefined) {
+    const { samePath } = await import('../same-path.ts'); // loaded only with --out, as junit and output below
     const input = files.find((f) => samePath(f, values.out!));
     if (input !== undefined) {
       console.error(`lockpick check: --out ${values.out} is the history being checked (${input}); writing it would destroy the input\n  fix: give --out another file`);
@@ -180,14 +178,14 @@ async function checkToDocument(files: string[], format: 'text' | 'json' | 'junit
     return code;
   }
   const text = format === 'junit'
-    ? renderJUnit(done.map(({ file, r }) => ({ name: file, result: r.json as CheckResult })))
+    ? (await import('../report/junit.ts')).renderJUnit(done.map(({ file, r }) => ({ name: file, result: r.json as CheckResult })))
     : done.map(({ r }) => `${format === 'json' ? JSON.stringify(r.json) : r.text}\n`).join('');
   if (out === undefined) {
     process.stdout.write(text);
     return code;
   }
   try {
-    writeOutput(out, text, { what: `cannot write ${out}`, fix: 'give --out a file in a directory that exists and can be written' });
+    (await import('../output.ts')).writeOutput(out, text, { what: `cannot write ${out}`, fix: 'give --out a file in a directory that exists and can be written' });
   } catch (e) {
     const failed = exitCodeOf(e);
     if (failed === undefined) throw e;

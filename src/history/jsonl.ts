@@ -4,7 +4,8 @@
 import { HistoryBuilder } from './build.ts';
 import { jsonlLines } from './jsonl-line.ts';
 import { CHUNK_BYTES, forEachLineBytes } from './jsonl-lines.ts';
-import { forEachJsonlEventThreaded, readsOnThread, type OnFields } from './jsonl-threaded.ts';
+import type { OnFields } from './jsonl-threaded.ts';
+import { readsOnThread } from './read-thread-choice.ts';
 import { maxLineBytesOf, type ReadOptions } from './limits.ts';
 import type { ParsedHistory } from './types.ts';
 
@@ -16,7 +17,7 @@ export { forEachLineBytes, forEachLine } from './jsonl-lines.ts';
  * given, may take an event as its fields instead (a file read on the second thread).
  */
 export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions, onFields?: OnFields): Promise<void> {
-  if (await readsOnThread(path)) return forEachJsonlEventThreaded(path, onEvent, chunkBytes, o, onFields);
+  if (await readsOnThread(path)) return (await import('./jsonl-threaded.ts')).forEachJsonlEventThreaded(path, onEvent, chunkBytes, o, onFields);
   const { fast, onLine } = jsonlLines(path, onEvent, maxLineBytesOf(o));
   await forEachLineBytes(path, onLine, chunkBytes, o, fast);
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 // @ts-expect-error plain JavaScript module without types
-import { distFresh, sourceHash } from '../../bin/dist-fresh.mjs';
+import { distFresh, sourceHash, sourceStat } from '../../bin/dist-fresh.mjs';
 
 test('dist is fresh only while every source is exactly what was compiled', () => {
   const root = tempDir('lockpick-dist-');
@@ -40,6 +40,31 @@ test('dist is fresh only while every source is exactly what was compiled', () =>
     write('src/a.ts', 'export const a = 1;\n');
     write('dist/.source-hash', '');
     assert.equal(distFresh(root), false, 'an empty stamp (a build that did not finish)');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('the sizes and times the build saw stand for the stored hash only while every source still has them', () => {
+  const root = tempDir('lockpick-dist-');
+  try {
+    const write = (rel: string, text: string) => { mkdirSync(path.dirname(path.join(root, rel)), { recursive: true }); writeFileSync(path.join(root, rel), text); };
+    write('src/a.ts', 'export const a = 1;\n');
+    write('tsconfig.json', '{}');
+    // A stamp whose hash is not the sources' (as if they changed while compiling): only the sizes and times can make it fresh.
+    write('dist/.source-hash', 'not-the-hash config\n');
+    write('dist/.source-stat', sourceStat(root));
+    assert.equal(distFresh(root), true, 'every source as the build saw it');
+    write('src/a.ts', 'export const a = 2;\n'); // same size, a new time
+    assert.equal(distFresh(root), false, 'an edited source: hashed again, and the hash differs');
+    write('dist/.source-hash', `${sourceHash(root)}\n`);
+    assert.equal(distFresh(root), true, 'times differ but the content is what was compiled');
+    write('src/b.ts', 'export {};\n');
+    write('dist/.source-stat', sourceStat(root));
+    rmSync(path.join(root, 'src/b.ts'));
+    assert.equal(distFresh(root), true, 'a removed file: hashed again (the hash matches the remaining sources)');
+    write('dist/.source-hash', 'not-the-hash config\n');
+    assert.equal(distFresh(root), false, 'a removed file and a stamp that does not match');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -9,63 +9,61 @@ import path from 'node:path';
 // @ts-expect-error plain JavaScript module without types
 import { distFresh, sourceHash, sourceStat } from '../../bin/dist-fresh.mjs';
 
-test('dist is fresh only while every source is exactly what was compiled', () => {
+/** Runs body in a fresh project folder with a writer for its files; the folder is removed after. */
+function inProject(body: (root: string, write: (rel: string, text: string) => void) => void): void {
   const root = tempDir('lockpick-dist-');
   try {
-    const write = (rel: string, text: string) => { mkdirSync(path.dirname(path.join(root, rel)), { recursive: true }); writeFileSync(path.join(root, rel), text); };
-    write('src/a.ts', 'export const a = 1;\n');
-    write('checkers/b.ts', 'export const b = 2;\n');
-    write('tsconfig.json', '{}');
-    assert.equal(distFresh(root), false, 'no dist at all');
-    write('dist/.source-hash', `${sourceHash(root)}\n`);
-    assert.equal(distFresh(root), true);
-    write('src/a.ts', 'export const a = 2;\n');
-    assert.equal(distFresh(root), false, 'a changed source');
-    // Back to the compiled text but with an old time: content decides, so fresh again.
-    write('src/a.ts', 'export const a = 1;\n');
-    utimesSync(path.join(root, 'src/a.ts'), new Date(0), new Date(0));
-    assert.equal(distFresh(root), true);
-    write('nemesis/c.ts', 'export {};\n');
-    assert.equal(distFresh(root), false, 'a new source file');
-    rmSync(path.join(root, 'nemesis'), { recursive: true });
-    write('tsconfig.build.json', '{"compilerOptions":{}}');
-    assert.equal(distFresh(root), false, 'changed build options');
-    rmSync(path.join(root, 'tsconfig.build.json'));
-    assert.equal(distFresh(root), true);
-    // The npm package ships the sources and dist/ but no tsconfig: nothing can be recompiled there.
-    rmSync(path.join(root, 'tsconfig.json'));
-    assert.equal(distFresh(root), true, 'an installed package');
-    write('src/a.ts', 'export const a = 3;\n');
-    assert.equal(distFresh(root), false, 'an edited source in an installed package');
-    write('src/a.ts', 'export const a = 1;\n');
-    write('dist/.source-hash', '');
-    assert.equal(distFresh(root), false, 'an empty stamp (a build that did not finish)');
+    body(root, (rel, text) => { mkdirSync(path.dirname(path.join(root, rel)), { recursive: true }); writeFileSync(path.join(root, rel), text); });
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-});
+}
 
-test('the sizes and times the build saw stand for the stored hash only while every source still has them', () => {
-  const root = tempDir('lockpick-dist-');
-  try {
-    const write = (rel: string, text: string) => { mkdirSync(path.dirname(path.join(root, rel)), { recursive: true }); writeFileSync(path.join(root, rel), text); };
-    write('src/a.ts', 'export const a = 1;\n');
-    write('tsconfig.json', '{}');
-    // A stamp whose hash is not the sources' (as if they changed while compiling): only the sizes and times can make it fresh.
-    write('dist/.source-hash', 'not-the-hash config\n');
-    write('dist/.source-stat', sourceStat(root));
-    assert.equal(distFresh(root), true, 'every source as the build saw it');
-    write('src/a.ts', 'export const a = 2;\n'); // same size, a new time
-    assert.equal(distFresh(root), false, 'an edited source: hashed again, and the hash differs');
-    write('dist/.source-hash', `${sourceHash(root)}\n`);
-    assert.equal(distFresh(root), true, 'times differ but the content is what was compiled');
-    write('src/b.ts', 'export {};\n');
-    write('dist/.source-stat', sourceStat(root));
-    rmSync(path.join(root, 'src/b.ts'));
-    assert.equal(distFresh(root), true, 'a removed file: hashed again (the hash matches the remaining sources)');
-    write('dist/.source-hash', 'not-the-hash config\n');
-    assert.equal(distFresh(root), false, 'a removed file and a stamp that does not match');
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
-});
+test('dist is fresh only while every source is exactly what was compiled', () => inProject((root, write) => {
+  write('src/a.ts', 'export const a = 1;\n');
+  write('checkers/b.ts', 'export const b = 2;\n');
+  write('tsconfig.json', '{}');
+  assert.equal(distFresh(root), false, 'no dist at all');
+  write('dist/.source-hash', `${sourceHash(root)}\n`);
+  assert.equal(distFresh(root), true);
+  write('src/a.ts', 'export const a = 2;\n');
+  assert.equal(distFresh(root), false, 'a changed source');
+  // Back to the compiled text but with an old time: content decides, so fresh again.
+  write('src/a.ts', 'export const a = 1;\n');
+  utimesSync(path.join(root, 'src/a.ts'), new Date(0), new Date(0));
+  assert.equal(distFresh(root), true);
+  write('nemesis/c.ts', 'export {};\n');
+  assert.equal(distFresh(root), false, 'a new source file');
+  rmSync(path.join(root, 'nemesis'), { recursive: true });
+  write('tsconfig.build.json', '{"compilerOptions":{}}');
+  assert.equal(distFresh(root), false, 'changed build options');
+  rmSync(path.join(root, 'tsconfig.build.json'));
+  assert.equal(distFresh(root), true);
+  // The npm package ships the sources and dist/ but no tsconfig: nothing can be recompiled there.
+  rmSync(path.join(root, 'tsconfig.json'));
+  assert.equal(distFresh(root), true, 'an installed package');
+  write('src/a.ts', 'export const a = 3;\n');
+  assert.equal(distFresh(root), false, 'an edited source in an installed package');
+  write('src/a.ts', 'export const a = 1;\n');
+  write('dist/.source-hash', '');
+  assert.equal(distFresh(root), false, 'an empty stamp (a build that did not finish)');
+}));
+
+test('the sizes and times the build saw stand for the stored hash only while every source still has them', () => inProject((root, write) => {
+  write('src/a.ts', 'export const a = 1;\n');
+  write('tsconfig.json', '{}');
+  // A stamp whose hash is not the sources' (as if they changed while compiling): only the sizes and times can make it fresh.
+  write('dist/.source-hash', 'not-the-hash config\n');
+  write('dist/.source-stat', sourceStat(root));
+  assert.equal(distFresh(root), true, 'every source as the build saw it');
+  write('src/a.ts', 'export const a = 2;\n'); // same size, a new time
+  assert.equal(distFresh(root), false, 'an edited source: hashed again, and the hash differs');
+  write('dist/.source-hash', `${sourceHash(root)}\n`);
+  assert.equal(distFresh(root), true, 'times differ but the content is what was compiled');
+  write('src/b.ts', 'export {};\n');
+  write('dist/.source-stat', sourceStat(root));
+  rmSync(path.join(root, 'src/b.ts'));
+  assert.equal(distFresh(root), true, 'a removed file: hashed again (the hash matches the remaining sources)');
+  write('dist/.source-hash', 'not-the-hash config\n');
+  assert.equal(distFresh(root), false, 'a removed file and a stamp that does not match');
+}));

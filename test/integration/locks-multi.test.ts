@@ -106,8 +106,14 @@ test('npm:redlock: extend keeps the lock; extend after expiry → lost', async (
   const h = await step('acquire', lock.acquire('extend:k', { ttlMs: 3000, waitMs: 0 }));
   assert.ok(h);
   assert.equal(await step('extend', lock.renew!(h!, 8000)), 'renewed');
-  const left = await step('PTTL on n1', n1.pttl('extend:k'));
-  assert.ok(left > 5000, `PTTL ${left} ms after extending to 8000 ms`);
+  // Redlock extends on a majority: a master that answered late may keep the old lease (seen on a busy machine).
+  const masters = ['n1', 'n2', 'n3', 'n4', 'n5'].map((id) => admin(env, id));
+  try {
+    const left = await step('PTTL on the masters', Promise.all(masters.map((m) => m.pttl('extend:k'))));
+    assert.ok(left.filter((ms) => ms > 5000).length >= 3, `PTTL ${left.join(', ')} ms on the five masters after extending to 8000 ms`);
+  } finally {
+    for (const m of masters) m.disconnect();
+  }
   assert.equal(await step('release', lock.release(h!)), 'released');
   const h2 = await step('acquire a short lease', lock.acquire('extend:k2', { ttlMs: 200, waitMs: 0 }));
   assert.ok(h2);

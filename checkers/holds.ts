@@ -11,7 +11,7 @@
 import type { Op } from '../src/history/types.ts';
 import { leaseEnd, leaseNs, ranOut, releaseKind } from './lease.ts';
 import { overstatedMs } from './validity.ts';
-import { ProcessMap } from './process-map.ts';
+import { ProcessMap } from '../src/history/process-table.ts';
 
 /** A client's belief that it holds the lock. */
 export interface Belief {

@@ -21,7 +21,7 @@ import { forEachJsonlEvent } from '../src/history/jsonl.ts';
 import type { ReadOptions } from '../src/history/limits.ts';
 import type { Backend, CheckOptions, CheckResult } from './types.ts';
 import { KeyScanner, pointOf, type Belief } from './holds.ts';
-import { ProcessMap } from './process-map.ts';
+import { ProcessMap } from '../src/history/process-table.ts';
 import { releaseKind } from './lease.ts';
 import { findStaleUnlocks, leaseOf } from './stale-unlock.ts';
 import { CrashScan, withCrashes } from './crash.ts';

@@ -4,18 +4,8 @@
 // formats obey exactly the same rules.
 import { HistoryError } from './errors.ts';
 import type { NemesisEvent, Op, ParsedHistory } from './types.ts';
+import { ProcessTable } from './process-table.ts';
 
-/** Process ids below this go in a plain array (Jepsen's grow by one per info), the rest in a Map. */
-const SMALL_PROCESS = 1 << 24; // 10M ops with 1% info reach ~100k ids: a Map there cost a third of the reading
-
-/** A map from process id to T, fast for the usual small ids: the lookup runs twice per event. */
-class ProcessTable<T> {
-  private readonly small: (T | undefined)[] = [];
-  private readonly large = new Map<number, T>();
-  get(p: number): T | undefined { return p < SMALL_PROCESS ? this.small[p] : this.large.get(p); }
-  set(p: number, v: T): void { if (p < SMALL_PROCESS) this.small[p] = v; else this.large.set(p, v); }
-  delete(p: number): void { if (p < SMALL_PROCESS) this.small[p] = undefined; else this.large.delete(p); }
-}
 const EVENT_SHAPE = 'an event is {"type":"invoke"|"ok"|"fail"|"info","f":"<op>","process":<integer ≥ 0 or "nemesis">, ...}';
 
 /** Creates Ops with one fixed field order so V8 keeps them all in one hidden class. */

@@ -122,7 +122,7 @@ export class LineScanner {
   private readonly predicted: (string | undefined)[] = new Array(FIELDS.length << 7).fill(undefined);
   private readonly predictedEpoch = new Int32Array(FIELDS.length << 7);
   private readonly predictedId = new Int32Array(FIELDS.length << 7);
-  /** The predicted string with its closing quote as words (./ PAT_* above): its length (0: compare by bytes) and three words. */
+  /** The predicted string with its closing quote as words, as PAT_* holds the names: its length (0: compare by bytes) and three words. */
   private readonly predLen = new Int32Array(FIELDS.length << 7);
   private readonly predW = new Int32Array(3 * (FIELDS.length << 7));
   /** A DataView over the last buffer scanned and the memory after it (WORD_ROOM). */

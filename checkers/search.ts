@@ -155,6 +155,21 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
   let after = -Infinity;
   if (finals && okLeft === 0 && final(stateHash, state)) return { result: 'ok' };
   const opOf = (c: number) => (c < -1 ? -2 - c : (c - 1) >>> 1);
+  /**
+   * Whether op i, stepping to a state hashed hs, would make the info op just placed (the top of
+   * the stack) pointless: from the state before that info op, op i succeeds and ends in the same
+   * state. Then the order without the info op (tried from the config below, where op i is a
+   * candidate too: placing an info op changes no other op's candidacy) reaches a config that
+   * dominates this one, so this branch is skipped. Not for an op of the info op's own kind
+   * (only the earliest of a kind is offered, so it is no candidate below).
+   */
+  const undoesInfo = (i: number, hs: string): boolean => {
+    if (sp === 0) return false;
+    const j = opOf(stackNode[sp - 1]!);
+    if (ops[j]!.outcome === 'ok' || (kindOf[i] !== -1 && kindOf[i] === kindOf[j])) return false;
+    const r0 = model.step(stackState[sp - 1]!, ops[i]!);
+    return !isInconsistent(r0) && model.hash(r0) === hs;
+  };
 
   while (okLeft > 0 || finals) {
     if (++steps % CHECK_EVERY === 0) {
@@ -183,7 +198,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
       if (!isInconsistent(r)) {
         const info = op.outcome !== 'ok';
         // An info op that changes nothing here is never worth linearizing here: skipping it dominates.
-        if (!(info && hs === stateHash)) {
+        if (!(info && hs === stateHash) && !undoesInfo(i, hs)) {
           set.add(i, !info);
           if (!set.seenWith(hs)) {
             stackNode[sp] = c; stackState[sp] = state; stackHash[sp] = stateHash; sp++;

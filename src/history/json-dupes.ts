@@ -38,3 +38,37 @@ export function keyProblem(text: string, base = 0): KeyProblem | undefined {
   }
   return undefined;
 }
+
+/**
+ * keyProblem(text) for a text JSON.parse read as `parsed`, without walking its characters when it
+ * has none: every key of the text is followed by its own colon (a string value may hold more), so
+ * when the colons are as many as the keys `parsed` kept, no key was given twice; and a walk of
+ * `parsed` sees "__proto__" and the depth. Anything else goes to keyProblem for its exact answer.
+ */
+export function keyProblemParsed(text: string, parsed: unknown): KeyProblem | undefined {
+  const keys = keysIn(parsed, 0);
+  if (keys >= 0) {
+    let colons = 0;
+    for (let i = text.indexOf(':'); i !== -1 && colons <= keys; i = text.indexOf(':', i + 1)) colons++;
+    if (colons === keys) return undefined;
+  }
+  return keyProblem(text);
+}
+
+/** The keys of every object in v (v's own included), or -1 at a "__proto__" key or a value nested past MAX_VALUE_DEPTH. */
+function keysIn(v: unknown, depth: number): number {
+  if (v === null || typeof v !== 'object') return 0;
+  if (depth > MAX_VALUE_DEPTH) return -1;
+  let n = 0;
+  if (Array.isArray(v)) {
+    for (const x of v) { const k = keysIn(x, depth + 1); if (k < 0) return -1; n += k; }
+    return n;
+  }
+  for (const key of Object.keys(v)) {
+    if (key === '__proto__') return -1;
+    const k = keysIn((v as Record<string, unknown>)[key], depth + 1);
+    if (k < 0) return -1;
+    n += 1 + k;
+  }
+  return n;
+}

@@ -2,9 +2,10 @@
 // whole is decoded and given to JSON.parse, so its values and every error message are JSON.parse's.
 // Shared by the reader on this thread (./jsonl.ts) and the one fed by the reader thread (./jsonl-threaded.ts).
 import { HistoryError } from './errors.ts';
-import { keyProblem } from './json-dupes.ts';
-import { protoKey, tooDeep } from './limits.ts';
-import type { FastLine, OnLine } from './jsonl-lines.ts';
+import { keyProblemParsed } from './json-dupes.ts';
+import { lineTooLong, protoKey, tooDeep } from './limits.ts';
+import type { FastLine, OnLine, TakeChunk } from './jsonl-lines.ts';
+import { isAscii } from 'node:buffer';
 import { LineScanner } from './jsonl-scan.ts';
 
 /** No event on this line: it is blank (or only a byte-order mark on line 1). */
@@ -24,7 +25,7 @@ export function parseLine(path: string, text: string, line: number): unknown {
     throw new HistoryError(path, line, 'not-json', `each line must be one JSON object (JSON Lines); this line does not parse: ${(e as Error).message}`,
       'fix the line so it is a complete JSON object on one line (no trailing commas, double-quoted keys), or remove it');
   }
-  const bad = keyProblem(text);
+  const bad = keyProblemParsed(text, ev);
   if (bad?.rule === 'too-deep') throw tooDeep(path, line);
   if (bad?.rule === 'proto-key') throw protoKey(path, line, 'json');
   if (bad?.rule === 'duplicate-key') {
@@ -37,9 +38,34 @@ export function parseLine(path: string, text: string, line: number): unknown {
 
 /**
  * The line handlers of forEachLineBytes (./jsonl-lines.ts) that call onEvent(raw, line) for each
- * event: the byte scanner's fast path, else parseLine. raw is only valid during the call.
+ * event: the byte scanner's fast path, else parseLine; without `scan`, parseLine for every line
+ * (`take`: a chunk of ASCII text decoded once, its lines cut from the string). raw is only valid
+ * during the call.
  */
-export function jsonlLines(path: string, onEvent: (raw: unknown, line: number) => void, maxLine: number): { fast: FastLine; onLine: OnLine } {
+export function jsonlLines(path: string, onEvent: (raw: unknown, line: number) => void, maxLine: number, scan = true): { fast?: FastLine; onLine: OnLine; take?: TakeChunk } {
+  if (!scan) {
+    return {
+      onLine: (buf, start, end, line) => {
+        const ev = parseLine(path, buf.toString('utf8', start, end), line);
+        if (ev !== BLANK) onEvent(ev, line);
+      },
+      take: (buf, lastNl, first) => {
+        // Only where a character is a byte are the string's lengths the lines' lengths in bytes.
+        if (!isAscii(buf.subarray(0, lastNl))) return -1;
+        const text = buf.toString('latin1', 0, lastNl);
+        let line = first;
+        for (let start = 0; ; line++) {
+          const nl = text.indexOf('\n', start);
+          const end = nl === -1 ? lastNl : nl;
+          if (end - start > maxLine) throw lineTooLong(path, line, maxLine);
+          const ev = parseLine(path, text.slice(start, end), line);
+          if (ev !== BLANK) onEvent(ev, line);
+          if (nl === -1) return line - first + 1;
+          start = nl + 1;
+        }
+      },
+    };
+  }
   const scanner = new LineScanner();
   return {
     // Checking the line's length after the scan is sound: the event is handed on only after it.

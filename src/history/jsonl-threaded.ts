@@ -8,9 +8,9 @@ import { ABORTED, CONSUMED, FALSE, NULL, NUM, SLOW_LINE, STR, STRIDE, TRUE, shar
 import { BLANK, jsonlLines, parseLine } from './jsonl-line.ts';
 import { eachLine } from './jsonl-lines.ts';
 import { ReadLimitReached, maxLineBytesOf, type ReadOptions } from './limits.ts';
-import { READ_THREAD } from './read-thread-choice.ts';
+import { READ_THREAD } from './reader-choice.ts';
 
-export { READ_THREAD } from './read-thread-choice.ts';
+export { READ_THREAD } from './reader-choice.ts';
 
 /** The error a failure of the reader thread stands for. */
 function failure(m: ReadFailure): Error {

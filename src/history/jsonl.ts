@@ -1,11 +1,12 @@
 // JSON Lines reader: reads the file in fixed-size chunks and splits lines itself, so a history of
 // millions of events never sits in memory as one text. Lines are scanned as bytes
-// (./jsonl-scan.ts) and only unusual ones are decoded and given to JSON.parse.
+// (./jsonl-scan.ts) and only unusual ones are decoded and given to JSON.parse; a small file's
+// lines all go to JSON.parse (./reader-choice.ts says which).
 import { HistoryBuilder } from './build.ts';
 import { jsonlLines } from './jsonl-line.ts';
 import { CHUNK_BYTES, forEachLineBytes } from './jsonl-lines.ts';
 import type { OnFields } from './jsonl-threaded.ts';
-import { readsOnThread } from './read-thread-choice.ts';
+import { readerOf } from './reader-choice.ts';
 import { maxLineBytesOf, type ReadOptions } from './limits.ts';
 import type { ParsedHistory } from './types.ts';
 
@@ -17,9 +18,11 @@ export { forEachLineBytes, forEachLine } from './jsonl-lines.ts';
  * given, may take an event as its fields instead (a file read on the second thread).
  */
 export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions, onFields?: OnFields): Promise<void> {
-  if (await readsOnThread(path)) return (await import('./jsonl-threaded.ts')).forEachJsonlEventThreaded(path, onEvent, chunkBytes, o, onFields);
-  const { fast, onLine } = jsonlLines(path, onEvent, maxLineBytesOf(o));
-  await forEachLineBytes(path, onLine, chunkBytes, o, fast);
+  // Chunks other than the default are tests of the scanner at chunk borders: never JSON.parse there.
+  const reader = await readerOf(path, chunkBytes === CHUNK_BYTES);
+  if (reader === 'thread') return (await import('./jsonl-threaded.ts')).forEachJsonlEventThreaded(path, onEvent, chunkBytes, o, onFields);
+  const { fast, onLine, take } = jsonlLines(path, onEvent, maxLineBytesOf(o), reader === 'scanner');
+  await forEachLineBytes(path, onLine, chunkBytes, o, fast, take);
 }
 
 /** chunkBytes is for tests (tiny chunks exercise lines split across reads). */

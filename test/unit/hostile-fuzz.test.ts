@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { mutated as mutatedBy } from '../support/mutated.ts';
 import { HistoryError } from '../../src/history/index.ts';
 import { readJsonl } from '../../src/history/jsonl.ts';
 import { readEdn } from '../../src/history/edn.ts';
@@ -26,17 +27,8 @@ function file(content: string | Uint8Array, name = `f${n++}`): string {
 }
 
 /** Mutations of a text: insert, delete or replace a short run of characters (or raw bytes) somewhere. */
-const mutated = (base: fc.Arbitrary<string>) => fc.tuple(base, fc.array(fc.tuple(fc.nat(), fc.nat({ max: 4 }), fc.oneof(
-  fc.string({ maxLength: 4 }),
-  fc.constantFrom('{', '}', '[', ']', '"', '\\', '\n', ',', ':', '#_', ';', '9007199254740993', '1e309', '-', '\u0000', '\uFFFD', '"process":1,'),
-)), { maxLength: 4 })).map(([text, edits]) => {
-  let t = text;
-  for (const [at, del, ins] of edits) {
-    const i = at % (t.length + 1);
-    t = t.slice(0, i) + ins + t.slice(i + del);
-  }
-  return t;
-});
+const mutated = (base: fc.Arbitrary<string>) => mutatedBy(base,
+  ['{', '}', '[', ']', '"', '\\', '\n', ',', ':', '#_', ';', '9007199254740993', '1e309', '-', '\u0000', '\uFFFD', '"process":1,']);
 
 /** A HistoryError names a line of the file (0 only for the file as a whole). */
 function namesLine(e: unknown, text: string): void {

@@ -62,6 +62,19 @@ for (let id = 1; id < FIELDS.length; id++) {
 }
 /** The low n bytes of a word (n < 4). */
 const LOW_BYTES = [0, 0xff, 0xffff, 0xffffff];
+/**
+ * Line starts remembered (`{"type":"invoke","f":"acquire",`: the two fields every event begins
+ * with, as a writer that always writes them first writes them), by a hash of two words of the
+ * line: a line that begins the same is matched word by word and both fields taken at once.
+ */
+const HEAD_SLOTS = 32;
+const MAX_HEAD = 64;
+const HEAD_WORDS = MAX_HEAD >> 2;
+/** `{"type":"` + `","f":"` + `",`: a remembered start's bytes beside its two strings. */
+const HEAD_TEXT = 18;
+/** The slot of the line start at `start` (two words: the type's first bytes, and bytes 22–25, which tell the f of each usual type apart). */
+const headSlot = (dv: DataView, start: number): number =>
+  ((Math.imul(dv.getInt32(start + 9, true), 0x9e3779b1) ^ Math.imul(dv.getInt32(start + 22, true), 0x85ebca6b)) >>> 27);
 /** A predicted string compared as words when it and its closing quote fit in three. */
 const MAX_WORD_STRING = 11;
 /**
@@ -128,6 +141,14 @@ export class LineScanner {
   /** A DataView over the last buffer scanned and the memory after it (WORD_ROOM). */
   private view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
   private viewBuf: Buffer | undefined;
+  /** Remembered line starts (HEAD_SLOTS): length (0: none), words (the last masked to the length), the two strings and their ids in the batch of `headEpoch`. */
+  private readonly headLen = new Int32Array(HEAD_SLOTS);
+  private readonly headWords = new Int32Array(HEAD_SLOTS * HEAD_WORDS);
+  private readonly headType: string[] = new Array(HEAD_SLOTS).fill('');
+  private readonly headF: string[] = new Array(HEAD_SLOTS).fill('');
+  private readonly headEpoch = new Int32Array(HEAD_SLOTS);
+  private readonly headTypeId = new Int32Array(HEAD_SLOTS);
+  private readonly headFId = new Int32Array(HEAD_SLOTS);
   /** A line near the end of its buffer's memory is copied here to be read by words. */
   private scratch: Buffer = bufferWithRoom(256);
 
@@ -180,6 +201,32 @@ export class LineScanner {
     if (c === RBRACE) { if (bt !== null) bn[at] = 0; return this.rest(buf, i + 1, end); }
     let seen = 0;   // bit per field of FIELDS met on this line
     let others = 0; // ignored field names met on this line
+    let type: unknown, f: unknown; // this line's type and f, to remember its start by
+    // A line that starts as a remembered one: type and f from it (the bytes are the same, so are
+    // JSON.parse's values); the scan goes on after its comma. Every word read lies before limit + 4.
+    if (limit - start >= 10 && i === start + 1) {
+      const hs = headSlot(dv, start), len = this.headLen[hs]!;
+      if (len !== 0 && start + len <= limit) {
+        const w = hs * HEAD_WORDS, whole = len >> 2;
+        let k = 0;
+        while (k < whole && dv.getInt32(start + 4 * k, true) === this.headWords[w + k]) k++;
+        if (k === whole && ((len & 3) === 0 || (dv.getInt32(start + 4 * k, true) & LOW_BYTES[len & 3]!) === this.headWords[w + k])) {
+          seen = 6; // type and f
+          if (bt !== null) {
+            if (this.headEpoch[hs] !== this.epoch) {
+              this.headEpoch[hs] = this.epoch;
+              this.headTypeId[hs] = this.strs.push(this.headType[hs]!) - 1;
+              this.headFId[hs] = this.strs.push(this.headF[hs]!) - 1;
+            }
+            bt[at + 1] = STR; bn[at + 1] = this.headTypeId[hs]!;
+            bt[at + 2] = STR; bn[at + 2] = this.headFId[hs]!;
+          } else { ev.type = this.headType[hs]; ev.f = this.headF[hs]; }
+          i = start + len;
+          c = buf[i];
+          while (c === 32 || c === 9) c = buf[++i];
+        }
+      }
+    }
     for (;;) {
       if (c !== QUOTE) return -1;
       // The field name: one of FIELDS (by length and bytes), or one the models ignore.
@@ -295,6 +342,7 @@ export class LineScanner {
         else return -1;
         i = this.pos;
       }
+      if (field <= 2) { if (field === 1) type = v; else if (field === 2) f = v; }
       if (bt !== null) { if (field !== 0) { bt[at + field] = tag; bn[at + field] = num; } }
       else switch (field) {
         case 1: ev.type = v; break;
@@ -311,6 +359,9 @@ export class LineScanner {
       c = buf[i];
       while (c === 32 || c === 9 || c === 13) c = buf[++i];
       if (c === COMMA) {
+        // Just type then f, in the fewest bytes (no space, nothing else): a start to remember.
+        if (seen === 6 && typeof type === 'string' && typeof f === 'string' && buf[start + 2] === 116 /* t */ &&
+          i + 1 - start === HEAD_TEXT + type.length + f.length && i + 1 - start <= MAX_HEAD && limit - start >= 10) this.rememberHead(dv, start, i + 1 - start, type, f);
         c = buf[++i];
         while (c === 32 || c === 9) c = buf[++i];
         continue;
@@ -318,6 +369,17 @@ export class LineScanner {
       if (c === RBRACE) { if (bt !== null) bn[at] = seen; return this.rest(buf, i + 1, end); }
       return -1;
     }
+  }
+
+  /** Remembers the line start buf[start, start + len) (`{"type":"T","f":"F",`) in its slot. */
+  private rememberHead(dv: DataView, start: number, len: number, type: string, f: string): void {
+    const hs = headSlot(dv, start), w = hs * HEAD_WORDS, whole = len >> 2;
+    for (let k = 0; k < whole; k++) this.headWords[w + k] = dv.getInt32(start + 4 * k, true);
+    if ((len & 3) !== 0) this.headWords[w + whole] = dv.getInt32(start + 4 * whole, true) & LOW_BYTES[len & 3]!;
+    this.headLen[hs] = len;
+    this.headType[hs] = type;
+    this.headF[hs] = f;
+    this.headEpoch[hs] = 0; // its strings get ids in the batch that first uses it
   }
 
   /** scanLine of a line whose buffer may end too soon after it for the word reads: on a copy with room, if so. */

@@ -152,3 +152,40 @@ test('integers of every length up to 15 digits, read four digits at a time, are 
     } else assert.ok(!ok || digits.length > 15 || (digits.length > 1 && digits[0] === 0) || after === '.5' || after === 'e3', `not scanned: ${text}`);
   }), { numRuns: 3000 });
 });
+
+test('a remembered line start (type then f) is taken only where the bytes are the same: near misses, other tails, duplicates', () => {
+  const ALL = [...FIELDS, 'valid_ms', 'sent_ms'] as const;
+  const check = (s: LineScanner, text: string) => {
+    const buf = Buffer.from(`${text}\n`);
+    const got = s.scanLine(buf, 0, text.length);
+    if (got === -1) return;
+    assert.equal(got, text.length, text);
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    for (const k of ALL) assert.deepEqual(s.ev[k as keyof typeof s.ev], Object.hasOwn(parsed, k) ? parsed[k] : undefined, `${k} of ${text}`);
+  };
+  const words = fc.constantFrom('ok', 'okay', 'o', 'invoke', 'info', 'fail', 'acquire', 'acquired', 'release', 'renew', 'read', 're', 'k0');
+  const tail = fc.constantFrom('"process":1}', '"type":"ok"}', '"f":"x"}', ' "process":2}', '}', '"key":"k0","time":12}', '"process":1,"type":"ok"}', '"value":{"lost":true}}');
+  fc.assert(fc.property(fc.array(fc.tuple(words, words, tail, fc.nat(), fc.boolean()), { minLength: 1, maxLength: 30 }), (lines) => {
+    const s = new LineScanner();
+    for (const [t, f, rest, at, change] of lines) {
+      let text = `{"type":"${t}","f":"${f}",${rest}`;
+      if (change) { const k = at % text.length; text = text.slice(0, k) + (text[k] === 'x' ? 'y' : 'x') + text.slice(k + 1); }
+      check(s, text);
+    }
+  }), { numRuns: 2000 });
+  // In batch mode too: the strings' ids are the batch's, after a new batch as well.
+  const tags = new Uint8Array(64), nums = new Float64Array(64);
+  const s = new LineScanner({ tags, nums });
+  for (let batch = 0; batch < 3; batch++) {
+    s.newBatch();
+    for (const text of ['{"type":"invoke","f":"acquire","process":1}', '{"type":"invoke","f":"acquire","process":2}', '{"type":"ok","f":"acquire","process":1}']) {
+      s.at = 0;
+      const buf = Buffer.from(`${text}\n`);
+      assert.equal(s.scanLine(buf, 0, text.length), text.length);
+      const parsed = JSON.parse(text) as { type: string; f: string };
+      assert.equal(s.strs[nums[1]!], parsed.type, text);
+      assert.equal(s.strs[nums[2]!], parsed.f, text);
+      assert.equal(nums[0]! & 0b110, 0b110, 'the mask says type and f');
+    }
+  }
+});

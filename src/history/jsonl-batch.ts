@@ -4,7 +4,7 @@
 // then its ten fields as a tag and a number (a number itself, or the index of a string or nested
 // value sent with the batch's message); a field the line lacks is left as it was, not cleared. The reader waits for a free slot (CONSUMED counts the
 // messages taken): memory stays a few MB whatever the file's size. When the checking thread has
-// taken everything (it waits), the reader hands it the next chunk's lines as bytes to scan
+// taken everything (it waits), the reader hands it the next piece of its chunk as bytes to scan
 // itself: the scan, most of the work, is shared out between the two as their speeds allow.
 
 /** The fields of an event the scanner reads, in slot order (jsonl-scan.ts numbers them from 1). */
@@ -20,14 +20,14 @@ export const SLOTS = 4;
 /** Tags: the field is missing (one line read alone), a number, a string, true, false, null, a nested value. */
 export const NONE = 0, NUM = 1, STR = 2, TRUE = 3, FALSE = 4, NULL = 5, NESTED = 6;
 
-/** Int32 indices of the control array. */
-export const CONSUMED = 0, ABORTED = 1;
+/** Int32 indices of the control array (GO: the reader may start reading, set once a core is known to be spare). */
+export const CONSUMED = 0, ABORTED = 1, GO = 2;
 
 export interface Shared { tags: SharedArrayBuffer; nums: SharedArrayBuffer; ctl: SharedArrayBuffer }
 
 export function sharedBatches(): Shared {
   const n = SLOTS * BATCH_LINES * STRIDE;
-  return { tags: new SharedArrayBuffer(n), nums: new SharedArrayBuffer(n * 8), ctl: new SharedArrayBuffer(8) };
+  return { tags: new SharedArrayBuffer(n), nums: new SharedArrayBuffer(n * 8), ctl: new SharedArrayBuffer(12) };
 }
 
 /** Where batch n's lines start in the slot arrays. */

@@ -4,7 +4,7 @@
 // file, a pipe or a FIFO is read here (a thread takes ~30 ms to start).
 import { startThread } from '../thread.ts';
 import { HistoryError, ReaderBug } from './errors.ts';
-import { ABORTED, CONSUMED, FALSE, NULL, NUM, SLOW_LINE, STR, STRIDE, TRUE, sharedBatches, slotBase, type Batch, type FromReader, type RawLines, type ReadFailure, type WorkerInput } from './jsonl-batch.ts';
+import { ABORTED, CONSUMED, FALSE, GO, NULL, NUM, SLOW_LINE, STR, STRIDE, TRUE, sharedBatches, slotBase, type Batch, type FromReader, type RawLines, type ReadFailure, type WorkerInput } from './jsonl-batch.ts';
 import { BLANK, jsonlLines, parseLine } from './jsonl-line.ts';
 import { eachLine } from './jsonl-lines.ts';
 import { ReadLimitReached, maxLineBytesOf, type ReadOptions } from './limits.ts';
@@ -53,8 +53,13 @@ function canonicalStrings(): (s: string) => string {
   };
 }
 
-/** As forEachJsonlEvent (./jsonl.ts), the file read and scanned on a second thread; onFields, when given, takes the events of the batches (no object made for them). */
-export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes?: number, o?: ReadOptions, onFields?: OnFields): Promise<void> {
+/**
+ * As forEachJsonlEvent (./jsonl.ts), the file read and scanned on a second thread; onFields, when
+ * given, takes the events of the batches (no object made for them). The thread starts at once and
+ * reads once `go` says yes; on no it ends having read nothing, and this returns false.
+ */
+export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes?: number, o?: ReadOptions, onFields?: OnFields,
+  go: Promise<boolean> = Promise.resolve(true)): Promise<boolean> {
   const shared = sharedBatches();
   const canonical = canonicalStrings();
   const tags = new Uint8Array(shared.tags);
@@ -108,6 +113,18 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
     { maxYoungGenerationSizeMb: 4 });
   let settled = false, ended = false;
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+  const stop = async () => {
+    // Wakes a reader waiting for a slot or for GO; it stops at once.
+    Atomics.store(ctl, ABORTED, 1);
+    Atomics.notify(ctl, CONSUMED);
+    Atomics.notify(ctl, GO);
+    await worker.terminate();
+  };
+  let yes: boolean;
+  try { yes = await go; } catch (e) { await stop(); throw e; }
+  if (!yes) { await stop(); return false; }
+  Atomics.store(ctl, GO, 1);
+  Atomics.notify(ctl, GO);
   try {
     await new Promise<void>((resolve, reject) => {
       const settle = (e?: unknown) => {
@@ -129,11 +146,7 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
     });
   } finally {
     if (ended) await exited; // it has read everything and closed the file: it ends by itself
-    else {
-      // Wakes a reader waiting for a slot; it stops at once.
-      Atomics.store(ctl, ABORTED, 1);
-      Atomics.notify(ctl, CONSUMED);
-      await worker.terminate();
-    }
+    else await stop();
   }
+  return true;
 }

@@ -1,13 +1,14 @@
 // The reader thread: reads, splits, checks (UTF-8, line length) and scans a JSON Lines file as
 // ./jsonl.ts does on one thread, and hands the events on in shared batches (./jsonl-batch.ts);
-// lines the scanner does not take whole go as text, for JSON.parse on the checking thread.
+// lines the scanner does not take whole go as text, for JSON.parse on the checking thread; a
+// piece of a chunk goes as bytes whenever the checking thread waits.
 import { parentPort, workerData } from 'node:worker_threads';
 import { HistoryError } from './errors.ts';
-import { forEachLineBytes, type FastLine, type TakeChunk } from './jsonl-lines.ts';
+import { eachLine, forEachLineBytes, type FastLine, type OnLine, type TakeChunk } from './jsonl-lines.ts';
 import { countNewlines } from './utf8.ts';
 import { LineScanner, WORD_ROOM } from './jsonl-scan.ts';
 import { maxLineBytesOf } from './limits.ts';
-import { ABORTED, BATCH_LINES, CONSUMED, SLOTS, SLOW_LINE, STRIDE, slotBase, type FromReader, type WorkerInput } from './jsonl-batch.ts';
+import { ABORTED, BATCH_LINES, CONSUMED, GO, SLOTS, SLOW_LINE, STRIDE, slotBase, type FromReader, type WorkerInput } from './jsonl-batch.ts';
 
 const input = workerData as WorkerInput;
 const port = parentPort!;
@@ -62,25 +63,45 @@ const fast: FastLine = (buf, start, limit, line) => {
   return nl;
 };
 
-/** A chunk goes to the checking thread as bytes when it has taken everything posted (it is waiting). */
+/** Lines the scanner does not take whole go as text, for JSON.parse on the checking thread. */
+const onLine: OnLine = (buf, start, end, line) => {
+  if (count < 0) begin(line);
+  if (scanner.scan(buf, start, end)) { next(); return; }
+  nums[at] = SLOW_LINE;
+  texts.push(buf.toString('utf8', start, end));
+  next();
+};
+
+/**
+ * A chunk is gone through in pieces of about this many bytes: before each, a checking thread that
+ * has taken everything posted (it waits) is handed the piece as bytes to scan itself, so it waits
+ * at most a piece's scan, not the rest of a chunk's.
+ */
+const PIECE_BYTES = 1 << 18;
+
 const take: TakeChunk = (buf, lastNl, line) => {
-  if (!input.share || Atomics.load(ctl, CONSUMED) < posted) return -1;
-  flush();
-  const bytes = new Uint8Array(new ArrayBuffer(lastNl + 1 + WORD_ROOM), 0, lastNl + 1); // room for the scanner's word reads
-  bytes.set(buf.subarray(0, lastNl + 1));
-  port.postMessage({ kind: 'raw', bytes, firstLine: line } satisfies FromReader, [bytes.buffer]);
-  posted++;
-  return countNewlines(buf, 0, lastNl + 1);
+  if (!input.share) return -1;
+  let first = line; // the number of the piece's first line
+  for (let start = 0; start <= lastNl;) {
+    const end = lastNl - start > PIECE_BYTES ? buf.indexOf(10, start + PIECE_BYTES) : lastNl;
+    if (Atomics.load(ctl, CONSUMED) >= posted) {
+      flush();
+      const bytes = new Uint8Array(new ArrayBuffer(end - start + 1 + WORD_ROOM), 0, end - start + 1); // room for the scanner's word reads
+      bytes.set(buf.subarray(start, end + 1));
+      port.postMessage({ kind: 'raw', bytes, firstLine: first } satisfies FromReader, [bytes.buffer]);
+      posted++;
+      first += countNewlines(buf, start, end + 1);
+    } else first = eachLine(input.path, buf, start, end, first - 1, maxLine, onLine, fast) + 1;
+    start = end + 1;
+  }
+  return first - line;
 };
 
 try {
-  await forEachLineBytes(input.path, (buf, start, end, line) => {
-    if (count < 0) begin(line);
-    if (scanner.scan(buf, start, end)) { next(); return; }
-    nums[at] = SLOW_LINE;
-    texts.push(buf.toString('utf8', start, end));
-    next();
-  }, input.chunkBytes, { maxLineBytes: input.maxLineBytes }, fast, take);
+  // Started while the checking thread looks for a spare core: it reads once told to (GO), or stops.
+  while (Atomics.load(ctl, GO) === 0 && Atomics.load(ctl, ABORTED) === 0) Atomics.wait(ctl, GO, 0);
+  if (Atomics.load(ctl, ABORTED)) throw new Error('aborted');
+  await forEachLineBytes(input.path, onLine, input.chunkBytes, { maxLineBytes: input.maxLineBytes }, fast, take);
   flush();
   post({ kind: 'end' });
 } catch (e) {

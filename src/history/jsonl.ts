@@ -6,7 +6,7 @@ import { HistoryBuilder } from './build.ts';
 import { jsonlLines } from './jsonl-line.ts';
 import { CHUNK_BYTES, forEachLineBytes } from './jsonl-lines.ts';
 import type { OnFields } from './jsonl-threaded.ts';
-import { readerOf } from './reader-choice.ts';
+import { coreSpare, readerOf } from './reader-choice.ts';
 import { maxLineBytesOf, type ReadOptions } from './limits.ts';
 import type { ParsedHistory } from './types.ts';
 
@@ -20,8 +20,12 @@ export { forEachLineBytes, forEachLine } from './jsonl-lines.ts';
 export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes = CHUNK_BYTES, o?: ReadOptions, onFields?: OnFields): Promise<void> {
   // Chunks other than the default are tests of the scanner at chunk borders: never JSON.parse there.
   const reader = await readerOf(path, chunkBytes === CHUNK_BYTES);
-  if (reader === 'thread') return (await import('./jsonl-threaded.ts')).forEachJsonlEventThreaded(path, onEvent, chunkBytes, o, onFields);
-  const { fast, onLine, take } = jsonlLines(path, onEvent, maxLineBytesOf(o), reader === 'scanner');
+  if (reader === 'thread') {
+    // The look for a spare core runs while the thread starts; without one, the thread ends unused.
+    const spare = coreSpare();
+    if (await (await import('./jsonl-threaded.ts')).forEachJsonlEventThreaded(path, onEvent, chunkBytes, o, onFields, spare)) return;
+  }
+  const { fast, onLine, take } = jsonlLines(path, onEvent, maxLineBytesOf(o), reader !== 'json-parse');
   await forEachLineBytes(path, onLine, chunkBytes, o, fast, take);
 }
 

@@ -42,8 +42,8 @@ let parsedBytes = 0;
 export type Reader = 'thread' | 'scanner' | 'json-parse';
 
 /**
- * The reader of `path`: 'thread' for a regular file of READ_THREAD.minBytes or more with a core to
- * spare; 'json-parse' (when mayParse) for one of JSON_PARSE.maxFileBytes or less while
+ * The reader of `path`: 'thread' for a regular file of READ_THREAD.minBytes or more (if coreSpare()
+ * says so; else the scanner); 'json-parse' (when mayParse) for one of JSON_PARSE.maxFileBytes or less while
  * JSON_PARSE.totalBytes allows (counted here); else 'scanner' (a pipe, too).
  */
 export async function readerOf(path: string, mayParse: boolean): Promise<Reader> {
@@ -53,12 +53,17 @@ export async function readerOf(path: string, mayParse: boolean): Promise<Reader>
   let s: Stats | undefined;
   try { s = statSync(path); } catch { s = undefined; }
   if (s === undefined || !s.isFile()) return 'scanner';
-  if (s.size >= READ_THREAD.minBytes && (READ_THREAD.minIdle === -Infinity || (await idleCores()) >= READ_THREAD.minIdle)) return 'thread';
+  if (s.size >= READ_THREAD.minBytes) return 'thread';
   if (mayParse && s.size <= JSON_PARSE.maxFileBytes && parsedBytes + s.size <= JSON_PARSE.totalBytes) {
     parsedBytes += s.size;
     return 'json-parse';
   }
   return 'scanner';
+}
+
+/** Whether a core is spare for the reader thread (looked at while the thread starts). */
+export function coreSpare(): Promise<boolean> {
+  return READ_THREAD.minIdle === -Infinity ? Promise.resolve(true) : idleCores().then((idle) => idle >= READ_THREAD.minIdle);
 }
 
 /**

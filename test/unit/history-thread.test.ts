@@ -125,3 +125,14 @@ test('random values and extra fields on every line read the same through the sha
   const h = await same(tmpHistory(lines.join('\n') + '\n'), 4096) as { ops: unknown[] };
   assert.equal(h.ops.length, 3000);
 });
+
+test('with no core to spare the thread, started while the machine is looked at, ends unused: the file is read here, the same', async () => {
+  const path = tmpHistory(big(2000));
+  const here = await read(false, path);
+  const was = { ...READ_THREAD };
+  READ_THREAD.minBytes = 0;
+  READ_THREAD.minIdle = Infinity; // never enough idle cores
+  try {
+    assert.deepEqual(await readJsonl(path), here);
+  } finally { Object.assign(READ_THREAD, was); }
+});

@@ -112,8 +112,9 @@ export class LineScanner {
   /** Where the ignored field names of the current line start and end (to see a duplicate). */
   private readonly otherFrom = new Int32Array(MAX_OTHER_FIELDS);
   private readonly otherTo = new Int32Array(MAX_OTHER_FIELDS);
-  /** Nested values by their bytes (checked once: JSON.parse and no duplicate key); values are shared, never changed. */
-  private readonly nestedBytes: (Buffer | undefined)[] = new Array(NESTED_SLOTS).fill(undefined);
+  /** Nested values by their bytes (checked once: JSON.parse and no duplicate key), as words (the last masked to the length); values are shared, never changed. */
+  private readonly nestedLen = new Int32Array(NESTED_SLOTS);
+  private readonly nestedWords = new Int32Array(NESTED_SLOTS * (MAX_NESTED_BYTES >> 2));
   private readonly nestedValue: unknown[] = new Array(NESTED_SLOTS).fill(undefined);
   /**
    * Batch mode (the reader thread, ./jsonl-worker.ts; ./jsonl-batch.ts): each line's fields go to
@@ -450,14 +451,22 @@ export class LineScanner {
   private nested(buf: Buffer, from: number, to: number): unknown {
     const len = to - from;
     const slot = (len * 31 + buf[from + 1]! + buf[to - 2]!) & (NESTED_SLOTS - 1);
-    const known = this.nestedBytes[slot];
-    if (known !== undefined && known.length === len && buf.compare(known, 0, len, from, to) === 0) return this.nestedValue[slot];
+    if (this.nestedLen[slot] === len && len !== 0) {
+      // Word by word (the bytes' memory goes on past `to`: the line's '\n' and WORD_ROOM).
+      const dv = this.view, w = slot * (MAX_NESTED_BYTES >> 2), whole = len >> 2;
+      let k = 0;
+      while (k < whole && dv.getInt32(from + 4 * k, true) === this.nestedWords[w + k]) k++;
+      if (k === whole && ((len & 3) === 0 || (dv.getInt32(from + 4 * k, true) & LOW_BYTES[len & 3]!) === this.nestedWords[w + k])) return this.nestedValue[slot];
+    }
     const text = buf.toString('utf8', from, to);
     let v: unknown;
     try { v = JSON.parse(text); } catch { return undefined; }
     if (keyProblem(text, 1) !== undefined) return undefined; // a field's value sits one level in
     if (len <= MAX_NESTED_BYTES) {
-      this.nestedBytes[slot] = Buffer.from(buf.subarray(from, to));
+      const dv = this.view, w = slot * (MAX_NESTED_BYTES >> 2), whole = len >> 2;
+      for (let k = 0; k < whole; k++) this.nestedWords[w + k] = dv.getInt32(from + 4 * k, true);
+      if ((len & 3) !== 0) this.nestedWords[w + whole] = dv.getInt32(from + 4 * whole, true) & LOW_BYTES[len & 3]!;
+      this.nestedLen[slot] = len;
       this.nestedValue[slot] = v;
     }
     return v;

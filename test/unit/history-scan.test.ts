@@ -189,3 +189,18 @@ test('a remembered line start (type then f) is taken only where the bytes are th
     }
   }
 });
+
+test('a nested value remembered by its bytes is taken only for the same bytes: a near miss in any byte is parsed anew', () => {
+  const s = new LineScanner();
+  for (const nested of ['{"lost":true}', '{"lapse":true}', '[1,2,3]', '{"a":{"b":[1,"x"]},"c":null}', '{}']) {
+    const good = `{"type":"ok","f":"release","process":1,"value":${nested}}`;
+    const at0 = good.indexOf(nested);
+    for (let at = at0; at < at0 + nested.length; at++) {
+      for (const text of [good, good.slice(0, at) + (good[at] === '1' ? '2' : good[at] === 'x' ? 'y' : '1') + good.slice(at + 1), good]) {
+        const buf = Buffer.from(`${text}\n`);
+        if (s.scanLine(buf, 0, text.length) === -1) { assert.throws(() => JSON.parse(text)); continue; }
+        assert.deepEqual(s.ev.value, (JSON.parse(text) as { value: unknown }).value, text);
+      }
+    }
+  }
+});

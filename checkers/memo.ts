@@ -19,7 +19,7 @@ const META = 8;
 
 /** A growable pool of 32-bit integers. */
 class Pool {
-  a = new Int32Array(1024);
+  a = new Int32Array(64); // most searches are small (checkers/window.ts makes hundreds): it doubles as needed
   n = 0;
   reserve(k: number): number {
     if (this.n + k > this.a.length) {

@@ -23,6 +23,8 @@ export const MAX_ANOMALIES_PER_KEY = 20;
 /** Time for finding the shortest failing window: this many times the deciding search, at least EXPLAIN_MIN_MS. */
 const EXPLAIN_FACTOR = 2;
 const EXPLAIN_MIN_MS = 2000;
+/** Histories of up to this many ops (on a key) keep, in the deciding search, where every op could take effect. */
+const WATCH_ALL_MAX_OPS = 2000;
 /** Time for the shortest failing window when the quick disproof (checkers/reach.ts) decided. */
 const UNREACHABLE_EXPLAIN_MS = 300;
 
@@ -155,7 +157,10 @@ function decideKey(model: Model<any>, key: string, ops: Op[], budget: Budget, ba
     return { valid: false, anomalies: [...definite, explainNonlinearizable(model, key, live, failed, budget.narrowed(UNREACHABLE_EXPLAIN_MS), () => explainUnreachable(model, key, u))] };
   }
   const started = performance.now();
-  const r = searchLinearization(model, live, budget);
+  // A short history's deciding search keeps where each op could take effect: an explanation of
+  // a violation then starts without repeating it (checkers/window.ts).
+  const watched = live.length <= WATCH_ALL_MAX_OPS ? [] as (Map<string, unknown> | undefined)[] : undefined;
+  const r = searchLinearization(model, live, budget, watched ? { watchAll: watched } : {});
   const searchMs = performance.now() - started;
   if (r.result === 'ok') return definite.length ? { valid: false, anomalies: definite } : { valid: true, anomalies: [] };
   if (r.result === 'unknown') {
@@ -165,7 +170,7 @@ function decideKey(model: Model<any>, key: string, ops: Op[], budget: Budget, ba
   // The verdict is in; finding the shortest failing prefix may take a few more searches, but
   // never more than a few times the first one (it stops at the shortest prefix found by then).
   const explainBudget = budget.narrowed(Math.max(EXPLAIN_MIN_MS, EXPLAIN_FACTOR * searchMs));
-  return { valid: false, anomalies: [...definite, explainNonlinearizable(model, key, live, r, explainBudget)] };
+  return { valid: false, anomalies: [...definite, explainNonlinearizable(model, key, live, r, explainBudget, undefined, watched)] };
 }
 
 /** What a search stopped by a limit had found: how far a consistent order got, and the return that held it up. */

@@ -28,6 +28,12 @@ export interface SearchOptions<S> {
    * (which explores everything) that is the complete set: what the model expected of it.
    */
   watch?: { op: number; states: Map<string, S> };
+  /**
+   * As watch, for every ok op at once: watchAll[i] gets the states in which op i could take effect.
+   * A failing search so tells checkers/window.ts what the model expected of the op whose return
+   * stopped it, without searching again.
+   */
+  watchAll?: (Map<string, S> | undefined)[];
   /** Start from this state instead of model.init(). */
   initial?: S;
   /** Explore everything and collect every state a complete order can end in ('ok' if any). */
@@ -43,7 +49,7 @@ export interface SearchOptions<S> {
 }
 
 export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budget: Budget, opts: SearchOptions<S> = {}): SearchOutcome<S> {
-  const { watch, finals, onFinal } = opts;
+  const { watch, watchAll, finals, onFinal } = opts;
   /** Records a final state; true when onFinal asks to stop. */
   const final = (hs: string, st: S): boolean => {
     if (finals!.has(hs)) return false;
@@ -181,6 +187,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
     if (c < -1 || (c !== -1 && ((c - 1) & 1) === 0)) {
       const op = ops[i]!;
       if (watch && i === watch.op) watch.states.set(stateHash, state);
+      if (watchAll && op.outcome === 'ok') (watchAll[i] ??= new Map()).set(stateHash, state);
       let r: S | Inconsistent, hs: string;
       if (c < -1) {
         // Same kind, same effect in every state (opKey's contract): step each kind once per state.

@@ -26,18 +26,25 @@ const MAX_WINDOW_OPS = 1000;
 interface Attempt<S> { k: number; ops: Op[]; culprit: Op; result: SearchOutcome<S>; states: Map<string, S> }
 
 /**
- * failed: the deciding search's outcome on all of ops. Every prefix cut before its blockedAt is
+ * failed: the deciding search's outcome on all of ops (watched: its watchAll, if it kept one). Every prefix cut before its blockedAt is
  * linearizable, so the search for the shortest failing prefix gallops upward from there (the
  * culprit is usually the very next completion), then bisects. Each attempt also records the
  * states in which its last op could have taken effect: on the shortest failing prefix, what the
  * model expected of that op.
  */
 export function explainNonlinearizable<S>(model: Model<S>, key: string, ops: readonly Op[], failed: Extract<SearchOutcome<S>, { result: 'fail' }>, budget: Budget,
-  outOfTime?: () => Anomaly): Anomaly {
+  outOfTime?: () => Anomaly, watched?: readonly (Map<string, S> | undefined)[]): Anomaly {
   const cuts = ops.filter((o) => o.outcome === 'ok').map((o) => o.completeSeq).sort((a, b) => a - b);
   const attempt = (k: number): Attempt<S> => {
     const p = prefix(ops, cuts[k]!);
     const at = p.findIndex((o) => o.completeSeq === cuts[k]);
+    // The prefix cut at the return that stopped the deciding search fails too (an order of it
+    // would get past that return), and before that return the two searches reach the same
+    // states (ops invoked later cannot be placed yet; ops open there may be placed or not in
+    // both): the deciding search's watchAll (given as `watched`) already holds what this one would find.
+    if (watched && cuts[k] === failed.blockedAt) {
+      return { k, ops: p, culprit: p[at]!, result: failed, states: watched[ops.indexOf(p[at]!)] ?? new Map<string, S>() };
+    }
     const states = new Map<string, S>();
     return { k, ops: p, culprit: p[at]!, result: searchLinearization(model, p, budget, { watch: { op: at, states } }), states };
   };

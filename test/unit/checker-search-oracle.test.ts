@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { MODELS } from '../../checkers/index.ts';
 import { Budget } from '../../checkers/budget.ts';
 import { searchLinearization } from '../../checkers/search.ts';
+import { explainNonlinearizable } from '../../checkers/window.ts';
 import { isInconsistent } from '../../checkers/models/inconsistent.ts';
 import type { Model } from '../../checkers/types.ts';
 import type { Op } from '../../src/history/types.ts';
@@ -89,3 +90,25 @@ for (const name of ['register', 'cas-register'] as const) {
     }), { numRuns: 3000 });
   });
 }
+
+test('a failing search\'s watchAll gives the explanation the search of the prefix would: the same words, window and ops', () => {
+  for (const name of ['register', 'cas-register'] as const) {
+    const model = MODELS[name]! as Model<string>;
+    fc.assert(fc.property(fc.array(historyArb, { minLength: 1, maxLength: 3 }), (parts) => {
+      // Longer histories: a few small ones one after another.
+      let shift = 0;
+      const ops: Op[] = [];
+      for (const part of parts) {
+        const base = shift;
+        for (const o of part) ops.push({ ...o, id: ops.length, invokeSeq: o.invokeSeq + base, completeSeq: o.completeSeq + base, invokeLine: o.invokeLine + base, completeLine: o.completeLine + base });
+        shift = base + 2 * part.length;
+      }
+      const typed = name === 'register' ? ops.map((o) => (o.f === 'cas' ? { ...o, f: 'write', invokeValue: (o.invokeValue as number[])[1] } : o)) : ops;
+      const watched: (Map<string, string> | undefined)[] = [];
+      const r = searchLinearization(model, typed, new Budget(10_000), { watchAll: watched });
+      if (r.result !== 'fail') return;
+      assert.deepEqual(explainNonlinearizable(model, '', typed, r, new Budget(10_000), undefined, watched),
+        explainNonlinearizable(model, '', typed, r, new Budget(10_000)));
+    }), { numRuns: 1500 });
+  }
+});

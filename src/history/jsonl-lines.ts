@@ -75,7 +75,8 @@ export async function forEachLineBytes(path: string, onLine: OnLine, chunkBytes 
   };
   // Two buffers: the next chunk is read into one while the lines of the other are handed on.
   // With room after their bytes for the byte scanner's word reads (./jsonl-scan.ts).
-  let buf = bufferWithRoom(Math.min(chunkBytes, FIRST_CHUNK_BYTES));
+  // A small file known whole: a buffer just big enough (a directory of them allocates little).
+  let buf = bufferWithRoom(Math.min(chunkBytes, FIRST_CHUNK_BYTES, fh.size !== undefined ? Math.max(fh.size + 1, 256) : Infinity));
   let spare = bufferWithRoom(buf.length);
   let carry = 0; // bytes of an unfinished line at the start of buf
   let pending: Promise<{ bytesRead: number }> | undefined = read(buf, 0);

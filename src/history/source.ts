@@ -13,6 +13,8 @@ import { open, type FileHandle } from 'node:fs/promises';
 export const SYNC_READ_BYTES = 1 << 20;
 
 export interface Source {
+  /** The file's size when it is a small regular file (read whole into a buffer this size and one more byte). */
+  size?: number;
   /** Reads the next bytes into `into` at `at` (at most `len`); 0 bytes read is the end. */
   read(into: Buffer, at: number, len: number): Promise<{ bytesRead: number }>;
   close(): Promise<void>;
@@ -48,15 +50,17 @@ export async function openSource(path: string): Promise<Source> {
   const kept = sniffed.get(path);
   if (!kept) {
     const fd = openSync(path, 'r');
-    let small = false;
+    let small = false, size = 0;
     try {
       const s = fstatSync(fd);
       small = s.isFile() && s.size <= SYNC_READ_BYTES;
+      size = s.size;
     } finally {
       if (!small) closeSync(fd);
     }
     if (small) {
       return {
+        size,
         read: (into, at, len) => {
           try { return Promise.resolve({ bytesRead: readSync(fd, into, at, len, null) }); } catch (e) { return Promise.reject(e); }
         },

@@ -1,12 +1,14 @@
 // The 102 Jepsen etcd histories of ../shared/corpus/etcd (never copied here) checked in one
 // process under cas-register, as Porcupine's test suite does: total time (read + check), the
 // slowest file, peak RSS, and every verdict against expected.json. Exit 1 on a wrong verdict.
+// Then the work itself, the same on any machine: how many times the checks call the model's
+// step (deciding, and explaining each violation), in all and on the costliest file.
 //   node --import tsx bench/etcd.ts [--runs N]   (prints the median of N runs in this process)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { checkHistory } from '../checkers/index.ts';
+import { checkHistory, MODELS, registerModel } from '../checkers/index.ts';
 import { readHistory } from '../src/history/index.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,3 +34,16 @@ const median = totals.slice().sort((a, b) => a - b)[Math.floor((totals.length - 
 console.log(`etcd corpus: ${expected.length} histories, cas-register, in one process: runs ${totals.map((t) => Math.round(t)).join(' / ')} ms, median ${Math.round(median)} ms; ` +
   `slowest ${slowest.name} ${Math.round(slowest.ms)} ms; peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MB; wrong verdicts: ${wrong}`);
 if (wrong) process.exitCode = 1;
+
+// The same checks with a model that counts its steps (registered under a name of its own).
+const base = MODELS['cas-register']!;
+let steps = 0;
+registerModel({ ...base, name: 'cas-register-counted', step: (st: unknown, op) => { steps++; return base.step(st, op); } });
+const perFile: [string, number][] = [];
+for (const [name, e] of expected) {
+  const before = steps;
+  checkHistory(await readHistory(path.join(dir, e.file)), { model: 'cas-register-counted' });
+  perFile.push([name, steps - before]);
+}
+const costliest = perFile.reduce((a, b) => (b[1] > a[1] ? b : a));
+console.log(`model steps: ${steps} in all; the costliest file ${costliest[0]} ${costliest[1]}`);

@@ -75,6 +75,9 @@ function clip(s: string, n = 200): string {
   return s.length > n ? `${s.slice(0, n - 3)}...` : s;
 }
 
+/** Holds looked at for a Go executable in a process client's tree, before any clock step. */
+const GO_LOOKS = 3;
+
 export class ExecLock implements Lock {
   readonly name: string;
   private child?: ChildProcess;
@@ -91,6 +94,12 @@ export class ExecLock implements Lock {
   private clockTimer?: NodeJS.Timeout;
   /** This clock step was found unfelt by a Go process of the client (told once per step). */
   private clockUnreached = false;
+  /** The clock was moved at least once: from then on the client's process tree is looked at for Go executables. */
+  private clockMoved = false;
+  /** A Go executable seen in the client's process tree (it never feels a step: told for every step). */
+  private goSeen?: { pid: number; exe: string };
+  /** Holds looked at for a Go executable in the client's tree (the first few: a lock run as a Go binary shows there). */
+  private goLooks = 0;
   renew?: (h: Held, ttlMs: number) => Promise<'renewed' | 'lost'>;
 
   constructor(private readonly cfg: ExecConfig, private readonly ctx: LockContext) {
@@ -251,6 +260,8 @@ export class ExecLock implements Lock {
   async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
     const r = await this.request('acquire', key, { ttlMs: o.ttlMs, waitMs: o.waitMs }, o.waitMs);
     if (r.t === 'busy') return null;
+    // While held, a lock that is a Go binary runs in the client's tree: seen once, no clock step counts for this client.
+    if (this.clockFile && !this.goSeen && this.goLooks < GO_LOOKS && this.child?.pid !== undefined) { this.goLooks++; this.goSeen = goProcesses(this.child.pid)[0]; }
     const held: Held = { key };
     if (r.token !== undefined) held.token = r.token as Held['token'];   // checked by the worker (contract.ts)
     if (r.state !== undefined) held.state = r.state;
@@ -310,19 +321,22 @@ export class ExecLock implements Lock {
     if (!force && ms === this.clockWritten) return;
     this.clockWritten = ms;
     try { writeFileSync(this.clockFile, String(ms)); } catch { /* the tmp dir went away: the fault-effects check will tell */ }
-    if (ms === 0) this.clockUnreached = false;
-    else this.checkClockReach();
+    // A new offset is a new step, told anew; after it ends, a Go process seen only then still tells it.
+    if (ms !== 0) { this.clockUnreached = false; this.clockMoved = true; this.checkClockReach(); }
   }
 
   /**
    * The clock shim moves the clock of whatever reads it through libc; a Go executable reads it
-   * from the vDSO itself (src/env/go-binary.ts). A step while one runs in the client's process
-   * tree does not reach the lock: the runner is told, and the run does not count the fault.
+   * from the vDSO itself (src/env/go-binary.ts). A client that runs one (now, or seen running in
+   * one of its first holds or since the clock was first moved) has its lock outside every step: a step that lands between two of
+   * its Go processes reaches only the wrapper around them. The runner is told, once per step, and
+   * the run does not count the fault.
    */
   private checkClockReach(): void {
     const pid = this.child?.pid;
-    if (!this.clockFile || this.clockWritten === 0 || this.clockUnreached || pid === undefined) return;
-    const go = goProcesses(pid)[0];
+    if (!this.clockFile || !this.clockMoved || this.clockUnreached) return;
+    if (!this.goSeen && pid !== undefined) this.goSeen = goProcesses(pid)[0];
+    const go = this.goSeen;
     if (!go) return;
     this.clockUnreached = true;
     this.ctx.unreached?.('client-clock', `its process ${go.pid} (${go.exe}) is a Go executable, which reads the clock without libc, so the clock shim cannot move it (a recipe file with "clock": "none" has client-clock refused up front)`);

@@ -67,17 +67,20 @@ export function coreSpare(): Promise<boolean> {
 }
 
 /**
- * The cores idle over a short look (the CPU times twice, 50 ms apart; this thread waits meanwhile,
- * so what is busy is other work). Not the 1-minute load average: it lags a minute behind, so a
- * check just after another (a bench's runs, a CI step) would find no core spare on an idle machine.
- * A file this size takes seconds to check: 50 ms is small beside it.
+ * The cores not used by other work over a short look (the CPU times twice, 50 ms apart). This
+ * process's own use in that time counts as idle: the reader thread starts meanwhile, and its
+ * start must not look like a busy machine. Not the 1-minute load average: it lags a minute
+ * behind, so a check just after another (a bench's runs, a CI step) would find no core spare on
+ * an idle machine. A file this size takes seconds to check: 50 ms is small beside it.
  */
 async function idleCores(ms = 50): Promise<number> {
   const total = (t: { user: number; nice: number; sys: number; idle: number; irq: number }) => t.user + t.nice + t.sys + t.idle + t.irq;
   const a = cpus();
+  const own = process.cpuUsage();
   await new Promise((r) => setTimeout(r, ms));
   const b = cpus();
-  let idle = 0;
+  const used = process.cpuUsage(own);
+  let idle = (used.user + used.system) / 1000; // µs to the ms of cpus()
   let all = 0;
   b.forEach((c, i) => {
     const p = a[i];
@@ -85,5 +88,5 @@ async function idleCores(ms = 50): Promise<number> {
     all += total(c.times) - total(p.times);
     idle += c.times.idle - p.times.idle;
   });
-  return all > 0 ? (idle / all) * b.length : b.length;
+  return all > 0 ? Math.min(b.length, (idle / all) * b.length) : b.length;
 }

@@ -43,12 +43,13 @@ export function parseLine(path: string, text: string, line: number): unknown {
  * during the call.
  */
 export function jsonlLines(path: string, onEvent: (raw: unknown, line: number) => void, maxLine: number, scan = true): { fast?: FastLine; onLine: OnLine; take?: TakeChunk } {
+  const parsed = (text: string, line: number) => {
+    const ev = parseLine(path, text, line);
+    if (ev !== BLANK) onEvent(ev, line);
+  };
   if (!scan) {
     return {
-      onLine: (buf, start, end, line) => {
-        const ev = parseLine(path, buf.toString('utf8', start, end), line);
-        if (ev !== BLANK) onEvent(ev, line);
-      },
+      onLine: (buf, start, end, line) => parsed(buf.toString('utf8', start, end), line),
       take: (buf, lastNl, first) => {
         // Only where a character is a byte are the string's lengths the lines' lengths in bytes.
         if (!isAscii(buf.subarray(0, lastNl))) return -1;
@@ -58,8 +59,7 @@ export function jsonlLines(path: string, onEvent: (raw: unknown, line: number) =
           const nl = text.indexOf('\n', start);
           const end = nl === -1 ? lastNl : nl;
           if (end - start > maxLine) throw lineTooLong(path, line, maxLine);
-          const ev = parseLine(path, text.slice(start, end), line);
-          if (ev !== BLANK) onEvent(ev, line);
+          parsed(text.slice(start, end), line);
           if (nl === -1) return line - first + 1;
           start = nl + 1;
         }
@@ -76,8 +76,7 @@ export function jsonlLines(path: string, onEvent: (raw: unknown, line: number) =
     },
     onLine: (buf, start, end, line) => {
       if (scanner.scan(buf, start, end)) { onEvent(scanner.ev, line); return; }
-      const ev = parseLine(path, buf.toString('utf8', start, end), line);
-      if (ev !== BLANK) onEvent(ev, line);
+      parsed(buf.toString('utf8', start, end), line);
     },
   };
 }

@@ -75,6 +75,21 @@ const HEAD_TEXT = 18;
 /** The slot of the line start at `start` (two words: the type's first bytes, and bytes 22–25, which tell the f of each usual type apart). */
 const headSlot = (dv: DataView, start: number): number =>
   ((Math.imul(dv.getInt32(start + 9, true), 0x9e3779b1) ^ Math.imul(dv.getInt32(start + 22, true), 0x85ebca6b)) >>> 27);
+/** Stores the len bytes at `from` into words[w…] as 32-bit words, the last masked to the length (the memory after them is readable: WORD_ROOM). */
+function storeWords(dv: DataView, from: number, len: number, words: Int32Array, w: number): void {
+  const whole = len >> 2;
+  for (let k = 0; k < whole; k++) words[w + k] = dv.getInt32(from + 4 * k, true);
+  if ((len & 3) !== 0) words[w + whole] = dv.getInt32(from + 4 * whole, true) & LOW_BYTES[len & 3]!;
+}
+
+/** Whether the len bytes at `from` are those storeWords kept in words[w…]. */
+function sameWords(dv: DataView, from: number, len: number, words: Int32Array, w: number): boolean {
+  const whole = len >> 2;
+  let k = 0;
+  while (k < whole && dv.getInt32(from + 4 * k, true) === words[w + k]) k++;
+  return k === whole && ((len & 3) === 0 || (dv.getInt32(from + 4 * k, true) & LOW_BYTES[len & 3]!) === words[w + k]);
+}
+
 /** A predicted string compared as words when it and its closing quote fit in three. */
 const MAX_WORD_STRING = 11;
 /**
@@ -207,25 +222,20 @@ export class LineScanner {
     // JSON.parse's values); the scan goes on after its comma. Every word read lies before limit + 4.
     if (limit - start >= 10 && i === start + 1) {
       const hs = headSlot(dv, start), len = this.headLen[hs]!;
-      if (len !== 0 && start + len <= limit) {
-        const w = hs * HEAD_WORDS, whole = len >> 2;
-        let k = 0;
-        while (k < whole && dv.getInt32(start + 4 * k, true) === this.headWords[w + k]) k++;
-        if (k === whole && ((len & 3) === 0 || (dv.getInt32(start + 4 * k, true) & LOW_BYTES[len & 3]!) === this.headWords[w + k])) {
-          seen = 6; // type and f
-          if (bt !== null) {
-            if (this.headEpoch[hs] !== this.epoch) {
-              this.headEpoch[hs] = this.epoch;
-              this.headTypeId[hs] = this.strs.push(this.headType[hs]!) - 1;
-              this.headFId[hs] = this.strs.push(this.headF[hs]!) - 1;
-            }
-            bt[at + 1] = STR; bn[at + 1] = this.headTypeId[hs]!;
-            bt[at + 2] = STR; bn[at + 2] = this.headFId[hs]!;
-          } else { ev.type = this.headType[hs]; ev.f = this.headF[hs]; }
-          i = start + len;
-          c = buf[i];
-          while (c === 32 || c === 9) c = buf[++i];
-        }
+      if (len !== 0 && start + len <= limit && sameWords(dv, start, len, this.headWords, hs * HEAD_WORDS)) {
+        seen = 6; // type and f
+        if (bt !== null) {
+          if (this.headEpoch[hs] !== this.epoch) {
+            this.headEpoch[hs] = this.epoch;
+            this.headTypeId[hs] = this.strs.push(this.headType[hs]!) - 1;
+            this.headFId[hs] = this.strs.push(this.headF[hs]!) - 1;
+          }
+          bt[at + 1] = STR; bn[at + 1] = this.headTypeId[hs]!;
+          bt[at + 2] = STR; bn[at + 2] = this.headFId[hs]!;
+        } else { ev.type = this.headType[hs]; ev.f = this.headF[hs]; }
+        i = start + len;
+        c = buf[i];
+        while (c === 32 || c === 9) c = buf[++i];
       }
     }
     for (;;) {
@@ -374,9 +384,8 @@ export class LineScanner {
 
   /** Remembers the line start buf[start, start + len) (`{"type":"T","f":"F",`) in its slot. */
   private rememberHead(dv: DataView, start: number, len: number, type: string, f: string): void {
-    const hs = headSlot(dv, start), w = hs * HEAD_WORDS, whole = len >> 2;
-    for (let k = 0; k < whole; k++) this.headWords[w + k] = dv.getInt32(start + 4 * k, true);
-    if ((len & 3) !== 0) this.headWords[w + whole] = dv.getInt32(start + 4 * whole, true) & LOW_BYTES[len & 3]!;
+    const hs = headSlot(dv, start);
+    storeWords(dv, start, len, this.headWords, hs * HEAD_WORDS);
     this.headLen[hs] = len;
     this.headType[hs] = type;
     this.headF[hs] = f;
@@ -451,21 +460,15 @@ export class LineScanner {
   private nested(buf: Buffer, from: number, to: number): unknown {
     const len = to - from;
     const slot = (len * 31 + buf[from + 1]! + buf[to - 2]!) & (NESTED_SLOTS - 1);
-    if (this.nestedLen[slot] === len && len !== 0) {
-      // Word by word (the bytes' memory goes on past `to`: the line's '\n' and WORD_ROOM).
-      const dv = this.view, w = slot * (MAX_NESTED_BYTES >> 2), whole = len >> 2;
-      let k = 0;
-      while (k < whole && dv.getInt32(from + 4 * k, true) === this.nestedWords[w + k]) k++;
-      if (k === whole && ((len & 3) === 0 || (dv.getInt32(from + 4 * k, true) & LOW_BYTES[len & 3]!) === this.nestedWords[w + k])) return this.nestedValue[slot];
-    }
+    // Word by word (the bytes' memory goes on past `to`: the line's '\n' and WORD_ROOM).
+    const w = slot * (MAX_NESTED_BYTES >> 2);
+    if (this.nestedLen[slot] === len && len !== 0 && sameWords(this.view, from, len, this.nestedWords, w)) return this.nestedValue[slot];
     const text = buf.toString('utf8', from, to);
     let v: unknown;
     try { v = JSON.parse(text); } catch { return undefined; }
     if (keyProblem(text, 1) !== undefined) return undefined; // a field's value sits one level in
     if (len <= MAX_NESTED_BYTES) {
-      const dv = this.view, w = slot * (MAX_NESTED_BYTES >> 2), whole = len >> 2;
-      for (let k = 0; k < whole; k++) this.nestedWords[w + k] = dv.getInt32(from + 4 * k, true);
-      if ((len & 3) !== 0) this.nestedWords[w + whole] = dv.getInt32(from + 4 * whole, true) & LOW_BYTES[len & 3]!;
+      storeWords(this.view, from, len, this.nestedWords, w);
       this.nestedLen[slot] = len;
       this.nestedValue[slot] = v;
     }

@@ -15,7 +15,7 @@ const forced = process.env.LOCKPICK_READ_THREAD_BYTES;
  */
 export const READ_THREAD = {
   minBytes: Number(forced ?? 32 * 1024 * 1024),
-  /** The idle cores, looked at just before the read, from which the thread is used: most of one. */
+  /** The idle cores, looked at while the thread starts (coreSpare), from which the thread is used: most of one. */
   minIdle: forced !== undefined ? -Infinity : 0.75,
   /** Whether this thread scans chunks too when it waits (false: tests of the batches alone). */
   share: true,
@@ -28,7 +28,7 @@ const forcedParse = process.env.LOCKPICK_JSON_PARSE_BYTES;
  * this process has read less than totalBytes so: the byte scanner (./jsonl-scan.ts) is the faster
  * once the engine has compiled it, after some thousands of lines, and slower until then, in
  * JavaScript that runs cold where JSON.parse is native. A directory of small run histories (the 102
- * of Jepsen's etcd corpus, 1.1 MB) reads in about half the time so; a large file or a long run of
+ * of Jepsen's etcd corpus, 1.1 MB) reads in about three quarters of the time so; a large file or a long run of
  * files goes to the scanner, which pays its warm-up once. Both give the same events and the same
  * errors (test/unit/history-json-route.test.ts). LOCKPICK_JSON_PARSE_BYTES=0 sends every file to
  * the scanner (tests of the scanner), a number sets maxFileBytes.

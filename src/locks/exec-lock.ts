@@ -251,6 +251,11 @@ export class ExecLock implements Lock {
     this.syncClock();
     this.write(JSON.parse(line) as Record<string, unknown>);
     const r = await reply;
+    // While held, a lock that is a Go binary runs in the client's tree: seen once, no clock step counts for this client.
+    if (op === 'acquire' && r.t !== 'busy' && this.clockFile && !this.goSeen && this.goLooks < GO_LOOKS && this.child?.pid !== undefined) {
+      this.goLooks++;
+      this.goSeen = goProcesses(this.child.pid)[0];
+    }
     this.checkClockReach();   // a process the request started (a Go binary) while the clock is moved
     if (r.t === 'failed') throw new DefiniteFailure(`${op} certainly failed: ${typeof r.error === 'string' ? r.error : 'no reason given'}`);
     if (r.t === 'error') throw new Error(`${op}: ${typeof r.error === 'string' ? r.error : 'an error of unknown outcome'}`);
@@ -260,8 +265,6 @@ export class ExecLock implements Lock {
   async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
     const r = await this.request('acquire', key, { ttlMs: o.ttlMs, waitMs: o.waitMs }, o.waitMs);
     if (r.t === 'busy') return null;
-    // While held, a lock that is a Go binary runs in the client's tree: seen once, no clock step counts for this client.
-    if (this.clockFile && !this.goSeen && this.goLooks < GO_LOOKS && this.child?.pid !== undefined) { this.goLooks++; this.goSeen = goProcesses(this.child.pid)[0]; }
     const held: Held = { key };
     if (r.token !== undefined) held.token = r.token as Held['token'];   // checked by the worker (contract.ts)
     if (r.state !== undefined) held.state = r.state;
@@ -328,9 +331,9 @@ export class ExecLock implements Lock {
   /**
    * The clock shim moves the clock of whatever reads it through libc; a Go executable reads it
    * from the vDSO itself (src/env/go-binary.ts). A client that runs one (now, or seen running in
-   * one of its first holds or since the clock was first moved) has its lock outside every step: a step that lands between two of
-   * its Go processes reaches only the wrapper around them. The runner is told, once per step, and
-   * the run does not count the fault.
+   * one of its first holds or since the clock was first moved) has its lock outside every step: a
+   * step that lands between two of its Go processes reaches only the wrapper around them. The
+   * runner is told, once per step, and the run does not count the fault.
    */
   private checkClockReach(): void {
     const pid = this.child?.pid;

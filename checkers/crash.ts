@@ -6,8 +6,8 @@
 //    "during":"acquire"|"release"|"renew"|"holding"|"between","key":"r1-k0","origin":"lock",
 //    "error":"first line","stack":"first lines"}}
 // Each one with origin "lock" is a `client-crash` anomaly, with the fault that preceded it: the
-// latest `<kind>-start` or `<kind>-step` before it. A crash of lockpick's own code (origin
-// "lockpick") is no anomaly: the runner makes that run inconclusive instead. Read from the
+// latest `<kind>-start` or `<kind>-step` before it (or a start begun before it and recorded after
+// it). A crash of lockpick's own code (origin "lockpick") is no anomaly: the runner makes that run inconclusive instead. Read from the
 // nemesis events alone, in file order, so `lockpick check` and `report` of a stored history find
 // it as the run did.
 import type { NemesisEvent } from '../src/history/types.ts';
@@ -47,15 +47,40 @@ function faultWords(kind: string, phase: string, v: Record<string, unknown>): st
 /** Fed a history's nemesis events in file order; says the client-crash anomalies among them. */
 export class CrashScan {
   private last: CrashDetail['fault'];
+  /** When the latest fault began: its start's `began`, else its record's time. */
+  private lastAt = -Infinity;
   readonly anomalies: Anomaly[] = [];
+  /**
+   * This run's crashes, with when their fault began: a fault's start record is written when its
+   * start is done, and what the start did (a cut closing connections) may crash a client first.
+   * A start record whose `began` (nemesis/fault.ts) is at or before a crash, and after the fault
+   * that crash was given, preceded it more closely.
+   */
+  private crashes: { at: number; faultAt: number; n: NemesisEvent; v: Record<string, unknown> }[] = [];
 
   feed(n: NemesisEvent): void {
     const v = obj(n.value);
     const m = /^(.+)-(start|step)$/.exec(n.f);
-    if (m && m[1] !== 'run') { this.last = { kind: m[1]!, words: faultWords(m[1]!, m[2]!, v), line: n.line, ...(n.time !== undefined ? { time: n.time } : {}) }; return; }
-    if (n.f === 'run-start') { this.last = undefined; return; }   // a fault of an earlier run did not precede this run's crash
+    if (m && m[1] !== 'run') {
+      this.last = { kind: m[1]!, words: faultWords(m[1]!, m[2]!, v), line: n.line, ...(n.time !== undefined ? { time: n.time } : {}) };
+      const began = m[2] === 'start' && typeof v.began === 'number' ? v.began : undefined;
+      this.lastAt = began ?? n.time ?? this.lastAt;
+      if (began !== undefined) this.adopt(began);
+      return;
+    }
+    if (n.f === 'run-start') { this.last = undefined; this.lastAt = -Infinity; this.crashes = []; return; }   // a fault of an earlier run did not precede this run's crash
     if (n.f !== CLIENT_CRASH || v.origin !== 'lock') return;
+    if (n.time !== undefined) this.crashes.push({ at: this.anomalies.length, faultAt: this.last ? this.lastAt : -Infinity, n, v });
     this.anomalies.push(crashAnomaly(n, v, this.last));
+  }
+
+  /** The crashes since this fault's start began, and after the fault they were given, are its doing. */
+  private adopt(began: number): void {
+    for (const c of this.crashes) {
+      if (c.n.time! < began || began <= c.faultAt) continue;
+      this.anomalies[c.at] = crashAnomaly(c.n, c.v, this.last);
+      c.faultAt = began;
+    }
   }
 }
 

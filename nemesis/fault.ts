@@ -36,6 +36,8 @@ export function defineFault(spec: FaultSpec, ctx: NemesisContext, id: string, im
     async start() {
       if (phase !== 'idle') throw new Error(`nemesis: fault ${id} (${spec.kind}) was already started`);
       phase = 'started';
+      // When the start began: what it does (a cut that closes connections) can show before its record.
+      const began = ctx.now?.();
       let details: Record<string, unknown> | void;
       try {
         details = await impl.start(step);
@@ -43,7 +45,7 @@ export function defineFault(spec: FaultSpec, ctx: NemesisContext, id: string, im
         ctx.record(`${spec.kind}-start-failed`, { ...base(), error: e instanceof Error ? e.message : String(e) });
         throw e;
       }
-      ctx.record(`${spec.kind}-start`, { ...base(), ...(details ?? {}) });
+      ctx.record(`${spec.kind}-start`, { ...base(), ...(details ?? {}), ...(began !== undefined ? { began } : {}) });
     },
     stop() {
       if (phase !== 'started') { phase = 'stopped'; return Promise.resolve(); }

@@ -24,6 +24,8 @@ export interface NemesisContext {
   clients: ClientControl;
   /** Append a nemesis event to the history (process "nemesis", type "info"). */
   record(f: string, value: unknown): void;
+  /** ns on the history's clock (the recorder's): when a fault's start began (its start record's `began`). */
+  now?(): number;
 }
 
 /** The runner's worker processes, as the nemesis may disturb them. */

@@ -170,7 +170,7 @@ export class Session {
     if (!l) {
       const recorder = new Recorder(laneHistoryPath(this.o.historyPath, i));
       const pool = new ClientPool(recorder);
-      const ctx: NemesisContext = { env: this.env, clients: pool, record: (f, v) => recorder.nemesis(f, v) };
+      const ctx: NemesisContext = { env: this.env, clients: pool, record: (f, v) => recorder.nemesis(f, v), now: () => recorder.now() };
       pool.nemesis = ctx;
       l = { recorder, pool, ctx };
       this.lanes.set(i, l);
@@ -185,7 +185,7 @@ export class Session {
 
   /** One context for the whole session: the nemesis tracks active faults per context. */
   nemesisContext(): NemesisContext {
-    this.ctx ??= { env: this.env, clients: this.pool, record: (f, v) => this.recorder.nemesis(f, v) };
+    this.ctx ??= { env: this.env, clients: this.pool, record: (f, v) => this.recorder.nemesis(f, v), now: () => this.recorder.now() };
     this.pool.nemesis = this.ctx;   // anchored partitions cut links from the pool (ClientPool.atPoint)
     return this.ctx;
   }

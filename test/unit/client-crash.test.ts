@@ -110,6 +110,16 @@ test('client-crash: the client, where it was, the error and its stack, and the l
   const [b] = crashAnomalies(parsed([...crashedRun().slice(0, 6), ...during]).nemesis);
   assert.equal(b!.crash!.fault, undefined);
   assert.match(b!.message, /crashed during its acquire .*, with no fault before it/);
+  // A start that began before the crash and was recorded after it (the cut closed the connection
+  // before the cut's record was written) preceded it; one that began after it did not.
+  const late = (began: number) => [...crashedRun().slice(0, 4), crashEvent({ during: 'holding' }),
+    { type: 'info', f: 'partition-start', process: 'nemesis', value: { id: 'f1', target: 'client:c1', began }, time: 950e6 }] as HistoryEvent[];
+  const [c] = crashAnomalies(parsed(late(880e6)).nemesis);
+  assert.deepEqual({ kind: c!.crash!.fault!.kind, line: c!.crash!.fault!.line }, { kind: 'partition', line: 6 });
+  assert.match(c!.message, /crashed while holding the lock at 0\.900 s, after partition of client:c1 \(line 6\)/);
+  assert.equal(crashAnomalies(parsed(late(920e6)).nemesis)[0]!.crash!.fault!.kind, 'kill', 'the kill of n2 before it');
+  const [d] = crashAnomalies(parsed([...during, { type: 'info', f: 'partition-start', process: 'nemesis', value: { id: 'f1', began: 901e6 }, time: 950e6 }] as HistoryEvent[]).nemesis);
+  assert.equal(d!.crash!.fault, undefined, 'a start begun after the crash');
   // A step with no start record yet is the fault that preceded it too, in its own words.
   const stepOnly = crashedRun().filter((e) => e.f !== 'partition-start');
   assert.match(crashAnomalies(parsed(stepOnly).nemesis)[0]!.message, /after partition: c1 cut off from n1 \(line 5\)/);

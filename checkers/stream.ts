@@ -82,7 +82,7 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
     nemesis(n) { const b = namedBackend(n); if (b !== undefined) named.add(b); crashes.feed(n); },
   };
   const b = new HistoryBuilder(path, sink);
-  await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, read, b.addFields.bind(b));
+  await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, read, b);
   if (bad) throw bad.error;
   const { ops, nemesis } = b.counts;
   if (ops === 0) return withCrashes(noOperations(model.name, nemesis), crashes.anomalies);

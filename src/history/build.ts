@@ -118,16 +118,34 @@ export class HistoryBuilder {
       this.fail(line, 'bad-index', `"index" must equal the event's 0-based position in the file, ${seq}; got ${describe(index)}`,
         'renumber "index" from 0 in file order (blank lines do not count), or leave it out');
     }
-    this.seq = seq + 1;
+    this.place(type, f, process, key, value, time as number | undefined, lease, valid, sent, line, seq);
+  }
 
-    if (isNemesis) {
+  /**
+   * addFields of an event the reader thread scanned as most are: type and f strings, process a
+   * number, and nothing beyond key, value and time (./jsonl-threaded.ts). What it cannot pass
+   * here goes through addFields, so every error is the same.
+   */
+  addCommon(type: string, f: string, process: number, key: unknown, value: unknown, time: unknown, line: number): void {
+    if ((type === 'invoke' || type === 'ok' || type === 'fail' || type === 'info') && process >= 0 && (key === undefined || typeof key === 'string') &&
+      (time === undefined || typeof time === 'number')) {
+      // The scanner's numbers are integers of at most 15 digits: safe.
+      this.place(type, f, process, key, value, time as number | undefined, undefined, undefined, undefined, line, this.seq);
+    } else this.addFields(type, f, process, key, value, time, undefined, undefined, undefined, line);
+  }
+
+  /** The event at seq, its fields checked: a nemesis record, an invoke, or the completion of its process's open invoke. */
+  private place(type: 'invoke' | 'ok' | 'fail' | 'info', f: string, process: number | 'nemesis', key: unknown, value: unknown, time: number | undefined,
+    lease: unknown, valid: unknown, sent: unknown, line: number, seq: number): void {
+    this.seq = seq + 1;
+    if (process === 'nemesis') {
       // Fault records: not paired (Jepsen's nemesis logs info/info pairs), only kept for reports.
-      const n: NemesisEvent = { line, seq, f, type, value: value, time: time as number | undefined };
+      const n: NemesisEvent = { line, seq, f, type, value: value, time };
       this.nemesisCount++;
       if (this.sink) this.sink.nemesis(n); else this.nemesis.push(n);
       return;
     }
-    const p = process as number;
+    const p = process;
     const open = this.open.get(p);
     if (type === 'invoke') {
       if (open !== undefined) {
@@ -139,7 +157,7 @@ export class HistoryBuilder {
         this.fail(line, 'invoke-after-info', `process ${p} invokes ${f} after its info completion at line ${endedAt} (after info a process never invokes again)`,
           `record the client's later operations under a new process id, as Jepsen does`);
       }
-      const op = newOp(this.opCount++, p, f, key === undefined ? '' : key as string, value, line, time as number | undefined, seq, lease as number | undefined);
+      const op = newOp(this.opCount++, p, f, key === undefined ? '' : key as string, value, line, time, seq, lease as number | undefined);
       if (this.sink) this.sink.invoke(op); else this.ops.push(op);
       this.open.set(p, op);
       return;
@@ -159,7 +177,7 @@ export class HistoryBuilder {
     open.outcome = type;
     open.value = value;
     open.completeLine = line;
-    open.completeTime = time as number | undefined;
+    open.completeTime = time;
     open.completeSeq = seq;
     if (lease !== undefined) open.leaseMs = lease as number;
     if (valid !== undefined) open.validMs = valid as number;

@@ -20,14 +20,14 @@ export const SLOTS = 4;
 /** Tags: the field is missing (one line read alone), a number, a string, true, false, null, a nested value. */
 export const NONE = 0, NUM = 1, STR = 2, TRUE = 3, FALSE = 4, NULL = 5, NESTED = 6;
 
-/** Int32 indices of the control array (GO: the reader may start reading, set once a core is known to be spare). */
-export const CONSUMED = 0, ABORTED = 1, GO = 2;
+/** Int32 indices of the control array. */
+export const CONSUMED = 0, ABORTED = 1;
 
 export interface Shared { tags: SharedArrayBuffer; nums: SharedArrayBuffer; ctl: SharedArrayBuffer }
 
 export function sharedBatches(): Shared {
   const n = SLOTS * BATCH_LINES * STRIDE;
-  return { tags: new SharedArrayBuffer(n), nums: new SharedArrayBuffer(n * 8), ctl: new SharedArrayBuffer(12) };
+  return { tags: new SharedArrayBuffer(n), nums: new SharedArrayBuffer(n * 8), ctl: new SharedArrayBuffer(8) };
 }
 
 /** Where batch n's lines start in the slot arrays. */

@@ -3,8 +3,9 @@
 // cores or more. When this thread waits, it is handed chunks to scan itself (./jsonl-batch.ts). Same events, lines and errors as the reader on one thread (./jsonl.ts); a small
 // file, a pipe or a FIFO is read here (a thread takes ~30 ms to start).
 import { startThread } from '../thread.ts';
+import type { HistoryBuilder } from './build.ts';
 import { HistoryError, ReaderBug } from './errors.ts';
-import { ABORTED, CONSUMED, FALSE, GO, NULL, NUM, SLOW_LINE, STR, STRIDE, TRUE, sharedBatches, slotBase, type Batch, type FromReader, type RawLines, type ReadFailure, type WorkerInput } from './jsonl-batch.ts';
+import { ABORTED, CONSUMED, FALSE, NULL, NUM, SLOW_LINE, STR, STRIDE, TRUE, sharedBatches, slotBase, type Batch, type FromReader, type RawLines, type ReadFailure, type WorkerInput } from './jsonl-batch.ts';
 import { BLANK, jsonlLines, parseLine } from './jsonl-line.ts';
 import { eachLine } from './jsonl-lines.ts';
 import { ReadLimitReached, maxLineBytesOf, type ReadOptions } from './limits.ts';
@@ -19,8 +20,13 @@ function failure(m: ReadFailure): Error {
   return new ReaderBug(m.message, m.stack);
 }
 
-/** An event's fields, in FIELDS order (./jsonl-batch.ts), undefined when missing: HistoryBuilder.addFields. */
-export type OnFields = (type: unknown, f: unknown, process: unknown, key: unknown, value: unknown, time: unknown, index: unknown, lease: unknown, valid: unknown, line: number, sent: unknown) => void;
+/** What takes an event as its fields (HistoryBuilder): addFields in FIELDS order (./jsonl-batch.ts), undefined when missing; addCommon for most events. */
+export type FieldSink = Pick<HistoryBuilder, 'addFields' | 'addCommon'>;
+
+/** The fields addCommon takes (bits of a line's mask): type, f, process, key, value, time. */
+const COMMON = 0b1111110;
+/** type, f and process. */
+const TYPE_F_PROCESS = 0b1110;
 
 /**
  * Field f of the line at k of a batch (m: the line's mask), undefined when the line lacks it. A
@@ -54,11 +60,11 @@ function canonicalStrings(): (s: string) => string {
 }
 
 /**
- * As forEachJsonlEvent (./jsonl.ts), the file read and scanned on a second thread; onFields, when
- * given, takes the events of the batches (no object made for them). The thread starts at once and
- * reads once `go` says yes; on no it ends having read nothing, and this returns false.
+ * As forEachJsonlEvent (./jsonl.ts), the file read and scanned on a second thread; `fields`, when
+ * given, takes the events of the batches (no object made for them). The thread starts reading at
+ * once; nothing it read is taken before `go` says yes; on no it is stopped, and this returns false.
  */
-export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes?: number, o?: ReadOptions, onFields?: OnFields,
+export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unknown, line: number) => void, chunkBytes?: number, o?: ReadOptions, fields?: FieldSink,
   go: Promise<boolean> = Promise.resolve(true)): Promise<boolean> {
   const shared = sharedBatches();
   const canonical = canonicalStrings();
@@ -84,7 +90,9 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
         continue;
       }
       // Fields are numbered from 1 in FIELDS order (./jsonl-batch.ts).
-      if (onFields) onFields(val(m, 1, tags, nums, k, strs, nested), val(m, 2, tags, nums, k, strs, nested), val(m, 3, tags, nums, k, strs, nested), val(m, 4, tags, nums, k, strs, nested),
+      if (fields && (m & ~COMMON) === 0 && (m & TYPE_F_PROCESS) === TYPE_F_PROCESS && tags[k + 1] === STR && tags[k + 2] === STR && tags[k + 3] === NUM) {
+        fields.addCommon(strs[nums[k + 1]!]!, strs[nums[k + 2]!]!, nums[k + 3]!, val(m, 4, tags, nums, k, strs, nested), val(m, 5, tags, nums, k, strs, nested), val(m, 6, tags, nums, k, strs, nested), line);
+      } else if (fields) fields.addFields(val(m, 1, tags, nums, k, strs, nested), val(m, 2, tags, nums, k, strs, nested), val(m, 3, tags, nums, k, strs, nested), val(m, 4, tags, nums, k, strs, nested),
         val(m, 5, tags, nums, k, strs, nested), val(m, 6, tags, nums, k, strs, nested), val(m, 7, tags, nums, k, strs, nested), val(m, 8, tags, nums, k, strs, nested),
         val(m, 9, tags, nums, k, strs, nested), line, val(m, 10, tags, nums, k, strs, nested));
       else {
@@ -114,17 +122,20 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
   let settled = false, ended = false;
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   const stop = async () => {
-    // Wakes a reader waiting for a slot or for GO; it stops at once.
+    // Wakes a reader waiting for a slot; it stops at once.
     Atomics.store(ctl, ABORTED, 1);
     Atomics.notify(ctl, CONSUMED);
-    Atomics.notify(ctl, GO);
     await worker.terminate();
   };
+  // The thread reads from its start, while `go` is decided: what it sends meanwhile waits here
+  // (a few batches at most: it waits for a free slot), and is dropped on a no.
+  const early: FromReader[] = [];
+  let onMessage: ((m: FromReader) => void) | undefined, onError: ((e: Error) => void) | undefined, earlyError: Error | undefined;
+  worker.on('message', (m: FromReader) => { if (onMessage) onMessage(m); else early.push(m); });
+  worker.on('error', (e) => { const bug = new ReaderBug(e.message, e.stack); if (onError) onError(bug); else earlyError ??= bug; });
   let yes: boolean;
   try { yes = await go; } catch (e) { await stop(); throw e; }
   if (!yes) { await stop(); return false; }
-  Atomics.store(ctl, GO, 1);
-  Atomics.notify(ctl, GO);
   try {
     await new Promise<void>((resolve, reject) => {
       const settle = (e?: unknown) => {
@@ -132,7 +143,7 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
         settled = true;
         if (e === undefined) resolve(); else reject(e);
       };
-      worker.on('message', (m: FromReader) => {
+      onMessage = (m) => {
         if (settled) return;
         try {
           if (m.kind === 'batch') take(m);
@@ -140,8 +151,10 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
           else if (m.kind === 'end') { ended = true; settle(); }
           else settle(failure(m));
         } catch (e) { settle(e); }
-      });
-      worker.on('error', (e) => settle(new ReaderBug(e.message, e.stack)));
+      };
+      for (const m of early.splice(0)) onMessage(m);
+      if (earlyError) settle(earlyError);
+      onError = settle;
       void exited.then((code) => settle(new ReaderBug(`the reader thread stopped (exit code ${code}) before the end of ${path}`)));
     });
   } finally {

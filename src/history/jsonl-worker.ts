@@ -8,7 +8,7 @@ import { eachLine, forEachLineBytes, type FastLine, type OnLine, type TakeChunk 
 import { countNewlines } from './utf8.ts';
 import { LineScanner, WORD_ROOM } from './jsonl-scan.ts';
 import { maxLineBytesOf } from './limits.ts';
-import { ABORTED, BATCH_LINES, CONSUMED, GO, SLOTS, SLOW_LINE, STRIDE, slotBase, type FromReader, type WorkerInput } from './jsonl-batch.ts';
+import { ABORTED, BATCH_LINES, CONSUMED, SLOTS, SLOW_LINE, STRIDE, slotBase, type FromReader, type WorkerInput } from './jsonl-batch.ts';
 
 const input = workerData as WorkerInput;
 const port = parentPort!;
@@ -98,9 +98,6 @@ const take: TakeChunk = (buf, lastNl, line) => {
 };
 
 try {
-  // Started while the checking thread looks for a spare core: it reads once told to (GO), or stops.
-  while (Atomics.load(ctl, GO) === 0 && Atomics.load(ctl, ABORTED) === 0) Atomics.wait(ctl, GO, 0);
-  if (Atomics.load(ctl, ABORTED)) throw new Error('aborted');
   await forEachLineBytes(input.path, onLine, input.chunkBytes, { maxLineBytes: input.maxLineBytes }, fast, take);
   flush();
   post({ kind: 'end' });

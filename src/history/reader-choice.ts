@@ -68,8 +68,8 @@ export function coreSpare(): Promise<boolean> {
 
 /**
  * The cores not used by other work over a short look (the CPU times twice, 50 ms apart). This
- * process's own use in that time counts as idle: the reader thread starts meanwhile, and its
- * start must not look like a busy machine. Not the 1-minute load average: it lags a minute
+ * process's own use in that time counts as idle: the reader thread starts and reads meanwhile,
+ * and that must not look like a busy machine. Not the 1-minute load average: it lags a minute
  * behind, so a check just after another (a bench's runs, a CI step) would find no core spare on
  * an idle machine. A file this size takes seconds to check: 50 ms is small beside it.
  */

@@ -74,17 +74,19 @@ const onLine: OnLine = (buf, start, end, line) => {
 
 /**
  * A chunk is gone through in pieces of about this many bytes: before each, a checking thread that
- * has taken everything posted (it waits) is handed the piece as bytes to scan itself, so it waits
- * at most a piece's scan, not the rest of a chunk's.
+ * has at most AHEAD messages left to take is handed the piece as bytes to scan itself. With none
+ * left it would wait for the piece (most of a piece's scan, a tenth of its time in all); with one
+ * left, the piece is there when it is done.
  */
 const PIECE_BYTES = 1 << 18;
+const AHEAD = 1;
 
 const take: TakeChunk = (buf, lastNl, line) => {
   if (!input.share) return -1;
   let first = line; // the number of the piece's first line
   for (let start = 0; start <= lastNl;) {
     const end = lastNl - start > PIECE_BYTES ? buf.indexOf(10, start + PIECE_BYTES) : lastNl;
-    if (Atomics.load(ctl, CONSUMED) >= posted) {
+    if (Atomics.load(ctl, CONSUMED) >= posted - AHEAD) {
       flush();
       const bytes = new Uint8Array(new ArrayBuffer(end - start + 1 + WORD_ROOM), 0, end - start + 1); // room for the scanner's word reads
       bytes.set(buf.subarray(start, end + 1));

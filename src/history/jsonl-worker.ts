@@ -4,10 +4,10 @@
 // piece of a chunk goes as bytes whenever the checking thread waits.
 import { parentPort, workerData } from 'node:worker_threads';
 import { HistoryError } from './errors.ts';
-import { eachLine, forEachLineBytes, type FastLine, type OnLine, type TakeChunk } from './jsonl-lines.ts';
+import { forEachLineBytes, type OnLine, type TakeChunk } from './jsonl-lines.ts';
 import { countNewlines } from './utf8.ts';
 import { LineScanner, WORD_ROOM } from './jsonl-scan.ts';
-import { maxLineBytesOf } from './limits.ts';
+import { lineTooLong, maxLineBytesOf } from './limits.ts';
 import { ABORTED, BATCH_LINES, CONSUMED, SLOTS, SLOW_LINE, STRIDE, slotBase, type FromReader, type WorkerInput } from './jsonl-batch.ts';
 
 const input = workerData as WorkerInput;
@@ -56,12 +56,29 @@ function next(): void {
   if (++count === BATCH_LINES) flush();
 }
 
-const fast: FastLine = (buf, start, limit, line) => {
-  if (count < 0) begin(line);
-  const nl = scanner.scanLine(buf, start, limit);
-  if (nl !== -1 && nl - start <= maxLine) next();
-  return nl;
-};
+/**
+ * eachLine (./jsonl-lines.ts) of buf[start, lastNl], lines numbered from line + 1, with the scan
+ * written in: the loop every line of a large file goes through (a call less per line). Returns
+ * the last line's number.
+ */
+function scanLines(buf: Buffer, start: number, lastNl: number, line: number): number {
+  while (start <= lastNl) {
+    if (count < 0) begin(line + 1);
+    // A line the scanner takes finds its own end: no search for it first.
+    let nl = scanner.scanLine(buf, start, lastNl);
+    if (nl === -1) {
+      nl = buf.indexOf(10, start);
+      if (nl - start > maxLine) throw lineTooLong(input.path, line + 1, maxLine);
+      onLine(buf, start, nl, ++line);
+    } else {
+      if (nl - start > maxLine) throw lineTooLong(input.path, line + 1, maxLine);
+      ++line;
+      next();
+    }
+    start = nl + 1;
+  }
+  return line;
+}
 
 /** Lines the scanner does not take whole go as text, for JSON.parse on the checking thread. */
 const onLine: OnLine = (buf, start, end, line) => {
@@ -82,7 +99,7 @@ const PIECE_BYTES = 1 << 18;
 const AHEAD = 1;
 
 const take: TakeChunk = (buf, lastNl, line) => {
-  if (!input.share) return -1;
+  if (!input.share) return scanLines(buf, 0, lastNl, line - 1) - line + 1;
   let first = line; // the number of the piece's first line
   for (let start = 0; start <= lastNl;) {
     const end = lastNl - start > PIECE_BYTES ? buf.indexOf(10, start + PIECE_BYTES) : lastNl;
@@ -93,14 +110,14 @@ const take: TakeChunk = (buf, lastNl, line) => {
       port.postMessage({ kind: 'raw', bytes, firstLine: first } satisfies FromReader, [bytes.buffer]);
       posted++;
       first += countNewlines(buf, start, end + 1);
-    } else first = eachLine(input.path, buf, start, end, first - 1, maxLine, onLine, fast) + 1;
+    } else first = scanLines(buf, start, end, first - 1) + 1;
     start = end + 1;
   }
   return first - line;
 };
 
 try {
-  await forEachLineBytes(input.path, onLine, input.chunkBytes, { maxLineBytes: input.maxLineBytes }, fast, take);
+  await forEachLineBytes(input.path, onLine, input.chunkBytes, { maxLineBytes: input.maxLineBytes }, undefined, take);
   flush();
   post({ kind: 'end' });
 } catch (e) {

@@ -62,10 +62,14 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
   const note = (op: Op, error: CheckInputError | undefined) => {
     if (error && (!bad || op.id < bad.id)) bad = { id: op.id, error };
   };
+  const known = new Set<string>(); // operations the model has: looked up once each, not at every invoke
   const sink: HistorySink = {
     invoke(op) {
       try {
-        note(op, unknownOperation(model, op, path));
+        if (!known.has(op.f)) {
+          const error = unknownOperation(model, op, path);
+          if (error) note(op, error); else known.add(op.f);
+        }
         const key = model.partition(op);
         let k = keys.get(key);
         if (!k) keys.set(key, (k = new KeyStream(key, opts, dead)));

@@ -69,6 +69,8 @@ test('every hostile line is refused at the same line with the same words on the 
   const cases = [
     'not json', '{"type":"invoke",}', '{"type":"ok","type":"fail"}', '{"value":{"a":1,"a":2}}', inv(1, { time: 1.5 }),
     inv(1, { process: 2 ** 60 }), '{"type":"ok","f":"acquire","process":99999,"key":"k"}', '[1,2]', inv(1, { pad: 'x'.repeat(500) }),
+    // Lines of the usual five fields that break a rule (HistoryBuilder.addCommon hands them to addFields).
+    inv(-1), '{"type":"done","f":"acquire","process":1,"key":"k","time":5}', inv(1, { key: 7 }), inv(1, { time: 'soon' }),
   ];
   for (const bad of cases) {
     const path = tmpHistory(`${prefix}${bad}\n${inv(5)}\n`);

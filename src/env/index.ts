@@ -14,6 +14,7 @@ import { dataRoles, TOPOLOGY_DEFS, topologyDef } from './topologies.ts';
 import { freePort } from './ports.ts';
 import { createRedisNode } from './redis.ts';
 import { InconclusiveError, UsageError } from '../errors.ts';
+import { PortTaken } from './node.ts';
 
 export type { Environment, NodeHandle, Link, Endpoint, TopologyName, TopologyOptions } from './types.ts';
 export { cleanupLeftovers, stopEnvUps } from './lifecycle.ts';
@@ -42,9 +43,24 @@ export function validateTopology(topology: TopologyName, o: TopologyOptions): vo
  */
 export async function startEnvironment(topology: TopologyName, opts: TopologyOptions = {}): Promise<Environment> {
   validateTopology(topology, opts);
-  return bringUp(topology, opts).catch((e: unknown) => {
-    throw new InconclusiveError(`the ${topology} environment failed to start: ${(e as Error)?.message ?? String(e)}`, { cause: e });
-  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await bringUp(topology, opts);
+    } catch (e) {
+      // A port found free was taken before the server bound it (another process on this machine):
+      // the whole environment again, on other ports.
+      if (attempt < START_ATTEMPTS && portTaken(e)) continue;
+      throw new InconclusiveError(`the ${topology} environment failed to start: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    }
+  }
+}
+
+/** Tries at bringing an environment up when a port was taken under it. */
+const START_ATTEMPTS = 3;
+
+/** A server's start failed because its port was taken (its own words in the log tail, or the proxy's). */
+export function portTaken(e: unknown): boolean {
+  return e instanceof PortTaken || /address already in use|EADDRINUSE/i.test((e as Error)?.message ?? '');
 }
 
 async function bringUp(topology: TopologyName, opts: TopologyOptions): Promise<Environment> {

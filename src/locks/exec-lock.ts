@@ -77,6 +77,12 @@ function clip(s: string, n = 200): string {
 
 /** Holds looked at for a Go executable in a process client's tree, before any clock step. */
 const GO_LOOKS = 3;
+/**
+ * Looks at the tree while a request is in flight (every GO_LOOK_MS, at most GO_FLIGHT_LOOKS in
+ * all): a lock run as a Go binary that never got the lock (every acquire busy) shows only then.
+ */
+const GO_FLIGHT_LOOKS = 12;
+const GO_LOOK_MS = 100;
 
 export class ExecLock implements Lock {
   readonly name: string;
@@ -100,6 +106,8 @@ export class ExecLock implements Lock {
   private goSeen?: { pid: number; exe: string };
   /** Holds looked at for a Go executable in the client's tree (the first few: a lock run as a Go binary shows there). */
   private goLooks = 0;
+  /** Looks at the tree while requests were in flight. */
+  private goFlightLooks = 0;
   renew?: (h: Held, ttlMs: number) => Promise<'renewed' | 'lost'>;
 
   constructor(private readonly cfg: ExecConfig, private readonly ctx: LockContext) {
@@ -250,7 +258,8 @@ export class ExecLock implements Lock {
     });
     this.syncClock();
     this.write(JSON.parse(line) as Record<string, unknown>);
-    const r = await reply;
+    const looking = this.lookWhileInFlight();
+    const r = await reply.finally(() => clearInterval(looking));
     // While held, a lock that is a Go binary runs in the client's tree: seen once, no clock step counts for this client.
     if (op === 'acquire' && r.t !== 'busy' && this.clockFile && !this.goSeen && this.goLooks < GO_LOOKS && this.child?.pid !== undefined) {
       this.goLooks++;
@@ -326,6 +335,20 @@ export class ExecLock implements Lock {
     try { writeFileSync(this.clockFile, String(ms)); } catch { /* the tmp dir went away: the fault-effects check will tell */ }
     // A new offset is a new step, told anew; after it ends, a Go process seen only then still tells it.
     if (ms !== 0) { this.clockUnreached = false; this.clockMoved = true; this.checkClockReach(); }
+  }
+
+  /** Looks for a Go executable in the client's tree while a request runs (see GO_FLIGHT_LOOKS); the timer to clear. */
+  private lookWhileInFlight(): NodeJS.Timeout | undefined {
+    if (!this.clockFile || this.goSeen || this.goFlightLooks >= GO_FLIGHT_LOOKS) return undefined;
+    const t = setInterval(() => {
+      const pid = this.child?.pid;
+      if (this.goSeen || this.goFlightLooks >= GO_FLIGHT_LOOKS || pid === undefined) { clearInterval(t); return; }
+      this.goFlightLooks++;
+      this.goSeen = goProcesses(pid)[0];
+      if (this.goSeen) { clearInterval(t); this.checkClockReach(); }
+    }, GO_LOOK_MS);
+    t.unref();
+    return t;
   }
 
   /**

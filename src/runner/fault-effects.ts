@@ -2,7 +2,8 @@
 // recorded (`<kind>-start`, `<kind>-start-failed`, `<kind>-stop`, `heal-failed`, and
 // `<kind>-unreached`: a client said the fault cannot reach its lock's runtime, e.g. a clock
 // step and a Go binary): a fault the plan asked for that never took effect makes the run inconclusive,
-// with the reason in words. The history is the evidence, so `lockpick check` and
+// with the reason in words. A fault aimed at clients that had no operation and held nothing while
+// it lasted did not reach the lock either (a clock step or a pause of an idle client tests nothing). The history is the evidence, so `lockpick check` and
 // a reader of history.jsonl see the same thing.
 import { getOwn, setOwn } from '../own-key.ts';
 import type { HistoryEvent } from '../history/types.ts';
@@ -24,6 +25,43 @@ function kindOf(f: string, suffix: string): string | undefined {
   return f.endsWith(suffix) && !RUNNER_EVENTS.has(f) ? f.slice(0, -suffix.length) : undefined;
 }
 
+/** The clients a fault's start record names (`clients`, or a `client:<id>` target); undefined for a fault of servers or links. */
+function clientsAimed(v: Record<string, unknown>): string[] | undefined {
+  if (Array.isArray(v.clients)) return v.clients.filter((c): c is string => typeof c === 'string');
+  if (typeof v.target === 'string' && v.target.startsWith('client:')) return [v.target.slice('client:'.length)];
+  return undefined;
+}
+
+/** Each client's busy spans (ns): its operations, invoke to completion, and its holds, ok acquire to the next release's invoke. */
+function busySpans(events: readonly HistoryEvent[]): Map<string, [number, number][]> {
+  const clientOf = new Map<number, string>(), invoked = new Map<number, number>(), holding = new Map<number, number>();
+  const spans = new Map<string, [number, number][]>();
+  const add = (p: number, from: number, to: number) => {
+    const c = clientOf.get(p);
+    if (c === undefined) return;
+    let l = spans.get(c);
+    if (!l) spans.set(c, (l = []));
+    l.push([from, to]);
+  };
+  for (const e of events) {
+    if (typeof e.process !== 'number' || e.time === undefined) continue;
+    const p = e.process;
+    if (e.type === 'invoke') {
+      if (typeof e.client === 'string') clientOf.set(p, e.client);
+      invoked.set(p, e.time);
+      const held = holding.get(p);
+      if (e.f === 'release' && held !== undefined) { add(p, held, e.time); holding.delete(p); }
+      continue;
+    }
+    const from = invoked.get(p);
+    if (from !== undefined) { add(p, from, e.time); invoked.delete(p); }
+    if (e.f === 'acquire' && e.type === 'ok') holding.set(p, e.time);
+  }
+  for (const [p, t] of invoked) add(p, t, Infinity);
+  for (const [p, t] of holding) add(p, t, Infinity);
+  return spans;
+}
+
 /** runMs: how long the run lasted from its time 0 (for "the run ended before it was due"). */
 export function faultEffects(faults: readonly FaultSpec[], events: readonly HistoryEvent[], runMs: number): FaultEffects {
   // Kinds come from the history's nemesis events (a report reads a user's file): own keys only.
@@ -31,14 +69,24 @@ export function faultEffects(faults: readonly FaultSpec[], events: readonly Hist
   const healed: Record<string, number> = {};
   const failed = new Map<string, string[]>();
   const unreached = new Map<string, string[]>();
+  /** Faults aimed at clients: when each began and (by its id) ended. */
+  const aimed: { kind: string; id: unknown; clients: string[]; from: number }[] = [];
+  const stopped = new Map<unknown, number>();
   for (const e of events) {
     if (e.process !== 'nemesis') continue;
     const v = (e.value ?? {}) as Record<string, unknown>;
     let k: string | undefined;
     if ((k = kindOf(e.f, '-unreached'))) { const l = unreached.get(k) ?? []; unreached.set(k, l); l.push(`client ${String(v.client ?? '?')}: ${String(v.reason ?? 'no reason recorded')}`); }
     else if ((k = kindOf(e.f, '-start-failed'))) { const l = failed.get(k) ?? []; failed.set(k, l); l.push(String(v.error ?? 'no reason recorded')); }
-    else if ((k = kindOf(e.f, '-start'))) setOwn(applied, k, (getOwn(applied, k) ?? 0) + 1);
-    else if ((k = kindOf(e.f, '-stop'))) setOwn(healed, k, (getOwn(healed, k) ?? 0) + 1);
+    else if ((k = kindOf(e.f, '-start'))) {
+      setOwn(applied, k, (getOwn(applied, k) ?? 0) + 1);
+      const clients = clientsAimed(v);
+      const from = typeof v.began === 'number' ? v.began : e.time;
+      if (clients && clients.length > 0 && from !== undefined) aimed.push({ kind: k, id: v.id, clients, from });
+    } else if ((k = kindOf(e.f, '-stop'))) {
+      setOwn(healed, k, (getOwn(healed, k) ?? 0) + 1);
+      if (v.id !== undefined && e.time !== undefined) stopped.set(v.id, e.time);
+    }
   }
   const missing: string[] = [];
   const seen = new Map<string, number>();
@@ -62,6 +110,18 @@ export function faultEffects(faults: readonly FaultSpec[], events: readonly Hist
       missing.push(`${what}: no start was recorded`);
     }
   }
+  // A fault aimed at clients none of which had an operation or a hold while it lasted is not counted.
+  const idle = new Map<string, string>();
+  if (aimed.length > 0) {
+    const spans = busySpans(events);
+    for (const a of aimed) {
+      const to = (a.id !== undefined ? stopped.get(a.id) : undefined) ?? Infinity;
+      if (a.clients.some((c) => spans.get(c)?.some(([s, t]) => s <= to && t >= a.from))) continue;
+      setOwn(applied, a.kind, (getOwn(applied, a.kind) ?? 1) - 1);
+      if (!idle.has(a.kind)) idle.set(a.kind, `fault '${a.kind}' did not reach the lock: client${a.clients.length > 1 ? 's' : ''} ${a.clients.join(', ')} had no operation and held nothing while it lasted`);
+    }
+  }
+  missing.push(...idle.values());
   const kindsMissing: string[] = [];
   // Started, but not felt where it matters: the kind is not counted as applied in this run.
   for (const [kind, reasons] of unreached) {
@@ -74,7 +134,7 @@ export function faultEffects(faults: readonly FaultSpec[], events: readonly Hist
   for (const kind of new Set(faults.map((f) => f.kind))) {
     if ((getOwn(applied, kind) ?? 0) > 0 || unreached.has(kind)) continue;
     const first = missing.find((m) => m.includes(`never took effect`) && faults.some((f) => f.kind === kind && m.startsWith(`fault "${describeFault(f)}"`)));
-    kindsMissing.push(first ?? `no '${kind}' fault took effect`);
+    kindsMissing.push(first ?? idle.get(kind) ?? `no '${kind}' fault took effect`);
   }
   return { applied, healed, missing, kindsMissing };
 }

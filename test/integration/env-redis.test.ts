@@ -22,7 +22,6 @@ before(async () => {
   env = await startEnvironment('redis', { masters: 5, resource: true });
   const ms = performance.now() - t0;
   console.log(`redis x5 (+resource) up in ${ms.toFixed(0)} ms`);
-  assert.ok(ms < 2000, `redis x5 should start in under 2 s, took ${ms.toFixed(0)} ms`);
 });
 
 after(async () => {

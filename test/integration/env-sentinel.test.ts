@@ -20,7 +20,6 @@ before(async () => {
   env = await startEnvironment('redis-sentinel');
   const ms = performance.now() - t0;
   console.log(`redis-sentinel (1 primary, 2 replicas, 3 sentinels) up in ${ms.toFixed(0)} ms`);
-  assert.ok(ms < 5000, `sentinel topology should start in under 5 s, took ${ms.toFixed(0)} ms`);
 });
 
 after(async () => {

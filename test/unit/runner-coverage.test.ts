@@ -101,6 +101,33 @@ test('a fault a client says did not reach its lock (<kind>-unreached): not appli
   assert.deepEqual(felt.kindsMissing, []);
 });
 
+test('a fault aimed at clients that had no operation and held nothing while it lasted did not reach the lock', () => {
+  const ms = 1e6;
+  const at = (e: HistoryEvent, t: number): HistoryEvent => ({ ...e, time: t * ms });
+  const op = (p: number, client: string, f: string, type: 'invoke' | 'ok', t: number): HistoryEvent => at({ process: p, type, f, key: 'k', ...(type === 'invoke' ? { client } : {}) }, t);
+  const step = { kind: 'client-clock', at_ms: 100, duration_ms: 300, target: 'c3', params: { delta_ms: 1104 } };
+  // c1 works from 150 to 190 ms; the step on c3 (100-400 ms, begun at 95) meets nothing of c3.
+  const c1 = [op(0, 'c1', 'acquire', 'invoke', 150), op(0, 'c1', 'acquire', 'ok', 160), op(0, 'c1', 'release', 'invoke', 180), op(0, 'c1', 'release', 'ok', 190)];
+  const idle = faultEffects([step], [at(nem('run-start'), 0), at(nem('client-clock-start', { id: 'f4', clients: ['c3'], began: 95 * ms }), 100), ...c1,
+    at(nem('client-clock-stop', { id: 'f4' }), 400), at(nem('run-end'), 500)], 500);
+  assert.equal(idle.applied['client-clock'], 0);
+  assert.deepEqual(idle.kindsMissing, ["fault 'client-clock' did not reach the lock: client c3 had no operation and held nothing while it lasted"]);
+  // The same step on c1 meets its operations: applied.
+  const onC1 = faultEffects([{ ...step, target: 'c1' }], [at(nem('client-clock-start', { id: 'f4', clients: ['c1'], began: 95 * ms }), 100), ...c1, at(nem('client-clock-stop', { id: 'f4' }), 400)], 500);
+  assert.equal(onC1.applied['client-clock'], 1);
+  assert.deepEqual(onC1.kindsMissing, []);
+  // A hold that spans the fault (acquired before it, released after) is met; a cut link of an idle client is not.
+  const held = [op(1, 'c2', 'acquire', 'invoke', 10), op(1, 'c2', 'acquire', 'ok', 20), op(1, 'c2', 'release', 'invoke', 450), op(1, 'c2', 'release', 'ok', 460)];
+  const cut = { kind: 'partition', at_ms: 100, duration_ms: 300, target: 'client:c2' };
+  assert.equal(faultEffects([cut], [at(nem('partition-start', { id: 'f5', target: 'client:c2' }), 100), ...held, at(nem('partition-stop', { id: 'f5' }), 400)], 500).applied.partition, 1);
+  const cutIdle = faultEffects([cut], [...held.slice(0, 2).map((e) => ({ ...e, time: e.time! })), op(1, 'c2', 'release', 'invoke', 30), op(1, 'c2', 'release', 'ok', 40),
+    at(nem('partition-start', { id: 'f5', target: 'client:c2' }), 100), at(nem('partition-stop', { id: 'f5' }), 400)], 500);
+  assert.equal(cutIdle.applied.partition, 0);
+  assert.match(cutIdle.kindsMissing[0]!, /client c2 had no operation and held nothing while it lasted/);
+  // A fault of servers is not judged so.
+  assert.equal(faultEffects([{ kind: 'partition', at_ms: 100, duration_ms: 300, target: 'n1' }], [at(nem('partition-start', { id: 'f6', target: 'n1' }), 100), at(nem('partition-stop', { id: 'f6' }), 400)], 500).applied.partition, 1);
+});
+
 function outcome(over: Partial<RunOutcome>): RunOutcome {
   return {
     run: 1, plan: { ttlMs: 800, clients: [], faults: [] }, verdict: true, lockVerdict: true, events: [], ops: 4, elapsedMs: 1, problems: [], resourceEntries: [],

@@ -158,15 +158,20 @@ test('latency toxic applies to connections already open, and jitter stays within
   const p = await newProxy();
   const s = await connect(portOf(p));
   await p.addToxic({ name: 'jit', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 100, jitter: 40 } });
+  const rtts: number[] = [];
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
     const got = receive(s, 1, 5000);
     s.write('x');
     assert.equal((await got).bytes, 1);
-    const rtt = performance.now() - t0;
-    assert.ok(rtt >= 59 && rtt < 200, `latency 100 ± 40: measured ${rtt.toFixed(1)} ms`);
+    rtts.push(performance.now() - t0);
   }
   s.destroy();
+  // Never below 100 - 40; the fastest within 100 + 40 and the loopback's own time (a loaded
+  // machine only adds to some of them: a bound on every one failed in CI at 231 ms).
+  const shown = rtts.map((r) => r.toFixed(1)).join(', ');
+  assert.ok(rtts.every((r) => r >= 59), `latency 100 ± 40: measured ${shown} ms`);
+  assert.ok(Math.min(...rtts) < 200, `latency 100 ± 40: measured ${shown} ms`);
 });
 
 test('toxicity 0 leaves connections untouched', async () => {

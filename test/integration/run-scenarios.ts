@@ -6,8 +6,8 @@ import path from 'node:path';
 import { lockpick, repoRoot, tempStore, type CliResult } from './run-helpers.ts';
 
 /** Runs one stored scenario once, as the README tells users to. */
-export function replayScenario(name: string): Promise<CliResult> {
-  return lockpick(['run', '--replay', path.join(repoRoot, 'scenarios', name), '--runs', '1', '--store', tempStore(), '--json'], 60_000);
+export function replayScenario(name: string, runs = 1): Promise<CliResult> {
+  return lockpick(['run', '--replay', path.join(repoRoot, 'scenarios', name), '--runs', String(runs), '--store', tempStore(), '--json'], 60_000 * runs);
 }
 
 /**

@@ -7,9 +7,9 @@
 //    "error":"first line","stack":"first lines"}}
 // Each one with origin "lock" is a `client-crash` anomaly, with the fault that preceded it: the
 // latest `<kind>-start` or `<kind>-step` before it (or a start begun before it and recorded after
-// it). A crash of lockpick's own code (origin "lockpick") is no anomaly: the runner makes that run inconclusive instead. Read from the
-// nemesis events alone, in file order, so `lockpick check` and `report` of a stored history find
-// it as the run did.
+// it). A crash of lockpick's own code (origin "lockpick") is no anomaly: the runner makes that run
+// inconclusive instead. Read from the nemesis events alone, in file order, so `lockpick check`
+// and `report` of a stored history find it as the run did.
 import type { NemesisEvent } from '../src/history/types.ts';
 import type { Anomaly, CheckResult } from './types.ts';
 

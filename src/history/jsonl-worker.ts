@@ -1,7 +1,7 @@
 // The reader thread: reads, splits, checks (UTF-8, line length) and scans a JSON Lines file as
 // ./jsonl.ts does on one thread, and hands the events on in shared batches (./jsonl-batch.ts);
 // lines the scanner does not take whole go as text, for JSON.parse on the checking thread; a
-// piece of a chunk goes as bytes whenever the checking thread waits.
+// piece of a chunk goes as bytes when the checking thread is about to run out of messages.
 import { parentPort, workerData } from 'node:worker_threads';
 import { HistoryError } from './errors.ts';
 import { forEachLineBytes, type OnLine, type TakeChunk } from './jsonl-lines.ts';

@@ -26,39 +26,59 @@ function kindOf(f: string, suffix: string): string | undefined {
 }
 
 /** The clients a fault's start record names (`clients`, or a `client:<id>` target); undefined for a fault of servers or links. */
-function clientsAimed(v: Record<string, unknown>): string[] | undefined {
+export function clientsAimed(v: Record<string, unknown>): string[] | undefined {
   if (Array.isArray(v.clients)) return v.clients.filter((c): c is string => typeof c === 'string');
   if (typeof v.target === 'string' && v.target.startsWith('client:')) return [v.target.slice('client:'.length)];
   return undefined;
 }
 
-/** Each client's busy spans (ns): its operations, invoke to completion, and its holds, ok acquire to the next release's invoke. */
-function busySpans(events: readonly HistoryEvent[]): Map<string, [number, number][]> {
-  const clientOf = new Map<number, string>(), invoked = new Map<number, number>(), holding = new Map<number, number>();
-  const spans = new Map<string, [number, number][]>();
-  const add = (p: number, from: number, to: number) => {
-    const c = clientOf.get(p);
-    if (c === undefined) return;
-    let l = spans.get(c);
-    if (!l) spans.set(c, (l = []));
-    l.push([from, to]);
+/** One stretch of a client's time (ns): an operation, invoke to completion (`to` Infinity: unanswered), or a hold, ok acquire to the next release's invoke. */
+export interface ClientSpan {
+  client: string;
+  what: 'acquire' | 'release' | 'renew' | 'hold' | 'other';
+  key?: string;
+  from: number;
+  to: number;
+}
+
+/** Every client's operations and holds, as spans (a process names its client on its invokes). */
+export function clientSpans(events: readonly HistoryEvent[]): ClientSpan[] {
+  const clientOf = new Map<number, string>();
+  const invoked = new Map<number, { time: number; f: string; key?: string }>();
+  const holding = new Map<number, { time: number; key?: string }>();
+  const spans: ClientSpan[] = [];
+  const what = (f: string): ClientSpan['what'] => (f === 'acquire' || f === 'release' || f === 'renew' ? f : 'other');
+  const add = (p: number, w: ClientSpan['what'], key: string | undefined, from: number, to: number) => {
+    const client = clientOf.get(p);
+    if (client !== undefined) spans.push({ client, what: w, ...(key !== undefined ? { key } : {}), from, to });
   };
   for (const e of events) {
     if (typeof e.process !== 'number' || e.time === undefined) continue;
     const p = e.process;
     if (e.type === 'invoke') {
       if (typeof e.client === 'string') clientOf.set(p, e.client);
-      invoked.set(p, e.time);
+      invoked.set(p, { time: e.time, f: e.f, ...(typeof e.key === 'string' ? { key: e.key } : {}) });
       const held = holding.get(p);
-      if (e.f === 'release' && held !== undefined) { add(p, held, e.time); holding.delete(p); }
+      if (e.f === 'release' && held !== undefined) { add(p, 'hold', held.key, held.time, e.time); holding.delete(p); }
       continue;
     }
     const from = invoked.get(p);
-    if (from !== undefined) { add(p, from, e.time); invoked.delete(p); }
-    if (e.f === 'acquire' && e.type === 'ok') holding.set(p, e.time);
+    if (from !== undefined) { add(p, what(from.f), from.key, from.time, e.time); invoked.delete(p); }
+    if (e.f === 'acquire' && e.type === 'ok') holding.set(p, { time: e.time, ...(from?.key !== undefined ? { key: from.key } : {}) });
   }
-  for (const [p, t] of invoked) add(p, t, Infinity);
-  for (const [p, t] of holding) add(p, t, Infinity);
+  for (const [p, o] of invoked) add(p, what(o.f), o.key, o.time, Infinity);
+  for (const [p, h] of holding) add(p, 'hold', h.key, h.time, Infinity);
+  return spans;
+}
+
+/** Each client's busy spans (ns): its operations, invoke to completion, and its holds, ok acquire to the next release's invoke. */
+function busySpans(events: readonly HistoryEvent[]): Map<string, [number, number][]> {
+  const spans = new Map<string, [number, number][]>();
+  for (const s of clientSpans(events)) {
+    let l = spans.get(s.client);
+    if (!l) spans.set(s.client, (l = []));
+    l.push([s.from, s.to]);
+  }
   return spans;
 }
 

@@ -20,17 +20,9 @@ import { getOwn, setOwn } from '../own-key.ts';
 import type { HistoryEvent, NemesisEvent } from '../history/types.ts';
 import { faultPeriods } from '../report/cause.ts';
 import { clientSpans, clientsAimed, type ClientSpan } from './fault-effects.ts';
+import { PHASES, cellName, parseCell, type Cell, type Phase } from '../workload/cell.ts';
 
-/** Where a fault not anchored at a point landed: the phase its clients were in when it began. */
-export const PHASES = ['acquire', 'holding', 'release', 'idle'] as const;
-export type Phase = typeof PHASES[number];
-
-export interface Cell {
-  kind: string;
-  /** A point ('send:release:2', 'in-critical-section') or a phase ('holding'). */
-  place: string;
-  waiting: boolean;
-}
+export { PHASES, cellName, parseCell, type Cell, type Phase };
 
 /** One fault of a run, as a cell, with the operation its client was in when it began. */
 export interface CellHit extends Cell {
@@ -43,17 +35,6 @@ export interface CellCoverage {
   known: string[];
   /** Faults per cell, in conclusive runs (a cell outside `known` too: a fault of an aim, a rare timing). */
   hits: Record<string, number>;
-}
-
-export const cellName = (c: Cell): string => `${c.kind}@${c.place}/${c.waiting ? 'waiting' : 'alone'}`;
-
-/** `client-pause@send:release:2/waiting` → its parts (a point may hold '@' or '/': the kind ends at the first '@', waiting at the last '/'). */
-export function parseCell(name: string): Cell | undefined {
-  const at = name.indexOf('@'), slash = name.lastIndexOf('/');
-  if (at <= 0 || slash <= at + 1) return undefined;
-  const w = name.slice(slash + 1);
-  if (w !== 'waiting' && w !== 'alone') return undefined;
-  return { kind: name.slice(0, at), place: name.slice(at + 1, slash), waiting: w === 'waiting' };
 }
 
 /** The more engaged of two phases: a release (the hand-over), then a hold, then an acquire. */

@@ -154,8 +154,9 @@ function leading(o: WorkloadOptions): string[] | undefined {
  * one kind alone would otherwise outnumber. A plan with a fault that could never take effect
  * (anchored where its client never goes, due after the clients are done) is not drawn.
  */
-export function planArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
-  const random = randomPlanArb(o);
+export function planArb(o: WorkloadOptions, steer?: (random: fc.Arbitrary<RunPlan>) => fc.Arbitrary<RunPlan>): fc.Arbitrary<RunPlan> {
+  // `steer`: the random slot drawn another way (./cell-space.ts: toward fault cells not aimed at yet).
+  const random = steer ? steer(randomPlanArb(o)) : randomPlanArb(o);
   // A shard that leads some kinds draws only the aims that compose one of them.
   const lead = leading(o);
   const aims = aimsFor(o).filter((a) => !lead || a.kinds.some((k) => kindsFilling(k, lead).length > 0));
@@ -178,7 +179,8 @@ export function firstPlans(o: WorkloadOptions, seed: number): RunPlan[] {
 /** An aim's share of the plans: its own weight (default 2) once per fault kind it composes. */
 export const aimWeight = (a: Aim): number => (a.weight ?? 2) * Math.max(1, a.kinds.length);
 
-function randomPlanArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
+/** A plan of uniformly random attempts and faults (no aim). */
+export function randomPlanArb(o: WorkloadOptions): fc.Arbitrary<RunPlan> {
   const n = Math.max(1, o.clients);
   return fc.record({
     ttlMs: fc.constant(o.ttlMs),

@@ -1,0 +1,275 @@
+// The fault cells a search could draw (the cells *known*: src/runner/fault-cells.ts says what a
+// cell is), and a search steered toward the ones its plans have not aimed at yet.
+//
+// Known cells. For each fault kind asked for, the places its generator (nemesis/faults/*, with
+// the anchoring of server faults: arbitraries.ts) and the aims that compose it draw, among the
+// points the calibration run learned: each point a fault of the kind is anchored at, and, when
+// the kind also draws faults at a time, the phase holding, and acquire for a kind of client
+// scope (timedPhases below: not release, a round trip long, nor idle: a fault that met an idle
+// client tested nothing, and one aimed at idle clients is not counted: fault-effects.ts).
+// Each place × waiting and alone when the run has two clients or more (alone only with one);
+// an acquire's I/O point beyond those every granted acquire reached (only a waiting acquire goes
+// there, so another client holds) has a waiting cell only with three clients or more. The places
+// are read by drawing each kind's generator KIND_DRAWS times and each aim's AIM_DRAWS times from a
+// fixed seed: the same options give the same cells.
+//
+// Guidance. A fuzzer steers toward new edges; this search steers toward cells not aimed at yet.
+// Of the plans not drawn by an aim (src/workload/arbitraries.ts planArb: one in three), half are
+// drawn *toward a cell*: the least aimed-at known cell (ties broken by the seed's random stream),
+// as a random plan whose fault of that kind is moved to the cell's place (its point, or a time in
+// the phase), its first client first and a second one arriving to wait (or none, for alone). The
+// count is of the cells the plans drawn so far aim at (their anchored faults' points and the
+// targets of steered draws), never of what the runs hit: a seed draws the same plans whatever the
+// servers' timing did, so `--seed` with `--points-from` and the shards draw the same plans again.
+// A steered plan stays within the uniform generator's ranges, so shrinking (src/runner/shrink.ts:
+// the uniform arbitrary's shrink without context) works on it as on any other.
+import fc from 'fast-check';
+import type { FaultSpec } from '../../nemesis/types.ts';
+import { aimsFor } from './aims.ts';
+import { faultArb, planArb, randomPlanArb } from './arbitraries.ts';
+import { anchorPoint, anchoredClient, clientId, isAnchoredPause, parseIoPoint, type Attempt, type RunPlan } from './plan.ts';
+import { freeAcquirePoint } from '../../nemesis/points.ts';
+import { kindDef } from '../../nemesis/kinds.ts';
+import type { WorkloadOptions } from './workload-options.ts';
+import { cellName, parseCell, type Cell } from './cell.ts';
+
+/** Draws of each kind's generator and of each aim that read the places it can land. */
+export const KIND_DRAWS = 400;
+export const AIM_DRAWS = 40;
+const SEED = 41;
+
+/** The phases a fault at a time can be counted for, in grid order (not idle: see above). */
+const TIMED_PHASES = ['acquire', 'holding', 'release'] as const;
+/**
+ * The phases known for a kind's faults at a time: a hold (long) for every kind; an acquire too for a
+ * fault of one client (under contention a client's acquire waits long), not for a fault of servers
+ * (it counts what the most engaged client did: an acquire only while nobody held, a few ms). A
+ * release is a round trip: a fault at a time lands in one by luck (it is counted when it does),
+ * and the release's own points are where faults aim at it.
+ */
+const timedPhases = (kind: string): readonly string[] => (kindDef(kind)?.scope === 'client' ? ['acquire', 'holding'] : ['holding']);
+
+/** How a kind's fault lands at a place: its own params.point, a server fault's anchor, or a time. */
+type Form = 'param' | 'anchor' | 'timed';
+const formOf = (s: FaultSpec): Form => (s.anchor ? 'anchor' : typeof s.params?.point === 'string' ? 'param' : 'timed');
+
+/** The places each kind can land, with the form of a fault that lands there (the first drawn). */
+export function kindPlaces(o: WorkloadOptions): Map<string, Map<string, Form>> {
+  const out = new Map<string, Map<string, Form>>();
+  const note = (s: FaultSpec) => {
+    if (!o.faults.includes(s.kind)) return;
+    let m = out.get(s.kind);
+    if (!m) out.set(s.kind, (m = new Map()));
+    const f = formOf(s);
+    if (f === 'timed') { for (const p of timedPhases(s.kind)) if (!m.has(p)) m.set(p, f); return; }
+    const point = anchorPoint(s);
+    if (point !== undefined && !m.has(point)) m.set(point, f);
+  };
+  for (const k of new Set(o.faults)) {
+    for (const group of fc.sample(faultArb(k, o), { seed: SEED, numRuns: KIND_DRAWS })) group.forEach(note);
+  }
+  aimsFor(o).forEach((a, i) => {
+    for (const plan of fc.sample(a.plan(o), { seed: SEED + i + 1, numRuns: AIM_DRAWS })) plan.faults.forEach(note);
+  });
+  return out;
+}
+
+/** Whether the waiting cell of a place can occur with this many clients. */
+function waitingPossible(place: string, o: WorkloadOptions): boolean {
+  if (o.clients < 2) return false;
+  const io = parseIoPoint(place);
+  // Beyond what a free lock's acquire reaches, the client waits behind a holder: a third client must wait too.
+  if (io?.op === 'acquire' && !freeAcquirePoint(place, { sends: o.grantedAcquireSends, replies: o.grantedAcquireReplies })) return o.clients >= 3;
+  return true;
+}
+
+/** The known cells, in grid order: by kind as asked, its places (named points, I/O points, then phases), waiting before alone. */
+export function knownCells(o: WorkloadOptions, places = kindPlaces(o)): Cell[] {
+  const out: Cell[] = [];
+  const rank = (p: string) => ((TIMED_PHASES as readonly string[]).includes(p) ? 2 : parseIoPoint(p) ? 1 : 0);
+  for (const kind of new Set(o.faults)) {
+    const m = places.get(kind);
+    if (!m) continue;
+    const named = (p: string) => { const i = (o.points ?? []).indexOf(p); return i < 0 ? Infinity : i; };
+    const ps = [...m.keys()].sort((a, b) => rank(a) - rank(b) || (rank(a) === 2 ? TIMED_PHASES.indexOf(a as never) - TIMED_PHASES.indexOf(b as never)
+      : rank(a) === 1 ? ioOrder(a, b) : (named(a) - named(b) || (a < b ? -1 : a > b ? 1 : 0))));
+    for (const place of ps) {
+      if (waitingPossible(place, o)) out.push({ kind, place, waiting: true });
+      out.push({ kind, place, waiting: false });
+    }
+  }
+  return out;
+}
+
+/** I/O points by operation, kind, then N; named points keep their order. */
+function ioOrder(a: string, b: string): number {
+  const x = parseIoPoint(a), y = parseIoPoint(b);
+  if (!x || !y) return 0;
+  const ops = ['acquire', 'release', 'renew'];
+  return ops.indexOf(x.op) - ops.indexOf(y.op) || (x.kind === y.kind ? 0 : x.kind === 'send' ? -1 : 1) || x.n - y.n;
+}
+
+/** The cells a search steers toward, and how often the plans drawn so far aimed at each. */
+export class CellGuide {
+  readonly cells: Cell[];
+  readonly aimed = new Map<string, number>();
+  private readonly steered = new WeakMap<RunPlan, Cell>();
+  constructor(readonly o: WorkloadOptions, readonly places = kindPlaces(o)) {
+    this.cells = knownCells(o, places);
+    for (const c of this.cells) this.aimed.set(cellName(c), 0);
+  }
+
+  /** A plan was drawn: count the cells it aims at (a steered plan its target; another its anchored faults' points). */
+  note(plan: RunPlan): void {
+    const target = this.steered.get(plan);
+    for (const c of target ? [target] : aimedCells(plan)) {
+      const n = cellName(c);
+      if (this.aimed.has(n)) this.aimed.set(n, this.aimed.get(n)! + 1);
+    }
+  }
+
+  /** Counts cells as aimed at already (a test, or a caller that has its own map). */
+  mark(names: readonly string[], times = 1): void {
+    for (const n of names) if (this.aimed.has(n)) this.aimed.set(n, this.aimed.get(n)! + times);
+  }
+
+  /** The least aimed-at cells (a shard's: only of the kinds it leads). */
+  leastAimed(kinds?: readonly string[]): Cell[] {
+    const cs = this.cells.filter((c) => !kinds || kinds.includes(c.kind));
+    const min = Math.min(...cs.map((c) => this.aimed.get(cellName(c))!));
+    return cs.filter((c) => this.aimed.get(cellName(c)) === min);
+  }
+
+  /** The cell a plan was steered toward (undefined: drawn uniformly or by an aim). */
+  steeredTo(plan: RunPlan): Cell | undefined {
+    return this.steered.get(plan);
+  }
+
+  /** Remembers which cell a steered plan was drawn toward. */
+  steer(plan: RunPlan, cell: Cell): RunPlan {
+    this.steered.set(plan, cell);
+    return plan;
+  }
+}
+
+/** The cells a plan's anchored faults aim at (a fault at a time: its phase is not known before the run). */
+export function aimedCells(plan: RunPlan): Cell[] {
+  const out: Cell[] = [];
+  for (const f of plan.faults) {
+    const point = isAnchoredPause(f) ? anchorPoint(f) : undefined;
+    if (point === undefined) continue;
+    const me = plan.clients.findIndex((_, i) => clientId(i) === anchoredClient(f));
+    const keys = new Set((plan.clients[me]?.attempts ?? []).map((a) => a.key));
+    const waiting = plan.clients.some((c, i) => i !== me && c.attempts.some((a) => keys.has(a.key)));
+    out.push({ kind: f.kind, place: point, waiting });
+  }
+  return out;
+}
+
+/** Half of the plans not drawn by an aim are steered toward a cell (see above). */
+export const STEERED_SHARE = 0.5;
+
+/**
+ * The search's plans, steered: planArb with its random slot drawing half its plans toward the
+ * least aimed-at cell, every plan drawn counted (CellGuide.note). Without known cells (no fault
+ * kinds asked for) it is planArb.
+ */
+export function guidedPlanArb(o: WorkloadOptions, guide: CellGuide): fc.Arbitrary<RunPlan> {
+  if (guide.cells.length === 0) return planArb(o);
+  return new Noting(planArb(o, (random) => new Steered(random, o, guide)), guide);
+}
+
+type Ctx = { arb: fc.Arbitrary<RunPlan>; ctx: unknown } | undefined;
+
+/** Draws with the inner arbitrary and counts each plan drawn; shrinks as the inner one. */
+class Noting extends fc.Arbitrary<RunPlan> {
+  constructor(private readonly inner: fc.Arbitrary<RunPlan>, private readonly guide: CellGuide) { super(); }
+  generate(mrng: fc.Random, bias: number | undefined): fc.Value<RunPlan> {
+    const v = this.inner.generate(mrng, bias);
+    this.guide.note(v.value);
+    return v;
+  }
+  canShrinkWithoutContext(v: unknown): v is RunPlan { return this.inner.canShrinkWithoutContext(v); }
+  shrink(v: RunPlan, ctx: unknown): fc.Stream<fc.Value<RunPlan>> { return this.inner.shrink(v, ctx); }
+}
+
+/** The random slot: a uniform plan, or (STEERED_SHARE) one drawn toward the least aimed-at cell. */
+class Steered extends fc.Arbitrary<RunPlan> {
+  private readonly toward = new Map<string, fc.Arbitrary<RunPlan>>();
+  constructor(private readonly uniform: fc.Arbitrary<RunPlan>, private readonly o: WorkloadOptions, private readonly guide: CellGuide) { super(); }
+  generate(mrng: fc.Random, bias: number | undefined): fc.Value<RunPlan> {
+    let arb = this.uniform;
+    if (mrng.nextInt(0, 999) < STEERED_SHARE * 1000) {
+      const lead = this.o.leadKinds?.filter((k) => this.o.faults.includes(k));
+      const cells = this.guide.leastAimed(lead?.length ? lead : undefined);
+      if (cells.length) {
+        const cell = cells[mrng.nextInt(0, cells.length - 1)]!;
+        const name = cellName(cell);
+        arb = this.toward.get(name) ?? towardArb(this.o, cell, this.guide);
+        this.toward.set(name, arb);
+      }
+    }
+    const v = arb.generate(mrng, bias);
+    return new fc.Value(v.value, { arb, ctx: v.context } satisfies Ctx);
+  }
+  canShrinkWithoutContext(v: unknown): v is RunPlan { return this.uniform.canShrinkWithoutContext(v); }
+  shrink(v: RunPlan, ctx: unknown): fc.Stream<fc.Value<RunPlan>> {
+    const c = ctx as Ctx;
+    const arb = c?.arb ?? (this.uniform.canShrinkWithoutContext(v) ? this.uniform : undefined);
+    if (!arb) return fc.Stream.nil();
+    return arb.shrink(v, c?.ctx).map((x) => new fc.Value(x.value, { arb, ctx: x.context } satisfies Ctx));
+  }
+}
+
+/** A client id in a target, as c1 (keeping its form: 'c2' → 'c1', 'client:c2' → 'client:c1'). */
+const toFirst = (t: FaultSpec['target']): FaultSpec['target'] => {
+  const one = (x: string) => x.replace(/^(client:)?c\d+$/, '$1c1');
+  return t === undefined ? t : Array.isArray(t) ? [...new Set(t.map(one))] : one(t);
+};
+
+/**
+ * A plan drawn toward one cell: a random plan and a fault of the cell's kind as its generator
+ * draws it (its own numbers), moved to the cell's place on the first client, whose first attempt
+ * starts at once; for a waiting cell the second client's first attempt on the same key arrives
+ * while the first holds (or, at an acquire's point, at once), for an alone cell the others are silent.
+ */
+export function towardArb(o: WorkloadOptions, cell: Cell, guide: CellGuide): fc.Arbitrary<RunPlan> {
+  const form = guide.places.get(cell.kind)?.get(cell.place) ?? 'timed';
+  return fc.tuple(randomPlanArb(o), faultArb(cell.kind, o)).map(([plan, group]) => guide.steer(shape(o, plan, group, cell, form), cell));
+}
+
+function shape(o: WorkloadOptions, plan: RunPlan, group: FaultSpec[], cell: Cell, form: Form): RunPlan {
+  const ttl = o.ttlMs;
+  const drawn = group.find((s) => s.kind === cell.kind && formOf(s) === form) ?? group.find((s) => s.kind === cell.kind) ?? group[0]!;
+  const io = parseIoPoint(cell.place);
+  const acquiring = cell.place === 'acquire' || io?.op === 'acquire';
+  const clients = plan.clients.map((c) => ({ attempts: c.attempts.map((a) => ({ ...a })) }));
+  const first: Attempt = clients[0]!.attempts[0] ?? clients.find((c) => c.attempts.length)?.attempts[0] ?? { key: 'k0', delayMs: 0, waitMs: ttl, holdMs: 0, renew: false };
+  // Held long enough for a second client to arrive and wait (a plain hold's range: up to TTL/4).
+  const holdMs = first.renew && o.renew && !o.sessionMs ? first.holdMs : Math.max(first.holdMs, Math.floor(ttl / 8));
+  const mine: Attempt = { ...first, delayMs: 0, holdMs, ...(io?.op === 'renew' && o.renew ? { renew: true } : {}) };
+  clients[0] = { attempts: [mine, ...clients[0]!.attempts.slice(1)] };
+  for (let i = 1; i < clients.length; i++) {
+    if (!cell.waiting) { clients[i] = { attempts: [] }; continue; }
+    if (i > 1) continue;
+    const a = clients[i]!.attempts[0] ?? { ...first };
+    clients[i] = { attempts: [{ ...a, key: mine.key, delayMs: acquiring ? 0 : Math.min(10, Math.floor(ttl / 2)), waitMs: 2 * ttl }, ...clients[i]!.attempts.slice(1)] };
+  }
+  let spec: FaultSpec = { ...drawn };
+  if (form === 'param') spec = { ...spec, at_ms: 0, target: toFirst(spec.target), params: { ...spec.params, point: cell.place } };
+  else if (form === 'anchor') spec = { ...spec, at_ms: 0, anchor: { client: 'c1', point: cell.place } };
+  else {
+    // At a time in the phase: the first client's acquire starts at 0, its hold right after, its release after holdMs.
+    const at = cell.place === 'acquire' ? 0 : cell.place === 'holding' ? Math.floor(holdMs / 2) : holdMs + 1;
+    const { anchor: _a, ...rest } = spec;
+    spec = { ...rest, at_ms: at, ...(rest.target !== undefined && typeof drawn.target !== 'undefined' && isClientTarget(drawn.target) ? { target: toFirst(drawn.target) } : {}) };
+  }
+  return { ...plan, clients, faults: [spec] };
+}
+
+const isClientTarget = (t: FaultSpec['target']): boolean => (Array.isArray(t) ? t : [t]).every((x) => typeof x === 'string' && /^(client:)?c\d+$/.test(x));
+
+/** The known cells by name (results.json's `coverage.cells.known`). */
+export const knownCellNames = (o: WorkloadOptions): string[] => knownCells(o).map(cellName);
+
+export { parseCell };

@@ -5,6 +5,7 @@
 // inconclusive (exit 3) and says which of these was missing.
 import { addCounts } from '../own-key.ts';
 import type { RunOutcome } from './session.ts';
+import type { CellsJson } from './fault-cells.ts';
 
 export interface Coverage {
   runs: number;
@@ -19,6 +20,8 @@ export interface Coverage {
   lockStats: Record<string, number>;
   /** lockStats / okAcquires, 2 decimals: the herd-effect figure ("watch notifications per ok acquire"). */
   lockStatsPerOkAcquire: Record<string, number>;
+  /** Fault-space coverage (./fault-cells.ts): the cells the search could draw and the faults per cell, with its figures. */
+  cells?: CellsJson;
 }
 
 export function emptyCoverage(requested: readonly string[]): Coverage {

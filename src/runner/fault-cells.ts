@@ -133,7 +133,9 @@ export function describeCells(c: CellCoverage, max = MAX_NAMED): string {
 }
 
 /** results.json's and --json's `coverage.cells`: the map with its figures. */
-export function cellsJson(c: CellCoverage): CellCoverage & { hit: number; total: number; percent: number; missing: string[] } {
+export type CellsJson = CellCoverage & { hit: number; total: number; percent: number; missing: string[] };
+
+export function cellsJson(c: CellCoverage): CellsJson {
   const s = cellStats(c);
   return { known: c.known, hits: c.hits, hit: s.hit, total: s.known, percent: s.percent, missing: s.missing };
 }

@@ -56,6 +56,10 @@ export interface RunOptions {
   firstFailure?: boolean;
   /** This run is shard I of N of one search (--shard): a disjoint part of the plans (src/workload/shard.ts). */
   shard?: Shard;
+  /** A SAFE below this percentage of the fault cells known (src/runner/fault-cells.ts) is INCONCLUSIVE, naming the cells missing (--min-coverage, 0–100). */
+  minCoverage?: number;
+  /** Steer the plans not drawn by an aim toward fault cells not aimed at yet (default true; --coverage-guided false: uniform, for the bench). */
+  coverageGuided?: boolean;
 }
 
 /** What a replay is asked to do: `lockpick run --replay DIR`. */

@@ -73,7 +73,8 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         test.points_learned = { ...learned, from: o.learnedPoints ? 'points-from' : 'calibration' };
         writeJson(join(dir, 'test.json'), test);
       }
-      const plans = planSource(withLearned(workloadOptions(o, session, lease.ttlMs, points, drawn.renew), learned), seed, o.shard);
+      const { known, ...plans } = planSource(withLearned(workloadOptions(o, session, lease.ttlMs, points, drawn.renew), learned), seed, o.shard, o.coverageGuided !== false);
+      tally.knownCells(known);
       res = await search({
         ...plans, runs: o.runs, timeMs: o.timeS * 1000, shrinkTimeMs: o.shrinkTimeS * 1000,
         runOnce: (plan, lane) => session.runOnce(plan, lane),
@@ -117,5 +118,6 @@ function searchTestJson(o: RunOptions, seed: number): Record<string, unknown> {
     time_s: o.timeS, runs: o.runs, parallel: o.parallel ?? 1, keep_going: o.keepGoing === true, first_failure: o.firstFailure === true, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
     versions: versions(), started: new Date().toISOString(), plan: null, ...envJson(o.env, o.keyPrefix),
     ...(o.shard ? { shard: o.shard } : {}),
+    ...(o.minCoverage !== undefined ? { min_coverage: o.minCoverage } : {}), ...(o.coverageGuided === false ? { coverage_guided: false } : {}),
   };
 }

@@ -5,6 +5,7 @@
 import type { Failure } from './search.ts';
 import { wantsLiveness, type Property, type RunOutcome } from './session.ts';
 import { addRun, emptyCoverage, type Coverage } from './coverage.ts';
+import { addCells, cellsJson, cellsOfRun, emptyCells, type CellCoverage } from './fault-cells.ts';
 import { addLiveness, failureJson, type FailureJson, type LivenessTotals } from './summary.ts';
 import type { Shard } from '../workload/shard.ts';
 
@@ -18,10 +19,18 @@ export class SearchTally {
   readonly stored: { f: Failure; cdir: string }[] = [];
   readonly resource = { lostUpdates: 0, staleWritesAccepted: 0, staleStepsPrevented: 0 };
   readonly liveness: LivenessTotals;
+  /** Fault-space coverage (fault-cells.ts): set with the cells known once the points are learned (knownCells). */
+  cells: CellCoverage | undefined;
 
   constructor(faults: string[], readonly property: Property, livenessMs: number | undefined, private readonly shard?: Shard) {
     this.coverage = emptyCoverage(faults);
     this.liveness = { checked: wantsLiveness(property), violations: 0, longest_unavailable_ms: 0, bound_ms: livenessMs ?? null };
+  }
+
+  /** The cells the search could draw (src/workload/cell-space.ts): from now on each conclusive search run's faults count into them. */
+  knownCells(known: readonly string[]): void {
+    this.cells = emptyCells(known);
+    this.coverage.cells = cellsJson(this.cells);
   }
 
   /** One run done: a search run counts toward coverage and liveness, a shrinking run only toward the totals. */
@@ -33,6 +42,10 @@ export class SearchTally {
     this.resource.staleWritesAccepted += out.resource.staleWritesAccepted;
     this.resource.staleStepsPrevented += out.resource.staleStepsPrevented;
     if (phase === 'search') addRun(this.coverage, out);
+    if (phase === 'search' && this.cells && out.verdict !== 'unknown') {
+      addCells(this.cells, cellsOfRun(out.events));
+      this.coverage.cells = cellsJson(this.cells);
+    }
     if (out.verdict === false) this.firstSeen ??= out;
   }
 

@@ -4,6 +4,8 @@
 import type fc from 'fast-check';
 import type { LockRecipe } from '../locks/lock.ts';
 import { firstPlans, planArb } from '../workload/arbitraries.ts';
+import { CellGuide, guidedPlanArb } from '../workload/cell-space.ts';
+import { cellName } from '../workload/cell.ts';
 import type { RunPlan } from '../workload/plan.ts';
 import type { LearnedPoints } from '../workload/points.ts';
 import type { WorkloadOptions } from '../workload/workload-options.ts';
@@ -47,11 +49,18 @@ export function withLearned(w: WorkloadOptions, learned: LearnedPoints | undefin
     ...(learned?.reached?.validity ? { reportsValidity: true } : {}) };
 }
 
-/** The plans a search draws, shrinks along and runs first, and its seed: a shard draws from its own seed stream, only the plans of its bucket, and its share of the aims' first plans. */
-export function planSource(w: WorkloadOptions, seed: number, shard: Shard | undefined): { arb: fc.Arbitrary<RunPlan>; shrinkArb: fc.Arbitrary<RunPlan>; first: RunPlan[]; seed: number } {
+/**
+ * The plans a search draws, shrinks along and runs first, and its seed: a shard draws from its own seed stream, only the plans of its bucket, and its share of the aims' first plans.
+ * `known`: the fault cells the whole search could draw (src/workload/cell-space.ts; a shard's too, since merge sums them). `guided` (default): the
+ * plans not drawn by an aim are steered, half of them, toward the cells the plans drawn so far aimed at least; false: uniform (the bench's baseline).
+ */
+export function planSource(w: WorkloadOptions, seed: number, shard: Shard | undefined, guided = true): { arb: fc.Arbitrary<RunPlan>; shrinkArb: fc.Arbitrary<RunPlan>; first: RunPlan[]; seed: number; known: string[] } {
   const all = planArb(w);
   const first = firstPlans(w, seed);
   const s = shard && shard.total > 1 ? shard : undefined;
+  const guide = new CellGuide(w);
+  for (const p of first) guide.note(p);
+  const drawn = (o: WorkloadOptions) => (guided ? guidedPlanArb(o, guide) : planArb(o));
   // A shard draws from its own seed stream, only the plans of its bucket that lead with its fault kinds, and its share of the aims' first plans.
-  return { arb: s ? planArb({ ...w, leadKinds: shardKinds(w.faults, s) }).filter(shardFilter(first, s)) : all, shrinkArb: all, first: s ? shardFirstPlans(first, s, w.faults) : first, seed: s ? shardSeed(seed, s) : seed };
+  return { arb: s ? drawn({ ...w, leadKinds: shardKinds(w.faults, s) }).filter(shardFilter(first, s)) : drawn(w), shrinkArb: all, first: s ? shardFirstPlans(first, s, w.faults) : first, seed: s ? shardSeed(seed, s) : seed, known: guide.cells.map(cellName) };
 }

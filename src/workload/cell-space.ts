@@ -53,17 +53,20 @@ const timedPhases = (kind: string): readonly string[] => (kindDef(kind)?.scope =
 type Form = 'param' | 'anchor' | 'timed';
 const formOf = (s: FaultSpec): Form => (s.anchor ? 'anchor' : typeof s.params?.point === 'string' ? 'param' : 'timed');
 
-/** The places each kind can land, with the form of a fault that lands there (the first drawn). */
-export function kindPlaces(o: WorkloadOptions): Map<string, Map<string, Form>> {
-  const out = new Map<string, Map<string, Form>>();
+/** A place a kind lands at: how (its form) and the first fault drawn that lands there (a template when a draw has none of that form). */
+export interface Landing { form: Form; spec: FaultSpec }
+
+/** The places each kind can land, with the first fault drawn that lands there. */
+export function kindPlaces(o: WorkloadOptions): Map<string, Map<string, Landing>> {
+  const out = new Map<string, Map<string, Landing>>();
   const note = (s: FaultSpec) => {
     if (!o.faults.includes(s.kind)) return;
     let m = out.get(s.kind);
     if (!m) out.set(s.kind, (m = new Map()));
     const f = formOf(s);
-    if (f === 'timed') { for (const p of timedPhases(s.kind)) if (!m.has(p)) m.set(p, f); return; }
+    if (f === 'timed') { for (const p of timedPhases(s.kind)) if (!m.has(p)) m.set(p, { form: f, spec: s }); return; }
     const point = anchorPoint(s);
-    if (point !== undefined && !m.has(point)) m.set(point, f);
+    if (point !== undefined && !m.has(point)) m.set(point, { form: f, spec: s });
   };
   for (const k of new Set(o.faults)) {
     for (const group of fc.sample(faultArb(k, o), { seed: SEED, numRuns: KIND_DRAWS })) group.forEach(note);
@@ -234,13 +237,16 @@ const toFirst = (t: FaultSpec['target']): FaultSpec['target'] => {
  * while the first holds (or, at an acquire's point, at once), for an alone cell the others are silent.
  */
 export function towardArb(o: WorkloadOptions, cell: Cell, guide: CellGuide): fc.Arbitrary<RunPlan> {
-  const form = guide.places.get(cell.kind)?.get(cell.place) ?? 'timed';
-  return fc.tuple(randomPlanArb(o), faultArb(cell.kind, o)).map(([plan, group]) => guide.steer(shape(o, plan, group, cell, form), cell));
+  const landing = guide.places.get(cell.kind)?.get(cell.place);
+  if (!landing) return randomPlanArb(o);
+  return fc.tuple(randomPlanArb(o), faultArb(cell.kind, o)).map(([plan, group]) => guide.steer(shape(o, plan, group, cell, landing), cell));
 }
 
-function shape(o: WorkloadOptions, plan: RunPlan, group: FaultSpec[], cell: Cell, form: Form): RunPlan {
+function shape(o: WorkloadOptions, plan: RunPlan, group: FaultSpec[], cell: Cell, landing: Landing): RunPlan {
   const ttl = o.ttlMs;
-  const drawn = group.find((s) => s.kind === cell.kind && formOf(s) === form) ?? group.find((s) => s.kind === cell.kind) ?? group[0]!;
+  const form = landing.form;
+  // A fault of this draw that lands the same way (its own numbers), else the one drawn when the places were read.
+  const drawn = group.find((s) => s.kind === cell.kind && formOf(s) === form) ?? landing.spec;
   const io = parseIoPoint(cell.place);
   const acquiring = cell.place === 'acquire' || io?.op === 'acquire';
   const clients = plan.clients.map((c) => ({ attempts: c.attempts.map((a) => ({ ...a })) }));

@@ -79,3 +79,19 @@ test('deterministic for a seed, and a steered plan shrinks with the uniform arbi
     assert.ok(smaller.length > 0);
   }
 });
+
+test('every kind at once, steered: plans stay valid (validatePlan, the nemesis schedule) and can take effect', async () => {
+  const { KINDS, planSchedule, topologyProblem } = await import('../../nemesis/index.ts');
+  const { validatePlan } = await import('../../src/workload/plan.ts');
+  const { faultsCanTakeEffect } = await import('../../src/workload/points.ts');
+  const all = KINDS.map((k) => k.schema.kind).filter((k) => !topologyProblem(k, 'redis'));
+  const o = w({ faults: all, nodes: ['n1', 'n2', 'n3'], servers: ['n1', 'n2', 'n3'] });
+  const guide = new CellGuide(o);
+  const plans = fc.sample(guidedPlanArb(o, guide), { seed: 17, numRuns: 300 });
+  assert.ok(plans.filter((p) => guide.steeredTo(p)).length > 30);
+  for (const plan of plans) {
+    validatePlan(JSON.parse(JSON.stringify(plan)), 'steered plan');
+    planSchedule(plan.faults.filter((f) => !f.anchor && typeof f.params?.point !== 'string'));
+    assert.ok(faultsCanTakeEffect(plan));
+  }
+});

@@ -14,7 +14,7 @@ import { HistoryBuilder, ReadLimitReached, readHistory } from './history/index.t
 import { Budget } from '../checkers/budget.ts';
 import { limitedReading, readLimitResult } from '../checkers/read-limit.ts';
 import type { HistoryEvent, ParsedHistory } from './history/types.ts';
-import { MAX_MS, MAX_S, checkKindOptions, checkLockOptions, clientCount, ttlWithinTime, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, parseShard, positiveInt, propertyOf, recipeFor } from './options.ts';
+import { MAX_MS, MAX_S, checkKindOptions, minCoverageOf, checkLockOptions, clientCount, ttlWithinTime, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, parseShard, positiveInt, propertyOf, recipeFor } from './options.ts';
 import { runTest, type RunSummary } from './runner/index.ts';
 import { UsageError } from './errors.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
@@ -56,6 +56,10 @@ export interface LockTestOptions {
   keepGoing?: boolean;
   /** Stop at the first failure, even one inherent to the lock's design (--first-failure; default: search on for a bug of this lock). */
   firstFailure?: boolean;
+  /** As --min-coverage: a SAFE below this percentage (0–100) of the fault cells the search could draw resolves INCONCLUSIVE (exitCode 3), naming the cells never hit (summary.gaps; the map in summary.coverage.cells). */
+  minCoverage?: number;
+  /** As --coverage-guided: false draws the plans not drawn by an aim uniformly (default true: steered toward fault cells not aimed at yet). */
+  coverageGuided?: boolean;
   /** Shard I of N of one search, as --shard: '2/4', { index: 2, total: 4 } (1-based), or 'auto' (the CI engine's variables, from `env`, default process.env). */
   shard?: string | { index: number; total: number };
   /** The total for a Kubernetes Indexed Job's JOB_COMPLETION_INDEX (as --shard-total; implies 'auto'). */
@@ -91,6 +95,7 @@ export interface LockTestOptions {
  */
 export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
   checkApiOptions(o);
+  const minCoverage = minCoverageOf(o.minCoverage, 'runLockTest: minCoverage');
   o.signal?.throwIfAborted();
   const spec = lockSpecOf(o.lock);
   const lockOptions = o.lockOptions ?? {};
@@ -115,6 +120,7 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
     property: propertyOf(o.property, (p) => `runLockTest: property must be one of ${PROPERTIES.join(', ')}, got ${JSON.stringify(p)}`), livenessMs: o.livenessMs === undefined ? undefined : positiveInt(o.livenessMs, 'livenessMs', 0, 1, MAX_MS), storeRoot: o.store ?? 'store', lockOptions,
     log: o.log ?? (() => {}), onProgress: o.onProgress, junitPath: o.junit,
     keepGoing: o.keepGoing === true, firstFailure: o.firstFailure === true,
+    ...(minCoverage !== undefined ? { minCoverage } : {}), ...(o.coverageGuided === false ? { coverageGuided: false } : {}),
     shard: parseShard(typeof o.shard === 'object' && o.shard !== null ? `${o.shard.index}/${o.shard.total}` : o.shard, o.shardTotal, o.shardEnv ?? process.env),
     interrupts: { signal: o.signal },   // never exitOnSignal: the test runner owns the process
   });
@@ -126,7 +132,7 @@ type ApiKind = 'string' | 'number' | 'boolean' | 'strings' | 'object' | 'functio
  * UsageError (exit 2) naming it. Every LockTestOptions field must be here (the type says so).
  */
 const API_OPTIONS: Record<keyof LockTestOptions, ApiKind> & Record<string, ApiKind> = {
-  firstFailure: 'boolean',
+  firstFailure: 'boolean', minCoverage: 'number', coverageGuided: 'boolean',
   lock: 'lock', faults: 'strings', env: 'string', endpoints: 'string', keyPrefix: 'string', maxAttempts: 'number', maxFaults: 'number',
   restartDelayMs: 'number', timeMs: 'number', shrinkTimeMs: 'number', keepGoing: 'boolean', clients: 'number', ttlMs: 'number', keys: 'number',
   runs: 'number', seed: 'number', pauseAt: 'strings', property: 'string', livenessMs: 'number', lockOptions: 'object', store: 'string',

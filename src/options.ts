@@ -47,6 +47,24 @@ export function clientCount(n: number, flag: string): number {
   return n;
 }
 
+/**
+ * --min-coverage P (runLockTest's minCoverage): a SAFE below P percent of the fault cells known is
+ * INCONCLUSIVE (src/runner/fault-cells.ts). A number from 0 to 100 (decimals allowed); anything else exit 2.
+ */
+export function minCoverageOf(v: string | number | undefined, flag: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = typeof v === 'number' ? v : /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : NaN;
+  if (!Number.isFinite(n) || n < 0 || n > 100) throw new UsageError(`${flag} must be a percentage from 0 to 100 (of the fault cells the search could draw), got ${typeof v === 'string' ? `'${v}'` : String(v)}`);
+  return n;
+}
+
+/** --coverage-guided true|false: steer the plans toward fault cells not aimed at yet (default true). */
+export function coverageGuidedOf(v: string | undefined): boolean {
+  if (v === undefined || v === 'true' || v === 'on') return true;
+  if (v === 'false' || v === 'off') return false;
+  throw new UsageError(`--coverage-guided must be true or false, got '${v}'`);
+}
+
 /** --parallel K: each run in flight has its own client processes, so K stays small. */
 export function parallelRuns(v: string | undefined): number {
   const k = int(v, '--parallel', 1);

@@ -3,7 +3,7 @@ import { parseCommandArgs } from './args.ts';
 import { EXIT, EXIT_HELP, InconclusiveError, UsageError } from '../errors.ts';
 import { lockLabel, parseLockArg } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
-import { MAX_MS, MAX_S, checkKindOptions, checkLockOptions, clientCount, ttlWithinTime, faultsFor, int, parallelRuns, parseEnv, parseKeyPrefix, parseLockOptions, parsePausePoints, parseShard, pointsFrom, propertyOf, recipeFor, replayDir, writablePath } from '../options.ts';
+import { MAX_MS, MAX_S, checkKindOptions, coverageGuidedOf, minCoverageOf, checkLockOptions, clientCount, ttlWithinTime, faultsFor, int, parallelRuns, parseEnv, parseKeyPrefix, parseLockOptions, parsePausePoints, parseShard, pointsFrom, propertyOf, recipeFor, replayDir, writablePath } from '../options.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
        lockpick run --replay store/<lock>/<run-id> [--runs N]
@@ -29,6 +29,11 @@ options:
   --parallel K         run up to K plans at once when all their faults touch only their own
                        clients (client-pause, client-clock, client-kill; each run its own
                        clients, keys and history file); others run alone (default 1)
+  --min-coverage P     a SAFE below P percent (0-100) of the fault cells the search could draw
+                       (kind x where it landed x another client waiting; every search prints
+                       its coverage) is INCONCLUSIVE (exit 3), naming the cells never hit
+  --coverage-guided B  true (default): the plans not drawn by an aim are steered toward fault
+                       cells not aimed at yet; false: uniform (a baseline)
   --seed S             fast-check seed (printed on every run)
   --shard I/N|auto     run shard I of N of one search (1-based): a disjoint part of the plans
                        (its own seed stream and share of the aims); auto reads the CI engine's
@@ -90,7 +95,7 @@ export async function run(argv: string[]): Promise<number> {
     lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
     runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
     keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, 'points-from': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
-    replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, 'first-failure': { type: 'boolean' }, shard: { type: 'string' }, 'shard-total': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' },
+    replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, 'first-failure': { type: 'boolean' }, 'min-coverage': { type: 'string' }, 'coverage-guided': { type: 'string' }, shard: { type: 'string' }, 'shard-total': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' },
   });
   if (typeof parsed === 'number') return parsed;
   const args = parsed.values;
@@ -109,11 +114,14 @@ export async function run(argv: string[]): Promise<number> {
       if (args.shard !== undefined || args['shard-total'] !== undefined) throw new UsageError('--shard splits a search; a replay runs one stored plan, so leave it out');
       if (args['keep-going']) throw new UsageError('--keep-going goes on searching after a violation; a replay runs one stored plan, so leave it out (or drop --replay)');
       if (args['first-failure']) throw new UsageError('--first-failure stops a search at its first violation; a replay runs one stored plan, so leave it out (or drop --replay)');
+      if (args['min-coverage'] !== undefined || args['coverage-guided'] !== undefined) throw new UsageError(`--${args['min-coverage'] !== undefined ? 'min-coverage' : 'coverage-guided'} is about a search's fault-space coverage; a replay runs one stored plan, so leave it out (or drop --replay)`);
       // --lock: another module (a fix, or the same one moved) against the stored plan.
       const lock = args.lock === undefined ? undefined : parseLockArg(args.lock);
       summary = await replay({ dir: replayDir(args.replay), runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env, lock });
     } else {
       if (args['keep-going'] && args['first-failure']) throw new UsageError('--keep-going searches on after every violation, --first-failure stops at the first: give one of them');
+      const minCoverage = minCoverageOf(args['min-coverage'], '--min-coverage');
+      const coverageGuided = coverageGuidedOf(args['coverage-guided']);
       if (!args.lock) throw new UsageError(`--lock is required: a lock name from 'lockpick list' or a path to your own module (./my-lock.ts)`);
       const spec = parseLockArg(args.lock);
       const lockOptions = parseLockOptions(args['lock-opt'] ?? []);
@@ -137,6 +145,7 @@ export async function run(argv: string[]): Promise<number> {
         restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0, MAX_MS), pausePoints, learnedPoints, property, livenessMs, storeRoot, lockOptions, log,
         progress: json ? undefined : process.stderr, junitPath, interrupts, env, keyPrefix,
         parallel: parallelRuns(args.parallel), keepGoing: args['keep-going'] === true, firstFailure: args['first-failure'] === true, shard: parseShard(args.shard, args['shard-total']),
+        ...(minCoverage !== undefined ? { minCoverage } : {}), ...(coverageGuided ? {} : { coverageGuided: false }),
       });
     }
   } catch (e) {

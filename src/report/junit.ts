@@ -120,6 +120,8 @@ export interface RunJUnit {
   timeline?: string;
   gaps: string[];
   tested: string;                 // describeCoverage()
+  /** The fault-space coverage line (describeCells: "coverage: 17 of 24 cells (70 %); never hit: …"), said after `tested`. */
+  coverageLine?: string;
   properties?: Record<string, unknown>;
   /**
    * Each distinct failure a search reported (bugs of the lock first): with more than one, one
@@ -165,6 +167,7 @@ function failureText(r: RunJUnit): { message: string; body: string } {
   lines.push('', `replay:   ${r.replayCommand}`);
   if (r.timeline) lines.push(`timeline: ${r.timeline}`);
   lines.push(`tested:   ${r.tested}`);
+  if (r.coverageLine) lines.push(r.coverageLine);
   return { message, body: normaliseKeys(lines.join('\n')) };
 }
 
@@ -191,10 +194,10 @@ export function renderRunJUnit(r: RunJUnit): string {
     errors = 1;
     const why = r.interrupted ? ['interrupted before a verdict'] : r.gaps.length ? r.gaps : ['no verdict'];
     const message = `INCONCLUSIVE: ${why[0]}`;
-    const body = [`INCONCLUSIVE: no violation, but no safety promise either:`, ...why.map((g) => `  - ${g}`), '', `tested:   ${r.tested}`, `replay:   ${r.replayCommand}`].join('\n');
+    const body = [`INCONCLUSIVE: no violation, but no safety promise either:`, ...why.map((g) => `  - ${g}`), '', `tested:   ${r.tested}`, ...(r.coverageLine ? [r.coverageLine] : []), `replay:   ${r.replayCommand}`].join('\n');
     testcase = `${head}>\n      <error${attrs({ type: r.interrupted ? 'interrupted' : 'inconclusive', message })}>${xmlEscape(normaliseKeys(body))}</error>\n    </testcase>`;
   } else {
-    testcase = `${head}>\n      <system-out>${xmlEscape(`SAFE: ${r.tested}`)}</system-out>\n    </testcase>`;
+    testcase = `${head}>\n      <system-out>${xmlEscape(`SAFE: ${r.tested}${r.coverageLine ? `\n${r.coverageLine}` : ''}`)}</system-out>\n    </testcase>`;
   }
   const props = { lock: r.lock, property: r.property, faults: r.faults.join(',') || 'none', replay: r.replayCommand, timeline: r.timeline, ...(r.properties ?? {}) };
   const propXml = Object.entries(props).filter(([, v]) => v !== undefined && v !== null)

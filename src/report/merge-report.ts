@@ -6,6 +6,8 @@ import { makeDir } from '../make-dir.ts';
 import { outputError, writeOutput } from '../output.ts';
 import type { MergeResult } from '../runner/merge.ts';
 import { describeCoverage } from '../runner/coverage.ts';
+import { describeCells } from '../runner/fault-cells.ts';
+import { cellsSection, cellsCss } from './cells-html.ts';
 import { escapeHtml } from './html.ts';
 import { xmlEscape } from './junit.ts';
 
@@ -24,6 +26,7 @@ export function describeMerge(m: MergeResult): string {
     for (const g of m.gaps) lines.push(`  - ${g}`);
   }
   lines.push(`coverage summed: ${describeCoverage(m.coverage)}`);
+  if (m.coverage.cells) lines.push(`${describeCells(m.coverage.cells)} (the shards' cells summed)`);
   return lines.join('\n');
 }
 
@@ -40,7 +43,7 @@ export function renderMergeJUnit(m: MergeResult): string {
   }
   // The whole search: passing when SAFE, an error when inconclusive; after failures it reports any shard that did not finish.
   const name = `${m.faults.length ? `under faults ${[...m.faults].sort().join(',')}` : 'without faults'} (${m.total} shards)`;
-  if (m.verdict === true) cases.push(`    <testcase${attr({ classname: suite, name })}>\n      <system-out>${xmlEscape(`SAFE: ${describeCoverage(m.coverage)}`)}</system-out>\n    </testcase>`);
+  if (m.verdict === true) cases.push(`    <testcase${attr({ classname: suite, name })}>\n      <system-out>${xmlEscape(`SAFE: ${describeCoverage(m.coverage)}${m.coverage.cells ? `\n${describeCells(m.coverage.cells)}` : ''}`)}</system-out>\n    </testcase>`);
   else if (m.gaps.length) {
     errors++;
     cases.push(`    <testcase${attr({ classname: suite, name })}>\n      <error${attr({ type: 'inconclusive', message: `INCONCLUSIVE: ${m.gaps[0]!}` })}>${xmlEscape(m.gaps.map((g) => `- ${g}`).join('\n'))}</error>\n    </testcase>`);
@@ -57,7 +60,7 @@ export function renderMergeIndex(m: MergeResult, outDir: string): string {
   const gaps = m.gaps.map((g) => `<li>${escapeHtml(g)}</li>`).join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>lockpick merge: ${escapeHtml(m.lock)}</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:60em}td,th{padding:.2em .8em;text-align:left}.v{font-size:1.4em;font-weight:bold}</style></head>
+<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:60em}td,th{padding:.2em .8em;text-align:left}.v{font-size:1.4em;font-weight:bold}${cellsCss()}</style></head>
 <body><p class="v">${verdictWord(m)}</p>
 <p>${escapeHtml(m.lock)} under ${escapeHtml(m.faults.join(', ') || 'no faults')}: ${m.shards.length} of ${m.total} shard(s).</p>
 ${m.failures.length ? `<h2>Distinct failures</h2><ol>${fails}</ol>` : ''}
@@ -65,6 +68,7 @@ ${gaps ? `<h2>Not every shard finished or covered its part</h2><ul>${gaps}</ul>`
 <h2>Shards</h2><table><tr><th>shard</th><th>verdict</th><th>runs</th><th>run dir</th></tr>
 ${rows}</table>
 <p>Coverage summed: ${escapeHtml(describeCoverage(m.coverage))}</p>
+${m.coverage.cells ? cellsSection(m.coverage.cells) : ''}
 </body></html>
 `;
 }

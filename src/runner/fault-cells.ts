@@ -139,3 +139,21 @@ export function cellsJson(c: CellCoverage): CellsJson {
   const s = cellStats(c);
   return { known: c.known, hits: c.hits, hit: s.hit, total: s.known, percent: s.percent, missing: s.missing };
 }
+
+/** The words a coverage gap starts with (--min-coverage): merge judges a shard's again on the sum. */
+const CELL_GAP = 'fault-space coverage ';
+
+/**
+ * Why a SAFE is not enough under --min-coverage `min` (0–100), or undefined: the share of the known
+ * cells hit is below it. Names the cells missing (MAX_NAMED, the rest counted).
+ */
+export function cellGap(c: CellCoverage | undefined, min: number | undefined): string | undefined {
+  if (min === undefined || !c) return undefined;
+  const s = cellStats(c);
+  if (s.known === 0 || 100 * s.hit >= min * s.known) return undefined;
+  const named = s.missing.slice(0, MAX_NAMED);
+  return `${CELL_GAP}${s.hit} of ${s.known} cells (${s.percent} %) is below --min-coverage ${min} %; never hit: ${named.join(', ')}${s.missing.length > named.length ? `, … and ${s.missing.length - named.length} more` : ''}`;
+}
+
+/** Whether a gap is only --min-coverage's: a shard's own, which merge judges again on the shards' cells summed. */
+export const isCellGap = (gap: string): boolean => gap.startsWith(CELL_GAP);

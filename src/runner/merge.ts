@@ -10,6 +10,7 @@ import { basename, join, resolve } from 'node:path';
 import type { Verdict } from '../../checkers/types.ts';
 import { UsageError, fsReason } from '../errors.ts';
 import { emptyCoverage, gaps, isKindGap, type Coverage } from './coverage.ts';
+import { cellGap, cellsJson, isCellGap, sumCells } from './fault-cells.ts';
 import { checkShardResults, checkTestJson, type ShardResults } from './stored-files.ts';
 import { shardLabel, type Shard } from '../workload/shard.ts';
 
@@ -54,7 +55,8 @@ export interface MergeResult {
 
 /** Fields every shard of one search must share: a difference is refused, naming the field. */
 const SAME = ['lock', 'lock_sha256', 'model', 'topology', 'faults', 'pause_points', 'property', 'liveness_ms', 'clients', 'ttl_ms', 'keys',
-  'time_s', 'runs', 'parallel', 'keep_going', 'first_failure', 'shrink_time_s', 'lock_options', 'env.kind', 'versions.lockpick', 'shard.total'];
+  'time_s', 'runs', 'parallel', 'keep_going', 'first_failure', 'shrink_time_s', 'lock_options', 'env.kind', 'versions.lockpick', 'shard.total',
+  'min_coverage', 'coverage_guided'];
 
 const field = (t: Record<string, unknown>, path: string): unknown =>
   path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined), t);
@@ -115,7 +117,9 @@ export function sumCoverage(faults: readonly string[], all: readonly Coverage[])
   }
   c.lockStatsPerOkAcquire = c.okAcquires === 0 ? {}
     : Object.fromEntries(Object.entries(c.lockStats).map(([k, n]) => [k, Math.round((n / c.okAcquires) * 100) / 100]));
-  return { ...c, inconclusiveReasons: { ...c.inconclusiveReasons }, lockStats: { ...c.lockStats } };
+  // The fault cells (fault-cells.ts): hits summed over the shards, the cells known of all of them.
+  const cells = sumCells(all.map((x) => x.cells));
+  return { ...c, inconclusiveReasons: { ...c.inconclusiveReasons }, lockStats: { ...c.lockStats }, ...(cells ? { cells: cellsJson(cells) } : {}) };
 }
 
 /** A stored counterexample path as the shard wrote it, found again inside the dir it was downloaded to. */
@@ -185,11 +189,15 @@ export function mergeShards(dirs: readonly string[]): MergeResult {
     if (!res) why.push(`${label}: no results.json: it did not finish (killed, or its artifacts were taken while it ran)`);
     else if (res.interrupted && res.verdict !== false) why.push(`${label}: interrupted${res.reason ? ` (${res.reason})` : ''} before a verdict`);
     // A shard leads some of the kinds (shardKinds): a kind it never applied is judged on the sum below.
-    else if (res.verdict === 'unknown' && !(res.gaps.length > 0 && res.gaps.every(isKindGap))) why.push(`${label}: inconclusive: ${res.gaps.join('; ') || 'no verdict'}`);
+    // So is --min-coverage: the shards' cells together are judged below.
+    else if (res.verdict === 'unknown' && !(res.gaps.length > 0 && res.gaps.every((g) => isKindGap(g) || isCellGap(g)))) why.push(`${label}: inconclusive: ${res.gaps.join('; ') || 'no verdict'}`);
     else if (res.verdict === true && !res.coverage) why.push(`${label}: SAFE without coverage figures`);
   }
   // The shards' own SAFE is not taken on trust: their coverage together must leave no gap.
   if (!unsafe && why.length === 0) why.push(...gaps(coverage).map((g) => `all shards together: ${g}`));
+  const min = typeof base.test.min_coverage === 'number' ? base.test.min_coverage : undefined;
+  const short = unsafe || why.length ? undefined : cellGap(coverage.cells, min);
+  if (short) why.push(`all shards together: ${short}`);
   const verdict: Verdict = unsafe ? false : why.length === 0 ? true : 'unknown';
   return {
     verdict, exitCode: verdict === false ? 1 : verdict === true ? 0 : 3,

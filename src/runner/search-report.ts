@@ -10,6 +10,8 @@ import { lockLabel } from './lock-spec.ts';
 import { describeThroughput, throughput } from './progress.ts';
 import type { SearchResult } from './search.ts';
 import { describeCoverage, gaps } from './coverage.ts';
+import { cellGap, cellStats, describeCells } from './fault-cells.ts';
+import { writeOutput } from '../output.ts';
 import { clientLogs, clientOutputNote } from './client-logs.ts';
 import { writeJson } from './store.ts';
 import { describeOutcome, finish, shownRun, writeCounterexample, writeJUnit } from './run-files.ts';
@@ -30,7 +32,29 @@ export interface SearchRecord {
 }
 
 function junitBase(r: SearchRecord) {
-  return { lock: lockLabel(r.o.lock), property: r.tally.property, faults: r.o.faults, replayCommand: `lockpick run --replay ${r.dir}`, properties: { run: r.id, seed: r.seed } };
+  const cells = r.tally.cells;
+  const s = cells && cellStats(cells);
+  return {
+    lock: lockLabel(r.o.lock), property: r.tally.property, faults: r.o.faults, replayCommand: `lockpick run --replay ${r.dir}`,
+    properties: { run: r.id, seed: r.seed, ...(s ? { coverage: `${s.hit} of ${s.known} cells (${s.percent} %)` } : {}), ...(r.o.minCoverage !== undefined ? { min_coverage: r.o.minCoverage } : {}) },
+    ...(cells ? { coverageLine: describeCells(cells) } : {}),
+  };
+}
+
+/** The coverage line, and the grid in coverage.html (every search, whatever its verdict: one without a counterexample has no timeline). */
+async function sayCells(r: SearchRecord): Promise<void> {
+  const cells = r.tally.cells;
+  if (!cells) return;
+  r.o.log(describeCells(cells));
+  if (cells.known.length === 0 && Object.keys(cells.hits).length === 0) return;
+  try {
+    const { renderCellsHtml } = await import('../report/cells-html.ts');
+    const path = join(r.dir, 'coverage.html');
+    writeOutput(path, renderCellsHtml(cells, `${lockLabel(r.o.lock)} · ${r.o.faults.join(',')} · run ${r.id}`));
+    r.o.log(`coverage grid: ${path}`);
+  } catch (e) {
+    r.o.log(`coverage grid not written: ${(e as Error).message}`);
+  }
 }
 
 /** An interrupt: what was found so far is stored and said, with the reason; a violation already seen stays one. */
@@ -55,6 +79,7 @@ export async function storeInterruptedSearch(r: SearchRecord, reason: string): P
     o.log(`\ndistinct failures so far: ${stored.length} (the first as found above, the others shrunk)`);
     tally.failuresJson().forEach((j, i) => o.log(describeFailure(j, i + 1)));
   }
+  await sayCells(r);
   const output = clientOutputNote(dir);
   if (output) o.log(output);
   o.log(`results: ${join(dir, 'results.json')}`);
@@ -66,7 +91,9 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
   const { o, dir, id, t0, seed, test, tally } = r;
   const { coverage, stored, ops, lockViolations, liveness, resource } = tally;
   const replay = `lockpick run --replay ${dir}`;
-  const missing = res.minimal ? [] : gaps(coverage);
+  // --min-coverage: a SAFE below that share of the fault cells known is not a promise either.
+  const short = res.minimal ? undefined : cellGap(tally.cells, o.minCoverage);
+  const missing = res.minimal ? [] : [...gaps(coverage), ...(short ? [short] : [])];
   const speed = throughput({ runs: res.runs, inconclusive: res.inconclusive, schedules: res.schedules, searchMs: res.searchMs, parallel: res.parallel });
   const summary: SummaryDraft = {
     verdict: res.minimal ? false : missing.length === 0 ? true : 'unknown',
@@ -101,6 +128,7 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
     o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? 'broke the lock again on a confirmation run' : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
     o.log(`\n${await describeOutcome(m, join(cdir, 'history.jsonl'))}`);
     o.log(`\nsearch: ${describeCoverage(coverage)}`);
+    await sayCells(r);
     o.log(describeThroughput(speed));
     o.log(describeLiveness(liveness));
     o.log(`fast-check seed ${res.seed}, path "${res.path ?? ''}"${learned ? `; the same search again: ${o.shard ? `--seed ${seed} --shard ${shardLabel(o.shard)}` : `--seed ${res.seed}`} --points-from ${dir}` : ''}`);
@@ -114,6 +142,7 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
   } else if (summary.exitCode === 0) {
     o.log(`\nSAFE so far${o.property && o.property !== 'both' ? ` (property: ${o.property})` : ''}: ${ops} operations, no violation. fast-check seed ${res.seed}${learned ? ` (the same search again: ${o.shard ? `--seed ${seed} --shard ${shardLabel(o.shard)}` : `--seed ${res.seed}`} --points-from ${dir})` : ''}.`);
     o.log(`tested: ${describeCoverage(coverage)}`);
+    await sayCells(r);
     o.log(describeThroughput(speed));
     o.log(describeLiveness(liveness));
     if (o.property === 'resource') {
@@ -123,6 +152,7 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
     o.log(`\nINCONCLUSIVE: no violation, but no safety promise either:`);
     for (const g of missing) o.log(`  - ${g}`);
     o.log(`tested: ${describeCoverage(coverage)}`);
+    await sayCells(r);
     o.log(describeThroughput(speed));
     o.log(describeLiveness(liveness));
     const reasons = Object.entries(coverage.inconclusiveReasons).sort((a, b) => b[1] - a[1]).slice(0, 3);

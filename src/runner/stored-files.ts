@@ -152,6 +152,12 @@ export function checkShardResults(raw: unknown, file: string): ShardResults {
       const m = v[f] === undefined ? {} : c.object(v[f], `coverage.${f}`);
       for (const [k, n] of Object.entries(m)) c.count(n, `coverage.${f}.${k}`);
     }
+    // The fault cells (fault-cells.ts): the cells known and the faults per cell, summed by merge.
+    if (v.cells !== undefined) {
+      const cells = c.object(v.cells, 'coverage.cells');
+      c.strings(cells.known, 'coverage.cells.known');
+      for (const [k, n] of Object.entries(c.object(cells.hits, 'coverage.cells.hits'))) c.count(n, `coverage.cells.hits.${k}`);
+    }
     coverage = v as unknown as ShardResults['coverage'];
   }
   const failures: unknown = o.failures === undefined || o.failures === null ? [] : o.failures;

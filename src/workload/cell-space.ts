@@ -253,20 +253,29 @@ function shape(o: WorkloadOptions, plan: RunPlan, group: FaultSpec[], cell: Cell
   const first: Attempt = clients[0]!.attempts[0] ?? clients.find((c) => c.attempts.length)?.attempts[0] ?? { key: 'k0', delayMs: 0, waitMs: ttl, holdMs: 0, renew: false };
   // Held long enough for a second client to arrive and wait (a plain hold's range: up to TTL/4).
   const holdMs = first.renew && o.renew && !o.sessionMs ? first.holdMs : Math.max(first.holdMs, Math.floor(ttl / 8));
-  const mine: Attempt = { ...first, delayMs: 0, holdMs, ...(io?.op === 'renew' && o.renew ? { renew: true } : {}) };
+  // Only an acquire that waits behind a holder reaches an acquire's point beyond those of a free lock's
+  // (and a client's acquire lasts long only then): the second client holds first, the first arrives behind it.
+  const behind = clients.length >= 2 && ((io?.op === 'acquire' && !freeAcquirePoint(cell.place, { sends: o.grantedAcquireSends, replies: o.grantedAcquireReplies })) || (form === 'timed' && cell.place === 'acquire'));
+  const soon = Math.min(10, Math.floor(ttl / 2));
+  const mine: Attempt = { ...first, delayMs: behind ? soon : 0, holdMs, ...(behind ? { waitMs: 2 * ttl } : {}), ...(io?.op === 'renew' && o.renew ? { renew: true } : {}) };
   clients[0] = { attempts: [mine, ...clients[0]!.attempts.slice(1)] };
-  for (let i = 1; i < clients.length; i++) {
-    if (!cell.waiting) { clients[i] = { attempts: [] }; continue; }
-    if (i > 1) continue;
+  const other = (i: number, delayMs: number, hold?: number): void => {
     const a = clients[i]!.attempts[0] ?? { ...first };
-    clients[i] = { attempts: [{ ...a, key: mine.key, delayMs: acquiring ? 0 : Math.min(10, Math.floor(ttl / 2)), waitMs: 2 * ttl }, ...clients[i]!.attempts.slice(1)] };
+    clients[i] = { attempts: [{ ...a, key: mine.key, delayMs, waitMs: 2 * ttl, ...(hold !== undefined ? { holdMs: hold, renew: false } : {}) }, ...clients[i]!.attempts.slice(1)] };
+  };
+  // The waiter: the client after the holders, arriving while they hold (at once, for an acquire's point of a free lock).
+  const waiter = behind ? 2 : 1;
+  for (let i = 1; i < clients.length; i++) {
+    if (behind && i === 1) other(1, 0, Math.floor(ttl / 4));
+    else if (cell.waiting && i === waiter) other(i, acquiring && !behind ? 0 : soon + (behind ? 5 : 0));
+    else clients[i] = { attempts: [] };
   }
   let spec: FaultSpec = { ...drawn };
   if (form === 'param') spec = { ...spec, at_ms: 0, target: toFirst(spec.target), params: { ...spec.params, point: cell.place } };
   else if (form === 'anchor') spec = { ...spec, at_ms: 0, anchor: { client: 'c1', point: cell.place } };
   else {
     // At a time in the phase: the first client's acquire starts at 0, its hold right after, its release after holdMs.
-    const at = cell.place === 'acquire' ? 0 : cell.place === 'holding' ? Math.floor(holdMs / 2) : holdMs + 1;
+    const at = cell.place === 'acquire' ? (behind ? 2 * soon : 0) : cell.place === 'holding' ? Math.floor(holdMs / 2) : holdMs + 1;
     const { anchor: _a, ...rest } = spec;
     spec = { ...rest, at_ms: at, ...(rest.target !== undefined && typeof drawn.target !== 'undefined' && isClientTarget(drawn.target) ? { target: toFirst(drawn.target) } : {}) };
   }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { parseShard } from '../../src/options.ts';
+import { minCoverageOf, parseShard } from '../../src/options.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const text = (f: string) => readFileSync(path.join(root, 'docs/ci', f), 'utf8');
@@ -103,4 +103,21 @@ test('Kubernetes: an Indexed Job of N shards (JOB_COMPLETION_INDEX, --shard-tota
   assert.match(script, /--env docker\b/);
   assert.ok(c.env.some((e: Doc) => e.name === 'DOCKER_HOST'));
   assert.ok(job!.spec.template.spec.initContainers.some((s: Doc) => /dind/.test(s.image) && s.restartPolicy === 'Always'));
+});
+
+test('every shard recipe asks for fault-space coverage (--min-coverage, a percentage merge judges on the shards summed)', async () => {
+  for (const f of ['github-actions.yml', 'gitlab-ci.yml', 'kubernetes-job.yml']) {
+    const runs = [...text(f).matchAll(/lockpick run\b[^\n]*/g)].map((m) => m[0]);
+    assert.ok(runs.length > 0, f);
+    for (const r of runs) {
+      const m = /--min-coverage (\S+)/.exec(r);
+      assert.ok(m, `${f}: ${r} has no --min-coverage`);
+      const p = minCoverageOf(m[1]!, '--min-coverage');
+      assert.ok(p !== undefined && p > 0 && p <= 100, `${f}: --min-coverage ${m[1]}`);
+      await knownFlags(r);
+    }
+  }
+  assert.throws(() => minCoverageOf('101', '--min-coverage'), /--min-coverage must be a percentage from 0 to 100/);
+  assert.throws(() => minCoverageOf('ninety', '--min-coverage'), /--min-coverage must be a percentage from 0 to 100.*'ninety'/);
+  assert.equal(minCoverageOf('87.5', '--min-coverage'), 87.5);
 });

@@ -9,6 +9,10 @@ test('runLockTest: an unknown property or a bad liveness bound rejects with exit
     (e: Error & { exitCode?: number }) => e.exitCode === 2 && /property must be one of lock, resource, both, liveness, all, got "safety"/.test(e.message));
   await assert.rejects(runLockTest({ lock: 'redis-set-px-lua', property: 'liveness', livenessMs: -5 }),
     (e: Error & { exitCode?: number }) => e.exitCode === 2 && /livenessMs must be a whole number from 1 to 3600000, got -5/.test(e.message));
+  await assert.rejects(runLockTest({ lock: 'redis-set-px-lua', minCoverage: 120 }),
+    (e: Error & { exitCode?: number }) => e.exitCode === 2 && /runLockTest: minCoverage must be a percentage from 0 to 100 .*, got 120/.test(e.message));
+  await assert.rejects(runLockTest({ lock: 'redis-set-px-lua', coverageGuided: 'no' as never }),
+    (e: Error & { exitCode?: number }) => e.exitCode === 2 && /coverageGuided must be a boolean/.test(e.message));
 });
 
 test('runLockTest takes the CLI\'s environment and workload options, refusing what cannot run (exitCode 2)', async () => {

@@ -121,3 +121,16 @@ test('cell names parse back, points with colons included', () => {
   assert.equal(parseCell('no-at/alone'), undefined);
   assert.equal(parseCell('k@p/maybe'), undefined);
 });
+
+test('the grid: kinds × places, each square waiting | alone, coloured hit / never hit / not drawn; names escaped', async () => {
+  const { renderCellsHtml } = await import('../../src/report/cells-html.ts');
+  const c = emptyCells(['client-pause@in-critical-section/waiting', 'client-pause@in-critical-section/alone', 'kill@holding/alone']);
+  addCells(c, [{ kind: 'client-pause', place: 'in-critical-section', waiting: true }, { kind: 'kill', place: '<b>x</b>', waiting: false }]);
+  const html = renderCellsHtml(c, 'redis-set-px-lua · client-pause,kill');
+  assert.match(html, /Fault-space coverage: 1 of 3 cells \(33 %\)/);
+  assert.match(html, /<span class="hit1" title="client-pause@in-critical-section\/waiting: 1 fault\(s\)">1<\/span>/);
+  assert.match(html, /<span class="miss" title="client-pause@in-critical-section\/alone: never hit">/);
+  assert.match(html, /<span class="none" title="kill@in-critical-section\/waiting: not a cell this search draws">/);
+  assert.match(html, /class="extra"/);
+  assert.ok(!html.includes('<b>x</b>') && html.includes('&lt;b&gt;x&lt;/b&gt;'));
+});

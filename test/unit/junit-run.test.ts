@@ -115,3 +115,13 @@ test('unsafe with one failure classed by cause: the single testcase keeps its na
   assert.match(tc.failure![0]!.message!, new RegExp(`^UNSAFE: 2 anomalies .*: ${cause}$`));
   assert.ok(tc.failure![0]!.inner!.startsWith(`${cause}\n\nUNSAFE`));
 });
+
+test('fault-space coverage: its line in the testcase\'s text (SAFE, INCONCLUSIVE, UNSAFE) and a property', () => {
+  const line = 'coverage: 3 of 4 cells (75 %); never hit: client-pause@send:release:1/waiting';
+  const base = { lock: 'l', property: 'lock' as const, faults: ['client-pause'], anomalies: [], replayCommand: 'lockpick run --replay store/x', tested: '24 run(s)', coverageLine: line, properties: { coverage: '3 of 4 cells (75 %)' } };
+  for (const verdict of [true, 'unknown', false] as const) {
+    const xml = renderRunJUnit({ ...base, verdict, elapsedMs: 1000, gaps: verdict === 'unknown' ? ['fault-space coverage 3 of 4 cells (75 %) is below --min-coverage 90 %; never hit: client-pause@send:release:1/waiting'] : [] });
+    assert.ok(xml.includes(line), `${String(verdict)}: the coverage line`);
+    assert.match(xml, /<property name="coverage" value="3 of 4 cells \(75 %\)"\/>/);
+  }
+});

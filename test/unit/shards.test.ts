@@ -247,3 +247,21 @@ test('merge writes through the output layer: --out that cannot be made exit 2 na
   await mergeRuns([root], { out });
   assert.deepEqual(readdirSync(out).sort(), ['index.html', 'junit.xml', 'results.json'], 'no temporary file left beside them');
 });
+
+test('merge: the shards\' fault cells summed; a shard short of --min-coverage alone is judged on the sum', () => {
+  const known = ['client-pause@in-critical-section/waiting', 'client-pause@in-critical-section/alone', 'client-pause@send:release:1/waiting', 'client-pause@send:release:1/alone'];
+  const cells = (hits: Record<string, number>) => ({ known, hits, hit: 0, total: known.length, percent: 0, missing: [] });
+  const gap = 'fault-space coverage 2 of 4 cells (50 %) is below --min-coverage 100 %; never hit: …';
+  const root = tempDir('lockpick-merge-');
+  shardDir(root, 1, 2, { verdict: 'unknown', gaps: [gap], runs: 10, coverage: { ...coverage(), cells: cells({ [known[0]!]: 3, [known[1]!]: 1 }) }, failures: [] }, { min_coverage: 100 });
+  shardDir(root, 2, 2, { verdict: 'unknown', gaps: [gap], runs: 10, coverage: { ...coverage(), cells: cells({ [known[2]!]: 2, [known[3]!]: 1, [known[0]!]: 1 }) }, failures: [] }, { min_coverage: 100 });
+  const m = mergeShards([root]);
+  assert.equal(m.exitCode, 0, m.gaps.join('\n'));
+  assert.deepEqual({ hit: m.coverage.cells!.hit, total: m.coverage.cells!.total, percent: m.coverage.cells!.percent }, { hit: 4, total: 4, percent: 100 });
+  assert.equal(m.coverage.cells!.hits[known[0]!], 4);
+  const short = tempDir('lockpick-merge-');
+  for (const i of [1, 2]) shardDir(short, i, 2, { verdict: 'unknown', gaps: [gap], runs: 10, coverage: { ...coverage(), cells: cells({ [known[0]!]: 1 }) }, failures: [] }, { min_coverage: 100 });
+  const n = mergeShards([short]);
+  assert.equal(n.exitCode, 3);
+  assert.match(n.gaps.join('\n'), /^all shards together: fault-space coverage 1 of 4 cells \(25 %\) is below --min-coverage 100 %; never hit: client-pause@in-critical-section\/alone/);
+});

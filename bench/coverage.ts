@@ -35,7 +35,10 @@ const CASES: Record<string, string[]> = {
   'set-px-del-pause': ['--lock', 'redis-set-px-del', '--faults', 'client-pause'],
   'setnx-getset-clock-skew': ['--lock', 'redis-setnx-getset', '--faults', 'client-clock'],
   'set-px-lua-restart': ['--lock', 'redis-set-px-lua', '--faults', 'kill'],
-  'set-px-check-del-race': ['--lock', 'redis-set-px-check-del', '--faults', 'client-pause', '--clients', '6'],
+  'set-px-check-del-race': ['--lock', 'redis-set-px-check-del', '--faults', 'client-pause', '--pause-at', 'after-compare', '--clients', '6'],
+  // Entries whose first failure takes the search more than its aims' first plans.
+  'set-px-lua-pause': ['--lock', 'redis-set-px-lua', '--faults', 'client-pause', '--pause-at', 'in-critical-section'],
+  'redlock-pause': ['--lock', 'redlock', '--faults', 'client-pause', '--pause-at', 'before-write', '--property', 'resource'],
 };
 const { values: args } = parseArgs({ options: { time: { type: 'string' }, 'detect-time': { type: 'string' }, seeds: { type: 'string' }, locks: { type: 'string' }, cases: { type: 'string' }, part: { type: 'string' } } });
 const timeS = Number(args.time ?? 60), detectS = Number(args['detect-time'] ?? 60), seeds = Number(args.seeds ?? 3);

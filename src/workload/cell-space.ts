@@ -14,8 +14,9 @@
 // fixed seed: the same options give the same cells.
 //
 // Guidance. A fuzzer steers toward new edges; this search steers toward cells not aimed at yet.
-// Of the plans not drawn by an aim (src/workload/arbitraries.ts planArb: one in three), half are
-// drawn *toward a cell*: the least aimed-at known cell (ties broken by the seed's random stream),
+// The plans not drawn by an aim (src/workload/arbitraries.ts planArb: one in three) are drawn
+// *toward a cell*, all of them while some known cell was never aimed at, then half: the least
+// aimed-at known cell (ties broken by the seed's random stream),
 // as a random plan whose fault of that kind is moved to the cell's place (its point, or a time in
 // the phase), its first client first and a second one arriving to wait (or none, for alone). The
 // count is of the cells the plans drawn so far aim at (their anchored faults' points and the
@@ -169,7 +170,7 @@ export function aimedCells(plan: RunPlan): Cell[] {
   return out;
 }
 
-/** Half of the plans not drawn by an aim are steered toward a cell (see above). */
+/** The plans not drawn by an aim are steered toward a cell: all of them while some known cell was never aimed at, then half (see above). */
 export const STEERED_SHARE = 0.5;
 
 /**
@@ -202,9 +203,10 @@ class Steered extends fc.Arbitrary<RunPlan> {
   constructor(private readonly uniform: fc.Arbitrary<RunPlan>, private readonly o: WorkloadOptions, private readonly guide: CellGuide) { super(); }
   generate(mrng: fc.Random, bias: number | undefined): fc.Value<RunPlan> {
     let arb = this.uniform;
-    if (mrng.nextInt(0, 999) < STEERED_SHARE * 1000) {
-      const lead = this.o.leadKinds?.filter((k) => this.o.faults.includes(k));
-      const cells = this.guide.leastAimed(lead?.length ? lead : undefined);
+    const lead = this.o.leadKinds?.filter((k) => this.o.faults.includes(k));
+    const cells = this.guide.leastAimed(lead?.length ? lead : undefined);
+    const fresh = cells.length > 0 && this.guide.aimed.get(cellName(cells[0]!)) === 0;
+    if (mrng.nextInt(0, 999) < (fresh ? 1000 : STEERED_SHARE * 1000)) {
       if (cells.length) {
         const cell = cells[mrng.nextInt(0, cells.length - 1)]!;
         const name = cellName(cell);
@@ -248,7 +250,6 @@ function shape(o: WorkloadOptions, plan: RunPlan, group: FaultSpec[], cell: Cell
   // A fault of this draw that lands the same way (its own numbers), else the one drawn when the places were read.
   const drawn = group.find((s) => s.kind === cell.kind && formOf(s) === form) ?? landing.spec;
   const io = parseIoPoint(cell.place);
-  const acquiring = cell.place === 'acquire' || io?.op === 'acquire';
   const clients = plan.clients.map((c) => ({ attempts: c.attempts.map((a) => ({ ...a })) }));
   const first: Attempt = clients[0]!.attempts[0] ?? clients.find((c) => c.attempts.length)?.attempts[0] ?? { key: 'k0', delayMs: 0, waitMs: ttl, holdMs: 0, renew: false };
   // Held long enough for a second client to arrive and wait (a plain hold's range: up to TTL/4).
@@ -263,11 +264,12 @@ function shape(o: WorkloadOptions, plan: RunPlan, group: FaultSpec[], cell: Cell
     const a = clients[i]!.attempts[0] ?? { ...first };
     clients[i] = { attempts: [{ ...a, key: mine.key, delayMs, waitMs: 2 * ttl, ...(hold !== undefined ? { holdMs: hold, renew: false } : {}) }, ...clients[i]!.attempts.slice(1)] };
   };
-  // The waiter: the client after the holders, arriving while they hold (at once, for an acquire's point of a free lock).
+  // The waiter: the client after the holders, arriving while the first is held at its point or holds
+  // (at an acquire's point of a free lock, stopped before its command: the waiter's acquire is pending then).
   const waiter = behind ? 2 : 1;
   for (let i = 1; i < clients.length; i++) {
     if (behind && i === 1) other(1, 0, Math.floor(ttl / 4));
-    else if (cell.waiting && i === waiter) other(i, acquiring && !behind ? 0 : soon + (behind ? 5 : 0));
+    else if (cell.waiting && i === waiter) other(i, soon + (behind ? 5 : 0));
     else clients[i] = { attempts: [] };
   }
   let spec: FaultSpec = { ...drawn };

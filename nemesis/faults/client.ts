@@ -26,7 +26,8 @@ export const clientPause: KindDef = {
     return {
       async start() {
         for (const c of resolveClients(spec, ctx)) { paused.push(c); await ctx.clients.pause(c); }
-        return { clients: [...paused] };
+        // Stopped whole (its timers, its keep-alives): nothing of theirs reaches a server.
+        return { clients: [...paused], silenced: [...paused] };
       },
       async stop() {
         for (const c of paused.splice(0)) await ctx.clients.resume(c);
@@ -38,7 +39,7 @@ export const clientPause: KindDef = {
     is: (f) => typeof f.params?.point === 'string',
     async fire(f, a) {
       const ms = f.duration_ms ?? 0;
-      a.record('client-pause-start', { client: a.client, point: a.point, duration_ms: ms, ...(a.command ? { command: a.command } : {}) });
+      a.record('client-pause-start', { client: a.client, point: a.point, duration_ms: ms, silenced: [a.client], ...(a.command ? { command: a.command } : {}) });
       a.pause();
       await sleep(ms);
       // 'go' waits in the pipe before the process runs again, and on waking a timer that ran out

@@ -103,6 +103,20 @@ export class ClientPool implements ClientControl {
     return this.active.filter((id) => this.workers.get(id)?.dead === false);
   }
 
+  /**
+   * A nemesis record: a fault that says which clients it kept from every server (`silenced`) gets
+   * their processes of the moment too (`silenced_processes`), which the checker reads
+   * (checkers/silences.ts): the history names processes, not clients.
+   */
+  recordFault(f: string, v: unknown): void {
+    const silenced = (v as { silenced?: unknown } | null)?.silenced;
+    if (Array.isArray(silenced)) {
+      const processes = silenced.map((c) => (typeof c === 'string' ? this.workers.get(c)?.process : undefined)).filter((p): p is number => typeof p === 'number');
+      if (processes.length) v = { ...(v as object), silenced_processes: processes };
+    }
+    this.recorder.nemesis(f, v);
+  }
+
   private worker(id: string): Worker {
     const w = this.workers.get(id);
     if (!w || w.dead) throw new Error(`no client '${id}' in this run (clients: ${this.active.join(', ') || 'none'})`);
@@ -330,7 +344,7 @@ export class ClientPool implements ClientControl {
       // Sent before 'go' down the same pipe: the client reads the new clock before it goes on.
       setClockOffsetMs: (ms) => this.send(w, { t: 'clock', offsetMs: ms }),
       kill: () => this.kill(w.id),
-      record: (type, details) => this.recorder.nemesis(type, details),
+      record: (type, details) => this.recordFault(type, details),
       go,
       startThenGo: (s, holdMs) => this.startAt(w, s, go, holdMs),
       ended: this.ended,

@@ -170,7 +170,7 @@ export class Session {
     if (!l) {
       const recorder = new Recorder(laneHistoryPath(this.o.historyPath, i));
       const pool = new ClientPool(recorder);
-      const ctx: NemesisContext = { env: this.env, clients: pool, record: (f, v) => recorder.nemesis(f, v), now: () => recorder.now() };
+      const ctx: NemesisContext = { env: this.env, clients: pool, record: (f, v) => pool.recordFault(f, v), now: () => recorder.now() };
       pool.nemesis = ctx;
       l = { recorder, pool, ctx };
       this.lanes.set(i, l);
@@ -185,7 +185,7 @@ export class Session {
 
   /** One context for the whole session: the nemesis tracks active faults per context. */
   nemesisContext(): NemesisContext {
-    this.ctx ??= { env: this.env, clients: this.pool, record: (f, v) => this.recorder.nemesis(f, v), now: () => this.recorder.now() };
+    this.ctx ??= { env: this.env, clients: this.pool, record: (f, v) => this.pool.recordFault(f, v), now: () => this.recorder.now() };
     this.pool.nemesis = this.ctx;   // anchored partitions cut links from the pool (ClientPool.atPoint)
     return this.ctx;
   }
@@ -225,7 +225,7 @@ export class Session {
         : undefined;
       return {
         t: 'run' as const, run, clientId: id, lock: this.o.lock, endpoints, ...extras, ...(channels ? { channels } : {}),
-        resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
+        resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), keptAlive: recipe.keepsAlive === true, ...(sessionOf(recipe, this.o.lockOptions) ? { sessionMs: sessionOf(recipe, this.o.lockOptions) } : {}), reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
         commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
         pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && anchoredClient(f) === id).map((f) => anchorPoint(f)!),
       };
@@ -321,6 +321,12 @@ export class Session {
 
 /** A lane's own parts (Session.lane). */
 export interface Lane { recorder: Recorder; pool: ClientPool; ctx: NemesisContext }
+
+/** How long a session lock's server keeps a silent client's hold (LockRecipe.sessionMs), for a lock without a lease. */
+function sessionOf(recipe: LockRecipe, options: Record<string, unknown> | undefined): number | undefined {
+  const ms = isLeased(recipe) ? undefined : recipe.sessionMs?.(options);
+  return ms !== undefined && Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
 
 /** Lane i's history file: history.jsonl for lane 0, history.lane<i+1>.jsonl beside it for the others. */
 export function laneHistoryPath(historyPath: string, lane: number): string {

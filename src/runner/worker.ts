@@ -139,7 +139,10 @@ class Client {
     const validMs = validUntil(h) === undefined ? undefined : Math.ceil(validUntil(h)! - now);
     const sentMs = validMs === undefined ? undefined : sendClock.sinceLastWrite(now);
     const extra = { ...(this.job.leased ? { lease_ms: this.job.ttlMs } : {}), ...(validMs !== undefined ? { valid_ms: validMs } : {}), ...(sentMs !== undefined ? { sent_ms: sentMs } : {}) };
-    complete('ok', 'acquire', key, h.token !== undefined ? { token: h.token } : undefined, undefined, Object.keys(extra).length ? extra : undefined);
+    // kept_alive: the lease is renewed out of sight, so the checker does not end the hold at its length (docs/history-format.md).
+    // session_ms: the hold lives in a server session that ends that long after its client falls silent.
+    const value = { ...(h.token !== undefined ? { token: h.token } : {}), ...(this.job.keptAlive && this.job.leased ? { kept_alive: true } : {}), ...(this.job.sessionMs !== undefined ? { session_ms: this.job.sessionMs } : {}) };
+    complete('ok', 'acquire', key, Object.keys(value).length ? value : undefined, undefined, Object.keys(extra).length ? extra : undefined);
     if (validMs !== undefined && validMs <= 0) {
       // Handed out already over: a careful client does not use it (the checker reports the expired grant).
       await this.recordLapse(key);

@@ -135,7 +135,9 @@ export async function readyToCheck(h: ParsedHistory, o: CheckOptions): Promise<v
 
 /** An invalid lock key: name the stale unlocks that explain it (alone, a late unlock broke nothing). */
 export function withStaleUnlocks(d: KeyVerdict, hasAcquire: boolean, stale: () => Anomaly[]): KeyVerdict {
-  if (d.valid === false && hasAcquire) d.anomalies.push(...stale());
+  // An exposure alone took nobody's lock: a late unlock beside it is said by the exposure (whose
+  // lease may still have stood at a server that drops leases late), not named a stale unlock.
+  if (d.valid === false && hasAcquire && d.anomalies.some((a) => a.type !== 'exposure')) d.anomalies.push(...stale());
   return d;
 }
 

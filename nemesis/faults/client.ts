@@ -1,7 +1,7 @@
 // Client faults: a client worker process stopped with SIGSTOP (a GC pause:
 // its timers and watchdogs stop too), and a skewed client wall clock.
 import fc from 'fast-check';
-import { at, lasting, single, someClient, startAt, targetText } from '../words.ts';
+import { at, beyondSession, lasting, single, someClient, startAt, targetText } from '../words.ts';
 import { param } from '../spec.ts';
 import { resolveClients } from '../targets.ts';
 import { sleep, type FaultGenOptions, type KindDef } from '../fault.ts';
@@ -84,8 +84,15 @@ const HOLD_POINTS: readonly string[] = ['in-critical-section', 'before-write'];
 const namedPointArb = (points: readonly string[]) =>
   fc.oneof(...points.map((p) => ({ weight: HOLD_POINTS.includes(p) ? 2 : 1, arbitrary: fc.constant(p) })));
 
-/** Around the lease: long enough for it to run out (and for a server that revokes late to do so), short enough that runs stay short. */
-const pauseMs = (o: FaultGenOptions) => fc.integer({ min: o.ttlMs - Math.floor(o.ttlMs / 4), max: o.ttlMs + Math.floor(o.ttlMs / 2) + (o.leaseLagMs ?? 0) });
+/**
+ * Around the lease: long enough for it to run out (and for a server that revokes late to do so),
+ * short enough that runs stay short. Where the hold lives in a session (FaultGenOptions.sessionMs),
+ * half the pauses outlast the session instead: a paused holder's session ends under it.
+ */
+const pauseMs = (o: FaultGenOptions) => {
+  const lease = fc.integer({ min: o.ttlMs - Math.floor(o.ttlMs / 4), max: o.ttlMs + Math.floor(o.ttlMs / 2) + (o.leaseLagMs ?? 0) });
+  return o.sessionMs ? fc.oneof(lease, beyondSession(o)) : lease;
+};
 
 /** A pause anchored at a point: from at_ms on, the first time the client reaches it. */
 const pauseAt = (o: FaultGenOptions, point: fc.Arbitrary<string>) => fc.record({

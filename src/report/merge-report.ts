@@ -34,7 +34,7 @@ export function renderMergeJUnit(m: MergeResult): string {
   const attr = (o: Record<string, string>) => Object.entries(o).map(([k, v]) => ` ${k}="${xmlEscape(v)}"`).join('');
   for (const f of m.failures) {
     failures++;
-    const body = [`UNSAFE: ${f.class}`, ...(f.cause ? [f.cause] : []), `found by shard(s) ${f.shards.join(', ')}; ${f.runs} violating run(s)${f.confirmed ? '; broke the lock again on a confirmation run' : ''}`,
+    const body = [`UNSAFE: ${f.class}`, ...(f.cause ? [f.cause] : []), `found by shard(s) ${f.shards.join(', ')}; ${f.runs} violating run(s)${f.confirmed ? '; its minimal plan broke the lock each time it was run' : ''}`,
       ...(f.replay ? [`replay:   lockpick run --replay ${f.replay}`] : []), ...(f.timeline ? [`timeline: ${f.timeline}`] : [])].join('\n');
     cases.push(`    <testcase${attr({ classname: suite, name: f.class })}>\n      <failure${attr({ type: 'unsafe', message: `UNSAFE: ${f.class}` })}>${xmlEscape(body)}</failure>\n    </testcase>`);
   }

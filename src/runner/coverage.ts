@@ -76,10 +76,11 @@ export function gaps(c: Coverage): string[] {
   }
   if (c.okAcquires === 0) out.push(`no acquire succeeded (${c.acquires} tried): the lock was never held, so its safety was never tested`);
   else if (c.released === 0) out.push(`no hold ended with a successful release (${c.okAcquires} acquire(s) ok)`);
+  // Before contention: waiters that raised are often why none met a hold with a definite answer.
+  out.push(...errorGaps(c.outcomes ?? emptyOutcomes(), c.acquires));
   if (c.contended === 0) {
     out.push(`no contention: no acquire met another client's hold on the same key; use more clients (--clients), fewer keys, or more time`);
   }
-  out.push(...errorGaps(c.outcomes ?? emptyOutcomes(), c.acquires));
   return out;
 }
 

@@ -150,7 +150,7 @@ export function addOutcomes(into: Outcomes, add: Partial<Outcomes> | undefined):
   into.unansweredWaiters += add.unansweredWaiters ?? 0;
 }
 
-/** The n most frequent messages, most first (ties in the order first seen). */
+/** The n most frequent messages, most first (ties in the order first seen: numbers in a message are N, so no key reorders as an integer). */
 export function topErrors(errors: Record<string, number>, n = 3): [string, number][] {
   return Object.entries(errors).sort((a, b) => b[1] - a[1]).slice(0, n);
 }
@@ -189,7 +189,7 @@ export function outcomeProperties(o: Outcomes | undefined): Record<string, strin
  * The outcome lines of the summary (empty when nothing was counted), e.g.
  *   outcomes: acquire 43 ok, 0 fail, 22 unknown; release 41 ok, 0 fail, 0 unknown
  *   errors: 22× TypeError: unsupported operand …
- *   22 acquire error(s) while no fault touched the client; 3 while a fault did: the faults doing their work
+ *   22 acquire error(s) while no fault touched the client; 3 acquire error(s) while a fault touched the client: the faults doing their work
  */
 export function describeOutcomes(o: Outcomes): string[] {
   const kinds = kindsOf(o);

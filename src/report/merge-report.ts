@@ -64,7 +64,7 @@ ${m.failures.length ? `<h2>Distinct failures</h2><ol>${fails}</ol>` : ''}
 ${gaps ? `<h2>Not every shard finished or covered its part</h2><ul>${gaps}</ul>` : ''}
 <h2>Shards</h2><table><tr><th>shard</th><th>verdict</th><th>runs</th><th>run dir</th></tr>
 ${rows}</table>
-<p>Coverage summed: ${escapeHtml(describeCoverage(m.coverage))}</p>
+<p style="white-space:pre-line">Coverage summed: ${escapeHtml(describeCoverage(m.coverage))}</p>
 </body></html>
 `;
 }

@@ -26,7 +26,7 @@ function kindOf(f: string, suffix: string): string | undefined {
 }
 
 /** The clients a fault's start record names (`clients`, or a `client:<id>` target); undefined for a fault of servers or links. */
-function clientsAimed(v: Record<string, unknown>): string[] | undefined {
+export function clientsAimed(v: Record<string, unknown>): string[] | undefined {
   if (Array.isArray(v.clients)) return v.clients.filter((c): c is string => typeof c === 'string');
   if (typeof v.target === 'string' && v.target.startsWith('client:')) return [v.target.slice('client:'.length)];
   return undefined;

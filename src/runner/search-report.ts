@@ -10,6 +10,7 @@ import { lockLabel } from './lock-spec.ts';
 import { describeThroughput, throughput } from './progress.ts';
 import type { SearchResult } from './search.ts';
 import { describeCoverage, gaps } from './coverage.ts';
+import { outcomeProperties } from '../report/outcomes.ts';
 import { clientLogs, clientOutputNote } from './client-logs.ts';
 import { writeJson } from './store.ts';
 import { describeOutcome, finish, shownRun, writeCounterexample, writeJUnit } from './run-files.ts';
@@ -31,7 +32,7 @@ export interface SearchRecord {
 }
 
 function junitBase(r: SearchRecord) {
-  return { lock: lockLabel(r.o.lock), property: r.tally.property, faults: r.o.faults, replayCommand: `lockpick run --replay ${r.dir}`, properties: { run: r.id, seed: r.seed } };
+  return { lock: lockLabel(r.o.lock), property: r.tally.property, faults: r.o.faults, replayCommand: `lockpick run --replay ${r.dir}`, properties: { run: r.id, seed: r.seed, ...outcomeProperties(r.tally.coverage.outcomes) } };
 }
 
 /** An interrupt: what was found so far is stored and said, with the reason; a violation already seen stays one. */

@@ -23,6 +23,7 @@ import type { LockSpec, RunJob } from './protocol.ts';
 import { anchoredClient, anchorPoint, clientId, isAnchoredPause, planHorizonMs, type RunPlan } from '../workload/plan.ts';
 import { lockStats, type LockStats } from '../../checkers/stats.ts';
 import { faultEffects, type FaultEffects } from './fault-effects.ts';
+import { runOutcomes, type Outcomes } from '../report/outcomes.ts';
 import { lockLabel } from './lock-spec.ts';
 import { InconclusiveError } from '../errors.ts';
 import type { ReachedPoints } from '../workload/points.ts';
@@ -81,6 +82,7 @@ export interface RunOutcome {
   inconclusive: string[];
   faults: FaultEffects;             // what the nemesis actually did
   stats: LockStats;                 // ok acquires, releases, contention
+  outcomes?: Outcomes;              // every operation by outcome, the errors by message, those no fault explains
   lockStats?: Record<string, number>; // the lock's own counters (Lock.stats), summed over clients
   points?: ReachedPoints;           // what the clients reached: I/O counts per operation kind, named points
   resourceEntries: ResourceEntry[];
@@ -295,7 +297,7 @@ export class Session {
     const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;
     return {
       run, plan, verdict, lockVerdict: check.valid, check, resource, events, history, ops, elapsedMs: performance.now() - started,
-      problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), lockStats: report.lockStats, points: report.points, resourceEntries: entries, liveness,
+      problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), outcomes: runOutcomes(events), lockStats: report.lockStats, points: report.points, resourceEntries: entries, liveness,
     };
   }
 

@@ -152,6 +152,17 @@ export function checkShardResults(raw: unknown, file: string): ShardResults {
       const m = v[f] === undefined ? {} : c.object(v[f], `coverage.${f}`);
       for (const [k, n] of Object.entries(m)) c.count(n, `coverage.${f}.${k}`);
     }
+    if (v.outcomes !== undefined) {   // report/outcomes.ts; absent from a results.json written before they were counted
+      const out = c.object(v.outcomes, 'coverage.outcomes');
+      for (const f of ['unexplained', 'underFault', 'unansweredWaiters'] as const) if (out[f] !== undefined) c.count(out[f], `coverage.outcomes.${f}`);
+      for (const f of ['errors', 'unexplainedErrors'] as const) {
+        for (const [k, n] of Object.entries(out[f] === undefined ? {} : c.object(out[f], `coverage.outcomes.${f}`))) c.count(n, `coverage.outcomes.${f}.${k}`);
+      }
+      for (const [k, x] of Object.entries(out.ops === undefined ? {} : c.object(out.ops, 'coverage.outcomes.ops'))) {
+        const o = c.object(x, `coverage.outcomes.ops.${k}`);
+        for (const t of ['ok', 'fail', 'info'] as const) c.count(o[t], `coverage.outcomes.ops.${k}.${t}`);
+      }
+    }
     coverage = v as unknown as ShardResults['coverage'];
   }
   const failures: unknown = o.failures === undefined || o.failures === null ? [] : o.failures;

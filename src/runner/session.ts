@@ -100,6 +100,11 @@ export function backendOf(recipe: LockRecipe): string {
 }
 
 /** The recipe's topology is `{ kind, ...options }`: the registry's name, and its options plus the resource node. */
+/** The OS packages the servers of a run come from: the topology's, on the local environment (else the image or the user's servers). */
+export function serverPackages(recipe: LockRecipe, env: EnvSpec | undefined): readonly string[] {
+  return (env?.kind ?? 'local') === 'local' ? topologyDef(recipe.topology.kind)?.packages ?? [] : [];
+}
+
 export function topologyOf(recipe: LockRecipe): { name: TopologyName; opts: TopologyOptions } {
   const { kind, ...opts } = recipe.topology as { kind: string } & TopologyOptions;
   return { name: kind, opts: { ...opts, resource: true } };

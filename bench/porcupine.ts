@@ -194,5 +194,5 @@ try {
   if (!args.dir) rmSync(dir, { recursive: true, force: true });
 }
 console.log(`\nLoad average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}.`);
-if (!porcupineCmd) console.log('Porcupine was not given: set PORCUPINE_CMD to a command that checks HISTORY.md JSON Lines files with Porcupine (how to build one outside the repository: docs/benchmarks.md, "Porcupine beside lockpick") to see it beside lockpick.');
+if (!porcupineCmd) console.log('Porcupine was not given: set PORCUPINE_CMD to a command that checks JSON Lines histories (docs/history-format.md) with Porcupine (how to build one outside the repository: docs/benchmarks.md, "Porcupine beside lockpick") to see it beside lockpick.');
 if (failures) { console.error(`${failures} workload(s) gave an unexpected lockpick verdict`); process.exitCode = 1; }

@@ -2,7 +2,7 @@
 // Knossos' EDN histories) are not part of this repository: a clone has none. Tests and benches
 // that check against them read the folder LOCKPICK_CORPUS names (with etcd/ and knossos/, each
 // with its expected.json); without it they are skipped, saying so. scripts/test.sh and .ci/run
-// set it to ../shared/corpus when CI has laid that folder beside the clone.
+// set it when CI has laid shared/corpus beside the clone.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 

@@ -1,4 +1,4 @@
-// Owner-aware lock histories, one key, in one pass over the events (HISTORY.md "Double holder"
+// Owner-aware lock histories, one key, in one pass over the events (docs/history-format.md "Beliefs and double holders"
 // and "What the server holds"). Two questions, kept apart:
 // - what each client BELIEVED: from its acquire ok until the invoke of its next release, whatever
 //   that release's outcome, or its lapse, or the end of the history; for a lock that reported its

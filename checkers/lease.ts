@@ -1,4 +1,4 @@
-// What the server holds for an owner-aware lock (HISTORY.md "What the server holds"), shared by
+// What the server holds for an owner-aware lock (docs/history-format.md "Leases and what the server holds"), shared by
 // the sweep (checkers/holds.ts) and the search models (checkers/models/mutex.ts) so both judge
 // alike. A hold starts at an acquire ok; a failed release leaves it standing; an ok (plain,
 // lost, lapse) or info release ends it. For a lease lock (the acquire ok carries lease_ms and

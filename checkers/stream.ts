@@ -46,7 +46,7 @@ export function streams(o: CheckOptions): boolean {
 
 /**
  * Reads and checks a JSON Lines history in one pass (only when streams(o)). Throws HistoryError
- * for a line that breaks HISTORY.md, CheckInputError for ops the model cannot read (the first in
+ * for a line that breaks docs/history-format.md, CheckInputError for ops the model cannot read (the first in
  * invoke order, as checkHistory), CheckerBug for a bug of the checker.
  */
 export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBytes?: number, read?: ReadOptions): Promise<CheckResult> {

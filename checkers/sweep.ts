@@ -1,7 +1,7 @@
 // The O(n log n) decision procedure for owner-aware lock models (mutex, fenced-mutex,
 // reentrant-mutex), exact, not a heuristic: it gives the same verdict as the Wing–Gong–Lowe search
 // with the models of checkers/models/mutex.ts plus the double-holder scan (property-tested).
-// Why it is exact (HISTORY.md, note for checker authors, and "What the server holds"):
+// Why it is exact (docs/history-format.md, "For checker authors" and "Leases and what the server holds"):
 // - An info acquire never needs to take effect (taking effect only blocks); an info release by
 //   the holder is best taken at its invoke (the process never acts again); a release/renew ok
 //   needs its own process to hold the lock, which depends only on that process's own earlier ops

@@ -287,7 +287,7 @@ export class ClientPool implements ClientControl {
    * pool's other pipe, which became readable after this one (epoll hands ready pipes to the
    * event loop in the order they became ready). The parent's exit notice stays the fallback (lapseOnDeath finds
    * nothing left to end). During a run the crash is recorded as a nemesis event `client-crash`
-   * (HISTORY.md allows nemesis events with fields of their own): the checker makes a lock's
+   * (docs/history-format.md allows nemesis events with fields of their own): the checker makes a lock's
    * crash its `client-crash` anomaly (checkers/crash.ts); lockpick's own is a problem of the run.
    */
   private onCrash(w: Worker, error: string, origin: CrashOrigin): void {
@@ -307,7 +307,7 @@ export class ClientPool implements ClientControl {
 
   /**
    * A client process that died inside its critical section believes nothing any
-   * more: record the end of its beliefs as lapses (HISTORY.md), so a later holder
+   * more: record the end of its beliefs as lapses (docs/history-format.md), so a later holder
    * is not taken for a double holder. With an operation still open the process
    * cannot invoke again; that operation stays unanswered (unknown).
    */

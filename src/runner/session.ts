@@ -94,7 +94,7 @@ export function isLeased(recipe: LockRecipe): boolean {
   return recipe.lease ?? topologyDef(recipe.topology.kind)?.leased ?? false;
 }
 
-/** The words a checker uses for the lock's backend (HISTORY.md: run-start carries it). */
+/** The words a checker uses for the lock's backend (docs/history-format.md: run-start carries it). */
 export function backendOf(recipe: LockRecipe): string {
   return topologyDef(recipe.topology.kind)?.backend ?? 'redis';
 }

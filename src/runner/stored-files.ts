@@ -50,7 +50,7 @@ class Checker {
   }
 }
 
-/** A check result (HISTORY.md's object) as `check --json` writes it (ops, keys and keys_detail may be left out). */
+/** A check result (the object of docs/history-format.md) as `check --json` writes it (ops, keys and keys_detail may be left out). */
 function checkCheckResult(c: Checker, r: Record<string, unknown>, at: string): CheckResult {
   c.verdict(r.valid, `${at}valid`);
   c.string(r.model, `${at}model`);

@@ -1,4 +1,4 @@
-// Writes a large one-key mutex history (HISTORY.md JSON Lines) straight to a file, without
+// Writes a large one-key mutex history (JSON Lines, docs/history-format.md) straight to a file, without
 // holding the events in memory: 10 clients, 1% info, optionally one injected double holder (a
 // fresh process acquires and releases right after some acquire ok, a third of the way in).
 // Used by `npm run bench -- --big` and by hand:

@@ -1,19 +1,24 @@
-// The 102 Jepsen etcd histories of ../shared/corpus/etcd (never copied here) checked in one
+// The 102 Jepsen etcd histories of the public corpus (not part of this repository: the folder
+// --corpus DIR or LOCKPICK_CORPUS names, holding etcd/ and its expected.json) checked in one
 // process under cas-register, as Porcupine's test suite does: total time (read + check), the
 // slowest file, peak RSS, and every verdict against expected.json. Exit 1 on a wrong verdict.
 // Then the work itself, the same on any machine: how many times the checks call the model's
 // step (deciding, and explaining each violation), in all and on the costliest file.
-//   node --import tsx bench/etcd.ts [--runs N]   (prints the median of N runs in this process)
+//   node --import tsx bench/etcd.ts [--runs N] [--corpus DIR]   (prints the median of N runs in this process)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { checkHistory, MODELS, registerModel } from '../checkers/index.ts';
 import { readHistory } from '../src/history/index.ts';
+import { corpusDir } from '../test/support/corpus.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dir = path.resolve(repoRoot, '../shared/corpus/etcd');
-const { values: args } = parseArgs({ options: { runs: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { runs: { type: 'string' }, corpus: { type: 'string' } } });
+const corpusRoot = corpusDir(args.corpus !== undefined ? { LOCKPICK_CORPUS: args.corpus } : process.env);
+if (corpusRoot === undefined) {
+  console.error('bench/etcd.ts needs the public corpus, which is not part of this repository: give its folder (holding etcd/ and its expected.json) with --corpus DIR or LOCKPICK_CORPUS=DIR.');
+  process.exit(2);
+}
+const dir = path.join(corpusRoot, 'etcd');
 const expected = Object.entries(JSON.parse(readFileSync(path.join(dir, 'expected.json'), 'utf8')) as Record<string, { file: string; valid: boolean }>)
   .filter(([name]) => !name.startsWith('_'));
 

@@ -3,8 +3,9 @@
 // mutex on one key at 100k (valid, and with one double holder), 1M and 10M ops; mutex 1M ops on
 // 100 keys; each of those also leaseless (no release answered "lost", no lapse: what a plain mutex
 // model such as Porcupine's knows; the rows with them compare unlike semantics); cas-register 30k ops with ~10% info, valid and with one read of a value nobody
-// wrote; and takes the 102 Jepsen etcd histories of ../shared/corpus/etcd where they lie (read
-// in place, never copied; all in one process). Each workload is checked by
+// wrote; and takes the 102 Jepsen etcd histories of the public corpus where they lie (the folder
+// --corpus DIR or LOCKPICK_CORPUS names, not part of this repository: read in place, never copied;
+// all in one process; without it that row is left out, saying so). Each workload is checked by
 // `node bin/lockpick.mjs check FILE... --model M --json` in a child process: wall seconds and
 // peak RSS and CPU time (user + system; medians of --runs).
 // With PORCUPINE_CMD set, the same is done for `sh -c "$PORCUPINE_CMD --model M FILE..."`:
@@ -15,7 +16,7 @@
 // The two run back to back, alternated, so a change in the machine's load falls on both. The load
 // average is printed with the table: wall times mean little on a busy machine (CPU time is steadier).
 // The output is the table for docs/benchmarks.md, with the command and the date.
-//   npm run bench:porcupine -- [--runs N] [--only NAME,...] [--seed S] [--dir DIR (keep the files)]
+//   npm run bench:porcupine -- [--runs N] [--only NAME,...] [--seed S] [--dir DIR (keep the files)] [--corpus DIR]
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -23,12 +24,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeRecordedMutex, writeRecordedRegister } from './recorded.ts';
+import { corpusDir } from '../test/support/corpus.ts';
 // @ts-expect-error: a plain .mjs module without types
 import { distFresh } from '../bin/dist-fresh.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const corpus = path.resolve(repoRoot, '../shared/corpus/etcd');
-const { values: args } = parseArgs({ options: { runs: { type: 'string' }, only: { type: 'string' }, seed: { type: 'string' }, dir: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { runs: { type: 'string' }, only: { type: 'string' }, seed: { type: 'string' }, dir: { type: 'string' }, corpus: { type: 'string' } } });
+// The public corpus (etcd/ with expected.json): --corpus DIR, else LOCKPICK_CORPUS.
+const corpusRoot = corpusDir(args.corpus !== undefined ? { LOCKPICK_CORPUS: args.corpus } : process.env);
+const corpus = corpusRoot === undefined ? undefined : path.join(corpusRoot, 'etcd');
 const runs = Math.max(1, Number(args.runs ?? 1));
 const seed = Number(args.seed ?? 1);
 const only = args.only?.split(',');
@@ -58,8 +62,8 @@ const register = (name: string, badRead: boolean): Workload => ({
 const etcd: Workload = {
   name: 'etcd corpus, 102 histories, one process', model: 'cas-register', like: true,
   files: () => {
-    const expected = JSON.parse(readFileSync(path.join(corpus, 'expected.json'), 'utf8')) as Record<string, { file: string }>;
-    return Object.entries(expected).filter(([k]) => !k.startsWith('_')).map(([, e]) => path.join(corpus, e.file));
+    const expected = JSON.parse(readFileSync(path.join(corpus!, 'expected.json'), 'utf8')) as Record<string, { file: string }>;
+    return Object.entries(expected).filter(([k]) => !k.startsWith('_')).map(([, e]) => path.join(corpus!, e.file));
   },
 };
 
@@ -75,7 +79,12 @@ const WORKLOADS: Workload[] = [
   etcd,
   register('cas-register, 30k ops, 10% info, valid', false),
   register('cas-register, 30k ops, 10% info, one bad read', true),
-].filter((w) => !only || only.some((o) => w.name.includes(o)));
+].filter((w) => !only || only.some((o) => w.name.includes(o)))
+  .filter((w) => {
+    if (w !== etcd || corpus !== undefined) return true;
+    console.log('The etcd corpus row is left out: the public corpus is not part of this repository; give its folder (holding etcd/ and its expected.json) with --corpus DIR or LOCKPICK_CORPUS=DIR.');
+    return false;
+  });
 
 interface Measured { seconds: number; cpu: number; mb: number; verdicts: Map<string, string>; reasons: Map<string, string>; code: number; err: string }
 
@@ -185,5 +194,5 @@ try {
   if (!args.dir) rmSync(dir, { recursive: true, force: true });
 }
 console.log(`\nLoad average at the end ${loadavg().map((x) => x.toFixed(2)).join(' ')}.`);
-if (!porcupineCmd) console.log('Porcupine was not given: set PORCUPINE_CMD to a command that checks HISTORY.md JSON Lines files with Porcupine (how to build one outside the repository: docs/benchmarks.md, "Porcupine beside lockpick") to see it beside lockpick.');
+if (!porcupineCmd) console.log('Porcupine was not given: set PORCUPINE_CMD to a command that checks JSON Lines histories (docs/history-format.md) with Porcupine (how to build one outside the repository: docs/benchmarks.md, "Porcupine beside lockpick") to see it beside lockpick.');
 if (failures) { console.error(`${failures} workload(s) gave an unexpected lockpick verdict`); process.exitCode = 1; }

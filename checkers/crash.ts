@@ -1,6 +1,6 @@
 // A client whose process crashed on the lock's own code: a robustness failure of the lock (its
 // library takes the service down when a server restarts or a link is cut). The runner records the
-// crash as a nemesis event (src/runner/clients.ts, HISTORY.md: nemesis events may carry fields of
+// crash as a nemesis event (src/runner/clients.ts, docs/history-format.md: nemesis events may carry fields of
 // their own):
 //   {"process":"nemesis","type":"info","f":"client-crash","value":{"client":"c1","process":4,
 //    "during":"acquire"|"release"|"renew"|"holding"|"between","key":"r1-k0","origin":"lock",

@@ -1,4 +1,4 @@
-// Owner-aware lock histories, one key, in one pass over the events (HISTORY.md "Double holder"
+// Owner-aware lock histories, one key, in one pass over the events (docs/history-format.md "Beliefs and double holders"
 // and "What the server holds"). Two questions, kept apart:
 // - what each client BELIEVED: from its acquire ok until the invoke of its next release, whatever
 //   that release's outcome, or its lapse, or the end of the history; for a lock that reported its
@@ -9,7 +9,8 @@
 //   checkers/models/mutex.ts): a failed release keeps the hold, an ok or info release ends it,
 //   a lease may run out. Ops the server cannot have allowed are Missteps.
 import type { Op } from '../src/history/types.ts';
-import { leaseEnd, leaseNs, ranOut, releaseKind } from './lease.ts';
+import { keptAlive, leaseEnd, leaseNs, ranOut, releaseKind, sessionNs } from './lease.ts';
+import { longestSilence, type Silences } from './silences.ts';
 import { overstatedMs } from './validity.ts';
 import { ProcessMap } from '../src/history/process-table.ts';
 
@@ -27,6 +28,23 @@ export interface Belief {
   expired?: boolean;
   /** Its last renew ok while it believed (the lease runs from there: the stale-unlock words). */
   renewed?: Op;
+  /**
+   * ns: the latest its lease can have lasted, as its contract reads: the completion of its last
+   * grant (acquire ok, or renew ok while it believed) plus that grant's lease_ms. Undefined for a
+   * lock without a lease in the history, or one kept alive out of sight (checkers/lease.ts keptAlive).
+   */
+  leaseUntil?: number;
+  /** The op that set leaseUntil (its acquire, or its last renew ok). */
+  leaseGrant?: Op;
+  /**
+   * A hold the server keeps only while it hears from the client: ns it lasts after the client
+   * falls silent (a lease kept alive out of sight: its lease_ms; a session: its session_ms).
+   */
+  heardFor?: { ns: number; what: 'lease' | 'session' };
+  /** The first act of the client (a release or renew invoke) past leaseUntil, or after a silence longer than heardFor: an exposure. */
+  exposedBy?: Op;
+  /** That silence (ns), when it was the cause. */
+  exposedSilence?: { from: number; to: number };
 }
 
 /** A hold at the server, as the sweep tracks it. */
@@ -68,6 +86,8 @@ export interface Misstep {
 export interface KeyScan {
   beliefs: Belief[];
   missteps: Misstep[];
+  /** Beliefs a client still acted on after its lease (exposedBy set), in the order found. */
+  exposures: Belief[];
   /** Every ok acquire the server granted, in completion order (fenced-mutex checks their tokens). */
   grants: Op[];
 }
@@ -79,7 +99,7 @@ export interface KeyScan {
  * ops never happened, info acquires and renews need not take effect (they could only block).
  * O(n log n) for the sort.
  */
-export function scanKey(ops: readonly Op[], reentrant = false): KeyScan {
+export function scanKey(ops: readonly Op[], reentrant = false, silences?: Silences): KeyScan {
   const points: { at: number; op: Op }[] = [];
   for (const op of ops) {
     const at = pointOf(op);
@@ -88,17 +108,27 @@ export function scanKey(ops: readonly Op[], reentrant = false): KeyScan {
   points.sort((a, b) => a.at - b.at);
   const beliefs: Belief[] = [];
   const grants: Op[] = [];
-  const scan = new KeyScanner(reentrant, (b) => beliefs.push(b), (op) => grants.push(op));
+  const scan = new KeyScanner(reentrant, (b) => beliefs.push(b), (op) => grants.push(op), silences);
   for (const { op } of points) scan.feed(op);
-  return { beliefs, missteps: scan.missteps, grants };
+  return { beliefs, missteps: scan.missteps, exposures: scan.exposures, grants };
 }
 
-/** The event position at which the sweep takes op (see scanKey), or undefined when it is no point at all. */
+/**
+ * The event position at which the sweep takes op (see scanKey), or undefined when it is no point at
+ * all. A renew of any outcome is one: only an ok renew moves the server's hold, but any renew is
+ * its client acting as the holder (an exposure when its lease is over).
+ */
 export function pointOf(op: Op): number | undefined {
   if (op.f === 'acquire') return op.outcome === 'ok' ? op.completeSeq : undefined;
-  if (op.f === 'release' || (op.f === 'renew' && op.outcome === 'ok')) return op.invokeSeq;
+  if (op.f === 'release' || op.f === 'renew') return op.invokeSeq;
   return undefined;
 }
+
+/** Tolerance (ns) past a lease's latest end before an act counts as an exposure: the recorder's own timing. */
+export const EXPOSURE_TOLERANCE_NS = 1e6;
+
+/** How much longer than its bound a silence must last to be an exposure (ns): the fault records' own timing around it. */
+export const silenceTolerance = (boundNs: number) => 10e6 + boundNs / 50;
 
 /**
  * The sweep's state for one key, fed the points in order (scanKey sorts them; the streaming check,
@@ -112,9 +142,12 @@ export class KeyScanner {
   /** process -> how its last server hold ended. */
   readonly ended = new Map<number, HoldEnd>();
   readonly missteps: Misstep[] = [];
+  /** Beliefs acted on past their lease (Belief.exposedBy), in the order found. */
+  readonly exposures: Belief[] = [];
   held: ServerHold | undefined;
 
-  constructor(private readonly reentrant: boolean, private readonly onBelief: (b: Belief) => void, private readonly onGrant: (op: Op) => void) {}
+  /** silences: when each process was kept from the servers (checkers/silences.ts); the streaming check fills it as it reads. */
+  constructor(private readonly reentrant: boolean, private readonly onBelief: (b: Belief) => void, private readonly onGrant: (op: Op) => void, private readonly silences?: Silences) {}
 
   private grant(op: Op, count: number, prev?: ServerHold): ServerHold {
     const own = leaseEnd(op);
@@ -140,7 +173,25 @@ export class KeyScanner {
     }
   }
 
-  /** One point: an ok acquire (at its completion), a release (any outcome) or an ok renew (at its invoke). */
+  /** Its client acted (a release or renew invoke at op) as the holder of belief b: past its lease, an exposure. */
+  private acted(b: Belief, op: Op): void {
+    if (b.exposedBy || op.invokeTime === undefined) return;
+    if (b.leaseUntil !== undefined && op.invokeTime > b.leaseUntil + EXPOSURE_TOLERANCE_NS) {
+      b.exposedBy = op;
+      this.exposures.push(b);
+      return;
+    }
+    const from = b.acquire.completeTime;
+    if (b.heardFor === undefined || from === undefined) return;
+    const s = longestSilence(this.silences, b.process, from, op.invokeTime);
+    if (s && s.to - s.from > b.heardFor.ns + silenceTolerance(b.heardFor.ns)) {
+      b.exposedBy = op;
+      b.exposedSilence = { from: s.from, to: s.to };
+      this.exposures.push(b);
+    }
+  }
+
+  /** One point: an ok acquire (at its completion), a release or a renew (any outcome, at its invoke). */
   feed(op: Op): void {
     const { believing, ended, missteps, reentrant } = this;
     const p = op.process;
@@ -153,6 +204,14 @@ export class KeyScanner {
       else if (overstatedMs(op) !== undefined) missteps.push({ kind: 'overstated-validity', op });
       if (!b) {
         const belief: Belief = { process: p, acquire: op, start: op.completeSeq, end: Infinity, failed: false };
+        const lease = leaseNs(op);
+        if (lease !== undefined && op.completeTime !== undefined && !keptAlive(op)) {
+          belief.leaseUntil = op.completeTime + lease;
+          belief.leaseGrant = op;
+        }
+        const session = sessionNs(op);
+        if (session !== undefined) belief.heardFor = { ns: session, what: 'session' };
+        else if (lease !== undefined && keptAlive(op)) belief.heardFor = { ns: lease, what: 'lease' };
         if (op.validMs !== undefined && op.completeTime !== undefined) {
           belief.validUntil = op.completeTime + op.validMs * 1e6;
           // Handed out already over (an expired-grant misstep): the careful client never used it.
@@ -180,6 +239,8 @@ export class KeyScanner {
     } else if (op.f === 'release') {
       const kind = releaseKind(op);
       const b = believing.get(p);
+      // A lapse is the client giving up on its own clock, not an act as the holder.
+      if (b && kind !== 'lapse') this.acted(b.belief, op);
       if (b && (kind !== 'plain' || --b.depth === 0)) {
         this.valid.delete(b.belief);
         b.belief.release = op;
@@ -199,13 +260,25 @@ export class KeyScanner {
         const harmless = previous?.by !== undefined && !previous.expired && held?.process !== previous.by.process;
         if (!harmless) missteps.push({ kind: 'stale-release', op, previous, current: held });
       }
-    } else if (held?.process === p) {
-      const mine = believing.get(p);
-      if (mine) mine.belief.renewed = op;
-      const deadline = leaseEnd(op, held.lease);
-      if (deadline > held.deadline) { held.deadline = deadline; held.leaseFrom = op; }
     } else {
-      missteps.push({ kind: 'stale-renew', op, previous: ended.get(p), current: held });
+      const mine = believing.get(p);
+      if (mine) this.acted(mine.belief, op);
+      if (op.outcome !== 'ok') return; // a renew that failed or has no answer moved nothing at the server
+      if (held?.process === p) {
+        if (mine) {
+          const b = mine.belief;
+          b.renewed = op;
+          const lease = leaseNs(op) ?? leaseNs(b.acquire);
+          if (b.leaseUntil !== undefined && lease !== undefined && op.completeTime !== undefined && op.completeTime + lease > b.leaseUntil) {
+            b.leaseUntil = op.completeTime + lease;
+            b.leaseGrant = op;
+          }
+        }
+        const deadline = leaseEnd(op, held.lease);
+        if (deadline > held.deadline) { held.deadline = deadline; held.leaseFrom = op; }
+      } else {
+        missteps.push({ kind: 'stale-renew', op, previous: ended.get(p), current: held });
+      }
     }
   }
 }

@@ -13,6 +13,7 @@ import { SWEEPS, doubleHolderScan, staleUnlocks } from './sweep.ts';
 import { explainNonlinearizable, explainUnreachable } from './window.ts';
 import { unreachableOp } from './reach.ts';
 import { crashAnomalies, withCrashes } from './crash.ts';
+import { silencesOf, type Silences } from './silences.ts';
 
 export { MODELS, modelNamed, registerModel };
 export type { DescribedModel } from './models/lockpick-model.ts';
@@ -45,15 +46,15 @@ export function checkHistory(h: ParsedHistory, o: CheckOptions): CheckResult {
   const c = prepareCheck(h, o);
   const crashes = crashAnomalies(h.nemesis);
   if ('valid' in c) return withCrashes(c, crashes);
-  const { model, parts, budget, backend, started } = c;
+  const { model, parts, budget, backend, started, silences } = c;
   function* verdicts(): Generator<[string, number, KeyVerdict]> {
-    for (const [key, ops] of parts) yield [key, ops.length, keyVerdict(model, key, ops, budget, backend)];
+    for (const [key, ops] of parts) yield [key, ops.length, keyVerdict(model, key, ops, budget, backend, silences)];
   }
   return withCrashes(summarize(model.name, h.ops.length, started, verdicts()), crashes);
 }
 
 /** A check ready to decide its keys: the model, the ops by key (in partition order), the limits. */
-export interface PreparedCheck { model: Model<any>; parts: Map<string, Op[]>; budget: Budget; backend: Backend | undefined; started: number }
+export interface PreparedCheck { model: Model<any>; parts: Map<string, Op[]>; budget: Budget; backend: Backend | undefined; started: number; silences: Silences }
 
 /** The model and the ops by key of a check, or its result when there is nothing to decide; CheckInputError for input the model cannot read. */
 export function prepareCheck(h: ParsedHistory, o: CheckOptions): PreparedCheck | CheckResult {
@@ -62,12 +63,12 @@ export function prepareCheck(h: ParsedHistory, o: CheckOptions): PreparedCheck |
   if (!model) throw new CheckInputError('', 0, 'unknown-model', `there is no model named "${o.model}"`, `use one of ${Object.keys(MODELS).join(', ')} (--model NAME)`);
   validateOps(model, h);
   if (h.ops.length === 0) return noOperations(model.name, h.nemesis.length);
-  return { model, parts: partition(model, h.ops), budget: new Budget(o.timeLimitMs, o.maxMemoryBytes), backend: o.backend ?? backendOf(h), started };
+  return { model, parts: partition(model, h.ops), budget: new Budget(o.timeLimitMs, o.maxMemoryBytes), backend: o.backend ?? backendOf(h), started, silences: silencesOf(h.nemesis) };
 }
 
 /** One key's verdict, with the stale unlocks that explain an invalid lock key. */
-export function keyVerdict(model: Model<any>, key: string, ops: Op[], budget: Budget, backend: Backend | undefined): KeyVerdict {
-  const d = decideKey(model, key, ops, budget, backend);
+export function keyVerdict(model: Model<any>, key: string, ops: Op[], budget: Budget, backend: Backend | undefined, silences?: Silences): KeyVerdict {
+  const d = decideKey(model, key, ops, budget, backend, silences);
   return withStaleUnlocks(d, ops.some((op) => op.f === 'acquire'), () => staleUnlocks(model, key, ops, backend));
 }
 
@@ -134,20 +135,22 @@ export async function readyToCheck(h: ParsedHistory, o: CheckOptions): Promise<v
 
 /** An invalid lock key: name the stale unlocks that explain it (alone, a late unlock broke nothing). */
 export function withStaleUnlocks(d: KeyVerdict, hasAcquire: boolean, stale: () => Anomaly[]): KeyVerdict {
-  if (d.valid === false && hasAcquire) d.anomalies.push(...stale());
+  // An exposure alone took nobody's lock: a late unlock beside it is said by the exposure (whose
+  // lease may still have stood at a server that drops leases late), not named a stale unlock.
+  if (d.valid === false && hasAcquire && d.anomalies.some((a) => a.type !== 'exposure')) d.anomalies.push(...stale());
   return d;
 }
 
-function decideKey(model: Model<any>, key: string, ops: Op[], budget: Budget, backend: Backend | undefined): KeyVerdict {
+function decideKey(model: Model<any>, key: string, ops: Op[], budget: Budget, backend: Backend | undefined, silences?: Silences): KeyVerdict {
   const over = budget.check();
   if (over) return { valid: 'unknown', anomalies: [], reason: over };
   const sweep = SWEEPS.get(model);
   if (sweep) {
-    const anomalies = sweep(key, ops, backend);
+    const anomalies = sweep(key, ops, backend, silences);
     return { valid: anomalies.length === 0, anomalies };
   }
   // Certain double holders are definite whatever the model; lock-free ops give none.
-  const definite = ops.some((op) => op.f === 'acquire') ? doubleHolderScan(key, ops) : [];
+  const definite = ops.some((op) => op.f === 'acquire') ? doubleHolderScan(key, ops, false, silences) : [];
   const live = ops.filter((op) => op.outcome !== 'fail');
   // An op that fits no state the model can reach at all is decided without the search; the
   // shortest failing window is still looked for, briefly (it takes a search up to that op).

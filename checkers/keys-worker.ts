@@ -18,7 +18,7 @@ try {
   const end = input.base + input.parts.length;
   for (let i = Atomics.add(next, 0, 1); i < end; i = Atomics.add(next, 0, 1)) {
     const [key, ops] = input.parts[i - input.base]!;
-    post({ kind: 'verdict', i, verdict: keyVerdict(model, key, ops, budget, input.backend) });
+    post({ kind: 'verdict', i, verdict: keyVerdict(model, key, ops, budget, input.backend, input.silences) });
   }
   post({ kind: 'done' });
 } catch (e) {

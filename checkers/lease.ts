@@ -1,4 +1,4 @@
-// What the server holds for an owner-aware lock (HISTORY.md "What the server holds"), shared by
+// What the server holds for an owner-aware lock (docs/history-format.md "Leases and what the server holds"), shared by
 // the sweep (checkers/holds.ts) and the search models (checkers/models/mutex.ts) so both judge
 // alike. A hold starts at an acquire ok; a failed release leaves it standing; an ok (plain,
 // lost, lapse) or info release ends it. For a lease lock (the acquire ok carries lease_ms and
@@ -25,6 +25,25 @@ export function leaseEnd(op: Op, fallbackNs?: number): number {
  */
 export function ranOut(deadline: number, since: number, op: Op): boolean {
   return deadline !== Infinity && op.completeTime !== undefined && op.completeTime >= deadline && since < op.completeSeq;
+}
+
+/**
+ * Whether an acquire ok says its lease is kept alive out of sight (`"value": {"kept_alive": true}`:
+ * a watchdog, an auto-refresh): no renew line dates the lease, so its length alone does not end the hold.
+ */
+export function keptAlive(op: Op): boolean {
+  const v = op.value as { kept_alive?: unknown } | null | undefined;
+  return v !== null && typeof v === 'object' && v.kept_alive === true;
+}
+
+/**
+ * ns of the session an acquire ok says its hold lives in (`"value": {"session_ms": N}`: the server
+ * keeps it while it hears from the client, and N ms after), or undefined.
+ */
+export function sessionNs(op: Op): number | undefined {
+  const v = op.value as { session_ms?: unknown } | null | undefined;
+  const ms = v !== null && typeof v === 'object' ? v.session_ms : undefined;
+  return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? ms * 1e6 : undefined;
 }
 
 /** How a release op ends a hold. A lost or lapse release is legal whoever holds the lock. */

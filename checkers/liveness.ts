@@ -4,7 +4,7 @@
 // expired by the server, so a holder that dies keeps it forever: safe, but
 // every other client fails from then on. Pure, like the other checkers.
 //
-// Per key, in real-time order (line order, HISTORY.md): a hold starts at an
+// Per key, in real-time order (line order, docs/history-format.md): a hold starts at an
 // acquire ok; the holder's belief ends at its next release invoke (release,
 // lapse, or the lapse the runner records when the client process died), or at
 // the completion of an acquire that ended `info` (the process may hold and

@@ -137,3 +137,41 @@ export function staleToken(key: string, earlier: Op, later: Op, earlierToken: un
       'fencing tokens must grow with every acquire',
   };
 }
+
+/**
+ * A belief its client acted on after its lease (Belief.exposedBy): the lock could have gone to
+ * another client by then, whether or not one took it (docs/checking.md, "Exposure").
+ */
+export function exposure(key: string, b: Belief): Anomaly {
+  const act = b.exposedBy!;
+  const quiet = b.exposedSilence;
+  if (quiet && b.heardFor) {
+    const bound = ms(b.heardFor.ns);
+    return {
+      type: 'exposure', key,
+      processes: [b.process],
+      lines: defined([b.acquire.completeLine, act.invokeLine]),
+      times: defined([b.acquire.completeTime, quiet.from, quiet.to, act.invokeTime]),
+      ops: [b.acquire.id, act.id],
+      message: `process ${b.process} held ${lockName(key)} since line ${b.acquire.completeLine} and was kept from the servers for ${ms(quiet.to - quiet.from)} ms, ` +
+        `longer than its ${b.heardFor.what === 'session' ? `${bound} ms session` : `${bound} ms lease, which its lock keeps alive only while it is heard`}, ` +
+        `yet it still believed it held the lock when it invoked its ${act.f} at line ${act.invokeLine}: the lock could have been given to another client while it believed it held it`,
+    };
+  }
+  const grant = b.leaseGrant ?? b.acquire;
+  const lease = grant.leaseMs ?? b.acquire.leaseMs;
+  const past = act.invokeTime !== undefined && b.leaseUntil !== undefined ? ms(act.invokeTime - b.leaseUntil) : undefined;
+  const since = grant === b.acquire ? `its acquire returned ok at line ${grant.completeLine}` : `its renew returned ok at line ${grant.completeLine}`;
+  const lost = act.f === 'release' && act.outcome === 'ok' && (act.value as { lost?: unknown } | null | undefined)?.lost === true;
+  return {
+    type: 'exposure', key,
+    processes: [b.process],
+    lines: defined([b.acquire.completeLine, grant === b.acquire ? undefined : grant.completeLine, act.invokeLine]),
+    times: defined([b.acquire.completeTime, b.leaseUntil, act.invokeTime]),
+    ops: [b.acquire.id, ...(grant === b.acquire ? [] : [grant.id]), act.id],
+    message: `process ${b.process} still believed it held ${lockName(key)} when it invoked its ${act.f} at line ${act.invokeLine}, ` +
+      `${past === undefined ? '' : `${past} ms `}past its ${lease === undefined ? '' : `${lease} ms `}lease (${since}): ` +
+      `the lock could have been given to another client while it believed it held it` +
+      `${lost ? `; the ${act.f} came back lost (the server had let it go)` : ''}`,
+  };
+}

@@ -18,7 +18,7 @@
 import type { Op } from '../src/history/types.ts';
 import type { Belief } from './holds.ts';
 import { lockName, staleUnlockEffect } from './messages.ts';
-import { leaseNs, releaseKind } from './lease.ts';
+import { keptAlive, leaseNs, releaseKind } from './lease.ts';
 import type { Anomaly, Backend } from './types.ts';
 import { backendWords } from './backends.ts';
 
@@ -30,6 +30,8 @@ const ms = (ns: number) => Math.round(ns / 1e6);
  * and B2 are decided by it, here and by the streaming check (checkers/stream.ts), which must agree.
  */
 export function leaseOf(mine: Belief): { from: Op; fromTime: number | undefined; fromLease: number | undefined } {
+  // A lease kept alive out of sight has no end in the history to be late after.
+  if (keptAlive(mine.acquire)) return { from: mine.acquire, fromTime: mine.acquire.completeTime, fromLease: undefined };
   const lease = leaseNs(mine.acquire);
   const renew = mine.renewed;
   const renewLease = renew && (leaseNs(renew) ?? lease);
@@ -46,7 +48,7 @@ export function leaseOf(mine: Belief): { from: Op; fromTime: number | undefined;
  */
 export function findStaleUnlocks(key: string, beliefs: readonly Belief[], named: ReadonlySet<number>, backend?: Backend): Anomaly[] {
   const within = (q: Belief, x: Belief) => {
-    const lease = leaseNs(q.acquire);
+    const lease = keptAlive(q.acquire) ? undefined : leaseNs(q.acquire);
     return lease === undefined || q.acquire.completeTime === undefined || x.acquire.completeTime === undefined ||
       x.acquire.completeTime - q.acquire.completeTime < lease;
   };

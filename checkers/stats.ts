@@ -2,24 +2,27 @@
 // never succeeded is not valid.) From one run's events, in real-time order:
 // acquires that succeeded, holds the client ended by releasing, and acquires that
 // met another client's hold on the same key (contention: a hold that existed when the
-// acquire was invoked, or one that began while it waited). A SAFE verdict needs all
-// three to be non-zero somewhere in the search.
+// acquire was invoked, or one that began while it waited) and got a definite answer. A SAFE
+// verdict needs all three to be non-zero somewhere in the search. A waiter that raised or
+// never answered did not show how the lock treats a waiter, so it is counted apart.
 import type { HistoryEvent } from '../src/history/types.ts';
 
 export interface LockStats {
   acquires: number;          // acquire invokes (first acquires, not re-entries)
   okAcquires: number;        // of them, ok
   released: number;          // holds ended by a release the client invoked (not a lapse, not the end)
-  contended: number;         // acquires that met another process's hold on the key while they were pending
+  contended: number;         // acquires that met another process's hold on the key while they were pending, and ended ok or fail
+  unansweredWaiters: number; // acquires that met such a hold and got no definite answer (info, or none by the end)
 }
 
-export const emptyStats = (): LockStats => ({ acquires: 0, okAcquires: 0, released: 0, contended: 0 });
+export const emptyStats = (): LockStats => ({ acquires: 0, okAcquires: 0, released: 0, contended: 0, unansweredWaiters: 0 });
 
 export function addStats(into: LockStats, s: LockStats): LockStats {
   into.acquires += s.acquires;
   into.okAcquires += s.okAcquires;
   into.released += s.released;
   into.contended += s.contended;
+  into.unansweredWaiters += s.unansweredWaiters ?? 0;   // a stored LockStats from before it was counted
   return into;
 }
 
@@ -32,6 +35,8 @@ export function lockStats(events: readonly HistoryEvent[]): LockStats {
   const ending = new Set<string>();   // releases invoked that end a belief, until they complete
   // key → processes whose first acquire is pending and has met no hold yet
   const waiting = new Map<string, Set<number | string>>();
+  // Pending first acquires that met a hold: counted when they end, by how they end.
+  const met = new Set<string>();
   for (const e of events) {
     if (e.process === 'nemesis') continue;
     const key = e.key ?? '';
@@ -43,14 +48,18 @@ export function lockStats(events: readonly HistoryEvent[]): LockStats {
     if (!pending) waiting.set(key, (pending = new Set()));
     if (e.f === 'acquire' && e.type === 'invoke' && depth === 0) {
       s.acquires++;
-      if (byKey.size > 0) s.contended++;
+      if (byKey.size > 0) met.add(id);
       else pending.add(e.process);
     } else if (e.f === 'acquire' && e.type !== 'invoke' && depth === 0) {
       pending.delete(e.process);
+      if (met.delete(id)) {
+        if (e.type === 'info') s.unansweredWaiters++;
+        else s.contended++;
+      }
       if (e.type === 'ok') {
         s.okAcquires++;
         // Every acquire still waiting on this key now meets this hold (a grant during its wait).
-        s.contended += pending.size;
+        for (const p of pending) met.add(`${String(p)}\u0000${key}`);
         pending.clear();
         byKey.set(e.process, 1);
       }
@@ -63,5 +72,6 @@ export function lockStats(events: readonly HistoryEvent[]): LockStats {
       if (e.type === 'ok' && !isLapse(e.value)) s.released++;
     }
   }
+  s.unansweredWaiters += met.size;   // still waiting when the history ends
   return s;
 }

@@ -25,6 +25,7 @@ import { ProcessMap } from '../src/history/process-table.ts';
 import { releaseKind } from './lease.ts';
 import { findStaleUnlocks, leaseOf } from './stale-unlock.ts';
 import { CrashScan, withCrashes } from './crash.ts';
+import { SilenceReader, type Silences } from './silences.ts';
 import { SWEEP_OPTIONS, TokenCheck, sweepAnomalies, type SweepOptions } from './sweep.ts';
 import { backendNames, loadBackends } from './backends.ts';
 import { CheckInputError, namedBackend, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
@@ -45,7 +46,7 @@ export function streams(o: CheckOptions): boolean {
 
 /**
  * Reads and checks a JSON Lines history in one pass (only when streams(o)). Throws HistoryError
- * for a line that breaks HISTORY.md, CheckInputError for ops the model cannot read (the first in
+ * for a line that breaks docs/history-format.md, CheckInputError for ops the model cannot read (the first in
  * invoke order, as checkHistory), CheckerBug for a bug of the checker.
  */
 export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBytes?: number, read?: ReadOptions): Promise<CheckResult> {
@@ -58,6 +59,7 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
   /** Backend words run-start records name, in order: the first the registry knows is the history's (read once it is loaded, below). */
   const named = new Set<string>();
   const crashes = new CrashScan();   // client crashes of the lock (checkers/crash.ts)
+  const silences = new SilenceReader(); // when each process was kept from the servers (checkers/silences.ts)
   let bad: { id: number; error: CheckInputError } | undefined;
   const note = (op: Op, error: CheckInputError | undefined) => {
     if (error && (!bad || op.id < bad.id)) bad = { id: op.id, error };
@@ -72,7 +74,7 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
         }
         const key = model.partition(op);
         let k = keys.get(key);
-        if (!k) keys.set(key, (k = new KeyStream(key, opts, dead)));
+        if (!k) keys.set(key, (k = new KeyStream(key, opts, dead, silences.silences)));
         k.invoke(op);
       } catch (e) { throw new CheckerBug(e); }
     },
@@ -83,7 +85,7 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
         keys.get(model.partition(op))!.complete(op);
       } catch (e) { throw new CheckerBug(e); }
     },
-    nemesis(n) { const b = namedBackend(n); if (b !== undefined) named.add(b); crashes.feed(n); },
+    nemesis(n) { const b = namedBackend(n); if (b !== undefined) named.add(b); crashes.feed(n); silences.feed(n); },
   };
   const b = new HistoryBuilder(path, sink);
   await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, read, b);
@@ -128,9 +130,9 @@ class KeyStream {
   private endedWatermark = STREAM_TUNING.endedMin;
 
   /** dead: processes that ended with info, shared by all keys (their last holds are forgotten once swept past). */
-  constructor(private readonly key: string, private readonly opts: SweepOptions, private readonly dead: ReadonlyMap<number, number>) {
+  constructor(private readonly key: string, private readonly opts: SweepOptions, private readonly dead: ReadonlyMap<number, number>, silences: Silences) {
     this.tokens = new TokenCheck(key);
-    this.scan = new KeyScanner(opts.reentrant, (b) => this.belief(b), opts.tokens ? (op) => this.tokens.grant(op) : () => {});
+    this.scan = new KeyScanner(opts.reentrant, (b) => this.belief(b), opts.tokens ? (op) => this.tokens.grant(op) : () => {}, silences);
   }
 
   invoke(op: Op): void {
@@ -214,7 +216,7 @@ class KeyStream {
       for (const q of open.sort((a, b) => a.start - b.start)) if (!first || q.end > first.end) first = q;
       return { first: first!, second };
     });
-    const anomalies = sweepAnomalies(this.key, overlaps, this.scan.missteps, this.opts.tokens ? this.tokens.anomalies : [], backend);
+    const anomalies = sweepAnomalies(this.key, overlaps, this.scan.missteps, this.opts.tokens ? this.tokens.anomalies : [], backend, this.scan.exposures);
     const d: KeyVerdict = { valid: anomalies.length === 0, anomalies };
     return withStaleUnlocks(d, this.hasAcquire, () => {
       const named = new Set(this.scan.missteps.filter((m) => m.kind === 'stale-release').map((m) => m.op.id));

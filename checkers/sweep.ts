@@ -1,7 +1,7 @@
 // The O(n log n) decision procedure for owner-aware lock models (mutex, fenced-mutex,
 // reentrant-mutex), exact, not a heuristic: it gives the same verdict as the Wing–Gong–Lowe search
 // with the models of checkers/models/mutex.ts plus the double-holder scan (property-tested).
-// Why it is exact (HISTORY.md, note for checker authors, and "What the server holds"):
+// Why it is exact (docs/history-format.md, "For checker authors" and "Leases and what the server holds"):
 // - An info acquire never needs to take effect (taking effect only blocks); an info release by
 //   the holder is best taken at its invoke (the process never acts again); a release/renew ok
 //   needs its own process to hold the lock, which depends only on that process's own earlier ops
@@ -23,31 +23,37 @@
 //   fenced-mutex, tokens grow in acquire-completion order.
 import type { Op } from '../src/history/types.ts';
 import type { Anomaly, Backend, Model } from './types.ts';
-import { findOverlaps, scanKey, type Misstep, type Overlap } from './holds.ts';
-import { doubleHolder, misstep, staleToken } from './messages.ts';
+import { findOverlaps, scanKey, type Belief, type Misstep, type Overlap } from './holds.ts';
+import { doubleHolder, exposure, misstep, staleToken } from './messages.ts';
 import { findStaleUnlocks } from './stale-unlock.ts';
 import { fencedMutex, mutex, reentrantMutex } from './models/mutex.ts';
 import { tokenGreater, tokenOf } from './values.ts';
+import type { Silences } from './silences.ts';
 
-export type Sweep = (key: string, ops: readonly Op[], backend?: Backend) => Anomaly[];
+export type Sweep = (key: string, ops: readonly Op[], backend?: Backend, silences?: Silences) => Anomaly[];
 
 /** How a lock model's sweep reads its ops: reentrant nesting, fencing tokens. */
 export interface SweepOptions { reentrant: boolean; tokens: boolean }
 
 function lockSweep(opts: SweepOptions): Sweep {
-  return (key, ops, backend) => {
-    const { beliefs, missteps, grants } = scanKey(ops, opts.reentrant);
+  return (key, ops, backend, silences) => {
+    const { beliefs, missteps, grants, exposures } = scanKey(ops, opts.reentrant, silences);
     const tokens = new TokenCheck(key);
     if (opts.tokens) for (const op of grants) tokens.grant(op);
-    return sweepAnomalies(key, findOverlaps(beliefs), missteps, tokens.anomalies, backend);
+    return sweepAnomalies(key, findOverlaps(beliefs), missteps, tokens.anomalies, backend, exposures);
   };
 }
 
-/** A key's anomalies in report order: double holders, then missteps, then stale tokens, each kind in its own order, sorted by first line. */
-export function sweepAnomalies(key: string, overlaps: readonly Overlap[], missteps: readonly Misstep[], tokens: readonly Anomaly[], backend?: Backend): Anomaly[] {
+/**
+ * A key's anomalies in report order: double holders, then missteps, then stale tokens, then
+ * exposures, each kind in its own order, sorted by first line. An exposure is said only where no
+ * double holder already shows that belief (the overlap is the same hold, seen taken).
+ */
+export function sweepAnomalies(key: string, overlaps: readonly Overlap[], missteps: readonly Misstep[], tokens: readonly Anomaly[], backend?: Backend, exposures: readonly Belief[] = []): Anomaly[] {
   const anomalies = overlaps.map((o) => doubleHolder(key, o));
   for (const m of missteps) anomalies.push(misstep(key, m, backend));
   anomalies.push(...tokens);
+  anomalies.push(...unshownExposures(overlaps, exposures).map((b) => exposure(key, b)));
   return anomalies.sort((a, b) => (a.lines[0] ?? 0) - (b.lines[0] ?? 0));
 }
 
@@ -73,12 +79,22 @@ export const SWEEP_OPTIONS = new Map<Model<any>, SweepOptions>([
 
 export const SWEEPS = new Map<Model<any>, Sweep>([...SWEEP_OPTIONS].map(([m, o]) => [m, lockSweep(o)]));
 
+/** The exposures no double holder shows (a belief in an overlap is reported there). */
+export function unshownExposures(overlaps: readonly Overlap[], exposures: readonly Belief[]): Belief[] {
+  if (exposures.length === 0) return [];
+  const shown = new Set<Belief>();
+  for (const o of overlaps) { shown.add(o.first); shown.add(o.second); }
+  return exposures.filter((b) => !shown.has(b));
+}
+
 /**
- * The double-holder scan alone (overlapping beliefs), for lock models decided by search
- * (knossos-mutex, user models). reentrant: a process's nested acquires need as many releases.
+ * The beliefs' anomalies alone (overlapping beliefs, beliefs acted on past their lease), for lock
+ * models decided by search (knossos-mutex, user models). reentrant: a process's nested acquires need as many releases.
  */
-export function doubleHolderScan(key: string, ops: readonly Op[], reentrant = false): Anomaly[] {
-  return findOverlaps(scanKey(ops, reentrant).beliefs).map((o) => doubleHolder(key, o));
+export function doubleHolderScan(key: string, ops: readonly Op[], reentrant = false, silences?: Silences): Anomaly[] {
+  const { beliefs, exposures } = scanKey(ops, reentrant, silences);
+  const overlaps = findOverlaps(beliefs);
+  return [...overlaps.map((o) => doubleHolder(key, o)), ...unshownExposures(overlaps, exposures).map((b) => exposure(key, b))];
 }
 
 /** Stale unlocks behind a key's violation (checkers/stale-unlock.ts), for any lock model. */

@@ -12,6 +12,7 @@ import { BUILTIN_MODELS } from './models/index.ts';
 import { SWEEPS } from './sweep.ts';
 import { crashAnomalies, withCrashes } from './crash.ts';
 import type { Backend, CheckOptions, CheckResult } from './types.ts';
+import type { Silences } from './silences.ts';
 
 export const KEY_THREADS = {
   /**
@@ -28,7 +29,7 @@ export const KEY_THREADS = {
 };
 
 /** parts: the keys from number `base` on (those not yet taken when the thread started). */
-export interface KeysInput { model: string; backend: Backend | undefined; limits: [number | undefined, number | undefined, number]; parts: [string, Op[]][]; base: number; next: SharedArrayBuffer }
+export interface KeysInput { model: string; backend: Backend | undefined; silences: Silences; limits: [number | undefined, number | undefined, number]; parts: [string, Op[]][]; base: number; next: SharedArrayBuffer }
 export type FromKeys = { kind: 'verdict'; i: number; verdict: KeyVerdict } | { kind: 'done' } | { kind: 'error'; message: string; stack?: string };
 
 export async function checkHistoryOnThreads(h: ParsedHistory, o: CheckOptions): Promise<CheckResult> {
@@ -41,10 +42,10 @@ export async function checkHistoryOnThreads(h: ParsedHistory, o: CheckOptions): 
 async function checkKeysOnThreads(h: ParsedHistory, o: CheckOptions): Promise<CheckResult> {
   const c = prepareCheck(h, o);
   if ('valid' in c) return c;
-  const { model, parts, budget, backend, started } = c;
+  const { model, parts, budget, backend, started, silences } = c;
   KEY_THREADS.decidedThere = 0;
   if (parts.size < 2 || SWEEPS.has(model) || !BUILTIN_MODELS.has(model)) {
-    return summarize(model.name, h.ops.length, started, [...parts].map(([key, ops]) => [key, ops.length, keyVerdict(model, key, ops, budget, backend)]));
+    return summarize(model.name, h.ops.length, started, [...parts].map(([key, ops]) => [key, ops.length, keyVerdict(model, key, ops, budget, backend, silences)]));
   }
   const order = [...parts].sort((a, b) => b[1].length - a[1].length);
   const next = new SharedArrayBuffer(4);
@@ -55,7 +56,7 @@ async function checkKeysOnThreads(h: ParsedHistory, o: CheckOptions): Promise<Ch
   let finished = Promise.resolve();
   const start = () => {
     const base = Atomics.load(counter, 0);
-    const w = startThread('keys-worker', import.meta.url, { model: model.name, backend, limits: budget.limits, parts: order.slice(base), base, next } satisfies KeysInput);
+    const w = startThread('keys-worker', import.meta.url, { model: model.name, backend, silences, limits: budget.limits, parts: order.slice(base), base, next } satisfies KeysInput);
     // A thread that failed (to start, or on a key) leaves its keys to this one (below): a bug in
     // the check then shows here, as it would without threads.
     finished = new Promise<void>((resolve) => {
@@ -81,7 +82,7 @@ async function checkKeysOnThreads(h: ParsedHistory, o: CheckOptions): Promise<Ch
     while (here.size < KEY_THREADS.hereMax) {
       const i = Atomics.add(counter, 0, 1);
       if (i >= order.length) break;
-      verdicts.set(i, keyVerdict(model, order[i]![0], order[i]![1], budget, backend));
+      verdicts.set(i, keyVerdict(model, order[i]![0], order[i]![1], budget, backend, silences));
       here.add(i);
       opsDone += order[i]![1].length;
       if (!worker && worthAThread()) start();
@@ -93,7 +94,7 @@ async function checkKeysOnThreads(h: ParsedHistory, o: CheckOptions): Promise<Ch
   }
   KEY_THREADS.decidedThere = verdicts.size - [...verdicts.keys()].filter((i) => here.has(i)).length;
   // A key the thread took but never answered for is never lost.
-  for (let i = 0; i < order.length; i++) if (!verdicts.has(i)) verdicts.set(i, keyVerdict(model, order[i]![0], order[i]![1], budget, backend));
+  for (let i = 0; i < order.length; i++) if (!verdicts.has(i)) verdicts.set(i, keyVerdict(model, order[i]![0], order[i]![1], budget, backend, silences));
   const at = new Map(order.map(([key], i) => [key, i]));
   return summarize(model.name, h.ops.length, started, [...parts].map(([key, ops]) => [key, ops.length, verdicts.get(at.get(key)!)!]));
 }

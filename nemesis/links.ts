@@ -44,6 +44,23 @@ const HELD_STREAMS: Record<Exclude<CutMode, 'disable'>, readonly ('upstream' | '
   'drop-replies': ['downstream'],
 };
 
+/**
+ * The clients a cut keeps from every server: each of their links (of `channel` alone, when given:
+ * the connection a lease's keep-alives take) is among `cut`. Recorded as `silenced` on the fault's
+ * start (checkers/silences.ts). None when only replies are dropped: requests still arrive.
+ */
+export function silencedClients(env: Environment, cut: readonly Link[], mode: CutMode, channel?: string): string[] {
+  if (mode === 'drop-replies') return [];
+  const gone = new Set(cut.map((l) => l.name));
+  const all = new Map<string, boolean>();
+  for (const l of env.links) {
+    if (!l.from.startsWith('client:') || (channel !== undefined && l.channel !== channel)) continue;
+    const c = l.from.slice('client:'.length);
+    all.set(c, (all.get(c) ?? true) && gone.has(l.name));
+  }
+  return [...all].filter(([, every]) => every).map(([c]) => c);
+}
+
 /** Cuts `links`; returns the undo. Overlapping cuts of one link nest. */
 export async function cutLinks(env: Environment, links: Link[], mode: CutMode, tag: string): Promise<() => Promise<void>> {
   const s = state(env);

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 if [ $# -eq 0 ]; then
-  # The seeds' first unlock (plain DEL) under a client pause longer than the lease.
+  # The first unlock of the three-unlocks post (plain DEL) under a client pause longer than the lease.
   set -- --lock redis-set-px-del --faults client-pause --clients 3 --time 60
 fi
 echo "== node bin/lockpick.mjs run $*"

@@ -30,7 +30,7 @@ declare -A WHY=(
   [python3-kazoo]="the Python process client example on ZooKeeper (examples/process-clients/: kazoo's Lock)"
   [default-jdk-headless]="javac for the Java process client examples (examples/process-clients/java/build.sh)"
   [libcurator-recipes-java]="the Java process client example on ZooKeeper (examples/process-clients/java/: Apache Curator's InterProcessMutex)"
-  [libmariadb-java]="the Java process client example on MariaDB (examples/process-clients/java/: seed 001's unique-key lock over JDBC)"
+  [libmariadb-java]="the Java process client example on MariaDB (examples/process-clients/java/: the database-lock post's unique-key lock over JDBC)"
 )
 missing=()
 for pkg in "${!WHY[@]}"; do

@@ -179,7 +179,7 @@ export interface CheckHistoryOptions {
 
 /**
  * Checks a history, as `lockpick check`: a file path (JSON Lines or Jepsen EDN)
- * is read, an array of HISTORY.md events is built (every rule enforced; a broken
+ * is read, an array of history events (docs/history-format.md) is built (every rule enforced; a broken
  * one throws HistoryError naming the event by its 1-based index as its line),
  * and a ParsedHistory from readHistory is checked as it is.
  */

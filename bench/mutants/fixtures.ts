@@ -270,7 +270,7 @@ export const MUTANTS: Mutant[] = [
       name: 'zk-no-recheck',
       search: "if (afterWait === 'assume-held') return mine;",
       replace: 'return mine;',
-      why: 'not re-checking the children after the watch fires or the wait ends (seed 000\'s own code)',
+      why: 'not re-checking the children after the watch fires or the wait ends (the Redis and ZooKeeper post\'s own code)',
     },
     {
       name: 'zk-watch-lowest',

@@ -1,4 +1,4 @@
-// Lock models from HISTORY.md: owner-aware mutex (default), Jepsen's owner-unaware
+// Lock models of docs/history-format.md: owner-aware mutex (default), Jepsen's owner-unaware
 // knossos-mutex, reentrant-mutex and fenced-mutex. States are small immutable values.
 // The owner-aware ones know what the server holds (checkers/lease.ts): a failed release keeps
 // the hold, a lease may run out. The sweep (checkers/holds.ts) applies the same rules.

@@ -1,4 +1,4 @@
-// Register models from HISTORY.md. The state is the canonical JSON text of the value,
+// Register models of docs/history-format.md. The state is the canonical JSON text of the value,
 // so equality and hashing are string operations (initially null).
 import type { Op } from '../../src/history/types.ts';
 import type { Inconsistent } from '../types.ts';

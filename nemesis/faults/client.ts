@@ -1,7 +1,7 @@
 // Client faults: a client worker process stopped with SIGSTOP (a GC pause:
 // its timers and watchdogs stop too), and a skewed client wall clock.
 import fc from 'fast-check';
-import { at, lasting, single, someClient, startAt, targetText } from '../words.ts';
+import { at, beyondSession, lasting, single, someClient, startAt, targetText } from '../words.ts';
 import { param } from '../spec.ts';
 import { resolveClients } from '../targets.ts';
 import { sleep, type FaultGenOptions, type KindDef } from '../fault.ts';
@@ -26,7 +26,8 @@ export const clientPause: KindDef = {
     return {
       async start() {
         for (const c of resolveClients(spec, ctx)) { paused.push(c); await ctx.clients.pause(c); }
-        return { clients: [...paused] };
+        // Stopped whole (its timers, its keep-alives): nothing of theirs reaches a server.
+        return { clients: [...paused], silenced: [...paused] };
       },
       async stop() {
         for (const c of paused.splice(0)) await ctx.clients.resume(c);
@@ -38,7 +39,7 @@ export const clientPause: KindDef = {
     is: (f) => typeof f.params?.point === 'string',
     async fire(f, a) {
       const ms = f.duration_ms ?? 0;
-      a.record('client-pause-start', { client: a.client, point: a.point, duration_ms: ms, ...(a.command ? { command: a.command } : {}) });
+      a.record('client-pause-start', { client: a.client, point: a.point, duration_ms: ms, silenced: [a.client], ...(a.command ? { command: a.command } : {}) });
       a.pause();
       await sleep(ms);
       // 'go' waits in the pipe before the process runs again, and on waking a timer that ran out
@@ -83,8 +84,15 @@ const HOLD_POINTS: readonly string[] = ['in-critical-section', 'before-write'];
 const namedPointArb = (points: readonly string[]) =>
   fc.oneof(...points.map((p) => ({ weight: HOLD_POINTS.includes(p) ? 2 : 1, arbitrary: fc.constant(p) })));
 
-/** Around the lease: long enough for it to run out (and for a server that revokes late to do so), short enough that runs stay short. */
-const pauseMs = (o: FaultGenOptions) => fc.integer({ min: o.ttlMs - Math.floor(o.ttlMs / 4), max: o.ttlMs + Math.floor(o.ttlMs / 2) + (o.leaseLagMs ?? 0) });
+/**
+ * Around the lease: long enough for it to run out (and for a server that revokes late to do so),
+ * short enough that runs stay short. Where the hold lives in a session (FaultGenOptions.sessionMs),
+ * half the pauses outlast the session instead: a paused holder's session ends under it.
+ */
+const pauseMs = (o: FaultGenOptions) => {
+  const lease = fc.integer({ min: o.ttlMs - Math.floor(o.ttlMs / 4), max: o.ttlMs + Math.floor(o.ttlMs / 2) + (o.leaseLagMs ?? 0) });
+  return o.sessionMs ? fc.oneof(lease, beyondSession(o)) : lease;
+};
 
 /** A pause anchored at a point: from at_ms on, the first time the client reaches it. */
 const pauseAt = (o: FaultGenOptions, point: fc.Arbitrary<string>) => fc.record({

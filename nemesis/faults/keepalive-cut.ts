@@ -11,7 +11,7 @@ import type { KindDef } from '../fault.ts';
 import { atPoint, forDur } from '../band.ts';
 import type { FaultSpec, NemesisContext } from '../types.ts';
 import { at, beyondLease, lasting, paramsText, single, someClient, targetText } from '../words.ts';
-import { CUT_MODES, cutLinks, type CutMode } from '../links.ts';
+import { CUT_MODES, cutLinks, silencedClients, type CutMode } from '../links.ts';
 import { param } from '../spec.ts';
 import { resolveClients } from '../targets.ts';
 import type { Link } from '../../src/env/types.ts';
@@ -51,7 +51,9 @@ export const keepaliveCut: KindDef = {
       async start() {
         const links = linksOf(spec, ctx);
         undo = await cutLinks(ctx.env, links, mode, id);
-        return { mode, links: links.map((l) => l.name) };
+        // Its keep-alives no longer arrive: for a lease kept alive over that connection, a silence.
+        const silenced = silencedClients(ctx.env, links, mode, param<string>(spec, 'links', CHANNEL) === 'all' ? undefined : CHANNEL);
+        return { mode, links: links.map((l) => l.name), ...(silenced.length ? { silenced } : {}) };
       },
       async stop() { await undo?.(); },
     };

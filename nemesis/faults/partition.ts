@@ -4,7 +4,7 @@ import type { KindDef } from '../fault.ts';
 import { atPoint, finite, forDur } from '../band.ts';
 import type { FaultSpec } from '../types.ts';
 import { at, beyondLease, beyondSession, lasting, paramsText, single, someClient, someServer, startAt, targetText } from '../words.ts';
-import { CUT_MODES, cutLinks, slowLinks, type CutMode } from '../links.ts';
+import { CUT_MODES, cutLinks, silencedClients, slowLinks, type CutMode } from '../links.ts';
 import { param } from '../spec.ts';
 import { LINK_TARGETS, resolveLinks } from '../targets.ts';
 import { SHAPES, describeGrudge, grudgeArb, grudgeText, parseGrudge, shapesFor } from '../grudge.ts';
@@ -34,7 +34,8 @@ export const partition: KindDef = {
       async start() {
         const { links, shape } = await resolveLinks(spec, ctx);
         undo = await cutLinks(ctx.env, links, mode, id);
-        return { shape, mode, links: links.map((l) => l.name) };
+        const silenced = silencedClients(ctx.env, links, mode);
+        return { shape, mode, links: links.map((l) => l.name), ...(silenced.length ? { silenced } : {}) };
       },
       async stop() { await undo?.(); },
     };

@@ -72,7 +72,7 @@ function readLimit(file: string, model: string, e: ReadLimitReached, ms: number)
   return { code: EXIT.unknown, toStderr: false, text: formatResult(file, result), json: { file, ...result } };
 }
 
-/** A file that breaks HISTORY.md, a history the model cannot read (exit 2), or a file that cannot be read at all. */
+/** A file that breaks docs/history-format.md, a history the model cannot read (exit 2), or a file that cannot be read at all. */
 function badInput(file: string, e: unknown): FileOutcome {
   if (e instanceof HistoryError || e instanceof CheckInputError) {
     // CheckInputError: the history is well formed but the model cannot read it (e.g. a register op under a lock model).

@@ -21,18 +21,19 @@ export function usage(): string {
   return `usage: lockpick check FILE... [--model M] [--backend B] [--json | --format text|json|junit] [--out FILE]
                       [--time-limit S] [--max-memory MB] [--max-line-bytes N]
 
-Checks each history file (JSON Lines per HISTORY.md, or Jepsen history.edn: a
-vector/list of op maps or one map per line) for linearizability against the
-model and for double holders.
+Checks each history file (JSON Lines as docs/history-format.md describes, or
+Jepsen history.edn: a vector/list of op maps or one map per line) for
+linearizability against the model and for double holders.
 
 options:
   --model M          the model (default mutex); one of: ${modelNames().join(', ')}
   --backend B        the lock's backend, for the words that explain stale
                      unlocks: ${backendNames().join(', ')} (default: what the history's
                      run-start record says; else neutral words)
-  --json             print the result (HISTORY.md's object, plus "file",
-                     "parse_ms", "check_ms") as JSON: one object per file, one
-                     per line (JSON Lines). A file that cannot be read prints
+  --json             print the result (the object docs/history-format.md
+                     describes, with "file", "parse_ms", "check_ms") as JSON:
+                     one object per file, one per line (JSON Lines). A
+                     file that cannot be read prints
                      {"file":..., "error":{"line","rule","expected","fix"}}.
   --format F         text (default), json (as --json), or junit: one JUnit XML
                      document for CI, a <testsuite> per file, a <testcase> per

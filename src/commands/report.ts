@@ -29,11 +29,11 @@ import { checkResultsJson, checkTestJson, type StoredResults } from '../runner/s
 const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
 /** File-system errors on a path the user gave: bad input (exit 2), not lockpick's failure. */
 const INPUT_FS_ERRORS = new Set(['EACCES', 'EPERM', 'ENOENT', 'EISDIR', 'ENOTDIR', 'ELOOP', 'ENAMETOOLONG']);
-const FORMATS = ['text', 'json', 'junit', 'html'] as const;
+const FORMATS = ['text', 'json', 'junit', 'html', 'issue'] as const;
 type Format = (typeof FORMATS)[number];
 
 export function usage(): string {
-  return `usage: lockpick report PATH [--format text|json|junit|html] [--out FILE] [--model M] [--max-line-bytes N]
+  return `usage: lockpick report PATH [--format text|json|junit|html|issue] [--out FILE] [--model M] [--max-line-bytes N]
 
 Renders a checked history for people or CI. PATH is a history file (.jsonl or
 Jepsen .edn) or a stored run directory store/<lock>/<run-id> holding history.jsonl and,
@@ -51,7 +51,12 @@ options:
                (big histories are cut to windows around the anomalies, with an
                overview strip);
                text: the human summary; json: the result object;
-               junit: JUnit XML for CI (invalid = failure, unknown = error)
+               junit: JUnit XML for CI (invalid = failure, unknown = error);
+               issue: a Markdown bug report for the lock's maintainers, of a
+               stored run that broke the lock (PATH: store/<lock>/<run-id>, or
+               one of its counterexample dirs): the lock and server versions,
+               the minimal schedule, the anomaly, bug or design, the fix its
+               cause points to, the replay command, the files to attach
   --out FILE   where to write; html defaults to <run dir or history's dir>/timeline.html,
                the others to standard output
   --model M    the model (default: test.json's model, else results.json's, else
@@ -120,7 +125,40 @@ function render(format: Format, name: string, h: ParsedHistory, r: CheckResult, 
     }
     case 'junit': return renderJUnit([{ name, result: r, meta }]);
     case 'html': return renderTimelineHtml(h, r, meta);
+    case 'issue': throw new Error('report: the issue format is rendered by issueReport');
   }
+}
+
+/**
+ * PATH for --format issue: a run dir with its counterexample, or a counterexample dir (its run
+ * dir above it): the run's test.json and results.json, and the counterexample's history.
+ */
+async function issueReport(path: string, model: string | undefined, maxLineBytes: number | undefined): Promise<{ text: string; valid: CheckResult['valid'] }> {
+  const abs = resolve(path);
+  const inCx = /^counterexample(-\d+)?$/.test(basename(abs)) && existsSync(join(dirname(abs), 'test.json'));
+  const runDir = inCx ? dirname(abs) : abs;
+  const cxDir = inCx ? abs : join(abs, 'counterexample');
+  const fix = 'give a run directory store/<lock>/<run-id> of a `lockpick run` that broke the lock (exit 1), or one of its counterexample directories';
+  if (!existsSync(join(runDir, 'results.json')) || !existsSync(join(runDir, 'test.json'))) throw new ReportError(`${path}: no results.json and test.json of a run here\n  fix: ${fix}`);
+  if (!existsSync(join(cxDir, 'history.jsonl'))) throw new ReportError(`${path}: the run has no counterexample (it did not break the lock)\n  fix: ${fix}`);
+  const results = await readJson(join(runDir, 'results.json')) as Record<string, unknown>;
+  checkResultsJson(results, join(runDir, 'results.json'));
+  // A counterexample-N dir carries its own test.json (its plan); the run's says the rest.
+  const own = existsSync(join(cxDir, 'test.json')) ? checkTestJson(await readJson(join(cxDir, 'test.json')), join(cxDir, 'test.json')) : undefined;
+  const test = { ...checkTestJson(await readJson(join(runDir, 'test.json')), join(runDir, 'test.json')), ...(own ?? {}) };
+  const m = model ?? modelFrom(test) ?? 'mutex';
+  if (!Object.hasOwn(MODELS, m)) throw new ReportError(`unknown model "${m}"; known models: ${Object.keys(MODELS).join(', ')}\n  fix: pass --model with one of those`);
+  const h = await readHistory(join(cxDir, 'history.jsonl'), { maxLineBytes });
+  await readyToCheck(h, { model: m });
+  const check = checkHistory(h, { model: m });
+  const clients = clientsFromFile(h.source);
+  const [{ renderIssue }, { lockFacts }, { validatePlan, describePlan }] = await Promise.all([import('../report/issue.ts'), import('../report/lock-facts.ts'), import('../workload/plan.ts')]);
+  const plan = validatePlan(test.plan, join(inCx && own ? cxDir : runDir, 'test.json'));
+  const text = renderIssue({
+    dir: runDir, counterexampleDir: cxDir, test, results, lock: await lockFacts(test), check,
+    causes: explainAnomalies(h, check.anomalies, clients), clients, schedule: describePlan(plan),
+  });
+  return { text, valid: check.valid };
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -143,6 +181,14 @@ export async function run(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   try {
+    if (format === 'issue') {
+      const { text, valid } = await issueReport(positionals[0]!, values.model, maxLineBytes);
+      if (values.out) {
+        writeOutput(values.out, text, { what: `cannot write ${values.out}`, fix: 'give --out a file in a directory that exists and can be written' });
+        console.log(`lockpick report: wrote ${values.out} (a bug report in Markdown)`);
+      } else process.stdout.write(text);
+      return valid === true ? EXIT.valid : valid === false ? EXIT.invalid : EXIT.unknown;
+    }
     const inputs = await locate(positionals[0]!);
     const model = values.model ?? modelFrom(inputs.test) ?? modelFrom(inputs.stored && 'check' in inputs.stored ? inputs.stored.check : undefined) ?? 'mutex';
     // hasOwn: "toString" or "constructor" (in test.json or --model) is no model.

@@ -1,4 +1,4 @@
-// Catalogue entries on several Redis servers: Redlock (seed 003, Kleppmann and
+// Catalogue entries on several Redis servers: Redlock (the distlock summary, Kleppmann and
 // antirez 2016), Sentinel failover, and the Redisson-style watchdog.
 import type { DemoEntry } from './entry.ts';
 
@@ -15,7 +15,7 @@ export const MULTI_ENTRIES: DemoEntry[] = [
     story: 'Redlock reports how long the lock stays valid, and a careful client checks it again just before writing. Nothing can check between that check and the write: c1 sleeps there past its validity, the keys expire on every master, c2 wins a majority and writes, and c1 wakes up to write the resource with a value read before the pause, undoing c2\'s update.',
     fix: 'Redlock gives no fencing token (Kleppmann\'s point). redlock-fenced builds one (largest node counter + 1, written back to a majority) and the resource rejects the older token.',
     fixDemo: 'redlock-fenced-pause',
-    source: 'Kleppmann 2016 (process pauses); seed 003 (distlock page)',
+    source: 'Kleppmann 2016 (process pauses); the distlock summary (Redis\'s distlock page)',
   },
   {
     name: 'redlock-fenced-pause',
@@ -51,7 +51,7 @@ export const MULTI_ENTRIES: DemoEntry[] = [
     story: 'The restarted n3 has forgotten c1\'s key, so c2 wins n3, n4, n5, a majority, while c1 holds n1, n2 and its own n3 vote that no longer exists.',
     fix: 'antirez\'s remedy: keep a restarted master out for longer than the longest TTL (delayed restart), or fsync every write.',
     fixDemo: 'redlock-restart-delayed',
-    source: 'antirez 2016 ("Is Redlock safe?"), seed 003',
+    source: 'antirez 2016 ("Is Redlock safe?"), the distlock summary',
   },
   {
     name: 'redlock-restart-delayed',
@@ -75,7 +75,7 @@ export const MULTI_ENTRIES: DemoEntry[] = [
     story: 'The primary said OK to c1 before the key was copied. The promoted replica never saw the key, so c2 is granted the lock there while c1 still holds it.',
     fix: 'Replication that acknowledges after the write is not enough (see sentinel-failover-wait). A lock needs a store that agrees by consensus before it answers, and fencing tokens for what slips through.',
     fixDemo: 'sentinel-failover-wait',
-    source: 'seed 000 (主从异步复制), seed 004; antirez and Kleppmann 2016',
+    source: 'the Redis and ZooKeeper post (主从异步复制: asynchronous replication), the Jedis-cluster post; antirez and Kleppmann 2016',
   },
   {
     name: 'sentinel-failover-wait',
@@ -87,7 +87,7 @@ export const MULTI_ENTRIES: DemoEntry[] = [
     story: 'WAIT 1 times out with 0 replicas: no replica has the key. The client holds anyway, the promoted replica lacks the key, and c2 gets the lock too.',
     fix: 'WAIT cannot undo a write that did not replicate. Use a consensus-based lock service (ZooKeeper, etcd) and fencing tokens.',
     fixDemo: 'zk-treat-as-loss',
-    source: 'seed 000; Redis WAIT documentation; Kleppmann 2016',
+    source: 'the Redis and ZooKeeper post; Redis WAIT documentation; Kleppmann 2016',
   },
   {
     name: 'redisson-style-pause',
@@ -99,6 +99,6 @@ export const MULTI_ENTRIES: DemoEntry[] = [
     story: 'The watchdog is a timer in the same process: when the process stops, the watchdog stops too. The lease runs out, c2 takes the lock, and c1 resumes believing it holds. Renewal protects against slow work, not against a paused process.',
     fix: 'Fencing tokens, checked by the resource, as for any lease lock.',
     fixDemo: 'set-px-lua-fenced-pause',
-    source: 'seed 002 (Redisson watchdog); Kleppmann 2016',
+    source: 'the three-unlocks post (Redisson\'s watchdog); Kleppmann 2016',
   },
 ];

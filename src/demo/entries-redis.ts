@@ -1,4 +1,4 @@
-// Catalogue entries on one Redis server: the unlocks of seeds 000-004 and what
+// Catalogue entries on one Redis server: the unlocks of the five source posts and what
 // the server's clock, a restart and a paused client do to SET NX PX.
 import type { DemoEntry } from './entry.ts';
 
@@ -13,9 +13,9 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     code: [{ file: 'set-px-del.ts', from: 'async acquire(key: string', to: 'return grantOf(key' }, { file: 'set-px-del.ts', from: 'async release(h: Held)', to: "return 'released';" }],
     fault: 'Client c1 is stopped (SIGSTOP, as a long GC pause) for 1200 ms right after it took the lock, longer than its 800 ms lease.',
     story: 'c1\'s lease runs out while it sleeps and c2 takes the lock. c1 wakes up still believing it holds: it writes the resource with a value it read before the pause (an update is lost), then its DEL deletes c2\'s key while c2 is still in its critical section. Two holders, and the unlock freed a lock that was not c1\'s.',
-    fix: `Unlock with an atomic compare-and-delete (the Lua script of seed 002's final version) so a late unlock no longer frees another holder's lock; that still leaves the late write, which only fencing makes harmless. ${FENCING_FIX}`,
+    fix: `Unlock with an atomic compare-and-delete (the Lua script of the three-unlocks post's final version) so a late unlock no longer frees another holder's lock; that still leaves the late write, which only fencing makes harmless. ${FENCING_FIX}`,
     fixDemo: 'set-px-lua-fenced-pause',
-    source: 'seed 002 (first unlock); Kleppmann 2016 (process pauses)',
+    source: 'the three-unlocks post (first unlock: plain DEL); Kleppmann 2016 (process pauses)',
   },
   {
     name: 'set-px-check-del-race',
@@ -25,9 +25,9 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     code: [{ file: 'set-px-check-del.ts', from: 'async release(h: Held)', to: 'await r.del(h.key);' }],
     fault: 'Client c1 is paused for 1200 ms between its compare (the value was still its own) and its DEL.',
     story: 'While c1 sleeps after the compare, its lease ends and c2 takes the lock. c1 wakes and runs the DEL it already decided on: it deletes c2\'s key. c3 then gets the lock while c2 still holds it: two holders, caused by an unlock that checked first.',
-    fix: 'Compare and delete in one atomic step: the Lua script `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end` (seed 002\'s final version, the distlock page). A pause can still outlive the lease, which a fencing token makes harmless.',
+    fix: 'Compare and delete in one atomic step: the Lua script `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end` (the three-unlocks post\'s final version, the distlock page). A pause can still outlive the lease, which a fencing token makes harmless.',
     fixDemo: 'set-px-lua-fenced-pause',
-    source: 'seed 002 (second unlock), seed 004 (releaseLock)',
+    source: 'the three-unlocks post (second unlock: GET, compare, DEL), the Jedis-cluster post (releaseLock)',
   },
   {
     name: 'setnx-getset-clock-skew',
@@ -39,7 +39,7 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     story: 'c1 locks with expiry "now + 800 ms" by its own clock. To c2, whose clock is 2 s ahead, that time is already past: c2 thinks the lock expired, GETSETs its own expiry and holds, while c1 is still in its critical section. Then c1\'s plain DEL frees c2\'s lock too.',
     fix: 'Let the server expire the lock (SET key <random> NX PX ttl): the lease is measured by one clock, the server\'s, and no client\'s clock decides when someone else\'s lock has expired.',
     fixDemo: 'set-px-lua-clock-skew',
-    source: 'seed 000 (RedisKeyLock), seed 004 (getDistibuteLock)',
+    source: 'the Redis and ZooKeeper post (RedisKeyLock), the Jedis-cluster post (getDistibuteLock)',
   },
   {
     name: 'set-px-lua-clock-skew',
@@ -51,7 +51,7 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     story: 'c2\'s skewed clock does not matter: it never judges c1\'s lock, it only asks the server, and the server answers "taken" until c1 unlocks. c2 waits, then holds alone.',
     fix: 'This is the fix for setnx-getset-clock-skew. The server\'s own clock still matters: see set-px-lua-clock-jump.',
     fixDemo: 'setnx-getset-clock-skew',
-    source: 'seeds 000-003 (SET NX PX + Lua unlock)',
+    source: 'the Redis and ZooKeeper post, the database-lock post, the three-unlocks post, the distlock summary (SET NX PX + Lua unlock)',
   },
   {
     name: 'set-px-lua-pause',
@@ -63,7 +63,7 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     story: 'The atomic unlock does its job: c1\'s late unlock finds c2\'s value and deletes nothing. But the lease ran out while c1 slept, c2 took the lock, and c1 wakes up in the middle of its critical section: it writes the resource with a value read before the pause, on top of c2\'s write. A lease cannot stop a client that does not know time passed.',
     fix: FENCING_FIX,
     fixDemo: 'set-px-lua-fenced-pause',
-    source: 'Kleppmann 2016 (process pauses); seed 002 (超时释放)',
+    source: 'Kleppmann 2016 (process pauses); the three-unlocks post (超时释放: the lease runs out while the holder still works)',
   },
   {
     name: 'set-px-lua-fenced-pause',
@@ -111,7 +111,7 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     story: 'The restarted Redis has forgotten every key, c1\'s lock among them. c2 asks and is granted the lock while c1 is still in its critical section.',
     fix: 'Make the key survive the restart (appendonly yes, appendfsync always), or keep a restarted node out of service for longer than the longest lease (antirez\'s delayed restart).',
     fixDemo: 'set-px-lua-restart-delayed',
-    source: 'seed 000 (单点问题); antirez 2016 (delayed restarts)',
+    source: 'the Redis and ZooKeeper post (单点问题: one Redis is a single point of failure); antirez 2016 (delayed restarts)',
   },
   {
     name: 'set-px-lua-restart-delayed',
@@ -135,6 +135,6 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     story: 'c1 dies holding the lock. Its 800 ms lease runs out on the server, c2 gets the lock within the bound, c3 after c2.',
     fix: 'This is the fix for mysql-unique-key-holder-crash: a lock that expires (a lease) or dies with its owner\'s session.',
     fixDemo: 'mysql-unique-key-holder-crash',
-    source: 'seed 000 (Redis waits for the TTL when a holder dies), seed 001',
+    source: 'the Redis and ZooKeeper post (Redis waits for the TTL when a holder dies), the database-lock post',
   },
 ];

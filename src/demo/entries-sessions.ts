@@ -1,5 +1,5 @@
 // Catalogue entries where the lock lives in a server session: ZooKeeper
-// ephemeral nodes (seed 000) and MySQL/MariaDB row locks, GET_LOCK and unique keys (seed 001).
+// ephemeral nodes (the Redis and ZooKeeper post) and MySQL/MariaDB row locks, GET_LOCK and unique keys (the database-lock post).
 import type { DemoEntry } from './entry.ts';
 
 const ZK_RELEASE_RENEW = { file: 'zk-common.ts', from: 'async renew(h: ZkHeld)', to: "return 'lost';" };
@@ -20,7 +20,7 @@ export const SESSION_ENTRIES: DemoEntry[] = [
     story: 'ZooKeeper hears nothing from c1 for longer than its session timeout, expires the session and deletes its node. c2, next in line, is notified and holds. c1 never looked at its connection state and works on: two holders.',
     fix: 'Treat Disconnected as "maybe lost" and Expired as lost (Curator\'s advice for SUSPENDED/LOST): check before acting, give the lock up, and fence the writes.',
     fixDemo: 'zk-treat-as-loss',
-    source: 'seed 000 (ZooKeeper lock), seed 001; Curator documentation',
+    source: 'the Redis and ZooKeeper post (ZooKeeper lock), the database-lock post (ZooKeeper); Curator documentation',
   },
   {
     name: 'zk-treat-as-loss',
@@ -32,7 +32,7 @@ export const SESSION_ENTRIES: DemoEntry[] = [
     story: 'c1\'s next check fails while it is cut off, so it stops believing and skips its write before its session can expire. c2 holds only after c1 gave up: never two holders.',
     fix: 'This is the fix for zk-ignore-disconnect.',
     fixDemo: 'zk-ignore-disconnect',
-    source: 'Curator documentation (ConnectionStateListener); seed 000',
+    source: 'Curator documentation (ConnectionStateListener); the Redis and ZooKeeper post',
   },
   {
     name: 'mysql-unique-key-holder-crash',
@@ -44,7 +44,7 @@ export const SESSION_ENTRIES: DemoEntry[] = [
     story: 'The row c1 inserted outlives c1. c2 and c3 retry for 3 s and get duplicate-key errors every time: the lock is unavailable forever. Safe, but stuck: a liveness violation.',
     fix: 'Give the lock a way to end without its holder: a lease (an expiry time that waiters may take over), or a lock tied to the session that dies with the client.',
     fixDemo: 'set-px-lua-holder-crash',
-    source: 'seed 001 (数据库 分布式锁, 实现方式一: no expiry)',
+    source: 'the database-lock post (数据库 分布式锁, 实现方式一: a unique-key row with no expiry, so a dead holder blocks it forever)',
   },
   {
     name: 'mysql-for-update-dropped-session',
@@ -55,7 +55,7 @@ export const SESSION_ENTRIES: DemoEntry[] = [
     fault: 'c1 is cut off from the server for 3 s in its critical section (the connection drops).',
     story: 'The server sees c1\'s connection go, ends the session and rolls the transaction back: the row lock is gone. c2 gets it while c1, which has not tried to talk to the server since, works on as the holder. Its COMMIT later fails, after the damage.',
     ...SESSION_FIX,
-    source: 'seed 001 (实现方式二: 事务超时自动回滚)',
+    source: 'the database-lock post (实现方式二, SELECT … FOR UPDATE: 事务超时自动回滚, the transaction timeout rolls back and frees the lock)',
   },
   {
     name: 'mysql-get-lock-dropped-session',
@@ -66,6 +66,6 @@ export const SESSION_ENTRIES: DemoEntry[] = [
     fault: 'c1 is cut off from the server for 3 s in its critical section (the connection drops).',
     story: 'The server ends c1\'s session and with it the named lock; c2\'s GET_LOCK returns 1 while c1 still works as the holder.',
     ...SESSION_FIX,
-    source: 'seed 001 (session-bound database locks); MySQL GET_LOCK documentation',
+    source: 'the database-lock post (session-bound database locks); MySQL GET_LOCK documentation',
   },
 ];

@@ -56,6 +56,7 @@ export const etcdTopology: TopologyDef = {
   name: 'etcd',
   summary: 'an etcd cluster of 1 or 3 members (--members); leases and the lock recipes of its clients',
   backend: 'etcd',
+  packages: ['etcd-server'],
   framing: 'http2',
   words: { staleUnlock: (victim) => `the unlock deleted the lock key (or revoked a lease) that by then was process ${victim}'s` },
   roles: { data: ['etcd'] },

@@ -47,6 +47,7 @@ export const mariadbTopology: TopologyDef = {
   name: 'mariadb',
   summary: 'one MariaDB server (the MySQL locks)',
   backend: 'mysql',
+  packages: ['mariadb-server'],
   framing: 'mysql',
   words: { staleUnlock: (victim) => `the unlock deleted the lock's row, which by then was process ${victim}'s` },
   roles: { data: ['mariadb'] },

@@ -63,6 +63,7 @@ export const memcachedTopology: TopologyDef = {
   name: 'memcached',
   summary: 'one memcached server (whole-second expiry on its own clock; a restart forgets every key)',
   backend: 'memcached',
+  packages: ['memcached'],
   words: {
     staleUnlock: (victim) => `the unlock deleted the key, which by then was process ${victim}'s lock`,
     lateUnlock: 'its item had expired, so it cannot have deleted its own lock; an unlock that does not check the owner (with gets and cas) deletes whichever client\'s item is there',

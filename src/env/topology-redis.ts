@@ -32,6 +32,7 @@ export const redisTopology: TopologyDef = {
   name: 'redis',
   summary: '1 to 7 independent Redis masters (--masters; Redlock uses 5)',
   backend: 'redis',
+  packages: ['redis-server'],
   framing: 'resp',
   words: REDIS_WORDS,
   roles: { data: ['redis'] },

@@ -127,6 +127,7 @@ export const sentinelTopology: TopologyDef = {
   name: 'redis-sentinel',
   summary: 'a Redis primary, 2 replicas and 3 Sentinels (quorum 2)',
   backend: 'redis',
+  packages: ['redis-server', 'redis-sentinel'],
   framing: 'resp',
   roles: { data: ['redis', 'redis-replica'], other: ['sentinel'] },
   endpointRoles: [{ role: 'redis' }, { role: 'sentinel' }],

@@ -67,6 +67,7 @@ export const zookeeperTopology: TopologyDef = {
   name: 'zookeeper',
   summary: 'a ZooKeeper ensemble of 1 or 3 servers (--nodes)',
   backend: 'zookeeper',
+  packages: ['zookeeper'],
   framing: 'zookeeper',
   words: {
     staleUnlock: (victim) => `a ZooKeeper unlock deletes only the client's own sequential znode, which was already gone, so it cannot have freed process ${victim}'s lock; it should have answered that the lock was lost`,

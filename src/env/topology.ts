@@ -79,8 +79,14 @@ export interface TopologyDef {
   name: string;
   /** One line for `lockpick env --help` and the docs. */
   summary: string;
-  /** The lock service in the checker's words (HISTORY.md: run-start's "backend"): 'redis', 'zookeeper', 'mysql' name stale unlocks in that service's terms; any other word gets general ones. */
+  /** The lock service in the checker's words (docs/history-format.md: run-start's "backend"): 'redis', 'zookeeper', 'mysql' name stale unlocks in that service's terms; any other word gets general ones. */
   backend: string;
+  /**
+   * The OS (Debian) packages its servers come from on the local environment, whose installed
+   * versions a run records in test.json ("versions") and a bug report names; none ([]) only for
+   * servers that come from elsewhere.
+   */
+  packages: readonly string[];
   /** The checker's words for that service (one entry per backend word is enough: the first topology naming it gives them). */
   words?: BackendWords;
   /**

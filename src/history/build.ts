@@ -1,5 +1,5 @@
 // Turns a stream of raw events (one object per line, from JSONL or EDN) into a
-// ParsedHistory: checks every HISTORY.md rule on the way and pairs each
+// ParsedHistory: checks every rule of docs/history-format.md on the way and pairs each
 // completion with its process's open invoke. Shared by every reader so both
 // formats obey exactly the same rules.
 import { HistoryError } from './errors.ts';

@@ -1,4 +1,4 @@
-// A history that breaks a HISTORY.md rule: says where, which rule, what was
+// A history that breaks a rule of docs/history-format.md: says where, which rule, what was
 // expected and how to fix it. `check` turns this into exit code 2.
 export class HistoryError extends Error {
   readonly file: string;

@@ -1,6 +1,6 @@
 // Keys a history refuses in one JSON object, at any depth: a key given twice (JSON.parse silently
 // keeps the last, other readers the first, so {"process": 1, "process": 2} means different things
-// to different tools; HISTORY.md: one value per field), and "__proto__" (JavaScript code that
+// to different tools; docs/history-format.md: one value per field), and "__proto__" (JavaScript code that
 // copies the event with assignment makes it the copy's prototype, so fields appear or vanish).
 // Also how deep the line's values nest (bounded: ./limits.ts MAX_VALUE_DEPTH).
 import { MAX_VALUE_DEPTH } from './limits.ts';

@@ -27,7 +27,7 @@ export async function detectFormat(path: string): Promise<HistoryFormat> {
   return 'jsonl';
 }
 
-/** Reads and validates a history; throws HistoryError naming the line and rule when it breaks HISTORY.md. */
+/** Reads and validates a history; throws HistoryError naming the line and rule when it breaks docs/history-format.md. */
 export async function readHistory(path: string, o?: ReadOptions): Promise<ParsedHistory> {
   if ((await detectFormat(path)) !== 'edn') return readJsonl(path, undefined, o);
   const { readEdn } = await import('./edn.ts');

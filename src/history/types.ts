@@ -1,4 +1,4 @@
-// The history contract (../shared/HISTORY.md) as TypeScript types.
+// The history contract (docs/history-format.md) as TypeScript types.
 export type EventType = 'invoke' | 'ok' | 'fail' | 'info';
 export type Process = number | 'nemesis';
 

@@ -82,9 +82,9 @@ export class MysqlConn {
   }
 }
 
-// 25 ms, not the seed's 500: a waiter that looks twice a second rarely lands inside a
+// 25 ms, not the database-lock post's 500: a waiter that looks twice a second rarely lands inside a
 // 200 ms hold, so a lock freed under a silent holder would go unnoticed by the test.
-export const RETRY_OPTION_HELP = 'pause between acquire attempts while the lock is taken (default 25 ms; the seed\'s timed acquire sleeps 500)';
+export const RETRY_OPTION_HELP = 'pause between acquire attempts while the lock is taken (default 25 ms; the database-lock post\'s timed acquire sleeps 500)';
 
 export function mysqlRetryMs(ctx: LockContext, recipe: string): number {
   return numberOption(ctx, recipe, 'retryMs', 25);

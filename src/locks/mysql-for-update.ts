@@ -1,5 +1,5 @@
 /**
- * mysql-for-update — seed 001_cc471920e4f2c944.txt, 数据库 分布式锁, 实现方式二:
+ * mysql-for-update — the database-lock post, 数据库 分布式锁, 实现方式二:
  *   "利用for update加显式的行锁，这样就能利用这个行级的排他锁来实现分布式锁了，
  *    同时unlock的时候只要释放commit这个事务，就能达到释放锁的目的"
  *   — connection.setAutoCommit(false); SELECT id FROM test_lock WHERE id = ? FOR UPDATE;
@@ -7,9 +7,9 @@
  * Each hold gets its own connection (the transaction is the lock). The waiting
  * is the server's: innodb_lock_wait_timeout is set from the wait budget (whole
  * seconds, the server's unit), and the sub-second rest is polled (retryMs) as the
- * seed's loop does. The row is made to exist first (INSERT IGNORE): FOR UPDATE on
+ * post's loop does. The row is made to exist first (INSERT IGNORE): FOR UPDATE on
  * a missing row takes only a gap lock, which two transactions can share.
- * What the seed admits and runs show: "由于事务是有超时时间的，过了超时时间，事务自动回滚，
+ * What the post admits and runs show: "由于事务是有超时时间的，过了超时时间，事务自动回滚，
  * 会导致锁的释放" — when the client is paused or cut off past the session's
  * wait_timeout (option waitTimeoutS), the server ends the session, InnoDB rolls
  * back, a waiter gets the row, and the old holder still believes it holds until
@@ -101,7 +101,7 @@ async function create(ctx: LockContext): Promise<Lock> {
 export const recipe: LockRecipe = {
   name: NAME,
   summary: 'MySQL/MariaDB: SELECT ... FOR UPDATE on the lock row in an open transaction (one connection per hold); unlock = COMMIT',
-  source: 'seed 001 (数据库分布式锁, 实现方式二: for update 行锁)',
+  source: 'the database-lock post (数据库分布式锁, 实现方式二: for update 行锁, a row lock)',
   topology: { kind: 'mariadb' },
   model: 'mutex',
   fencing: false,

@@ -1,6 +1,6 @@
 /**
  * mysql-get-lock — MySQL's named user-level locks, the session-bound variant of
- * seed 001_cc471920e4f2c944.txt's database locks (DESIGN.md catalogue row
+ * the database-lock post's database locks (the catalogue's row of session-bound locks,
  * "MySQL SELECT FOR UPDATE / GET_LOCK"): SELECT GET_LOCK(name, timeout) → 1 held,
  * 0 timed out; unlock = SELECT RELEASE_LOCK(name) → 1 released, 0 (someone
  * else's) or NULL (no such lock) → 'lost'. The lock belongs to the session, so
@@ -52,7 +52,7 @@ async function create(ctx: LockContext): Promise<Lock> {
 export const recipe: LockRecipe = {
   name: NAME,
   summary: 'MySQL/MariaDB: SELECT GET_LOCK(name, wait) on a dedicated session; unlock = RELEASE_LOCK; the lock dies with the session',
-  source: 'seed 001 (database locks, session-bound) + DESIGN.md catalogue (GET_LOCK)',
+  source: 'the database-lock post (database locks, session-bound); MySQL GET_LOCK documentation',
   topology: { kind: 'mariadb' },
   model: 'mutex',
   fencing: false,

@@ -1,5 +1,5 @@
 /**
- * mysql-unique-key — seed 001_cc471920e4f2c944.txt, 数据库 分布式锁, 实现方式一:
+ * mysql-unique-key — the database-lock post, 数据库 分布式锁, 实现方式一:
  *   "利用主键唯一规则 ... 在争抢锁的时候向DB中写一条记录，这条记录主要包含锁的id、当前占用锁的线程名、
  *    重入的次数和创建时间等，如果插入成功表示当前线程获取到了锁，如果插入失败那么证明锁被其他人占用，
  *    等待一会儿继续争抢，直到争抢到或者超时为止"
@@ -7,10 +7,10 @@
  *   create time); success = held; duplicate key = taken, sleep and try again
  *   until the timeout. Reentry: if the row's owner is me, count + 1. Unlock:
  *   count − 1, and at 0 DELETE the row.
- * Table test_lock(id, count, thName, addtime) as in the seed; the owner is the
- * client id. Unlike the seed's `DELETE ... WHERE id = ?` the unlock names the
+ * Table test_lock(id, count, thName, addtime) as in the post; the owner is the
+ * client id. Unlike the post's `DELETE ... WHERE id = ?` the unlock names the
  * owner too (affected rows 0 → 'lost'), so a client never deletes another's row.
- * What the seed admits and runs show: 没有超时保护机制 — there is no expiry, so
+ * What the post admits and runs show: 没有超时保护机制 — there is no expiry, so
  * a holder that dies without unlocking blocks the lock forever; and the
  * waiting is polling (retryMs).
  */
@@ -89,7 +89,7 @@ async function create(ctx: LockContext): Promise<Lock> {
 export const recipe: LockRecipe = {
   name: NAME,
   summary: 'MySQL/MariaDB: INSERT a row keyed by the lock name (owner, reentrant count, time); retry on duplicate key; unlock = count-1 / DELETE by owner; no expiry',
-  source: 'seed 001 (数据库分布式锁, 实现方式一: 主键唯一)',
+  source: 'the database-lock post (数据库分布式锁, 实现方式一: 主键唯一, a unique-key row)',
   topology: { kind: 'mariadb' },
   model: 'reentrant-mutex',
   fencing: false,

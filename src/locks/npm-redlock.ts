@@ -86,7 +86,7 @@ async function create(ctx: LockContext): Promise<Lock> {
 export const recipe: LockRecipe = {
   name: NAME,
   summary: 'the npm package redlock@5.0.0-beta.2 (ioredis), used as its README shows, unpatched',
-  source: 'node_modules/redlock/README.md; Redlock per seed 003',
+  source: 'node_modules/redlock/README.md; Redlock as the distlock summary gives it',
   topology: { kind: 'redis', masters: 5 },
   renews: true,
   model: 'mutex',

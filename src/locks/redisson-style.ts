@@ -1,5 +1,5 @@
 /**
- * redisson-style — the lock seed 002_15d3bf5818abfef5.txt points to for what
+ * redisson-style — the lock the three-unlocks post points to for what
  * SET NX lacks (不可重入 / 不可重试 / 超时释放: not reentrant, no retry, expiry
  * while still working): Redisson's RLock, rebuilt from its Lua scripts
  * (RedissonLock 3.x: tryLockInnerAsync, unlockInnerAsync, renewExpirationAsync):
@@ -201,7 +201,7 @@ export const recipe: LockRecipe = {
   name: NAME,
   summary: 'Redisson-style reentrant hash lock: Lua for every step, watchdog renewal every TTL/3, pub/sub wake-up on unlock',
   keepsAlive: true,   // its watchdog renews the lease while held
-  source: 'seed 002_15d3bf5818abfef5.txt (引入工具Redisson); Redisson RedissonLock Lua scripts',
+  source: 'the three-unlocks post (引入工具Redisson: bring in Redisson); Redisson RedissonLock Lua scripts',
   topology: { kind: 'redis', masters: 1 },
   model: 'reentrant-mutex',
   fencing: false,

@@ -1,6 +1,6 @@
 /**
- * redlock — the Redlock algorithm as seed 003_70610b33bee1e584.txt gives it
- * (the distlock page; seed 000 sketches the same), over N independent masters
+ * redlock — the Redlock algorithm as the distlock summary gives it
+ * (Redis's distlock page; the Redis and ZooKeeper post sketches the same), over N independent masters
  * (ctx.endpoints, N = 5 by default):
  *   1. 获取当前时间（单位是毫秒）                       get the current time in ms
  *   2. 轮流用相同的key和随机值在N个节点上请求锁 … 超时时间 … 小的多  SET on each node in turn,
@@ -10,7 +10,7 @@
  *   4. validity = TTL − elapsed (− drift; drift = TTL·0.01 + 2 ms as in the reference code)
  *   5. on failure, unlock on every node, even those it thinks it did not lock
  *   retry after a random delay; release = compare-and-delete on all nodes.
- * Option clock=wall (default, "get the current time", as the seed says) or
+ * Option clock=wall (default, "get the current time", as the post says) or
  * clock=monotonic (antirez's answer to clock jumps) measures the elapsed time.
  * Point 'before-validity-check' lies between the last SET and the elapsed-time
  * check: a pause there is caught by the check (with the monotonic clock); a
@@ -151,16 +151,16 @@ export const recipe: LockRecipe = {
   name: NAME,
   clockDriftMs: driftMs,
   summary: 'Redlock over N independent masters: majority, validity = TTL − elapsed − drift, unlock everywhere on failure',
-  source: 'seed 003_70610b33bee1e584.txt (distlock page), seed 000 (RedLock section)',
+  source: 'the distlock summary (Redis\'s distlock page), the Redis and ZooKeeper post (RedLock section)',
   topology: { kind: 'redis', masters: 5 },
   model: 'mutex',
   fencing: false,
   points: ['before-validity-check'],
   optionsHelp: {
-    clock: 'wall (default, as the seed) | monotonic: the clock that measures the acquisition time',
+    clock: 'wall (default, as the distlock summary) | monotonic: the clock that measures the acquisition time',
     nodeTimeoutMs: 'per-node SET timeout (default TTL/20, at least 10 ms, at most the command timeout)',
     retryDelayMs: 'upper bound of the random delay between attempts (default 200 ms)',
-    parallel: '1 = send the SETs to all nodes at once (the page\'s "multiplexing"); default 0 = in turn, as the seed',
+    parallel: '1 = send the SETs to all nodes at once (the page\'s "multiplexing"); default 0 = in turn, as the distlock summary',
   },
   optionValues: { clock: ['wall', 'monotonic'], nodeTimeoutMs: 'number', retryDelayMs: 'number', parallel: 'number' },
   create,
@@ -170,7 +170,7 @@ export const fencedRecipe: LockRecipe = {
   ...recipe,
   name: 'redlock-fenced',
   summary: 'redlock plus a fencing token: max of the nodes\' counters + 1, written back to a majority before the grant',
-  source: 'seed 003 (distlock page) + Kleppmann 2016 (fencing tokens, which Redlock does not give)',
+  source: 'the distlock summary (Redis\'s distlock page) + Kleppmann 2016 (fencing tokens, which Redlock does not give)',
   model: 'fenced-mutex',
   fencing: true,
   create: (ctx) => create(ctx, true),

@@ -2,7 +2,7 @@
 // seeds write it): the client believes it holds until it releases, so a pause past the TTL outlives
 // the lease. 'reported': acquire reports the validity the distlock page gives a careful client, the
 // TTL counted from before the request that took the key, less the drift; the worker's careful client
-// stops using the hold when it runs out (HISTORY.md `valid_ms`). Shared by every backend's recipes.
+// stops using the hold when it runs out (docs/history-format.md `valid_ms`). Shared by every backend's recipes.
 import type { LockContext } from './lock.ts';
 import { choiceOption } from './options.ts';
 

@@ -1,7 +1,7 @@
 /**
- * redis-sentinel — the single-instance recipe of seeds 000–003 (SET key
+ * redis-sentinel — the single-instance recipe of the Redis source posts (SET key
  * <random> NX PX ttl, Lua compare-and-delete unlock) run against the primary
- * that Redis Sentinel names, through ioredis' sentinel support. Seed 000:
+ * that Redis Sentinel names, through ioredis' sentinel support. The Redis and ZooKeeper post:
  * 如果是redis普通主从，那redis主从异步复制，如果主节点挂了，key还没同步到从节点，
  * 此时从节点切换为主节点，别人就会拿到锁 — with async replication a failover that
  * happens before the key reached the replica hands the lock to someone else.
@@ -44,7 +44,7 @@ async function create(ctx: LockContext): Promise<Lock> {
 export const recipe: LockRecipe = {
   name: NAME,
   summary: 'SET NX PX + Lua unlock on the primary Sentinel names; optional WAIT 1 after the SET (held whatever WAIT says)',
-  source: 'seeds 000 (主从异步复制), 001, 003; antirez/Kleppmann 2016 on failover',
+  source: 'the Redis and ZooKeeper post (主从异步复制: asynchronous replication), the database-lock post, the distlock summary; antirez/Kleppmann 2016 on failover',
   topology: { kind: 'redis-sentinel' },
   model: 'mutex',
   fencing: false,

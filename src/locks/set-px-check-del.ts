@@ -1,5 +1,5 @@
 /**
- * redis-set-px-check-del — seed 002_15d3bf5818abfef5.txt, second version:
+ * redis-set-px-check-del — the three-unlocks post, second version:
  *   String id = stringRedisTemplate.opsForValue().get(KEY_PREFIX + name);
  *   if (threadId.equals(id)) { stringRedisTemplate.delete(KEY_PREFIX + name); }
  * GET, compare, DEL are three steps: a pause after the compare (the runner can
@@ -38,7 +38,7 @@ export const recipe: LockRecipe = {
   ...SET_NX_PX,
   name: NAME,
   summary: 'SET key id NX PX ttl; unlock = GET, compare, DEL (not atomic: a pause after the compare deletes another holder\'s key)',
-  source: 'seed 002_15d3bf5818abfef5.txt (second unlock)',
+  source: 'the three-unlocks post (second unlock: GET, compare, DEL)',
   model: 'mutex',
   fencing: false,
   points: ['after-compare'],

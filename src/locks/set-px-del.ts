@@ -1,5 +1,5 @@
 /**
- * redis-set-px-del — seed 002_15d3bf5818abfef5.txt, first version:
+ * redis-set-px-del — the three-unlocks post, first version:
  *   tryLock: `stringRedisTemplate.opsForValue().setIfAbsent(KEY_PREFIX + name, threadId, timeoutSec, TimeUnit.SECONDS)`
  *   unlock:  `stringRedisTemplate.delete(KEY_PREFIX + name);`
  * The unlock deletes whatever is there: if this client's lock expired and another
@@ -13,7 +13,7 @@ import { rethrowClassified } from './outcome.ts';
 const NAME = 'redis-set-px-del';
 
 const create = (ctx: LockContext) => singleNodeLock(ctx, NAME, (r) => {
-  // The seed stores the thread id; any per-client value serves, the DEL never reads it.
+  // The three-unlocks post stores the thread id; any per-client value serves, the DEL never reads it.
   const value = ctx.clientId;
   return {
     async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
@@ -34,7 +34,7 @@ export const recipe: LockRecipe = {
   ...SET_NX_PX,
   name: NAME,
   summary: 'SET key id NX PX ttl; unlock = plain DEL (deletes another holder\'s key after expiry)',
-  source: 'seed 002_15d3bf5818abfef5.txt (first unlock)',
+  source: 'the three-unlocks post (first unlock: plain DEL)',
   model: 'mutex',
   fencing: false,
   create,

@@ -1,5 +1,5 @@
 /**
- * redis-set-px-lua-fenced — redis-set-px-lua (seeds 000–003) plus the fencing
+ * redis-set-px-lua-fenced — redis-set-px-lua (the Redis source posts) plus the fencing
  * token Kleppmann ("How to do distributed locking", 2016) asks for: a number
  * that grows with every grant, checked by the storage so a stale holder's
  * write is rejected. The SET NX PX and the INCR of `<key>:fence` run in one
@@ -35,7 +35,7 @@ export const recipe: LockRecipe = {
   ...SINGLE_NODE,
   name: NAME,
   summary: 'redis-set-px-lua plus a fencing token (INCR <key>:fence in the same script) for the resource to check',
-  source: 'seeds 000–003 + Kleppmann 2016 (fencing tokens)',
+  source: 'the Redis source posts + Kleppmann 2016 (fencing tokens)',
   model: 'fenced-mutex',
   fencing: true,
   create,

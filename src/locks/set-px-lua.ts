@@ -1,6 +1,6 @@
 /**
- * redis-set-px-lua — seeds 000–003; the distlock page as summarised in
- * seed 003_70610b33bee1e584.txt:
+ * redis-set-px-lua — the Redis source posts; Redis's distlock page as
+ * the distlock summary gives it:
  *   SET resource_name my_random_value NX PX 30000
  *   if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end
  * "the value must be unique across all clients" (20 random bytes here, as the
@@ -40,7 +40,7 @@ export const recipe: LockRecipe = {
   ...SET_NX_PX,
   name: NAME,
   summary: 'SET key <random> NX PX ttl; unlock = Lua compare-and-delete (one node)',
-  source: 'seeds 000, 001, 002 (final unlock), 003 (distlock page, single instance)',
+  source: 'the Redis and ZooKeeper post, the database-lock post, the three-unlocks post (final unlock), the distlock summary (single instance)',
   model: 'mutex',
   fencing: false,
   create,

@@ -1,20 +1,20 @@
 /**
- * redis-setnx-getset and redis-setnx-getset-check — seeds 000_d889c99ce48c2b39.txt
- * and 004_19607cc350ff3a3a.txt: the lock value is the holder's expiry time by
+ * redis-setnx-getset and redis-setnx-getset-check — the Redis and ZooKeeper post
+ * and the Jedis-cluster post: the lock value is the holder's expiry time by
  * ITS OWN wall clock, and expiry is judged by the wall clock of whoever looks.
- * Seed 000:
+ * The Redis and ZooKeeper post:
  *   long ret = resource.setnx(redisKey, expireAt);            // expireAt = now + EXPIRE
  *   String oldExpireAt = resource.get(redisKey);
  *   if (oldExpireAt != null && Long.parseLong(oldExpireAt) < now) {
  *       oldExpireAt = resource.getSet(redisKey, expireAt);
  *       if (Long.parseLong(oldExpireAt) < now) { flag = true; break; } }
  *   unlock: resource.del(redisKey);
- * Seed 004's unlock compares first (get-compare-del, not atomic):
+ * The Jedis-cluster post's unlock compares first (get-compare-del, not atomic):
  *   String remoteValue = jedisCluster.get(key);
  *   if (time == oldTime) { jedisCluster.del(key); }
  * Departures, both to keep the recipe runnable: `now` is re-read on every
- * attempt (seed 000 reads it once, so its wait never ends), and a GETSET that
- * returns nil wins (seed 004; seed 000 would throw on parseLong(null)).
+ * attempt (the first post reads it once, so its wait never ends), and a GETSET that
+ * returns nil wins (the Jedis-cluster post; the first would throw on parseLong(null)).
  * A client whose clock runs ahead declares a live lock expired: double holder.
  */
 import type { Redis } from 'ioredis';
@@ -57,7 +57,7 @@ export const recipe: LockRecipe = {
   ...common,
   name: 'redis-setnx-getset',
   summary: 'SETNX key <expiry by client clock>; GET, GETSET when expired; unlock = plain DEL',
-  source: 'seed 000_d889c99ce48c2b39.txt (RedisKeyLock), seed 004_19607cc350ff3a3a.txt (acquire)',
+  source: 'the Redis and ZooKeeper post (RedisKeyLock), the Jedis-cluster post (acquire)',
   create: make('redis-setnx-getset', false),
 };
 
@@ -65,7 +65,7 @@ export const checkRecipe: LockRecipe = {
   ...common,
   name: 'redis-setnx-getset-check',
   summary: 'as redis-setnx-getset; unlock = GET, compare own timestamp, DEL (not atomic)',
-  source: 'seed 004_19607cc350ff3a3a.txt (getDistibuteLock / releaseLock)',
+  source: 'the Jedis-cluster post (getDistibuteLock / releaseLock)',
   points: ['after-compare'],
   create: make('redis-setnx-getset-check', true),
 };

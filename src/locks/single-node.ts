@@ -1,6 +1,6 @@
 // Shared plumbing of the one-node Redis recipes: the node's client and its lifetime, what their
-// LockRecipes say alike, and the SET key value NX PX ttl acquisition (seeds 000, 002, 003) they
-// all start with.
+// LockRecipes say alike, and the SET key value NX PX ttl acquisition (the Redis source posts)
+// they all start with.
 import type { Redis } from 'ioredis';
 import type { Held, Lock, LockContext } from './lock.ts';
 import { openRedis, whenReady } from './redis-client.ts';

@@ -1,6 +1,6 @@
 // What the two ZooKeeper recipes share: their options, the client's current
 // session (replaced when it dies), and release/renew of an ephemeral node.
-// Release is the seeds' "delete the node I created" (删除自己创建的那个子节点):
+// Release is the ZooKeeper posts' "delete the node I created" (删除自己创建的那个子节点):
 //   live session, delete ok → 'released'; NO_NODE → 'lost';
 //   session expired (or abandoned) → its ephemeral node is gone: 'lost'
 //   (a Java client's delete on an expired handle throws SessionExpiredException);

@@ -1,19 +1,19 @@
 /**
- * zk-ephemeral-sequential — seeds 000_d889c99ce48c2b39.txt and 001_cc471920e4f2c944.txt
- * (ZooKeeper section). Seed 000, step by step:
+ * zk-ephemeral-sequential — the Redis and ZooKeeper post and the database-lock post
+ * (their ZooKeeper sections). The first, step by step:
  *   1. create "locknode/guid-lock-" with CreateMode.EPHEMERAL_SEQUENTIAL;
  *   2. getChildren("locknode");
  *   3. "如果发现自己在步骤1中创建的节点是所有节点中序号最小的，那么就认为这个客户端获得了锁"
  *      (if my node has the lowest sequence number, I hold the lock);
  *   4. otherwise "监视比自己创建节点的序列号小的最大的节点" — watch the next-lower
- *      node only (no herd effect, which seed 001 warns about), and check again
+ *      node only (no herd effect, which the database-lock post warns about), and check again
  *      when it changes.
  *   release: "删除自己创建的那个子节点" (delete the node I created).
  * Nodes live under /locks/<key>/<client>-lock-NNNNNNNNNN. The sequence number is
  * the fencing token: holders are granted in sequence order, so tokens grow.
- * An acquire that runs out of wait budget deletes its node (the seed's code
+ * An acquire that runs out of wait budget deletes its node (the post's code
  * leaves it: that waiter would then hold the lock later without knowing).
- * Option afterWait='assume-held' reproduces seed 000's own "不太严谨的代码"
+ * Option afterWait='assume-held' reproduces the post's own "不太严谨的代码"
  * (not rigorous code): waitForLock returns after the watch fires or the wait
  * times out, and acquireDistributedLock returns as if the lock were held.
  * The session rules (what a Disconnected/Expired means) are in zk-common.ts.
@@ -82,13 +82,13 @@ async function create(ctx: LockContext): Promise<Lock> {
 export const recipe: LockRecipe = {
   name: NAME,
   summary: 'ZooKeeper EPHEMERAL_SEQUENTIAL under /locks/<key>: lowest sequence holds, each waiter watches its predecessor; token = sequence',
-  source: 'seeds 000 (ZooKeeper section), 001 (ZooKeeper, herd effect)',
+  source: 'the Redis and ZooKeeper post (ZooKeeper section), the database-lock post (ZooKeeper, herd effect)',
   ...ZK_RECIPE,
   model: 'fenced-mutex',
   fencing: true,
   optionsHelp: {
     ...ZK_OPTIONS_HELP,
-    afterWait: "'recheck' (default: after the watch fires, look again who is lowest) or 'assume-held' (seed 000's code: proceed as holder after the watch or the wait timeout)",
+    afterWait: "'recheck' (default: after the watch fires, look again who is lowest) or 'assume-held' (the Redis and ZooKeeper post's code: proceed as holder after the watch or the wait timeout)",
   },
   optionValues: { ...ZK_OPTION_VALUES, afterWait: AFTER_WAIT },
   create,

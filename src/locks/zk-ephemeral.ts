@@ -1,11 +1,11 @@
 /**
- * zk-ephemeral — seed 000_d889c99ce48c2b39.txt, "另一个版本" (the other version):
+ * zk-ephemeral — the Redis and ZooKeeper post, "另一个版本" (the other version):
  *   "某个节点尝试创建临时znode，此时创建成功了就获取了这个锁；这个时候别的客户端来创建锁会失败，
  *    只能注册个监听器监听这个锁。释放锁就是删除这个znode，一旦释放掉就会通知客户端"
  *   — create one ephemeral znode; whoever creates it holds the lock; the others
  *   fail with NODE_EXISTS and watch it; release deletes it, which notifies them.
  * Every waiter watches the same node, so each release wakes all of them and
- * all race to create it again: the herd effect seed 001 (羊群效应) warns about.
+ * all race to create it again: the herd effect the database-lock post (羊群效应) warns about.
  * The node is /locks/<key>; no fencing token. Session rules: zk-common.ts.
  */
 import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
@@ -50,7 +50,7 @@ async function create(ctx: LockContext): Promise<Lock> {
 export const recipe: LockRecipe = {
   name: NAME,
   summary: 'ZooKeeper: one EPHEMERAL znode /locks/<key>; waiters all watch it (herd effect); release = delete',
-  source: 'seed 000 (ZooKeeper, the other version), 001 (herd effect)',
+  source: 'the Redis and ZooKeeper post (ZooKeeper, the other version), the database-lock post (herd effect)',
   ...ZK_RECIPE,
   model: 'mutex',
   fencing: false,

@@ -13,6 +13,7 @@ import { buildStory, type Lane, type LaneKind, type Story, type TimelineExtras }
 import { G, niceTicks, tickLabel } from './timeline-geometry.ts';
 import { timelineScript } from './timeline-script.ts';
 import { timelineCss } from './timeline-style.ts';
+import { describeOutcomes, opOutcomes, type Outcomes } from './outcomes.ts';
 
 export type { TimelineExtras } from './timeline-story.ts';
 
@@ -319,7 +320,7 @@ function verdictWord(v: CheckResult['valid']): { word: string; cls: string } {
  * `extras` adds what the history file does not carry (client names, the resource's log).
  * A library call: `lockpick report`, the runner's counterexample and `lockpick demo` use it.
  */
-export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Record<string, unknown>, extras?: TimelineExtras): string {
+export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Record<string, unknown>, extras?: TimelineExtras & { outcomes?: Outcomes }): string {
   const tl = buildTimeline(h, r);
   const st = buildStory(h, tl, extras);
   const v = verdictWord(r.valid);
@@ -344,6 +345,9 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
     ? `<section class="anoms"><h2>${fmtInt(tl.anomalies.length)} anomal${tl.anomalies.length === 1 ? 'y' : 'ies'} (click one to zoom to it; #a1, #a2 … link to them)</h2><ol>${listed}</ol>${more}</section>`
     : `<section class="anoms none"><h2>${r.valid === true ? 'No anomalies: the history is consistent with the model.' : `No anomalies listed${r.reason ? `: ${escapeHtml(r.reason)}` : ''}.`}</h2></section>`;
   const resource = st.resourceNote ? `<p class="resnote">${escapeHtml(st.resourceNote)}${extras?.resource?.anomalies.length ? `: ${extras.resource.anomalies.slice(0, 5).map((a) => escapeHtml(a.message)).join('; ')}` : ''}</p>` : '';
+  // Every operation by outcome and the errors by message (the runner's, from its events), else the counts the history's ops give.
+  const outcomeLines = describeOutcomes(extras?.outcomes ?? opOutcomes(h.ops));
+  const outcomes = outcomeLines.length ? `<p class="outcomes">${outcomeLines.map(escapeHtml).join('<br>')}</p>` : '';
   const keyDetail = tl.keys.length > 1 ? Object.entries(r.keys_detail).filter(([, d]) => d.valid !== true) : [];
   const keysNote = keyDetail.length ? `<p class="keys">Keys not valid: ${keyDetail.slice(0, 20).map(([k, d]) => `<code>${escapeHtml(k || '(default)')}</code> ${d.valid === false ? 'invalid' : 'unknown'}${d.reason ? ` (${escapeHtml(d.reason)})` : ''}`).join(', ')}${keyDetail.length > 20 ? ', …' : ''}</p>` : '';
   const drawnOps = tl.windows.reduce((s, w) => s + w.ops.length, 0);
@@ -367,7 +371,7 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
 <body>
 <header><h1><span class="verdict ${v.cls}">${v.word}</span> <span class="src">${escapeHtml(h.source)}</span></h1>
 <p class="facts">${facts.join(' · ')}</p>${metaRows ? `<details class="meta"><summary>${metaLine || 'about this run'}</summary><table class="meta">${metaRows}</table></details>` : ''}</header>
-${anomSection}${resource}${keysNote}${cutNote}
+${anomSection}${resource}${outcomes}${keysNote}${cutNote}
 <div class="controls">${keySelect}<span class="legend">${legend(windows)}</span></div>
 <svg width="0" height="0" style="position:absolute"><defs>
 <linearGradient id="g-info"><stop offset="0" stop-color="#ffb74d" stop-opacity="0.95"/><stop offset="1" stop-color="#ffb74d" stop-opacity="0.08"/></linearGradient>

@@ -161,7 +161,7 @@ function failureText(r: RunJUnit): { message: string; body: string } {
     lines.push(`  lost updates: ${r.resource.lostUpdates}, stale writes accepted: ${r.resource.staleWritesAccepted}, stale steps rejected by fencing: ${r.resource.staleStepsPrevented}`);
   }
   if (r.plan) {
-    const conf = r.confirmed === undefined ? '' : r.confirmed ? ' (broke the lock again on a confirmation run)' : ' (not seen again on a confirmation run: timing-sensitive, replay with --runs 5)';
+    const conf = r.confirmed === undefined ? '' : r.confirmed ? ' (broke the lock again each time it was run: kept only so)' : ' (not seen again on a confirmation run: timing-sensitive, replay with --runs 5)';
     lines.push('', `${r.replay ? 'replayed plan' : 'minimal schedule'}${conf}:`, r.plan);
   }
   lines.push('', `replay:   ${r.replayCommand}`);

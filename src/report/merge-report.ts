@@ -37,7 +37,7 @@ export function renderMergeJUnit(m: MergeResult): string {
   const attr = (o: Record<string, string>) => Object.entries(o).map(([k, v]) => ` ${k}="${xmlEscape(v)}"`).join('');
   for (const f of m.failures) {
     failures++;
-    const body = [`UNSAFE: ${f.class}`, ...(f.cause ? [f.cause] : []), `found by shard(s) ${f.shards.join(', ')}; ${f.runs} violating run(s)${f.confirmed ? '; broke the lock again on a confirmation run' : ''}`,
+    const body = [`UNSAFE: ${f.class}`, ...(f.cause ? [f.cause] : []), `found by shard(s) ${f.shards.join(', ')}; ${f.runs} violating run(s)${f.confirmed ? '; its minimal plan broke the lock each time it was run' : ''}`,
       ...(f.replay ? [`replay:   lockpick run --replay ${f.replay}`] : []), ...(f.timeline ? [`timeline: ${f.timeline}`] : [])].join('\n');
     cases.push(`    <testcase${attr({ classname: suite, name: f.class })}>\n      <failure${attr({ type: 'unsafe', message: `UNSAFE: ${f.class}` })}>${xmlEscape(body)}</failure>\n    </testcase>`);
   }
@@ -67,7 +67,7 @@ ${m.failures.length ? `<h2>Distinct failures</h2><ol>${fails}</ol>` : ''}
 ${gaps ? `<h2>Not every shard finished or covered its part</h2><ul>${gaps}</ul>` : ''}
 <h2>Shards</h2><table><tr><th>shard</th><th>verdict</th><th>runs</th><th>run dir</th></tr>
 ${rows}</table>
-<p>Coverage summed: ${escapeHtml(describeCoverage(m.coverage))}</p>
+<p style="white-space:pre-line">Coverage summed: ${escapeHtml(describeCoverage(m.coverage))}</p>
 ${m.coverage.cells ? cellsSection(m.coverage.cells) : ''}
 </body></html>
 `;

@@ -74,7 +74,7 @@ export interface Timeline {
   t0: number;                       // ns of the history's first event: the axis is ms from there (the run's start)
 }
 
-/** Axis in ms when every event carries `time`, else event order (HISTORY.md: order is real time). */
+/** Axis in ms when every event carries `time`, else event order (docs/history-format.md: order is real time). */
 function axisMode(h: ParsedHistory): AxisMode {
   for (const op of h.ops) {
     if (op.invokeTime === undefined) return 'order';
@@ -193,7 +193,7 @@ function faultBands(events: NemesisEvent[], pos: Timeline['pos'], end: number): 
 }
 
 /**
- * Lock holds as the clients believed them (HISTORY.md "Double holder"): acquire ok until the
+ * Lock holds as the clients believed them (docs/history-format.md "Beliefs and double holders"): acquire ok until the
  * next release call, whatever its outcome (a failed release leaves the lock held at the server,
  * which the lease bar shows, but the client has left its critical section).
  */

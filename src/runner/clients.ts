@@ -103,6 +103,20 @@ export class ClientPool implements ClientControl {
     return this.active.filter((id) => this.workers.get(id)?.dead === false);
   }
 
+  /**
+   * A nemesis record: a fault that says which clients it kept from every server (`silenced`) gets
+   * their processes of the moment too (`silenced_processes`), which the checker reads
+   * (checkers/silences.ts): the history names processes, not clients.
+   */
+  recordFault(f: string, v: unknown): void {
+    const silenced = (v as { silenced?: unknown } | null)?.silenced;
+    if (Array.isArray(silenced)) {
+      const processes = silenced.map((c) => (typeof c === 'string' ? this.workers.get(c)?.process : undefined)).filter((p): p is number => typeof p === 'number');
+      if (processes.length) v = { ...(v as object), silenced_processes: processes };
+    }
+    this.recorder.nemesis(f, v);
+  }
+
   private worker(id: string): Worker {
     const w = this.workers.get(id);
     if (!w || w.dead) throw new Error(`no client '${id}' in this run (clients: ${this.active.join(', ') || 'none'})`);
@@ -273,7 +287,7 @@ export class ClientPool implements ClientControl {
    * pool's other pipe, which became readable after this one (epoll hands ready pipes to the
    * event loop in the order they became ready). The parent's exit notice stays the fallback (lapseOnDeath finds
    * nothing left to end). During a run the crash is recorded as a nemesis event `client-crash`
-   * (HISTORY.md allows nemesis events with fields of their own): the checker makes a lock's
+   * (docs/history-format.md allows nemesis events with fields of their own): the checker makes a lock's
    * crash its `client-crash` anomaly (checkers/crash.ts); lockpick's own is a problem of the run.
    */
   private onCrash(w: Worker, error: string, origin: CrashOrigin): void {
@@ -293,7 +307,7 @@ export class ClientPool implements ClientControl {
 
   /**
    * A client process that died inside its critical section believes nothing any
-   * more: record the end of its beliefs as lapses (HISTORY.md), so a later holder
+   * more: record the end of its beliefs as lapses (docs/history-format.md), so a later holder
    * is not taken for a double holder. With an operation still open the process
    * cannot invoke again; that operation stays unanswered (unknown).
    */
@@ -330,7 +344,7 @@ export class ClientPool implements ClientControl {
       // Sent before 'go' down the same pipe: the client reads the new clock before it goes on.
       setClockOffsetMs: (ms) => this.send(w, { t: 'clock', offsetMs: ms }),
       kill: () => this.kill(w.id),
-      record: (type, details) => this.recorder.nemesis(type, details),
+      record: (type, details) => this.recordFault(type, details),
       go,
       startThenGo: (s, holdMs) => this.startAt(w, s, go, holdMs),
       ended: this.ended,

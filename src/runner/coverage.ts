@@ -6,6 +6,7 @@
 import { addCounts } from '../own-key.ts';
 import type { RunOutcome } from './session.ts';
 import type { CellsJson } from './fault-cells.ts';
+import { addOutcomes, describeOutcomes, emptyOutcomes, errorGaps, type Outcomes } from '../report/outcomes.ts';
 
 export interface Coverage {
   runs: number;
@@ -22,12 +23,15 @@ export interface Coverage {
   lockStatsPerOkAcquire: Record<string, number>;
   /** Fault-space coverage (./fault-cells.ts): the cells the search could draw and the faults per cell, with its figures. */
   cells?: CellsJson;
+  /** Every operation kind by outcome, the errors by message, and which acquire errors no fault explains (report/outcomes.ts), over the conclusive runs. */
+  outcomes: Outcomes;
 }
 
 export function emptyCoverage(requested: readonly string[]): Coverage {
   return {
     runs: 0, conclusive: 0, acquires: 0, okAcquires: 0, released: 0, contended: 0,
     faultsApplied: Object.fromEntries(requested.map((k) => [k, 0])), inconclusiveReasons: {}, lockStats: {}, lockStatsPerOkAcquire: {},
+    outcomes: emptyOutcomes(),
   };
 }
 
@@ -48,6 +52,7 @@ export function addRun(c: Coverage, out: RunOutcome): void {
   c.contended += out.stats.contended;
   for (const [k, n] of Object.entries(out.faults.applied)) if (Object.hasOwn(c.faultsApplied, k)) c.faultsApplied[k]! += n;
   addCounts(c.lockStats, out.lockStats ?? {}); // names are the lock module's
+  addOutcomes(c.outcomes, { ...out.outcomes, unansweredWaiters: out.stats.unansweredWaiters ?? 0 });
   c.lockStatsPerOkAcquire = c.okAcquires === 0 ? {}
     : Object.fromEntries(Object.entries(c.lockStats).map(([k, n]) => [k, Math.round((n / c.okAcquires) * 100) / 100]));
 }
@@ -74,6 +79,8 @@ export function gaps(c: Coverage): string[] {
   }
   if (c.okAcquires === 0) out.push(`no acquire succeeded (${c.acquires} tried): the lock was never held, so its safety was never tested`);
   else if (c.released === 0) out.push(`no hold ended with a successful release (${c.okAcquires} acquire(s) ok)`);
+  // Before contention: waiters that raised are often why none met a hold with a definite answer.
+  out.push(...errorGaps(c.outcomes ?? emptyOutcomes(), c.acquires));
   if (c.contended === 0) {
     out.push(`no contention: no acquire met another client's hold on the same key; use more clients (--clients), fewer keys, or more time`);
   }
@@ -85,7 +92,7 @@ export function describeCoverage(c: Coverage): string {
   const faults = Object.entries(c.faultsApplied);
   return `${c.runs} run(s) (${c.conclusive} conclusive), ${c.acquires} acquire(s): ${c.okAcquires} ok, ${c.released} released, ${c.contended} contended` +
     (faults.length ? `; faults applied: ${faults.map(([k, n]) => `${k} ${n}`).join(', ')}` : '; no faults asked for') +
-    describeLockStats(c);
+    describeLockStats(c) + describeOutcomes(c.outcomes ?? emptyOutcomes()).map((l) => `\n  ${l}`).join('');
 }
 
 /** E.g. "; per ok acquire: 4.8 watch notifications, 5.8 creates, 4.1 wakeups" (empty when the lock counts nothing). */

@@ -23,6 +23,7 @@ import type { LockRecipe } from '../locks/lock.ts';
 import type { RunPlan } from '../workload/plan.ts';
 import { scanKey, findOverlaps, type Belief } from '../../checkers/holds.ts';
 import { leaseNs } from '../../checkers/lease.ts';
+import { silencesOf } from '../../checkers/silences.ts';
 import { faultPeriods, type FaultPeriod } from '../report/cause.ts';
 import { runHistory, type RunHistory } from './session.ts';
 import { topologyDef } from '../env/topologies.ts';
@@ -159,6 +160,7 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
   const h = o.history ?? runHistory(o.events);
   const ops = h.parsed.ops;
   const periods = faultPeriods(h.parsed.nemesis);
+  const quiet = silencesOf(h.parsed.nemesis);
   const clientOf = h.clients;
   const lock = o.check.anomalies;
   const anomalies = lock.length ? lock : o.resource.anomalies;
@@ -166,7 +168,7 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
   const scanOf = (key: string) => {
     let s = scans.get(key);
     if (!s) {
-      const { beliefs } = scanKey(ops.filter((x) => x.key === key));
+      const { beliefs } = scanKey(ops.filter((x) => x.key === key), false, quiet);
       s = { beliefs, overlaps: findOverlaps(beliefs) };
       scans.set(key, s);
     }
@@ -182,6 +184,7 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
   function causeOf(a: Anomaly): Cause {
     const procs = a.processes.filter((p) => typeof p === 'number');
     if (a.type === 'double-holder') return doubleHolder(a, procs);
+    if (a.type === 'exposure') return exposure(a, procs);
     const at = times(a);
     const { fault, hit } = blame(procs, at.from, at.to);
     if (a.type === 'stale-release') {
@@ -249,6 +252,27 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     // 4. Both within their leases, no design-breaking fault: the lock itself let the second in.
     const b = blame(procs, from, t, true);
     return cause(a.type, 'bug', 'within-lease', b.fault, b.hit);
+  }
+
+  /**
+   * A client acted as the holder after its lease (checkers/holds.ts): inherent to an unfenced lease
+   * (or to a lease, with fencing guarding the resource), the fault that held it named; a lease the
+   * lock keeps alive is not judged by its length, so never an exposure here.
+   */
+  function exposure(a: Anomaly, procs: number[]): Cause {
+    const p = procs[0];
+    const b = scanOf(a.key).beliefs.find((x) => x.process === p && x.acquire.completeLine === a.lines[0]);
+    const t = a.times?.at(-1);
+    const from = b?.acquire.invokeTime;
+    // Silent longer than the server keeps a hold it does not hear about: its session or kept-alive lease ended.
+    if (b?.exposedSilence && b.heardFor) {
+      const { fault, hit } = blame(procs, b.exposedSilence.from, b.exposedSilence.to);
+      return cause(a.type, 'inherent', b.heardFor.what === 'session' ? 'session-outlived' : 'lease-outlived', fault, hit);
+    }
+    const why = b && t !== undefined ? outlived(b, t) : undefined;
+    const { fault, hit } = blame(procs, from ?? times(a).from, t ?? times(a).to);
+    if (!why) return cause(a.type, 'unknown', 'exposure', fault, hit, 'the lease it outlived was not found again');
+    return cause(a.type, 'inherent', why, fault, hit);
   }
 
   /** The taker's last grant on key before line `line` (the release), when it came back with its lease already outlived. */

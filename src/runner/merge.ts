@@ -11,6 +11,7 @@ import type { Verdict } from '../../checkers/types.ts';
 import { UsageError, fsReason } from '../errors.ts';
 import { emptyCoverage, gaps, isKindGap, type Coverage } from './coverage.ts';
 import { cellGap, cellsJson, isCellGap, sumCells } from './fault-cells.ts';
+import { addOutcomes } from '../report/outcomes.ts';
 import { checkShardResults, checkTestJson, type ShardResults } from './stored-files.ts';
 import { shardLabel, type Shard } from '../workload/shard.ts';
 
@@ -100,7 +101,7 @@ function readShard(dir: string): ShardRun {
   return { dir, shard: { index: s.index!, total: s.total!, from: String(s.from ?? '') }, test, results };
 }
 
-/** Coverage figures summed over the shards (the per-ok-acquire figures computed again from the sums). */
+/** Coverage figures summed over the shards (the per-ok-acquire figures computed again from the sums; outcomes and errors summed too). */
 export function sumCoverage(faults: readonly string[], all: readonly Coverage[]): Coverage {
   const c = emptyCoverage(faults);
   const add = (into: Record<string, number>, from: Record<string, number> | undefined, known = false) => {
@@ -114,6 +115,7 @@ export function sumCoverage(faults: readonly string[], all: readonly Coverage[])
     add(c.faultsApplied, x.faultsApplied, true);
     add(c.inconclusiveReasons, x.inconclusiveReasons);
     add(c.lockStats, x.lockStats);
+    addOutcomes(c.outcomes, x.outcomes);   // absent in a shard's results.json from before outcomes were counted
   }
   c.lockStatsPerOkAcquire = c.okAcquires === 0 ? {}
     : Object.fromEntries(Object.entries(c.lockStats).map(([k, n]) => [k, Math.round((n / c.okAcquires) * 100) / 100]));

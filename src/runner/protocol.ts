@@ -23,6 +23,10 @@ export interface RunJob {
   resource: Endpoint;
   fenced: boolean;
   leased: boolean;      // acquires are leases of ttlMs at the server: record lease_ms
+  /** The lock keeps its lease alive out of sight (LockRecipe.keepsAlive): an acquire ok says so (`kept_alive`), so its lease's length alone does not end the hold. */
+  keptAlive?: boolean;
+  /** A session lock's session timeout (LockRecipe.sessionMs): an acquire ok says so (`session_ms`), so a silence longer than it ends the hold. */
+  sessionMs?: number;
   reentrant: boolean;   // the lock's model is reentrant-mutex: attempts may re-enter
   keyPrefix: string;
   ttlMs: number;

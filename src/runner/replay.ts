@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { describePlan, validatePlan } from '../workload/plan.ts';
 import type { LockSpec } from './protocol.ts';
 import { newRunDir, readTestJson, versions, writeJson } from './store.ts';
+import { serverPackages } from './session.ts';
 import { lockFromStored, lockLabel, moduleHash, storedLock } from './lock-spec.ts';
 import { envJson, envFromTest, keyNamespace } from './env-spec.ts';
 import { checkPackages } from '../optional.ts';
@@ -50,7 +51,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   const { id, dir } = newRunDir(o.storeRoot, lockLabel(spec));
   o = { ...o, ...logged(dir, o) };
   if (note) o.log(note);
-  writeJson(join(dir, 'test.json'), { ...test, lock: lockLabel(spec), ...storedLock(spec), ...envJson(env, keyPrefix), replay_of: o.dir, versions: versions(), started: new Date().toISOString() });
+  writeJson(join(dir, 'test.json'), { ...test, lock: lockLabel(spec), ...storedLock(spec), ...envJson(env, keyPrefix), replay_of: o.dir, versions: versions(serverPackages(recipe, env)), started: new Date().toISOString() });
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
   const property = (test.property as RunOptions['property']) ?? 'both';
   const livenessMs = typeof test.liveness_ms === 'number' ? test.liveness_ms : undefined;

@@ -36,7 +36,7 @@ export async function writeCounterexample(dir: string, o: RunOutcome, meta: Reco
     // Drawn from the run's history in memory (the file just written holds the same events, line for line).
     const h = o.history ?? runHistory(o.events);
     const { renderTimelineHtml } = await import('../report/html.ts');
-    html = renderTimelineHtml({ ...h.parsed, source: hpath }, o.check, meta, { clients: h.clients, resource: o.resource, resourceEntries: o.resourceEntries });
+    html = renderTimelineHtml({ ...h.parsed, source: hpath }, o.check, meta, { clients: h.clients, resource: o.resource, resourceEntries: o.resourceEntries, outcomes: o.outcomes });
   } catch (e) {
     writeOutput(join(cdir, 'report-error.txt'), `${(e as Error).stack ?? e}\n`);
     return cdir;

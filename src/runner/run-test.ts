@@ -8,7 +8,7 @@ import { defaultPausePoints, describePlan } from '../workload/plan.ts';
 import { Progress } from './progress.ts';
 import { search, type SearchResult } from './search.ts';
 import { classifyRun, lockDesign } from './failure-cause.ts';
-import { leaseFloor, topologyOf } from './session.ts';
+import { leaseFloor, serverPackages, topologyOf } from './session.ts';
 import { newRunDir, versions, writeJson } from './store.ts';
 import { lockLabel, storedLock } from './lock-spec.ts';
 import { envJson, keyNamespace } from './env-spec.ts';
@@ -116,7 +116,7 @@ function searchTestJson(o: RunOptions, seed: number): Record<string, unknown> {
     lock: lockLabel(o.lock), ...storedLock(o.lock), model: o.recipe.model, fencing: o.recipe.fencing,
     topology: { name: topo.name, ...topo.opts }, faults: o.faults, pause_points: o.pausePoints ?? null, property: o.property ?? 'both', liveness_ms: o.livenessMs ?? null, clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
     time_s: o.timeS, runs: o.runs, parallel: o.parallel ?? 1, keep_going: o.keepGoing === true, first_failure: o.firstFailure === true, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
-    versions: versions(), started: new Date().toISOString(), plan: null, ...envJson(o.env, o.keyPrefix),
+    versions: versions(serverPackages(o.recipe, o.env)), started: new Date().toISOString(), plan: null, ...envJson(o.env, o.keyPrefix),
     ...(o.shard ? { shard: o.shard } : {}),
     ...(o.minCoverage !== undefined ? { min_coverage: o.minCoverage } : {}), ...(o.coverageGuided === false ? { coverage_guided: false } : {}),
   };

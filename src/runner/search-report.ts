@@ -12,6 +12,7 @@ import type { SearchResult } from './search.ts';
 import { describeCoverage, gaps } from './coverage.ts';
 import { cellGap, cellStats, describeCells } from './fault-cells.ts';
 import { writeOutput } from '../output.ts';
+import { outcomeProperties } from '../report/outcomes.ts';
 import { clientLogs, clientOutputNote } from './client-logs.ts';
 import { writeJson } from './store.ts';
 import { describeOutcome, finish, shownRun, writeCounterexample, writeJUnit } from './run-files.ts';
@@ -19,6 +20,7 @@ import { describeFailure, describeLiveness, failureJson, outcomeJson, type RunSu
 import type { Interrupted } from './with-session.ts';
 import type { SearchTally } from './search-tally.ts';
 import type { RunOptions } from './run-options.ts';
+import { SHRINK_HOLD } from './shrink.ts';
 
 /** A search's run directory and what it holds: the options, the run id and seed, test.json as written, and the tally. */
 export interface SearchRecord {
@@ -36,7 +38,7 @@ function junitBase(r: SearchRecord) {
   const s = cells && cellStats(cells);
   return {
     lock: lockLabel(r.o.lock), property: r.tally.property, faults: r.o.faults, replayCommand: `lockpick run --replay ${r.dir}`,
-    properties: { run: r.id, seed: r.seed, ...(s ? { coverage: `${s.hit} of ${s.known} cells (${s.percent} %)` } : {}), ...(r.o.minCoverage !== undefined ? { min_coverage: r.o.minCoverage } : {}) },
+    properties: { run: r.id, seed: r.seed, ...outcomeProperties(r.tally.coverage.outcomes), ...(s ? { coverage: `${s.hit} of ${s.known} cells (${s.percent} %)` } : {}), ...(r.o.minCoverage !== undefined ? { min_coverage: r.o.minCoverage } : {}) },
     ...(cells ? { coverageLine: describeCells(cells) } : {}),
   };
 }
@@ -125,7 +127,7 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
     const head = res.failures[0]!;
     if (head.words) o.log(`${head.words}${res.failures.length > 1 ? ` (and ${res.failures.length - 1} more failure(s) below)` : ''}`);
     if (!o.keepGoing && res.failures.length === 1 && head.nature === 'inherent') o.log(`no bug of this implementation found beyond it in ${(res.searchMs / 1000).toFixed(1)} s of search (${head.runs - 1 + res.inherentRuns} more run(s) broke it only in ways inherent to its design)`);
-    o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? 'broke the lock again on a confirmation run' : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
+    o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? `broke the lock ${SHRINK_HOLD} of ${SHRINK_HOLD} times` : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
     o.log(`\n${await describeOutcome(m, join(cdir, 'history.jsonl'))}`);
     o.log(`\nsearch: ${describeCoverage(coverage)}`);
     await sayCells(r);

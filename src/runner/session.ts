@@ -23,6 +23,7 @@ import type { LockSpec, RunJob } from './protocol.ts';
 import { anchoredClient, anchorPoint, clientId, isAnchoredPause, planHorizonMs, type RunPlan } from '../workload/plan.ts';
 import { lockStats, type LockStats } from '../../checkers/stats.ts';
 import { faultEffects, type FaultEffects } from './fault-effects.ts';
+import { runOutcomes, type Outcomes } from '../report/outcomes.ts';
 import { lockLabel } from './lock-spec.ts';
 import { InconclusiveError } from '../errors.ts';
 import type { ReachedPoints } from '../workload/points.ts';
@@ -81,6 +82,7 @@ export interface RunOutcome {
   inconclusive: string[];
   faults: FaultEffects;             // what the nemesis actually did
   stats: LockStats;                 // ok acquires, releases, contention
+  outcomes?: Outcomes;              // every operation by outcome, the errors by message, those no fault explains
   lockStats?: Record<string, number>; // the lock's own counters (Lock.stats), summed over clients
   points?: ReachedPoints;           // what the clients reached: I/O counts per operation kind, named points
   resourceEntries: ResourceEntry[];
@@ -92,12 +94,17 @@ export function isLeased(recipe: LockRecipe): boolean {
   return recipe.lease ?? topologyDef(recipe.topology.kind)?.leased ?? false;
 }
 
-/** The words a checker uses for the lock's backend (HISTORY.md: run-start carries it). */
+/** The words a checker uses for the lock's backend (docs/history-format.md: run-start carries it). */
 export function backendOf(recipe: LockRecipe): string {
   return topologyDef(recipe.topology.kind)?.backend ?? 'redis';
 }
 
 /** The recipe's topology is `{ kind, ...options }`: the registry's name, and its options plus the resource node. */
+/** The OS packages the servers of a run come from: the topology's, on the local environment (else the image or the user's servers). */
+export function serverPackages(recipe: LockRecipe, env: EnvSpec | undefined): readonly string[] {
+  return (env?.kind ?? 'local') === 'local' ? topologyDef(recipe.topology.kind)?.packages ?? [] : [];
+}
+
 export function topologyOf(recipe: LockRecipe): { name: TopologyName; opts: TopologyOptions } {
   const { kind, ...opts } = recipe.topology as { kind: string } & TopologyOptions;
   return { name: kind, opts: { ...opts, resource: true } };
@@ -170,7 +177,7 @@ export class Session {
     if (!l) {
       const recorder = new Recorder(laneHistoryPath(this.o.historyPath, i));
       const pool = new ClientPool(recorder);
-      const ctx: NemesisContext = { env: this.env, clients: pool, record: (f, v) => recorder.nemesis(f, v), now: () => recorder.now() };
+      const ctx: NemesisContext = { env: this.env, clients: pool, record: (f, v) => pool.recordFault(f, v), now: () => recorder.now() };
       pool.nemesis = ctx;
       l = { recorder, pool, ctx };
       this.lanes.set(i, l);
@@ -185,7 +192,7 @@ export class Session {
 
   /** One context for the whole session: the nemesis tracks active faults per context. */
   nemesisContext(): NemesisContext {
-    this.ctx ??= { env: this.env, clients: this.pool, record: (f, v) => this.recorder.nemesis(f, v), now: () => this.recorder.now() };
+    this.ctx ??= { env: this.env, clients: this.pool, record: (f, v) => this.pool.recordFault(f, v), now: () => this.recorder.now() };
     this.pool.nemesis = this.ctx;   // anchored partitions cut links from the pool (ClientPool.atPoint)
     return this.ctx;
   }
@@ -225,7 +232,7 @@ export class Session {
         : undefined;
       return {
         t: 'run' as const, run, clientId: id, lock: this.o.lock, endpoints, ...extras, ...(channels ? { channels } : {}),
-        resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
+        resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), keptAlive: recipe.keepsAlive === true, ...(sessionOf(recipe, this.o.lockOptions) ? { sessionMs: sessionOf(recipe, this.o.lockOptions) } : {}), reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
         commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
         pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && anchoredClient(f) === id).map((f) => anchorPoint(f)!),
       };
@@ -295,7 +302,7 @@ export class Session {
     const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;
     return {
       run, plan, verdict, lockVerdict: check.valid, check, resource, events, history, ops, elapsedMs: performance.now() - started,
-      problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), lockStats: report.lockStats, points: report.points, resourceEntries: entries, liveness,
+      problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), outcomes: runOutcomes(events), lockStats: report.lockStats, points: report.points, resourceEntries: entries, liveness,
     };
   }
 
@@ -321,6 +328,12 @@ export class Session {
 
 /** A lane's own parts (Session.lane). */
 export interface Lane { recorder: Recorder; pool: ClientPool; ctx: NemesisContext }
+
+/** How long a session lock's server keeps a silent client's hold (LockRecipe.sessionMs), for a lock without a lease. */
+function sessionOf(recipe: LockRecipe, options: Record<string, unknown> | undefined): number | undefined {
+  const ms = isLeased(recipe) ? undefined : recipe.sessionMs?.(options);
+  return ms !== undefined && Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
 
 /** Lane i's history file: history.jsonl for lane 0, history.lane<i+1>.jsonl beside it for the others. */
 export function laneHistoryPath(historyPath: string, lane: number): string {

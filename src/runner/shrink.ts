@@ -8,12 +8,15 @@
 //      at a time (latest first);
 //   3. numbers: fast-check's own shrink stream for the plan (no context
 //      needed), for smaller delays and times.
-// A candidate counts as failing if any of its tries breaks the lock with every
+// A candidate counts as failing if one of its tries breaks the lock with every
 // kind of anomaly the first violation showed (a stale unlock must not vanish
 // from the result because a smaller plan only showed the double holder), or
-// what `keep` asks instead (the same failure class by cause); the
-// smallest failing plan so far is kept whatever the budget does. A violation
-// seen once may have been luck, so the result is confirmed at the end: the
+// what `keep` asks instead (the same failure class by cause), and the next
+// SHRINK_HOLD − 1 runs of it break it the same way: a simplification is kept only
+// if it failed R of R times (R = SHRINK_HOLD), so what is stored is what replays,
+// not a plan shrunk to the edge of a timing window where it broke once by luck.
+// The smallest failing plan so far is kept whatever the budget does. With
+// hold 1 (the old rule), the result is confirmed at the end instead: the
 // smallest plans are run once more, smallest first, and the first that breaks
 // again is the result (else the smallest, marked unconfirmed).
 import type fc from 'fast-check';
@@ -78,14 +81,19 @@ export function* structuralCandidates(plan: RunPlan): Generator<RunPlan> {
   }
 }
 
+/** R: how many runs in a row a smaller plan must break the lock in to be kept (and stored). */
+export const SHRINK_HOLD = 2;
+
 export interface ShrinkOptions {
   arb: fc.Arbitrary<RunPlan>;
   runOnce(plan: RunPlan): Promise<RunOutcome>;
   budgetMs: number;
   /** Runs per structural candidate before it counts as safe (timing varies run to run). */
   tries?: number;
-  /** Runs spent confirming the result after the budget (default 2). */
+  /** Runs spent confirming the result after the budget, with hold 1 (default 2). */
   confirmRuns?: number;
+  /** R: a smaller plan is kept only if it broke the lock in R runs of R (default SHRINK_HOLD). */
+  hold?: number;
   /** What a smaller violation must show, instead of every kind of anomaly the first showed (a class by cause: search.ts). */
   keep?(out: RunOutcome): boolean;
 }
@@ -101,6 +109,7 @@ export interface ShrinkResult {
 export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<ShrinkResult> {
   const deadline = performance.now() + o.budgetMs;
   const tries = Math.max(1, o.tries ?? 2);
+  const hold = Math.max(1, o.hold ?? SHRINK_HOLD);
   let best = first;
   const chain: RunOutcome[] = [];   // every accepted smaller violation, in order
   let runs = 0;
@@ -123,9 +132,20 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
       const out = await o.runOnce(plan);
       runs++;
       if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: ${planOps(plan)} ops, ${plan.faults.length} fault(s), try ${i + 1}/${n}: ${out.verdict}\n`);
-      if (showsAll(out)) return out;
+      if (showsAll(out)) return held(plan, out);
     }
     return null;
+  };
+  /** The failing outcome when the plan breaks the lock the same way in its next hold − 1 runs too, else null. */
+  const held = async (plan: RunPlan, out: RunOutcome): Promise<RunOutcome | null> => {
+    for (let k = 1; k < hold; k++) {
+      if (!timeLeft()) return null;
+      const again = await o.runOnce(plan);
+      runs++;
+      if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: ${planOps(plan)} ops, held ${k + 1}/${hold}: ${again.verdict}\n`);
+      if (!showsAll(again)) return null;
+    }
+    return out;
   };
 
   const pruned = prunePlan(best.plan, best);
@@ -162,7 +182,17 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
       }
     }
   }
-  if (chain.length === 0) return { minimal: first, runs, interrupted, confirmed: true };
+  // Every plan kept broke the lock hold times in a row: the smallest is confirmed.
+  if (hold > 1 && chain.length > 0) return { minimal: best, runs, interrupted, confirmed: true };
+  if (chain.length === 0) {
+    // Nothing smaller: the first violation itself must come back hold − 1 more times (after the budget, as a confirmation).
+    for (let k = 1; k < hold && (o.confirmRuns ?? 2) > 0; k++) {
+      const again = await o.runOnce(first.plan);
+      runs++;
+      if (!showsAll(again)) return { minimal: first, runs, interrupted, confirmed: false };
+    }
+    return { minimal: first, runs, interrupted, confirmed: true };
+  }
   // Confirm: smallest first, one run each, within confirmRuns.
   let left = Math.max(0, o.confirmRuns ?? 2);
   const bySize = [...chain].reverse();

@@ -84,9 +84,32 @@ export function writeEvents(path: string, events: HistoryEvent[]): void {
 }
 
 let cached: Record<string, string> | undefined;
+const packageVersions = new Map<string, string>();
 
-/** node, redis-server and lockpick versions, for test.json. */
-export function versions(): Record<string, string> {
+/** The installed version of an OS package (dpkg), or 'not installed' / 'unknown' (no dpkg). */
+function packageVersionOf(pkg: string): string {
+  let v = packageVersions.get(pkg);
+  if (v !== undefined) return v;
+  try {
+    v = execFileSync('dpkg-query', ['-W', '-f=${Version}', pkg], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).trim() || 'not installed';
+  } catch (e) {
+    v = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'unknown (no dpkg-query)' : 'not installed';
+  }
+  packageVersions.set(pkg, v);
+  return v;
+}
+
+/**
+ * node, redis-server (the resource node) and lockpick versions, for test.json; with the
+ * topology's OS packages (TopologyDef.packages), each under "package:<name>".
+ */
+export function versions(packages: readonly string[] = []): Record<string, string> {
+  const base = baseVersions();
+  if (packages.length === 0) return base;
+  return { ...base, ...Object.fromEntries(packages.map((p) => [`package:${p}`, packageVersionOf(p)])) };
+}
+
+function baseVersions(): Record<string, string> {
   if (cached) return cached;
   const v: Record<string, string> = { node: process.version };
   try {

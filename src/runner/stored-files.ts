@@ -50,7 +50,7 @@ class Checker {
   }
 }
 
-/** A check result (HISTORY.md's object) as `check --json` writes it (ops, keys and keys_detail may be left out). */
+/** A check result (the object of docs/history-format.md) as `check --json` writes it (ops, keys and keys_detail may be left out). */
 function checkCheckResult(c: Checker, r: Record<string, unknown>, at: string): CheckResult {
   c.verdict(r.valid, `${at}valid`);
   c.string(r.model, `${at}model`);
@@ -157,6 +157,17 @@ export function checkShardResults(raw: unknown, file: string): ShardResults {
       const cells = c.object(v.cells, 'coverage.cells');
       c.strings(cells.known, 'coverage.cells.known');
       for (const [k, n] of Object.entries(c.object(cells.hits, 'coverage.cells.hits'))) c.count(n, `coverage.cells.hits.${k}`);
+    }
+    if (v.outcomes !== undefined) {   // report/outcomes.ts; absent from a results.json written before they were counted
+      const out = c.object(v.outcomes, 'coverage.outcomes');
+      for (const f of ['unexplained', 'underFault', 'unansweredWaiters'] as const) if (out[f] !== undefined) c.count(out[f], `coverage.outcomes.${f}`);
+      for (const f of ['errors', 'unexplainedErrors'] as const) {
+        for (const [k, n] of Object.entries(out[f] === undefined ? {} : c.object(out[f], `coverage.outcomes.${f}`))) c.count(n, `coverage.outcomes.${f}.${k}`);
+      }
+      for (const [k, x] of Object.entries(out.ops === undefined ? {} : c.object(out.ops, 'coverage.outcomes.ops'))) {
+        const o = c.object(x, `coverage.outcomes.ops.${k}`);
+        for (const t of ['ok', 'fail', 'info'] as const) c.count(o[t], `coverage.outcomes.ops.${k}.${t}`);
+      }
     }
     coverage = v as unknown as ShardResults['coverage'];
   }

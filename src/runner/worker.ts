@@ -134,12 +134,15 @@ class Client {
     ioPoints.granted();
     const now = performance.now();
     this.leaseFrom.set(h, now);
-    // The validity the lock itself reported (Redlock: TTL − elapsed − drift), as `valid_ms` (HISTORY.md):
+    // The validity the lock itself reported (Redlock: TTL − elapsed − drift), as `valid_ms` (docs/history-format.md):
     // rounded up, so the checker's bound on the belief is never shorter than the client's.
     const validMs = validUntil(h) === undefined ? undefined : Math.ceil(validUntil(h)! - now);
     const sentMs = validMs === undefined ? undefined : sendClock.sinceLastWrite(now);
     const extra = { ...(this.job.leased ? { lease_ms: this.job.ttlMs } : {}), ...(validMs !== undefined ? { valid_ms: validMs } : {}), ...(sentMs !== undefined ? { sent_ms: sentMs } : {}) };
-    complete('ok', 'acquire', key, h.token !== undefined ? { token: h.token } : undefined, undefined, Object.keys(extra).length ? extra : undefined);
+    // kept_alive: the lease is renewed out of sight, so the checker does not end the hold at its length (docs/history-format.md).
+    // session_ms: the hold lives in a server session that ends that long after its client falls silent.
+    const value = { ...(h.token !== undefined ? { token: h.token } : {}), ...(this.job.keptAlive && this.job.leased ? { kept_alive: true } : {}), ...(this.job.sessionMs !== undefined ? { session_ms: this.job.sessionMs } : {}) };
+    complete('ok', 'acquire', key, Object.keys(value).length ? value : undefined, undefined, Object.keys(extra).length ? extra : undefined);
     if (validMs !== undefined && validMs <= 0) {
       // Handed out already over: a careful client does not use it (the checker reports the expired grant).
       await this.recordLapse(key);
@@ -160,7 +163,7 @@ class Client {
 
   /**
    * A careful client's look at the validity its lock reported: false when it has run out (the
-   * client then stops using the lock and records a lapse, HISTORY.md). A lock that reports none
+   * client then stops using the lock and records a lapse, docs/history-format.md). A lock that reports none
    * is believed held until its release.
    */
   private async stillValid(held: Held, key: string): Promise<boolean> {
@@ -316,7 +319,7 @@ class Client {
   }
 
   /**
-   * A lapse (HISTORY.md): the client stops believing without telling the server because its lease
+   * A lapse (docs/history-format.md): the client stops believing without telling the server because its lease
    * ran out by its own clock. So it is recorded once the lease has run out, counted on the monotonic
    * clock from the hold's last grant (acquire or renew ok, which is after the server started it):
    * recorded earlier, the model would free the lock before the server may, and a second grant

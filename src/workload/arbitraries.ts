@@ -20,7 +20,7 @@ export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
     // Mostly long enough to outlast a holder, so clients keep contending while a fault is on.
     { weight: 3, arbitrary: fc.integer({ min: Math.floor(o.ttlMs / 2), max: 2 * o.ttlMs }) },
     // Sometimes shorter than the queue ahead: a wait that runs out while another holds
-    // (what a client that proceeds after its wait, seed 000's ZooKeeper code, breaks on).
+    // (what a client that proceeds after its wait, the Redis and ZooKeeper post's ZooKeeper code, breaks on).
     { weight: 1, arbitrary: fc.integer({ min: 0, max: Math.floor(o.ttlMs / 4) }) },
   ];
   // With a session: long enough to see a silent holder's session expire and take over.

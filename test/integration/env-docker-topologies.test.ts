@@ -39,7 +39,7 @@ test('docker: redis-sentinel + failover: random search finds the unreplicated-ke
   assert.deepEqual(leftovers(), []);
 });
 
-test('docker: a 3-node ZooKeeper ensemble in containers; seed 000 (afterWait=assume-held) is found UNSAFE', { skip }, async () => {
+test('docker: a 3-node ZooKeeper ensemble in containers; the Redis and ZooKeeper post\'s ZooKeeper code (afterWait=assume-held) is found UNSAFE', { skip }, async () => {
   const r = await lockpick(['run', '--env', 'docker', '--lock', 'zk-ephemeral-sequential', '--lock-opt', 'afterWait=assume-held',
     '--first-failure', '--time', '120', '--shrink-time', '5', '--store', tempStore(), '--json'], 400_000);
   assert.equal(r.code, 1, r.stderr);

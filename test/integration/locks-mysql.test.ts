@@ -1,5 +1,5 @@
 // test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
-// The MySQL recipes (seed 001) on a real MariaDB, every client through its own
+// The MySQL recipes (the database-lock post) on a real MariaDB, every client through its own
 // proxied link; an admin connection straight to the server looks at tables and
 // kills sessions.
 import { test, before, after } from 'node:test';

@@ -67,7 +67,7 @@ for (const name of SINGLE) {
     assert.ok(hb, 'B takes the expired lock');
     const outcome = await a!.release(ha!);
     if (PLAIN_DEL.has(name)) {
-      // The bug the seeds describe: A's DEL removed B's key; C walks in while B holds.
+      // The bug the source posts describe: A's DEL removed B's key; C walks in while B holds.
       assert.equal(outcome, 'released');
       assert.equal(await db.exists(key), 0, "A's plain DEL deleted B's lock");
       const hc = await c!.acquire(key, { ttlMs: 10_000, waitMs: 0 });

@@ -1,5 +1,5 @@
 // test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
-// The ZooKeeper recipes (seeds 000, 001) on a real one-node ZooKeeper, every
+// The ZooKeeper recipes (the Redis and ZooKeeper post, the database-lock post) on a real one-node ZooKeeper, every
 // client through its own proxied link, session faults made by cutting that link.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -153,7 +153,7 @@ test('zk-ephemeral-sequential, treat-as-loss: a black-holed link (no disconnect 
   }
 });
 
-test('zk-ephemeral-sequential, afterWait=assume-held (seed 000\'s own code): a waiter whose wait ends proceeds as holder', async () => {
+test('zk-ephemeral-sequential, afterWait=assume-held (the Redis and ZooKeeper post\'s own code): a waiter whose wait ends proceeds as holder', async () => {
   const name = 'zk-ephemeral-sequential';
   const a = await lockFor(name, 'seed-a');
   const b = await lockFor(name, 'seed-b', { afterWait: 'assume-held' });

@@ -1,10 +1,10 @@
 // test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
-// Seed 001's MySQL unique-key lock in Java over JDBC (examples/process-clients/java/
+// The database-lock post's MySQL unique-key lock in Java over JDBC (examples/process-clients/java/
 // JdbcUniqueKeyLock.java, docs/process-clients.md) through `lockpick run` on a real MariaDB,
 // compiled once by the example's own build.sh: SAFE fault-free; a killed holder keeps the row
-// forever (liveness); the seed's expiry remedy frees it (SAFE) but lets a paused holder lose its
+// forever (liveness); the post's expiry remedy frees it (SAFE) but lets a paused holder lose its
 // row, and a jump of a client's wall clock, which reaches the JVM through the clock shim, lets it
-// sweep a live holder's row (UNSAFE); with a fencing token (not in the seed) the resource stays
+// sweep a live holder's row (UNSAFE); with a fencing token (not in the post) the resource stays
 // whole under pauses (SAFE for the resource).
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,14 +16,14 @@ const JDBC_FENCED = 'jdbc-unique-key-fenced.json';
 
 before(buildJavaClients);
 
-test("seed 001's unique-key lock over JDBC: SAFE fault-free; a killed holder's row blocks the lock forever (liveness)", async () => {
+test("the database-lock post's unique-key lock over JDBC: SAFE fault-free; a killed holder's row blocks the lock forever (liveness)", async () => {
   await assertFaultFreeSafe(JDBC);
   const killed = await runJava(JDBC, ['--faults', 'client-kill', '--property', 'liveness', '--first-failure'], '40');
   assert.equal(killed.code, 1, said(killed));
   assert.match(killed.stdout, /liveness on key .*died while holding it.*nothing on the server expires this lock's hold/);
 });
 
-test("the seed's remedy, expiring old rows: a killed holder no longer blocks the lock (SAFE for liveness)", async () => {
+test("the post's remedy, expiring old rows: a killed holder no longer blocks the lock (SAFE for liveness)", async () => {
   const r = await runJava(JDBC_EXPIRE, ['--faults', 'client-kill', '--property', 'liveness'], '15');
   assert.equal(r.code, 0, said(r));
   assert.match(r.stdout, /faults applied: client-kill [1-9]/);
@@ -41,7 +41,7 @@ test("client-clock reaches the JVM through the clock shim: a client whose clock 
   assert.match(r.stdout, /double-holder on key .*\n\s+cause: c\d \(process \d+\) had its clock moved/);
 });
 
-test('with a fencing token (the row\'s AUTO_INCREMENT, not in the seed): the paused holder\'s writes are refused, SAFE for the resource', async () => {
+test('with a fencing token (the row\'s AUTO_INCREMENT, not in the post): the paused holder\'s writes are refused, SAFE for the resource', async () => {
   const r = await runJava(JDBC_FENCED, ['--faults', 'client-pause', '--property', 'resource'], '25');
   assert.equal(r.code, 0, said(r));
   // The lock itself still breaks; fencing is what keeps the resource whole.

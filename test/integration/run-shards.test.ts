@@ -50,9 +50,14 @@ test('2 shards of redis-set-px-lua reporting its validity (--lock-opt validity=r
   // A shard's own verdict is SAFE, or INCONCLUSIVE for a gap the other shard may fill (never UNSAFE: a careful client stops at the validity).
   for (const r of shards) assert.ok(r.code === 0 || r.code === 3, `a shard exited ${r.code}\n${r.stderr.slice(-2000)}`);
   const m = await lockpick(['merge', ...stores, '--out', path.join(stores[0]!, 'merged'), '--json'], 30_000);
-  const merged = JSON.parse(m.stdout) as { verdict: unknown; gaps: string[]; coverage: { runs: number; contended: number; faultsApplied: Record<string, number> }; shards: { runs: number }[] };
+  type Outcomes = { ops: { acquire: { ok: number; fail: number; info: number } } };
+  const merged = JSON.parse(m.stdout) as { verdict: unknown; gaps: string[]; coverage: { runs: number; contended: number; faultsApplied: Record<string, number>; outcomes: Outcomes }; shards: { runs: number }[] };
   assert.equal(m.code, 0, `merged: ${m.stderr}`);
   assert.equal(merged.verdict, true);
   assert.equal(merged.coverage.runs, merged.shards.reduce((n, s) => n + s.runs, 0), 'the runs summed');
+  // Every outcome summed too (issue 41): the shards' acquire outcomes, from their --json summaries.
+  const acquires = shards.map((r) => (r.summary as unknown as { coverage: { outcomes: Outcomes } }).coverage.outcomes.ops.acquire);
+  assert.deepEqual(merged.coverage.outcomes.ops.acquire, { ok: acquires[0]!.ok + acquires[1]!.ok, fail: acquires[0]!.fail + acquires[1]!.fail, info: acquires[0]!.info + acquires[1]!.info });
+  assert.ok(merged.coverage.outcomes.ops.acquire.ok > 0);
   assert.ok(merged.coverage.faultsApplied['client-pause']! > 0 && merged.coverage.contended > 0);
 });

@@ -1,5 +1,5 @@
 // `lockpick run` on a real ZooKeeper ensemble, random search (no fixed plan), 3 clients:
-// seed 000's own code (proceeds as holder when its wait runs out) breaks on a wait shorter
+// the Redis and ZooKeeper post's own code (proceeds as holder when its wait runs out) breaks on a wait shorter
 // than the queue ahead; a client that ignores Disconnected and is cut off past its session
 // timeout while it holds (an anchored partition) keeps believing after the server gave its
 // node away, found in seconds by the session-expiry aim (src/workload/aims/session-expiry.ts;
@@ -16,7 +16,7 @@ const ZK = ['run', '--lock', 'zk-ephemeral-sequential', '--clients', '3', '--shr
 const firstTypes = (r: CliResult) => [...anomalyTypes(r), ...((r.summary?.firstAnomalies ?? []) as { type: string }[]).map((a) => a.type)];
 const planned = (r: CliResult, re: RegExp) => r.summary!.minimal!.plan.faults.some((f) => re.test(JSON.stringify(f)));
 
-test('seed 000 (afterWait=assume-held), no faults, 3 clients: double holder', async () => {
+test('the Redis and ZooKeeper post\'s ZooKeeper code (afterWait=assume-held), no faults, 3 clients: double holder', async () => {
   const r = await lockpick([...ZK, '--lock-opt', 'afterWait=assume-held', '--first-failure', '--time', '100', '--store', tempStore()], 170_000);
   assert.equal(r.code, 1, r.stderr);
   assert.ok(firstTypes(r).includes('double-holder'), `anomalies: ${firstTypes(r)}`);

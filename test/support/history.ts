@@ -1,5 +1,5 @@
 // Simulated events → what `check` reads: a ParsedHistory (through the real HistoryBuilder, so
-// every simulated history also obeys HISTORY.md's rules) or JSON Lines text.
+// every simulated history also obeys the rules of docs/history-format.md) or JSON Lines text.
 import { HistoryBuilder } from '../../src/history/build.ts';
 import type { HistoryEvent, ParsedHistory } from '../../src/history/types.ts';
 

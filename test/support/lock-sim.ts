@@ -1,5 +1,5 @@
 // Simulates clients using a CORRECT lock service with leases and emits the history events
-// (HISTORY.md): random concurrency, several keys, fail and info outcomes, lost leases
+// (docs/history-format.md): random concurrency, several keys, fail and info outcomes, lost leases
 // (release answered {"lost":true}), lapses ({"lapse":true} after a renew answered "not held"),
 // crashed clients (info, then a fresh process id), optional fencing tokens, optional leases.
 // Correct means: the server only grants a key whose owner no longer believes it holds it
@@ -53,7 +53,7 @@ interface KeyState {
   owner: Client | undefined;
   ownerPid: number;
   tokens: number;
-  /** The holder died in a renew (info): by HISTORY.md it holds to the end, so nobody may be granted. */
+  /** The holder died in a renew (info): by docs/history-format.md it holds to the end, so nobody may be granted. */
   stuck: boolean;
   deadline: number;            // ns: the owner's lease runs out (Infinity: no lease)
 }

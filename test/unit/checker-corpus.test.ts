@@ -1,24 +1,25 @@
-// The checker on every public history in ../shared/corpus with a known verdict: 102 Jepsen etcd
-// histories (cas-register) and 121 Knossos EDN histories (cas-register, knossos-mutex; etcd.edn
-// is also invalid under the owner-aware mutex), read through the real history reader.
+// The checker on every public history with a known verdict in the folder LOCKPICK_CORPUS names:
+// 102 Jepsen etcd histories (cas-register) and 121 Knossos EDN histories (cas-register,
+// knossos-mutex; etcd.edn is also invalid under the owner-aware mutex), read through the real
+// history reader. Skipped, saying why, without LOCKPICK_CORPUS (../support/corpus.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { checkHistory } from '../../checkers/index.ts';
 import { readHistory } from '../../src/history/index.ts';
 import { expectedVerdict } from './checker-corpus-expect.ts';
+import { corpusDir, corpusTest } from '../support/corpus.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const corpus = path.resolve(repoRoot, '../shared/corpus');
+const corpus = corpusDir() ?? '';
+const opts = corpusTest();
 
 interface Expected { valid: boolean; model?: string; valid_under_mutex?: boolean }
 const expected = (dir: string) => Object.entries(JSON.parse(readFileSync(path.join(corpus, dir, 'expected.json'), 'utf8')) as Record<string, Expected>)
   .filter(([name]) => !name.startsWith('_'));
 
 for (const dir of ['etcd', 'knossos']) {
-  test(`${dir}: every history gets its expected verdict`, async () => {
+  test(`${dir}: every history gets its expected verdict`, opts, async () => {
     const cases = expected(dir);
     assert.ok(cases.length > 100, `expected.json of ${dir} lists ${cases.length} histories`);
     let slowest = 0;
@@ -40,7 +41,7 @@ for (const dir of ['etcd', 'knossos']) {
   });
 }
 
-test('knossos mutex/bad/etcd.edn: the report names the holder whose release failed, the next acquirer and the lines', async () => {
+test('knossos mutex/bad/etcd.edn: the report names the holder whose release failed, the next acquirer and the lines', opts, async () => {
   const h = await readHistory(path.join(corpus, 'knossos/mutex/bad/etcd.edn'));
   const r = checkHistory(h, { model: 'mutex' });
   const first = r.anomalies[0]!;

@@ -4,7 +4,7 @@
 // `last.check.anomalies` for replays; a SAFE search (no counterexample) stays without any.
 // The resource anomalies (lost-update, stale-write) come from checkers/resource.ts on data that
 // is not in the history and are left out. Evidence is never edited: where the run's checker was
-// wrong under the amended HISTORY.md (beliefs and server holds kept apart), the difference is
+// wrong under the amended contract (docs/history-format.md: beliefs and server holds kept apart), the difference is
 // listed below with its reason, and the verdict must still agree.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

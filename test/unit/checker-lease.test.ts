@@ -1,4 +1,4 @@
-// The server's side of a lease lock (HISTORY.md "What the server holds"): a failed release keeps
+// The server's side of a lease lock (docs/history-format.md "Leases and what the server holds"): a failed release keeps
 // the lock at the server until the lease, counted from the acquire's invoke, has run out; renews
 // extend it; the holder's own late release is fine until someone else took the lock.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Hand-written histories for every model rule in HISTORY.md, with the verdict and what the
+// Hand-written histories for every model rule of docs/history-format.md, with the verdict and what the
 // report must say. Line n of a history is events[n-1].
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

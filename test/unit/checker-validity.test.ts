@@ -1,4 +1,4 @@
-// A lock that reports its own validity (HISTORY.md: `valid_ms` on the acquire ok): a careful client
+// A lock that reports its own validity (docs/history-format.md: `valid_ms` on the acquire ok): a careful client
 // believes it holds only that long, so a pause that outlasts the validity is no double holder, while
 // a second grant inside it is; an acquire ok whose validity is already over is the lock's anomaly.
 // Both checker paths (the sweep after reading, the streaming one) must agree.

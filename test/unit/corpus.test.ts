@@ -1,18 +1,21 @@
-// The public corpora in ../shared/corpus (never copied into this repository):
-// every history must get the verdict its folder's expected.json records.
-// In-process through readHistory + checkHistory (fast); a few through the CLI.
+// The public corpora (Jepsen's etcd histories, Knossos' EDN histories; never copied into this
+// repository) in the folder LOCKPICK_CORPUS names: every history must get the verdict its
+// folder's expected.json records. In-process through readHistory + checkHistory (fast); a few
+// through the CLI. Without LOCKPICK_CORPUS these tests are skipped, saying why (../support/corpus.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { checkHistory } from '../../checkers/index.ts';
 import { readHistory } from '../../src/history/index.ts';
 import { expectedVerdict } from './checker-corpus-expect.ts';
+import { corpusDir, corpusTest } from '../support/corpus.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const CORPUS = resolve(ROOT, '../shared/corpus');
+const CORPUS = corpusDir() ?? '';
+const opts = corpusTest();
 const run = promisify(execFile);
 
 interface Expected { file?: string; model?: string; valid: boolean; valid_under_mutex?: boolean; ops_checked?: number }
@@ -25,18 +28,13 @@ function load(folder: string): [string, Expected][] {
   return entries;
 }
 
-test('the shared corpus is present beside the repository', () => {
-  assert.ok(existsSync(CORPUS), `the corpus folder ${CORPUS} is missing: the checker's tests need ../shared/corpus next to the repository (CI clones it with shared/ beside it)`);
-});
-
 /** The verdict, and the one expected.json's `valid` stands for (checker-corpus-expect.ts). */
 async function verdict(path: string, model: string, valid: boolean): Promise<{ got: boolean | 'unknown'; want: boolean | 'unknown' }> {
   const h = await readHistory(path);
   return { got: checkHistory(h, { model, timeLimitMs: 60_000 }).valid, want: expectedVerdict(valid, h) };
 }
 
-test('etcd: all Jepsen etcd register histories, cas-register', async () => {
-  assert.ok(existsSync(CORPUS), `missing ${CORPUS}`);
+test('etcd: all Jepsen etcd register histories, cas-register', opts, async () => {
   const entries = load('etcd');
   assert.equal(entries.length, 102);
   const wrong: string[] = [];
@@ -47,8 +45,7 @@ test('etcd: all Jepsen etcd register histories, cas-register', async () => {
   assert.deepEqual(wrong, []);
 });
 
-test('knossos: all Knossos EDN histories with the model expected.json names', async () => {
-  assert.ok(existsSync(CORPUS), `missing ${CORPUS}`);
+test('knossos: all Knossos EDN histories with the model expected.json names', opts, async () => {
   const entries = load('knossos');
   assert.equal(entries.length, 121);
   const wrong: string[] = [];
@@ -64,8 +61,7 @@ test('knossos: all Knossos EDN histories with the model expected.json names', as
   assert.deepEqual(wrong, []);
 });
 
-test('a few corpus files through the CLI: exit code and --json verdict', async () => {
-  assert.ok(existsSync(CORPUS), `missing ${CORPUS}`);
+test('a few corpus files through the CLI: exit code and --json verdict', opts, async () => {
   const etcd = Object.fromEntries(load('etcd'));
   const cases: [string, string, boolean][] = [
     ['knossos/mutex/bad/etcd.edn', 'knossos-mutex', false],

@@ -1,4 +1,4 @@
-// Every malformed-input rule of HISTORY.md: readHistory throws a HistoryError
+// Every malformed-input rule of docs/history-format.md: readHistory throws a HistoryError
 // naming the line, the rule, what was expected and how to fix it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -20,7 +20,7 @@ test('lock stats: ok acquires, releases, and contention (an acquire invoked duri
     ev(1, 'invoke', 'release'), ev(1, 'fail', 'release'), // a failed release is not a release
     ev(2, 'invoke', 'acquire'), ev(2, 'fail', 'acquire'),  // nobody believes: not contended
   ]);
-  assert.deepEqual(s, { acquires: 3, okAcquires: 2, released: 1, contended: 1 });
+  assert.deepEqual(s, { acquires: 3, okAcquires: 2, released: 1, contended: 1, unansweredWaiters: 0 });
 });
 
 test('lock stats: an acquire waiting when another client is granted the key met that hold: contended (the stale-unlock shape)', () => {
@@ -32,15 +32,16 @@ test('lock stats: an acquire waiting when another client is granted the key met 
     ev(1, 'ok', 'acquire'),                                    // process 2 still waits: it meets this hold
     ev(2, 'ok', 'acquire'), ev(0, 'ok', 'release'),
     ev(3, 'invoke', 'acquire'), ev(3, 'fail', 'acquire'),      // invoked during holds: contended
-    ev(4, 'invoke', 'acquire'), ev(4, 'info', 'acquire'),      // likewise, however it ended
+    ev(4, 'invoke', 'acquire'), ev(4, 'info', 'acquire'),      // met a hold, no definite answer: a waiter unanswered, not contended
+    ev(5, 'invoke', 'acquire'),                                // met a hold, still waiting at the end: likewise
   ]);
-  assert.deepEqual(s, { acquires: 5, okAcquires: 3, released: 1, contended: 3 });
+  assert.deepEqual(s, { acquires: 6, okAcquires: 3, released: 1, contended: 2, unansweredWaiters: 2 });
   // A waiter whose acquire ended before anyone was granted met no hold.
   const t = lockStats([
     ev(0, 'invoke', 'acquire'), ev(0, 'fail', 'acquire'),
     ev(1, 'invoke', 'acquire'), ev(1, 'ok', 'acquire'),
   ]);
-  assert.deepEqual(t, { acquires: 2, okAcquires: 1, released: 0, contended: 0 });
+  assert.deepEqual(t, { acquires: 2, okAcquires: 1, released: 0, contended: 0, unansweredWaiters: 0 });
 });
 
 test('lock stats: a lapse ends the hold but is not a release; re-entries are not new acquires', () => {
@@ -51,7 +52,7 @@ test('lock stats: a lapse ends the hold but is not a release; re-entries are not
     ev(0, 'invoke', 'release'), ev(0, 'ok', 'release', { lapse: true }),
     ev(1, 'invoke', 'acquire'), ev(1, 'ok', 'acquire'),
   ]);
-  assert.deepEqual(s, { acquires: 2, okAcquires: 2, released: 0, contended: 0 });
+  assert.deepEqual(s, { acquires: 2, okAcquires: 2, released: 0, contended: 0, unansweredWaiters: 0 });
 });
 
 test('fault effects: applied and healed per kind; each missing fault said with its reason', () => {
@@ -143,7 +144,7 @@ test('gates: SAFE needs a conclusive run, every requested fault applied, an ok r
   assert.match(gaps(c)[0]!, /no run was conclusive \(0 run\(s\)\)/);
   addRun(c, outcome({ verdict: 'unknown', inconclusive: ['fault "x" never took effect: client c2 did not reach it after 120 ms'] }));
   assert.match(gaps(c)[0]!, /no run was conclusive \(1 run\(s\)\); most often: fault "x" never took effect: client cN did not reach it after N ms \(1 run\(s\)\)/);
-  addRun(c, outcome({ faults: { applied: { partition: 2 }, healed: {}, missing: [], kindsMissing: [] }, stats: { acquires: 3, okAcquires: 0, released: 0, contended: 0 } }));
+  addRun(c, outcome({ faults: { applied: { partition: 2 }, healed: {}, missing: [], kindsMissing: [] }, stats: { acquires: 3, okAcquires: 0, released: 0, contended: 0, unansweredWaiters: 0 } }));
   assert.deepEqual(gaps(c), [
     "fault 'kill' never took effect in a conclusive run",
     'no acquire succeeded (3 tried): the lock was never held, so its safety was never tested',

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { planArb } from '../../src/workload/arbitraries.ts';
 import { planOps, type RunPlan } from '../../src/workload/plan.ts';
-import { involvement, prunePlan, shrinkRun, structuralCandidates } from '../../src/runner/shrink.ts';
+import { SHRINK_HOLD, involvement, prunePlan, shrinkRun, structuralCandidates } from '../../src/runner/shrink.ts';
 import type { RunOutcome } from '../../src/runner/session.ts';
 import type { HistoryEvent } from '../../src/history/types.ts';
 import { emptyStats } from '../../checkers/stats.ts';
@@ -96,7 +96,7 @@ test('shrinkRun keeps every kind of anomaly it started with: a smaller plan that
   assert.equal(planOps(r.minimal.plan), 4);
 });
 
-test('shrinkRun retries a candidate whose violation shows only some of the time', async () => {
+test('shrinkRun retries a candidate whose violation shows only some of the time, and keeps it only if it then holds R of R', async () => {
   let n = 0;
   // Unsafe on every second run of a plan with both clients; never without.
   const runOnce = async (p: RunPlan) => {
@@ -104,8 +104,19 @@ test('shrinkRun retries a candidate whose violation shows only some of the time'
     return outcome(p, both && n++ % 2 === 1 ? [10, 20] : null);
   };
   const start: RunPlan = { ttlMs: 800, clients: [{ attempts: [attempt, attempt] }, { attempts: [attempt] }, { attempts: [] }, { attempts: [] }], faults: [pause] };
-  const r = await shrinkRun(outcome(start, [10, 20]), { arb, runOnce, budgetMs: 5000, tries: 2 });
-  assert.equal(planOps(r.minimal.plan), 4);
+  // Hold 1 (the old rule): a candidate that broke once in its tries is kept.
+  const once = await shrinkRun(outcome(start, [10, 20]), { arb, runOnce, budgetMs: 5000, tries: 2, hold: 1 });
+  assert.equal(planOps(once.minimal.plan), 4);
+  // The default: it breaks the lock one run in two, so no smaller plan holds 2 of 2 and the start stays.
+  n = 0;
+  const held = await shrinkRun(outcome(start, [10, 20]), { arb, runOnce, budgetMs: 5000, tries: 2 });
+  assert.equal(SHRINK_HOLD, 2);
+  assert.equal(planOps(held.minimal.plan), planOps(start));
+  // A steady violation shrinks as far under the default as under hold 1.
+  const both = (p: RunPlan) => p.clients[0]!.attempts.length > 0 && p.clients[1]!.attempts.length > 0;
+  const steady = await shrinkRun(outcome(start, [10, 20]), { arb, runOnce: async (p) => outcome(p, both(p) ? [10, 20] : null), budgetMs: 5000, tries: 2 });
+  assert.equal(planOps(steady.minimal.plan), 4);
+  assert.equal(steady.confirmed, true);
 });
 
 test('shrinkRun stops at its budget and keeps the smallest violation so far', async () => {
@@ -123,7 +134,7 @@ test('shrinkRun stops at its budget and keeps the smallest violation so far', as
   assert.equal(r.minimal.verdict, false);
 });
 
-test('shrinkRun confirms its result: a smaller plan that broke only once is reported unconfirmed', async () => {
+test('shrinkRun confirms its result: a plan that broke only once is not kept (R of R), and with hold 1 it is reported unconfirmed', async () => {
   const seenPlans = new Map<string, number>();
   // Every plan with a fault breaks the lock on its first run only (luck), never again.
   const runOnce = async (p: RunPlan) => {
@@ -132,9 +143,15 @@ test('shrinkRun confirms its result: a smaller plan that broke only once is repo
     seenPlans.set(k, n);
     return outcome(p, p.faults.length && n === 1 ? [] : null);
   };
-  const r = await shrinkRun(outcome(big, []), { arb, runOnce, budgetMs: 2000, confirmRuns: 2 });
+  const r = await shrinkRun(outcome(big, []), { arb, runOnce, budgetMs: 2000, confirmRuns: 2, hold: 1 });
   assert.equal(r.confirmed, false);
   assert.ok(planOps(r.minimal.plan) < planOps(big), 'still the smallest violation seen');
+  // The default holds a smaller plan to 2 of 2: none is kept, and the first, run again, does not break either.
+  seenPlans.clear();
+  seenPlans.set(JSON.stringify(big), 1); // the violation that started it was its first run
+  const held = await shrinkRun(outcome(big, []), { arb, runOnce, budgetMs: 2000 });
+  assert.equal(planOps(held.minimal.plan), planOps(big));
+  assert.equal(held.confirmed, false);
   // Steady violations are confirmed.
   const steady = await shrinkRun(outcome(big, []), { arb, runOnce: async (p) => outcome(p, p.faults.length ? [] : null), budgetMs: 2000 });
   assert.equal(steady.confirmed, true);

@@ -101,6 +101,7 @@ const consul: TopologyDef = {
   name: 'consul',
   summary: 'an consul cluster of 1 or 3 members (a throwaway of this test)',
   backend: 'consul',
+  packages: [],
   roles: { data: ['consul'] },
   endpointRoles: [{ role: 'consul' }],
   leased: true,

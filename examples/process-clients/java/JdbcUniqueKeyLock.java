@@ -1,22 +1,22 @@
-// The source documents' MySQL lock (seed 001, 数据库分布式锁, 实现方式一: 主键唯一) in Java over
+// The MySQL lock of the database-lock post (docs/sources.md; 数据库分布式锁, 实现方式一: 主键唯一) in Java over
 // JDBC (Debian libmariadb-java), as lockpick's process client (docs/process-clients.md).
 //
-// As the seed writes it: one connection from DriverManager.getConnection(url); acquire INSERTs a
+// As the post writes it: one connection from DriverManager.getConnection(url); acquire INSERTs a
 // row (id = the lock, count, thName = the thread's name, addtime) and holds when the insert
 // succeeds; a duplicate key means taken: wait and try again until the timeout; unlock is
-// `DELETE from test_lock where id = ?` (whoever holds it). Three slips of the seed's listing are
+// `DELETE from test_lock where id = ?` (whoever holds it). Three slips of the post's listing are
 // fixed so it runs at all: its column names in single quotes (a syntax error), setLong(1, ...)
 // for addtime (it overwrote the id), and statement.execute() as the success test (false for
-// every INSERT): executeUpdate() == 1 here. The seed polls every 500 ms; here 50 ms, so a
+// every INSERT): executeUpdate() == 1 here. The post polls every 500 ms; here 50 ms, so a
 // waiter can win within lockpick's short waits.
 //
-// The seed admits 没有超时保护机制: no expiry, so a holder that dies keeps the row forever (a
+// The post admits 没有超时保护机制: no expiry, so a holder that dies keeps the row forever (a
 // liveness failure). Its remedy, 定时任务去扫描超过一定阈值的锁，并删除 (sweep rows older than a
 // threshold), is --expire: acquire first deletes the key's row when it is older than ttlMs by
-// this client's wall clock. The seed warns of that remedy too: a holder still working past the
+// this client's wall clock. The post warns of that remedy too: a holder still working past the
 // threshold loses its row to the next client (a pause, a slow task or a clock jump).
 //
-// Not in the seed: --fenced (with --expire) adds a fencing token, the row's AUTO_INCREMENT
+// Not in the post: --fenced (with --expire) adds a fencing token, the row's AUTO_INCREMENT
 // column in a table of its own (test_lock_fenced): a later grant's insert comes after the earlier
 // row was deleted, so its token is larger, and a resource that rejects smaller tokens turns a
 // stale holder's writes into refusals. Its unlock deletes only the row with its own token.
@@ -43,7 +43,7 @@ public final class JdbcUniqueKeyLock implements LockpickClient.Lock {
         this.expire = expire || fenced;
         this.fenced = fenced;
         this.table = fenced ? "test_lock_fenced" : "test_lock";
-        // The seed's thName: the thread's name; here the client id, so owners read in the table.
+        // The post's thName: the thread's name; here the client id, so owners read in the table.
         Thread.currentThread().setName((String) start.get("client"));
         Map<?, ?> ep = (Map<?, ?>) ((List<?>) start.get("endpoints")).get(0);
         long timeout = LockpickClient.num(start, "commandTimeoutMs");
@@ -59,13 +59,13 @@ public final class JdbcUniqueKeyLock implements LockpickClient.Lock {
         }
     }
 
-    /** The seed's one connection, opened again once the driver closed it (a timeout, a cut): a service's pool would. */
+    /** The post's one connection, opened again once the driver closed it (a timeout, a cut): a service's pool would. */
     private Connection db() throws SQLException {
         if (connection == null || connection.isClosed()) connection = DriverManager.getConnection(url);
         return connection;
     }
 
-    /** The seed's acquire(lockID, timeOuts): insert until it succeeds or the time is up. */
+    /** The post's acquire(lockID, timeOuts): insert until it succeeds or the time is up. */
     public LockpickClient.Held acquire(String key, long ttlMs, long waitMs) throws Exception {
         long futureTime = System.currentTimeMillis() + waitMs;
         while (true) {
@@ -106,7 +106,7 @@ public final class JdbcUniqueKeyLock implements LockpickClient.Lock {
         }
     }
 
-    /** The seed's unlock(lockID): delete the row, whoever's it is. */
+    /** The post's unlock(lockID): delete the row, whoever's it is. */
     public boolean release(String key, Object state) throws Exception {
         try (PreparedStatement statement = db().prepareStatement("DELETE  from " + table + " where id = ?" + (fenced ? " and token = ?" : ""))) {
             statement.setString(1, key);

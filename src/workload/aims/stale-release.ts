@@ -1,4 +1,4 @@
-// A stale unlock that lets a third client in (seed 002's GET-compare-DEL, a
+// A stale unlock that lets a third client in (the three-unlocks post's GET-compare-DEL, a
 // plain DEL after a pause): c1 holds briefly, then stops inside its release
 // (after its compare, or just before a command goes out) for longer than what
 // is left of its lease; the lease runs out, c2 takes the lock; c1 wakes while

@@ -39,6 +39,8 @@ const CASES: Record<string, string[]> = {
   // Entries whose first failure takes the search more than its aims' first plans.
   'set-px-lua-pause': ['--lock', 'redis-set-px-lua', '--faults', 'client-pause', '--pause-at', 'in-critical-section'],
   'redlock-pause': ['--lock', 'redlock', '--faults', 'client-pause', '--pause-at', 'before-write', '--property', 'resource'],
+  // Not a demo entry: a user lock with no points of its own, found by pauses at I/O points only (no aim's first plan breaks it).
+  'user-get-del-io': ['--lock', './test/fixtures/locks/get-del-unlock.ts', '--faults', 'client-pause', '--pause-at', 'send', '--clients', '6', '--max-attempts', '6'],
 };
 const { values: args } = parseArgs({ options: { time: { type: 'string' }, 'detect-time': { type: 'string' }, seeds: { type: 'string' }, locks: { type: 'string' }, cases: { type: 'string' }, part: { type: 'string' } } });
 const timeS = Number(args.time ?? 60), detectS = Number(args['detect-time'] ?? 60), seeds = Number(args.seeds ?? 3);

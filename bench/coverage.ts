@@ -10,7 +10,7 @@
 //    `--first-failure`): search seconds and search runs until the first violation, per seed.
 //
 // Options: --time S (part 1, per run; default 60)  --detect-time S (part 2 cap; default 60)
-//          --seeds N (default 3)  --locks NAME,NAME  --cases NAME,NAME  --part 1|2 (default both)
+//          --seeds N (default 3)  --locks NAME,NAME  --cases NAME,NAME  --part 1|2 (default both)  --modes guided,uniform (default both)
 // Run it alone (it starts real servers):   flock /tmp/lp-int.lock npm run bench:coverage
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -42,14 +42,14 @@ const CASES: Record<string, string[]> = {
   // Not a demo entry: a user lock with no points of its own, found by pauses at I/O points only (no aim's first plan breaks it).
   'user-get-del-io': ['--lock', './test/fixtures/locks/get-del-unlock.ts', '--faults', 'client-pause', '--pause-at', 'send', '--clients', '6', '--max-attempts', '6'],
 };
-const { values: args } = parseArgs({ options: { time: { type: 'string' }, 'detect-time': { type: 'string' }, seeds: { type: 'string' }, locks: { type: 'string' }, cases: { type: 'string' }, part: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { time: { type: 'string' }, 'detect-time': { type: 'string' }, seeds: { type: 'string' }, locks: { type: 'string' }, cases: { type: 'string' }, part: { type: 'string' }, modes: { type: 'string' } } });
 const timeS = Number(args.time ?? 60), detectS = Number(args['detect-time'] ?? 60), seeds = Number(args.seeds ?? 3);
 const locks = (args.locks ?? Object.keys(LOCKS).join(',')).split(','), cases = (args.cases ?? Object.keys(CASES).join(',')).split(',');
 if (![timeS, detectS, seeds].every((n) => Number.isInteger(n) && n >= 1) || locks.some((l) => !LOCKS[l]) || cases.some((c) => !CASES[c])) {
   console.error(`bench/coverage.ts: --time, --detect-time and --seeds whole numbers; --locks from ${Object.keys(LOCKS).join(', ')}; --cases from ${Object.keys(CASES).join(', ')}`);
   process.exit(2);
 }
-const MODES = [['guided', []], ['uniform', ['--coverage-guided', 'false']]] as const;
+const MODES = ([['guided', []], ['uniform', ['--coverage-guided', 'false']]] as const).filter(([m]) => (args.modes ?? 'guided,uniform').split(',').includes(m));
 
 function lockpickRun(argv: readonly string[], store: string): Promise<{ code: number | null; summary?: RunSummary; stderr: string }> {
   return new Promise((resolve) => {

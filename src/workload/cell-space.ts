@@ -18,7 +18,8 @@
 // *toward a cell*, all of them while some known cell was never aimed at, then half: the least
 // aimed-at known cell (ties broken by the seed's random stream),
 // as a random plan whose fault of that kind is moved to the cell's place (its point, or a time in
-// the phase), its first client first and a second one arriving to wait (or none, for alone). The
+// the phase), its first client first and a second one arriving to wait, the others as drawn (or
+// none of them, for alone). The
 // count is of the cells the plans drawn so far aim at (their anchored faults' points and the
 // targets of steered draws), never of what the runs hit: a seed draws the same plans whatever the
 // servers' timing did, so `--seed` with `--points-from` and the shards draw the same plans again.
@@ -266,11 +267,13 @@ function shape(o: WorkloadOptions, plan: RunPlan, group: FaultSpec[], cell: Cell
   };
   // The waiter: the client after the holders, arriving while the first is held at its point or holds
   // (at an acquire's point of a free lock, stopped before its command: the waiter's acquire is pending then).
+  // The clients after it keep their attempts as drawn (the contention a uniform plan has); for an
+  // alone cell they are silent.
   const waiter = behind ? 2 : 1;
   for (let i = 1; i < clients.length; i++) {
     if (behind && i === 1) other(1, 0, Math.floor(ttl / 4));
     else if (cell.waiting && i === waiter) other(i, soon + (behind ? 5 : 0));
-    else clients[i] = { attempts: [] };
+    else if (!cell.waiting) clients[i] = { attempts: [] };
   }
   let spec: FaultSpec = { ...drawn };
   if (form === 'param') spec = { ...spec, at_ms: 0, target: toFirst(spec.target), params: { ...spec.params, point: cell.place } };

@@ -14,8 +14,9 @@
 // fixed seed: the same options give the same cells.
 //
 // Guidance. A fuzzer steers toward new edges; this search steers toward cells not aimed at yet.
-// The plans not drawn by an aim (src/workload/arbitraries.ts planArb: one in three) are drawn
-// *toward a cell*, all of them while some known cell was never aimed at, then half: the least
+// After the first WARM_UP plans (the uniform search's own, exactly: a failure they find is found as
+// without guidance), the plans not drawn by an aim (src/workload/arbitraries.ts planArb: one in
+// three) are drawn *toward a cell*, all of them while some known cell was never aimed at, then half: the least
 // aimed-at known cell (ties broken by the seed's random stream),
 // as a random plan whose fault of that kind is moved to the cell's place (its point, or a time in
 // the phase), its first client first and a second one arriving to wait, the others as drawn (or
@@ -118,6 +119,8 @@ function ioOrder(a: string, b: string): number {
 export class CellGuide {
   readonly cells: Cell[];
   readonly aimed = new Map<string, number>();
+  /** Plans drawn so far (noted): steering starts after WARM_UP of them. */
+  drawn = 0;
   private readonly steered = new WeakMap<RunPlan, Cell>();
   constructor(readonly o: WorkloadOptions, readonly places = kindPlaces(o)) {
     this.cells = knownCells(o, places);
@@ -126,6 +129,7 @@ export class CellGuide {
 
   /** A plan was drawn: count the cells it aims at (a steered plan its target; another its anchored faults' points). */
   note(plan: RunPlan): void {
+    this.drawn++;
     const target = this.steered.get(plan);
     for (const c of target ? [target] : aimedCells(plan)) {
       const n = cellName(c);
@@ -173,6 +177,12 @@ export function aimedCells(plan: RunPlan): Cell[] {
 
 /** The plans not drawn by an aim are steered toward a cell: all of them while some known cell was never aimed at, then half (see above). */
 export const STEERED_SHARE = 0.5;
+/**
+ * The first plans drawn are the uniform search's, exactly (no steering draws from the random stream
+ * before): a failure they find is found as without guidance, the search's early runs being the
+ * strongest detectors (the aims' first plans, then their mix); steering takes over after them.
+ */
+export const WARM_UP = 12;
 
 /**
  * The search's plans, steered: planArb with its random slot drawing half its plans toward the
@@ -204,6 +214,7 @@ class Steered extends fc.Arbitrary<RunPlan> {
   constructor(private readonly uniform: fc.Arbitrary<RunPlan>, private readonly o: WorkloadOptions, private readonly guide: CellGuide) { super(); }
   generate(mrng: fc.Random, bias: number | undefined): fc.Value<RunPlan> {
     let arb = this.uniform;
+    if (this.guide.drawn < WARM_UP) return this.wrap(arb, arb.generate(mrng, bias));
     const lead = this.o.leadKinds?.filter((k) => this.o.faults.includes(k));
     const cells = this.guide.leastAimed(lead?.length ? lead : undefined);
     const fresh = cells.length > 0 && this.guide.aimed.get(cellName(cells[0]!)) === 0;
@@ -215,7 +226,9 @@ class Steered extends fc.Arbitrary<RunPlan> {
         this.toward.set(name, arb);
       }
     }
-    const v = arb.generate(mrng, bias);
+    return this.wrap(arb, arb.generate(mrng, bias));
+  }
+  private wrap(arb: fc.Arbitrary<RunPlan>, v: fc.Value<RunPlan>): fc.Value<RunPlan> {
     return new fc.Value(v.value, { arb, ctx: v.context } satisfies Ctx);
   }
   canShrinkWithoutContext(v: unknown): v is RunPlan { return this.uniform.canShrinkWithoutContext(v); }

@@ -95,3 +95,12 @@ test('every kind at once, steered: plans stay valid (validatePlan, the nemesis s
     assert.ok(faultsCanTakeEffect(plan));
   }
 });
+
+test('the first WARM_UP plans are the uniform search\'s, exactly: a failure they find is found as without guidance', async () => {
+  const { WARM_UP } = await import('../../src/workload/cell-space.ts');
+  const o = w({ faults: ['client-pause', 'kill'] });
+  const guided = fc.sample(guidedPlanArb(o, new CellGuide(o)), { seed: 21, numRuns: WARM_UP + 20 });
+  const uniform = fc.sample(planArb(o), { seed: 21, numRuns: WARM_UP + 20 });
+  assert.deepEqual(guided.slice(0, WARM_UP), uniform.slice(0, WARM_UP));
+  assert.notDeepEqual(guided.slice(WARM_UP), uniform.slice(WARM_UP), 'steered after them');
+});

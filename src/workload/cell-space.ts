@@ -14,17 +14,17 @@
 // fixed seed: the same options give the same cells.
 //
 // Guidance. A fuzzer steers toward new edges; this search steers toward cells not aimed at yet.
-// After the first WARM_UP plans (the uniform search's own, exactly: a failure they find is found as
-// without guidance), the plans not drawn by an aim (src/workload/arbitraries.ts planArb: one in
-// three) are drawn *toward a cell*, all of them while some known cell was never aimed at, then half: the least
-// aimed-at known cell (ties broken by the seed's random stream),
-// as a random plan whose fault of that kind is moved to the cell's place (its point, or a time in
-// the phase), its first client first and a second one arriving to wait, the others as drawn (or
-// none of them, for alone). The
-// count is of the cells the plans drawn so far aim at (their anchored faults' points and the
-// targets of steered draws), never of what the runs hit: a seed draws the same plans whatever the
-// servers' timing did, so `--seed` with `--points-from` and the shards draw the same plans again.
-// A steered plan stays within the uniform generator's ranges, so shrinking (src/runner/shrink.ts:
+// The first WARM_UP plans drawn are the uniform search's own, exactly (a failure they find is found
+// as without guidance). After them, the plans not drawn by an aim (src/workload/arbitraries.ts
+// planArb: one in three) are drawn *toward a cell*, all of them while some known cell was never
+// aimed at, then half: the least aimed-at known cell (ties broken by the seed's random stream), as
+// a random plan whose fault of that kind is moved to the cell's place (its point, or a time in the
+// phase), its first client first and a second one arriving to wait, the others as drawn (or none
+// of them, for alone). The count is of the cells the plans drawn so far aim at (their anchored
+// faults' points and the targets of steered draws), never of what the runs hit: a seed draws the
+// same plans whatever the servers' timing did, so `--seed` with `--points-from` and the shards
+// draw the same plans again. A steered plan stays within the uniform generator's ranges, so
+// shrinking (src/runner/shrink.ts:
 // the uniform arbitrary's shrink without context) works on it as on any other.
 import fc from 'fast-check';
 import type { FaultSpec } from '../../nemesis/types.ts';

@@ -24,8 +24,8 @@
 // faults' points and the targets of steered draws), never of what the runs hit: a seed draws the
 // same plans whatever the servers' timing did, so `--seed` with `--points-from` and the shards
 // draw the same plans again. A steered plan stays within the uniform generator's ranges, so
-// shrinking (src/runner/shrink.ts:
-// the uniform arbitrary's shrink without context) works on it as on any other.
+// shrinking (src/runner/shrink.ts: the uniform arbitrary's shrink without context) works on it as
+// on any other.
 import fc from 'fast-check';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import { aimsFor } from './aims.ts';

@@ -63,7 +63,8 @@ function anomalyLines(a: Anomaly, cause: string | undefined, clients: ReadonlyMa
   const who = a.processes.map((p) => clients.get(p) ?? `process ${p}`).join(', ');
   return [
     `- **${a.type}**${a.key ? ` on lock ${code(a.key)}` : ''} (${who}): ${inClientTerms(a.message, clients)}`,
-    ...(cause ? [`  - what made it possible: ${cause}`] : []),
+    // Causes name clients already ("c1 (process 9)"): the process ids are the test's, not the lock's.
+    ...(cause ? [`  - what made it possible: ${cause.replace(/ \(process \d+\)/g, '')}`] : []),
     ...(a.lines.length ? [`  - history lines: ${a.lines.join(', ')}`] : []),
     ...(a.times?.length ? [`  - times (since the run began): ${a.times.map(ms).join(', ')}`] : []),
   ];

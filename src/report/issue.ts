@@ -28,6 +28,8 @@ export interface IssueInputs {
   clients: ReadonlyMap<number, string>;
   /** The minimal schedule in words (describePlan). */
   schedule: string;
+  /** reproduction.json of `lockpick run --replay DIR --measure`, when the counterexample was measured. */
+  reproduction?: { runs: number; reproduced: number; inconclusive: number; clean: number; measured?: string };
 }
 
 interface Failure { class?: string; nature?: string; cause?: string; kinds?: string[]; anomalies?: string[]; confirmed?: boolean; counterexample?: string }
@@ -124,6 +126,8 @@ export function renderIssue(i: IssueInputs): string {
     '',
     fence(replay),
     '',
+    ...(i.reproduction ? [`Replayed ${i.reproduction.runs} times${i.reproduction.measured ? ` (${i.reproduction.measured.slice(0, 10)})` : ''}: it broke the lock ${i.reproduction.reproduced} of ${i.reproduction.runs} times` +
+      `${i.reproduction.inconclusive ? `; ${i.reproduction.inconclusive} run(s) inconclusive` : ''}${i.reproduction.clean ? `; ${i.reproduction.clean} without a violation` : ''} (measured with ${code(`${replay} --runs ${i.reproduction.runs} --measure`)}).`, ''] : []),
     shown?.confirmed === false
       ? 'Timing-sensitive: the shrunk schedule broke the lock once and was not seen again on a confirmation run; replay it several times (`--runs 5`).'
       : 'The shrunk schedule broke the lock each time it was run while it was being shrunk and confirmed.',

@@ -71,7 +71,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
       // Interrupted meanwhile: onInterrupt stored the runs before this one and the process is exiting.
       if (interrupted) return await new Promise<never>(() => {});
       tally.onRun(outcome);
-      if (outcome.verdict === false) break;
+      if (outcome.verdict === false && !o.measure) break;
     }
     // A counterexample of this very lock that did not break again is not reproduced (storeReplay: no verdict).
     return storeReplay(record, same && test.counterexample !== undefined);

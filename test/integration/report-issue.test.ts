@@ -5,6 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { bin, lockpick, repoRoot, tempStore } from './run-helpers.ts';
 
 const LOCKS = [
@@ -46,4 +48,22 @@ test('report --format issue of a run that did not break the lock, or of a plain 
   const file = spawnSync(process.execPath, [bin, 'report', 'histories/double-holder.jsonl', '--format', 'issue'], { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(file.status, 2);
   assert.match(file.stderr, /no results\.json and test\.json of a run here/);
+});
+
+test('replay --measure runs every time and says the rate, stored beside the counterexample for the bug report; --measure without --replay is exit 2', async () => {
+  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '1', '--faults', 'client-pause', '--first-failure', '--shrink-time', '20', '--time', '40', '--seed', '2', '--store', tempStore(), '--json'], 150_000);
+  assert.equal(r.code, 1, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  const dir = r.summary!.dir;
+  const m = await lockpick(['run', '--replay', dir, '--runs', '4', '--measure', '--store', tempStore(), '--json'], 150_000);
+  const rate = JSON.parse(readFileSync(join(dir, 'reproduction.json'), 'utf8')) as { runs: number; reproduced: number; inconclusive: number; clean: number };
+  assert.equal(rate.runs, 4, 'all four runs made, not stopped at the first violation');
+  assert.equal(rate.reproduced + rate.inconclusive + rate.clean, 4);
+  assert.match(m.stderr, new RegExp(`reproduced ${rate.reproduced}/4`));
+  assert.equal(m.code, rate.reproduced > 0 ? 1 : 3, m.stderr);
+  assert.equal(m.summary!.runs, 4);
+  const md = spawnSync(process.execPath, [bin, 'report', dir, '--format', 'issue'], { cwd: repoRoot, encoding: 'utf8' });
+  assert.match(md.stdout, new RegExp(`Replayed 4 times \\(\\d{4}-\\d\\d-\\d\\d\\): it broke the lock ${rate.reproduced} of 4 times`));
+  const bad = await lockpick(['run', '--lock', 'redis-set-px-lua', '--measure'], 30_000);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr + bad.stdout, /--measure measures how often a stored counterexample breaks the lock again: give it with --replay DIR/);
 });

@@ -10,7 +10,7 @@ import { lockLabel, resolveRecipe } from './runner/lock-spec.ts';
 import type { LockSpec } from './runner/protocol.ts';
 import type { LockRecipe } from './locks/lock.ts';
 import { PROPERTIES, topologyOf, type Property } from './runner/session.ts';
-import { IO_POINT_KINDS, WORKER_POINTS, MAX_CLIENTS, parseIoPoint } from './workload/plan.ts';
+import { IO_POINT_KINDS, WORKER_POINTS, MAX_CLIENTS, MAX_PLAN_MS, parseIoPoint } from './workload/plan.ts';
 import { readLearnedPoints } from './runner/calibrate.ts';
 import type { LearnedPoints } from './workload/points.ts';
 import type { EnvSpec } from './env/env-kinds.ts';
@@ -22,7 +22,7 @@ import type { Shard } from './workload/shard.ts';
  */
 export const MAX_INT = 2 ** 31 - 1;
 /** Times in milliseconds (--ttl, --restart-delay, --liveness-ms): an hour at most, as a stored plan's times. */
-export const MAX_MS = 3_600_000;
+export const MAX_MS = MAX_PLAN_MS;
 /** Time budgets in seconds (--time, --shrink-time): a week at most. */
 export const MAX_S = 7 * 86_400;
 

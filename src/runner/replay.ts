@@ -25,7 +25,8 @@ import { ReplayTally, storeInterruptedReplay, storeReplay, type ReplayRecord } f
  */
 export function replayLock(test: Record<string, unknown>, where: string, o: ReplayOptions): { spec: LockSpec; same: boolean; note?: string } {
   const stored = test.lock_spec as LockSpec | undefined;
-  if (!stored || (typeof stored !== 'object')) throw new Error(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it`);
+  // Bad input, not lockpick's failure: exit 2 (it was a plain Error, exit 4).
+  if (!stored || (typeof stored !== 'object')) throw new UsageError(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it\n  fix: add it, give --lock, or run afresh`);
   const spec = o.lock ?? lockFromStored(stored);
   if (!('path' in spec)) return { spec, same: 'name' in stored && stored.name === spec.name };
   if (!o.lock && !existsSync(spec.path)) {

@@ -81,7 +81,9 @@ test('a stored clock fault replayed with --lock on a topology whose holds expire
   await refused(withFault({ kind: 'client-pause', at_ms: 0, duration_ms: 900, target: 'c1', params: { point: 'after-compare' } }), /: plan\.faults\[0\]\.params\.point: this lock has no point 'after-compare'/);
 });
 
-test('property, liveness_ms and key_prefix are checked as --property, --liveness-ms and --key-prefix', async () => {
+test('property, liveness_ms and key_prefix are checked as --property, --liveness-ms and --key-prefix; no lock_spec is exit 2, not 4', async () => {
+  const { lock_spec: _, ...noSpec } = testJson();
+  await refused(noSpec, /: "lock_spec" is missing/);
   await refused(testJson({ property: 'safety' }), /: property must be one of lock, resource, both, liveness, all; got "safety"/);
   await refused(testJson({ liveness_ms: 1e12 }), /: liveness_ms must be a whole number from 1 to 3600000, got 1000000000000/);
   await refused(testJson({ key_prefix: 'a b' }), /: key_prefix 'a b': use 1 to 40 letters/);

@@ -45,20 +45,34 @@ export function replayLock(test: Record<string, unknown>, where: string, o: Repl
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Runs the plan stored in DIR/test.json again (up to `runs` times, until it breaks). */
-export async function replay(o: ReplayOptions): Promise<RunSummary> {
-  o.interrupts?.signal?.throwIfAborted();
-  const t0 = Date.now();
+/**
+ * Everything a replay reads before its run dir and session: DIR/test.json, its plan, the lock and
+ * its recipe, the stored options checked as run's flags are (checkStoredRun), the environment.
+ * Any of it that does not fit is exit 2 naming the file and the field, with nothing written.
+ */
+export async function readReplay(o: ReplayOptions) {
   const test = readTestJson(o.dir);
   const where = join(o.dir, 'test.json');
   const plan = validatePlan(test.plan, where);
   const { spec, same, note } = replayLock(test, where, o);
-  const recipe = await o.resolve(spec, isRecord(test.lock_options) ? test.lock_options : undefined);
+  const recipe = await o.resolve(spec, isRecord(test.lock_options) ? test.lock_options : undefined).catch((e: unknown) => {
+    // The stored lock that cannot be had: named as the file's field (--lock's own words otherwise).
+    if (o.lock || !(e instanceof UsageError)) throw e;
+    throw new UsageError(`${where}: lock_spec: ${e.message}${/\n {2}fix: /.test(e.message) ? '' : '\n  fix: give --lock a lock that can be had, edit the file, or run afresh'}`, { cause: e });
+  });
   // What test.json stores is checked as run's flags are (src/options.ts): exit 2 naming the field.
   const { lockOptions, property, livenessMs } = await checkStoredRun(test, where, plan, recipe, o.lock !== undefined);
   checkPackages(recipe.packages);
   // Before the run directory: a plan its environment cannot run is refused with nothing written.
   const { env, keyPrefix } = envFromTest(test, where, plan, o.env);
+  return { test, plan, spec, same, note, recipe, lockOptions, property, livenessMs, env, keyPrefix };
+}
+
+/** Runs the plan stored in DIR/test.json again (up to `runs` times, until it breaks). */
+export async function replay(o: ReplayOptions): Promise<RunSummary> {
+  o.interrupts?.signal?.throwIfAborted();
+  const t0 = Date.now();
+  const { test, plan, spec, same, note, recipe, lockOptions, property, livenessMs, env, keyPrefix } = await readReplay(o);
   const { id, dir } = newRunDir(o.storeRoot, lockLabel(spec));
   o = { ...o, ...logged(dir, o) };
   if (note) o.log(note);

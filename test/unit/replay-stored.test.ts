@@ -8,11 +8,12 @@ import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fc from 'fast-check';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../src/errors.ts';
 import { checkStoredRun, recipeFor } from '../../src/options.ts';
-import { replay, replayLock } from '../../src/runner/replay.ts';
+import { readReplay, replay, replayLock } from '../../src/runner/replay.ts';
 import { moduleHash } from '../../src/runner/lock-spec.ts';
 import { validatePlan, type RunPlan } from '../../src/workload/plan.ts';
 
@@ -84,6 +85,7 @@ test('a stored clock fault replayed with --lock on a topology whose holds expire
 test('property, liveness_ms and key_prefix are checked as --property, --liveness-ms and --key-prefix; no lock_spec is exit 2, not 4', async () => {
   const { lock_spec: _, ...noSpec } = testJson();
   await refused(noSpec, /: "lock_spec" is missing/);
+  await refused(testJson({ lock_spec: { name: 'meteor' } }), /: lock_spec: unknown lock "meteor"/);
   await refused(testJson({ property: 'safety' }), /: property must be one of lock, resource, both, liveness, all; got "safety"/);
   await refused(testJson({ liveness_ms: 1e12 }), /: liveness_ms must be a whole number from 1 to 3600000, got 1000000000000/);
   await refused(testJson({ key_prefix: 'a b' }), /: key_prefix 'a b': use 1 to 40 letters/);
@@ -126,4 +128,32 @@ test('through the command line: exit 2 with the message and no stack trace', () 
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /^lockpick run: .*test\.json: lock_options\.validity=sometimes: lock redis-set-px-del takes one of none, reported here\n {2}fix: /);
   assert.doesNotMatch(r.stderr, /\n\s+at /);
+});
+
+/** Every path to a value inside x (objects and arrays walked). */
+function paths(x: unknown, at: (string | number)[] = []): (string | number)[][] {
+  if (x === null || typeof x !== 'object') return [at];
+  const kids = Array.isArray(x) ? x.map((v, i) => [i, v] as const) : Object.entries(x);
+  return [at, ...kids.flatMap(([k, v]) => paths(v, [...at, k]))];
+}
+
+test('fuzzed: any one value of a stored run replaced (a careless edit) is replayable or exit 2 naming the file, never another error', { timeout: 120_000 }, async () => {
+  const hostile = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(-5000, 2e9, 259_200_000, 'forever', 'c99', 'meteor', 'sometimes', 'clock-bump', 1e308, -0.5, null));
+  const t0 = withFault({ kind: 'server-term', at_ms: 100, duration_ms: 100, target: 'n1', params: { restart_delay_ms: 1000, grace_ms: 100 } });
+  (t0 as Record<string, unknown>).lock_options = { validity: 'reported', retryMs: 20 };
+  const all = paths(t0).filter((p) => p.length > 0);
+  await fc.assert(fc.asyncProperty(fc.nat(), hostile, async (i, v) => {
+    const t = JSON.parse(JSON.stringify(t0)) as Record<string | number, unknown>;
+    const path = all[i % all.length]!;
+    let o = t;
+    for (const k of path.slice(0, -1)) o = o[k] as Record<string | number, unknown>;
+    o[path.at(-1)!] = v;
+    const dir = runDir(t);
+    try {
+      await readReplay({ dir, runs: 1, storeRoot: join(tmp, 'never'), resolve: recipeFor, log: () => {} });   // all replay does before its run dir and session
+    } catch (e) {
+      assert.ok(e instanceof UsageError, `${JSON.stringify(path)} = ${JSON.stringify(v)}: ${String((e as Error)?.stack ?? e)}`);
+      assert.ok(e.message.startsWith(`${join(dir, 'test.json')}: `) || e.message.startsWith(`--replay ${dir}`), e.message);
+    }
+  }), { numRuns: 300 });
 });

@@ -84,7 +84,9 @@ options:
 
 ${EXIT_HELP}
   2 here: a bad option, an unknown lock or fault, a lock module that does not load,
-    a --store that is not a directory, a --replay DIR without a valid test.json;
+    a --store that is not a directory, a --replay DIR without a valid test.json (its plan,
+    faults, lock_options, property and points are checked as these flags are, for the lock
+    replayed; the field is named);
   3 here: limits reached, the environment failed to start, or no effective test`;
 
 export async function run(argv: string[]): Promise<number> {

@@ -7,6 +7,7 @@ export interface ParamInfo {
   doc: string;
   values?: readonly string[];   // allowed strings
   min?: number;                 // for numbers
+  max?: number;                 // for numbers: a time a run waits for is bounded (MAX_FAULT_MS), so no stored plan waits for days
   required?: boolean;
 }
 
@@ -22,6 +23,19 @@ export interface KindSchema {
   /** The topologies it can act on (absent: every one); `lockpick run` refuses it elsewhere. */
   topologies?: readonly string[];
   params: Record<string, ParamInfo>;
+}
+
+/**
+ * The longest time a fault's param may ask a run to wait (a restart delay, a grace, a latency, a
+ * failover's wait): one hour, as a plan's own times (src/workload/validate-plan.ts) and the ms
+ * options of `lockpick run` (--restart-delay, --ttl: src/options.ts MAX_MS).
+ */
+export const MAX_FAULT_MS = 3_600_000;
+
+/** A bound in words: "3600000 (1 h)", "600000 (10 min)". */
+export function msWords(ms: number): string {
+  const w = ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : ms % 60_000 === 0 ? `${ms / 60_000} min` : ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+  return `${ms} (${w})`;
 }
 
 export class FaultSpecError extends Error {
@@ -81,6 +95,7 @@ export function validateFaultSpec(spec: unknown, schemas: readonly KindSchema[],
     if (i.type === 'number' && (!Number.isFinite(v) || (i.min !== undefined && (v as number) < i.min))) {
       fail(`params.${name} must be a finite number${i.min !== undefined ? ` >= ${i.min}` : ''} (${i.doc}), got ${JSON.stringify(v)}`);
     }
+    if (i.type === 'number' && i.max !== undefined && (v as number) > i.max) fail(`params.${name}: ${String(v)} is above the bound ${msWords(i.max)} (${i.doc})`);
   }
   for (const [name, i] of Object.entries(sc.params)) {
     if (i.required && (!Object.hasOwn(p, name) || p[name] === undefined)) fail(`params.${name} is required (${i.doc})`);

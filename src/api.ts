@@ -14,7 +14,7 @@ import { HistoryBuilder, ReadLimitReached, readHistory } from './history/index.t
 import { Budget } from '../checkers/budget.ts';
 import { limitedReading, readLimitResult } from '../checkers/read-limit.ts';
 import type { HistoryEvent, ParsedHistory } from './history/types.ts';
-import { MAX_MS, MAX_S, checkKindOptions, minCoverageOf, checkLockOptions, clientCount, ttlWithinTime, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, parseShard, positiveInt, propertyOf, recipeFor } from './options.ts';
+import { MAX_MS, MAX_S, checkKindOptions, minCoverageOf, checkLockOptions, clientCount, ttlWithinTime, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, parseShard, positiveInt, propertyOf, recipeFor, writablePath } from './options.ts';
 import { runTest, type RunSummary } from './runner/index.ts';
 import { UsageError } from './errors.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
@@ -231,7 +231,10 @@ export interface MergeRunsOptions {
  * 1 (UNSAFE), 0 (SAFE) or 3 (INCONCLUSIVE); shards of different searches reject with exitCode 2.
  */
 export async function mergeRuns(dirs: readonly string[], o: MergeRunsOptions = {}): Promise<MergeResult> {
-  const { mergeShards } = await import('./runner/merge.ts');
+  const { checkMergeOutputs, mergeShards } = await import('./runner/merge.ts');
+  // The outputs first: one inside an input, or one that cannot be written, is refused before anything is read.
+  if (o.junit !== undefined) writablePath(o.junit, '--junit');
+  checkMergeOutputs(dirs, o);
   const m = mergeShards(dirs);
   if (o.out !== undefined || o.junit !== undefined) {
     const { renderMergeJUnit, writeMerged } = await import('./report/merge-report.ts');

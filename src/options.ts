@@ -10,11 +10,12 @@ import { lockLabel, resolveRecipe } from './runner/lock-spec.ts';
 import type { LockSpec } from './runner/protocol.ts';
 import type { LockRecipe } from './locks/lock.ts';
 import { PROPERTIES, topologyOf, type Property } from './runner/session.ts';
-import { IO_POINT_KINDS, WORKER_POINTS, MAX_CLIENTS, parseIoPoint } from './workload/plan.ts';
+import { IO_POINT_KINDS, WORKER_POINTS, MAX_CLIENTS, MAX_PLAN_MS, parseIoPoint } from './workload/plan.ts';
 import { readLearnedPoints } from './runner/calibrate.ts';
 import type { LearnedPoints } from './workload/points.ts';
 import type { EnvSpec } from './env/env-kinds.ts';
 import type { Shard } from './workload/shard.ts';
+import type { RunPlan } from './workload/plan.ts';
 
 /**
  * The largest value of every whole-number option: 2^31 − 1, the longest timer Node keeps
@@ -22,7 +23,7 @@ import type { Shard } from './workload/shard.ts';
  */
 export const MAX_INT = 2 ** 31 - 1;
 /** Times in milliseconds (--ttl, --restart-delay, --liveness-ms): an hour at most, as a stored plan's times. */
-export const MAX_MS = 3_600_000;
+export const MAX_MS = MAX_PLAN_MS;
 /** Time budgets in seconds (--time, --shrink-time): a week at most. */
 export const MAX_S = 7 * 86_400;
 
@@ -89,9 +90,9 @@ export async function recipeFor(spec: LockSpec, lockOptions?: Record<string, unk
 }
 
 /** A whole number option given as a value (the library API): its default when absent, exit 2 naming `name` when it is not one. */
-export function positiveInt(v: number | undefined, name: string, dflt: number, min: number, max = MAX_INT): number {
+export function positiveInt(v: number | undefined, name: string, dflt: number, min: number, max = MAX_INT, at = 'runLockTest: '): number {
   if (v === undefined) return dflt;
-  if (!Number.isSafeInteger(v) || v < min || v > max) throw new UsageError(`runLockTest: ${name} must be a whole number from ${min} to ${max}, got ${String(v)}`);
+  if (!Number.isSafeInteger(v) || v < min || v > max) throw new UsageError(`${at}${name} must be a whole number from ${min} to ${max}, got ${typeof v === 'number' ? String(v) : JSON.stringify(v) ?? String(v)}`);
   return v;
 }
 
@@ -119,11 +120,20 @@ function lockLacks(kind: string, recipe: Awaited<ReturnType<typeof recipeFor>>):
   return why === undefined ? undefined : `fault '${kind}' cannot reach this lock: ${why}`;
 }
 
+/**
+ * Why fault `kind` cannot act on this lock, or undefined: the kind's topologies, the clock it moves
+ * against the one the topology's holds expire by (KindDef.movesClock, TopologyDef.expiryClock), the
+ * lock's own channels and what it lacks (LockRecipe.lacks). For `--faults` and a stored plan alike.
+ */
+export async function faultProblem(kind: string, recipe: Awaited<ReturnType<typeof recipeFor>>): Promise<string | undefined> {
+  const { topologyProblem } = await import('../nemesis/index.ts');
+  return topologyProblem(kind, topologyOf(recipe).name, recipe.channels ?? []) ?? lockLacks(kind, recipe);
+}
+
 /** A fault kind the lock's topology lacks (failover on a single Redis) is refused up front (exit 2). */
 export async function refuseTopologyFaults(faults: string[], recipe: Awaited<ReturnType<typeof recipeFor>>): Promise<void> {
-  const { topologyProblem } = await import('../nemesis/index.ts');
   for (const k of faults) {
-    const p = topologyProblem(k, topologyOf(recipe).name, recipe.channels ?? []) ?? lockLacks(k, recipe);
+    const p = await faultProblem(k, recipe);
     if (p) throw new UsageError(`--faults: ${p}; leave it out or pick a lock that has it ('lockpick list')`);
   }
 }
@@ -158,9 +168,9 @@ export async function refuseEnvFaults(faults: string[], kind: string): Promise<v
   }
 }
 
-export function parseKeyPrefix(p: string | undefined): string | undefined {
+export function parseKeyPrefix(p: string | undefined, flag = '--key-prefix', fix = ''): string | undefined {
   if (p === undefined) return undefined;
-  if (!/^[A-Za-z0-9:_.\/-]{1,40}$/.test(p)) throw new UsageError(`--key-prefix '${p}': use 1 to 40 letters, digits or : _ . / -`);
+  if (typeof p !== 'string' || !/^[A-Za-z0-9:_.\/-]{1,40}$/.test(p)) throw new UsageError(`${flag} ${typeof p === 'string' ? `'${p}'` : JSON.stringify(p)}: use 1 to 40 letters, digits or : _ . / -${fix}`);
   return p;
 }
 
@@ -204,21 +214,23 @@ export const MAX_LOCK_OPTION = 3_600_000;
  * optionValues kinds): an unknown name or a value out of its kind is exit 2 naming both. A
  * recipe that declares neither takes any name (a user's module: its create() reads them).
  */
-export function checkLockOptions(options: Record<string, unknown>, recipe: Pick<LockRecipe, 'name' | 'optionsHelp' | 'optionValues'>, flag = '--lock-opt'): void {
+export function checkLockOptions(options: Record<string, unknown>, recipe: Pick<LockRecipe, 'name' | 'optionsHelp' | 'optionValues'>, flag = '--lock-opt', fix = ''): void {
   const values = recipe.optionValues ?? {};
   const names = [...new Set([...Object.keys(recipe.optionsHelp ?? {}), ...Object.keys(values)])];
   const declared = recipe.optionsHelp !== undefined || recipe.optionValues !== undefined;
+  // "--lock-opt NAME", or a path such as "runLockTest: lockOptions.NAME" / "test.json: lock_options.NAME".
+  const at = (name: string) => (flag.endsWith('.') ? `${flag}${name}` : `${flag} ${name}`);
   for (const [name, v] of Object.entries(options)) {
     if (declared && !names.includes(name)) {
-      throw new UsageError(`${flag} ${name}: lock ${recipe.name} has no option '${name}'; its options: ${names.length ? names.join(', ') : 'none'} (see 'lockpick list')`);
+      throw new UsageError(`${at(name)}: lock ${recipe.name} has no option '${name}'; its options: ${names.length ? names.join(', ') : 'none'} (see 'lockpick list')${fix}`);
     }
     const kind = Object.hasOwn(values, name) ? values[name] : undefined;
-    const shown = `${flag} ${name}=${String(v)}`;
+    const shown = `${at(name)}=${typeof v === 'string' ? v : JSON.stringify(v) ?? String(v)}`;
     if (kind === 'number' && !(typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_LOCK_OPTION)) {
-      throw new UsageError(`${shown}: lock ${recipe.name} takes a number from 0 to ${MAX_LOCK_OPTION} here`);
+      throw new UsageError(`${shown}: lock ${recipe.name} takes a number from 0 to ${MAX_LOCK_OPTION} here${fix}`);
     }
-    if (kind === 'text' && !((typeof v === 'string' && v !== '') || typeof v === 'number')) throw new UsageError(`${shown}: lock ${recipe.name} takes a non-empty text here`);
-    if (Array.isArray(kind) && !kind.includes(v as string)) throw new UsageError(`${shown}: lock ${recipe.name} takes one of ${kind.join(', ')} here`);
+    if (kind === 'text' && !((typeof v === 'string' && v !== '') || typeof v === 'number')) throw new UsageError(`${shown}: lock ${recipe.name} takes a non-empty text here${fix}`);
+    if (Array.isArray(kind) && !kind.includes(v as string)) throw new UsageError(`${shown}: lock ${recipe.name} takes one of ${kind.join(', ')} here${fix}`);
   }
 }
 
@@ -233,12 +245,19 @@ export function parsePausePoints(list: string | undefined, recipePoints: string[
   return out;
 }
 
+/** Why `point` is no point of this lock (named: the worker's and the recipe's; I/O: send|reply:op:N), or undefined. */
+function pointProblem(point: string, recipePoints: readonly string[]): string | undefined {
+  const known = [...WORKER_POINTS, ...recipePoints];
+  return parseIoPoint(point) || known.includes(point) ? undefined : `this lock has no point '${point}' (its points: ${known.join(', ')}, send:<op>:N, reply:<op>:N)`;
+}
+
 /** --points-from DIR: the points a run learned, each a point this lock has. */
 export function pointsFrom(dir: string, lock: string, recipePoints: string[]): LearnedPoints {
   const learned = readLearnedPoints(dir, lock);
-  const known = [...WORKER_POINTS, ...recipePoints];
-  const bad = learned.points.find((p) => !parseIoPoint(p) && !known.includes(p));
-  if (bad) throw new UsageError(`--points-from ${dir}: this lock has no point '${bad}' (its points: ${known.join(', ')}, send:<op>:N, reply:<op>:N)\n  fix: give a run of this lock`);
+  for (const p of learned.points) {
+    const problem = pointProblem(p, recipePoints);
+    if (problem) throw new UsageError(`--points-from ${dir}: ${problem}\n  fix: give a run of this lock`);
+  }
   return learned;
 }
 
@@ -356,4 +375,46 @@ export function parseShard(flag: string | undefined, totalFlag: string | number 
     return check(index, total, from, e.index);
   }
   throw new UsageError(`--shard auto: none of ${SHARD_ENGINES.map((e) => e.index).join(', ')} is set; give --shard I/N`);
+}
+
+/** What a replay runs besides its plan, read from test.json and checked. */
+export interface StoredOptions {
+  lockOptions: Record<string, unknown>;
+  property: Property;
+  livenessMs?: number;
+  keyPrefix?: string;
+}
+
+/**
+ * A stored run (`lockpick run --replay DIR`: test.json) checked as `lockpick run` checks the same
+ * options given as flags, by the same functions: the lock's options against what its recipe
+ * declares (checkLockOptions), the property, the liveness bound and the key prefix, and each fault
+ * of the plan (already checked against its kind's schema and bounds: validatePlan) against this
+ * lock (faultProblem: the topology, the clock its holds expire by, the lock's channels and what it
+ * lacks) and its points. `where` names the file; `lockGiven`: --lock replaced the stored lock.
+ * A field that does not fit is exit 2 naming it, with the fix: edit the file or run afresh.
+ */
+export async function checkStoredRun(test: Record<string, unknown>, where: string, plan: RunPlan, recipe: LockRecipe, lockGiven: boolean): Promise<StoredOptions> {
+  const fix = '\n  fix: edit the file, or run afresh (lockpick run --lock ...)';
+  // With --lock, the stored plan may fit the stored lock and not the one given.
+  const other = lockGiven ? `\n  fix: give --lock a lock it fits (or leave --lock out: the stored lock), or edit the file` : fix;
+  const raw = test.lock_options ?? {};
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${where}: lock_options must be an object of the lock's options, e.g. {"retryMs": 20}; got ${JSON.stringify(raw)}${fix}`);
+  const lockOptions = raw as Record<string, unknown>;
+  checkLockOptions(lockOptions, recipe, `${where}: lock_options.`, lockGiven ? other : fix);
+  const property = propertyOf(test.property ?? undefined, (p) => `${where}: property must be one of ${PROPERTIES.join(', ')}; got ${JSON.stringify(p)}${fix}`);
+  const live = test.liveness_ms ?? undefined;
+  let livenessMs: number | undefined;
+  try { livenessMs = live === undefined ? undefined : positiveInt(live as number, 'liveness_ms', 0, 1, MAX_MS, `${where}: `); } catch (e) { throw new UsageError(`${(e as Error).message}${fix}`); }
+  const keyPrefix = test.key_prefix === null ? undefined : parseKeyPrefix(test.key_prefix as string | undefined, `${where}: key_prefix`, fix);
+  for (const [i, f] of plan.faults.entries()) {
+    const problem = await faultProblem(f.kind, recipe);
+    if (problem) throw new UsageError(`${where}: plan.faults[${i}]: ${problem}${other}`);
+    const points: [string, string | undefined][] = [['params.point', typeof f.params?.point === 'string' ? f.params.point : undefined], ['anchor.point', f.anchor?.point]];
+    for (const [field, point] of points) {
+      const p = point === undefined ? undefined : pointProblem(point, recipe.points ?? []);
+      if (p) throw new UsageError(`${where}: plan.faults[${i}].${field}: ${p}${other}`);
+    }
+  }
+  return { lockOptions, property, livenessMs, keyPrefix };
 }

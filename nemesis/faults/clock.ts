@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { KindDef, FaultGenOptions } from '../fault.ts';
 import type { FaultSpec } from '../types.ts';
 import { at, beyondLease, lasting, single, someNode, startAt, targetText } from '../words.ts';
-import { param } from '../spec.ts';
+import { MAX_FAULT_MS, param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
 import { finite, forDur, signedMs } from '../band.ts';
 
@@ -64,7 +64,7 @@ export const clockStrobe: KindDef = {
     summary: "flip servers' wall clocks between +delta_ms and their offset every period_ms",
     target: NODE_TARGETS,
     targetRequired: true,
-    params: { delta_ms: DELTA, period_ms: { type: 'number', min: 1, doc: 'time between flips (default 100)' } },
+    params: { delta_ms: DELTA, period_ms: { type: 'number', min: 1, max: MAX_FAULT_MS, doc: 'time between flips (default 100)' } },
   },
   needs: ['clock'],
   movesClock: 'wall',

@@ -10,7 +10,7 @@ import { pollUntil, sleep, type KindDef } from '../fault.ts';
 import { at, beyondLease, single, startAt } from '../words.ts';
 import { cutLinks } from '../links.ts';
 import { currentPrimary, redisRole, replicasOf, sentinelPrimary } from '../roles.ts';
-import { param } from '../spec.ts';
+import { MAX_FAULT_MS, param } from '../spec.ts';
 import { finite, forDur, type FaultStep } from '../band.ts';
 
 const DEMOTION_TIMEOUT_MS = 30_000;
@@ -27,8 +27,8 @@ export const failover: KindDef = {
     params: {
       how: { type: 'string', values: ['pause', 'partition', 'kill'], doc: "how the primary goes away: 'pause' (SIGSTOP, default), 'partition' (cut from Sentinels and replicas; clients still reach it: split brain), 'kill'" },
       cut_replication: { type: 'boolean', doc: 'cut the primary↔replica links first so nothing written from now on is copied (default true)' },
-      lead_ms: { type: 'number', min: 0, doc: 'time between cutting replication and taking the primary away (default 0)' },
-      wait_ms: { type: 'number', min: 0, doc: 'how long to wait for Sentinel to promote a replica (default 15000)' },
+      lead_ms: { type: 'number', min: 0, max: MAX_FAULT_MS, doc: 'time between cutting replication and taking the primary away (default 0)' },
+      wait_ms: { type: 'number', min: 0, max: MAX_FAULT_MS, doc: 'how long to wait for Sentinel to promote a replica (default 15000)' },
       await_demotion: { type: 'boolean', doc: 'when healed, wait until the old primary reports role slave and record the split-brain window (default true)' },
     },
   },

@@ -5,7 +5,7 @@ import { atPoint, finite, forDur } from '../band.ts';
 import type { FaultSpec } from '../types.ts';
 import { at, beyondLease, beyondSession, lasting, paramsText, single, someClient, someServer, startAt, targetText } from '../words.ts';
 import { CUT_MODES, cutLinks, silencedClients, slowLinks, type CutMode } from '../links.ts';
-import { param } from '../spec.ts';
+import { MAX_FAULT_MS, param } from '../spec.ts';
 import { LINK_TARGETS, resolveLinks } from '../targets.ts';
 import { SHAPES, describeGrudge, grudgeArb, grudgeText, parseGrudge, shapesFor } from '../grudge.ts';
 import { topologyDef } from '../../src/env/topologies.ts';
@@ -96,8 +96,8 @@ export const latency: KindDef = {
     target: LINK_TARGETS,
     targetRequired: true,
     params: {
-      latency_ms: { type: 'number', min: 0, required: true, doc: 'delay added to every chunk, per direction' },
-      jitter_ms: { type: 'number', min: 0, doc: 'random ± variation (default 0)' },
+      latency_ms: { type: 'number', min: 0, max: MAX_FAULT_MS, required: true, doc: 'delay added to every chunk, per direction' },
+      jitter_ms: { type: 'number', min: 0, max: MAX_FAULT_MS, doc: 'random ± variation (default 0)' },
       span: { type: 'string', values: ['one', 'majority', 'all'], doc: 'how many data nodes the targets were drawn as, in words (a majority: slow votes); the targets are what is slowed' },
       stream: { type: 'string', values: ['both', 'upstream', 'downstream'], doc: "direction: 'both' (default; a round trip grows by 2 × latency), 'upstream' (towards the server), 'downstream'" },
     },

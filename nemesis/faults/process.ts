@@ -6,7 +6,7 @@ import { sleep, type FaultGenOptions, type FaultImpl, type KindDef } from '../fa
 import type { FaultSpec, NemesisContext } from '../types.ts';
 import type { StopHow } from '../../src/env/capabilities.ts';
 import { at, beyondLease, beyondSession, lasting, paramsText, single, someServer, startAt, targetText } from '../words.ts';
-import { FaultSpecError, param } from '../spec.ts';
+import { FaultSpecError, MAX_FAULT_MS, param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
 import { forDur, vsLease } from '../band.ts';
 import { topologyDef } from '../../src/env/topologies.ts';
@@ -63,7 +63,7 @@ export function killParams(o: Pick<FaultGenOptions, 'topology' | 'restartDelayMs
 
 /** The restart_delay_ms param of every kind that stops servers and restarts them when healed. */
 export const RESTART_DELAY_PARAM = {
-  restart_delay_ms: { type: 'number', min: 0, doc: "restart no sooner than this long after the stop, even when healed early: the 'delayed restart' mitigation, set it above the lock TTL" },
+  restart_delay_ms: { type: 'number', min: 0, max: MAX_FAULT_MS, doc: "restart no sooner than this long after the stop, even when healed early: the 'delayed restart' mitigation, set it above the lock TTL" },
 } as const;
 
 /**

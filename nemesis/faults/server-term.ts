@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import type { KindDef } from '../fault.ts';
 import { at, single, someServer, startAt } from '../words.ts';
-import { param } from '../spec.ts';
+import { MAX_FAULT_MS, param } from '../spec.ts';
 import { NODE_TARGETS } from '../targets.ts';
 import { forDur } from '../band.ts';
 import { DEFAULT_GRACE_MS } from '../../src/env/capabilities.ts';
@@ -18,7 +18,7 @@ export const serverTerm: KindDef = {
     target: NODE_TARGETS,
     targetRequired: true,
     params: {
-      grace_ms: { type: 'number', min: 0, doc: `how long the server may take to stop before SIGKILL (default ${DEFAULT_GRACE_MS} ms)` },
+      grace_ms: { type: 'number', min: 0, max: MAX_FAULT_MS, doc: `how long the server may take to stop before SIGKILL (default ${DEFAULT_GRACE_MS} ms)` },
       ...RESTART_DELAY_PARAM,
     },
   },

@@ -16,8 +16,9 @@ const USAGE = `usage: lockpick demo                      list the catalogue
 Each entry runs a fixed plan (scenarios/NAME/test.json) on real servers, as
 'lockpick run --replay' does, and writes DIR/NAME.html: what the lock does (its
 code), the fault, what went wrong, the timeline and the fix. An entry that
-should break gets 3 runs to break; a session without a verdict (a fault that
-did not take) is tried again, up to 3 sessions. DIR/index.html and DIR/index.json list every entry run.
+should break gets one run to break (each breaks 10 of 10 times: npm run
+bench:replay); a session without a verdict (a fault that did not take) is
+tried again, up to 3 sessions. DIR/index.html and DIR/index.json list every entry run.
 
 options:
   --out DIR   where the pages and the runs (DIR/runs/) go (default store/demo)

@@ -17,13 +17,15 @@ counterexample, timeline and replay command.
 
 options:
   --out DIR      where results.json, junit.xml (one test case per distinct failure)
-                 and index.html (linking every timeline) go (default ./merged)
+                 and index.html (linking every timeline) go (default ./merged); created
+                 now; not an input DIR nor inside a shard's run dir
   --junit PATH   also write the junit.xml to PATH
   --json         print the merged results.json on stdout
 
 ${EXIT_HELP}
-  2 here: no run dir found, a run that is not a shard, one shard twice, or shards of
-    different searches (the field that differs is named)`;
+  2 here: no run dir found, a run that is not a shard, one shard twice, shards of
+    different searches (the field that differs is named), or an --out or --junit that
+    is an input or inside a shard's run dir, or cannot be written (said before any read)`;
 
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('merge', USAGE, argv, { out: { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' } }, true);

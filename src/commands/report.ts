@@ -154,9 +154,14 @@ async function issueReport(path: string, model: string | undefined, maxLineBytes
   const clients = clientsFromFile(h.source);
   const [{ renderIssue }, { lockFacts }, { validatePlan, describePlan }] = await Promise.all([import('../report/issue.ts'), import('../report/lock-facts.ts'), import('../workload/plan.ts')]);
   const plan = validatePlan(test.plan, join(inCx && own ? cxDir : runDir, 'test.json'));
+  // The rate a measuring replay stored beside what it replayed (the run dir or the counterexample's).
+  const rateFile = [join(cxDir, 'reproduction.json'), join(runDir, 'reproduction.json')].find((f) => existsSync(f));
+  const rate = rateFile ? await readJson(rateFile) as Record<string, unknown> : undefined;
+  const reproduction = rate && [rate.runs, rate.reproduced, rate.inconclusive, rate.clean].every((x) => Number.isSafeInteger(x))
+    ? { runs: rate.runs as number, reproduced: rate.reproduced as number, inconclusive: rate.inconclusive as number, clean: rate.clean as number, ...(typeof rate.measured === 'string' ? { measured: rate.measured } : {}) } : undefined;
   const text = renderIssue({
     dir: runDir, counterexampleDir: cxDir, test, results, lock: await lockFacts(test), check,
-    causes: explainAnomalies(h, check.anomalies, clients), clients, schedule: describePlan(plan),
+    causes: explainAnomalies(h, check.anomalies, clients), clients, schedule: describePlan(plan), ...(reproduction ? { reproduction } : {}),
   });
   return { text, valid: check.valid };
 }

@@ -57,7 +57,9 @@ options:
                        calibration run: with its --seed, the same plans are drawn again
   --lock-opt K=V       a recipe option (repeatable; see 'lockpick list')
   --store DIR          where run directories go (default ./store)
-  --replay DIR         run the plan stored in DIR/test.json again (--runs times at most, default 3);
+  --replay DIR         run the plan stored in DIR/test.json again (--runs times at most, default 3;
+                       with --measure all --runs times, saying the reproduction rate, stored in
+                       DIR/reproduction.json);
                        a lock module is found relative to the current directory (as stored);
                        --lock and --endpoints given too replace the stored ones; scenarios/NAME
                        not found here is lockpick's own (the demo catalogue). A counterexample
@@ -87,7 +89,9 @@ options:
 
 ${EXIT_HELP}
   2 here: a bad option, an unknown lock or fault, a lock module that does not load,
-    a --store that is not a directory, a --replay DIR without a valid test.json;
+    a --store that is not a directory, a --replay DIR without a valid test.json (its plan,
+    faults, lock_options, property and points are checked as these flags are, for the lock
+    replayed; the field is named);
   3 here: limits reached, the environment failed to start, or no effective test`;
 
 export async function run(argv: string[]): Promise<number> {
@@ -95,7 +99,7 @@ export async function run(argv: string[]): Promise<number> {
     lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
     runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
     keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, 'points-from': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
-    replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, 'first-failure': { type: 'boolean' }, 'min-coverage': { type: 'string' }, 'coverage-guided': { type: 'string' }, shard: { type: 'string' }, 'shard-total': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' },
+    replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, 'first-failure': { type: 'boolean' }, measure: { type: 'boolean' }, 'min-coverage': { type: 'string' }, 'coverage-guided': { type: 'string' }, shard: { type: 'string' }, 'shard-total': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' },
   });
   if (typeof parsed === 'number') return parsed;
   const args = parsed.values;
@@ -117,8 +121,9 @@ export async function run(argv: string[]): Promise<number> {
       if (args['min-coverage'] !== undefined || args['coverage-guided'] !== undefined) throw new UsageError(`--${args['min-coverage'] !== undefined ? 'min-coverage' : 'coverage-guided'} is about a search's fault-space coverage; a replay runs one stored plan, so leave it out (or drop --replay)`);
       // --lock: another module (a fix, or the same one moved) against the stored plan.
       const lock = args.lock === undefined ? undefined : parseLockArg(args.lock);
-      summary = await replay({ dir: replayDir(args.replay), runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env, lock });
+      summary = await replay({ dir: replayDir(args.replay), runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env, lock, measure: args.measure === true });
     } else {
+      if (args.measure) throw new UsageError('--measure measures how often a stored counterexample breaks the lock again: give it with --replay DIR (and --runs N)');
       if (args['keep-going'] && args['first-failure']) throw new UsageError('--keep-going searches on after every violation, --first-failure stops at the first: give one of them');
       const minCoverage = minCoverageOf(args['min-coverage'], '--min-coverage');
       const coverageGuided = coverageGuidedOf(args['coverage-guided']);

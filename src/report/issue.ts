@@ -28,6 +28,8 @@ export interface IssueInputs {
   clients: ReadonlyMap<number, string>;
   /** The minimal schedule in words (describePlan). */
   schedule: string;
+  /** reproduction.json of `lockpick run --replay DIR --measure`, when the counterexample was measured. */
+  reproduction?: { runs: number; reproduced: number; inconclusive: number; clean: number; measured?: string };
 }
 
 interface Failure { class?: string; nature?: string; cause?: string; kinds?: string[]; anomalies?: string[]; confirmed?: boolean; counterexample?: string }
@@ -63,7 +65,8 @@ function anomalyLines(a: Anomaly, cause: string | undefined, clients: ReadonlyMa
   const who = a.processes.map((p) => clients.get(p) ?? `process ${p}`).join(', ');
   return [
     `- **${a.type}**${a.key ? ` on lock ${code(a.key)}` : ''} (${who}): ${inClientTerms(a.message, clients)}`,
-    ...(cause ? [`  - what made it possible: ${cause}`] : []),
+    // Causes name clients already ("c1 (process 9)"): the process ids are the test's, not the lock's.
+    ...(cause ? [`  - what made it possible: ${cause.replace(/ \(process \d+\)/g, '')}`] : []),
     ...(a.lines.length ? [`  - history lines: ${a.lines.join(', ')}`] : []),
     ...(a.times?.length ? [`  - times (since the run began): ${a.times.map(ms).join(', ')}`] : []),
   ];
@@ -123,6 +126,8 @@ export function renderIssue(i: IssueInputs): string {
     '',
     fence(replay),
     '',
+    ...(i.reproduction ? [`Replayed ${i.reproduction.runs} times${i.reproduction.measured ? ` (${i.reproduction.measured.slice(0, 10)})` : ''}: it broke the lock ${i.reproduction.reproduced} of ${i.reproduction.runs} times` +
+      `${i.reproduction.inconclusive ? `; ${i.reproduction.inconclusive} run(s) inconclusive` : ''}${i.reproduction.clean ? `; ${i.reproduction.clean} without a violation` : ''} (measured with ${code(`${replay} --runs ${i.reproduction.runs} --measure`)}).`, ''] : []),
     shown?.confirmed === false
       ? 'Timing-sensitive: the shrunk schedule broke the lock once and was not seen again on a confirmation run; replay it several times (`--runs 5`).'
       : 'The shrunk schedule broke the lock each time it was run while it was being shrunk and confirmed.',

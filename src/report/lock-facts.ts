@@ -45,8 +45,8 @@ export async function lockFacts(test: Record<string, unknown>, cwd = process.cwd
     const pkgs = (r.packages ?? []).map((p) => npmPackage(p) ?? `${p} (not installed)`);
     return { label, lines: [`lockpick's built-in recipe ${'`'}${r.name}${'`'}: ${r.summary}`, `follows: ${r.source}`, ...(pkgs.length ? [`npm packages: ${pkgs.join(', ')}`] : [])] };
   }
-  const file = lockFromStored(stored, cwd) as { path: string };
-  const path = resolve(cwd, file.path);
+  const file = stored as { path: string };   // as the run stored it: relative to its project when inside it
+  const path = (lockFromStored(stored, cwd) as { path: string }).path;
   const lines: string[] = [];
   if (!existsSync(path) || !statSync(path).isFile()) return { label, lines: [`${file.path} (not found from ${cwd}: run the report from the project the run was made in)`] };
   if (path.endsWith('.json')) {

@@ -5,10 +5,12 @@
 // held, released and contended); otherwise INCONCLUSIVE naming the shards that were not.
 // Shards of another lockpick version, lock or options are refused (exit 2 naming the field):
 // their verdicts would not add up to one search's.
-import { existsSync, lstatSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { accessSync, constants, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Verdict } from '../../checkers/types.ts';
 import { UsageError, fsReason } from '../errors.ts';
+import { makeDir } from '../make-dir.ts';
+import { outputError } from '../output.ts';
 import { emptyCoverage, gaps, isKindGap, type Coverage } from './coverage.ts';
 import { cellGap, cellsJson, isCellGap, sumCells } from './fault-cells.ts';
 import { addOutcomes } from '../report/outcomes.ts';
@@ -86,6 +88,49 @@ export function findRunDirs(args: readonly string[]): string[] {
     if (out.size === before) throw new UsageError(`${a}: holds no run directory (no test.json in it or below)\n  fix: give the shards' run dirs (store/<lock>/<run-id>) or the folders they were downloaded to`);
   }
   return [...out];
+}
+
+/** A path with its symlinks resolved as far as it exists (the rest, not made yet, appended as given). */
+function canonical(p: string): string {
+  const abs = resolve(p);
+  const up = dirname(abs);
+  try { return realpathSync(abs); } catch { return up === abs ? abs : join(canonical(up), basename(abs)); }
+}
+
+/** Whether `p` is `dir` or below it (both canonical). */
+function within(p: string, dir: string): boolean {
+  const rel = relative(dir, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/**
+ * `--out` and `--junit` checked before any shard is read: neither may be a DIR given, nor a
+ * shard's run dir or inside one, where the merge would write over the shard's own results.json
+ * and junit.xml or among its files (a folder holding the shards, such as a store, may hold the
+ * output beside them: no shard's file is touched); `--out` is made now, and must be a directory
+ * that can be written (exit 2 naming the path and why). Returns the run dirs found.
+ */
+export function checkMergeOutputs(inputs: readonly string[], o: { out?: string; junit?: string }): string[] {
+  const runDirs = findRunDirs(inputs);
+  const places = [
+    ...inputs.map((d) => ({ dir: canonical(d), what: `the input ${d}`, inside: false })),
+    ...runDirs.map((d) => ({ dir: canonical(d), what: `the shard's run dir ${d}`, inside: true })),
+  ];
+  for (const [flag, path, fix] of [['--out', o.out, 'give --out a directory outside the shards\' run dirs, e.g. --out merged'], ['--junit', o.junit, 'give --junit a path outside the shards\' run dirs, e.g. --junit junit.xml']] as const) {
+    if (path === undefined) continue;
+    const at = canonical(path);
+    const hit = places.find((p) => at === p.dir || (p.inside && within(at, p.dir)));
+    if (hit) {
+      throw new UsageError(`${flag} ${path}: ${at === hit.dir ? 'is' : 'is inside'} ${hit.what}; the merge's files would land among the shards' own (a run dir's results.json and junit.xml overwritten)\n  fix: ${fix}`);
+    }
+  }
+  if (o.out !== undefined) {
+    const fix = 'give --out a directory that can be written (it is created if missing)';
+    if (existsSync(o.out) && !statSync(o.out).isDirectory()) throw new UsageError(`--out ${o.out}: is a file, not a directory\n  fix: ${fix}`);
+    try { makeDir(o.out); } catch (e) { throw outputError(`--out ${o.out}: cannot create the directory`, e, fix); }
+    try { accessSync(o.out, constants.W_OK); } catch (e) { throw outputError(`--out ${o.out}: cannot be written`, e, fix); }
+  }
+  return runDirs;
 }
 
 function readShard(dir: string): ShardRun {

@@ -15,12 +15,17 @@ import { describeOutcome, finish, shownRun, writeCounterexample, writeJUnit } fr
 import { addLiveness, outcomeJson, type LivenessTotals, type RunSummary, type SummaryDraft } from './summary.ts';
 import type { Interrupted } from './with-session.ts';
 import type { ReplayOptions } from './run-options.ts';
+import { getOwn, setOwn } from '../own-key.ts';
 
 /** What the replay's runs did so far: `n` runs done without a violation (the breaking one is run n + 1), the last outcome, operations, coverage, liveness. */
 export class ReplayTally {
   n = 0;
   ops = 0;
   last: RunOutcome | undefined;
+  /** The last run that broke the lock (the counterexample a measuring replay keeps). */
+  lastBroken: RunOutcome | undefined;
+  /** Per run: reproduced (broke the lock), inconclusive (with its first reason), or clean (a conclusive run without a violation). */
+  readonly rate = { reproduced: 0, inconclusive: 0, clean: 0, reasons: {} as Record<string, number> };
   readonly coverage: Coverage;
   readonly liveness: LivenessTotals;
 
@@ -31,6 +36,12 @@ export class ReplayTally {
 
   onRun(out: RunOutcome): void {
     this.last = out;
+    if (out.verdict === false) { this.lastBroken = out; this.rate.reproduced++; }
+    else if (out.verdict === 'unknown') {
+      this.rate.inconclusive++;
+      const why = (out.inconclusive[0] ?? 'no verdict').replace(/\d+/g, 'N').slice(0, 200);
+      setOwn(this.rate.reasons, why, (getOwn(this.rate.reasons, why) ?? 0) + 1);
+    } else this.rate.clean++;
     addLiveness(this.liveness, out);
     this.ops += out.ops;
     addRun(this.coverage, out);
@@ -81,16 +92,35 @@ export async function storeInterruptedReplay(r: ReplayRecord, reason: string): P
  * one that did not break again is not reproduced: no verdict (exit 3). A scenario, or another
  * lock (a fix) against the plan, gets the verdict the runs earned.
  */
+/** "reproduced 9/10; 1 inconclusive (the partition began after c1's release: 1)": the rate of a measuring replay. */
+export function describeRate(rate: ReplayTally['rate']): string {
+  const runs = rate.reproduced + rate.inconclusive + rate.clean;
+  const reasons = Object.entries(rate.reasons).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([w, k]) => `${w}: ${k}`);
+  return `reproduced ${rate.reproduced}/${runs}` + (rate.inconclusive ? `; ${rate.inconclusive} inconclusive (${reasons.join('; ')})` : '') +
+    (rate.clean ? `; ${rate.clean} conclusive without a violation (every fault took effect and the lock held)` : '');
+}
+
 export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): Promise<RunSummary> {
   const { o, dir, id, t0, plan, spec, property } = r;
-  const { n, last, ops, coverage, liveness } = r.tally;
+  const { ops, coverage, liveness, rate } = r.tally;
+  // Measuring: every run was made; the counterexample kept is the last that broke the lock.
+  const last = o.measure ? r.tally.lastBroken ?? r.tally.last : r.tally.last;
+  const n = o.measure ? rate.clean + rate.inconclusive : r.tally.n;
   const unsafe = last?.verdict === false;
+  const reproduction = o.measure ? { runs: coverage.runs, reproduced: rate.reproduced, inconclusive: rate.inconclusive, clean: rate.clean, inconclusive_reasons: rate.reasons, measured: new Date().toISOString(), replay_run: dir } : undefined;
+  if (reproduction) {
+    o.log(`\n${describeRate(rate)} (--measure, --runs ${o.runs})`);
+    // Beside the counterexample it measured, for its report, JUnit and a bug report; a read-only store keeps it in this run's results.json alone.
+    try { writeJson(join(o.dir, 'reproduction.json'), reproduction); } catch (e) { o.log(`note: could not write ${join(o.dir, 'reproduction.json')} (${(e as Error).message}); the rate is in ${join(dir, 'results.json')}`); }
+  }
   const notReproduced = !unsafe && ownCounterexample;
-  const missing = unsafe ? [] : [...gaps(coverage), ...(notReproduced ? [`the counterexample did not break the lock again in ${n} run(s) (--runs ${o.runs})`] : [])];
+  // Not reproduced: say why the runs missed it (an anchor never reached, a fault that did not take effect), the most frequent first.
+  const why = Object.entries(rate.reasons).sort((a, b) => b[1] - a[1])[0];
+  const missing = unsafe ? [] : [...gaps(coverage), ...(notReproduced ? [`the counterexample did not break the lock again in ${n} run(s) (--runs ${o.runs})${why ? `; most often: ${why[0]} (${why[1]} run(s))` : ''}`] : [])];
   const summary: SummaryDraft = {
     verdict: unsafe ? false : missing.length === 0 ? true : 'unknown', exitCode: unsafe ? 1 : missing.length === 0 ? 0 : 3,
     coverage, gaps: missing,
-    dir, runId: id, runs: Math.min(n + 1, o.runs), shrinkRuns: 0, inconclusive: coverage.runs - coverage.conclusive, ops, replay: `lockpick run --replay ${o.dir}`,
+    dir, runId: id, runs: o.measure ? coverage.runs : Math.min(n + 1, o.runs), shrinkRuns: 0, inconclusive: coverage.runs - coverage.conclusive, ops, replay: `lockpick run --replay ${o.dir}`,
     throughput: throughput({ runs: coverage.runs, inconclusive: coverage.runs - coverage.conclusive, schedules: 1, searchMs: Date.now() - t0 }),
     lockViolations: last?.lockVerdict === false ? 1 : 0, liveness,
     resource: { lostUpdates: last?.resource.lostUpdates ?? 0, staleWritesAccepted: last?.resource.staleWritesAccepted ?? 0, staleStepsPrevented: last?.resource.staleStepsPrevented ?? 0 },
@@ -99,7 +129,7 @@ export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): 
   let cdir: string | undefined;
   if (last) {
     cdir = await writeCounterexample(dir, last, { lock: lockLabel(spec), replay_of: o.dir, plan: describePlan(plan) });
-    o.log(unsafe ? `\nREPRODUCED in run ${summary.runs} of ${o.runs}:`
+    o.log(unsafe ? (o.measure ? `\nREPRODUCED in ${rate.reproduced} of ${coverage.runs} runs; the last that broke the lock:` : `\nREPRODUCED in run ${summary.runs} of ${o.runs}:`)
       : notReproduced ? `\nNOT REPRODUCED: tried ${n} time(s) (--runs ${o.runs}), no violation; the counterexample is timing-sensitive: try more --runs (exit 3):`
         : `\nNo violation in ${n} run(s) of the stored plan:`);
     o.log(await describeOutcome(last, join(cdir, 'history.jsonl')));
@@ -110,9 +140,9 @@ export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): 
   return finish(dir, o, t0, summary, {
     lock: lockLabel(spec), property, faults: [...new Set(plan.faults.map((f) => f.kind))], replay: true, replayCommand: summary.replay,
     tested: describeCoverage(coverage), ...shownRun(unsafe ? last : undefined, cdir),
-    plan: describePlan(plan), properties: { run: id, replay_of: o.dir },   // the plan replayed, broken or not
+    plan: describePlan(plan), properties: { run: id, replay_of: o.dir, ...(reproduction ? { reproduction: `${rate.reproduced}/${coverage.runs}` } : {}) },   // the plan replayed, broken or not
   }, [o.junitPath, unsafe && cdir ? join(cdir, 'junit.xml') : undefined], {
     runs: summary.runs, property, lock_violations: summary.lockViolations, liveness, resource_totals: summary.resource, ops, coverage, gaps: missing,
-    last: last ? outcomeJson(last) : null, client_logs: clientLogs(dir),
+    last: last ? outcomeJson(last) : null, client_logs: clientLogs(dir), ...(reproduction ? { reproduction } : {}),
   });
 }

@@ -11,10 +11,11 @@ import { lockFromStored, lockLabel, moduleHash, storedLock } from './lock-spec.t
 import { envJson, envFromTest, keyNamespace } from './env-spec.ts';
 import { checkPackages } from '../optional.ts';
 import { UsageError } from '../errors.ts';
+import { checkStoredRun } from '../options.ts';
 import { logged } from './run-files.ts';
 import type { RunSummary } from './summary.ts';
 import { withSession, type Interrupted } from './with-session.ts';
-import type { ReplayOptions, RunOptions } from './run-options.ts';
+import type { ReplayOptions } from './run-options.ts';
 import { ReplayTally, storeInterruptedReplay, storeReplay, type ReplayRecord } from './replay-report.ts';
 
 /**
@@ -24,37 +25,59 @@ import { ReplayTally, storeInterruptedReplay, storeReplay, type ReplayRecord } f
  */
 export function replayLock(test: Record<string, unknown>, where: string, o: ReplayOptions): { spec: LockSpec; same: boolean; note?: string } {
   const stored = test.lock_spec as LockSpec | undefined;
-  if (!stored || (typeof stored !== 'object')) throw new Error(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it`);
+  // Bad input, not lockpick's failure: exit 2 (it was a plain Error, exit 4).
+  if (!stored || (typeof stored !== 'object')) throw new UsageError(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it\n  fix: add it, give --lock, or run afresh`);
   const spec = o.lock ?? lockFromStored(stored);
   if (!('path' in spec)) return { spec, same: 'name' in stored && stored.name === spec.name };
   if (!o.lock && !existsSync(spec.path)) {
     throw new UsageError(`${where}: the lock module ${(stored as { path: string }).path} is not at ${spec.path}; test.json names it relative to the directory lockpick ran in: replay from your project's root, or give --lock PATH`);
   }
+  // The sha256 the run stored of the file (storedLock), against the file now: a change is said,
+  // not refused, as replaying a counterexample against the lock since fixed is what a replay is for.
   const was = typeof test.lock_sha256 === 'string' ? test.lock_sha256 : undefined;
   const now = moduleHash(spec.path);
-  const note = was && now && was !== now ? `note: the lock module changed since the run: hash ${was.slice(0, 12)}… → ${now.slice(0, 12)}… (${lockLabel(spec)})` : undefined;
+  const what = spec.path.endsWith('.json') ? 'the recipe file' : 'the lock module';
+  const note = was && now && was !== now
+    ? `warning: ${what} ${lockLabel(spec)} changed since the run: sha256 ${was} at the run, ${now} now; the replay runs it as it is now, so no violation is this lock's verdict (SAFE), not "not reproduced"`
+    : !was && !o.lock && now ? `warning: ${where} stores no sha256 of ${what} ${lockLabel(spec)} ("lock_sha256"): whether it changed since the run cannot be told` : undefined;
   return { spec, same: !o.lock && (!was || was === now), note };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Everything a replay reads before its run dir and session: DIR/test.json, its plan, the lock and
+ * its recipe, the stored options checked as run's flags are (checkStoredRun), the environment.
+ * Any of it that does not fit is exit 2 naming the file and the field, with nothing written.
+ */
+export async function readReplay(o: ReplayOptions) {
+  const test = readTestJson(o.dir);
+  const where = join(o.dir, 'test.json');
+  const plan = validatePlan(test.plan, where);
+  const { spec, same, note } = replayLock(test, where, o);
+  const recipe = await o.resolve(spec, isRecord(test.lock_options) ? test.lock_options : undefined).catch((e: unknown) => {
+    // The stored lock that cannot be had: named as the file's field (--lock's own words otherwise).
+    if (o.lock || !(e instanceof UsageError)) throw e;
+    throw new UsageError(`${where}: lock_spec: ${e.message}${/\n {2}fix: /.test(e.message) ? '' : '\n  fix: give --lock a lock that can be had, edit the file, or run afresh'}`, { cause: e });
+  });
+  // What test.json stores is checked as run's flags are (src/options.ts): exit 2 naming the field.
+  const { lockOptions, property, livenessMs } = await checkStoredRun(test, where, plan, recipe, o.lock !== undefined);
+  checkPackages(recipe.packages);
+  // Before the run directory: a plan its environment cannot run is refused with nothing written.
+  const { env, keyPrefix } = envFromTest(test, where, plan, o.env);
+  return { test, plan, spec, same, note, recipe, lockOptions, property, livenessMs, env, keyPrefix };
 }
 
 /** Runs the plan stored in DIR/test.json again (up to `runs` times, until it breaks). */
 export async function replay(o: ReplayOptions): Promise<RunSummary> {
   o.interrupts?.signal?.throwIfAborted();
   const t0 = Date.now();
-  const test = readTestJson(o.dir);
-  const where = join(o.dir, 'test.json');
-  const plan = validatePlan(test.plan, where);
-  const { spec, same, note } = replayLock(test, where, o);
-  const recipe = await o.resolve(spec, test.lock_options as Record<string, unknown> | undefined);
-  checkPackages(recipe.packages);
-  // Before the run directory: a plan its environment cannot run is refused with nothing written.
-  const { env, keyPrefix } = envFromTest(test, where, plan, o.env);
+  const { test, plan, spec, same, note, recipe, lockOptions, property, livenessMs, env, keyPrefix } = await readReplay(o);
   const { id, dir } = newRunDir(o.storeRoot, lockLabel(spec));
   o = { ...o, ...logged(dir, o) };
   if (note) o.log(note);
   writeJson(join(dir, 'test.json'), { ...test, lock: lockLabel(spec), ...storedLock(spec), ...envJson(env, keyPrefix), replay_of: o.dir, versions: versions(serverPackages(recipe, env)), started: new Date().toISOString() });
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
-  const property = (test.property as RunOptions['property']) ?? 'both';
-  const livenessMs = typeof test.liveness_ms === 'number' ? test.liveness_ms : undefined;
   const record: ReplayRecord = { o, dir, id, t0, plan, spec, property, tally: new ReplayTally(plan, property, livenessMs) };
   let interrupted = false;
   const onInterrupt = (reason: string): Promise<Interrupted> => {
@@ -62,7 +85,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     return storeInterruptedReplay(record, reason);
   };
   return withSession({
-    recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions: test.lock_options as Record<string, unknown> | undefined, property, livenessMs,
+    recipe, lock: spec, historyPath: join(dir, 'history.jsonl'), lockOptions, property, livenessMs,
     env, keyPrefix: keyNamespace(env, keyPrefix, id),
   }, o.interrupts ?? {}, async (session) => {
     const { tally } = record;
@@ -71,7 +94,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
       // Interrupted meanwhile: onInterrupt stored the runs before this one and the process is exiting.
       if (interrupted) return await new Promise<never>(() => {});
       tally.onRun(outcome);
-      if (outcome.verdict === false) break;
+      if (outcome.verdict === false && !o.measure) break;
     }
     // A counterexample of this very lock that did not break again is not reproduced (storeReplay: no verdict).
     return storeReplay(record, same && test.counterexample !== undefined);

@@ -76,4 +76,6 @@ export interface ReplayOptions {
   env?: EnvSpec;
   /** The lock to use instead of the stored one (--lock with --replay: the fixed module, or the same one moved). */
   lock?: LockSpec;
+  /** --measure: run all `runs` times (not to the first violation) and say the reproduction rate, stored beside the counterexample. */
+  measure?: boolean;
 }

@@ -6,11 +6,12 @@
 // where it would fail late (exit 3) or run for ever.
 import { UsageError } from '../errors.ts';
 import { checkFaultSpec, kindDef } from '../../nemesis/kinds.ts';
+import { MAX_FAULT_MS } from '../../nemesis/spec.ts';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import type { RunPlan } from './plan.ts';
 
 /** The longest any time in a plan may be (a delay, wait, hold, lease, fault start or duration): one hour. */
-export const MAX_PLAN_MS = 3_600_000;
+export const MAX_PLAN_MS = MAX_FAULT_MS;
 /** The most clients a plan (and `--clients`) may have: each is a process. */
 export const MAX_CLIENTS = 64;
 
@@ -59,8 +60,11 @@ export function validatePlan(x: unknown, where: string): RunPlan {
     try {
       spec = checkFaultSpec(withoutPoint(f));
     } catch (e) {
-      // "fault spec (kind 'x'): duration_ms must be ..." → "plan.faults[0]: duration_ms must be ..."
-      bad(fp, (e as Error).message.replace(/^fault spec( \(kind [^)]*\))?: /, ''), 'see `lockpick list` for the fault kinds, their targets and params');
+      // "fault spec (kind 'x'): duration_ms must be ..." → "plan.faults[0]: duration_ms must be ...";
+      // "...: params.restart_delay_ms: 259200000 is above ..." → "plan.faults[0].params.restart_delay_ms: 259200000 is above ..."
+      const what = (e as Error).message.replace(/^fault spec( \(kind [^)]*\))?: /, '');
+      const field = /^(params\.[^\s:]+): (.*)$/s.exec(what);
+      bad(field ? `${fp}.${field[1]}` : fp, field ? field[2]! : what, 'edit the file (see `lockpick list` for the fault kinds, their targets and params), or run afresh');
     }
     ms(spec!.at_ms, `${fp}.at_ms`);
     if (spec!.duration_ms !== undefined) ms(spec!.duration_ms, `${fp}.duration_ms`);

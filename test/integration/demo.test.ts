@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { lockpick, tempStore } from './run-helpers.ts';
 import { DEMOS, findDemo } from '../../src/demo/registry.ts';
-import { runDemo, type DemoOutcome } from '../../src/demo/run.ts';
+import { UNSAFE_RUNS, runDemo, type DemoOutcome } from '../../src/demo/run.ts';
 
 test('lockpick demo NAME with an unknown name: exit 2, the catalogue in the message', async () => {
   const r = await lockpick(['demo', 'no-such-demo'], 30_000);
@@ -57,7 +57,8 @@ test('never pretends: a break that does not happen is "not reproduced", a fix th
   const notBroken = await runDemo({ ...findDemo('set-px-lua-fenced-pause')!, expected: 'UNSAFE' }, { out, log: () => {} });
   assert.equal(notBroken.verdict, 'SAFE');
   assert.equal(notBroken.status, 'not reproduced');
-  assert.equal(notBroken.runs, 3, 'an expected break gets 3 runs');
+  assert.equal(notBroken.runs, UNSAFE_RUNS, 'an expected break gets its one run');
+  assert.equal(UNSAFE_RUNS, 1);
   assert.match(readFileSync(notBroken.page, 'utf8'), /data-status="not reproduced">not reproduced \(expected UNSAFE\)/);
   const broke = await runDemo({ ...findDemo('set-px-lua-pause')!, expected: 'SAFE' }, { out, log: () => {} });
   assert.equal(broke.verdict, 'UNSAFE');

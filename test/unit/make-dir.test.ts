@@ -3,7 +3,7 @@
 import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDir } from '../../src/make-dir.ts';
 import { fsReason } from '../../src/errors.ts';
@@ -36,4 +36,16 @@ test('an unwritable parent is named (EACCES), not ENOENT', { skip: process.getui
     chmodSync(join(d, 'ro'), 0o755);
     rmSync(d, { recursive: true, force: true });
   }
+});
+
+test('a directory under /proc is refused at once, naming the place (Node\'s recursive mkdir loops for ever there)', { skip: existsSync('/proc/self') ? false : 'no /proc here', timeout: 10_000 }, () => {
+  for (const d of ['/proc/lockpick-merged', '/proc/lockpick-merged/a/b']) {
+    assert.throws(() => makeDir(d), (e: unknown) => {
+      assert.equal((e as NodeJS.ErrnoException).code, 'ENOENT');
+      assert.match(fsReason(e), /no directory can be made in \/proc: its file system refuses new directories/);
+      return true;
+    });
+  }
+  // Through newRunDir: --store under /proc is exit 2 naming it, not a hang.
+  assert.throws(() => newRunDir('/proc/lockpick-store', 'my-lock'), (e: unknown) => e instanceof UsageError && /\/proc/.test(e.message));
 });

@@ -59,6 +59,23 @@ test('faults: unknown kind, a duration that is no number, clients beyond the pla
   refused(fault({ kind: 'client-pause', at_ms: 0, duration_ms: 100, target: 'c1', params: { point: 'x', extra: 1 } }), 'plan.faults[0]', /unknown param 'extra'/);
 });
 
+test('fault params a run waits for are bounded as the run options are: a restart delay of days is refused naming the field, not waited for', async () => {
+  const { MAX_MS } = await import('../../src/options.ts');
+  assert.equal(MAX_PLAN_MS, MAX_MS, '--restart-delay and a stored restart_delay_ms share one bound');
+  refused(fault({ kind: 'server-term', at_ms: 100, duration_ms: 100, target: 'n1', params: { restart_delay_ms: 259_200_000 } }), 'plan.faults[0].params.restart_delay_ms', /^d\/test\.json: plan\.faults\[0\]\.params\.restart_delay_ms: 259200000 is above the bound 3600000 \(1 h\)/);
+  refused(fault({ kind: 'kill', at_ms: 0, duration_ms: 100, target: 'n1', params: { restart_delay_ms: 3_600_001 } }), 'plan.faults[0].params.restart_delay_ms', /above the bound/);
+  refused(fault({ kind: 'server-term', at_ms: 0, duration_ms: 100, target: 'n1', params: { grace_ms: 1e12 } }), 'plan.faults[0].params.grace_ms', /above the bound/);
+  refused(fault({ kind: 'latency', at_ms: 0, duration_ms: 100, target: 'n1', params: { latency_ms: 86_400_000 } }), 'plan.faults[0].params.latency_ms', /above the bound/);
+  assert.doesNotThrow(() => validatePlan(fault({ kind: 'server-term', at_ms: 0, duration_ms: 100, target: 'n1', params: { restart_delay_ms: MAX_PLAN_MS } }), 'p'), 'the bound itself is taken');
+  // Every kind's time params have a bound, but a clock's jump (delta_ms): a jump is not waited for.
+  const { KINDS } = await import('../../nemesis/kinds.ts');
+  for (const k of KINDS) {
+    for (const [name, info] of Object.entries(k.schema.params)) {
+      if (info.type === 'number' && name.endsWith('_ms') && name !== 'delta_ms') assert.equal(info.max, MAX_PLAN_MS, `${k.schema.kind}: params.${name} has the bound`);
+    }
+  }
+});
+
 test('readTestJson (run --replay) refuses such a plan as bad input naming test.json and the path', () => {
   const dir = tempDir('lockpick-plan-');
   try {

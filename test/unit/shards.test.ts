@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseShard } from '../../src/options.ts';
 import { firstPlans, planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
@@ -264,4 +264,30 @@ test('merge: the shards\' fault cells summed; a shard short of --min-coverage al
   const n = mergeShards([short]);
   assert.equal(n.exitCode, 3);
   assert.match(n.gaps.join('\n'), /^all shards together: fault-space coverage 1 of 4 cells \(25 %\) is below --min-coverage 100 %; never hit: client-pause@in-critical-section\/alone/);
+});
+
+test('merge: an output that is an input or inside a shard\'s run dir, or that cannot be written, is refused before anything is read (exit 2); no shard file changes', async () => {
+  const root = tempDir('lockpick-merge-');
+  const dirs = [1, 2].map((i) => shardDir(root, i, 2, safe()));
+  const before = readFileSync(join(dirs[0]!, 'results.json'), 'utf8');
+  const refused = async (o: { out?: string; junit?: string }, word: RegExp, inputs = dirs) =>
+    assert.rejects(mergeRuns(inputs, o), (e: Error & { exitCode?: number }) => e.exitCode === 2 && word.test(e.message) && !/\n\s+at /.test(e.message));
+  await refused({ out: dirs[0] }, /--out .*: is the input .*shard-1.*\n {2}fix: give --out a directory outside the shards' run dirs/);
+  await refused({ out: join(dirs[1]!, 'merged') }, /--out .*: is inside the shard's run dir .*shard-2/);
+  await refused({ out: join(dirs[1]!, '..', '..', '..', 'shard-2', 'redis-set-px-lua', '20261122-run', 'x') }, /is inside the shard's run dir/);
+  await refused({ junit: join(dirs[0]!, 'junit.xml') }, /--junit .*junit\.xml: is inside the shard's run dir/);
+  await refused({ out: root }, /--out .*: is the input/, [root]);
+  // Through a symlink to a run dir too.
+  const link = join(tempDir('lockpick-merge-link-'), 'to-shard');
+  symlinkSync(dirs[0]!, link);
+  await refused({ out: link }, /is the input|is the shard's run dir/);
+  if (existsSync('/proc/self')) await refused({ out: '/proc/lockpick-merged' }, /--out \/proc\/lockpick-merged: cannot create the directory: no directory can be made in \/proc/);
+  const file = join(root, 'a-file');
+  writeFileSync(file, 'x');
+  await refused({ out: file }, /--out .*a-file: is a file, not a directory/);
+  assert.equal(readFileSync(join(dirs[0]!, 'results.json'), 'utf8'), before, 'the shard\'s results.json untouched');
+  assert.ok(!existsSync(join(dirs[0]!, 'index.html')));
+  // Beside the shards in the folder holding them (a store): allowed, as docs/ci.md's recipes do.
+  const m = await mergeRuns([root], { out: join(root, 'merged') });
+  assert.equal(m.exitCode, 0);
 });

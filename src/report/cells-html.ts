@@ -32,9 +32,9 @@ function half(c: CellCoverage, known: Set<string>, cell: Cell): string {
 
 const CSS = `.cells{border-collapse:collapse;font:12px system-ui,sans-serif}.cells th,.cells td{border:1px solid #ddd;padding:2px 4px;text-align:center}
 .cells th.kind{text-align:right}.cells th.place{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;white-space:nowrap}
-.cells td span{display:inline-block;width:22px;height:18px;line-height:18px;font-size:10px}
-.cells .hit1{background:#c8e6c9}.cells .hit2{background:#81c784}.cells .hit3{background:#388e3c;color:#fff}
-.cells .miss{background:#ffcdd2}.cells .extra{background:#bbdefb}.cells .none{background:#f5f5f5}
+.cells td span{display:inline-block;width:22px;height:18px;line-height:18px;font-size:10px;vertical-align:middle}
+.cells .hit1,.cellkey .hit1{background:#c8e6c9}.cells .hit2,.cellkey .hit2{background:#81c784}.cells .hit3,.cellkey .hit3{background:#388e3c;color:#fff}
+.cells .miss,.cellkey .miss{background:#ffcdd2}.cells .extra,.cellkey .extra{background:#bbdefb}.cells .none,.cellkey .none{background:#f5f5f5}
 .cellkey span{display:inline-block;padding:1px 6px;margin-right:6px}`;
 
 /** The grid as a section: the coverage line, the table, a key. */

@@ -1,3 +1,4 @@
+// test-lane: beside (a server of its own; the coverage asked for is reached or its missing cells named, either way asserted)
 // Fault-space coverage on a real redis-server: every search prints its coverage line and writes
 // its grid, and --min-coverage 100 on a fenced lock either reaches every cell or is INCONCLUSIVE
 // naming the cells it never hit (exit 3). A bad --min-coverage exits 2 before any server starts.

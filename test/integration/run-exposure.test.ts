@@ -1,3 +1,4 @@
+// test-lane: beside (servers of its own; the pauses outlast the lease or session by hundreds of ms, and each search runs until it breaks the lock)
 // A hold that outlived its lock is a violation on its own (docs/checking.md, "exposure"), found
 // with one client, where no double holder can show: a holder paused past its lease (redis, SET
 // NX PX with the Lua unlock; python-etcd3's Lock as a process client), a holder paused past its

@@ -176,19 +176,14 @@ export class KeyScanner {
   /** Its client acted (a release or renew invoke at op) as the holder of belief b: past its lease, an exposure. */
   private acted(b: Belief, op: Op): void {
     if (b.exposedBy || op.invokeTime === undefined) return;
-    if (b.leaseUntil !== undefined && op.invokeTime > b.leaseUntil + EXPOSURE_TOLERANCE_NS) {
-      b.exposedBy = op;
-      this.exposures.push(b);
-      return;
-    }
     const from = b.acquire.completeTime;
-    if (b.heardFor === undefined || from === undefined) return;
-    const s = longestSilence(this.silences, b.process, from, op.invokeTime);
-    if (s && s.to - s.from > b.heardFor.ns + silenceTolerance(b.heardFor.ns)) {
-      b.exposedBy = op;
-      b.exposedSilence = { from: s.from, to: s.to };
-      this.exposures.push(b);
-    }
+    const pastLease = b.leaseUntil !== undefined && op.invokeTime > b.leaseUntil + EXPOSURE_TOLERANCE_NS;
+    const s = pastLease || b.heardFor === undefined || from === undefined ? undefined : longestSilence(this.silences, b.process, from, op.invokeTime);
+    const silent = s !== undefined && s.to - s.from > b.heardFor!.ns + silenceTolerance(b.heardFor!.ns);
+    if (!pastLease && !silent) return;
+    b.exposedBy = op;
+    if (silent) b.exposedSilence = { from: s.from, to: s.to };
+    this.exposures.push(b);
   }
 
   /** One point: an ok acquire (at its completion), a release or a renew (any outcome, at its invoke). */

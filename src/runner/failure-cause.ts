@@ -261,18 +261,16 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
    */
   function exposure(a: Anomaly, procs: number[]): Cause {
     const p = procs[0];
-    const b = scanOf(a.key).beliefs.find((x) => x.process === p && x.acquire.completeLine === a.lines[0]);
-    const t = a.times?.at(-1);
-    const from = b?.acquire.invokeTime;
+    // The checker's own belief decided what it outlived (holds.ts sets exposedBy): read it, not a second rule.
+    const b = scanOf(a.key).beliefs.find((x) => x.process === p && x.acquire.completeLine === a.lines[0] && x.exposedBy);
+    if (!b) { const w = blame(procs, times(a).from, times(a).to); return cause(a.type, 'unknown', 'exposure', w.fault, w.hit, 'the hold it outlived was not found again'); }
     // Silent longer than the server keeps a hold it does not hear about: its session or kept-alive lease ended.
-    if (b?.exposedSilence && b.heardFor) {
+    if (b.exposedSilence && b.heardFor) {
       const { fault, hit } = blame(procs, b.exposedSilence.from, b.exposedSilence.to);
       return cause(a.type, 'inherent', b.heardFor.what === 'session' ? 'session-outlived' : 'lease-outlived', fault, hit);
     }
-    const why = b && t !== undefined ? outlived(b, t) : undefined;
-    const { fault, hit } = blame(procs, from ?? times(a).from, t ?? times(a).to);
-    if (!why) return cause(a.type, 'unknown', 'exposure', fault, hit, 'the lease it outlived was not found again');
-    return cause(a.type, 'inherent', why, fault, hit);
+    const { fault, hit } = blame(procs, b.acquire.invokeTime ?? times(a).from, b.exposedBy!.invokeTime ?? times(a).to);
+    return cause(a.type, 'inherent', 'lease-outlived', fault, hit);
   }
 
   /** The taker's last grant on key before line `line` (the release), when it came back with its lease already outlived. */

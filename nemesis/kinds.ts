@@ -1,5 +1,6 @@
 // The fault kinds, and createFault: validate a spec, build its fault, and
 // track it as active on its context so healAll can always undo it.
+import { describeOrderEvent } from './order.ts';
 import type { Fault, FaultSpec, NemesisContext } from './types.ts';
 import { defineFault, nextFaultId, type KindDef } from './fault.ts';
 import { clientClock, clientPause } from './faults/client.ts';
@@ -31,7 +32,8 @@ export function kindDef(kind: string): KindDef | undefined {
 /** A spec in words, by its kind's own describe (a kind nobody registered is said plainly). */
 export function describeFault(spec: FaultSpec): string {
   const def = kindDef(spec.kind);
-  return def ? def.describe(spec) : `at ${spec.at_ms} ms: ${spec.kind} ${JSON.stringify(spec.target ?? '')}`;
+  const said = def ? def.describe(spec) : `at ${spec.at_ms} ms: ${spec.kind} ${JSON.stringify(spec.target ?? '')}`;
+  return spec.after ? `${said}, not before ${describeOrderEvent(spec.after)}` : said;
 }
 
 /** Why `kind` cannot act on `topology` (or, given the lock's `channels`, on this lock), or undefined when it can. */

@@ -1,6 +1,7 @@
 // Validation of fault specs against each kind's declared parameters, with
 // errors that name the spec, the field and the fix.
 import type { FaultSchedule, FaultSpec } from './types.ts';
+import { checkOrderEvent } from './order.ts';
 
 export interface ParamInfo {
   type: 'number' | 'string' | 'boolean';
@@ -47,7 +48,7 @@ function where(spec: unknown, index?: number): string {
   return `${index === undefined ? 'fault spec' : `schedule[${index}]`}${kind}`;
 }
 
-const TOP_FIELDS = new Set(['kind', 'at_ms', 'duration_ms', 'target', 'params', 'anchor']);
+const TOP_FIELDS = new Set(['kind', 'at_ms', 'duration_ms', 'target', 'params', 'anchor', 'after']);
 
 /** Checks one spec against `schemas`; returns it typed, or throws FaultSpecError. */
 export function validateFaultSpec(spec: unknown, schemas: readonly KindSchema[], index?: number): FaultSpec {
@@ -80,6 +81,11 @@ export function validateFaultSpec(spec: unknown, schemas: readonly KindSchema[],
     if (!ok) fail(`target must be a non-empty string or array of strings: ${sc.target}`);
   }
   if (s.anchor !== undefined) checkAnchor(s, sc, fail);
+  // Which clients a plan has is the plan's check (validate-plan.ts); here the shape, and only a client event.
+  if (s.after !== undefined) {
+    if (typeof s.after === 'object' && s.after !== null && 'fault' in s.after) fail('after: a fault waits for a client event, not for another fault (order the faults by at_ms)');
+    checkOrderEvent(s.after, Number.MAX_SAFE_INTEGER, 0, (what) => fail(`after: ${what}`));
+  }
   const params = s.params ?? {};
   if (typeof params !== 'object' || params === null || Array.isArray(params)) fail(`params must be an object`);
   const p = params as Record<string, unknown>;

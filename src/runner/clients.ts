@@ -16,7 +16,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { forgetProcess, recordProcess } from '../env/lifecycle.ts';
 import type { ClientControl, FaultSpec, NemesisContext } from '../../nemesis/types.ts';
 import { createFault, kindDef } from '../../nemesis/kinds.ts';
-import { anchoredClient, anchorPoint } from '../workload/plan.ts';
+import { anchoredClient, anchorPoint, isAnchoredPause } from '../workload/plan.ts';
+import { OrderBook } from './order-book.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Recorder } from './recorder.ts';
 import { emptyReached, mergeReached, type ReachedPoints } from '../workload/points.ts';
@@ -74,13 +75,25 @@ export interface RunReport {
   points: ReachedPoints;
   /** Errors of anchored faults' heals (their stop), for the session to judge. */
   healErrors: unknown[];
+  /** The order anchors this run missed, in words (OrderBook.missed): why a stored schedule's order did not hold. */
+  orderMissed: string[];
 }
+
+/** A fault the pool fires (not the nemesis by time): anchored at a point, ordered after an event, or awaited by a client step; `index` is its place in plan.faults. */
+export type PoolFault = FaultSpec & { index: number };
 
 export class ClientPool implements ClientControl {
   private readonly workers = new Map<string, Worker>();
   private nextProcess = 0;
   private active: string[] = [];
-  private anchored: (FaultSpec & { fired?: boolean })[] = [];
+  private anchored: (PoolFault & { fired?: boolean })[] = [];
+  /** Faults fired by time and an order event, not at a point (FaultSpec.after, or awaited by an attempt): not yet begun. */
+  private evented: (PoolFault & { fired?: boolean })[] = [];
+  /** The current run's order (nemesis/order.ts): every client event and fault start goes in. */
+  private book = new OrderBook(() => {}, () => undefined, []);
+  private runEnded = false;
+  /** Aborted when the clients are done: an ordered fault still waiting for its time never begins. */
+  private runAbort = new AbortController();
   /** The session's nemesis context: anchored partitions cut links through it (set by Session). */
   nemesis?: NemesisContext;
   private runStartMs = 0;
@@ -232,6 +245,7 @@ export class ClientPool implements ClientControl {
           w.believes.clear();
         }
         this.recorder.append({ type: 'invoke', f: m.f, process: w.process, key: m.key, value: m.value, client: w.id });
+        this.book.note(w.id, m.f, 'invoke');
         w.open = true;
         w.openOp = { f: m.f, key: m.key, at: performance.now() };
         const depth = w.believes.get(m.key) ?? 0;
@@ -247,6 +261,7 @@ export class ClientPool implements ClientControl {
       case 'complete': {
         if (w.process === null) break;
         this.recorder.append({ type: m.type, f: m.f, process: w.process, key: m.key, value: m.value, ...(m.error ? { error: m.error } : {}), ...m.extra });
+        if (m.type !== 'info') this.book.note(w.id, m.f, m.type);
         w.open = false;
         if (m.f === 'acquire' && m.type === 'ok') w.believes.set(m.key, (w.believes.get(m.key) ?? 0) + 1);
         this.ops++;
@@ -259,6 +274,11 @@ export class ClientPool implements ClientControl {
         const p = this.atPoint(w, m.name, (holdMs) => this.send(w, holdMs === undefined ? { t: 'go', seq } : { t: 'go', seq, holdMs }), m.command);
         this.pausing.add(p);
         void p.finally(() => this.pausing.delete(p));
+        break;
+      }
+      case 'wait': {
+        const seq = m.seq;
+        void this.book.wait(m.after, `${w.id}'s attempt ${m.attempt + 1}`, w.id).then(() => this.send(w, { t: 'go', seq }));
         break;
       }
       case 'log': this.logs.push(`${w.id}: ${m.message}`); break;
@@ -317,6 +337,8 @@ export class ClientPool implements ClientControl {
       for (let i = 0; i < depth; i++) {
         this.recorder.append({ type: 'invoke', f: 'release', process: w.process, key, client: w.id });
         this.recorder.append({ type: 'ok', f: 'release', process: w.process, key, value: { lapse: true }, error: 'the client process died' });
+        this.book.note(w.id, 'release', 'invoke');
+        this.book.note(w.id, 'release', 'ok');
       }
     }
     w.believes.clear();
@@ -330,7 +352,7 @@ export class ClientPool implements ClientControl {
    */
   private async atPoint(w: Worker, point: string, go: (holdMs?: number) => void, command?: string): Promise<void> {
     const now = performance.now() - this.runStartMs;
-    const f = this.anchored.find((x) => !x.fired && anchoredClient(x) === w.id && anchorPoint(x) === point && x.at_ms <= now);
+    const f = this.anchored.find((x) => !x.fired && anchoredClient(x) === w.id && anchorPoint(x) === point && x.at_ms <= now && (!x.after || this.book.seen(x.after)));
     if (!f) { go(); return; }
     f.fired = true;
     if (f.anchor) { await this.faultAt(w, f, go); return; }
@@ -344,9 +366,12 @@ export class ClientPool implements ClientControl {
       // Sent before 'go' down the same pipe: the client reads the new clock before it goes on.
       setClockOffsetMs: (ms) => this.send(w, { t: 'clock', offsetMs: ms }),
       kill: () => this.kill(w.id),
-      record: (type, details) => this.recordFault(type, details),
+      record: (type, details) => {
+        this.recordFault(type, details);
+        if (type === `${f.kind}-start`) this.book.noteFault(f.index);   // every kind records <kind>-start (nemesis/fault.ts)
+      },
       go,
-      startThenGo: (s, holdMs) => this.startAt(w, s, go, holdMs),
+      startThenGo: (s, holdMs) => this.startAt(w, { ...s, index: f.index }, go, holdMs),
       ended: this.ended,
     });
   }
@@ -385,15 +410,15 @@ export class ClientPool implements ClientControl {
    * client waits until it has taken effect, so it is in place at that very moment), the client
    * goes on, and it heals duration_ms later.
    */
-  private faultAt(w: Worker, f: FaultSpec & { fired?: boolean }, go: (holdMs?: number) => void): Promise<void> {
+  private faultAt(w: Worker, f: PoolFault & { fired?: boolean }, go: (holdMs?: number) => void): Promise<void> {
     this.recorder.nemesis('anchor-reached', { client: w.id, point: f.anchor!.point, kind: f.kind });
     return this.startAt(w, f, go);
   }
 
   /** Starts `f` through the nemesis (recorded as its kind's own start/stop), lets the client go on, heals it duration_ms later. */
-  private async startAt(w: Worker, f: FaultSpec & { fired?: boolean }, go: (holdMs?: number) => void, holdMs?: number): Promise<void> {
+  private async startAt(w: Worker | undefined, f: PoolFault & { fired?: boolean }, go: (holdMs?: number) => void, holdMs?: number): Promise<void> {
     if (!this.nemesis) throw new Error(`clients.ts: an anchored ${f.kind} needs the nemesis context (Session.nemesisContext sets pool.nemesis)`);
-    const { fired: _fired, anchor: _anchor, ...spec } = f;
+    const { fired: _fired, anchor: _anchor, after: _after, index, ...spec } = f;
     let fault;
     try {
       fault = createFault(spec, this.nemesis);
@@ -403,7 +428,10 @@ export class ClientPool implements ClientControl {
       go();
       return;
     }
+    this.book.noteFault(index);
     go(holdMs);
+    // Ordered by an event alone and open-ended: it lasts to the end of the run (the session heals it, as the nemesis' own).
+    if (!w && f.duration_ms === undefined) return;
     await sleep(f.duration_ms ?? 0);
     // A heal that failed (a node that cannot restart: PortTaken) goes to the run's report, never an unhandled rejection.
     await fault.stop().catch((e: unknown) => { this.found.healErrors.push(e); });
@@ -420,14 +448,38 @@ export class ClientPool implements ClientControl {
   /** This run's clients whose I/O points the fault proxy makes (set by run()). */
   private proxied?: ProxiedClients;
 
-  async run(jobs: RunJob[], anchored: FaultSpec[], deadlineMs: number, graceMs: number, onStart: () => void = () => {}, proxied?: ProxiedClients): Promise<RunReport> {
+  /**
+   * A fault ordered after an event (FaultSpec.after) or awaited by a client step, not anchored at
+   * a point: it begins at at_ms once its event has happened; one whose event never comes never begins.
+   */
+  private async fireEvented(f: PoolFault & { fired?: boolean }): Promise<void> {
+    try {
+      await sleep(f.at_ms, undefined, { ref: false, signal: this.runAbort.signal });
+    } catch {
+      f.fired = true;   // the run ended before its time
+      return;
+    }
+    if (f.after) await this.book.wait(f.after, `fault #${f.index + 1} (${f.kind})`);
+    if (this.runEnded || (f.after && !this.book.seen(f.after))) { f.fired = true; return; }
+    f.fired = true;
+    await this.startAt(undefined, f, () => {});
+  }
+
+  async run(jobs: RunJob[], poolFaults: PoolFault[], deadlineMs: number, graceMs: number, onStart: () => void = () => {}, proxied?: ProxiedClients): Promise<RunReport> {
     // A worker of the last run may die just after ensure() saw it (a crash from a timer): start it again.
     for (let i = 0; i < 3; i++) {
       await this.ensure(jobs.map((j) => j.clientId));
       if (jobs.every((j) => this.workers.get(j.clientId)?.dead === false)) break;
     }
     this.active = jobs.map((j) => j.clientId);
-    this.anchored = anchored.map((f) => ({ ...f }));
+    this.anchored = poolFaults.filter(isAnchoredPause).map((f) => ({ ...f }));
+    this.evented = poolFaults.filter((f) => !isAnchoredPause(f)).map((f) => ({ ...f }));
+    this.runEnded = false;
+    this.runAbort = new AbortController();
+    const kinds = new Map(poolFaults.map((f) => [f.index, f.kind]));
+    // Not stuck while an ordered fault whose event came still waits for its time: it may yet begin.
+    this.book = new OrderBook((f, v) => this.recordFault(f, v), (i) => kinds.get(i), this.active,
+      () => this.evented.filter((f) => !f.fired && (!f.after || this.book.seen(f.after))).length);
     this.logs = [];
     const errors: string[] = this.diedBetweenRuns.splice(0);
     const killed: string[] = [];
@@ -446,6 +498,7 @@ export class ClientPool implements ClientControl {
           w.prepared?.();   // a client that failed while building its lock is not waited for
           w.prepared = undefined;
           if (error) errors.push(`${w.id}: ${error}`);
+          this.book.finished(w.id);
           resolve();
         };
         this.send(w, job);
@@ -460,6 +513,11 @@ export class ClientPool implements ClientControl {
     this.ended = new Promise<void>((resolve) => { endRun = resolve; });
     this.runStartMs = performance.now();
     onStart();
+    for (const f of this.evented) {
+      const p = this.fireEvented(f);
+      this.pausing.add(p);
+      void p.finally(() => this.pausing.delete(p));
+    }
     for (const id of this.active) this.send(this.workers.get(id)!, { t: 'start' });
     const all = Promise.all(finished);
     if ((await Promise.race([all, timer(deadlineMs)])) === 'late') {
@@ -476,13 +534,16 @@ export class ClientPool implements ClientControl {
       }
     }
     endRun();
+    this.runEnded = true;
+    this.runAbort.abort();
+    this.book.end();
     await Promise.all([...this.pausing]);
     watch.abort();
     await Promise.all(bound.watchers);
     await this.unbindProxied(jobs);
     const found = this.found;
     this.found = { crashes: [], lockStats: {}, points: emptyReached(), healErrors: [] };
-    return { errors, killed, logs: this.logs, ...found };
+    return { errors, killed, logs: this.logs, ...found, orderMissed: [...this.book.missed] };
   }
 
   /**

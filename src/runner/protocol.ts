@@ -8,6 +8,8 @@ import type { ReachedPoints } from '../workload/points.ts';
 /** Which lock to build: a registry name or a user's module path. */
 export type LockSpec = { name: string } | { path: string };
 
+import type { OrderEvent } from '../../nemesis/order.ts';
+
 export interface RunJob {
   t: 'run';
   run: number;
@@ -52,6 +54,8 @@ export type FromWorker =
   | { t: 'invoke'; seq: number; f: string; key: string; value?: unknown }
   | { t: 'complete'; type: Exclude<EventType, 'invoke'>; f: string; key: string; value?: unknown; error?: string; extra?: Record<string, unknown> }
   | { t: 'point'; seq: number; name: string; command?: string }   // command: the word of a held send (DEL, DELETE), when readable
+  /** An ordered attempt (Attempt.after): the parent answers 'go' once the event has happened, or cannot (src/runner/order-book.ts). */
+  | { t: 'wait'; seq: number; after: OrderEvent; attempt: number }
   | { t: 'log'; message: string }
   /** A fault kind that could not reach this client's lock (LockContext.unreached): recorded as the nemesis event `<kind>-unreached`. */
   | { t: 'unreached'; kind: string; reason: string }

@@ -24,7 +24,7 @@ export class ReplayTally {
   last: RunOutcome | undefined;
   /** The last run that broke the lock (the counterexample a measuring replay keeps). */
   lastBroken: RunOutcome | undefined;
-  /** Per run: reproduced (broke the lock), inconclusive (with its first reason), or clean (a conclusive run without a violation). */
+  /** Per run: reproduced (broke the lock), inconclusive, or clean (a conclusive run without a violation); `reasons`: why the others did not break it (an order anchor missed, else why no verdict), counted. */
   readonly rate = { reproduced: 0, inconclusive: 0, clean: 0, reasons: {} as Record<string, number> };
   readonly coverage: Coverage;
   readonly liveness: LivenessTotals;
@@ -37,11 +37,13 @@ export class ReplayTally {
   onRun(out: RunOutcome): void {
     this.last = out;
     if (out.verdict === false) { this.lastBroken = out; this.rate.reproduced++; }
-    else if (out.verdict === 'unknown') {
-      this.rate.inconclusive++;
-      const why = (out.inconclusive[0] ?? 'no verdict').replace(/\d+/g, 'N').slice(0, 200);
-      setOwn(this.rate.reasons, why, (getOwn(this.rate.reasons, why) ?? 0) + 1);
-    } else this.rate.clean++;
+    else {
+      if (out.verdict === 'unknown') this.rate.inconclusive++; else this.rate.clean++;
+      // Why it did not break the lock: the order anchor it missed first (the stored schedule's order did not hold), else why it had no verdict.
+      const missed = out.orderMissed?.[0];
+      const why = missed ? `missed: ${missed}` : out.verdict === 'unknown' ? (out.inconclusive[0] ?? 'no verdict').replace(/\d+/g, 'N') : undefined;
+      if (why) setOwn(this.rate.reasons, why.slice(0, 200), (getOwn(this.rate.reasons, why.slice(0, 200)) ?? 0) + 1);
+    }
     addLiveness(this.liveness, out);
     this.ops += out.ops;
     addRun(this.coverage, out);
@@ -96,8 +98,9 @@ export async function storeInterruptedReplay(r: ReplayRecord, reason: string): P
 export function describeRate(rate: ReplayTally['rate']): string {
   const runs = rate.reproduced + rate.inconclusive + rate.clean;
   const reasons = Object.entries(rate.reasons).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([w, k]) => `${w}: ${k}`);
-  return `reproduced ${rate.reproduced}/${runs}` + (rate.inconclusive ? `; ${rate.inconclusive} inconclusive (${reasons.join('; ')})` : '') +
-    (rate.clean ? `; ${rate.clean} conclusive without a violation (every fault took effect and the lock held)` : '');
+  return `reproduced ${rate.reproduced}/${runs}` + (rate.inconclusive ? `; ${rate.inconclusive} inconclusive` : '') +
+    (rate.clean ? `; ${rate.clean} conclusive without a violation (every fault took effect and the lock held)` : '') +
+    (reasons.length ? ` (${reasons.join('; ')})` : '');
 }
 
 export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): Promise<RunSummary> {
@@ -130,7 +133,7 @@ export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): 
   if (last) {
     cdir = await writeCounterexample(dir, last, { lock: lockLabel(spec), replay_of: o.dir, plan: describePlan(plan) });
     o.log(unsafe ? (o.measure ? `\nREPRODUCED in ${rate.reproduced} of ${coverage.runs} runs; the last that broke the lock:` : `\nREPRODUCED in run ${summary.runs} of ${o.runs}:`)
-      : notReproduced ? `\nNOT REPRODUCED: tried ${n} time(s) (--runs ${o.runs}), no violation; the counterexample is timing-sensitive: try more --runs (exit 3):`
+      : notReproduced ? `\nNOT REPRODUCED: tried ${n} time(s) (--runs ${o.runs}), no violation; ${why?.[0].startsWith('missed: ') ? 'the stored order of events did not hold (below)' : 'the counterexample is timing-sensitive: try more --runs'} (exit 3):`
         : `\nNo violation in ${n} run(s) of the stored plan:`);
     o.log(await describeOutcome(last, join(cdir, 'history.jsonl')));
     summary.minimal = { plan, ops: last.ops, faults: plan.faults.length, anomalies: last.check.anomalies, resource: last.resource };

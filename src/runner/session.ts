@@ -14,7 +14,7 @@ import { checkHistory } from '../../checkers/index.ts';
 import type { CheckResult, Verdict } from '../../checkers/types.ts';
 import { checkResource, type ResourceEntry, type ResourceResult } from '../../checkers/resource.ts';
 import { checkLiveness, defaultLivenessBoundMs, type LivenessResult } from '../../checkers/liveness.ts';
-import type { NemesisContext } from '../../nemesis/types.ts';
+import type { FaultSpec, NemesisContext } from '../../nemesis/types.ts';
 import { ClientPool, type ProxiedClients } from './clients.ts';
 import { proxyFraming, ProxyPointsControl } from './proxy-points.ts';
 import { Recorder } from './recorder.ts';
@@ -87,6 +87,8 @@ export interface RunOutcome {
   points?: ReachedPoints;           // what the clients reached: I/O counts per operation kind, named points
   resourceEntries: ResourceEntry[];
   liveness?: RunLiveness;           // measured on every run; a verdict only when the property asks
+  /** The stored schedule's order anchors this run missed, in words (nemesis/order.ts): why a replay may not have broken the lock. */
+  orderMissed?: string[];
 }
 
 /** Whether the recipe's acquires are leases (LockRecipe.lease, by topology when unset). */
@@ -237,8 +239,12 @@ export class Session {
         pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && anchoredClient(f) === id).map((f) => anchorPoint(f)!),
       };
     }));
-    const anchored = plan.faults.filter(isAnchoredPause);
-    const timed = plan.faults.filter((f) => !isAnchoredPause(f));
+    // The pool fires what waits for a client's point or event, and what a client step waits for (it sees it begin); the nemesis the rest, by time.
+    const awaited = new Set(plan.clients.flatMap((c) => c.attempts.map((a) => (a.after && 'fault' in a.after ? a.after.fault : -1))));
+    const indexed = plan.faults.map((f, index) => ({ ...f, index }));
+    const byPool = (f: FaultSpec & { index: number }) => isAnchoredPause(f) || f.after !== undefined || awaited.has(f.index);
+    const anchored = indexed.filter(byPool);
+    const timed = plan.faults.filter((_, i) => !byPool(indexed[i]!));
     recorder.beginRun();
     recorder.nemesis('run-start', { run, lock: lockLabel(this.o.lock), backend: backendOf(recipe), clients: jobs.length, faults: plan.faults.length });
     const abort = new AbortController();
@@ -303,6 +309,7 @@ export class Session {
     return {
       run, plan, verdict, lockVerdict: check.valid, check, resource, events, history, ops, elapsedMs: performance.now() - started,
       problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), outcomes: runOutcomes(events), lockStats: report.lockStats, points: report.points, resourceEntries: entries, liveness,
+      ...(report.orderMissed.length ? { orderMissed: report.orderMissed } : {}),
     };
   }
 

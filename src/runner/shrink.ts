@@ -7,7 +7,9 @@
 //   2. structure: drop one fault, silence one client, then drop one attempt
 //      at a time (latest first);
 //   3. numbers: fast-check's own shrink stream for the plan (no context
-//      needed), for smaller delays and times.
+//      needed), for smaller delays and times;
+//   4. order: the smallest run's order of events pinned into its plan
+//      (pin-order.ts), kept when it breaks the lock R of R times.
 // A candidate counts as failing if one of its tries breaks the lock with every
 // kind of anomaly the first violation showed (a stale unlock must not vanish
 // from the result because a smaller plan only showed the double holder), or
@@ -22,6 +24,7 @@
 import type fc from 'fast-check';
 import { clientId, planOps, type RunPlan } from '../workload/plan.ts';
 import type { RunOutcome } from './session.ts';
+import { pinOrder } from './pin-order.ts';
 
 /** The clients the anomalies of a run name, and how many attempts of each happened up to the last anomaly line. */
 export function involvement(o: Pick<RunOutcome, 'events' | 'check' | 'resource'>): { clients: Set<string>; attempts: Map<string, number> } | null {
@@ -94,6 +97,8 @@ export interface ShrinkOptions {
   confirmRuns?: number;
   /** R: a smaller plan is kept only if it broke the lock in R runs of R (default SHRINK_HOLD). */
   hold?: number;
+  /** Pin the smallest run's order of events into its plan (default true): pin-order.ts. */
+  pin?: boolean;
   /** What a smaller violation must show, instead of every kind of anomaly the first showed (a class by cause: search.ts). */
   keep?(out: RunOutcome): boolean;
 }
@@ -181,6 +186,22 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
         break;
       }
     }
+  }
+  // Order: the smallest failing run's order of events pinned into its plan (pin-order.ts), kept if it
+  // breaks the lock R of R times (what is stored then replays by events, not by times alone). Its own
+  // R runs, past the budget: the order is what a replay needs most.
+  const pinnedPlan = o.pin === false ? null : pinOrder(best.plan, best.events);
+  if (pinnedPlan) {
+    let out: RunOutcome | null = null;
+    for (let k = 0; k < hold; k++) {
+      const again = await o.runOnce(pinnedPlan);
+      runs++;
+      if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: order pinned, ${k + 1}/${hold}: ${again.verdict}\n`);
+      if (!showsAll(again)) { out = null; break; }
+      out ??= again;
+    }
+    if (out && hold > 1) return { minimal: out, runs, interrupted, confirmed: true };
+    if (out) accept(out);
   }
   // Every plan kept broke the lock hold times in a row: the smallest is confirmed.
   if (hold > 1 && chain.length > 0) return { minimal: best, runs, interrupted, confirmed: true };

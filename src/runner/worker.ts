@@ -18,6 +18,7 @@ import { resolveRecipe } from './lock-spec.ts';
 import { crashOrigin, PACKAGE_ROOT, type CrashOrigin } from './crash-origin.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Attempt } from '../workload/plan.ts';
+import type { OrderEvent } from '../../nemesis/order.ts';
 import { BEFORE_RELEASE, BEFORE_WRITE, CRITICAL_SECTION } from '../workload/plan.ts';
 
 // Deep enough that a crash's stack reaches the frame that tells who threw it (crash-origin.ts).
@@ -37,7 +38,7 @@ function send(m: FromWorker): void {
   if (process.connected) process.send?.(m);
 }
 
-function ask(m: { t: 'invoke'; f: string; key: string; value?: unknown } | { t: 'point'; name: string; command?: string }): Promise<number | undefined> {
+function ask(m: { t: 'invoke'; f: string; key: string; value?: unknown } | { t: 'point'; name: string; command?: string } | { t: 'wait'; after: OrderEvent; attempt: number }): Promise<number | undefined> {
   const s = ++seq;
   return new Promise((resolve) => {
     waiting.set(s, resolve);
@@ -91,9 +92,9 @@ class Client {
   private retired = false;
 
   async runAll(): Promise<void> {
-    for (const a of this.job.attempts) {
+    for (const [i, a] of this.job.attempts.entries()) {
       if (stopping || this.retired) break;
-      await this.attempt(a);
+      await this.attempt(a, i);
     }
   }
 
@@ -102,8 +103,11 @@ class Client {
     if (this.job.reentrant) this.retired = true;
   }
 
-  private async attempt(a: Attempt): Promise<void> {
+  private async attempt(a: Attempt, index: number): Promise<void> {
     await sleep(a.delayMs);
+    if (stopping) return;
+    // A stored schedule's order: this acquire starts once the event it needs has happened.
+    if (a.after) await ask({ t: 'wait', after: a.after, attempt: index });
     if (stopping) return;
     const key = this.job.keyPrefix + a.key;
     const held = await this.acquire(key, a.waitMs);

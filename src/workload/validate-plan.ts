@@ -9,6 +9,7 @@ import { checkFaultSpec, kindDef } from '../../nemesis/kinds.ts';
 import { MAX_FAULT_MS } from '../../nemesis/spec.ts';
 import type { FaultSpec } from '../../nemesis/types.ts';
 import type { RunPlan } from './plan.ts';
+import { checkOrderEvent, isFaultEvent, ORDER_SHAPE } from '../../nemesis/order.ts';
 
 /** The longest any time in a plan may be (a delay, wait, hold, lease, fault start or duration): one hour. */
 export const MAX_PLAN_MS = MAX_FAULT_MS;
@@ -51,6 +52,11 @@ export function validatePlan(x: unknown, where: string): RunPlan {
       if (typeof r.key !== 'string') bad(`${ap}.key`, `must be a string; got ${shown(r.key)}`);
       if (typeof r.renew !== 'boolean' && r.renew !== undefined) bad(`${ap}.renew`, `must be true or false; got ${shown(r.renew)}`);
       if (r.reenter !== undefined && typeof r.reenter !== 'boolean') bad(`${ap}.reenter`, `must be true or false; got ${shown(r.reenter)}`);
+      if (r.after !== undefined) {
+        const faults = Array.isArray(p.faults) ? p.faults.length : 0;
+        const e = checkOrderEvent(r.after, clients.length, faults, (what) => bad(`${ap}.after`, what, `give an event of another client or a fault of the plan: ${ORDER_SHAPE}`));
+        if (!isFaultEvent(e) && e.client === `c${i + 1}`) bad(`${ap}.after.client`, `names the attempt's own client c${i + 1}: its own steps are in order already`, 'name another client, or remove "after"');
+      }
     });
   });
   if (!Array.isArray(p.faults)) bad('plan.faults', `"faults" must be an array; got ${shown(p.faults)}`);
@@ -67,6 +73,7 @@ export function validatePlan(x: unknown, where: string): RunPlan {
       bad(field ? `${fp}.${field[1]}` : fp, field ? field[2]! : what, 'edit the file (see `lockpick list` for the fault kinds, their targets and params), or run afresh');
     }
     ms(spec!.at_ms, `${fp}.at_ms`);
+    if (spec!.after) checkOrderEvent(spec!.after, clients.length, 0, (what) => bad(`${fp}.after`, what, `give an event of a client of the plan: ${ORDER_SHAPE}`));
     if (spec!.duration_ms !== undefined) ms(spec!.duration_ms, `${fp}.duration_ms`);
     for (const [path, id] of namedClients(spec!)) {
       const n = /^c([1-9]\d*)$/.exec(id);

@@ -41,7 +41,8 @@ export function checkOrderEvent(x: unknown, clients: number, faults: number, fai
   return { client: e.client as string, op: e.op as OpEvent['op'], type: e.type as OpEvent['type'], nth: e.nth as number };
 }
 
-const ORDINAL = (n: number) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th'}`;
+/** 1st, 2nd, 3rd, 11th, 22nd. */
+export const ordinal = (n: number): string => `${n}${n % 100 >= 11 && n % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th'}`;
 
 /** "c2's 1st acquire returned ok", "c1's 2nd release was invoked", "fault #1 (client-pause) began". */
 export function describeOrderEvent(e: OrderEvent, faultKind?: (i: number) => string | undefined): string {
@@ -50,5 +51,5 @@ export function describeOrderEvent(e: OrderEvent, faultKind?: (i: number) => str
     return `fault #${e.fault + 1}${kind ? ` (${kind})` : ''} began`;
   }
   const what = e.type === 'invoke' ? 'was invoked' : e.type === 'ok' ? 'returned ok' : 'failed';
-  return `${e.client}'s ${ORDINAL(e.nth)} ${e.op} ${what}`;
+  return `${e.client}'s ${ordinal(e.nth)} ${e.op} ${what}`;
 }

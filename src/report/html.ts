@@ -315,12 +315,34 @@ function verdictWord(v: CheckResult['valid']): { word: string; cls: string } {
   return v === true ? { word: 'VALID', cls: 'ok' } : v === false ? { word: 'INVALID', cls: 'bad' } : { word: 'UNKNOWN', cls: 'unk' };
 }
 
+// The reproduction rate of a counterexample's page is measured later than the page is written
+// (`lockpick run --replay DIR --runs N --measure`): the page keeps a marked place for it, filled
+// in or replaced when a measure is done; a page written before the place existed gets it after its header.
+const REPRO_START = '<!--lockpick:reproduction-->';
+const REPRO_END = '<!--/lockpick:reproduction-->';
+
+/** The marked place, with the rate in words when there is one. */
+function reproductionSlot(text?: string): string {
+  return `${REPRO_START}${text ? `<p class="reproduction"><b>Replayed:</b> ${escapeHtml(text)}</p>` : ''}${REPRO_END}`;
+}
+
+/** A timeline page with its reproduction place holding `text` (replacing what it held). */
+export function withReproduction(html: string, text: string): string {
+  const a = html.indexOf(REPRO_START);
+  const b = a < 0 ? -1 : html.indexOf(REPRO_END, a);
+  if (a >= 0 && b >= 0) return html.slice(0, a) + reproductionSlot(text) + html.slice(b + REPRO_END.length);
+  const h = html.indexOf('</header>');
+  if (h < 0) return html;
+  const at = h + '</header>'.length;
+  return html.slice(0, at) + reproductionSlot(text) + html.slice(at);
+}
+
 /**
  * The timeline page of a history and its check result. `meta` is shown as the run's description;
  * `extras` adds what the history file does not carry (client names, the resource's log).
  * A library call: `lockpick report`, the runner's counterexample and `lockpick demo` use it.
  */
-export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Record<string, unknown>, extras?: TimelineExtras & { outcomes?: Outcomes }): string {
+export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Record<string, unknown>, extras?: TimelineExtras & { outcomes?: Outcomes; reproduction?: string }): string {
   const tl = buildTimeline(h, r);
   const st = buildStory(h, tl, extras);
   const v = verdictWord(r.valid);
@@ -370,7 +392,7 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
 <title>${escapeHtml(title)}</title><style>${timelineCss()}</style></head>
 <body>
 <header><h1><span class="verdict ${v.cls}">${v.word}</span> <span class="src">${escapeHtml(h.source)}</span></h1>
-<p class="facts">${facts.join(' · ')}</p>${metaRows ? `<details class="meta"><summary>${metaLine || 'about this run'}</summary><table class="meta">${metaRows}</table></details>` : ''}</header>
+<p class="facts">${facts.join(' · ')}</p>${metaRows ? `<details class="meta"><summary>${metaLine || 'about this run'}</summary><table class="meta">${metaRows}</table></details>` : ''}</header>${reproductionSlot(extras?.reproduction)}
 ${anomSection}${resource}${outcomes}${keysNote}${cutNote}
 <div class="controls">${keySelect}<span class="legend">${legend(windows)}</span></div>
 <svg width="0" height="0" style="position:absolute"><defs>

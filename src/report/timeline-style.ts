@@ -44,6 +44,7 @@ g.lane.node .pl{fill:#4527a0}g.lane.key .pl,g.lane.resource .pl{fill:#5d4037}
 .note.atag{font-size:12px;font-weight:700;fill:#c62828;cursor:help}
 .resnote{background:#fff3e0;border-left:4px solid #e65100;padding:6px 10px;margin:8px 0;font-size:13px}
 .outcomes{color:#444;margin:6px 0;font-size:13px}
+.reproduction{margin:6px 0;padding:4px 8px;background:#fff8e1;border-left:3px solid #f9a825}
 a.self{color:inherit;text-decoration:none}a.self:hover{text-decoration:underline}
 .overview h3{font-size:13px;margin:6px 0 2px;font-weight:500;color:#444}svg.ov{display:block;border:1px solid #ddd}
 .ovbar{fill:#90a4ae}.ovan{stroke:#d50000;stroke-width:1.5;vector-effect:non-scaling-stroke}.ovwin{fill:#1e88e5;fill-opacity:.12;stroke:#1565c0;vector-effect:non-scaling-stroke;cursor:pointer}

@@ -18,6 +18,7 @@ import type { ClientControl, FaultSpec, NemesisContext } from '../../nemesis/typ
 import { createFault, kindDef } from '../../nemesis/kinds.ts';
 import { anchoredClient, anchorPoint, isAnchoredPause } from '../workload/plan.ts';
 import { OrderBook } from './order-book.ts';
+import { ordinal } from '../../nemesis/order.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Recorder } from './recorder.ts';
 import { emptyReached, mergeReached, type ReachedPoints } from '../workload/points.ts';
@@ -278,7 +279,7 @@ export class ClientPool implements ClientControl {
       }
       case 'wait': {
         const seq = m.seq;
-        void this.book.wait(m.after, `${w.id}'s attempt ${m.attempt + 1}`, w.id).then(() => this.send(w, { t: 'go', seq }));
+        void this.book.wait(m.after, `${w.id}'s ${ordinal(m.attempt + 1)} attempt`, w.id).then(() => this.send(w, { t: 'go', seq }));
         break;
       }
       case 'log': this.logs.push(`${w.id}: ${m.message}`); break;

@@ -35,13 +35,19 @@ export function emptyCoverage(requested: readonly string[]): Coverage {
   };
 }
 
+/**
+ * A reason's words, to count reasons by: numbers (times, process ids) vary from run to run and
+ * become N; a client's id (c2), an ordinal (5th) and a fault's number (#1) name what was missed and stay.
+ */
+export function reasonWords(why: string): string {
+  return why.replace(/(?<![c#\d])\d+(?!\d|st\b|nd\b|rd\b|th\b)/g, 'N').slice(0, 200);
+}
+
 /** Counts one run (violating runs count as conclusive: what they found stands). */
 export function addRun(c: Coverage, out: RunOutcome): void {
   c.runs++;
   if (out.verdict === 'unknown') {
-    const why = out.inconclusive[0] ?? 'no verdict';
-    // Numbers (times, ids) vary from run to run; count reasons by their words.
-    const words = why.replace(/\d+/g, 'N').slice(0, 200);
+    const words = reasonWords(out.inconclusive[0] ?? 'no verdict');
     addCounts(c.inconclusiveReasons, { [words]: 1 }); // a reason's words may be a lock's message
     return;
   }

@@ -1,6 +1,7 @@
 // The last step of a replay: store and say what the stored plan did when run again
 // (REPRODUCED, NOT REPRODUCED, or no violation, with the gaps), or, on an interrupt, the
 // runs done so far. Writes counterexample/, results.json and junit.xml.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Verdict } from '../../checkers/types.ts';
 import { describePlan, type RunPlan } from '../workload/plan.ts';
@@ -10,7 +11,7 @@ import { clientLogs, clientOutputNote } from './client-logs.ts';
 import { wantsLiveness, type Property, type RunOutcome } from './session.ts';
 import { writeJson } from './store.ts';
 import { lockLabel } from './lock-spec.ts';
-import { addRun, describeCoverage, emptyCoverage, gaps, type Coverage } from './coverage.ts';
+import { addRun, reasonWords, describeCoverage, emptyCoverage, gaps, type Coverage } from './coverage.ts';
 import { describeOutcome, finish, shownRun, writeCounterexample, writeJUnit } from './run-files.ts';
 import { addLiveness, outcomeJson, type LivenessTotals, type RunSummary, type SummaryDraft } from './summary.ts';
 import type { Interrupted } from './with-session.ts';
@@ -41,7 +42,7 @@ export class ReplayTally {
       if (out.verdict === 'unknown') this.rate.inconclusive++; else this.rate.clean++;
       // Why it did not break the lock: the order anchor it missed first (the stored schedule's order did not hold), else why it had no verdict.
       const missed = out.orderMissed?.[0];
-      const why = missed ? `missed: ${missed}` : out.verdict === 'unknown' ? (out.inconclusive[0] ?? 'no verdict').replace(/\d+/g, 'N') : undefined;
+      const why = missed ? `missed: ${missed}` : out.verdict === 'unknown' ? reasonWords(out.inconclusive[0] ?? 'no verdict') : undefined;
       if (why) setOwn(this.rate.reasons, why.slice(0, 200), (getOwn(this.rate.reasons, why.slice(0, 200)) ?? 0) + 1);
     }
     addLiveness(this.liveness, out);
@@ -103,6 +104,18 @@ export function describeRate(rate: ReplayTally['rate']): string {
     (reasons.length ? ` (${reasons.join('; ')})` : '');
 }
 
+/** The timeline page of the counterexample in `dir` (a counterexample dir, or a run dir's first) shows the rate; none there: nothing to mark. */
+async function markTimeline(dir: string, words: string, log: (s: string) => void): Promise<void> {
+  const page = [join(dir, 'timeline.html'), join(dir, 'counterexample', 'timeline.html')].find((f) => existsSync(f));
+  if (!page) return;
+  try {
+    const { withReproduction } = await import('../report/html.ts');
+    writeFileSync(page, withReproduction(readFileSync(page, 'utf8'), words));
+  } catch (e) {
+    log(`note: could not show the rate on ${page} (${(e as Error).message})`);
+  }
+}
+
 export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): Promise<RunSummary> {
   const { o, dir, id, t0, plan, spec, property } = r;
   const { ops, coverage, liveness, rate } = r.tally;
@@ -116,6 +129,9 @@ export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): 
     // Beside the counterexample it measured, for its report, JUnit and a bug report; a read-only store keeps it in this run's results.json alone.
     try { writeJson(join(o.dir, 'reproduction.json'), reproduction); } catch (e) { o.log(`note: could not write ${join(o.dir, 'reproduction.json')} (${(e as Error).message}); the rate is in ${join(dir, 'results.json')}`); }
   }
+  // The counterexample's own timeline page says it too (the replay's page gets it below).
+  const rateWords = reproduction ? `${describeRate(rate)}, measured ${reproduction.measured.slice(0, 10)} with lockpick run --replay ${o.dir} --runs ${o.runs} --measure` : undefined;
+  if (rateWords) await markTimeline(o.dir, rateWords, o.log);
   const notReproduced = !unsafe && ownCounterexample;
   // Not reproduced: say why the runs missed it (an anchor never reached, a fault that did not take effect), the most frequent first.
   const why = Object.entries(rate.reasons).sort((a, b) => b[1] - a[1])[0];
@@ -132,6 +148,7 @@ export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): 
   let cdir: string | undefined;
   if (last) {
     cdir = await writeCounterexample(dir, last, { lock: lockLabel(spec), replay_of: o.dir, plan: describePlan(plan) });
+    if (rateWords) await markTimeline(cdir, rateWords, o.log);
     o.log(unsafe ? (o.measure ? `\nREPRODUCED in ${rate.reproduced} of ${coverage.runs} runs; the last that broke the lock:` : `\nREPRODUCED in run ${summary.runs} of ${o.runs}:`)
       : notReproduced ? `\nNOT REPRODUCED: tried ${n} time(s) (--runs ${o.runs}), no violation; ${why?.[0].startsWith('missed: ') ? 'the stored order of events did not hold (below)' : 'the counterexample is timing-sensitive: try more --runs'} (exit 3):`
         : `\nNo violation in ${n} run(s) of the stored plan:`);

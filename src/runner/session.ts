@@ -304,6 +304,8 @@ export class Session {
     if (recorder.failure) throw new InconclusiveError(recorder.failure);
     if (envBroken) throw new InconclusiveError(`run ${run}: ${envBroken.message}`, { cause: envBroken });
     if (check.valid === 'unknown' && check.reason) inconclusive.push(`the check stopped: ${check.reason}`);
+    // The plan's order did not hold (an anchor it waited for never came): the run did not test what the plan asked.
+    if (report.orderMissed.length) inconclusive.push(`the plan's order did not hold: ${report.orderMissed[0]}`);
     if (verdict === true && inconclusive.length > 0) verdict = 'unknown';
     const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;
     return {

@@ -86,7 +86,7 @@ test('the book holds a waiter until its event, and lets it go saying why when th
   const records: [string, unknown][] = [];
   const book = new OrderBook((f, v) => records.push([f, v]), (i) => ['partition'][i], ['c1', 'c2']);
   let went = false;
-  const w = book.wait({ client: 'c1', op: 'acquire', type: 'ok', nth: 2 }, "c2's attempt 1", 'c2').then(() => { went = true; });
+  const w = book.wait({ client: 'c1', op: 'acquire', type: 'ok', nth: 2 }, "c2's 1st attempt", 'c2').then(() => { went = true; });
   book.note('c1', 'acquire', 'ok');
   await Promise.resolve();
   assert.equal(went, false, 'the 1st ok is not the 2nd');
@@ -95,21 +95,21 @@ test('the book holds a waiter until its event, and lets it go saying why when th
   assert.equal(went, true);
   assert.equal(records.length, 0);
   // c1 finishes without a 3rd: the waiter goes on, and the record names the anchor and why.
-  const w2 = book.wait({ client: 'c1', op: 'acquire', type: 'ok', nth: 3 }, "c2's attempt 2", 'c2');
+  const w2 = book.wait({ client: 'c1', op: 'acquire', type: 'ok', nth: 3 }, "c2's 2nd attempt", 'c2');
   book.finished('c1');
   await w2;
-  assert.deepEqual(records[0], ['order-missed', { waiter: "c2's attempt 2", waited_for: "c1's 3rd acquire returned ok", reason: 'c1 finished its steps without it' }]);
-  assert.match(book.missed[0]!, /c2's attempt 2 waited for c1's 3rd acquire returned ok, which never came/);
+  assert.deepEqual(records[0], ['order-missed', { waiter: "c2's 2nd attempt", waited_for: "c1's 3rd acquire returned ok", reason: 'c1 finished its steps without it' }]);
+  assert.match(book.missed[0]!, /c2's 2nd attempt waited for c1's 3rd acquire returned ok, which never came/);
   // Asked after c1 is done: let go at once, for that reason (not taken for a deadlock).
-  await book.wait({ client: 'c1', op: 'release', type: 'ok', nth: 1 }, "c2's attempt 3", 'c2');
+  await book.wait({ client: 'c1', op: 'release', type: 'ok', nth: 1 }, "c2's 3rd attempt", 'c2');
   assert.equal((records[1]![1] as { reason: string }).reason, 'c1 finished its steps without it');
 });
 
 test('clients that all wait for each other are let go at once, never a hang', async () => {
   const records: [string, unknown][] = [];
   const book = new OrderBook((f, v) => records.push([f, v]), () => undefined, ['c1', 'c2']);
-  const a = book.wait({ client: 'c2', op: 'release', type: 'ok', nth: 1 }, "c1's attempt 1", 'c1');
-  const b = book.wait({ client: 'c1', op: 'release', type: 'ok', nth: 1 }, "c2's attempt 1", 'c2');
+  const a = book.wait({ client: 'c2', op: 'release', type: 'ok', nth: 1 }, "c1's 1st attempt", 'c1');
+  const b = book.wait({ client: 'c1', op: 'release', type: 'ok', nth: 1 }, "c2's 1st attempt", 'c2');
   await Promise.all([a, b]);
   assert.equal(records.length, 2);
   assert.ok(records.every(([f, v]) => f === 'order-missed' && (v as { reason: string }).reason === 'every client was waiting for another'));
@@ -117,7 +117,7 @@ test('clients that all wait for each other are let go at once, never a hang', as
   let pending = 1;
   const book2 = new OrderBook(() => {}, () => 'client-pause', ['c1'], () => pending);
   let went = false;
-  const c = book2.wait({ fault: 0 }, "c1's attempt 1", 'c1').then(() => { went = true; });
+  const c = book2.wait({ fault: 0 }, "c1's 1st attempt", 'c1').then(() => { went = true; });
   await Promise.resolve();
   assert.equal(went, false);
   pending = 0;

@@ -18,6 +18,7 @@ declare -A WHY=(
   [pgbouncer]="PostgreSQL locks through a transaction-pooling PgBouncer"
   [etcd-server]="etcd clusters (lease locks, the concurrency.Mutex algorithm)"
   [memcached]="memcached lock recipes (add, then delete or an owner-checked cas)"
+  [nats-server]="NATS JetStream key-value lock recipes (create, then a plain or revision-checked delete)"
   [python3-etcd3]="the Python process client example on etcd (examples/process-clients/: python-etcd3's Lock)"
   [etcd-client]="etcdctl, Go's concurrency.Mutex as a process client (examples/process-clients/etcdctl_lock.py) and a real Go binary for the Go-executable check's tests"
   [iptables]="cutting links that cannot be routed through the fault proxy"
@@ -84,7 +85,7 @@ sh examples/process-clients/java/build.sh
 say "Java process client examples built: examples/process-clients/java/classes"
 
 # --- what the local environment needs at run time ----------------------------
-for bin in redis-server redis-sentinel java mariadbd mariadb-install-db pgbouncer etcd cc; do
+for bin in redis-server redis-sentinel java mariadbd mariadb-install-db pgbouncer etcd memcached nats-server cc; do
   if ! PATH="$PATH:/usr/sbin:/sbin" command -v "$bin" >/dev/null 2>&1; then
     say "ERROR: $bin is still missing after the install above; see the apt-get output" >&2
     exit 1

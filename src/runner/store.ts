@@ -5,7 +5,7 @@
 // disk that fills up or fails on the way makes the run inconclusive (exit 3).
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { makeDir } from '../make-dir.ts';
 import { randomBytes } from 'node:crypto';
 import type { HistoryEvent } from '../history/types.ts';
@@ -136,6 +136,8 @@ export function readTestJson(dir: string): Record<string, unknown> {
   const fix = `give a run directory written by 'lockpick run', e.g. --replay store/<lock>/<run-id>, or a scenario: --replay scenarios/NAME`;
   if (!existsSync(dir)) throw new UsageError(`--replay ${dir}: no such directory\n  fix: ${fix}`);
   if (!statSync(dir).isDirectory()) throw new UsageError(`--replay ${dir}: not a directory\n  fix: ${fix}`);
+  // A run's first counterexample/ keeps no test.json of its own: its plan is the run's.
+  if (!existsSync(path) && /^counterexample$/.test(basename(resolve(dir))) && existsSync(join(dirname(resolve(dir)), 'test.json'))) return readTestJson(dirname(resolve(dir)));
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -157,3 +157,12 @@ test('fuzzed: any one value of a stored run replaced (a careless edit) is replay
     }
   }), { numRuns: 300 });
 });
+
+test("a run's first counterexample/ (no test.json of its own) replays the run's plan; any other dir without one is refused naming it", async () => {
+  const { readTestJson } = await import('../../src/runner/store.ts');
+  const dir = runDir(testJson());
+  mkdirSync(join(dir, 'counterexample'));
+  assert.deepEqual(readTestJson(join(dir, 'counterexample')).plan, PLAN);
+  mkdirSync(join(dir, 'elsewhere'));
+  assert.throws(() => readTestJson(join(dir, 'elsewhere')), (e: Error) => e instanceof UsageError && /cannot read .*elsewhere\/test\.json/.test(e.message));
+});

@@ -1,6 +1,6 @@
 // The fault kinds, and createFault: validate a spec, build its fault, and
 // track it as active on its context so healAll can always undo it.
-import { describeOrderEvent } from './order.ts';
+import { describeOrderAnchor } from './order.ts';
 import type { Fault, FaultSpec, NemesisContext } from './types.ts';
 import { defineFault, nextFaultId, type KindDef } from './fault.ts';
 import { clientClock, clientPause } from './faults/client.ts';
@@ -33,7 +33,7 @@ export function kindDef(kind: string): KindDef | undefined {
 export function describeFault(spec: FaultSpec): string {
   const def = kindDef(spec.kind);
   const said = def ? def.describe(spec) : `at ${spec.at_ms} ms: ${spec.kind} ${JSON.stringify(spec.target ?? '')}`;
-  return spec.after ? `${said}, not before ${describeOrderEvent(spec.after)}` : said;
+  return spec.after ? `${said}, not before ${describeOrderAnchor(spec.after)}` : said;
 }
 
 /** Why `kind` cannot act on `topology` (or, given the lock's `channels`, on this lock), or undefined when it can. */

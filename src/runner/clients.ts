@@ -279,7 +279,10 @@ export class ClientPool implements ClientControl {
       }
       case 'wait': {
         const seq = m.seq;
-        void this.book.wait(m.after, `${w.id}'s ${ordinal(m.attempt + 1)} attempt`, w.id).then(() => this.send(w, { t: 'go', seq }));
+        const gap = m.after.gap_ms ?? 0;
+        void this.book.wait(m.after, `${w.id}'s ${ordinal(m.attempt + 1)} attempt`, w.id)
+          .then((at) => (at === undefined ? undefined : this.untilRunEnds(at + gap - performance.now())))
+          .then(() => this.send(w, { t: 'go', seq }));
         break;
       }
       case 'log': this.logs.push(`${w.id}: ${m.message}`); break;
@@ -353,7 +356,7 @@ export class ClientPool implements ClientControl {
    */
   private async atPoint(w: Worker, point: string, go: (holdMs?: number) => void, command?: string): Promise<void> {
     const now = performance.now() - this.runStartMs;
-    const f = this.anchored.find((x) => !x.fired && anchoredClient(x) === w.id && anchorPoint(x) === point && x.at_ms <= now && (!x.after || this.book.seen(x.after)));
+    const f = this.anchored.find((x) => !x.fired && anchoredClient(x) === w.id && anchorPoint(x) === point && x.at_ms <= now && (!x.after || this.book.ready(x.after)));
     if (!f) { go(); return; }
     f.fired = true;
     if (f.anchor) { await this.faultAt(w, f, go); return; }
@@ -460,10 +463,19 @@ export class ClientPool implements ClientControl {
       f.fired = true;   // the run ended before its time
       return;
     }
-    if (f.after) await this.book.wait(f.after, `fault #${f.index + 1} (${f.kind})`);
+    if (f.after) {
+      const at = await this.book.wait(f.after, `fault #${f.index + 1} (${f.kind})`);
+      if (at !== undefined) await this.untilRunEnds(at + (f.after.gap_ms ?? 0) - performance.now());
+    }
     if (this.runEnded || (f.after && !this.book.seen(f.after))) { f.fired = true; return; }
     f.fired = true;
     await this.startAt(undefined, f, () => {});
+  }
+
+  /** Sleeps ms, or less when the run ends first. */
+  private async untilRunEnds(ms: number): Promise<void> {
+    if (ms <= 0) return;
+    await sleep(ms, undefined, { ref: false, signal: this.runAbort.signal }).catch(() => {});
   }
 
   async run(jobs: RunJob[], poolFaults: PoolFault[], deadlineMs: number, graceMs: number, onStart: () => void = () => {}, proxied?: ProxiedClients): Promise<RunReport> {

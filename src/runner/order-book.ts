@@ -6,11 +6,12 @@
 // says which anchor it missed.
 import { describeOrderEvent, isFaultEvent, type OrderEvent } from '../../nemesis/order.ts';
 
-interface Waiter { ev: OrderEvent; who: string; client?: string; resolve: () => void }
+interface Waiter { ev: OrderEvent; who: string; client?: string; resolve: (at: number | undefined) => void }
 
 export class OrderBook {
-  private readonly counts = new Map<string, number>();
-  private readonly begun = new Set<number>();
+  /** When each client event happened (performance.now()), by `client op type`, in order. */
+  private readonly times = new Map<string, number[]>();
+  private readonly begun = new Map<number, number>();
   private waiters: Waiter[] = [];
   private readonly done = new Set<string>();
   /** The run's `order-missed` records (what a replay says when it did not break the lock). */
@@ -31,27 +32,39 @@ export class OrderBook {
   /** A client event, as recorded: op invoked, or completed ok/fail (an unknown outcome is no event). */
   note(client: string, op: string, type: string): void {
     const k = `${client} ${op} ${type}`;
-    this.counts.set(k, (this.counts.get(k) ?? 0) + 1);
+    const list = this.times.get(k);
+    if (list) list.push(performance.now()); else this.times.set(k, [performance.now()]);
     this.wake();
   }
 
   /** The plan's fault `index` has begun. */
   noteFault(index: number): void {
-    this.begun.add(index);
+    if (!this.begun.has(index)) this.begun.set(index, performance.now());
     this.wake();
   }
 
+  /** When `ev` happened (performance.now()), or undefined while it has not. */
+  seenAt(ev: OrderEvent): number | undefined {
+    if (isFaultEvent(ev)) return this.begun.get(ev.fault);
+    return this.times.get(`${ev.client} ${ev.op} ${ev.type}`)?.[ev.nth - 1];
+  }
+
   seen(ev: OrderEvent): boolean {
-    if (isFaultEvent(ev)) return this.begun.has(ev.fault);
-    return (this.counts.get(`${ev.client} ${ev.op} ${ev.type}`) ?? 0) >= ev.nth;
+    return this.seenAt(ev) !== undefined;
+  }
+
+  /** The event happened and its gap has passed. */
+  ready(ev: OrderEvent): boolean {
+    const at = this.seenAt(ev);
+    return at !== undefined && performance.now() >= at + (ev.gap_ms ?? 0);
   }
 
   /**
-   * Resolves once `ev` has happened, or when it cannot any more (then an `order-missed` record
-   * says so). `who` names the waiter in words; `client` is the waiting client, if one waits.
+   * Resolves with when `ev` happened, once it has (its gap is the waiter's to keep), or with
+   * undefined when it cannot any more (then an `order-missed` record says so). `who` names the waiter in words; `client` is the waiting client, if one waits.
    */
-  wait(ev: OrderEvent, who: string, client?: string): Promise<void> {
-    if (this.seen(ev)) return Promise.resolve();
+  wait(ev: OrderEvent, who: string, client?: string): Promise<number | undefined> {
+    if (this.seen(ev)) return Promise.resolve(this.seenAt(ev));
     return new Promise((resolve) => {
       this.waiters.push({ ev, who, ...(client ? { client } : {}), resolve });
       // Its client is done already: it never will.
@@ -76,7 +89,7 @@ export class OrderBook {
     const ready = this.waiters.filter((w) => this.seen(w.ev));
     if (!ready.length) return;
     this.waiters = this.waiters.filter((w) => !ready.includes(w));
-    for (const w of ready) w.resolve();
+    for (const w of ready) w.resolve(this.seenAt(w.ev));
   }
 
   /** Every client still running waits for an event and no fault may still begin: none can come. */
@@ -94,7 +107,7 @@ export class OrderBook {
       const waitedFor = describeOrderEvent(w.ev, this.faultKind);
       this.missed.push(`${w.who} waited for ${waitedFor}, which never came (${reason})`);
       this.record('order-missed', { waiter: w.who, waited_for: waitedFor, reason });
-      w.resolve();
+      w.resolve(undefined);
     }
   }
 }

@@ -11,9 +11,9 @@ import type { FaultSpec } from '../../nemesis/types.ts';
 import { anchoredClient, anchorPoint, isAnchoredPause, type RunPlan } from '../workload/plan.ts';
 
 /** The events of a run as recorded (history lines: client operations and nemesis records). */
-interface Ev { type: string; f: string; process: number | 'nemesis'; client?: unknown; value?: unknown }
+interface Ev { type: string; f: string; process: number | 'nemesis'; client?: unknown; value?: unknown; time?: number }
 
-interface Mark { ev: OrderEvent; client?: string }
+interface Mark { ev: OrderEvent; client?: string; time?: number }
 
 const OPS = new Set(['acquire', 'release', 'renew']);
 
@@ -33,7 +33,7 @@ export function pinOrder(plan: RunPlan, events: readonly Ev[]): RunPlan | null {
       if (i === undefined) continue;
       matched.add(i);
       faultAt.set(i, marks.length);
-      marks.push({ ev: { fault: i } });
+      marks.push({ ev: { fault: i }, ...timeOf(e) });
       continue;
     }
     const p = e.process;
@@ -47,15 +47,20 @@ export function pinOrder(plan: RunPlan, events: readonly Ev[]): RunPlan | null {
     const k = `${c} ${e.f} ${type}`;
     const nth = (counts.get(k) ?? 0) + 1;
     counts.set(k, nth);
-    marks.push({ ev: { client: c, op: e.f as 'acquire' | 'release' | 'renew', type, nth }, client: c });
+    marks.push({ ev: { client: c, op: e.f as 'acquire' | 'release' | 'renew', type, nth }, client: c, ...timeOf(e) });
   }
-  /** The last mark before `at` that is not `own`'s (and, for a fault, a client event). */
+  /**
+   * The last mark before `at` that is not `own`'s (and, for a fault, a client event), with the gap
+   * the run had between them: the waiter keeps it, so the replay keeps the run's timing around the event too.
+   */
   const lastBefore = (at: number, own: string | undefined, clientEventsOnly: boolean): OrderEvent | undefined => {
+    const t = marks[at]?.time;
     for (let j = at - 1; j >= 0; j--) {
       const m = marks[j]!;
       if (m.client !== undefined && m.client === own) continue;
       if (clientEventsOnly && m.client === undefined) continue;
-      return m.ev;
+      const gap = t !== undefined && m.time !== undefined ? Math.max(0, Math.floor((t - m.time) / 1e6)) : 0;
+      return gap > 0 ? { ...m.ev, gap_ms: gap } : m.ev;
     }
     return undefined;
   };
@@ -63,8 +68,12 @@ export function pinOrder(plan: RunPlan, events: readonly Ev[]): RunPlan | null {
   const faults = plan.faults.map((f, i) => {
     const at = faultAt.get(i);
     if (f.after || at === undefined) return f;
-    const after = lastBefore(at, isAnchoredPause(f) ? anchoredClient(f) : undefined, true);
-    if (!after || 'fault' in after) return f;
+    const anchored = isAnchoredPause(f);
+    const last = lastBefore(at, anchored ? anchoredClient(f) : undefined, true);
+    if (!last || 'fault' in last) return f;
+    // A fault anchored at a point fires there, once: a gap could let that moment pass; the order alone.
+    const { gap_ms: _gap, ...bare } = last;
+    const after = anchored ? bare : last;
     pinned++;
     return { ...f, after };
   });
@@ -84,6 +93,10 @@ export function pinOrder(plan: RunPlan, events: readonly Ev[]): RunPlan | null {
     };
   });
   return pinned ? { ...plan, clients, faults } : null;
+}
+
+function timeOf(e: Ev): { time?: number } {
+  return typeof e.time === 'number' && Number.isFinite(e.time) ? { time: e.time } : {};
 }
 
 /** The plan fault a `<kind>-start` record is of: the first unmatched one of that kind (by time) whose client and point agree. */

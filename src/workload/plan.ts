@@ -3,7 +3,7 @@
 // is client id `c${i + 1}`; faults name clients and nodes by id.
 import type { FaultSpec } from '../../nemesis/types.ts';
 import type { OrderEvent } from '../../nemesis/order.ts';
-import { describeOrderEvent } from '../../nemesis/order.ts';
+import { describeOrderAnchor } from '../../nemesis/order.ts';
 import { describeFault as describeKind, kindDef } from '../../nemesis/kinds.ts';
 import { IO_POINT_KINDS, WORKER_POINTS } from '../../nemesis/points.ts';
 import { topologyDef } from '../env/topologies.ts';
@@ -105,7 +105,7 @@ export function describePlan(plan: RunPlan): string {
   plan.clients.forEach((c, i) => {
     if (c.attempts.length === 0) return;
     const steps = c.attempts.map((a) =>
-      `${a.delayMs ? `wait ${a.delayMs} ms, ` : ''}${a.after ? `once ${describeOrderEvent(a.after, (i) => plan.faults[i]?.kind)}, ` : ''}lock '${a.key}' (retry up to ${a.waitMs} ms), ${a.reenter ? 'lock it again and unlock (re-entry), ' : ''}hold ${a.holdMs} ms${a.renew ? ', renew' : ''}, unlock`);
+      `${a.delayMs ? `wait ${a.delayMs} ms, ` : ''}${a.after ? `${a.after.gap_ms ? '' : 'once '}${describeOrderAnchor(a.after, (i) => plan.faults[i]?.kind)}, ` : ''}lock '${a.key}' (retry up to ${a.waitMs} ms), ${a.reenter ? 'lock it again and unlock (re-entry), ' : ''}hold ${a.holdMs} ms${a.renew ? ', renew' : ''}, unlock`);
     lines.push(`  client ${clientId(i)}: ${steps.join('; then ')}`);
   });
   if (plan.faults.length === 0) lines.push('  no faults');

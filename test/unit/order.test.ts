@@ -64,6 +64,27 @@ test('a timed fault is ordered after the client event that came last before it; 
   assert.equal(pinOrder({ ...p, clients: [{ attempts: [attempt(0)] }], faults: [] }, ev.slice(0, 2)), null);
 });
 
+test('with times, each anchor keeps the gap the run had after its event (a point-anchored fault keeps the order alone)', () => {
+  const ms = (x: number) => x * 1e6;
+  const ev = [
+    { type: 'invoke', f: 'acquire', process: 0, key: 'k0', client: 'c1', time: ms(100) },
+    { type: 'ok', f: 'acquire', process: 0, key: 'k0', time: ms(103) },
+    { type: 'info', f: 'client-pause-start', process: N, value: { client: 'c2' }, time: ms(353.7) },
+    { type: 'invoke', f: 'acquire', process: 1, key: 'k0', client: 'c3', time: ms(600) },
+  ];
+  const p: RunPlan = {
+    ttlMs: 800,
+    clients: [{ attempts: [attempt(100)] }, { attempts: [] }, { attempts: [attempt(600)] }],
+    faults: [{ kind: 'client-pause', at_ms: 300, duration_ms: 900, target: 'c2' }],
+  };
+  const pinned = pinOrder(p, ev)!;
+  assert.deepEqual(pinned.faults[0]!.after, { client: 'c1', op: 'acquire', type: 'ok', nth: 1, gap_ms: 250 });
+  assert.deepEqual(pinned.clients[2]!.attempts[0]!.after, { fault: 0, gap_ms: 246 });
+  assert.match(describePlan(pinned), /client c3: wait 600 ms, 246 ms after fault #1 \(client-pause\) began, lock/);
+  const anchoredAt = pinOrder({ ...p, faults: [{ ...p.faults[0]!, params: { point: 'in-critical-section' } }] }, ev)!;
+  assert.deepEqual(anchoredAt.faults[0]!.after, { client: 'c1', op: 'acquire', type: 'ok', nth: 1 });
+});
+
 test('counts run per client across its processes, unknown outcomes are no event, re-entry is not a new attempt', () => {
   const p: RunPlan = { ttlMs: 800, clients: [{ attempts: [attempt(0), attempt(0)] }, { attempts: [attempt(0)] }], faults: [] };
   const ev = [
@@ -140,6 +161,8 @@ test('a stored plan\'s order anchors are checked as input: exit 2 naming the fie
   assert.throws(bad({ fault: 3 }), /after: fault must name one of the plan's 1 fault\(s\)/);
   assert.throws(bad({ client: 'c2', op: 'acquire', type: 'ok', nth: 1 }), /names the attempt's own client c2/);
   assert.throws(bad({ client: 'c1', op: 'acquire', type: 'ok', nth: 1, extra: 1 }), /not 'extra'/);
+  assert.throws(bad({ client: 'c1', op: 'acquire', type: 'ok', nth: 1, gap_ms: 1e12 }), /gap_ms must be a number of milliseconds from 0 to 3600000/);
+  assert.throws(bad({ fault: 0, gap_ms: -1 }), /gap_ms must be/);
   assert.throws(bad({ fault: 0 }, 'fault'), /plan\.faults\[0\]: after: a fault waits for a client event, not for another fault/);
   assert.throws(bad({ client: 'c7', op: 'acquire', type: 'ok', nth: 1 }, 'fault'), /plan\.faults\[0\]\.after: client must be a client of the plan/);
   validatePlan(JSON.parse(JSON.stringify({ ...plan, faults: [{ ...plan.faults[0], after: { client: 'c2', op: 'acquire', type: 'ok', nth: 1 } }] })), 'test.json');

@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { DefiniteFailure, LockContractError, type AcquireOptions, type Held, type Lock, type LockContext } from './lock.ts';
 import { describeValue } from './contract.ts';
 import { goProcesses } from '../env/go-binary.ts';
+import type { RealLease } from './real-lease.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -25,6 +26,8 @@ export interface ExecConfig {
   renews: boolean;
   /** How long the child has to answer start with ready (default START_MS); a slow runtime's recipe raises it (a JVM under load). */
   startMs?: number;
+  /** The lock's real lease as its recipe declares it, told to the child in `start`. */
+  realLease?: RealLease;
   /** The clock shim's path, when the runtime can take it (resolved by the caller: it may be built on first use). */
   shim?: () => string;
 }
@@ -205,7 +208,8 @@ export class ExecLock implements Lock {
       t: 'start', protocol: PROTOCOL_VERSION, client: this.ctx.clientId, keyPrefix: this.ctx.keyPrefix ?? '',
       endpoints: this.ctx.endpoints, roles: this.ctx.roles ?? {}, settings: this.ctx.settings ?? {},
       addressMap: this.ctx.addressMap ?? {}, channels: this.ctx.channels ?? {},
-      commandTimeoutMs: this.ctx.commandTimeoutMs, options: this.ctx.options ?? {}, monotonicMs: monotonicMs(),
+      commandTimeoutMs: this.ctx.commandTimeoutMs, ttlMs: this.ctx.ttlMs, waitMs: this.ctx.waitMs,
+      ...(this.cfg.realLease ? { realLease: this.cfg.realLease } : {}), options: this.ctx.options ?? {}, monotonicMs: monotonicMs(),
     });
     await started;
   }

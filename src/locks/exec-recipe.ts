@@ -13,7 +13,7 @@ import { realLeaseProblems, type RealLease } from './real-lease.ts';
 export const EXEC_PREFIX = 'exec:';
 
 /** The fields of a recipe file (docs/process-clients.md). */
-const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'lease', 'fencing', 'renews', 'points', 'clock', 'sessionMs', 'startMs', 'realLease', 'ioPoints'];
+export const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'lease', 'fencing', 'renews', 'points', 'clock', 'sessionMs', 'startMs', 'realLease', 'ioPoints'];
 
 /** Bounds of the recipe's numbers (ms): the time to answer ready (a JVM under load takes 20 s), a session (an hour, as a TTL). */
 export const START_MS_MAX = 600_000;

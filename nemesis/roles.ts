@@ -1,6 +1,7 @@
 // Who is the Redis primary right now: asked of the servers themselves over
 // their real ports (bypassing the fault proxy), with ioredis.
-import { Redis } from 'ioredis';
+// ioredis loads on the first question (ARCHITECTURE: client libraries load lazily).
+import type { Redis } from 'ioredis';
 import type { Environment, NodeHandle } from '../src/env/types.ts';
 import { backendDataRoles, topologyDef } from '../src/env/topologies.ts';
 
@@ -8,6 +9,7 @@ const ASK_TIMEOUT_MS = 700;
 
 /** Asks a node over its own address (127.0.0.1, or an external server's host), not through the proxy. */
 async function ask<T>(node: Pick<NodeHandle, 'host' | 'port'>, f: (r: Redis) => Promise<T>): Promise<T | undefined> {
+  const { Redis } = await import('ioredis');
   const r = new Redis({ host: node.host ?? '127.0.0.1', port: node.port, lazyConnect: true, connectTimeout: ASK_TIMEOUT_MS, commandTimeout: ASK_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
   r.on('error', () => {});
   try {

@@ -29,6 +29,7 @@ declare -A WHY=(
   [default-jre-headless]="the JVM ZooKeeper runs on"
   [python3-redis]="the Python process client examples (examples/process-clients/: redis-py's redis.lock.Lock)"
   [python3-kazoo]="the Python process client example on ZooKeeper (examples/process-clients/: kazoo's Lock)"
+  [python3-pymemcache]="the Python process client on memcached (test/fixtures/process-clients/memcached_get_delete.py: pymemcache), whose release the proxy's memcached framing aims at"
   [default-jdk-headless]="javac for the Java process client examples (examples/process-clients/java/build.sh)"
   [libcurator-recipes-java]="the Java process client example on ZooKeeper (examples/process-clients/java/: Apache Curator's InterProcessMutex)"
   [libmariadb-java]="the Java process client example on MariaDB (examples/process-clients/java/: the database-lock post's unique-key lock over JDBC)"

@@ -17,7 +17,7 @@ upstream|downstream; toxicity 0..1. GET /proxies/NAME/connections (not in
 Toxiproxy) lists each open connection: the client's address and the proxy's
 own address toward the server (session-kill matches it to the server's
 sessions). /points/CLIENT (not in Toxiproxy) holds a client's requests:
-PUT {"proxies":[...],"framing":"resp|mysql|postgres|zookeeper","hold":["send:release:2"]},
+PUT {"proxies":[...],"framing":"resp|mysql|postgres|zookeeper|http2|memcached","hold":["send:release:2"]},
 POST .../operation {"op":"release"|null}, GET .../held?wait_ms=N, POST .../go
 {"id":N}, GET the counts, DELETE (docs/search.md). Prints {"url": ...} once ready.
 

@@ -73,6 +73,7 @@ export const memcachedTopology: TopologyDef = {
   leased: true,
   expiryClock: 'monotonic',
   restartForgets: 'always',
+  framing: 'memcached',
   images: { memcached: MEMCACHED_IMAGE },
   options: [],
   validate: (o) => onlyOptions('memcached', o, []),

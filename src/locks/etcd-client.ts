@@ -5,19 +5,19 @@
 // have no deadline. The Lease service (grant, keep-alives, revoke) goes over a connection of
 // its own when the run gives one (LockContext.channels.keepalive: the recipes declare it), so
 // the nemesis can cut a holder's keep-alives while its other calls go through (keepalive-cut).
-import { Etcd3, EtcdLeaseInvalidError, EtcdLockFailedError } from 'etcd3';
-import { noop } from 'cockatiel';
+// etcd3 and its cockatiel load on the first client (ARCHITECTURE: client libraries load lazily).
+import type { Etcd3 } from 'etcd3';
 import type { Endpoint } from '../env/types.ts';
 import type { LockContext } from './lock.ts';
 import { numberOption } from './options.ts';
 
-export { EtcdLeaseInvalidError, EtcdLockFailedError };
-
 /** The connection the recipes' lease keep-alives go over (LockRecipe.channels). */
 export const ETCD_CHANNELS = ['keepalive'];
 
-function connect(ctx: LockContext, eps: Endpoint[]): Etcd3 {
-  return new Etcd3({
+type Etcd3Lib = typeof import('etcd3');
+
+function connectTo(lib: Etcd3Lib, noop: typeof import('cockatiel').noop, ctx: LockContext, eps: Endpoint[]): Etcd3 {
+  return new lib.Etcd3({
     hosts: eps.map((ep) => `http://${ep.host}:${ep.port}`),
     dialTimeout: Math.max(1000, ctx.commandTimeoutMs),
     defaultCallOptions: (c) => (c.isStream ? {} : { deadline: Date.now() + ctx.commandTimeoutMs }),
@@ -31,17 +31,19 @@ interface Callable {
   withConnection(service: string, fn: (c: unknown) => unknown): Promise<unknown>;
 }
 
-export function etcdClient(ctx: LockContext, recipe: string): Etcd3 {
+export async function etcdClient(ctx: LockContext, recipe: string): Promise<Etcd3> {
   if (!ctx.endpoints.length) throw new Error(`lock ${recipe}: the lock context of client ${ctx.clientId} has no endpoints; it needs the 'etcd' topology`);
-  const main = connect(ctx, ctx.endpoints);
+  const [lib, { noop }] = await Promise.all([import('etcd3'), import('cockatiel')]);
+  const connect = (eps: Endpoint[]) => connectTo(lib, noop, ctx, eps);
+  const main = connect(ctx.endpoints);
   const keepalive = ctx.channels?.keepalive;
   if (!keepalive?.length) return main;
   // The client the recipe uses routes each call by service through its pool's replacement
   // (the package's own hook, Etcd3.mock): Lease to the keep-alive connection, the rest to the main one.
-  const lease = connect(ctx, keepalive);
+  const lease = connect(keepalive);
   const pool = (c: Etcd3) => (c as unknown as { pool: Callable }).pool;
   const via = (service: string) => pool(service === 'Lease' ? lease : main);
-  const routed = connect(ctx, ctx.endpoints);
+  const routed = connect(ctx.endpoints);
   routed.mock({
     exec: (service: string, method: string, payload: unknown) => via(service).exec(service, method, payload),
     withConnection: (service: string, fn: (c: unknown) => unknown) => via(service).withConnection(service, fn),

@@ -7,14 +7,15 @@
  * lease loses the key while it still works, and nothing tells it in time.
  */
 import type { AcquireOptions, Held, Lock, LockContext, LockRecipe } from './lock.ts';
-import { etcdClient, etcdRetryMs, EtcdLeaseInvalidError, EtcdLockFailedError, leaseSeconds } from './etcd-client.ts';
+import { etcdClient, etcdRetryMs, leaseSeconds } from './etcd-client.ts';
 import { ETCD_RECIPE } from './etcd-recipe.ts';
 import { pollAcquire } from './retry.ts';
 
 const NAME = 'etcd-lease-lock';
 
-function create(ctx: LockContext): Lock {
-  const client = etcdClient(ctx, NAME);
+async function create(ctx: LockContext): Promise<Lock> {
+  const client = await etcdClient(ctx, NAME);
+  const { EtcdLeaseInvalidError, EtcdLockFailedError } = await import('etcd3');
   return {
     name: NAME,
     acquire: (key: string, a: AcquireOptions): Promise<Held | null> => pollAcquire(ctx, a.waitMs, etcdRetryMs(ctx, NAME), async () => {

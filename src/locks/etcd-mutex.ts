@@ -13,8 +13,8 @@ import { etcdClient, etcdRetryMs, leaseSeconds } from './etcd-client.ts';
 import { ETCD_RECIPE } from './etcd-recipe.ts';
 import { sleep } from './retry.ts';
 
-function mutex(ctx: LockContext, name: string, fenced: boolean): Lock {
-  const client = etcdClient(ctx, name);
+async function mutex(ctx: LockContext, name: string, fenced: boolean): Promise<Lock> {
+  const client = await etcdClient(ctx, name);
   async function queue(key: string, a: AcquireOptions, start: number, lease: ReturnType<typeof client.lease>): Promise<Held | null> {
     const id = await lease.grant();
     const prefix = `${key}/`;

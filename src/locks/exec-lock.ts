@@ -3,7 +3,7 @@
 // worker like any other: it spawns the child in the worker's own process group (so a client
 // pause's SIGSTOP and a client kill reach it), turns requests into lines and replies into the
 // Lock contract's outcomes, and hands the child's named points to ctx.point. The child's
-// stderr is the worker's, which is the client's log in the run dir.
+// stderr goes on to the worker's, which is the client's log in the run dir.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { DefiniteFailure, LockContractError, type AcquireOptions, type Held, type Lock, type LockContext } from './lock.ts';
 import { describeValue } from './contract.ts';
 import { goProcesses } from '../env/go-binary.ts';
+import type { RealLease } from './real-lease.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -25,6 +26,8 @@ export interface ExecConfig {
   renews: boolean;
   /** How long the child has to answer start with ready (default START_MS); a slow runtime's recipe raises it (a JVM under load). */
   startMs?: number;
+  /** The lock's real lease as its recipe declares it, told to the child in `start`. */
+  realLease?: RealLease;
   /** The clock shim's path, when the runtime can take it (resolved by the caller: it may be built on first use). */
   shim?: () => string;
 }
@@ -69,6 +72,21 @@ process.once('exit', () => {
 /** Where a client worker's process client reads its clock offset (the pool removes it when the worker ends: a SIGKILL skips close). */
 export function execClockFile(workerPid: number, clientId: string): string {
   return join(tmpdir(), `lockpick-clock-${workerPid}-${clientId}`);
+}
+
+/** The last bytes a child wrote to stderr, so a death before ready is said with its own words (a missing module). */
+export class StderrTail {
+  private buf = Buffer.alloc(0);
+  constructor(private readonly keep = 4096, private readonly lines = 8) {}
+  push(d: Buffer): void {
+    this.buf = Buffer.concat([this.buf, d]);
+    if (this.buf.length > this.keep) this.buf = this.buf.subarray(this.buf.length - this.keep);
+  }
+  /** '; the last lines of its stderr:' and them, indented; '' when it wrote nothing. */
+  said(): string {
+    const last = this.buf.toString('utf8').split('\n').map((l) => l.trimEnd()).filter((l) => l !== '').slice(-this.lines);
+    return last.length ? `; the last lines of its stderr:\n    ${last.map((l) => clip(l)).join('\n    ')}` : '; it wrote nothing to stderr';
+  }
 }
 
 function clip(s: string, n = 200): string {
@@ -146,8 +164,11 @@ export class ExecLock implements Lock {
     }
     // `exec`: the shell becomes the command, so the child's pid is the command's (a kill reaches it).
     // Not detached: it stays in the worker's process group, which client pauses and kills signal.
-    const child = spawn('/bin/sh', ['-c', `exec ${this.cfg.command}`], { cwd: this.cfg.cwd, stdio: ['pipe', 'pipe', 'inherit'], env });
+    const child = spawn('/bin/sh', ['-c', `exec ${this.cfg.command}`], { cwd: this.cfg.cwd, stdio: ['pipe', 'pipe', 'pipe'], env });
     this.child = child;
+    // Its stderr goes on to the worker's (the client's log); its tail is kept for a death before ready.
+    const stderrTail = new StderrTail();
+    child.stderr!.on('data', (d: Buffer) => { process.stderr.write(d); stderrTail.push(d); });
     live.add(child);
     child.on('exit', () => live.delete(child));
     child.stdin!.on('error', () => { /* the child closed its stdin or ended: its exit says what happened */ });
@@ -173,7 +194,7 @@ export class ExecLock implements Lock {
       if (this.child === child) this.child = undefined;
       if (this.killedByUs.has(child) || this.closing || this.broken) return;
       const how = signal ? `by ${signal}` : `with code ${code}${code === 127 ? ' (command not found)' : code === 126 ? ' (not executable)' : ''}`;
-      if (ready) { ready.reject(this.violation(`it exited ${how} before answering {"t":"start"} with {"t":"ready"} (its stderr is in the client's log)`)); return; }
+      if (ready) { ready.reject(this.violation(`it exited ${how} before answering {"t":"start"} with {"t":"ready"}${stderrTail.said()}`)); return; }
       if (this.pending.size > 0) {
         // Mid-operation: an unknown outcome for what it was doing; the next request starts a new child.
         for (const p of this.pending.values()) { clearTimeout(p.timer); p.reject(new Error(`the client process exited ${how} during ${p.op}('${p.key}'): unknown outcome`)); }
@@ -187,7 +208,8 @@ export class ExecLock implements Lock {
       t: 'start', protocol: PROTOCOL_VERSION, client: this.ctx.clientId, keyPrefix: this.ctx.keyPrefix ?? '',
       endpoints: this.ctx.endpoints, roles: this.ctx.roles ?? {}, settings: this.ctx.settings ?? {},
       addressMap: this.ctx.addressMap ?? {}, channels: this.ctx.channels ?? {},
-      commandTimeoutMs: this.ctx.commandTimeoutMs, options: this.ctx.options ?? {}, monotonicMs: monotonicMs(),
+      commandTimeoutMs: this.ctx.commandTimeoutMs, ttlMs: this.ctx.ttlMs, waitMs: this.ctx.waitMs,
+      ...(this.cfg.realLease ? { realLease: this.cfg.realLease } : {}), options: this.ctx.options ?? {}, monotonicMs: monotonicMs(),
     });
     await started;
   }

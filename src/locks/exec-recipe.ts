@@ -8,11 +8,19 @@ import { dirname, resolve } from 'node:path';
 import type { LockRecipe, RecipeTopology } from './lock.ts';
 import { ExecLock, type ExecConfig } from './exec-lock.ts';
 import { shimPath } from '../env/clock-shim.ts';
+import { realLeaseProblems, type RealLease } from './real-lease.ts';
 
 export const EXEC_PREFIX = 'exec:';
 
 /** The fields of a recipe file (docs/process-clients.md). */
-const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'lease', 'fencing', 'renews', 'points', 'clock', 'sessionMs', 'startMs'];
+export const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'lease', 'fencing', 'renews', 'points', 'clock', 'sessionMs', 'startMs', 'realLease', 'ioPoints'];
+
+/** Bounds of the recipe's numbers (ms): the time to answer ready (a JVM under load takes 20 s), a session (an hour, as a TTL). */
+export const START_MS_MAX = 600_000;
+export const SESSION_MS_MAX = 3_600_000;
+/** Bounds of its words: a command line, a name or summary, the named points. */
+const TEXT_MAX = 4096;
+const POINTS_MAX = 64;
 
 /** Why the client-clock fault cannot reach a runtime that reads its clock without libc. */
 export const NO_LIBC_CLOCK = "the lock's runtime reads its clock without libc (recipe \"clock\": \"none\", e.g. a Go binary), so the clock shim cannot move it";
@@ -21,7 +29,8 @@ function build(command: string, cwd: string, o: Record<string, unknown>, label: 
   const clock = (o.clock ?? 'libc') as 'libc' | 'none';
   const renews = o.renews === true;
   const sessionMs = typeof o.sessionMs === 'number' ? o.sessionMs : undefined;
-  const cfg: ExecConfig = { command, cwd, clock, renews, shim: () => shimPath(), ...(typeof o.startMs === 'number' ? { startMs: o.startMs } : {}) };
+  const realLease = o.realLease as RealLease | undefined;
+  const cfg: ExecConfig = { command, cwd, clock, renews, shim: () => shimPath(), ...(typeof o.startMs === 'number' ? { startMs: o.startMs } : {}), ...(realLease ? { realLease } : {}) };
   return {
     name: typeof o.name === 'string' ? o.name : label,
     summary: typeof o.summary === 'string' ? o.summary : `process client: ${command}`,
@@ -34,6 +43,7 @@ function build(command: string, cwd: string, o: Record<string, unknown>, label: 
     ...(renews ? { renews } : {}),
     ...(sessionMs !== undefined ? { sessionMs: () => sessionMs } : {}),
     ...(clock === 'none' ? { lacks: { 'client-clock': NO_LIBC_CLOCK } } : {}),
+    ...(realLease ? { realLease } : {}),
     // Its requests leave another process: the fault proxy makes its I/O points (send:<op>:N).
     ioPoints: 'proxy',
     create: async (ctx) => {
@@ -57,16 +67,23 @@ export function execRecipeFromName(name: string): LockRecipe | undefined {
   return build(command, process.cwd(), {}, name);
 }
 
+function inRange(v: unknown, max: number): boolean {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= max;
+}
+
 /** What is wrong with a recipe file's fields (the topology and the rest are checked as any recipe's, by user-lock.ts). */
 function fileProblems(o: Record<string, unknown>): string[] {
   const out: string[] = [];
-  if (typeof o.exec !== 'string' || !o.exec.trim()) out.push('exec: the command that starts the client, a non-empty string');
+  if (typeof o.exec !== 'string' || !o.exec.trim() || o.exec.length > TEXT_MAX) out.push(`exec: the command that starts the client, a non-empty string of at most ${TEXT_MAX} characters`);
+  for (const f of ['name', 'summary', 'source'] as const) if (o[f] !== undefined && !(typeof o[f] === 'string' && o[f].length > 0 && o[f].length <= TEXT_MAX)) out.push(`${f}: a non-empty string of at most ${TEXT_MAX} characters`);
   for (const k of Object.keys(o)) if (!FIELDS.includes(k)) out.push(`${k}: not a recipe field (known: ${FIELDS.join(', ')})`);
   for (const f of ['lease', 'fencing', 'renews'] as const) if (o[f] !== undefined && typeof o[f] !== 'boolean') out.push(`${f}: true or false`);
   if (o.clock !== undefined && o.clock !== 'libc' && o.clock !== 'none') out.push("clock: 'libc' (the runtime reads the clock through libc: Python, the JVM) or 'none' (a Go binary)");
-  if (o.points !== undefined && !(Array.isArray(o.points) && o.points.every((p) => typeof p === 'string' && /^[a-z][a-z0-9-]*$/.test(p)))) out.push('points: the names of the points the client announces, lower-case words');
-  if (o.sessionMs !== undefined && !(typeof o.sessionMs === 'number' && o.sessionMs > 0)) out.push('sessionMs: a positive number of ms');
-  if (o.startMs !== undefined && !(typeof o.startMs === 'number' && o.startMs > 0)) out.push('startMs: a positive number of ms (how long the client has to answer start with ready)');
+  if (o.points !== undefined && !(Array.isArray(o.points) && o.points.length <= POINTS_MAX && o.points.every((p) => typeof p === 'string' && /^[a-z][a-z0-9-]{0,63}$/.test(p)))) out.push(`points: the names of the points the client announces, at most ${POINTS_MAX} lower-case words of up to 64 characters`);
+  if (o.sessionMs !== undefined && !inRange(o.sessionMs, SESSION_MS_MAX)) out.push(`sessionMs: a number of ms above 0 and at most ${SESSION_MS_MAX}`);
+  if (o.startMs !== undefined && !inRange(o.startMs, START_MS_MAX)) out.push(`startMs: a number of ms above 0 and at most ${START_MS_MAX} (how long the client has to answer start with ready)`);
+  if (o.realLease !== undefined) out.push(...realLeaseProblems(o.realLease));
+  if (o.ioPoints !== undefined && o.ioPoints !== 'proxy') out.push("ioPoints: 'proxy', the only value for a process client (its requests leave another process, so only the fault proxy sees them: send points, no reply points)");
   return out;
 }
 

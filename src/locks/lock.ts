@@ -5,6 +5,7 @@
 //   renew   → 'renewed': ok | 'lost': fail, then a lapse release | throws: info
 // Anything else returned (undefined, 42, 'ok', a create() that is not a Lock)
 // breaks the contract: the run stops with exit 2 (src/locks/contract.ts).
+import type { RealLease } from './real-lease.ts';
 import type { Endpoint, TopologyOptions } from '../env/types.ts';
 import { UsageError } from '../errors.ts';
 
@@ -101,6 +102,10 @@ export interface Clock {
  * `roles.sentinel`, `settings.masterName`, `addressMap`). Connect with exactly those.
  */
 export interface LockContext {
+  /** The run's lease (ms): every acquire of this run asks for it (a library that fixes its lease per client builds it from this). */
+  ttlMs?: number;
+  /** The longest an acquire of this run waits for the lock (ms). */
+  waitMs?: number;
   clientId: string;              // unique per worker; recipes use it as the owner value
   /** What every key of this run starts with (`--key-prefix` then `r<run>-`): the run's namespace on the servers. */
   keyPrefix?: string;
@@ -188,6 +193,8 @@ export interface LockRecipe {
    * I/O no hook sees; src/runner/proxy-points.ts). A topology whose client is native uses the proxy.
    */
   ioPoints?: 'proxy' | 'hooks';
+  /** The lease the library really grants for a TTL (rounding, minimum, margin: src/locks/real-lease.ts), when it differs; lease_ms and fault sizes follow it. */
+  realLease?: RealLease;
   optionsHelp?: Record<string, string>; // --lock-opt names → one-line description
   /**
    * What each --lock-opt value may be, checked before anything starts (exit 2): 'number' (finite,

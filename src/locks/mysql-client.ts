@@ -7,7 +7,7 @@
 //   sent, no reply in time → query timeout / connection lost: unknown; the
 //                            connection is destroyed (the server then rolls back
 //                            its open transaction when it notices).
-import mysql from 'mysql2/promise';
+// mysql2 loads on the first connection (ARCHITECTURE: client libraries load lazily).
 import type { Connection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { DefiniteFailure, type LockContext } from './lock.ts';
 import { numberOption } from './options.ts';
@@ -42,6 +42,7 @@ export class MysqlConn {
     if (!ep) throw new Error(`lock ${recipe}: the lock context of client ${ctx.clientId} has no endpoints; it needs the 'mariadb' topology`);
     const database = String(ctx.options?.database ?? ep.database ?? DEFAULT_DATABASE);
     try {
+      const { default: mysql } = await import('mysql2/promise');
       const conn = await mysql.createConnection({
         host: ep.host, port: ep.port, user: ep.user ?? 'root', password: ep.password || undefined, database, connectTimeout: Math.max(1000, ctx.commandTimeoutMs),
       });

@@ -12,7 +12,7 @@
  * The library's release ignores whether the key was still ours, so a release
  * after an unnoticed expiry reports 'released', exactly what its caller sees.
  */
-import { Mutex, RedlockMutex, TimeoutError } from 'redis-semaphore';
+import type { Mutex, RedlockMutex } from 'redis-semaphore';
 import type { Redis } from 'ioredis';
 import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
 import { openRedis, whenReady, closeAll } from './redis-client.ts';
@@ -20,16 +20,20 @@ import { isDefinite, rethrowClassified } from './outcome.ts';
 
 type AnyMutex = Mutex | RedlockMutex;
 
-function make(name: string, build: (clients: Redis[], key: string, opts: ConstructorParameters<typeof Mutex>[2]) => AnyMutex) {
+type Semaphore = typeof import('redis-semaphore');
+
+/** `build` makes the package's mutex; the package loads when the first lock is made (ARCHITECTURE: client libraries load lazily). */
+function make(name: string, build: (lib: Semaphore, clients: Redis[], key: string, opts: ConstructorParameters<typeof Mutex>[2]) => AnyMutex) {
   return async (ctx: LockContext): Promise<Lock> => {
+    const lib = await import('redis-semaphore');
     if (ctx.endpoints.length === 0) throw new Error(`lock ${name}: client ${ctx.clientId} has no endpoints; check the recipe's topology`);
-    const clients = ctx.endpoints.map((ep) => openRedis(ctx, ep));
+    const clients = await Promise.all(ctx.endpoints.map((ep) => openRedis(ctx, ep)));
     await Promise.all(clients.map((c) => whenReady(c, Math.max(1000, ctx.commandTimeoutMs))));
     return {
       name,
       async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
         const state = { lostReported: false };
-        const mutex = build(clients, key, {
+        const mutex = build(lib, clients, key, {
           lockTimeout: o.ttlMs,
           ...(o.waitMs > 0 ? { acquireTimeout: o.waitMs } : { acquireTimeout: ctx.commandTimeoutMs, acquireAttemptsLimit: 1 }),
           onLockLost() { state.lostReported = true; },
@@ -38,7 +42,7 @@ function make(name: string, build: (clients: Redis[], key: string, opts: Constru
           await mutex.acquire();
           return { key, mutex, state };
         } catch (err) {
-          if (err instanceof TimeoutError || isDefinite(err)) return null;
+          if (err instanceof lib.TimeoutError || isDefinite(err)) return null;
           throw err;
         }
       },
@@ -66,7 +70,7 @@ export const mutexRecipe: LockRecipe = {
   keepsAlive: true,   // its auto-refresh timer extends the lease while held
   source: 'node_modules/redis-semaphore/README.md (Mutex)',
   topology: { kind: 'redis', masters: 1 },
-  create: make('npm:redis-semaphore', (clients, key, opts) => new Mutex(clients[0]!, key, opts)),
+  create: make('npm:redis-semaphore', (lib, clients, key, opts) => new lib.Mutex(clients[0]!, key, opts)),
 };
 
 export const redlockMutexRecipe: LockRecipe = {
@@ -75,5 +79,5 @@ export const redlockMutexRecipe: LockRecipe = {
   summary: 'the npm package redis-semaphore, RedlockMutex over independent masters, used as its README shows',
   source: 'node_modules/redis-semaphore/README.md (RedlockMutex)',
   topology: { kind: 'redis', masters: 5 },
-  create: make('npm:redis-semaphore-redlock', (clients, key, opts) => new RedlockMutex(clients, key, opts)),
+  create: make('npm:redis-semaphore-redlock', (lib, clients, key, opts) => new lib.RedlockMutex(clients, key, opts)),
 };

@@ -14,22 +14,25 @@
  * (lock.expiration may already be past); Held.expiresAtWallMs records it, and
  * like most callers this adapter does not look at it.
  */
-// @ts-expect-error -- redlock 5 beta's package "exports" has no "types" condition, so nodenext finds no types; they are imported below
-import RedlockJs, { ExecutionError as ExecutionErrorJs, ResourceLockedError as ResourceLockedErrorJs } from 'redlock';
 import type RedlockT from '../../node_modules/redlock/dist/index.js';
 import type { ExecutionError as ExecutionErrorT, ResourceLockedError as ResourceLockedErrorT, Lock as RedlockLock } from '../../node_modules/redlock/dist/index.js';
 import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
 import { openRedis, whenReady, closeAll } from './redis-client.ts';
 import { numberOption } from './options.ts';
 
-const Redlock = RedlockJs as typeof RedlockT;
-const ExecutionError = ExecutionErrorJs as typeof ExecutionErrorT;
-const ResourceLockedError = ResourceLockedErrorJs as typeof ResourceLockedErrorT;
+/** The package, loaded when the first lock is made (ARCHITECTURE: client libraries load lazily). */
+interface RedlockLib { Redlock: typeof RedlockT; ExecutionError: typeof ExecutionErrorT; ResourceLockedError: typeof ResourceLockedErrorT }
+
+async function loadRedlock(): Promise<RedlockLib> {
+  // @ts-expect-error -- redlock 5 beta's package "exports" has no "types" condition, so nodenext finds no types; they are imported above
+  const m = await import('redlock') as { default: typeof RedlockT; ExecutionError: typeof ExecutionErrorT; ResourceLockedError: typeof ResourceLockedErrorT };
+  return { Redlock: m.default, ExecutionError: m.ExecutionError, ResourceLockedError: m.ResourceLockedError };
+}
 
 const NAME = 'npm:redlock';
 
 /** True when the last attempt of a failed release was refused as "not ours" by a quorum. */
-async function refusedByQuorum(err: InstanceType<typeof ExecutionError>): Promise<boolean> {
+async function refusedByQuorum(err: InstanceType<typeof ExecutionErrorT>, ResourceLockedError: typeof ResourceLockedErrorT): Promise<boolean> {
   const last = err.attempts[err.attempts.length - 1];
   if (!last) return false;
   const stats = await last;
@@ -40,7 +43,8 @@ async function refusedByQuorum(err: InstanceType<typeof ExecutionError>): Promis
 async function create(ctx: LockContext): Promise<Lock> {
   if (ctx.endpoints.length === 0) throw new Error(`lock ${NAME}: client ${ctx.clientId} has no endpoints; give it independent masters (topology redis, masters 5)`);
   const retryDelay = numberOption(ctx, NAME, 'retryDelay', 100);
-  const clients = ctx.endpoints.map((ep) => openRedis(ctx, ep));
+  const { Redlock, ExecutionError, ResourceLockedError } = await loadRedlock();
+  const clients = await Promise.all(ctx.endpoints.map((ep) => openRedis(ctx, ep)));
   await Promise.all(clients.map((c) => whenReady(c, Math.max(1000, ctx.commandTimeoutMs))));
   const redlock = new Redlock(clients, {
     driftFactor: 0.01,
@@ -65,7 +69,7 @@ async function create(ctx: LockContext): Promise<Lock> {
         await (h.lock as RedlockLock).release();
         return 'released';
       } catch (err) {
-        if (err instanceof ExecutionError && (await refusedByQuorum(err))) return 'lost';
+        if (err instanceof ExecutionError && (await refusedByQuorum(err, ResourceLockedError))) return 'lost';
         throw err;
       }
     },

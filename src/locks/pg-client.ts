@@ -6,7 +6,8 @@
 //                            (the server ends the session, and its locks, when it notices).
 // Each connection carries its client's session tag as application_name, so a
 // 'session-kill' fault can find the holder's backend (TopologyDef.endSessions).
-import pg from 'pg';
+// pg loads on the first connection (ARCHITECTURE: client libraries load lazily).
+import type pg from 'pg';
 import { sessionTag } from '../env/topology.ts';
 import { DefiniteFailure, type Held, type LockContext } from './lock.ts';
 import { HoldConns } from './session-holds.ts';
@@ -40,7 +41,8 @@ export class PgConn {
   static async open(ctx: LockContext, recipe: string): Promise<PgConn> {
     const ep = ctx.endpoints[0];
     if (!ep) throw new Error(`lock ${recipe}: the lock context of client ${ctx.clientId} has no endpoints; it needs the 'postgres' topology`);
-    const client = new pg.Client({
+    const { default: pgLib } = await import('pg');
+    const client = new pgLib.Client({
       host: ep.host, port: ep.port, user: ep.user ?? 'postgres', password: ep.password || undefined,
       database: String(ctx.options?.database ?? ep.database ?? DEFAULT_DATABASE),
       application_name: sessionTag(ctx.clientId), connectionTimeoutMillis: Math.max(1000, ctx.commandTimeoutMs),

@@ -5,8 +5,8 @@
 //                      fails at once ("Stream isn't writeable"): definite;
 //   sent, no reply   → commandTimeout / connection closed: unknown (the recipe throws → info).
 // No automatic resend after a reconnect: a resent SET NX would make outcomes ambiguous.
-import { Redis } from 'ioredis';
-import type { RedisOptions } from 'ioredis';
+// ioredis loads on the first connection (ARCHITECTURE: client libraries load lazily).
+import type { Redis, RedisOptions } from 'ioredis';
 import type { Endpoint } from '../env/types.ts';
 import type { LockContext } from './lock.ts';
 
@@ -24,19 +24,21 @@ export function redisOptions(ctx: LockContext, extra: Partial<RedisOptions> = {}
 }
 
 /** A client for one data node; connecting starts now, commands fail fast until ready. */
-export function openRedis(ctx: LockContext, ep: Endpoint, extra: Partial<RedisOptions> = {}): Redis {
+export async function openRedis(ctx: LockContext, ep: Endpoint, extra: Partial<RedisOptions> = {}): Promise<Redis> {
+  const { Redis } = await import('ioredis');
   const r = new Redis({ host: ep.host, port: ep.port, connectionName: `lockpick:${ctx.clientId}`, ...redisOptions(ctx, extra) });
   watch(r);
   return r;
 }
 
 /** A client for the primary that Sentinel names (ctx.roles.sentinel / ctx.settings.masterName). */
-export function openSentinelRedis(ctx: LockContext, extra: Partial<RedisOptions> = {}): Redis {
+export async function openSentinelRedis(ctx: LockContext, extra: Partial<RedisOptions> = {}): Promise<Redis> {
   const sentinels = ctx.roles?.sentinel;
   const name = ctx.settings?.masterName;
   if (!sentinels?.length || !name) {
     throw new Error(`lock context for client ${ctx.clientId}: a Sentinel recipe needs ctx.roles.sentinel and ctx.settings.masterName; run it on the 'redis-sentinel' topology`);
   }
+  const { Redis } = await import('ioredis');
   const r = new Redis({
     sentinels: sentinels.map((s) => ({ host: s.host, port: s.port })),
     name,

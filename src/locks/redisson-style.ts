@@ -115,7 +115,7 @@ async function create(ctx: LockContext): Promise<Lock> {
 
   async function subscribe(key: string): Promise<UnlockLatch> {
     if (!sub) {
-      sub = openRedis(ctx, ctx.endpoints[0]!);
+      sub = await openRedis(ctx, ctx.endpoints[0]!);
       sub.on('message', (channel: string) => latches.get(channel)?.signal());
       await whenReady(sub, Math.max(1000, ctx.commandTimeoutMs));
     }

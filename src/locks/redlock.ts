@@ -72,7 +72,7 @@ async function create(ctx: LockContext, fenced = false): Promise<Lock> {
   const now = clockKind === 'wall' ? () => ctx.clock.wallMs() : () => ctx.clock.monoMs();
   const retryDelayMs = numberOption(ctx, NAME, 'retryDelayMs', 200);
   const parallel = numberOption(ctx, NAME, 'parallel', 0) > 0;
-  const nodes: Redis[] = ctx.endpoints.map((ep) => openRedis(ctx, ep));
+  const nodes: Redis[] = await Promise.all(ctx.endpoints.map((ep) => openRedis(ctx, ep)));
   await Promise.all(nodes.map((r) => whenReady(r, Math.max(1000, ctx.commandTimeoutMs))));
   const quorum = Math.floor(nodes.length / 2) + 1;
 

@@ -23,7 +23,7 @@ const NAME = 'redis-sentinel';
 async function create(ctx: LockContext): Promise<Lock> {
   const wait = numberOption(ctx, NAME, 'wait', 0);
   const waitTimeoutMs = numberOption(ctx, NAME, 'waitTimeoutMs', Math.max(1, Math.floor(ctx.commandTimeoutMs / 2)));
-  const r = openSentinelRedis(ctx);
+  const r = await openSentinelRedis(ctx);
   await whenReady(r, Math.max(2000, ctx.commandTimeoutMs));
   return {
     name: NAME,

@@ -13,7 +13,7 @@ import { COMPARE_AND_DELETE } from './lua.ts';
 export async function connectSingle(ctx: LockContext, recipe: string): Promise<Redis> {
   const ep = ctx.endpoints[0];
   if (!ep) throw new Error(`lock ${recipe}: the lock context of client ${ctx.clientId} has no endpoints; it needs one Redis node (topology redis, masters 1)`);
-  const r = openRedis(ctx, ep);
+  const r = await openRedis(ctx, ep);
   await whenReady(r, Math.max(1000, ctx.commandTimeoutMs));
   return r;
 }

@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { LockRecipe } from './lock.ts';
 import type { TopologyOptions } from '../env/types.ts';
 import { topologyDef, topologyNames } from '../env/topologies.ts';
+import { realLeaseProblems } from './real-lease.ts';
 import { execRecipeFromFile } from './exec-recipe.ts';
 
 // tsx's loader has no types: importing it only registers its hooks.
@@ -41,6 +42,7 @@ export function recipeProblems(x: unknown): string[] {
   if (r.ioPoints !== undefined && r.ioPoints !== 'proxy' && r.ioPoints !== 'hooks') {
     problems.push("ioPoints: 'proxy' (the fault proxy counts the client's requests: a client no hook in the worker sees) or 'hooks' (the default)");
   }
+  if (r.realLease !== undefined) problems.push(...realLeaseProblems(r.realLease));
   problems.push(...topologyProblems(r.topology));
   return problems;
 }

@@ -5,6 +5,7 @@ import type net from 'node:net';
 import { FaultProxy } from './proxy.ts';
 import { ApiError, toxicJson } from './toxics.ts';
 import { ClientPoints, framing, POINT_OPS, type PointOp } from './points.ts';
+import { FRAMINGS } from './framing/index.ts';
 
 export const PROXY_VERSION = '2.9.0-lockpick';
 
@@ -83,7 +84,7 @@ export class ProxyApi {
       const proxies = isRecord(body) && Array.isArray(body.proxies) && body.proxies.every((p) => typeof p === 'string') ? body.proxies as string[] : undefined;
       const hold = isRecord(body) && body.hold !== undefined ? body.hold : [];
       if (!f || !proxies || !Array.isArray(hold) || !hold.every((h) => typeof h === 'string')) {
-        throw new ApiError(400, 'points body must be {"proxies": ["name", ...], "framing": "resp" | "mysql" | "postgres" | "zookeeper", "hold": ["send:<op>:N", ...]}');
+        throw new ApiError(400, `points body must be {"proxies": ["name", ...], "framing": ${[...FRAMINGS.keys()].map((k) => `"${k}"`).join(' | ')}, "hold": ["send:<op>:N", ...]}`);
       }
       const links = proxies.map((n) => this.proxy(n));
       this.unbind(id);

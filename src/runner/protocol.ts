@@ -32,6 +32,8 @@ export interface RunJob {
   reentrant: boolean;   // the lock's model is reentrant-mutex: attempts may re-enter
   keyPrefix: string;
   ttlMs: number;
+  /** The lease recorded as lease_ms: the lock's real lease for ttlMs (LockRecipe.realLease), else ttlMs. */
+  leaseMs?: number;
   attempts: Attempt[];
   commandTimeoutMs: number;
   options?: Record<string, unknown>;

@@ -4,7 +4,8 @@
 // in the resource's own order. With fencing, a step carrying a token lower than
 // the highest one seen is rejected (the read registers its token too, so a stale
 // holder that read before the new holder cannot write after it).
-import { Redis } from 'ioredis';
+// ioredis loads when the first client is made (ARCHITECTURE: client libraries load lazily).
+import type { Redis } from 'ioredis';
 import type { Endpoint } from '../env/types.ts';
 import type { ResourceEntry } from '../../checkers/resource.ts';
 
@@ -43,16 +44,22 @@ function keys(key: string): [string, string, string] {
 export interface StepResult { accepted: boolean; prev: number }
 
 export class ResourceClient {
-  private readonly r: Redis;
+  private readonly client: Promise<Redis>;
+  private closed = false;
 
   constructor(ep: Endpoint, timeoutMs: number) {
-    this.r = new Redis({ host: ep.host, port: ep.port, lazyConnect: true, maxRetriesPerRequest: 1, commandTimeout: timeoutMs, enableOfflineQueue: true });
-    this.r.defineCommand('lockpickStep', { numberOfKeys: 3, lua: STEP });
+    this.client = import('ioredis').then(({ Redis }) => {
+      const r = new Redis({ host: ep.host, port: ep.port, lazyConnect: true, maxRetriesPerRequest: 1, commandTimeout: timeoutMs, enableOfflineQueue: true });
+      r.defineCommand('lockpickStep', { numberOfKeys: 3, lua: STEP });
+      if (this.closed) r.disconnect(false);
+      return r;
+    });
   }
 
   private async step(op: 'read' | 'write', key: string, token: number | undefined, value: number, client: string, process: number, read: number): Promise<StepResult> {
-    const fn = (this.r as unknown as Record<string, (...a: unknown[]) => Promise<[number, number]>>).lockpickStep;
-    const [accepted, prev] = await fn.call(this.r, ...keys(key), op, token === undefined ? '' : String(token), String(value), client, String(process), String(read));
+    const r = await this.client;
+    const fn = (r as unknown as Record<string, (...a: unknown[]) => Promise<[number, number]>>).lockpickStep;
+    const [accepted, prev] = await fn.call(r, ...keys(key), op, token === undefined ? '' : String(token), String(value), client, String(process), String(read));
     return { accepted: accepted === 1, prev };
   }
 
@@ -68,16 +75,18 @@ export class ResourceClient {
   async collect(keyList: string[]): Promise<{ entries: ResourceEntry[]; finals: Record<string, number> }> {
     const entries: ResourceEntry[] = [];
     const finals: Record<string, number> = {};
+    const r = await this.client;
     for (const key of keyList) {
       const [counter, , log] = keys(key);
-      const raw = await this.r.lrange(log, 0, -1);
+      const raw = await r.lrange(log, 0, -1);
       raw.forEach((line, i) => entries.push({ key, seq: i, ...(JSON.parse(line) as Omit<ResourceEntry, 'key' | 'seq'>) }));
-      finals[key] = Number((await this.r.get(counter)) ?? 0);
+      finals[key] = Number((await r.get(counter)) ?? 0);
     }
     return { entries, finals };
   }
 
   close(): void {
-    this.r.disconnect(false);
+    this.closed = true;
+    void this.client.then((r) => r.disconnect(false), () => {});
   }
 }

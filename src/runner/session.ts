@@ -27,6 +27,7 @@ import { runOutcomes, type Outcomes } from '../report/outcomes.ts';
 import { lockLabel } from './lock-spec.ts';
 import { InconclusiveError } from '../errors.ts';
 import type { ReachedPoints } from '../workload/points.ts';
+import { realLeaseMs, withRealLease } from '../locks/real-lease.ts';
 
 export interface SessionOptions {
   recipe: LockRecipe;
@@ -135,7 +136,7 @@ export class Session {
     }
     const session = new Session(env, recorder, new ClientPool(recorder), new ResourceClient(ep, 5000), o);
     try {
-      session.timescales = (await topologyDef(name)?.timescales?.(env)) ?? { said: [] };
+      session.timescales = withRealLease((await topologyDef(name)?.timescales?.(env)) ?? { said: [] }, o.recipe.realLease);
     } catch (e) {
       await session.close();
       throw e;
@@ -234,7 +235,7 @@ export class Session {
         : undefined;
       return {
         t: 'run' as const, run, clientId: id, lock: this.o.lock, endpoints, ...extras, ...(channels ? { channels } : {}),
-        resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), keptAlive: recipe.keepsAlive === true, ...(sessionOf(recipe, this.o.lockOptions) ? { sessionMs: sessionOf(recipe, this.o.lockOptions) } : {}), reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, attempts: c.attempts,
+        resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), keptAlive: recipe.keepsAlive === true, ...(sessionOf(recipe, this.o.lockOptions) ? { sessionMs: sessionOf(recipe, this.o.lockOptions) } : {}), reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, ...(recipe.realLease ? { leaseMs: realLeaseMs(plan.ttlMs, recipe.realLease) } : {}), attempts: c.attempts,
         commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
         pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && anchoredClient(f) === id).map((f) => anchorPoint(f)!),
       };

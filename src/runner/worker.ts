@@ -142,7 +142,7 @@ class Client {
     // rounded up, so the checker's bound on the belief is never shorter than the client's.
     const validMs = validUntil(h) === undefined ? undefined : Math.ceil(validUntil(h)! - now);
     const sentMs = validMs === undefined ? undefined : sendClock.sinceLastWrite(now);
-    const extra = { ...(this.job.leased ? { lease_ms: this.job.ttlMs } : {}), ...(validMs !== undefined ? { valid_ms: validMs } : {}), ...(sentMs !== undefined ? { sent_ms: sentMs } : {}) };
+    const extra = { ...(this.job.leased ? { lease_ms: this.job.leaseMs ?? this.job.ttlMs } : {}), ...(validMs !== undefined ? { valid_ms: validMs } : {}), ...(sentMs !== undefined ? { sent_ms: sentMs } : {}) };
     // kept_alive: the lease is renewed out of sight, so the checker does not end the hold at its length (docs/history-format.md).
     // session_ms: the hold lives in a server session that ends that long after its client falls silent.
     const value = { ...(h.token !== undefined ? { token: h.token } : {}), ...(this.job.keptAlive && this.job.leased ? { kept_alive: true } : {}), ...(this.job.sessionMs !== undefined ? { session_ms: this.job.sessionMs } : {}) };
@@ -383,6 +383,8 @@ async function runJob(job: RunJob): Promise<void> {
       ...(job.channels ? { channels: job.channels } : {}),
       clock: { wallMs: clock.wallMs, monoMs: () => performance.now(), offsetMs: () => clock.offsetMs() },
       commandTimeoutMs: job.commandTimeoutMs,
+      ttlMs: job.ttlMs,
+      waitMs: Math.max(0, ...job.attempts.map((a) => a.waitMs)),
       options: job.options,
       point: async (name: string) => { await point(name); },
       unreached: (kind: string, reason: string) => send({ t: 'unreached', kind, reason }),

@@ -57,6 +57,14 @@ for (const [mode, cause] of [
   });
 }
 
+test('a child that dies before ready (a missing Python module): exit 2 quoting the last lines of its stderr', async () => {
+  const r = await run('exec:/usr/bin/python3 test/fixtures/process-clients/missing_module.py', [], '5');
+  assert.equal(r.code, 2, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  assert.match(r.stderr, /it exited with code 1 before answering \{"t":"start"\} with \{"t":"ready"\}; the last lines of its stderr:\n {4}Traceback/);
+  assert.match(r.stderr, /\n {4}ModuleNotFoundError: No module named 'lockpick_no_such_module'/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace of lockpick');
+});
+
 test('a child that exits mid-operation: an unknown outcome (info), and a fresh child goes on', async () => {
   const r = await run(`exec:${MISBEHAVE} exit-mid-op`, ['--json']);
   assert.ok(r.summary, `no summary (exit ${r.code})\n${r.stderr}`);

@@ -152,8 +152,47 @@ test("a recipe's startMs is the ready deadline (a JVM under load needs more than
   const dir = mkdtempSync(join(tmpdir(), 'exec-recipe-'));
   try {
     writeFileSync(join(dir, 'r.json'), JSON.stringify({ exec: 'true', startMs: 'soon' }));
-    assert.throws(() => execRecipeFromFile(join(dir, 'r.json'), 'r.json'), /startMs: a positive number of ms/);
+    assert.throws(() => execRecipeFromFile(join(dir, 'r.json'), 'r.json'), /startMs: a number of ms above 0 and at most 600000/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('every recipe field has bounds, named in its message: startMs 1e400 or 1e12, sessionMs, realLease, texts, points', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'exec-recipe-'));
+  const refused = (body: string, why: RegExp) => {
+    writeFileSync(join(dir, 'r.json'), body);
+    assert.throws(() => execRecipeFromFile(join(dir, 'r.json'), 'r.json'), (e) => why.test((e as Error).message) && /see docs\/process-clients\.md/.test((e as Error).message), body);
+  };
+  try {
+    refused('{"exec": "true", "startMs": 1e400}', /startMs: a number of ms above 0 and at most 600000/);
+    refused('{"exec": "true", "startMs": 1e12}', /startMs: a number of ms above 0 and at most 600000/);
+    refused('{"exec": "true", "sessionMs": 1e12}', /sessionMs: a number of ms above 0 and at most 3600000/);
+    refused('{"exec": "true", "realLease": {"granularityMs": -1}}', /realLease\.granularityMs: a number of ms from 0 to 3600000/);
+    refused('{"exec": "true", "realLease": {"minMs": 1e400}}', /realLease\.minMs: a number of ms from 0 to 3600000/);
+    refused('{"exec": "true", "realLease": {"seconds": true}}', /realLease\.seconds: not a field/);
+    refused('{"exec": "true", "realLease": 1000}', /realLease: an object/);
+    refused(JSON.stringify({ exec: 'true', name: 'x'.repeat(5000) }), /name: a non-empty string of at most 4096 characters/);
+    refused(JSON.stringify({ exec: 'x'.repeat(5000) }), /exec: the command that starts the client, a non-empty string of at most 4096/);
+    refused(JSON.stringify({ exec: 'true', points: Array.from({ length: 65 }, (_, i) => `p${i}`) }), /points: .*at most 64/);
+    refused('{"exec": "true", "ioPoints": "hooks"}', /ioPoints: 'proxy', the only value for a process client/);
+    writeFileSync(join(dir, 'r.json'), '{"exec": "true", "ioPoints": "proxy", "realLease": {"granularityMs": 1000, "marginMs": 1000}, "startMs": 600000}');
+    const r = execRecipeFromFile(join(dir, 'r.json'), 'r.json');
+    assert.deepEqual(r.realLease, { granularityMs: 1000, marginMs: 1000 });
+    assert.equal(r.ioPoints, 'proxy');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("start carries the run's TTL, its longest acquire wait, the command timeout and the recipe's real lease", async () => {
+  // The child writes the start line's fields to stderr and exits: the refusal quotes them.
+  const cmd = `/usr/bin/python3 -c "import sys, json; m = json.loads(sys.stdin.readline()); sys.stderr.write(json.dumps({k: m.get(k) for k in ['commandTimeoutMs', 'ttlMs', 'waitMs', 'realLease']}, separators=(',', ':'))); sys.exit(1)"`;
+  const lock = new ExecLock({ command: cmd, cwd: process.cwd(), clock: 'none', renews: false, realLease: { granularityMs: 1000 } }, ctx({ ttlMs: 800, waitMs: 400 }));
+  await assert.rejects(lock.start(), (e) => {
+    const m = (e as Error).message;
+    return isLockContractError(e) && /exited with code 1 before answering/.test(m)
+      && /\{"commandTimeoutMs":1000,"ttlMs":800,"waitMs":400,"realLease":\{"granularityMs":1000\}\}/.test(m);
+  });
+  await lock.close().catch(() => {});
 });

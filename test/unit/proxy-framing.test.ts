@@ -136,6 +136,48 @@ test('each protocol names the command that ends its session (not counted as an o
   }
 });
 
+test('memcached text: command lines, a storage command\'s data block (CRLF inside it too), in any chunks', () => {
+  const gets = 'gets r1-k0\r\n';
+  const add = 'add r1-k0 0 2 5\r\nab\r\nc\r\n';      // 5 bytes of data that hold a CRLF
+  const del = 'delete r1-k0\r\n';
+  const cas = 'cas r1-k0 0 -1 2 77 noreply\r\nxy\r\n';
+  const ms = 'ms r1-k0 3 T2\r\nabc\r\n';
+  const bare = 'version\n';                          // memcached takes a bare LF too
+  const parts = [gets, add, del, cas, ms, bare];
+  const at = (n: number) => parts.slice(0, n).join('').length;
+  checkAllCuts('memcached', Buffer.from(parts.join('')), [0, at(1), at(2), at(3), at(4), at(5)]);
+  const mc = FRAMINGS.get('memcached')!;
+  assert.equal(mc.command(Buffer.from(del)), 'DELETE');
+  assert.equal(mc.command(Buffer.from(gets)), 'GETS');
+  assert.ok(mc.closes.includes(mc.command(Buffer.from('quit\r\n'))!));
+});
+
+const mcBinary = (opcode: number, key: string, extras = 0, value = '') => {
+  const h = Buffer.alloc(24);
+  h[0] = 0x80; h[1] = opcode;
+  h.writeUInt16BE(key.length, 2); h[4] = extras;
+  h.writeUInt32BE(extras + key.length + value.length, 8);
+  return Buffer.concat([h, Buffer.alloc(extras), Buffer.from(key + value)]);
+};
+
+test('memcached binary: a 24-byte header and its body, each a request; the text protocol on the same framer', () => {
+  const get = mcBinary(0x00, 'r1-k0');
+  const add = mcBinary(0x02, 'r1-k0', 8, 'v\r\n1');
+  const del = mcBinary(0x04, 'r1-k0');
+  const noop = mcBinary(0x0a, '');
+  checkAllCuts('memcached', Buffer.concat([get, add, del, noop]), [0, get.length, get.length + add.length, get.length + add.length + del.length]);
+  assert.equal(FRAMINGS.get('memcached')!.command(del), 'DELETE');
+  assert.equal(FRAMINGS.get('memcached')!.command(mcBinary(0x17, '')), 'QUIT');
+});
+
+test('memcached: what is not its protocol stops framing for good (a storage command without its byte count, TLS)', () => {
+  assert.equal(startsIn('memcached', Buffer.from('set k 0 0\r\nab\r\nget k\r\n'), []), undefined);
+  assert.equal(startsIn('memcached', Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x0a]), []), undefined);
+  const f = FRAMINGS.get('memcached')!.create();
+  assert.equal(f.push(Buffer.from('add k 0 0 x\r\n')), undefined);
+  assert.equal(f.push(Buffer.from('get k\r\n')), undefined);
+});
+
 /** Bytes a real client sent etcd (test/fixtures/http2/: client-to-server, captured through a TCP relay on 2026-11-27). */
 const h2 = (name: string) => readFileSync(new URL(`../fixtures/http2/${name}`, import.meta.url));
 

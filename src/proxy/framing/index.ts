@@ -6,9 +6,10 @@ import { mysql } from './mysql.ts';
 import { postgres } from './postgres.ts';
 import { zookeeper } from './zookeeper.ts';
 import { http2 } from './http2.ts';
+import { memcached } from './memcached.ts';
 
 export type { Framer, Framing } from './types.ts';
 
 export const FRAMINGS: ReadonlyMap<string, Framing> = new Map([
-  ['resp', resp], ['mysql', mysql], ['postgres', postgres], ['zookeeper', zookeeper], ['http2', http2],
+  ['resp', resp], ['mysql', mysql], ['postgres', postgres], ['zookeeper', zookeeper], ['http2', http2], ['memcached', memcached],
 ]);

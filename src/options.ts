@@ -6,6 +6,7 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { packageRoot } from './package-root.ts';
 import { UsageError, fsReason } from './errors.ts';
+import { requireRegularFile } from './regular-file.ts';
 import { lockLabel, resolveRecipe } from './runner/lock-spec.ts';
 import type { LockSpec } from './runner/protocol.ts';
 import type { LockRecipe } from './locks/lock.ts';
@@ -83,6 +84,8 @@ export function parallelRuns(v: string | undefined): number {
  */
 export async function recipeFor(spec: LockSpec, lockOptions?: Record<string, unknown>): Promise<LockRecipe> {
   await import('./locks/registry.ts');
+  // Checked before anything opens it: a FIFO nobody writes would block lockpick for good.
+  if ('path' in spec) requireRegularFile(spec.path, '--lock', 'give the path of a lock module (.ts, .js, ...) or of a process client\'s .json recipe file');
   // A process client's recipe file is data, no code: read here (src/locks/exec-recipe.ts).
   if ('path' in spec && spec.path.endsWith('.json')) return resolveRecipe(spec).catch((e: Error) => { throw new UsageError(e.message); });
   if ('path' in spec) return (await import('./locks/recipe-probe.ts')).probeUserLock(spec.path, lockLabel(spec), [lockOptions ?? {}]);

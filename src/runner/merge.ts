@@ -9,6 +9,7 @@ import { accessSync, constants, existsSync, lstatSync, readFileSync, readdirSync
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Verdict } from '../../checkers/types.ts';
 import { UsageError, fsReason } from '../errors.ts';
+import { requireRegularFile } from '../regular-file.ts';
 import { makeDir } from '../make-dir.ts';
 import { outputError } from '../output.ts';
 import { emptyCoverage, gaps, isKindGap, type Coverage } from './coverage.ts';
@@ -65,6 +66,7 @@ const field = (t: Record<string, unknown>, path: string): unknown =>
   path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined), t);
 
 function readJson(path: string): unknown {
+  requireRegularFile(path, '', 'download the shard\'s run directory again');
   let text: string;
   try { text = readFileSync(path, 'utf8'); } catch (e) { throw new UsageError(`${path}: cannot be read: ${fsReason(e)}`); }
   try { return JSON.parse(text); } catch (e) { throw new UsageError(`${path}: not valid JSON (${(e as Error).message})\n  fix: download the shard's run directory again`); }

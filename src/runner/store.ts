@@ -10,6 +10,7 @@ import { makeDir } from '../make-dir.ts';
 import { randomBytes } from 'node:crypto';
 import type { HistoryEvent } from '../history/types.ts';
 import { fsReason, UsageError } from '../errors.ts';
+import { requireRegularFile } from '../regular-file.ts';
 import { outputError, writeOutput } from '../output.ts';
 import { validatePlan } from '../workload/plan.ts';
 import { checkTestJson } from './stored-files.ts';
@@ -136,6 +137,7 @@ export function readTestJson(dir: string): Record<string, unknown> {
   const fix = `give a run directory written by 'lockpick run', e.g. --replay store/<lock>/<run-id>, or a scenario: --replay scenarios/NAME`;
   if (!existsSync(dir)) throw new UsageError(`--replay ${dir}: no such directory\n  fix: ${fix}`);
   if (!statSync(dir).isDirectory()) throw new UsageError(`--replay ${dir}: not a directory\n  fix: ${fix}`);
+  if (existsSync(path)) requireRegularFile(path, `--replay ${dir}`, fix);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

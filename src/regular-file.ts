@@ -7,13 +7,18 @@
 import { statSync } from 'node:fs';
 import { UsageError, fsReason } from './errors.ts';
 
-/** What `path` is when it is not a regular file, in words ("a FIFO (named pipe)"); undefined for a regular file (symbolic links followed). */
+/**
+ * What `path` is when it is there but not a regular file, in words ("a FIFO (named pipe: ...)");
+ * undefined for a regular file (symbolic links followed) and for a path that is not there, which
+ * its reader reports in its own words (and with its own fix).
+ */
 export function notRegularFile(path: string): string | undefined {
   let s;
   try {
     s = statSync(path);
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing (no such file)' : `out of reach: ${fsReason(e)}`;
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : `out of reach: ${fsReason(e)}`;
   }
   if (s.isFile()) return undefined;
   if (s.isDirectory()) return 'a directory';

@@ -42,7 +42,7 @@ test('notRegularFile names what a path is; requireRegularFile refuses it as bad 
   assert.match(notRegularFile(fifo('helper-fifo'))!, /^a FIFO/);
   assert.equal(notRegularFile(dir), 'a directory');
   assert.equal(notRegularFile('/dev/zero'), 'a character device');
-  assert.match(notRegularFile(join(dir, 'none'))!, /no such file/);
+  assert.equal(notRegularFile(join(dir, 'none')), undefined, 'a missing file is left to its reader, which names it in its own words');
   const sock = join(dir, 's.sock');
   const server = createServer();
   await new Promise<void>((ok) => server.listen(sock, ok));

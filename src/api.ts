@@ -20,7 +20,7 @@ import { UsageError } from './errors.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
 import type { LockSpec } from './runner/protocol.ts';
 import type { ProgressEvent } from './runner/progress.ts';
-import { PROPERTIES, type Property } from './runner/session.ts';
+import { PROPERTIES, type Property } from './runner/run-options.ts';
 import type { MergeResult } from './runner/merge.ts';
 
 export type { RunSummary } from './runner/index.ts';

@@ -6,15 +6,16 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { packageRoot } from './package-root.ts';
 import { UsageError, fsReason } from './errors.ts';
+import { requireRegularFile } from './regular-file.ts';
 import { lockLabel, resolveRecipe } from './runner/lock-spec.ts';
 import type { LockSpec } from './runner/protocol.ts';
-import type { LockRecipe } from './locks/lock.ts';
-import { PROPERTIES, topologyOf, type Property } from './runner/session.ts';
+import { topologyOf, type LockRecipe } from './locks/lock.ts';
+import { PROPERTIES, type Property } from './runner/run-options.ts';
 import { IO_POINT_KINDS, WORKER_POINTS, MAX_CLIENTS, MAX_PLAN_MS, parseIoPoint } from './workload/plan.ts';
 import { readLearnedPoints } from './runner/calibrate.ts';
 import type { LearnedPoints } from './workload/points.ts';
 import type { EnvSpec } from './env/env-kinds.ts';
-import type { Shard } from './workload/shard.ts';
+import { MAX_SHARDS, MAX_SHARDS_WHY, type Shard } from './workload/shard.ts';
 import type { RunPlan } from './workload/plan.ts';
 
 /**
@@ -83,6 +84,8 @@ export function parallelRuns(v: string | undefined): number {
  */
 export async function recipeFor(spec: LockSpec, lockOptions?: Record<string, unknown>): Promise<LockRecipe> {
   await import('./locks/registry.ts');
+  // Checked before anything opens it: a FIFO nobody writes would block lockpick for good.
+  if ('path' in spec) requireRegularFile(spec.path, '--lock', 'give the path of a lock module (.ts, .js, ...) or of a process client\'s .json recipe file');
   // A process client's recipe file is data, no code: read here (src/locks/exec-recipe.ts).
   if ('path' in spec && spec.path.endsWith('.json')) return resolveRecipe(spec).catch((e: Error) => { throw new UsageError(e.message); });
   if ('path' in spec) return (await import('./locks/recipe-probe.ts')).probeUserLock(spec.path, lockLabel(spec), [lockOptions ?? {}]);
@@ -329,9 +332,11 @@ const SHARD_ENGINES: { name: string; index: string; total?: string; base: 0 | 1 
   { name: 'Kubernetes', index: 'JOB_COMPLETION_INDEX', base: 0 },
 ];
 
-function shardInt(v: string, what: string, min: number): number {
+/** A shard index (0- or 1-based: `min`) or total as text, within MAX_SHARDS. */
+function shardInt(v: string, what: string, min: number, max = MAX_SHARDS): number {
   const n = Number(v);
   if (v.trim() === '' || !Number.isInteger(n) || n < min) throw new UsageError(`${what} must be a whole number ≥ ${min}, got '${v}'`);
+  if (n > max) throw new UsageError(`${what} must be at most ${max} (${MAX_SHARDS_WHY}), got '${v}'`);
   return n;
 }
 
@@ -351,12 +356,13 @@ export function parseShard(flag: string | undefined, totalFlag: string | number 
     if (totalFlag !== undefined) throw new UsageError(`--shard-total gives the total a Kubernetes Indexed Job does not set; with --shard ${flag} leave it out`);
     const m = /^(\d+)\/(\d+)$/.exec(flag.trim());
     if (!m) throw new UsageError(`--shard must be I/N (e.g. 2/4: the 2nd of 4 shards, 1-based) or auto, got '${flag}'`);
-    return check(shardInt(m[1]!, '--shard I', 1), shardInt(m[2]!, '--shard N', 1), '--shard', '--shard');
+    const total = shardInt(m[2]!, '--shard N', 1);
+    return check(shardInt(m[1]!, '--shard I', 1), total, '--shard', '--shard');
   }
   for (const e of SHARD_ENGINES) {
     const raw = env[e.index];
     if (raw === undefined || raw === '') continue;
-    const index = shardInt(raw, `${e.index} (${e.name})`, e.base) + (1 - e.base);
+    const index = shardInt(raw, `${e.index} (${e.name})`, e.base, MAX_SHARDS - 1 + e.base) + (1 - e.base);
     let total: number, from: string;
     if (e.total) {
       const t = env[e.total];
@@ -364,7 +370,7 @@ export function parseShard(flag: string | undefined, totalFlag: string | number 
       total = shardInt(t, `${e.total} (${e.name})`, 1);
       from = `${e.index}/${e.total} (${e.name})`;
     } else if (totalFlag !== undefined) {
-      total = typeof totalFlag === 'number' ? positiveInt(totalFlag, 'shardTotal', 1, 1) : shardInt(totalFlag, '--shard-total', 1);
+      total = typeof totalFlag === 'number' ? positiveInt(totalFlag, 'shardTotal', 1, 1, MAX_SHARDS) : shardInt(totalFlag, '--shard-total', 1);
       from = `${e.index} (${e.name}) of --shard-total`;
     } else {
       const t = env.LOCKPICK_SHARD_TOTAL;

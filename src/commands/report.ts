@@ -24,6 +24,7 @@ import { renderTimelineHtml } from '../report/html.ts';
 import { EXIT_HELP, fsReason, UsageError } from '../errors.ts';
 import { clientLogs, clientOutputNote } from '../runner/client-logs.ts';
 import { samePath } from '../same-path.ts';
+import { requireRegularFile } from '../regular-file.ts';
 import { checkResultsJson, checkTestJson, type StoredResults } from '../runner/stored-files.ts';
 
 const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
@@ -73,6 +74,7 @@ class ReportError extends Error {}
 interface Inputs { historyPath: string; dir: string; runId?: string; stored?: StoredResults; test?: Record<string, unknown> }
 
 async function readJson(path: string): Promise<unknown> {
+  requireRegularFile(path, '', 'remove the file; the history alone is enough (it is checked again)');
   try {
     return JSON.parse(await readFile(path, 'utf8'));
   } catch (e) {

@@ -8,6 +8,7 @@
 // `resource`; a role with a login takes USER:PASSWORD@HOST:PORT/DATABASE.
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.ts';
+import { requireRegularFile } from '../regular-file.ts';
 import { topologyEndpointRoles } from './topologies.ts';
 import type { EndpointRoleDef } from './topology.ts';
 import type { ExternalEndpoint, ExternalServers } from './types.ts';
@@ -86,6 +87,7 @@ export function parseEndpoints(arg: string): ExternalServers {
   const out: ExternalServers = { endpoints: [] };
   if (/\.json$/i.test(arg.trim())) {
     let raw: unknown;
+    requireRegularFile(arg.trim(), '--endpoints', format());
     try {
       raw = JSON.parse(readFileSync(arg.trim(), 'utf8'));
     } catch (e) {

@@ -12,7 +12,7 @@ export { missingCapabilities } from './capabilities.ts';
 
 export const LOCAL: EnvKindDef = {
   ...LOCAL_INFO,
-  start: async (topology, o) => (await import('./index.ts')).startEnvironment(topology, o),
+  start: async (topology, o) => (await import('./local.ts')).startEnvironment(topology, o),
 };
 
 export const EXTERNAL: EnvKindDef = {

@@ -11,11 +11,26 @@ import { pgbouncerTopology, postgresTopology } from './topology-postgres.ts';
 import { etcdTopology } from './topology-etcd.ts';
 import { memcachedTopology } from './topology-memcached.ts';
 import { installBackends } from './backend-hook.ts';
+import type { TopologyName, TopologyOptions } from './types.ts';
+import { UsageError } from '../errors.ts';
 
 export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTopology, zookeeperTopology, mariadbTopology, postgresTopology, pgbouncerTopology, etcdTopology, memcachedTopology];
 
 export function topologyDef(name: string): TopologyDef | undefined {
   return TOPOLOGY_DEFS.find((t) => t.name === name);
+}
+
+/** The registered names, once (topologyNames() gives a fresh copy). */
+export const TOPOLOGIES: readonly TopologyName[] = TOPOLOGY_DEFS.map((t) => t.name);
+
+/** Bad options are the user's to fix (exit 2); throws UsageError naming the option. */
+export function validateTopology(topology: TopologyName, o: TopologyOptions): void {
+  const def = topologyDef(topology);
+  if (!def) throw new UsageError(`unknown topology '${topology}'; use one of: ${TOPOLOGIES.join(', ')}`);
+  def.validate?.(o);
+  if (o.persistence !== undefined && o.persistence !== 'none' && o.persistence !== 'aof-always') {
+    throw new UsageError(`persistence must be 'none' or 'aof-always', got '${String(o.persistence)}'`);
+  }
 }
 
 /** The registered names, for messages ("registered: redis, redis-sentinel, ..."). */

@@ -6,7 +6,7 @@
 // literal `\"` included).
 //
 // Values: nil → null, keywords and symbols → strings without the colon, integers → numbers
-// (with N → bigint), floats → numbers, lists, vectors and sets → arrays, maps → objects whose
+// (with N → bigint), floats → numbers, ratios (Clojure's printer writes 1/2) → numbers, lists, vectors and sets → arrays, maps → objects whose
 // keys are String(key), a tagged form #t x → {tag: 't', val: x} (#inst too), #_ drops a form.
 import { MAX_VALUE_DEPTH } from './limits.ts';
 
@@ -27,6 +27,9 @@ const STRING_ESCAPES = new Map([['t', '\t'], ['r', '\r'], ['n', '\n'], ['b', '\b
 const INT = /^[-+]?(0|[1-9][0-9]*)$/;
 const BIGINT = /^[-+]?(0|[1-9][0-9]*)N$/;
 const FLOAT = /^[-+]?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?M?$/;
+// A ratio as Clojure's reader takes it (its printer writes one for a non-integer division):
+// a signed numerator, an unsigned denominator.
+const RATIO = /^([-+]?[0-9]+)\/([0-9]+)$/;
 
 /** Ends a token: EDN whitespace (commas too), brackets, a string or a comment. */
 function delimiter(c: string): boolean {
@@ -168,7 +171,11 @@ export function parseEdnForm(text: string): unknown {
       if (INT.test(tok)) emit(parseInt(tok, 10));
       else if (BIGINT.test(tok)) emit(BigInt(tok.slice(0, -1)));
       else if (FLOAT.test(tok)) emit(parseFloat(tok));
-      else fail(`"${tok}" is not an EDN number`);
+      else if (RATIO.test(tok)) emit(ratio(tok, fail));
+      else fail(`"${tok}" is not an EDN number${tok.includes('/') ? ' (a ratio is two integers: 1/2, -3/4)' : ''}`);
+    } else if (tok[0] === '/' && tok.length > 1) {
+      // `/` alone is a symbol; a slash may only split a prefix from a name (a/b), never start one.
+      fail(`"${tok}" is neither an EDN number nor a symbol${/^\/[0-9]/.test(tok) ? ' (a ratio needs a numerator: 1/2)' : ''}`);
     } else if (tok[0] === ':') {
       if (tok.length === 1) fail('a keyword ":" with no name');
       emit(tok.slice(1));
@@ -181,6 +188,18 @@ export function parseEdnForm(text: string): unknown {
   }
   if (!done) fail('no form where an op map was expected');
   return result;
+}
+
+/** A ratio token's value as a number (the checker compares numbers; an exact fraction is not kept). */
+function ratio(tok: string, fail: (msg: string) => never): number {
+  const [, num, den] = RATIO.exec(tok)!;
+  if (/^0+$/.test(den!)) fail(`the ratio "${tok}" divides by zero`);
+  // Through BigInt so a numerator or denominator past 2^53 is divided as written, not rounded first.
+  const n = BigInt(num!), d = BigInt(den!);
+  const whole = n / d;
+  const v = whole * d === n ? Number(whole) : Number(n) / Number(d);
+  if (!Number.isFinite(v)) fail(`the ratio "${tok}" is beyond what a number holds (about 1.8e308)`);
+  return v;
 }
 
 function describeKey(k: unknown): string {

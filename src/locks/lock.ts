@@ -6,7 +6,7 @@
 // Anything else returned (undefined, 42, 'ok', a create() that is not a Lock)
 // breaks the contract: the run stops with exit 2 (src/locks/contract.ts).
 import type { RealLease } from './real-lease.ts';
-import type { Endpoint, TopologyOptions } from '../env/types.ts';
+import type { Endpoint, TopologyName, TopologyOptions } from '../env/types.ts';
 import { UsageError } from '../errors.ts';
 
 export interface Held {
@@ -145,6 +145,12 @@ export interface LockContext {
  * topology needs no edit here; a user lock naming an unregistered one is refused (exit 2).
  */
 export type RecipeTopology = TopologyOptions & { kind: string; [option: string]: unknown };
+
+/** A recipe's topology as a run starts it: the registry's name, and its options plus the resource node (every run has one). */
+export function topologyOf(recipe: Pick<LockRecipe, 'topology'>): { name: TopologyName; opts: TopologyOptions } {
+  const { kind, ...opts } = recipe.topology;
+  return { name: kind, opts: { ...opts, resource: true } };
+}
 
 /** What a --lock-opt value may be (LockRecipe.optionValues). */
 export type LockOptionValue = 'number' | 'text' | readonly string[];

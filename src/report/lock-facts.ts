@@ -8,9 +8,11 @@ import type { LockSpec } from '../runner/protocol.ts';
 import { lockFromStored, lockLabel, moduleHash } from '../runner/lock-spec.ts';
 import { createRequire } from 'node:module';
 import { packageRoot } from '../package-root.ts';
+import { notRegularFile } from '../regular-file.ts';
 import type { LockFacts } from './issue.ts';
 
 const readJson = (p: string): Record<string, unknown> | undefined => {
+  if (notRegularFile(p) !== undefined) return undefined;   // none there, or a FIFO that would block the read
   try {
     const v = JSON.parse(readFileSync(p, 'utf8')) as unknown;
     return v !== null && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : undefined;

@@ -5,7 +5,8 @@
 // row in words on the lanes (clients, server nodes) it targets, a liveness
 // stuck interval on its key's lane, and the protected resource's steps. Plain
 // data; html.ts turns it into markup.
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { notRegularFile } from '../regular-file.ts';
 import type { Op, ParsedHistory } from '../history/types.ts';
 import type { ResourceEntry, ResourceResult } from '../../checkers/resource.ts';
 import { faultValue, opEnd, shortValue, opStart, type Timeline } from './timeline-model.ts';
@@ -52,7 +53,8 @@ export interface Story {
 /** process → client from the recorder's `client` field on invokes (the parsed history does not keep it). Read in chunks: a 1M-op file stays a quick pass. */
 export function clientsFromFile(path: string): Map<number, string> {
   const out = new Map<number, string>();
-  if (!path.endsWith('.jsonl') || !existsSync(path)) return out;
+  // A pipe was read by the checker already: it cannot be read again (and a FIFO would block here).
+  if (!path.endsWith('.jsonl') || notRegularFile(path) !== undefined) return out;
   const re = /"process":(\d+)[^\n]*?"client":"([^"\\]{1,40})"/g;
   let fd: number | undefined;
   try {

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.ts';
+import { requireRegularFile } from '../regular-file.ts';
 import { parseIoPoint } from '../workload/plan.ts';
 import { calibrationPlan, describeLearned, learnPoints, type LearnedPoints } from '../workload/points.ts';
 import type { RunPlan } from '../workload/plan.ts';
@@ -53,6 +54,7 @@ export function readLearnedPoints(dir: string, lock: string): LearnedPoints {
   const path = join(dir, 'test.json');
   const fix = "give a run directory 'lockpick run' wrote (store/<run-id>) whose search learned its points";
   if (!existsSync(path)) throw new UsageError(`--points-from ${dir}: no ${path}\n  fix: ${fix}`);
+  requireRegularFile(path, `--points-from ${dir}`, fix);
   let test: unknown;
   try {
     test = JSON.parse(readFileSync(path, 'utf8'));

@@ -5,6 +5,7 @@
 // a lock that changed since is named.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { notRegularFile } from '../regular-file.ts';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { LockRecipe } from '../locks/lock.ts';
 import type { LockSpec } from './protocol.ts';
@@ -34,6 +35,7 @@ export function lockLabel(spec: LockSpec, cwd = process.cwd()): string {
 
 /** sha256 of a lock module's bytes (undefined when it cannot be read). */
 export function moduleHash(file: string): string | undefined {
+  if (notRegularFile(file) !== undefined) return undefined;   // a FIFO would block the read for good
   try {
     return createHash('sha256').update(readFileSync(file)).digest('hex');
   } catch {

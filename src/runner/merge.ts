@@ -9,13 +9,14 @@ import { accessSync, constants, existsSync, lstatSync, readFileSync, readdirSync
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Verdict } from '../../checkers/types.ts';
 import { UsageError, fsReason } from '../errors.ts';
+import { requireRegularFile } from '../regular-file.ts';
 import { makeDir } from '../make-dir.ts';
 import { outputError } from '../output.ts';
 import { emptyCoverage, gaps, isKindGap, type Coverage } from './coverage.ts';
 import { cellGap, cellsJson, isCellGap, sumCells } from './fault-cells.ts';
 import { addOutcomes } from '../report/outcomes.ts';
 import { checkShardResults, checkTestJson, type ShardResults } from './stored-files.ts';
-import { shardLabel, type Shard } from '../workload/shard.ts';
+import { MAX_SHARDS, shardLabel, type Shard } from '../workload/shard.ts';
 
 export interface ShardRun {
   dir: string;
@@ -65,6 +66,7 @@ const field = (t: Record<string, unknown>, path: string): unknown =>
   path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined), t);
 
 function readJson(path: string): unknown {
+  requireRegularFile(path, '', 'download the shard\'s run directory again');
   let text: string;
   try { text = readFileSync(path, 'utf8'); } catch (e) { throw new UsageError(`${path}: cannot be read: ${fsReason(e)}`); }
   try { return JSON.parse(text); } catch (e) { throw new UsageError(`${path}: not valid JSON (${(e as Error).message})\n  fix: download the shard's run directory again`); }
@@ -138,8 +140,8 @@ function readShard(dir: string): ShardRun {
   const test = checkTestJson(readJson(testPath), testPath);
   if (test.replay_of !== undefined) throw new UsageError(`${dir}: a replay (of ${String(test.replay_of)}), not a shard of a search\n  fix: leave it out`);
   const s = test.shard as Partial<Shard> | undefined;
-  if (!s || typeof s !== 'object' || !Number.isInteger(s.index) || !Number.isInteger(s.total) || s.index! < 1 || s.index! > s.total!) {
-    throw new UsageError(`${testPath}: "shard" is ${s === undefined ? 'missing: this run was not a shard' : 'not {"index": I, "total": N} with 1 ≤ I ≤ N'}\n  fix: merge runs of 'lockpick run --shard I/N'`);
+  if (!s || typeof s !== 'object' || !Number.isInteger(s.index) || !Number.isInteger(s.total) || s.index! < 1 || s.index! > s.total! || s.total! > MAX_SHARDS) {
+    throw new UsageError(`${testPath}: "shard" is ${s === undefined ? 'missing: this run was not a shard' : `not {"index": I, "total": N} with 1 ≤ I ≤ N ≤ ${MAX_SHARDS}`}\n  fix: merge runs of 'lockpick run --shard I/N'`);
   }
   const resultsPath = join(dir, 'results.json');
   const results = existsSync(resultsPath) ? checkShardResults(readJson(resultsPath), resultsPath) : undefined;

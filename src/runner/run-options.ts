@@ -3,11 +3,23 @@
 import type { LockRecipe } from '../locks/lock.ts';
 import type { LockSpec } from './protocol.ts';
 import type { ProgressEvent, ProgressSink } from './progress.ts';
-import type { Property } from './session.ts';
 import type { EnvSpec } from '../env/env-kinds.ts';
 import type { LearnedPoints } from '../workload/points.ts';
 import type { Shard } from '../workload/shard.ts';
 import type { Interrupts } from './with-session.ts';
+
+/**
+ * What must hold: the lock's history ('lock'), the protected resource ('resource'),
+ * both of these ('both', the default: safety), the lock becoming available again
+ * after its holder is gone ('liveness'), or all three ('all').
+ */
+export type Property = 'lock' | 'resource' | 'both' | 'liveness' | 'all';
+export const PROPERTIES: readonly Property[] = ['lock', 'resource', 'both', 'liveness', 'all'];
+
+/** Whether the property asks for liveness (then a liveness violation makes the run unsafe). */
+export function wantsLiveness(p: Property): boolean {
+  return p === 'liveness' || p === 'all';
+}
 
 export interface RunOptions {
   lock: LockSpec;

@@ -3,7 +3,8 @@
 // distinct failures stored. The search's onRun and onFailure fill it; storing the search's
 // results, or what an interrupt found, reads it.
 import type { Failure } from './search.ts';
-import { wantsLiveness, type Property, type RunOutcome } from './session.ts';
+import type { RunOutcome } from './session.ts';
+import { wantsLiveness, type Property } from './run-options.ts';
 import { addRun, emptyCoverage, type Coverage } from './coverage.ts';
 import { addCells, cellsJson, cellsOfRun, emptyCells, type CellCoverage } from './fault-cells.ts';
 import { addLiveness, failureJson, type FailureJson, type LivenessTotals } from './summary.ts';

@@ -6,10 +6,11 @@
 import { startEnv, type EnvSpec } from '../env/env-kinds.ts';
 import { dataRoles, topologyDef } from '../env/topologies.ts';
 import type { Timescales } from '../env/topology.ts';
-import type { Environment, TopologyName, TopologyOptions } from '../env/types.ts';
+import type { Environment } from '../env/types.ts';
 import { HistoryBuilder } from '../history/index.ts';
 import type { HistoryEvent, ParsedHistory } from '../history/types.ts';
-import { LockContractError, type LockRecipe } from '../locks/lock.ts';
+import { LockContractError, topologyOf, type LockRecipe } from '../locks/lock.ts';
+import { wantsLiveness, type Property } from './run-options.ts';
 import { checkHistory } from '../../checkers/index.ts';
 import type { CheckResult, Verdict } from '../../checkers/types.ts';
 import { checkResource, type ResourceEntry, type ResourceResult } from '../../checkers/resource.ts';
@@ -45,19 +46,6 @@ export interface SessionOptions {
   env?: EnvSpec;
   /** Put before every lock and resource key of the session (an external server's keys stay apart). */
   keyPrefix?: string;
-}
-
-/**
- * What must hold: the lock's history ('lock'), the protected resource ('resource'),
- * both of these ('both', the default: safety), the lock becoming available again
- * after its holder is gone ('liveness'), or all three ('all').
- */
-export type Property = 'lock' | 'resource' | 'both' | 'liveness' | 'all';
-export const PROPERTIES: readonly Property[] = ['lock', 'resource', 'both', 'liveness', 'all'];
-
-/** Whether the property asks for liveness (then a liveness violation makes the run unsafe). */
-export function wantsLiveness(p: Property): boolean {
-  return p === 'liveness' || p === 'all';
 }
 
 export interface RunLiveness extends LivenessResult {
@@ -102,15 +90,9 @@ export function backendOf(recipe: LockRecipe): string {
   return topologyDef(recipe.topology.kind)?.backend ?? 'redis';
 }
 
-/** The recipe's topology is `{ kind, ...options }`: the registry's name, and its options plus the resource node. */
 /** The OS packages the servers of a run come from: the topology's, on the local environment (else the image or the user's servers). */
 export function serverPackages(recipe: LockRecipe, env: EnvSpec | undefined): readonly string[] {
   return (env?.kind ?? 'local') === 'local' ? topologyDef(recipe.topology.kind)?.packages ?? [] : [];
-}
-
-export function topologyOf(recipe: LockRecipe): { name: TopologyName; opts: TopologyOptions } {
-  const { kind, ...opts } = recipe.topology as { kind: string } & TopologyOptions;
-  return { name: kind, opts: { ...opts, resource: true } };
 }
 
 export class Session {

@@ -10,6 +10,7 @@ import { makeDir } from '../make-dir.ts';
 import { randomBytes } from 'node:crypto';
 import type { HistoryEvent } from '../history/types.ts';
 import { fsReason, UsageError } from '../errors.ts';
+import { requireRegularFile } from '../regular-file.ts';
 import { outputError, writeOutput } from '../output.ts';
 import { validatePlan } from '../workload/plan.ts';
 import { checkTestJson } from './stored-files.ts';
@@ -138,6 +139,7 @@ export function readTestJson(dir: string): Record<string, unknown> {
   if (!statSync(dir).isDirectory()) throw new UsageError(`--replay ${dir}: not a directory\n  fix: ${fix}`);
   // A run's first counterexample/ keeps no test.json of its own: its plan is the run's.
   if (!existsSync(path) && /^counterexample$/.test(basename(resolve(dir))) && existsSync(join(dirname(resolve(dir)), 'test.json'))) return readTestJson(dirname(resolve(dir)));
+  if (existsSync(path)) requireRegularFile(path, `--replay ${dir}`, fix);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -2,7 +2,6 @@
 // lock's recipe and what the session read of its topology (its nodes, links and timescales);
 // then the points a calibration run learned, and the plans as a shard draws them.
 import type fc from 'fast-check';
-import type { LockRecipe } from '../locks/lock.ts';
 import { firstPlans, planArb } from '../workload/arbitraries.ts';
 import { CellGuide, guidedPlanArb } from '../workload/cell-space.ts';
 import { cellName } from '../workload/cell.ts';
@@ -10,7 +9,8 @@ import type { RunPlan } from '../workload/plan.ts';
 import type { LearnedPoints } from '../workload/points.ts';
 import type { WorkloadOptions } from '../workload/workload-options.ts';
 import { shardFilter, shardFirstPlans, shardKinds, shardSeed, type Shard } from '../workload/shard.ts';
-import { isLeased, topologyOf, type Session } from './session.ts';
+import { isLeased, type Session } from './session.ts';
+import { topologyOf, type LockRecipe } from '../locks/lock.ts';
 import { forgetsAsStarted } from './failure-cause.ts';
 
 /** What of a run's options shapes its plans (RunOptions has them all). */

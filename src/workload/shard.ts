@@ -15,6 +15,15 @@ export interface Shard {
   from: string;
 }
 
+/**
+ * The most shards one search splits into. A shard keeps only the plans it draws whose hash falls
+ * in its bucket, 1 in N: drawing a plan takes about 0.4 ms, so past 1000 shards a shard spends
+ * longer drawing the plan it keeps than running it (and merge names every missing shard).
+ */
+export const MAX_SHARDS = 1000;
+/** Why, for a refusal. */
+export const MAX_SHARDS_WHY = `a shard keeps 1 in N of the plans it draws: past ${MAX_SHARDS} shards it spends longer drawing a plan than running it`;
+
 /** FNV-1a over the plan's JSON: stable across machines and Node versions. */
 export function planHash(plan: RunPlan): number {
   const s = JSON.stringify(plan);

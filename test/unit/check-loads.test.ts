@@ -6,9 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from '../support/temp-dir.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -95,21 +96,23 @@ test('the topology registry (its backends\' words) loads only for a history or a
     '{"type":"invoke","f":"release","process":0,"key":"k","time":950000000}', '{"type":"ok","f":"release","process":0,"key":"k","time":951000000}',
   ];
   const runStart = '{"type":"info","f":"run-start","process":"nemesis","value":{"run":1,"backend":"redis"}}';
-  const script = (file: string, extra: string[]) => `
-    const { writeFileSync, mkdtempSync } = await import('node:fs');
-    const dir = mkdtempSync((await import('node:os')).tmpdir() + '/lockpick-loads-');
-    writeFileSync(dir + '/h.jsonl', ${JSON.stringify(file)});
+  // The history is written here, in this file's temp dir (removed on exit), not by the child.
+  const dir = tempDir('lockpick-loads-');
+  let n = 0;
+  const script = (history: string, extra: string[]) => `
     const lines = [];
     const log = console.log; console.log = (s) => lines.push(String(s));
     const { run } = await import('./src/commands/check.ts');
     // Streamed (a sweep model, no limit: checkers/stream.ts), then read whole (checkers/threads.ts).
-    for (const limit of [[], ['--time-limit', '60']]) await run([dir + '/h.jsonl', ...${JSON.stringify(extra)}, ...limit, '--json']);
+    for (const limit of [[], ['--time-limit', '60']]) await run([${JSON.stringify(history)}, ...${JSON.stringify(extra)}, ...limit, '--json']);
     console.log = log;
     const b = await import('./checkers/backends.ts');
     let loaded = true; try { b.backendNames(); } catch { loaded = false; }
     console.log(JSON.stringify({ loaded, out: lines.join('\\n') }));`;
   const check = (file: string, extra: string[] = []) => {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(file, extra)], { cwd: root, encoding: 'utf8' });
+    const history = join(dir, `h${n++}.jsonl`);
+    writeFileSync(history, file);
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(history, extra)], { cwd: root, encoding: 'utf8' });
     return JSON.parse(out.trim().split('\n').pop()!) as { loaded: boolean; out: string };
   };
   const plain = check(`${stale.join('\n')}\n`);

@@ -1,6 +1,6 @@
 // Ports for the servers lockpick starts (src/env/ports.ts): free, never twice, and below the
 // kernel's ephemeral range, where no outgoing connection can take one between the check and the
-// server's bind; a start that lost its port anyway is known by its words (src/env/index.ts).
+// server's bind; a start that lost its port anyway is known by its words (src/env/local.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

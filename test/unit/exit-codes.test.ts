@@ -118,6 +118,12 @@ test('merge: no dir, a dir that is none or holds no run, a bad --shard → 2', (
   expectExit(lockpick(['merge', '/nonexistent-lockpick-dir']), 2, /no such directory/);
   expectExit(lockpick(['merge', file('empty/x.txt', '').replace(/\/x\.txt$/, '')]), 2, /holds no run directory/);
   expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--shard', '3/2']), 2, /shard 3 of 2 does not exist/);
+  // Numbers past any array or hash range: exit 2 naming the bound, not a RangeError stack (exit 4).
+  for (const flag of ['1/99999999999999999999', '5000000000/5000000000']) {
+    const r = lockpick(['run', '--lock', 'redis-set-px-lua', '--shard', flag]);
+    expectExit(r, 2, /--shard N must be at most 1000 \(a shard keeps 1 in N of the plans it draws/);
+    assert.doesNotMatch(r.err, /RangeError|\n\s+at /);
+  }
   expectExit(lockpick(['run', '--lock', 'redis-set-px-lua', '--shard', 'auto'], { env: { CI_NODE_INDEX: 'two', CI_NODE_TOTAL: '4' } }), 2, /CI_NODE_INDEX \(GitLab\) must be a whole number/);
 });
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readEdn, readHistory, readJsonl } from '../../src/history/index.ts';
+import { HistoryError, readEdn, readHistory, readJsonl } from '../../src/history/index.ts';
 import type { ParsedHistory } from '../../src/history/index.ts';
 import { jsonl, tmpHistory } from './history-tmp.ts';
 
@@ -74,4 +74,53 @@ test('EDN follows the same pairing rules as JSON Lines (unanswered invoke → in
   const h = await readHistory(tmpHistory('[{:type :invoke, :f :acquire, :process 2}]', 'edn'));
   assert.equal(h.ops[0]!.outcome, 'info');
   assert.equal(h.ops[0]!.completeLine, Infinity);
+});
+
+test('Clojure ratios (1/2, -3/4) read as numbers: in a field lockpick ignores, in value and in time', async () => {
+  const text = [
+    '[{:type :invoke, :f :acquire, :process 0, :time 4/2, :load 1/2, :index 0}',
+    ' {:type :ok, :f :acquire, :process 0, :time 9/3, :value {:token -3/4, :share +1/4, :whole 8/4}, :rate [1/3 0/5], :index 1}]',
+  ].join('\n');
+  const h = await readHistory(tmpHistory(text, 'edn'));
+  assert.equal(h.ops.length, 1);
+  const op = h.ops[0]!;
+  assert.equal(op.outcome, 'ok');
+  assert.equal(op.invokeTime, 2);
+  assert.equal(op.completeTime, 3);
+  assert.deepEqual(op.value, { token: -0.75, share: 0.25, whole: 2 });
+  // Numerator and denominator past 2^53 are divided as written: an exact quotient stays exact.
+  const big = await readHistory(tmpHistory('{:type :invoke, :f :acquire, :process 0, :time 111199989796346443475308792/12345678901}', 'edn'));
+  assert.equal(big.ops[0]!.invokeTime, 9007199254739992); // dividing the two as doubles gives 9007199254739991
+});
+
+test('a ratio in time that is not a whole number is refused by the time rule, naming the line', async () => {
+  const text = '[{:type :invoke, :f :acquire, :process 0, :time 0}\n {:type :ok, :f :acquire, :process 0, :time 1/2}]';
+  await assert.rejects(readHistory(tmpHistory(text, 'edn')), (e: unknown) =>
+    e instanceof HistoryError && e.rule === 'bad-time' && e.line === 2 && /got 0\.5/.test(e.message));
+});
+
+test('malformed ratios (1/0, 1/, /2, 1/-2, 1.5/2) are refused with a clear message naming the line', async () => {
+  const cases: [string, RegExp][] = [
+    ['1/0', /the ratio "1\/0" divides by zero/],
+    ['-7/000', /the ratio "-7\/000" divides by zero/],
+    ['1/', /"1\/" is not an EDN number \(a ratio is two integers: 1\/2, -3\/4\)/],
+    ['1/-2', /"1\/-2" is not an EDN number \(a ratio is two integers/],
+    ['1.5/2', /"1\.5\/2" is not an EDN number/],
+    ['/2', /"\/2" is neither an EDN number nor a symbol \(a ratio needs a numerator: 1\/2\)/],
+    [`${'9'.repeat(400)}/3`, /is beyond what a number holds/],
+  ];
+  for (const [ratio, words] of cases) {
+    const text = `[{:type :invoke, :f :acquire, :process 0}\n\n {:type :ok, :f :acquire, :process 0,\n  :extra ${ratio}}]`;
+    await assert.rejects(readHistory(tmpHistory(text, 'edn')), (e: unknown) => {
+      assert.ok(e instanceof HistoryError, String(e));
+      assert.equal(e.rule, 'edn-syntax', ratio);
+      assert.equal(e.line, 4, `${ratio}: ${e.message}`);
+      assert.match(e.message, words);
+      assert.match(e.message, /:4\b/, 'the message names file:line');
+      return true;
+    }, ratio);
+  }
+  // The slash alone is a symbol, and a namespaced keyword keeps its slash.
+  const h = await readHistory(tmpHistory('{:type :invoke, :f :acquire, :process 0, :op /, :ns :jepsen.history/op}', 'edn'));
+  assert.equal(h.ops.length, 1);
 });

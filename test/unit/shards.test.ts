@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseShard } from '../../src/options.ts';
 import { firstPlans, planArb, type WorkloadOptions } from '../../src/workload/arbitraries.ts';
 import { aimsFor } from '../../src/workload/aims.ts';
-import { inShard, shardFilter, shardFirstPlans, shardKinds, shardSeed, type Shard } from '../../src/workload/shard.ts';
+import { MAX_SHARDS, MAX_SHARDS_WHY, inShard, shardFilter, shardFirstPlans, shardKinds, shardSeed, type Shard } from '../../src/workload/shard.ts';
 import { search } from '../../src/runner/search.ts';
 import type { RunOutcome } from '../../src/runner/session.ts';
 import type { RunPlan } from '../../src/workload/plan.ts';
@@ -35,6 +35,27 @@ test('--shard I/N and auto: each engine\'s variables, 0- or 1-based, saying whic
   usage(() => parseShard('auto', undefined, { JOB_COMPLETION_INDEX: '1' }), /--shard-total N.*LOCKPICK_SHARD_TOTAL/);
   usage(() => parseShard('auto', undefined, { JOB_COMPLETION_INDEX: '1', LOCKPICK_SHARD_TOTAL: 'two' }), /LOCKPICK_SHARD_TOTAL/);
   usage(() => parseShard('auto', undefined, {}), /none of CI_NODE_INDEX/);
+});
+
+test('--shard bounds: N and I at most MAX_SHARDS, however large the number, exit 2 naming the bound (never a RangeError)', () => {
+  /** Exit 2 with exactly this message: the option, the bound and why, the value as given. */
+  const said = (f: () => unknown, what: string, max: number, got: string) => usage(f, new RegExp(`^${escape(`${what} must be at most ${max} (${MAX_SHARDS_WHY}), got '${got}'`)}$`));
+  const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  for (const flag of ['1/99999999999999999999', '5000000000/5000000000', `1/${MAX_SHARDS + 1}`]) {
+    said(() => parseShard(flag, undefined, {}), '--shard N', MAX_SHARDS, flag.split('/')[1]!);
+  }
+  said(() => parseShard(`${MAX_SHARDS + 1}/${MAX_SHARDS}`, undefined, {}), '--shard I', MAX_SHARDS, String(MAX_SHARDS + 1));
+  said(() => parseShard('99999999999999999999/4', undefined, {}), '--shard I', MAX_SHARDS, '99999999999999999999');
+  said(() => parseShard('auto', undefined, { CI_NODE_INDEX: '1', CI_NODE_TOTAL: '1e10' }), 'CI_NODE_TOTAL (GitLab)', MAX_SHARDS, '1e10');
+  said(() => parseShard('auto', undefined, { BUILDKITE_PARALLEL_JOB: String(MAX_SHARDS), BUILDKITE_PARALLEL_JOB_COUNT: '3' }), 'BUILDKITE_PARALLEL_JOB (Buildkite)', MAX_SHARDS - 1, String(MAX_SHARDS));
+  said(() => parseShard(undefined, '4294967296', { JOB_COMPLETION_INDEX: '0' }), '--shard-total', MAX_SHARDS, '4294967296');
+  usage(() => parseShard(undefined, MAX_SHARDS + 1, { JOB_COMPLETION_INDEX: '0' }), new RegExp(`shardTotal must be a whole number from 1 to ${MAX_SHARDS}`));
+  // The largest split still draws its share: the last shard of MAX_SHARDS.
+  const last = { index: MAX_SHARDS, total: MAX_SHARDS };
+  assert.deepEqual(parseShard(`${MAX_SHARDS}/${MAX_SHARDS}`, undefined, {}), { ...last, from: '--shard' });
+  const first = firstPlans(O, 1);
+  const dealt = Array.from({ length: MAX_SHARDS }, (_, i) => shardFirstPlans(first, { index: i + 1, total: MAX_SHARDS }, O.faults).length);
+  assert.equal(dealt.reduce((a, b) => a + b, 0), first.length, 'every first plan dealt to exactly one of the shards');
 });
 
 // A single Redis under client pauses, with the points a calibration run learns: several aims fit.
@@ -148,6 +169,12 @@ test('merge: SAFE only with every shard SAFE and the coverage summed, not a shar
   await mergeRuns([root], { out });
   assert.equal(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')).verdict, true);
   assert.match(readFileSync(join(out, 'junit.xml'), 'utf8'), /tests="1" failures="0" errors="0"/);
+});
+
+test('merge: a stored shard total past MAX_SHARDS is refused naming the file (merge names every missing shard: never 2^32 of them)', () => {
+  const root = tempDir('lockpick-merge-');
+  const dir = shardDir(root, 1, 2 ** 32, safe());
+  usage(() => mergeShards([root]), new RegExp(`${join(dir, 'test.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: "shard" is not \\{"index": I, "total": N\\} with 1 ≤ I ≤ N ≤ ${MAX_SHARDS}`));
 });
 
 test('merge: a shard short only of kinds it does not lead is judged on the sum; short of anything else, or of a kind no shard applied, it is not', () => {

@@ -1,4 +1,4 @@
-// The README's GitHub Actions block, tested as far as this machine allows: its
+// docs/ci.md's GitHub Actions block, tested as far as this machine allows: its
 // lockpick step runs under bash (as Actions runs it: -e, pipefail) with its
 // environment (GITHUB_OUTPUT) and a stand-in `npx` exiting with each of
 // lockpick's exit codes; the job's permissions let the JUnit report action
@@ -13,11 +13,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newRunDir } from '../../src/runner/store.ts';
 
-const readme = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../../README.md'), 'utf8');
+const doc = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../../docs/ci.md'), 'utf8');
 
 function githubBlock(): string {
-  const m = /GitHub Actions \(`\.github\/workflows\/lock\.yml`\):\n\n```yaml\n([\s\S]*?)\n```/.exec(readme);
-  assert.ok(m, 'README has the GitHub Actions block');
+  const m = /GitHub Actions \(`\.github\/workflows\/lock\.yml`\):\n\n```yaml\n([\s\S]*?)\n```/.exec(doc);
+  assert.ok(m, 'docs/ci.md has the GitHub Actions block');
   return m[1]!;
 }
 
@@ -44,15 +44,15 @@ function artifactPaths(block: string): string[] {
   return m[1]!.split('\n').map((l) => l.trim()).filter((l) => l && !l.includes(':'));
 }
 
-test('README GitHub Actions: the job may publish checks (permissions: checks: write, contents: read)', () => {
+test('docs/ci.md GitHub Actions: the job may publish checks (permissions: checks: write, contents: read)', () => {
   const block = githubBlock();
   assert.match(block, /\n {4}permissions:\n(?: {6}\S.*\n)*? {6}checks: write/);
   assert.match(block, /\n {4}permissions:\n(?: {6}\S.*\n)*? {6}contents: read/, 'a permissions block drops every other right: checkout needs contents: read');
 });
 
-test('README GitHub Actions: the lockpick step passes 0, fails 1, 2 and 4, and only warns on 3', () => {
+test('docs/ci.md GitHub Actions: the lockpick step passes 0, fails 1, 2 and 4, and only warns on 3', () => {
   const script = lockpickScript(githubBlock());
-  const dir = tempDir('lockpick-readme-ci-');
+  const dir = tempDir('lockpick-ci-actions-');
   try {
     const bin = path.join(dir, 'bin');
     mkdirSync(bin);
@@ -74,8 +74,8 @@ test('README GitHub Actions: the lockpick step passes 0, fails 1, 2 and 4, and o
   }
 });
 
-test('README GitHub Actions: every artifact path matches what a run stores', () => {
-  const store = tempDir('lockpick-readme-ci-store-');
+test('docs/ci.md GitHub Actions: every artifact path matches what a run stores', () => {
+  const store = tempDir('lockpick-ci-actions-store-');
   try {
     const { dir } = newRunDir(path.join(store, 'store'), './my-lock.ts');
     for (const f of ['lockpick.log', 'test.json', 'results.json', 'counterexample/timeline.html']) {

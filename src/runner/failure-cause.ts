@@ -60,7 +60,7 @@ export function lockDesign(recipe: LockRecipe, ttlMs: number, lockOptions?: Reco
     fencing: recipe.fencing,
     keepsAlive: recipe.keepsAlive === true,
     restartForgets: forgetsAsStarted(recipe),
-    canForget: topo?.restartForgets !== undefined,
+    canForget: (topo?.restartForgets ?? 'never') !== 'never',
     asyncFailover: topo?.asyncFailover === true,
     driftMs: recipe.clockDriftMs?.(ttlMs, lockOptions) ?? 0,
     ...(recipe.sessionMs ? { sessionMs: recipe.sessionMs(lockOptions) } : {}),

@@ -10,6 +10,7 @@ const PACKAGE: Record<string, string> = {
   mariadbd: 'mariadb-server',
   'mariadb-install-db': 'mariadb-server',
   etcd: 'etcd-server',
+  'nats-server': 'nats-server',
 };
 
 export class MissingBinaryError extends Error {

@@ -4,6 +4,7 @@
 import type { Redis } from 'ioredis';
 import type { Environment, NodeHandle } from '../src/env/types.ts';
 import { backendDataRoles, topologyDef } from '../src/env/topologies.ts';
+import { declared } from '../src/env/topology.ts';
 
 const ASK_TIMEOUT_MS = 700;
 
@@ -83,7 +84,7 @@ export async function sentinelPrimary(env: Environment): Promise<string | undefi
  * the ensemble elect anew while sessions wait.
  */
 export async function currentLeader(env: Environment): Promise<NodeHandle> {
-  const def = topologyDef(env.topology)?.leader;
+  const def = declared(topologyDef(env.topology)?.leader);
   if (!def) throw new Error(`nemesis: the ${env.topology} topology has no leader to aim at ('leader' and 'followers' need one, e.g. a zookeeper ensemble of 3)`);
   const { leader, said } = await def.find(env);
   if (!leader) throw new Error(`nemesis: ${said}; 'leader' needs ${def.minNodes} or more servers with a leader elected`);

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import type { FaultSpec } from './types.ts';
 import type { FaultGenOptions } from './fault.ts';
 import { topologyDef } from '../src/env/topologies.ts';
+import { declared } from '../src/env/topology.ts';
 
 /** "at 120 ms" */
 export const at = (f: FaultSpec) => (f.anchor
@@ -43,7 +44,7 @@ export const someServer = (o: FaultGenOptions) => fc.constantFrom(
   ...(o.nodes.length ? o.nodes : ['n1']), ...(hasLeader(o) ? ['leader', 'leader'] : []));
 /** The topology elects a leader among enough servers to aim at (TopologyDef.leader). */
 function hasLeader(o: FaultGenOptions): boolean {
-  const leader = topologyDef(o.topology)?.leader;
+  const leader = declared(topologyDef(o.topology)?.leader);
   return leader !== undefined && o.nodes.length >= leader.minNodes;
 }
 export const someClient = (o: FaultGenOptions) => fc.constantFrom(...(o.clients.length ? o.clients : ['c1']));

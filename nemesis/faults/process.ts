@@ -10,6 +10,7 @@ import { FaultSpecError, MAX_FAULT_MS, param } from '../spec.ts';
 import { NODE_TARGETS, resolveNodes } from '../targets.ts';
 import { forDur, vsLease } from '../band.ts';
 import { topologyDef } from '../../src/env/topologies.ts';
+import { declared } from '../../src/env/topology.ts';
 
 export const pause: KindDef = {
   schema: {
@@ -37,7 +38,7 @@ export const pause: KindDef = {
   // timeout (and the followers' syncLimit × tickTime, 2.5 s), so a paused leader is replaced and sessions wait.
   generate: (o) => single(fc.record({
     kind: fc.constant('pause'), at_ms: startAt(o), target: someServer(o),
-    duration_ms: topologyDef(o.topology)?.leader ? fc.oneof(beyondLease(o), beyondSession(o)) : beyondLease(o),
+    duration_ms: declared(topologyDef(o.topology)?.leader) ? fc.oneof(beyondLease(o), beyondSession(o)) : beyondLease(o),
   })),
   band: (b) => `pause server ${b.who}${forDur(b)}${vsLease(b)}`,
   describe: (f) => `${at(f)}: pause (SIGSTOP) node ${targetText(f)}${lasting(f)}`,

@@ -9,6 +9,8 @@ const PACKAGE: Record<string, string> = {
   java: 'zookeeper (it pulls in a Java runtime)',
   mariadbd: 'mariadb-server',
   'mariadb-install-db': 'mariadb-server',
+  etcd: 'etcd-server',
+  'nats-server': 'nats-server',
 };
 
 export class MissingBinaryError extends Error {

@@ -10,11 +10,12 @@ import { mariadbTopology } from './topology-mariadb.ts';
 import { pgbouncerTopology, postgresTopology } from './topology-postgres.ts';
 import { etcdTopology } from './topology-etcd.ts';
 import { memcachedTopology } from './topology-memcached.ts';
+import { natsTopology } from './topology-nats.ts';
 import { installBackends } from './backend-hook.ts';
 import type { TopologyName, TopologyOptions } from './types.ts';
 import { UsageError } from '../errors.ts';
 
-export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTopology, zookeeperTopology, mariadbTopology, postgresTopology, pgbouncerTopology, etcdTopology, memcachedTopology];
+export const TOPOLOGY_DEFS: readonly TopologyDef[] = [redisTopology, sentinelTopology, zookeeperTopology, mariadbTopology, postgresTopology, pgbouncerTopology, etcdTopology, memcachedTopology, natsTopology];
 
 export function topologyDef(name: string): TopologyDef | undefined {
   return TOPOLOGY_DEFS.find((t) => t.name === name);

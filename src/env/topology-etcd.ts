@@ -62,8 +62,12 @@ export const etcdTopology: TopologyDef = {
   roles: { data: ['etcd'] },
   endpointRoles: [{ role: 'etcd' }],
   leased: true,
-  // The lessor times leases by Go's monotonic clock (and a Go binary reads no clock through libc, so the clock shim cannot move it).
-  expiryClock: 'monotonic',
+  // The lessor times leases by Go's monotonic clock, which a Go binary reads without libc: the clock shim cannot move it.
+  expiryClock: 'unshimmable',
+  // Keys and leases are in the raft log on disk: a restarted member has them back.
+  restartForgets: 'never',
+  asyncFailover: false,
+  nativeClient: false,
   leader: { minNodes: 3, find: etcdLeader },
   options: ['members'],
   validate(o) {

@@ -55,6 +55,12 @@ export const mariadbTopology: TopologyDef = {
   endpointRoles: [{ role: 'mysql', login: true, what: 'MySQL' }],
   leased: false,
   expiryClock: 'session',
+  leader: { none: 'one server' },
+  // A hold in a session ends with it (the restarting kind's endsSessions says so); rows are on disk.
+  restartForgets: 'never',
+  asyncFailover: false,
+  nativeClient: false,
+  timescales: { none: 'holds live in server sessions: no lease to size by' },
   images: { mariadb: MARIADB_IMAGE },
   validate: (o) => onlyOptions('mariadb', o, []),
   start: async (env) => {

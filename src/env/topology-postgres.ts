@@ -135,6 +135,12 @@ export const postgresTopology: TopologyDef = {
   endpointRoles: [{ role: 'postgres', login: true, what: 'PostgreSQL' }],
   leased: false,
   expiryClock: 'session',
+  leader: { none: 'one server' },
+  // A hold in a session ends with it (the restarting kind's endsSessions says so); rows are on disk.
+  restartForgets: 'never',
+  asyncFailover: false,
+  nativeClient: false,
+  timescales: { none: 'holds live in server sessions: no lease to size by' },
   images: { postgres: POSTGRES_IMAGE },
   validate: (o) => onlyOptions('postgres', o, []),
   start: async (env) => {
@@ -158,6 +164,12 @@ export const pgbouncerTopology: TopologyDef = {
   endpointRoles: [{ role: 'pgbouncer', login: true, what: 'PgBouncer' }, { role: 'postgres', login: true, what: 'PostgreSQL' }],
   leased: false,
   expiryClock: 'session',
+  leader: { none: 'one server' },
+  // A hold in a session ends with it (the restarting kind's endsSessions says so); rows are on disk.
+  restartForgets: 'never',
+  asyncFailover: false,
+  nativeClient: false,
+  timescales: { none: 'holds live in server sessions: no lease to size by' },
   validate: (o) => onlyOptions('postgres-pgbouncer', o, []),
   docker: startPgbouncerDocker,
   start: async (env) => {

@@ -40,6 +40,11 @@ export const redisTopology: TopologyDef = {
   leased: true,
   expiryClock: 'wall',
   restartForgets: 'without-persistence',
+  leader: { none: 'independent masters: none is elected' },
+  asyncFailover: false,
+  nativeClient: false,
+  // Redis expires a key to the millisecond asked (PX) and never answers with one past it (lazy expiry on access).
+  timescales: { none: 'no lease floor and no expiry lag to size by' },
   images: { redis: REDIS_IMAGE },
   options: ['masters', 'persistence'],
   validate(o) {

@@ -135,6 +135,8 @@ export const sentinelTopology: TopologyDef = {
   restartForgets: 'without-persistence',
   expiryClock: 'wall',
   asyncFailover: true,
+  leader: { none: "the Sentinels choose the primary; faults aim at it as 'primary'" },
+  nativeClient: false,
   validate: (o) => onlyOptions('redis-sentinel', o, ['persistence']),
   start: startSentinelTopology,
   options: ['persistence'],

@@ -80,6 +80,10 @@ export const zookeeperTopology: TopologyDef = {
   expiryClock: 'session',
   leader: { minNodes: 3, find: zookeeperLeader },
   nativeClient: true,
+  // Znodes and sessions are in the ensemble's transaction log: a restarted server has them back.
+  restartForgets: 'never',
+  asyncFailover: false,
+  timescales: { none: "a hold lives in a session the lock times (LockRecipe.sessionMs): no lease to size by" },
   images: { zookeeper: ZOOKEEPER_IMAGE },
   options: ['nodes'],
   validate(o) {

@@ -56,16 +56,35 @@ export interface BackendWords {
   ownEntryOnly?: boolean;
 }
 
-/** The clock a topology's holds expire by (TopologyDef.expiryClock). */
-export type ExpiryClock = 'wall' | 'monotonic' | 'session' | 'none';
+/**
+ * The clock a topology's holds expire by (TopologyDef.expiryClock). 'unshimmable': the server's
+ * own clock, wall or monotonic, read where the clock shim (an LD_PRELOAD over libc's
+ * clock_gettime) cannot reach: a Go server's runtime reads it from the vDSO, without libc.
+ */
+export type ExpiryClock = 'wall' | 'monotonic' | 'session' | 'unshimmable' | 'none';
+
+export const EXPIRY_CLOCKS: readonly ExpiryClock[] = ['wall', 'monotonic', 'session', 'unshimmable', 'none'];
 
 /** The clock in words, for refusals: "memcached's holds expire by its own monotonic clock". */
 export const EXPIRY_CLOCK_WORDS: Record<ExpiryClock, string> = {
   wall: 'its wall clock',
   monotonic: 'its own monotonic clock',
   session: 'the server sessions they live in, timed by the server',
+  unshimmable: "its own clock, which it reads without libc (a Go server's runtime reads it from the vDSO), so the clock shim cannot move it",
   none: 'no clock (they never expire)',
 };
+
+/**
+ * A field a topology declares it has none of, and why (a single server has no leader; a protocol
+ * the proxy does not frame yet): every field that changes a verdict is declared, so none is
+ * missed silently (test/unit/topology-contract.test.ts).
+ */
+export interface None { none: string }
+
+/** The field's value, or undefined where the topology declared it has none. */
+export function declared<T>(v: T | None | undefined): T | undefined {
+  return typeof v === 'object' && v !== null && 'none' in v ? undefined : v as T | undefined;
+}
 
 /** An elected leader the nemesis can aim at ('leader' / 'followers' targets). */
 export interface LeaderDef {
@@ -99,32 +118,37 @@ export interface TopologyDef {
   endpointRoles: readonly EndpointRoleDef[];
   /** Whether its locks are leases unless the recipe says (LockRecipe.lease): a hold ends by itself at its TTL. */
   leased: boolean;
-  /** An elected leader among its data servers, and how to find it. */
-  leader?: LeaderDef;
+  // The fields from here to `framing` and `timescales` change what lockpick concludes: each is
+  // declared by every topology (`{ none: why }` where it has none), never left to a default.
+  /** An elected leader among its data servers, and how to find it ('leader'/'followers' targets); none: why (one server; a primary Sentinels choose). */
+  leader: LeaderDef | None;
   /**
    * A killed server comes back without the holds it kept: 'always' (it keeps them in memory
-   * only: memcached), or 'without-persistence' (Redis: unless started with persistence; a
-   * topology that says so takes the `persistence` option, and its generated kills say 'none').
-   * The `lease-restart` aim and the failure cause read it. Absent: a restart keeps its holds.
+   * only: memcached), 'without-persistence' (Redis: unless started with persistence; a
+   * topology that says so takes the `persistence` option, and its generated kills say 'none'),
+   * or 'never' (its holds are on disk or in a quorum's log, or die with the client's session).
+   * The `lease-restart` aim and the failure cause read it.
    */
-  restartForgets?: 'always' | 'without-persistence';
+  restartForgets: 'always' | 'without-persistence' | 'never';
   /**
    * The clock its holds expire by, so a fault that moves another clock is refused for it
    * (nemesis/kinds.ts topologyProblem; KindDef.movesClock): 'wall' (Redis: absolute expiry
-   * times), 'monotonic' (its own elapsed-time clock: memcached, etcd's lessor), 'session' (holds
-   * end with a server session, timed by the server: ZooKeeper, MariaDB, PostgreSQL), 'none'.
+   * times, read through libc), 'monotonic' (its own elapsed-time clock: memcached), 'session'
+   * (holds end with a server session, timed by the server: ZooKeeper, MariaDB, PostgreSQL),
+   * 'unshimmable' (whatever clock, read without libc: a Go server, etcd, NATS), 'none'.
    */
   expiryClock: ExpiryClock;
   /** A failover may promote a replica a grant had not reached yet (asynchronous replication, Sentinel): a double holder it causes is inherent to the design. */
-  asyncFailover?: boolean;
+  asyncFailover: boolean;
   /** Its clients do their I/O outside Node's net (ZooKeeper's C addon): no in-process send/reply points fire; the proxy's do, given `framing`. */
-  nativeClient?: boolean;
+  nativeClient: boolean;
   /**
    * The protocol its servers speak, as the fault proxy frames a client's requests
    * (src/proxy/framing/: 'resp', 'mysql', 'postgres', 'zookeeper'): a client no hook in its
    * process sees (a native client, a process client) gets 'send' points from the proxy.
+   * None: why (such a client then gets no I/O points at all).
    */
-  framing?: string;
+  framing: string | None;
   /** The images its docker() starts (`kit.start({ image })`), each built from this machine's packages; --image ROLE=IMAGE replaces one. */
   images?: Record<string, ImageRecipe>;
   /**
@@ -150,8 +174,8 @@ export interface TopologyDef {
    * Absent: the 'session-kill' fault does not apply to this topology.
    */
   endSessions?(env: Environment, clients: readonly string[]): Promise<{ ended: number; said: string }>;
-  /** Reads its timescales from the running servers (Sentinel's down-after and failover timeout); absent: nothing to size by. */
-  timescales?(env: Environment): Promise<Timescales>;
+  /** Reads its timescales from the running servers (Sentinel's down-after and failover timeout); none: why there is nothing to size by (no lease floor, no lag). */
+  timescales: ((env: Environment) => Promise<Timescales>) | None;
 }
 
 /** Options every topology takes: the environment adds the resource node. */

@@ -21,6 +21,7 @@ import { recipe as pgAdvisoryFenced } from './pg-advisory-fenced.ts';
 import { recipe as etcdLeaseLock } from './etcd-lease-lock.ts';
 import { recipe as etcdMutex, fencedRecipe as etcdMutexFenced } from './etcd-mutex.ts';
 import { addDeleteRecipe as memcachedAddDelete, addCasRecipe as memcachedAddCas, addCasFencedRecipe as memcachedAddCasFenced } from './memcached.ts';
+import { createDeleteRecipe as natsKvCreateDelete, createDeleteRevRecipe as natsKvCreateDeleteRev, fencedRecipe as natsKvFenced } from './nats-kv.ts';
 
 import { execRecipeFromName } from './exec-recipe.ts';
 
@@ -53,6 +54,7 @@ export const RECIPES: LockRecipe[] = [
   etcdMutex,
   etcdMutexFenced,
   memcachedAddDelete, memcachedAddCas, memcachedAddCasFenced,
+  natsKvCreateDelete, natsKvCreateDeleteRev, natsKvFenced,
 ];
 
 export function getRecipe(name: string): LockRecipe {

@@ -60,7 +60,7 @@ export function lockDesign(recipe: LockRecipe, ttlMs: number, lockOptions?: Reco
     fencing: recipe.fencing,
     keepsAlive: recipe.keepsAlive === true,
     restartForgets: forgetsAsStarted(recipe),
-    canForget: topo?.restartForgets !== undefined,
+    canForget: (topo?.restartForgets ?? 'never') !== 'never',
     asyncFailover: topo?.asyncFailover === true,
     driftMs: recipe.clockDriftMs?.(ttlMs, lockOptions) ?? 0,
     ...(recipe.sessionMs ? { sessionMs: recipe.sessionMs(lockOptions) } : {}),
@@ -304,6 +304,14 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     if (a.invokeTime !== undefined && a.completeTime !== undefined && a.completeTime - a.invokeTime > lease && t >= a.completeTime) {
       const c = clientOf.get(b.process);
       if (periods.some((f) => c !== undefined && f.clients.includes(c) && f.start < a.completeTime! && (f.end ?? Infinity) > a.invokeTime!)) return 'lease-outlived';
+    }
+    // A fault silenced its client on a reply inside the acquire (the grant may have come in and
+    // waited, unread): the server can have started the lease before the fault, so past a lease
+    // from the fault's start it may have run out while the client slept.
+    if (a.invokeTime !== undefined && a.completeTime !== undefined && t >= a.completeTime) {
+      const c = clientOf.get(b.process);
+      if (periods.some((f) => c !== undefined && silences(f.kind) && f.clients.includes(c) && f.point?.startsWith('reply:acquire:') === true
+        && f.start > a.invokeTime! && f.start < a.completeTime! && t - f.start > lease)) return 'lease-outlived';
     }
     return undefined;
   }

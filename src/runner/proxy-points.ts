@@ -5,6 +5,7 @@
 // pauses the client as at any point and lets the request go on.
 import type { LockRecipe } from '../locks/lock.ts';
 import { topologyDef } from '../env/topologies.ts';
+import { declared } from '../env/topology.ts';
 import { IO_POINT_OPS, type IoPointOp } from '../workload/plan.ts';
 import type { IoCounts, ReachedPoints } from '../workload/points.ts';
 
@@ -16,7 +17,7 @@ import type { IoCounts, ReachedPoints } from '../workload/points.ts';
 export function proxyFraming(recipe: LockRecipe, topology: string): string | undefined {
   const def = topologyDef(topology);
   const wants = recipe.ioPoints === 'proxy' || (recipe.ioPoints !== 'hooks' && def?.nativeClient === true);
-  return wants ? def?.framing : undefined;
+  return wants ? declared(def?.framing) : undefined;
 }
 
 /** A request the proxy holds for the runner. */

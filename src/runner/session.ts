@@ -5,7 +5,7 @@
 // can be checked on its own.
 import { startEnv, type EnvSpec } from '../env/env-kinds.ts';
 import { dataRoles, topologyDef } from '../env/topologies.ts';
-import type { Timescales } from '../env/topology.ts';
+import { declared, type Timescales } from '../env/topology.ts';
 import type { Environment } from '../env/types.ts';
 import { HistoryBuilder } from '../history/index.ts';
 import type { HistoryEvent, ParsedHistory } from '../history/types.ts';
@@ -118,7 +118,7 @@ export class Session {
     }
     const session = new Session(env, recorder, new ClientPool(recorder), new ResourceClient(ep, 5000), o);
     try {
-      session.timescales = withRealLease((await topologyDef(name)?.timescales?.(env)) ?? { said: [] }, o.recipe.realLease);
+      session.timescales = withRealLease((await declared(topologyDef(name)?.timescales)?.(env)) ?? { said: [] }, o.recipe.realLease);
     } catch (e) {
       await session.close();
       throw e;

@@ -217,3 +217,24 @@ test('what a fault breaks is read from its kind\'s declaration (KindDef), not it
     for (const k of [wipe, nap, ender]) kinds.splice(kinds.indexOf(k), 1);
   }
 });
+
+/** c1's acquire (0–740 ms) is paused from 5 ms on `point` for 730 ms; c2's acquire completes at `c2At` ms, both with an 800 ms lease. */
+function pausedInAcquire(point: string, c2At: number): Story {
+  return new Story()
+    .op('c1', 'acquire', 0, 740, { lease: 800 })
+    .fault('client-pause', 5, 735, { client: 'c1', point, silenced: ['c1'] })
+    .op('c2', 'acquire', 20, c2At, { lease: 800 })
+    .op('c1', 'release', c2At + 3, c2At + 4, { value: { lost: true } })
+    .op('c2', 'release', c2At + 200, c2At + 201);
+}
+
+test('a pause on a reply inside the acquire: the grant may have waited unread, so a lease from the pause on can have run out (inherent); a pause before anything was sent cannot', () => {
+  // Seen on NATS KV (nats-kv-create-delete-rev): the grant's reply held 730 ms, c2 in 825 ms after the pause began.
+  const late = classifyRun(pausedInAcquire('reply:acquire:3', 830).run(), LEASE);
+  assert.deepEqual(late.map((c) => c.nature), ['inherent'], late.map((c) => c.words).join('\n'));
+  assert.match(late[0]!.key, /lease-outlived/);
+  // Before a lease from the pause's start ran out, the server let c2 in early: the lock's bug.
+  assert.deepEqual(natures(pausedInAcquire('reply:acquire:3', 780), LEASE), ['bug']);
+  // Paused before its first request went out: the lease started after the pause, so this is the lock's bug.
+  assert.deepEqual(natures(pausedInAcquire('send:acquire:1', 830), LEASE), ['bug']);
+});

@@ -12,6 +12,7 @@ import { UsageError } from '../../src/errors.ts';
 import { faultArb, planArb } from '../../src/workload/arbitraries.ts';
 import { isAnchoredPause } from '../../src/workload/plan.ts';
 import { topologyDef, topologyNames } from '../../src/env/topologies.ts';
+import { declared } from '../../src/env/topology.ts';
 
 /** The data nodes drawn on for each topology: the largest shape of the built-ins, one node for any other (a new entry is checked too). */
 const NODES: Record<string, string[]> = {
@@ -48,7 +49,7 @@ for (const def of KINDS) {
       // A grudge's targets are the endpoints it names (params.grudge, nemesis/grudge.ts).
       const targets = fc.sample(faultArb(kind, o), { numRuns: 60, seed: 1 }).flat().flatMap((s) => (s.target === undefined ? []
         : s.target === 'grudge' ? cutPairs(parseGrudge(String(s.params?.grudge))).flat() : [s.target].flat()));
-      for (const t of targets) assert.ok(o.nodes.includes(t) || /^(client:)?c[1-3]$/.test(t) || (t === 'leader' && topologyDef(topology)?.leader !== undefined && o.nodes.length >= 3), `${kind} targets ${t}`);
+      for (const t of targets) assert.ok(o.nodes.includes(t) || /^(client:)?c[1-3]$/.test(t) || (t === 'leader' && declared(topologyDef(topology)?.leader) !== undefined && o.nodes.length >= 3), `${kind} targets ${t}`);
     }
   });
 }

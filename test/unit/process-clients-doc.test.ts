@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { FIELDS } from '../../src/locks/exec-recipe.ts';
 import { TOPOLOGY_DEFS } from '../../src/env/topologies.ts';
+import { declared } from '../../src/env/topology.ts';
 
 const doc = readFileSync(new URL('../../docs/process-clients.md', import.meta.url), 'utf8');
 
@@ -26,7 +27,7 @@ test('the recipe field table names every field a recipe file takes', () => {
 
 test('the table of framed protocols names every topology that declares a framing', () => {
   const table = rows('## Protocols the proxy frames').map((r) => r.split('|')[1]!);
-  const framed = [...TOPOLOGY_DEFS.values()].filter((d) => d.framing !== undefined).map((d) => d.name);
+  const framed = [...TOPOLOGY_DEFS.values()].filter((d) => declared(d.framing) !== undefined).map((d) => d.name);
   assert.ok(framed.includes('memcached'));
   for (const name of framed) assert.ok(table.some((cell) => cell.includes(`\`${name}\``)), `${name} declares framing but is not in the table`);
 });

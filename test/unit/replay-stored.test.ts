@@ -77,6 +77,8 @@ test('lock_options the recipe does not declare, or a value it does not take, are
 test('a stored clock fault replayed with --lock on a topology whose holds expire by another clock is refused (it came back SAFE)', async () => {
   const bump = withFault({ kind: 'clock-bump', at_ms: 100, target: 'n1', params: { delta_ms: 5000 } });
   await refused(bump, /: plan\.faults\[0\]: fault 'clock-bump' moves the servers' wall clock, and memcached's holds expire by its own monotonic clock.*\n {2}fix: give --lock a lock it fits/s, 'memcached-add-cas');
+  // A server whose clock the shim cannot reach (a Go server: TopologyDef.expiryClock 'unshimmable').
+  await refused(bump, /: plan\.faults\[0\]: fault 'clock-bump' moves the servers' wall clock, and etcd's holds expire by its own clock, which it reads without libc.*so the clock shim cannot move it/s, 'etcd-lease-lock');
   // A kind the topology lacks, and a point the lock given has not.
   await refused(withFault({ kind: 'failover', at_ms: 100 }), /: plan\.faults\[0\]: fault 'failover' needs a redis-sentinel topology; this lock runs on redis/);
   await refused(withFault({ kind: 'client-pause', at_ms: 0, duration_ms: 900, target: 'c1', params: { point: 'after-compare' } }), /: plan\.faults\[0\]\.params\.point: this lock has no point 'after-compare'/);

@@ -143,7 +143,7 @@ test('gates: SAFE needs a conclusive run, every requested fault applied, an ok r
   const c = emptyCoverage(['partition', 'kill']);
   assert.match(gaps(c)[0]!, /no run was conclusive \(0 run\(s\)\)/);
   addRun(c, outcome({ verdict: 'unknown', inconclusive: ['fault "x" never took effect: client c2 did not reach it after 120 ms'] }));
-  assert.match(gaps(c)[0]!, /no run was conclusive \(1 run\(s\)\); most often: fault "x" never took effect: client cN did not reach it after N ms \(1 run\(s\)\)/);
+  assert.match(gaps(c)[0]!, /no run was conclusive \(1 run\(s\)\); most often: fault "x" never took effect: client c2 did not reach it after N ms \(1 run\(s\)\)/);
   addRun(c, outcome({ faults: { applied: { partition: 2 }, healed: {}, missing: [], kindsMissing: [] }, stats: { acquires: 3, okAcquires: 0, released: 0, contended: 0, unansweredWaiters: 0 } }));
   assert.deepEqual(gaps(c), [
     "fault 'kill' never took effect in a conclusive run",

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { backendDataRoles, dataRoles, TOPOLOGY_DEFS, topologyDef, topologyNames } from '../../src/env/topologies.ts';
-import { onlyOptions, type TopologyDef } from '../../src/env/topology.ts';
+import { declared, EXPIRY_CLOCKS, onlyOptions, type TopologyDef } from '../../src/env/topology.ts';
 import { endpointRoles, parseEndpoints } from '../../src/env/endpoints.ts';
 import { LocalEnvironment, type ManagedNode } from '../../src/env/environment.ts';
 import type { LinkTable } from '../../src/env/links.ts';
@@ -33,6 +33,13 @@ const WORD = /^[a-z][a-z0-9-]*$/;
 /** Words --endpoints keeps for itself: the environment's resource node and the Sentinel master name. */
 const RESERVED_ENDPOINT_WORDS = ['resource', 'master'];
 
+/**
+ * The fields whose absence would change a verdict if a default stood in: the failure cause
+ * (restartForgets, asyncFailover), the clock faults refused (expiryClock), the I/O points
+ * (framing, nativeClient), the faults drawn (leader), the TTL floor and lease lag (timescales).
+ */
+const VERDICT_FIELDS = ['leased', 'expiryClock', 'restartForgets', 'asyncFailover', 'nativeClient', 'framing', 'leader', 'timescales'] as const;
+
 /** What `t` breaks of the contract, one line per problem (empty = keeps it). */
 function contractProblems(t: TopologyDef): string[] {
   const p: string[] = [];
@@ -41,8 +48,17 @@ function contractProblems(t: TopologyDef): string[] {
   need(typeof t.summary === 'string' && t.summary.trim().length > 0, 'summary is present');
   need(typeof t.backend === 'string' && WORD.test(t.backend), `backend '${t.backend}' is a non-empty word`);
   need(typeof t.leased === 'boolean', 'leased is true or false');
-  need(['wall', 'monotonic', 'session', 'none'].includes(t.expiryClock), `expiryClock '${String(t.expiryClock)}' is wall, monotonic, session or none`);
-  need(t.restartForgets === undefined || t.restartForgets === 'always' || t.restartForgets === 'without-persistence', 'restartForgets is absent, always or without-persistence');
+  // Every field that changes a verdict is declared, a field it has none of with why: a default would decide silently.
+  for (const f of VERDICT_FIELDS) {
+    const v: unknown = (t as unknown as Record<string, unknown>)[f];
+    need(v !== undefined, `${f} is declared (it changes what lockpick concludes; where the topology has none: { none: 'why' })`);
+    if (typeof v === 'object' && v !== null && 'none' in v) need(typeof v.none === 'string' && v.none.trim().length > 0, `${f}: { none } says why`);
+  }
+  need(EXPIRY_CLOCKS.includes(t.expiryClock), `expiryClock '${String(t.expiryClock)}' is one of ${EXPIRY_CLOCKS.join(', ')}`);
+  need(['always', 'without-persistence', 'never'].includes(t.restartForgets), `restartForgets '${String(t.restartForgets)}' is always, without-persistence or never`);
+  need(typeof t.asyncFailover === 'boolean' && typeof t.nativeClient === 'boolean', 'asyncFailover and nativeClient are true or false');
+  need(declared(t.timescales) === undefined || typeof t.timescales === 'function', 'timescales is a function or { none }');
+  need(declared(t.framing) === undefined || typeof t.framing === 'string', 'framing is a protocol word or { none }');
   // Persistence is an option, and a kill parameter, exactly where a restart forgets without it.
   need((t.restartForgets === 'without-persistence') === (t.options ?? []).includes('persistence'), "restartForgets 'without-persistence' goes with the option 'persistence', and only it");
   need(typeof t.start === 'function', 'start() is a function');
@@ -51,7 +67,8 @@ function contractProblems(t: TopologyDef): string[] {
   need(t.clientExtras === undefined || typeof t.clientExtras === 'function', 'clientExtras() is absent or a function');
   // What the backend is, declared here rather than by name comparisons elsewhere.
   need(t.words === undefined || (typeof t.words.staleUnlock === 'function' && /process 7/.test(t.words.staleUnlock(7))), 'words.staleUnlock(victim) names the victim');
-  need(t.leader === undefined || (typeof t.leader.find === 'function' && Number.isInteger(t.leader.minNodes) && t.leader.minNodes >= 1), 'leader has find() and a minNodes');
+  const leader = declared(t.leader);
+  need(leader === undefined || (typeof leader.find === 'function' && Number.isInteger(leader.minNodes) && leader.minNodes >= 1), 'leader has find() and a minNodes');
   for (const [kind, r] of Object.entries(t.images ?? {})) {
     need(WORD.test(kind) && typeof r.source === 'function' && typeof r.fill === 'function' && typeof r.dockerfile === 'function', `images.${kind} is a recipe (source, fill, dockerfile)`);
   }
@@ -105,7 +122,12 @@ const consul: TopologyDef = {
   roles: { data: ['consul'] },
   endpointRoles: [{ role: 'consul' }],
   leased: true,
-  expiryClock: 'monotonic',
+  expiryClock: 'unshimmable',
+  restartForgets: 'never',
+  asyncFailover: false,
+  nativeClient: false,
+  framing: { none: 'a throwaway of this test' },
+  timescales: { none: 'a throwaway of this test' },
   validate(o) {
     onlyOptions('consul', o, ['members']);
     const m = o.members;
@@ -155,6 +177,17 @@ test('the contract check can fail: a topology that breaks it is named for each b
     "external() role 'etc'", "external() node role 'etc'", "prefix 'n1'", 'min <= max', 'every declared endpoint role', 'validate({"bogus":1}) accepted it']) {
     assert.ok(p.includes(what), `names '${what}' in:\n${p}`);
   }
+});
+
+test('a topology that leaves out a verdict-changing field, or says none without why, breaks the contract', () => {
+  for (const f of VERDICT_FIELDS) {
+    const half = { ...consul } as Record<string, unknown>;
+    delete half[f];
+    assert.ok(contractProblems(half as unknown as TopologyDef).some((l) => l.includes(`${f} is declared`)), `leaving out ${f} is named`);
+  }
+  const why = contractProblems({ ...consul, framing: { none: ' ' } });
+  assert.ok(why.includes('consul: framing: { none } says why'), why.join('\n'));
+  assert.ok(contractProblems({ ...consul, restartForgets: undefined as unknown as 'never' }).some((l) => l.includes('restartForgets is declared')));
 });
 
 test('each topology rejects options it does not take, naming them and what it takes', () => {
@@ -259,7 +292,8 @@ test('no source outside a topology\'s own file compares a topology name or backe
 test('a topology\'s framing names a protocol the fault proxy frames; a native client without one gets no I/O point', async () => {
   const { FRAMINGS } = await import('../../src/proxy/framing/index.ts');
   for (const def of TOPOLOGY_DEFS) {
-    if (def.framing !== undefined) assert.ok(FRAMINGS.has(def.framing), `${def.name}: framing '${def.framing}' is not in src/proxy/framing/index.ts (${[...FRAMINGS.keys()].join(', ')})`);
+    const framing = declared(def.framing);
+    if (framing !== undefined) assert.ok(FRAMINGS.has(framing), `${def.name}: framing '${framing}' is not in src/proxy/framing/index.ts (${[...FRAMINGS.keys()].join(', ')})`);
   }
   const { proxyFraming } = await import('../../src/runner/proxy-points.ts');
   const { defaultPausePoints } = await import('../../src/workload/plan.ts');

@@ -69,7 +69,7 @@ export const leaseRestart: Aim = {
   summary: 'the server (or k of N masters, a majority most often) restarts and forgets (without persistence, or always: TopologyDef.restartForgets) the moment a client holds; a waiting client gets the lock',
   // Any kind asked for that restarts servers (KindDef.breaks): a kill, a graceful stop.
   kinds: [{ breaks: 'restart' }],
-  applies: (o) => fits((t) => t.restartForgets !== undefined)(o) && emptyingRestarts(o).length > 0,
+  applies: (o) => fits((t) => t.restartForgets !== 'never')(o) && emptyingRestarts(o).length > 0,
   plan: (o) => {
     const kinds = emptyingRestarts(o);
     // One kind: drawn as a constant, so a seed draws the plans it drew before there was a choice.

@@ -58,7 +58,7 @@ export const redlockRestart: Aim = {
   name: 'redlock-split-restart',
   summary: 'two clients each reach a different majority sharing one master; that master restarts without persistence while the first holds',
   kinds: ['partition', 'kill'],
-  applies: fits((t) => t.restartForgets !== undefined),
+  applies: fits((t) => t.restartForgets !== 'never'),
   plan: (o) => splitPlan(o, (x, at) => fc.integer({ min: 0, max: 100 }).map((down) => (
     { kind: 'kill', at_ms: at, duration_ms: down, target: x, ...emptyRestart(o) }))),
 };

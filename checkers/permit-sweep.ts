@@ -1,0 +1,262 @@
+// The sweep of the semaphore and read-write lock models (checkers/models/permits.ts), one key in
+// one pass over its points, as checkers/holds.ts sweeps a mutex: an ok acquire at its
+// completion, a release or renew at its invoke; and, for the permit leak alone, a refused
+// (failed) acquire and an info acquire at their completions. Two questions, kept apart:
+// - the clients': beliefs (holds.ts newBelief: acquire ok to the release's invoke, a lapse, a
+//   reported validity's end, the end of the history). A belief that starts while the open ones
+//   leave it no room is an over-admission (semaphore) or a writer beside a reader or a writer
+//   (rwlock), reported with every process then holding; acts past a lease are exposures.
+// - the server's (the model's rules): each process's hold with its permits or mode and its lease;
+//   a failed release keeps it; an acquire that finds no room drops the holds whose lease has run
+//   out by its return, else it is a misstep (`held`); a release or renew ok by a process that holds
+//   nothing is stale.
+// - liveness: a permit leak (docs/history-format.md): refused acquires that only orphaned holds
+//   kept out, the first and the last more than LEAK_BOUND_MS apart.
+import type { Op } from '../src/history/types.ts';
+import type { Anomaly, Backend } from './types.ts';
+import { exposedBy, newBelief, type Belief, type HoldEnd, type Misstep, type ServerHold } from './holds.ts';
+import { leaseEnd, leaseNs, ranOut, releaseKind, sessionNs } from './lease.ts';
+import { overstatedMs } from './validity.ts';
+import { ProcessMap } from '../src/history/process-table.ts';
+import type { Silences } from './silences.ts';
+import { limitOf, permitsOf, isShared, rwlockFits, semaphoreFits, type Fits, type PermitHold } from './models/permits.ts';
+import { exposure, misstep } from './messages.ts';
+import { conflictAnomaly, heldMisstep, permitLeak } from './permit-messages.ts';
+
+/** The shape of lock a key is: a semaphore (permits of a limit) or a read-write lock (modes). */
+export type PermitKind = 'semaphore' | 'rwlock';
+
+/** Refusals that only orphaned permits explain, the first and last this far apart (ms), are a permit leak. */
+export const LEAK_BOUND_MS = 1000;
+
+/** A belief with what its hold takes. */
+export interface PermitBelief extends Belief { permits: number; shared: boolean; limit: number }
+
+/** A server hold with what it takes (count is always 1: no nesting). */
+export interface PermitServerHold extends ServerHold { permits: number; shared: boolean }
+
+/** A belief that started with no room beside the open ones (the over-admission or the writer's overlap). */
+export interface Conflict { second: PermitBelief; open: PermitBelief[] }
+
+/** An acquire the server could not have granted though no belief shows it, with the holds that stood. */
+export interface HeldMisstep { op: Op; standing: PermitServerHold[] }
+
+/** A hold no live client can end, as the leak judges it: its op and until when (ns) it can stand. */
+interface Orphan { op: Op; permits: number; shared: boolean; until: number }
+
+/** Refusals counted against orphaned permits (docs/history-format.md "Permit leak"). */
+export interface LeakEpisode { first: Op; last: Op; refused: number; orphans: Op[]; processes: Set<number> }
+
+export class PermitScanner {
+  readonly believing = new ProcessMap<PermitBelief>();
+  readonly holds = new Map<number, PermitServerHold>();
+  readonly ended = new Map<number, HoldEnd>();
+  readonly missteps: Misstep[] = [];
+  readonly held: HeldMisstep[] = [];
+  readonly conflicts: Conflict[] = [];
+  readonly exposures: Belief[] = [];
+  readonly leaks: LeakEpisode[] = [];
+  private readonly valid = new Set<PermitBelief>();
+  private readonly fits: Fits;
+  /** Info acquires: holds that may stand with nobody to end them. */
+  private orphans: Orphan[] = [];
+  private episode: LeakEpisode | undefined;
+  /** ns a hold of this key outlives its client when the acquire that took it says nothing (the session or lease its ok acquires carried). */
+  private keyBound: number | undefined;
+
+  constructor(readonly kind: PermitKind, private readonly silences?: Silences) {
+    this.fits = kind === 'semaphore' ? semaphoreFits : rwlockFits;
+  }
+
+  private expire(time: number | undefined, seq: number): void {
+    if (time === undefined || this.valid.size === 0) return;
+    for (const b of this.valid) {
+      if (b.validUntil! > time) continue;
+      this.valid.delete(b);
+      b.end = seq;
+      b.expired = true;
+      this.believing.delete(b.process);
+    }
+  }
+
+  /** One point (see the header), in point order. */
+  feed(op: Op): void {
+    if (op.f === 'acquire') {
+      this.expire(op.completeTime, op.completeSeq);
+      if (op.outcome === 'ok') this.grant(op);
+      else if (op.outcome === 'fail') this.refused(op);
+      else this.lost(op);
+      return;
+    }
+    this.expire(op.invokeTime, op.invokeSeq);
+    if (op.f === 'release') this.release(op); else this.renew(op);
+  }
+
+  private grant(op: Op): void {
+    const p = op.process;
+    if (op.validMs !== undefined && op.validMs <= 0) this.missteps.push({ kind: 'expired-grant', op });
+    else if (overstatedMs(op) !== undefined) this.missteps.push({ kind: 'overstated-validity', op });
+    this.keyBound ??= sessionNs(op) ?? leaseNs(op);
+    // Beliefs: one per process; a second acquire while believing is the server's reacquire below.
+    let conflicted = false;
+    if (!this.believing.has(p)) {
+      const b = newBelief(op) as PermitBelief;
+      b.permits = permitsOf(op); b.shared = isShared(op); b.limit = limitOf(op);
+      if (!b.expired) {
+        const open = [...this.believing.values()];
+        if (!this.fits(open.map(asHold), op)) { this.conflicts.push({ second: b, open }); conflicted = true; }
+        if (b.validUntil !== undefined) this.valid.add(b);
+        this.believing.set(p, b);
+      }
+    }
+    // The server.
+    const mine = this.holds.get(p);
+    if (mine) {
+      if (!ranOut(mine.deadline, -1, op)) this.missteps.push({ kind: 'reacquire', op, holder: mine });
+      this.holds.delete(p);
+    }
+    const rest = [...this.holds.values()];
+    if (!this.fits(rest.map(asHold), op)) {
+      const gone = rest.filter((h) => ranOut(h.deadline, -1, op));
+      for (const h of gone) { this.holds.delete(h.process); this.ended.set(h.process, { hold: h, by: op, expired: true }); }
+      const standing = [...this.holds.values()];
+      if (!this.fits(standing.map(asHold), op)) {
+        // Overlapping beliefs already show it (the conflict above); else the server's view alone.
+        if (!conflicted) this.held.push({ op, standing });
+        // Those the server should still hold though their clients believe nothing are taken over, as for the mutex.
+        for (const h of standing) {
+          if (this.believing.has(h.process)) continue;
+          this.holds.delete(h.process);
+          this.ended.set(h.process, { hold: h, by: op, expired: false });
+        }
+      }
+    }
+    const deadline = leaseEnd(op);
+    this.holds.set(p, { process: p, count: 1, acquire: op, deadline, lease: leaseNs(op), leaseFrom: op, permits: permitsOf(op), shared: isShared(op) });
+  }
+
+  private release(op: Op): void {
+    const p = op.process;
+    const kind = releaseKind(op);
+    const b = this.believing.get(p);
+    if (b) {
+      // A lapse is the client giving up on its own clock, not an act as the holder.
+      if (kind !== 'lapse' && exposedBy(b, op, this.silences)) this.exposures.push(b);
+      this.valid.delete(b);
+      b.release = op;
+      b.end = op.invokeSeq;
+      b.failed = op.outcome === 'fail';
+      this.believing.delete(p);
+    }
+    const mine = this.holds.get(p);
+    if (op.outcome === 'fail') { if (mine) mine.failed = op; return; }
+    if (mine) { this.holds.delete(p); this.ended.set(p, { hold: mine, release: op }); return; }
+    if (kind !== 'plain' || op.outcome !== 'ok') return;
+    const previous = this.ended.get(p);
+    const taker = previous?.by?.process;
+    // After an acquire that was itself the violation (reported), an unlock is stale only while the taker still holds.
+    if (previous?.by !== undefined && !previous.expired && (taker === undefined || !this.holds.has(taker))) return;
+    this.missteps.push({ kind: 'stale-release', op, previous, current: taker === undefined ? undefined : this.holds.get(taker) });
+  }
+
+  private renew(op: Op): void {
+    const p = op.process;
+    const b = this.believing.get(p);
+    if (b && exposedBy(b, op, this.silences)) this.exposures.push(b);
+    if (op.outcome !== 'ok') return;
+    const mine = this.holds.get(p);
+    if (!mine) { this.missteps.push({ kind: 'stale-renew', op, previous: this.ended.get(p) }); return; }
+    if (b) {
+      b.renewed = op;
+      const lease = leaseNs(op) ?? leaseNs(b.acquire);
+      if (b.leaseUntil !== undefined && lease !== undefined && op.completeTime !== undefined && op.completeTime + lease > b.leaseUntil) {
+        b.leaseUntil = op.completeTime + lease;
+        b.leaseGrant = op;
+      }
+    }
+    const deadline = leaseEnd(op, mine.lease);
+    if (deadline > mine.deadline) { mine.deadline = deadline; mine.leaseFrom = op; }
+  }
+
+  /** An info acquire: it may hold its permits with its client gone, until its lease (or the key's session or lease) runs out. */
+  private lost(op: Op): void {
+    const bound = leaseNs(op) ?? this.keyBound;
+    const from = leaseNs(op) !== undefined ? op.invokeTime : op.completeTime;
+    const until = bound === undefined ? Infinity : from === undefined ? -Infinity : from + bound;
+    this.orphans.push({ op, permits: permitsOf(op), shared: isShared(op), until });
+  }
+
+  /** A refused acquire: counted against a leak when only orphaned permits kept it out. */
+  private refused(op: Op): void {
+    const t = op.completeTime;
+    if (t === undefined || this.believing.has(op.process)) return;
+    this.orphans = this.orphans.filter((o) => o.until > t);
+    const orphaned: { op: Op; permits: number; shared: boolean }[] = this.orphans.slice();
+    for (const h of this.holds.values()) {
+      if (!this.believing.has(h.process) && !(h.deadline <= t)) orphaned.push({ op: h.failed ?? h.acquire, permits: h.permits, shared: h.shared });
+    }
+    if (orphaned.length === 0) { this.closeEpisode(); return; }
+    const live = [...this.believing.values()].map(asHold);
+    const counted = this.fits(live, op) && !this.fits([...live, ...orphaned.map((o) => ({ process: -1, permits: o.permits, shared: o.shared, deadline: Infinity, lease: undefined, since: -1 }))], op);
+    if (!counted) return;
+    const e = this.episode ??= { first: op, last: op, refused: 0, orphans: [], processes: new Set() };
+    e.last = op;
+    e.refused++;
+    e.processes.add(op.process);
+    for (const o of orphaned) if (!e.orphans.includes(o.op)) e.orphans.push(o.op);
+  }
+
+  private closeEpisode(): void {
+    const e = this.episode;
+    this.episode = undefined;
+    if (e && e.first.invokeTime !== undefined && e.last.completeTime !== undefined && e.last.completeTime - e.first.invokeTime > LEAK_BOUND_MS * 1e6) this.leaks.push(e);
+  }
+
+  /** Ends the sweep (any episode still open is judged). */
+  finish(): void { this.closeEpisode(); }
+}
+
+const asHold = (b: { process: number; permits: number; shared: boolean }): PermitHold => ({ process: b.process, permits: b.permits, shared: b.shared, deadline: Infinity, lease: undefined, since: -1 });
+
+/** The position at which the permit sweep takes op, or undefined when it is no point (see the header). */
+export function permitPointOf(op: Op): number | undefined {
+  if (op.f === 'acquire') return Number.isFinite(op.completeSeq) ? op.completeSeq : undefined;
+  if (op.f === 'release' || op.f === 'renew') return op.invokeSeq;
+  return undefined;
+}
+
+/** One key's scan: its ops sorted by point, fed in order. */
+export function permitScan(kind: PermitKind, ops: readonly Op[], silences?: Silences): PermitScanner {
+  const points: { at: number; op: Op }[] = [];
+  for (const op of ops) {
+    const at = permitPointOf(op);
+    if (at !== undefined) points.push({ at, op });
+  }
+  points.sort((a, b) => a.at - b.at);
+  const scan = new PermitScanner(kind, silences);
+  for (const { op } of points) scan.feed(op);
+  scan.finish();
+  return scan;
+}
+
+/** A key's anomalies in report order (by first line); permit leaks among them, which alone do not make it invalid (isSafetyAnomaly). */
+export function permitAnomalies(key: string, scan: PermitScanner, backend?: Backend): Anomaly[] {
+  const shown = new Set<Belief>();
+  const out: Anomaly[] = [];
+  for (const c of scan.conflicts) {
+    shown.add(c.second);
+    for (const b of c.open) shown.add(b);
+    out.push(...conflictAnomaly(key, scan.kind, c));
+  }
+  for (const h of scan.held) out.push(heldMisstep(key, scan.kind, h));
+  for (const m of scan.missteps) out.push(misstep(key, m, backend));
+  for (const b of scan.exposures) if (!shown.has(b)) out.push(exposure(key, b));
+  for (const e of scan.leaks) out.push(permitLeak(key, scan.kind, e));
+  return out.sort((a, b) => (a.lines[0] ?? 0) - (b.lines[0] ?? 0));
+}
+
+/** Anomaly types that are liveness, reported beside the verdict without making a key invalid. */
+export const LIVENESS_ANOMALIES: ReadonlySet<string> = new Set(['permit-leak']);
+
+/** Whether a key with these anomalies is valid: none but liveness ones. */
+export const noSafetyAnomaly = (anomalies: readonly Anomaly[]): boolean => anomalies.every((a) => LIVENESS_ANOMALIES.has(a.type));

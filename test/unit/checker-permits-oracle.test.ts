@@ -9,30 +9,11 @@ import { MODELS } from '../../checkers/index.ts';
 import { Budget } from '../../checkers/budget.ts';
 import { searchLinearization } from '../../checkers/search.ts';
 import { isInconsistent } from '../../checkers/models/inconsistent.ts';
-import { permitScan, type PermitKind } from '../../checkers/permit-sweep.ts';
+import { permitScan } from '../../checkers/permit-sweep.ts';
 import type { Model } from '../../checkers/types.ts';
 import type { HistoryEvent, Op } from '../../src/history/types.ts';
 import { toParsed } from '../support/history.ts';
-import { randomLockOpsArb } from '../support/random-lock-ops.ts';
-
-/** Random lock ops with what a semaphore of 2 (1 or 2 permits) or an rwlock (either mode) records on each acquire, invoke and completion alike. */
-function permitOpsArb(kind: PermitKind, maxSteps: number): fc.Arbitrary<HistoryEvent[]> {
-  return fc.tuple(randomLockOpsArb(maxSteps), fc.array(fc.boolean(), { minLength: 64, maxLength: 64 })).map(([events, coins]) => {
-    const open = new Map<unknown, Record<string, unknown>>();
-    let n = 0;
-    return events.map((e) => {
-      const { value, ...rest } = e;
-      // Tokens mean nothing here; lost and lapse releases stay.
-      const out: HistoryEvent = { ...rest, ...(e.f === 'release' && value !== undefined ? { value } : {}) };
-      if (e.f !== 'acquire') return out;
-      if (e.type === 'invoke') {
-        const heads = coins[n++ % coins.length]!;
-        open.set(e.process, kind === 'semaphore' ? { limit: 2, permits: heads ? 1 : 2 } : { mode: heads ? 'shared' : 'exclusive' });
-      }
-      return { ...out, ...open.get(e.process) };
-    });
-  });
-}
+import { permitOpsArb } from '../support/random-lock-ops.ts';
 
 interface Brute { ok: boolean }
 

@@ -19,7 +19,7 @@ import { leaseEnd, leaseNs, ranOut, releaseKind, sessionNs } from './lease.ts';
 import { overstatedMs } from './validity.ts';
 import { ProcessMap } from '../src/history/process-table.ts';
 import type { Silences } from './silences.ts';
-import { limitOf, permitsOf, isShared, rwlockFits, semaphoreFits, type Fits, type PermitHold } from './models/permits.ts';
+import { limitOf, permitsOf, isShared } from './models/permits.ts';
 import { exposure, misstep } from './messages.ts';
 import { conflictAnomaly, heldMisstep, permitLeak } from './permit-messages.ts';
 
@@ -47,9 +47,39 @@ interface Orphan { op: Op; permits: number; shared: boolean; until: number }
 /** Refusals counted against orphaned permits (docs/history-format.md "Permit leak"). */
 export interface LeakEpisode { first: Op; last: Op; refused: number; orphans: Op[]; processes: Set<number> }
 
+/** What a fit needs of a set of holds: their permits, and how many are shared or exclusive. */
+interface Totals { permits: number; shared: number; exclusive: number }
+
+/** Holds by process, their totals kept as they change (a fit is then O(1), not a pass over the holds). */
+class Tallied<T extends { permits: number; shared: boolean }> implements Totals {
+  private readonly map = new ProcessMap<T>();
+  permits = 0; shared = 0; exclusive = 0;
+  get size(): number { return this.map.size; }
+  get(p: number): T | undefined { return this.map.get(p); }
+  has(p: number): boolean { return this.map.has(p); }
+  values(): readonly T[] { return this.map.values(); }
+  set(p: number, x: T): void { this.delete(p); this.map.set(p, x); this.count(x, 1); }
+  delete(p: number): void {
+    const x = this.map.get(p);
+    if (x === undefined) return;
+    this.map.delete(p);
+    this.count(x, -1);
+  }
+  private count(x: T, d: number): void {
+    this.permits += d * x.permits;
+    if (x.shared) this.shared += d; else this.exclusive += d;
+  }
+}
+
+/** Whether a hold of op fits beside holds of these totals (the models' semaphoreFits and rwlockFits, on totals). */
+function fitsTotals(kind: PermitKind, t: Totals, op: Op): boolean {
+  if (kind === 'semaphore') return t.permits + permitsOf(op) <= limitOf(op);
+  return isShared(op) ? t.exclusive === 0 : t.shared + t.exclusive === 0;
+}
+
 export class PermitScanner {
-  readonly believing = new ProcessMap<PermitBelief>();
-  readonly holds = new Map<number, PermitServerHold>();
+  readonly believing = new Tallied<PermitBelief>();
+  readonly holds = new Tallied<PermitServerHold>();
   readonly ended = new Map<number, HoldEnd>();
   readonly missteps: Misstep[] = [];
   readonly held: HeldMisstep[] = [];
@@ -57,7 +87,6 @@ export class PermitScanner {
   readonly exposures: Belief[] = [];
   readonly leaks: LeakEpisode[] = [];
   private readonly valid = new Set<PermitBelief>();
-  private readonly fits: Fits;
   /** Info acquires: holds that may stand with nobody to end them. */
   private orphans: Orphan[] = [];
   private episode: LeakEpisode | undefined;
@@ -65,7 +94,6 @@ export class PermitScanner {
   private keyBound: number | undefined;
 
   constructor(readonly kind: PermitKind, private readonly silences?: Silences) {
-    this.fits = kind === 'semaphore' ? semaphoreFits : rwlockFits;
   }
 
   private expire(time: number | undefined, seq: number): void {
@@ -103,8 +131,7 @@ export class PermitScanner {
       const b = newBelief(op) as PermitBelief;
       b.permits = permitsOf(op); b.shared = isShared(op); b.limit = limitOf(op);
       if (!b.expired) {
-        const open = [...this.believing.values()];
-        if (!this.fits(open.map(asHold), op)) { this.conflicts.push({ second: b, open }); conflicted = true; }
+        if (!fitsTotals(this.kind, this.believing, op)) { this.conflicts.push({ second: b, open: [...this.believing.values()] }); conflicted = true; }
         if (b.validUntil !== undefined) this.valid.add(b);
         this.believing.set(p, b);
       }
@@ -115,12 +142,11 @@ export class PermitScanner {
       if (!ranOut(mine.deadline, -1, op)) this.missteps.push({ kind: 'reacquire', op, holder: mine });
       this.holds.delete(p);
     }
-    const rest = [...this.holds.values()];
-    if (!this.fits(rest.map(asHold), op)) {
-      const gone = rest.filter((h) => ranOut(h.deadline, -1, op));
+    if (!fitsTotals(this.kind, this.holds, op)) {
+      const gone = [...this.holds.values()].filter((h) => ranOut(h.deadline, -1, op));
       for (const h of gone) { this.holds.delete(h.process); this.ended.set(h.process, { hold: h, by: op, expired: true }); }
-      const standing = [...this.holds.values()];
-      if (!this.fits(standing.map(asHold), op)) {
+      if (!fitsTotals(this.kind, this.holds, op)) {
+        const standing = [...this.holds.values()];
         // Overlapping beliefs already show it (the conflict above); else the server's view alone.
         if (!conflicted) this.held.push({ op, standing });
         // Those the server should still hold though their clients believe nothing are taken over, as for the mutex.
@@ -196,8 +222,10 @@ export class PermitScanner {
       if (!this.believing.has(h.process) && !(h.deadline <= t)) orphaned.push({ op: h.failed ?? h.acquire, permits: h.permits, shared: h.shared });
     }
     if (orphaned.length === 0) { this.closeEpisode(); return; }
-    const live = [...this.believing.values()].map(asHold);
-    const counted = this.fits(live, op) && !this.fits([...live, ...orphaned.map((o) => ({ process: -1, permits: o.permits, shared: o.shared, deadline: Infinity, lease: undefined, since: -1 }))], op);
+    const live = this.believing;
+    const all: Totals = { permits: live.permits, shared: live.shared, exclusive: live.exclusive };
+    for (const o of orphaned) { all.permits += o.permits; if (o.shared) all.shared++; else all.exclusive++; }
+    const counted = fitsTotals(this.kind, live, op) && !fitsTotals(this.kind, all, op);
     if (!counted) return;
     const e = this.episode ??= { first: op, last: op, refused: 0, orphans: [], processes: new Set() };
     e.last = op;
@@ -216,7 +244,6 @@ export class PermitScanner {
   finish(): void { this.closeEpisode(); }
 }
 
-const asHold = (b: { process: number; permits: number; shared: boolean }): PermitHold => ({ process: b.process, permits: b.permits, shared: b.shared, deadline: Infinity, lease: undefined, since: -1 });
 
 /** The position at which the permit sweep takes op, or undefined when it is no point (see the header). */
 export function permitPointOf(op: Op): number | undefined {

@@ -10,7 +10,7 @@ import { MODELS, modelNamed, registerModel } from './models/index.ts';
 import type { DescribedModel } from './models/lockpick-model.ts';
 import { searchLinearization } from './search.ts';
 import { PERMIT_MODELS, SWEEPS, doubleHolderScan, staleUnlocks } from './sweep.ts';
-import { noSafetyAnomaly } from './permit-sweep.ts';
+import { noSafetyAnomaly } from './anomaly-kinds.ts';
 import { explainNonlinearizable, explainUnreachable } from './window.ts';
 import { unreachableOp } from './reach.ts';
 import { crashAnomalies, withCrashes } from './crash.ts';

@@ -5,7 +5,8 @@ import type { Op } from '../src/history/types.ts';
 import type { Backend } from './types.ts';
 import type { KeyVerdict } from './index.ts';
 import { PointQueue } from './point-queue.ts';
-import { PermitScanner, noSafetyAnomaly, permitAnomalies, type PermitKind } from './permit-sweep.ts';
+import { PermitScanner, permitAnomalies, type PermitKind } from './permit-sweep.ts';
+import { noSafetyAnomaly } from './anomaly-kinds.ts';
 import type { Silences } from './silences.ts';
 
 export class PermitKeyStream {

@@ -266,7 +266,7 @@ export function permitScan(kind: PermitKind, ops: readonly Op[], silences?: Sile
   return scan;
 }
 
-/** A key's anomalies in report order (by first line); permit leaks among them, which alone do not make it invalid (isSafetyAnomaly). */
+/** A key's anomalies in report order (by first line); permit leaks among them, which alone do not make it invalid (./anomaly-kinds.ts). */
 export function permitAnomalies(key: string, scan: PermitScanner, backend?: Backend): Anomaly[] {
   const shown = new Set<Belief>();
   const out: Anomaly[] = [];
@@ -281,9 +281,3 @@ export function permitAnomalies(key: string, scan: PermitScanner, backend?: Back
   for (const e of scan.leaks) out.push(permitLeak(key, scan.kind, e));
   return out.sort((a, b) => (a.lines[0] ?? 0) - (b.lines[0] ?? 0));
 }
-
-/** Anomaly types that are liveness, reported beside the verdict without making a key invalid. */
-export const LIVENESS_ANOMALIES: ReadonlySet<string> = new Set(['permit-leak']);
-
-/** Whether a key with these anomalies is valid: none but liveness ones. */
-export const noSafetyAnomaly = (anomalies: readonly Anomaly[]): boolean => anomalies.every((a) => LIVENESS_ANOMALIES.has(a.type));

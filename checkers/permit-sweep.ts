@@ -260,7 +260,7 @@ export function permitAnomalies(key: string, scan: PermitScanner, backend?: Back
     out.push(...conflictAnomaly(key, scan.kind, c));
   }
   for (const h of scan.held) out.push(heldMisstep(key, scan.kind, h));
-  for (const m of scan.missteps) out.push(misstep(key, m, backend));
+  for (const m of scan.missteps) out.push(misstep(key, m, backend, 'a process holds a semaphore or read-write lock once'));
   for (const b of scan.exposures) if (!shown.has(b)) out.push(exposure(key, b));
   for (const e of scan.leaks) out.push(permitLeak(key, scan.kind, e));
   return out.sort((a, b) => (a.lines[0] ?? 0) - (b.lines[0] ?? 0));

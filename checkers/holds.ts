@@ -163,27 +163,12 @@ export class KeyScanner {
 
   /** Ends the open beliefs whose validity ran out by `time` (ns), at point `seq`. */
   private expire(time: number | undefined, seq: number): void {
-    if (time === undefined || this.valid.size === 0) return;
-    for (const b of this.valid) {
-      if (b.validUntil! > time) continue;
-      this.valid.delete(b);
-      b.end = seq;
-      b.expired = true;
-      this.believing.delete(b.process);
-    }
+    if (this.valid.size !== 0) endExpired(this.valid, time, seq, (b) => this.believing.delete(b.process)); // no closure made on the hot path
   }
 
   /** Its client acted (a release or renew invoke at op) as the holder of belief b: past its lease, an exposure. */
   private acted(b: Belief, op: Op): void {
-    if (b.exposedBy || op.invokeTime === undefined) return;
-    const from = b.acquire.completeTime;
-    const pastLease = b.leaseUntil !== undefined && op.invokeTime > b.leaseUntil + EXPOSURE_TOLERANCE_NS;
-    const s = pastLease || b.heardFor === undefined || from === undefined ? undefined : longestSilence(this.silences, b.process, from, op.invokeTime);
-    const silent = s !== undefined && s.to - s.from > b.heardFor!.ns + silenceTolerance(b.heardFor!.ns);
-    if (!pastLease && !silent) return;
-    b.exposedBy = op;
-    if (silent) b.exposedSilence = { from: s.from, to: s.to };
-    this.exposures.push(b);
+    if (exposedBy(b, op, this.silences)) this.exposures.push(b);
   }
 
   /** One point: an ok acquire (at its completion), a release or a renew (any outcome, at its invoke). */
@@ -198,21 +183,8 @@ export class KeyScanner {
       if (op.validMs !== undefined && op.validMs <= 0) missteps.push({ kind: 'expired-grant', op });
       else if (overstatedMs(op) !== undefined) missteps.push({ kind: 'overstated-validity', op });
       if (!b) {
-        const belief: Belief = { process: p, acquire: op, start: op.completeSeq, end: Infinity, failed: false };
-        const lease = leaseNs(op);
-        if (lease !== undefined && op.completeTime !== undefined && !keptAlive(op)) {
-          belief.leaseUntil = op.completeTime + lease;
-          belief.leaseGrant = op;
-        }
-        const session = sessionNs(op);
-        if (session !== undefined) belief.heardFor = { ns: session, what: 'session' };
-        else if (lease !== undefined && keptAlive(op)) belief.heardFor = { ns: lease, what: 'lease' };
-        if (op.validMs !== undefined && op.completeTime !== undefined) {
-          belief.validUntil = op.completeTime + op.validMs * 1e6;
-          // Handed out already over (an expired-grant misstep): the careful client never used it.
-          if (op.validMs <= 0) belief.expired = true;
-          else this.valid.add(belief);
-        }
+        const belief = newBelief(op);
+        if (belief.validUntil !== undefined && !belief.expired) this.valid.add(belief);
         if (!belief.expired) {
           this.onBelief(belief);
           believing.set(p, { belief, depth: 1 });
@@ -259,23 +231,73 @@ export class KeyScanner {
       const mine = believing.get(p);
       if (mine) this.acted(mine.belief, op);
       if (op.outcome !== 'ok') return; // a renew that failed or has no answer moved nothing at the server
-      if (held?.process === p) {
-        if (mine) {
-          const b = mine.belief;
-          b.renewed = op;
-          const lease = leaseNs(op) ?? leaseNs(b.acquire);
-          if (b.leaseUntil !== undefined && lease !== undefined && op.completeTime !== undefined && op.completeTime + lease > b.leaseUntil) {
-            b.leaseUntil = op.completeTime + lease;
-            b.leaseGrant = op;
-          }
-        }
-        const deadline = leaseEnd(op, held.lease);
-        if (deadline > held.deadline) { held.deadline = deadline; held.leaseFrom = op; }
-      } else {
+      if (held?.process === p) renewed(op, held, mine?.belief);
+      else {
         missteps.push({ kind: 'stale-renew', op, previous: ended.get(p), current: held });
       }
     }
   }
+}
+
+/** The belief an acquire ok starts: its lease, session or kept-alive lease, and reported validity as the op records them. */
+export function newBelief(op: Op): Belief {
+  const belief: Belief = { process: op.process, acquire: op, start: op.completeSeq, end: Infinity, failed: false };
+  const lease = leaseNs(op);
+  if (lease !== undefined && op.completeTime !== undefined && !keptAlive(op)) {
+    belief.leaseUntil = op.completeTime + lease;
+    belief.leaseGrant = op;
+  }
+  const session = sessionNs(op);
+  if (session !== undefined) belief.heardFor = { ns: session, what: 'session' };
+  else if (lease !== undefined && keptAlive(op)) belief.heardFor = { ns: lease, what: 'lease' };
+  if (op.validMs !== undefined && op.completeTime !== undefined) {
+    belief.validUntil = op.completeTime + op.validMs * 1e6;
+    // Handed out already over (an expired-grant misstep): the careful client never used it.
+    if (op.validMs <= 0) belief.expired = true;
+  }
+  return belief;
+}
+
+/**
+ * Its client acted (a release or renew invoke at op) as the holder of belief b: past its lease, or
+ * after a silence longer than the server keeps it unheard, that is an exposure (b.exposedBy set; true the first time).
+ */
+export function exposedBy(b: Belief, op: Op, silences: Silences | undefined): boolean {
+  if (b.exposedBy || op.invokeTime === undefined) return false;
+  const from = b.acquire.completeTime;
+  const pastLease = b.leaseUntil !== undefined && op.invokeTime > b.leaseUntil + EXPOSURE_TOLERANCE_NS;
+  const s = pastLease || b.heardFor === undefined || from === undefined ? undefined : longestSilence(silences, b.process, from, op.invokeTime);
+  const silent = s !== undefined && s.to - s.from > b.heardFor!.ns + silenceTolerance(b.heardFor!.ns);
+  if (!pastLease && !silent) return false;
+  b.exposedBy = op;
+  if (silent) b.exposedSilence = { from: s.from, to: s.to };
+  return true;
+}
+
+/** Ends the beliefs of `valid` whose reported validity ran out by `time` (ns), at point `seq`; `gone` sees each. */
+export function endExpired<B extends Belief>(valid: Set<B>, time: number | undefined, seq: number, gone: (b: B) => void): void {
+  if (time === undefined || valid.size === 0) return;
+  for (const b of valid) {
+    if (b.validUntil! > time) continue;
+    valid.delete(b);
+    b.end = seq;
+    b.expired = true;
+    gone(b);
+  }
+}
+
+/** A renew ok by the holder: its server hold's lease extended, and its belief's lease dated from it. */
+export function renewed(op: Op, held: ServerHold, b: Belief | undefined): void {
+  if (b) {
+    b.renewed = op;
+    const lease = leaseNs(op) ?? leaseNs(b.acquire);
+    if (b.leaseUntil !== undefined && lease !== undefined && op.completeTime !== undefined && op.completeTime + lease > b.leaseUntil) {
+      b.leaseUntil = op.completeTime + lease;
+      b.leaseGrant = op;
+    }
+  }
+  const deadline = leaseEnd(op, held.lease);
+  if (deadline > held.deadline) { held.deadline = deadline; held.leaseFrom = op; }
 }
 
 export interface Overlap { first: Belief; second: Belief }

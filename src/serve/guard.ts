@@ -2,7 +2,7 @@
 // server on loopback (DNS rebinding), a request without the token (the URL printed, then an
 // HttpOnly SameSite=Strict cookie), and a change asked from another site (Origin,
 // Sec-Fetch-Site). Pure functions of the headers, so each refusal is tested without a socket.
-import { timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 export interface Guarded { port: number; token: string }
@@ -56,9 +56,20 @@ export function sameOriginChange(headers: IncomingHttpHeaders, port: number): bo
   return typeof origin === 'string' && allowedHosts(port).some((h) => origin.toLowerCase() === `http://${h}`);
 }
 
+/**
+ * Where the store's files are read: /files/<key>/…, the key derived from the token. A file
+ * runs sandboxed (an opaque origin, server.ts), so the frames and links inside a timeline or a
+ * demo page carry no cookie: the key in their path is their capability, to read the store only.
+ */
+export function filesPrefix(token: string): string {
+  return `/files/${createHmac('sha256', token).update('lockpick serve: the store\'s files').digest('hex').slice(0, 32)}`;
+}
+
 /** Why a request is refused (403), or undefined. */
-export function refusal(method: string, headers: IncomingHttpHeaders, query: URLSearchParams, g: Guarded): string | undefined {
+export function refusal(method: string, headers: IncomingHttpHeaders, query: URLSearchParams, g: Guarded, path = '/'): string | undefined {
   if (!hostAllowed(headers.host, g.port)) return `the Host header must be ${allowedHosts(g.port).join(' or ')}`;
+  const read = method === 'GET' || method === 'HEAD';
+  if (read && (path.startsWith(`${filesPrefix(g.token)}/`) || path === '/favicon.ico')) return undefined;   // the icon: none (204)
   if (!tokenSource(headers, query, g)) return 'no valid token: open the URL lockpick serve printed (it carries ?token=…)';
   if (method !== 'GET' && method !== 'HEAD' && !sameOriginChange(headers, g.port)) return 'a change must come from this server\'s own page (Origin / Sec-Fetch-Site)';
   return undefined;

@@ -22,16 +22,20 @@ iframe{width:100%;height:760px;border:1px solid #ccc}.cols{display:grid;grid-tem
 pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:12px;white-space:pre-wrap;word-break:break-all}
 .bar{display:flex;gap:.6em;align-items:center;margin:.5em 0}button{cursor:pointer}.muted{color:#777}`;
 
-export interface PageContext { lang: Lang; title: string; path: string }
+export interface PageContext {
+  lang: Lang; title: string; path: string;
+  /** Where the store's files are served: /files/<key> (guard.ts filesPrefix). */
+  files: string;
+}
 
 /** A page: the header (store, course, languages), the body, and the messages its script reads as window.M. */
 function page(c: PageContext, body: string, script = '', keys: readonly MessageKey[] = []): string {
   const langs = LANGS.map((l) => (l === c.lang ? `<b>${l === 'en' ? 'English' : '中文'}</b>` : `<a href="${esc(c.path)}${c.path.includes('?') ? '&' : '?'}lang=${l}" data-lang-link="${l}">${l === 'en' ? 'English' : '中文'}</a>`)).join(' · ');
   const m = JSON.stringify(messagesFor(c.lang, keys)).replace(/</g, '\\u003c');
   return `<!doctype html>\n<html lang="${c.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<title>${esc(c.title)} · lockpick</title><style>${CSS}</style></head><body>` +
+    `<title>${esc(c.title)} · lockpick</title><link rel="icon" href="data:,"><style>${CSS}</style></head><body>` +
     `<header><b>lockpick</b><a href="/">${esc(t(c.lang, 'nav.store'))}</a><a href="/course">${esc(t(c.lang, 'nav.course'))}</a><span class="sp"></span>${langs}</header>` +
-    `<main>${body}</main><script>window.M=${m};window.LANG=${JSON.stringify(c.lang)};</script>${script ? `<script>${script}</script>` : ''}</body></html>\n`;
+    `<main>${body}</main><script>window.M=${m};window.LANG=${JSON.stringify(c.lang)};window.FILES=${JSON.stringify(c.files)};</script>${script ? `<script>${script}</script>` : ''}</body></html>\n`;
 }
 
 export function verdictBadge(lang: Lang, v: string): string {
@@ -79,8 +83,8 @@ export function indexPage(c: PageContext): string {
   return page(c, body, INDEX_JS, [...VERDICT_KEYS, 'kind.run', 'kind.merged', 'index.count', 'index.noLive', 'index.pickTwo', 'live.line', 'phase.search', 'phase.shrink']);
 }
 
-/** A file of the store as the page links it (/files/…, each segment encoded). */
-export const fileUrl = (rel: string): string => `/files/${rel.split('/').map(encodeURIComponent).join('/')}`;
+/** A file of the store as the page links it (under the files prefix, each segment encoded). */
+export const fileUrl = (c: PageContext, rel: string): string => `${c.files}/${rel.split('/').map(encodeURIComponent).join('/')}`;
 
 function readJson(path: string): Record<string, unknown> | undefined {
   try { return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>; } catch { return undefined; }
@@ -112,9 +116,9 @@ function runSummary(c: PageContext, row: StoreRow, dir: string, frames: boolean)
     const f = failures.find((x) => typeof x.counterexample === 'string' && x.counterexample.endsWith(`/${name}`)) ?? failures[i];
     const tl = existsSync(join(dir, name, 'timeline.html')) ? `${row.id}/${name}/timeline.html` : undefined;
     return `<li data-counterexample="${esc(name)}"><b>${esc(name)}</b>${f?.class ? `: ${esc(f.class)}` : ''}${f?.cause ? `<div class="cls">${esc(f.cause)}</div>` : ''}` +
-      `${tl ? ` <a href="${fileUrl(tl)}" data-timeline target="_blank">${esc(t(c.lang, 'run.openTimeline'))}</a>` : ''}` +
-      ` · <a href="${fileUrl(`${row.id}/${name}/history.jsonl`)}?download=1">history.jsonl</a>` +
-      `${tl && frames && i === 0 ? `<iframe src="${fileUrl(tl)}" title="timeline"></iframe>` : ''}</li>`;
+      `${tl ? ` <a href="${fileUrl(c, tl)}" data-timeline target="_blank">${esc(t(c.lang, 'run.openTimeline'))}</a>` : ''}` +
+      ` · <a href="${fileUrl(c, `${row.id}/${name}/history.jsonl`)}?download=1">history.jsonl</a>` +
+      `${tl && frames && i === 0 ? `<iframe src="${fileUrl(c, tl)}" title="timeline"></iframe>` : ''}</li>`;
   }).join('');
   return `<p>${verdictBadge(c.lang, row.verdict)} <b>${esc(row.lock)}</b> · ${esc(t(c.lang, 'col.faults'))}: ${esc(row.faults.join(', ') || '–')}</p>
 <table><tbody>
@@ -139,7 +143,7 @@ var el=document.getElementById('livebox');if(r.verdict==='RUNNING'){el.innerHTML
 else if(el.dataset.was==='RUNNING'){location.reload();}el.dataset.was=r.verdict;});`;
 
 export function runPage(c: PageContext, row: StoreRow, dir: string): string {
-  const files = filesOf(dir, row.id).map((f) => `<li><a href="${fileUrl(f.rel)}?download=1">${esc(f.rel.slice(row.id.length + 1))}</a> <span class="muted">${kb(f.size)}</span></li>`).join('');
+  const files = filesOf(dir, row.id).map((f) => `<li><a href="${fileUrl(c, f.rel)}?download=1">${esc(f.rel.slice(row.id.length + 1))}</a> <span class="muted">${kb(f.size)}</span></li>`).join('');
   const body = `<h1 data-run-id="${esc(row.id)}">${esc(t(c.lang, 'run.title', { lock: row.lock }))}</h1><p class="muted">${esc(row.id)}</p>
 <div id="livebox" data-was="${esc(row.verdict)}">${row.verdict === 'RUNNING' ? `<div class="live">${verdictBadge(c.lang, 'RUNNING')}</div>` : ''}</div>
 ${runSummary(c, row, dir, true)}
@@ -163,14 +167,14 @@ export function mergedPage(c: PageContext, row: StoreRow, dir: string, rel: (abs
   const shards = (row.shards ?? []).map((s) => `<tr><td>${esc(s.shard)}</td><td>${verdictBadge(c.lang, s.verdict)}</td><td>${s.id ? `<a href="/run/${s.id.split('/').map(encodeURIComponent).join('/')}">${esc(s.id)}</a>` : `<span class="muted">${esc(t(c.lang, 'merged.outside'))}</span>`}</td></tr>`).join('');
   const fails = failures.map((f) => {
     const tl = f.timeline ? rel(f.timeline) : undefined;
-    return `<li><b>${esc(f.class ?? '')}</b>${f.cause ? `<div class="cls">${esc(f.cause)}</div>` : ''} ${esc((f.shards ?? []).join(', '))}${tl ? ` · <a href="${fileUrl(tl)}" data-timeline target="_blank">${esc(t(c.lang, 'run.openTimeline'))}</a>` : ''}</li>`;
+    return `<li><b>${esc(f.class ?? '')}</b>${f.cause ? `<div class="cls">${esc(f.cause)}</div>` : ''} ${esc((f.shards ?? []).join(', '))}${tl ? ` · <a href="${fileUrl(c, tl)}" data-timeline target="_blank">${esc(t(c.lang, 'run.openTimeline'))}</a>` : ''}</li>`;
   }).join('');
   const body = `<h1>${esc(t(c.lang, 'merged.title', { lock: row.lock }))}</h1><p class="muted">${esc(row.id)}</p>
 <p>${verdictBadge(c.lang, row.verdict)} · ${esc(t(c.lang, 'col.faults'))}: ${esc(row.faults.join(', ') || '–')} · ${esc(t(c.lang, 'col.runs'))}: ${row.runs ?? ''}${row.coverage !== undefined ? ` · ${esc(t(c.lang, 'col.coverage'))}: ${row.coverage}%` : ''}</p>
 ${gaps.length ? `<h2>${esc(t(c.lang, 'run.gaps'))}</h2><ul>${gaps.map((g) => `<li>${esc(g)}</li>`).join('')}</ul>` : ''}
 <h2>${esc(t(c.lang, 'merged.failures'))}</h2>${fails ? `<ol>${fails}</ol>` : `<p class="muted">${esc(t(c.lang, 'run.noCounterexample'))}</p>`}
 <h2>${esc(t(c.lang, 'merged.shards'))}</h2><table><tbody>${shards}</tbody></table>
-<p><a href="${fileUrl(`${row.id}/index.html`)}">index.html</a> · <a href="${fileUrl(`${row.id}/results.json`)}?download=1">results.json</a> · <a href="${fileUrl(`${row.id}/junit.xml`)}?download=1">junit.xml</a></p>`;
+<p><a href="${fileUrl(c, `${row.id}/index.html`)}">index.html</a> · <a href="${fileUrl(c, `${row.id}/results.json`)}?download=1">results.json</a> · <a href="${fileUrl(c, `${row.id}/junit.xml`)}?download=1">junit.xml</a></p>`;
   return page(c, body, 'document.documentElement.dataset.ready="1";');
 }
 
@@ -186,7 +190,7 @@ if(!s){el.innerHTML='<p class="muted">'+esc(M['course.idle'])+'</p>';return;}
 var h='<div class="live" data-course="'+esc(s.name)+'" data-status="'+esc(s.status)+'"><b>'+esc(s.title)+'</b> · '+esc(M['course.status.'+s.status]||s.status);
 if(s.verdict)h+=' '+badge(s.verdict)+' '+esc(fmt('course.expected',{expected:M['verdict.'+s.expected]||s.expected}));
 if(s.status==='running')h+=' <span class="muted">'+Math.round((Date.now()-s.startedAt)/1000)+' s</span>';
-if(s.error)h+='<pre>'+esc(s.error)+'</pre>';h+='</div>';if(s.page)h+='<p><a href="'+s.page+'" target="_blank">'+esc(M['course.openPage'])+'</a></p><iframe src="'+s.page+'" title="demo"></iframe>';
+if(s.error)h+='<pre>'+esc(s.error)+'</pre>';h+='</div>';if(s.page){var u=FILES+'/'+s.page.split('/').map(encodeURIComponent).join('/');h+='<p><a href="'+u+'" target="_blank">'+esc(M['course.openPage'])+'</a></p><iframe src="'+u+'" title="demo"></iframe>';}
 if(el.dataset.sig!==s.status+s.name){el.innerHTML=h;el.dataset.sig=s.status+s.name;}else if(s.status==='running'){el.querySelector('.live').outerHTML=h;}}
 fetch('/api/course').then(function(r){return r.json();}).then(function(s){show(s);document.documentElement.dataset.ready='1';});
 var es=new EventSource('/events');es.addEventListener('course',function(e){show(JSON.parse(e.data));});

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createReadStream, existsSync, realpathSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { basename, join, relative, sep } from 'node:path';
-import { refusal, tokenCookie, tokenSource, type Guarded } from './guard.ts';
+import { filesPrefix, refusal, tokenCookie, tokenSource, type Guarded } from './guard.ts';
 import { contentType, inside, storePath } from './store-path.ts';
 import { Live } from './live.ts';
 import { Course } from './course.ts';
@@ -22,7 +22,7 @@ export interface Served { server: Server; port: number; url: string; close(): Pr
 /** Our own pages may frame the store's files and talk to this server, nothing else. */
 const PAGE_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
 /** A file of the store runs sandboxed (an opaque origin): a page in a downloaded store cannot act as this server's own. */
-const FILE_CSP = "sandbox allow-scripts allow-popups; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: 'self'; frame-src 'self'; frame-ancestors 'self'";
+const FILE_CSP = "sandbox allow-scripts allow-popups; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: 'self'; frame-src 'self'";
 
 const HISTORY_PAGE = 200;
 const LANG_COOKIE = 'lockpick_lang';
@@ -76,8 +76,9 @@ export async function startServer(o: ServeOptions): Promise<Served> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = req.method ?? 'GET';
-    const why = refusal(method, req.headers, url.searchParams, guard);
+    const why = refusal(method, req.headers, url.searchParams, guard, url.pathname);
     if (why) return send(res, 403, 'text/plain; charset=utf-8', `lockpick serve: refused: ${why}\n`);
+    if (url.pathname === '/favicon.ico') return void res.writeHead(204).end();
     const { lang, set } = langOf(req, url);
     const cookies = [...(set ? [set] : [])];
     if (tokenSource(req.headers, url.searchParams, guard) === 'query') {
@@ -89,7 +90,8 @@ export async function startServer(o: ServeOptions): Promise<Served> {
     }
     if (cookies.length) res.setHeader('set-cookie', cookies);
     const path = url.pathname;
-    const c: PageContext = { lang, title: 'lockpick', path };
+    const files = filesPrefix(o.token);
+    const c: PageContext = { lang, title: 'lockpick', path, files };
     const notFound = (w = `no page at ${path}`) => html(res, 404, errorPage(c, 404, w));
     if (method === 'POST') {
       if (path === '/api/course/start') {
@@ -125,8 +127,8 @@ export async function startServer(o: ServeOptions): Promise<Served> {
       if (!('row' in e)) return json(res, e.status, { error: e.why });
       return json(res, 200, await historyPage(join(e.dir, 'history.jsonl'), Number(url.searchParams.get('page') ?? 0), url.searchParams.get('q') ?? ''));
     }
-    if (path.startsWith('/files/')) {
-      const r = storePath(root, path.slice('/files/'.length));
+    if (path.startsWith(`${files}/`)) {
+      const r = storePath(root, path.slice(files.length + 1));
       if (!r.ok) return send(res, r.status, 'text/plain; charset=utf-8', `lockpick serve: ${r.why}\n`);
       const st = statSync(r.path);
       if (!st.isFile()) return notFound('not a file');

@@ -11,9 +11,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
-import type { Browser } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { bin, lockpick, markedProcesses, repoRoot, runDirs, tempStore } from './run-helpers.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { filesPrefix } from '../../src/serve/guard.ts';
 
 const CHROMIUM = process.env.LOCKPICK_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = process.env.LOCKPICK_SERVE_SHOTS ?? tempDir('lockpick-serve-shots-');
@@ -65,7 +66,7 @@ before(async () => {
   port = Number(new URL(url).port);
   if (puppeteer) {
     browser = await puppeteer.launch({
-      executablePath: CHROMIUM, headless: true, timeout: 90_000, protocolTimeout: 180_000,
+      executablePath: CHROMIUM, headless: true, timeout: 90_000, protocolTimeout: 300_000,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${tempDir('lockpick-chromium-')}`],
     });
   }
@@ -74,6 +75,11 @@ after(async () => {
   await browser?.close();
   if (serve && serve.exitCode === null) { serve.kill('SIGTERM'); await new Promise((r) => serve!.once('exit', r)); }
 });
+
+/** Waits for `selector` by polling on a timer (waitForSelector's default polls on animation frames, which a tab in the background does not get). */
+async function until(page: Page, selector: string, timeout = 30_000): Promise<void> {
+  await page.waitForFunction(`!!document.querySelector(${JSON.stringify(selector)})`, { polling: 250, timeout });
+}
 
 /** A GET or POST with the headers given (Host included: fetch cannot set it). */
 function http(pathname: string, headers: Record<string, string>, method = 'GET', body = ''): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
@@ -116,17 +122,29 @@ test('the browser: every verdict on the index, the unsafe run\'s timeline, a cat
   await page.waitForSelector('html[data-ready="1"]', { timeout: 20_000 });
   assert.ok(await page.$('svg.tl'), 'the timeline is drawn');
 
-  // The course: one entry started from the page; its verdict arrives by the event stream, no reload.
+  // The course: one entry started from its page; its verdict arrives by the event stream, no
+  // reload, there and on the index open beside it, where its replay shows as a running row first.
+  const index = await browser!.newPage();
+  await index.goto(new URL('/', url).href);
+  await index.waitForSelector('html[data-ready="1"]');
+  await index.evaluate('window.marker = 1');
+  await page.bringToFront();   // a click needs the tab in front; the index goes on in the background
   await page.goto(new URL('/course', url).href);
   await page.waitForSelector('html[data-ready="1"]');
   await page.evaluate('window.marker = 1');
   await page.click(`button[data-start="${ENTRY}"]`);
-  await page.waitForSelector(`.live[data-course="${ENTRY}"][data-status="running"]`);
-  await page.waitForSelector(`.live[data-course="${ENTRY}"][data-status="done"] [data-verdict]`, { timeout: 240_000 });
-  assert.equal(await page.evaluate('window.marker'), 1, 'the same page: no reload');
+  await until(page, `.live[data-course="${ENTRY}"][data-status="running"]`);
+  await until(index, '#live .live[data-live^="course/"] [data-verdict="RUNNING"]', 120_000);
+  await index.screenshot({ path: path.join(SHOTS, 'serve-live.png') });
+  await until(page, `.live[data-course="${ENTRY}"][data-status="done"] [data-verdict]`, 240_000);
   assert.equal(await page.$eval('.live [data-verdict]', (e) => e.getAttribute('data-verdict')), 'UNSAFE');
-  await page.waitForSelector('iframe[src="course/set-px-del-pause.html"], iframe[src$="set-px-del-pause.html"]');
+  // Its page, written by the run, shown framed from the store.
+  const frame = await (await page.waitForSelector(`iframe[src$="/course/${ENTRY}.html"]`))!.contentFrame();
+  await frame!.waitForSelector('[data-verdict="UNSAFE"][class~="verdict"]', { timeout: 20_000 });
+  await until(index, 'tr[data-id^="course/runs/"] [data-verdict="UNSAFE"]');
+  for (const p of [page, index]) assert.equal(await p.evaluate('window.marker'), 1, 'the same pages: no reload');
   await page.screenshot({ path: path.join(SHOTS, 'serve-course.png') });
+  await index.close();
 
   // zh-CN: chosen on the page, then kept.
   await page.goto(new URL('/?lang=zh-CN', url).href);
@@ -162,18 +180,22 @@ test('refused: no token, a foreign Host, a cross-site change, paths out of the s
   const outside = tempDir('lockpick-serve-outside-');
   writeFileSync(path.join(outside, 'secret.txt'), 'secret');
   symlinkSync(outside, path.join(store, 'out'));
-  for (const p of ['/files/..%2f..%2f..%2fetc%2fpasswd', '/files/..%5c..%5cetc%5cpasswd', '/files/out/secret.txt', '/run/..%2f..%2fetc', '/api/history/..%2f..%2f']) {
+  const files = filesPrefix(token);
+  for (const p of [`${files}/..%2f..%2f..%2fetc%2fpasswd`, `${files}/..%5c..%5cetc%5cpasswd`, `${files}/out/secret.txt`, '/run/..%2f..%2fetc', '/api/history/..%2f..%2f']) {
     const r = await http(p, { host, cookie });
     assert.equal(r.status, 403, `${p}: ${r.status} ${r.text}`);
     assert.ok(!r.text.includes('secret') && !r.text.includes('root:'), p);
   }
-  for (const p of ['/files/../../etc/passwd', '/files/%2e%2e/%2e%2e/etc/passwd']) {
+  for (const p of [`${files}/../../etc/passwd`, `${files}/%2e%2e/%2e%2e/etc/passwd`]) {
     const r = await http(p, { host, cookie });
     assert.equal(r.status, 404, `${p}: a plain or %2e .. is resolved by the URL parser first, to a page that does not exist`);
     assert.ok(!r.text.includes('root:'), p);
   }
-  const inside = await http(`/files/${runDirs(store)[0]!.slice(store.length + 1)}/test.json`, { host, cookie });
-  assert.equal(inside.status, 200);
+  const rel = `${runDirs(store)[0]!.slice(store.length + 1)}/test.json`;
+  const inside = await http(`${files}/${rel}`, { host });
+  assert.equal(inside.status, 200, 'a store file by its capability path, no cookie (a sandboxed frame sends none)');
+  assert.equal((await http(`/files/${'0'.repeat(32)}/${rel}`, { host })).status, 403, 'another key, no token');
+  assert.equal((await http(`${files}/${rel}`, { host: 'evil.example' })).status, 403, 'the Host is checked first');
   assert.match(String(inside.headers['content-security-policy']), /sandbox/, 'store files run sandboxed');
 });
 

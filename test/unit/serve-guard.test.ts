@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { refusal, tokenSource } from '../../src/serve/guard.ts';
+import { filesPrefix, refusal, tokenSource } from '../../src/serve/guard.ts';
 import { storePath } from '../../src/serve/store-path.ts';
 import { checkStore, scanStore } from '../../src/serve/store-scan.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -30,6 +30,18 @@ test('the token: in the query or the cookie, the whole of it', () => {
   assert.match(refusal('GET', { host, cookie: `lockpick_token_1111=${g.token}` }, q(), g)!, /no valid token/, "another port's cookie");
   assert.equal(tokenSource({ host }, q(`token=${g.token}`), g), 'query');
   assert.equal(tokenSource({ host, cookie: `x=1; ${cookie}` }, q(), g), 'cookie');
+});
+
+test('the store\'s files: read by their key without the cookie (sandboxed frames send none), never written, the Host still checked', () => {
+  const files = filesPrefix(g.token);
+  assert.match(files, /^\/files\/[0-9a-f]{32}$/);
+  assert.notEqual(files, filesPrefix('b'.repeat(48)));
+  const host = '127.0.0.1:4321';
+  assert.equal(refusal('GET', { host }, q(), g, `${files}/lock/run/timeline.html`), undefined);
+  assert.match(refusal('GET', { host }, q(), g, `/files/${'0'.repeat(32)}/x`)!, /no valid token/);
+  assert.match(refusal('POST', { host }, q(), g, `${files}/x`)!, /no valid token/);
+  assert.match(refusal('GET', { host: 'evil.example' }, q(), g, `${files}/x`)!, /Host header/);
+  assert.match(refusal('GET', { host }, q(), g, '/api/rows')!, /no valid token/);
 });
 
 test('a change only from this server\'s own page', () => {

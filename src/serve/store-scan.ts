@@ -97,7 +97,7 @@ function mergedRow(root: string, dir: string, results: Record<string, unknown>, 
   return {
     kind: 'merged', id: relative(root, dir).split(sep).join('/'), lock: String(results.lock ?? '?'), faults: strings(results.faults),
     verdict: verdictOf(results.verdict), classes: classesOf(results), date: statSync(join(dir, 'results.json')).mtime.toISOString(),
-    coverage: coverageOf(results), runs: typeof results.total === 'number' ? results.total : (results.coverage as { runs?: number } | undefined)?.runs,
+    coverage: coverageOf(results), runs: (results.coverage as { runs?: number } | undefined)?.runs,
     shards: shards.map((s) => ({
       shard: String(s.shard ?? '?'), verdict: s.verdict === 'missing-results' ? 'UNFINISHED' : verdictOf(s.verdict),
       id: typeof s.dir === 'string' ? runIds.get(s.dir) : undefined,

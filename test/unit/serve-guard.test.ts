@@ -82,7 +82,7 @@ test('a store: runs and merged sets found, not a store refused with the fix', ()
   writeFileSync(join(root, 'redlock', '20261129-000000-aaaaaa', 'results.json'), JSON.stringify({ verdict: false, runs: 3, failures: [{ class: 'inherent: double-holder' }], coverage: { cells: { percent: 40 } } }));
   writeFileSync(join(root, 'redlock', '20261129-000000-aaaaaa', 'counterexample', 'test.json'), '{}');
   mkdirSync(join(root, 'merged'));
-  writeFileSync(join(root, 'merged', 'results.json'), JSON.stringify({ verdict: true, lock: 'redlock', faults: ['kill'], total: 9, shards: [{ shard: '1/2', verdict: true, dir: '/elsewhere' }] }));
+  writeFileSync(join(root, 'merged', 'results.json'), JSON.stringify({ verdict: true, lock: 'redlock', faults: ['kill'], total: 2, coverage: { runs: 9 }, shards: [{ shard: '1/2', verdict: true, dir: '/elsewhere' }] }));
   const rows = scanStore(root);
   assert.deepEqual(rows.map((r) => [r.kind, r.id, r.verdict]).sort(), [['merged', 'merged', 'SAFE'], ['run', 'redlock/20261129-000000-aaaaaa', 'UNSAFE']]);
   const run = rows.find((r) => r.kind === 'run')!;

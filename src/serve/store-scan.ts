@@ -46,6 +46,14 @@ function readJson(path: string): Record<string, unknown> | undefined {
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
+/** The fault kinds a run asked for; a replay's (a scenario's test.json names none): its plan's. */
+function faultsOf(test: Record<string, unknown>): string[] {
+  const asked = strings(test.faults);
+  if (asked.length) return asked;
+  const plan = test.plan as { faults?: { kind?: unknown }[] } | null | undefined;
+  return [...new Set((Array.isArray(plan?.faults) ? plan.faults : []).map((f) => f.kind).filter((k): k is string => typeof k === 'string'))];
+}
+
 function verdictOf(v: unknown): RowVerdict {
   return v === true ? 'SAFE' : v === false ? 'UNSAFE' : 'INCONCLUSIVE';
 }
@@ -69,7 +77,7 @@ function runRow(root: string, dir: string, test: Record<string, unknown>): Store
   const results = readJson(join(dir, 'results.json'));
   const started = typeof test.started === 'string' ? test.started : undefined;
   const row: StoreRow = {
-    kind: 'run', id: relative(root, dir).split(sep).join('/'), lock: String(test.lock ?? '?'), faults: strings(test.faults),
+    kind: 'run', id: relative(root, dir).split(sep).join('/'), lock: String(test.lock ?? '?'), faults: faultsOf(test),
     verdict: 'UNFINISHED', classes: [], date: started,
   };
   if (results) {

@@ -125,6 +125,7 @@ test('the browser: every verdict on the index, the unsafe run\'s timeline, a cat
   // The course: one entry started from its page; its verdict arrives by the event stream, no
   // reload, there and on the index open beside it, where its replay shows as a running row first.
   const index = await browser!.newPage();
+  await index.setViewport({ width: 1300, height: 700 });
   await index.goto(new URL('/', url).href);
   await index.waitForSelector('html[data-ready="1"]');
   await index.evaluate('window.marker = 1');

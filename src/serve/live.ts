@@ -4,7 +4,7 @@
 // gives recursive watching, and polled besides (a watch misses changes on some file systems).
 import { watch, type FSWatcher } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { scanStore, type StoreRow } from './store-scan.ts';
+import { scanStore, type RowCache, type StoreRow } from './store-scan.ts';
 
 /** How often the store is read again without a watch event. */
 const POLL_MS = 1000;
@@ -17,6 +17,7 @@ export class Live {
   private watcher: FSWatcher | undefined;
   private soon: NodeJS.Timeout | undefined;
   private last: Record<string, string> = {};
+  private readonly cache: RowCache = new Map();
 
   constructor(private readonly root: string) {}
 
@@ -35,7 +36,7 @@ export class Live {
 
   /** The store read again; the rows sent when anything a page shows changed. */
   rescan(): void {
-    const rows = scanStore(this.root);
+    const rows = scanStore(this.root, this.cache);
     const sig = JSON.stringify(rows);
     if (sig === this.sig) return;
     this.sig = sig;

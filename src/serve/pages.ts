@@ -3,12 +3,12 @@
 // script, no front-end build and nothing fetched from the network; the words come from the
 // message catalogue (src/i18n/) in the page's language. The timelines and demo pages are the
 // files lockpick wrote, served from the store (/files/…) and framed.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { escapeHtml as esc } from '../report/html.ts';
 import { messagesFor, t, LANGS, type Lang } from '../i18n/lang.ts';
 import type { MessageKey } from '../i18n/messages.ts';
-import type { StoreRow } from './store-scan.ts';
+import { readJson, type StoreRow } from './store-scan.ts';
 
 const CSS = `body{font:14px/1.5 system-ui,sans-serif;margin:0;color:#222}main{max-width:1300px;margin:0 auto;padding:1em}
 header{background:#263238;color:#eee;padding:.5em 1em;display:flex;gap:1.5em;align-items:center}header a{color:#fff}header .sp{flex:1}
@@ -85,10 +85,6 @@ export function indexPage(c: PageContext): string {
 
 /** A file of the store as the page links it (under the files prefix, each segment encoded). */
 export const fileUrl = (c: PageContext, rel: string): string => `${c.files}/${rel.split('/').map(encodeURIComponent).join('/')}`;
-
-function readJson(path: string): Record<string, unknown> | undefined {
-  try { return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>; } catch { return undefined; }
-}
 
 /** The files of a run dir (two levels: its counterexamples and clients), for download. */
 function filesOf(dir: string, rel: string): { rel: string; size: number }[] {

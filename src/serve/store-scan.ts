@@ -35,7 +35,8 @@ const DEPTH = 5;
 /** Folders inside a run dir that are its own, not runs. */
 const OWN = /^(counterexample(-\d+)?|clients)$/;
 
-function readJson(path: string): Record<string, unknown> | undefined {
+/** A JSON object file, or undefined (missing, torn while written, not an object). */
+export function readJson(path: string): Record<string, unknown> | undefined {
   try {
     const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
     return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
@@ -113,15 +114,31 @@ function mergedRow(root: string, dir: string, results: Record<string, unknown>, 
   };
 }
 
+/** A finished run's row, kept while its results.json is unchanged: a poll of a large store reads only what moved. */
+export type RowCache = Map<string, { mtimeMs: number; row: StoreRow }>;
+
+function cachedRunRow(root: string, dir: string, cache: RowCache | undefined): StoreRow | undefined {
+  let mtimeMs: number;
+  try { mtimeMs = statSync(join(dir, 'results.json')).mtimeMs; } catch { return undefined; }
+  const hit = cache?.get(dir);
+  if (hit && hit.mtimeMs === mtimeMs) return hit.row;
+  const test = readJson(join(dir, 'test.json'));
+  if (!test) return undefined;
+  const row = runRow(root, dir, test);
+  cache?.set(dir, { mtimeMs, row });
+  return row;
+}
+
 /** Every run dir and merged set under the store, newest first. */
-export function scanStore(root: string): StoreRow[] {
+export function scanStore(root: string, cache?: RowCache): StoreRow[] {
   const runs: StoreRow[] = [];
   const merged: { dir: string; results: Record<string, unknown> }[] = [];
   const runIds = new Map<string, string>();
   const walk = (dir: string, depth: number): void => {
-    const test = existsSync(join(dir, 'test.json')) ? readJson(join(dir, 'test.json')) : undefined;
-    if (test) {
-      const row = runRow(root, dir, test);
+    const done = existsSync(join(dir, 'test.json')) ? cachedRunRow(root, dir, cache) : undefined;
+    const test = done ? undefined : existsSync(join(dir, 'test.json')) ? readJson(join(dir, 'test.json')) : undefined;
+    if (done || test) {
+      const row = done ?? runRow(root, dir, test!);
       runs.push(row);
       runIds.set(dir, row.id);
       return;

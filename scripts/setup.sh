@@ -60,6 +60,19 @@ else
     say "note: chromium could not be installed: test/integration/timeline-browser.test.ts will be skipped"
   fi
 fi
+# A Chinese font for Chromium: lockpick serve's zh-CN pages (and their screenshots in docs/serve.md)
+# drawn in Chinese, not boxes. Like chromium, only the browser test needs it.
+if dpkg-query -W -f='${Status}' fonts-wqy-microhei 2>/dev/null | grep -q 'ok installed'; then
+  say "fonts-wqy-microhei present (Chinese in the serve browser test)"
+else
+  say "will install fonts-wqy-microhei: the zh-CN pages of lockpick serve in headless Chromium"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  if DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends fonts-wqy-microhei >/dev/null; then
+    say "installed: fonts-wqy-microhei"
+  else
+    say "note: fonts-wqy-microhei could not be installed: zh-CN screenshots show boxes (the test's assertions read text, not pixels)"
+  fi
+fi
 
 # --- npm packages ------------------------------------------------------------
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

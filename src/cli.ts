@@ -14,6 +14,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run(argv
   report: { summary: 'render a stored run or a history as text, JSON, JUnit or HTML', load: () => import('./commands/report.ts') },
   merge: { summary: 'one verdict for the shards of a search (run --shard I/N): merge DIR...', load: () => import('./commands/merge.ts') },
   demo: { summary: 'the catalogue of failure modes: run one on real servers, one HTML page each (demo --all --out DIR)', load: () => import('./commands/demo.ts') },
+  serve: { summary: 'the store as a local web app: runs, a search as it runs, the catalogue as a course (127.0.0.1, a token)', load: () => import('./commands/serve.ts') },
   version: { summary: 'print the version of lockpick (also --version)', load: async () => ({ run: version }) },
 };
 

@@ -8,6 +8,7 @@ import { EXIT, EXIT_HELP, fsReason, UsageError } from '../errors.ts';
 import { DEMOS, findDemo, type DemoEntry } from '../demo/registry.ts';
 import { renderIndex } from '../demo/page.ts';
 import { runDemo, type DemoOutcome } from '../demo/run.ts';
+import { langOption } from '../i18n/lang.ts';
 
 const USAGE = `usage: lockpick demo                      list the catalogue
        lockpick demo NAME... [--out DIR]   run these entries, one page each (default --out store/demo)
@@ -24,6 +25,7 @@ options:
   --out DIR   where the pages and the runs (DIR/runs/) go (default store/demo)
   --all       every entry of the catalogue
   --json      print the outcomes as JSON on stdout
+  --lang L    the pages' language: en or zh-CN (default LOCKPICK_LANG, else en)
 
 ${EXIT_HELP}
   0 here: every entry gave its expected verdict (UNSAFE where the lock breaks, SAFE where the fix holds);
@@ -44,13 +46,14 @@ export function demoExitCode(outcomes: DemoOutcome[]): number {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs('demo', USAGE, argv, { out: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' } }, true);
+  const parsed = parseCommandArgs('demo', USAGE, argv, { out: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' }, lang: { type: 'string' } }, true);
   if (typeof parsed === 'number') return parsed;
   const { values: args, positionals } = parsed;
   if (!args.all && positionals.length === 0) {
     console.log(`lockpick demo: ${DEMOS.length} entries (expected verdict, what it shows); run one with 'lockpick demo NAME', all with 'lockpick demo --all --out DIR'\n${list()}`);
     return EXIT.ok;
   }
+  const lang = langOption(args.lang) ?? 'en';
   if (args.all && positionals.length) throw new UsageError(`give either --all or entry names, not both (got --all and ${positionals.join(' ')})`);
   const entries: DemoEntry[] = [];
   for (const name of args.all ? DEMOS.map((d) => d.name) : positionals) {
@@ -71,11 +74,11 @@ export async function run(argv: string[]): Promise<number> {
   const writeIndex = () => {
     const fix = 'give --out a directory that can be written';
     writeOutput(join(out, 'index.json'), `${JSON.stringify({ elapsed_ms: Date.now() - t0, exit_code: demoExitCode(outcomes), demos: outcomes }, null, 2)}\n`, { fix });
-    writeOutput(join(out, 'index.html'), renderIndex(outcomes, Date.now() - t0), { fix });
+    writeOutput(join(out, 'index.html'), renderIndex(outcomes, Date.now() - t0, lang), { fix });
   };
   for (const [i, entry] of entries.entries()) {
     log(`[${i + 1}/${entries.length}] ${entry.name} (expected ${entry.expected}): ${entry.title}`);
-    const o = await runDemo(entry, { out, log, interrupts: { exitOnSignal: true } });
+    const o = await runDemo(entry, { out, log, lang, interrupts: { exitOnSignal: true } });
     outcomes.push(o);
     log(`  ${o.verdict}, ${o.status} (${o.runs} run(s), ${(o.elapsedMs / 1000).toFixed(1)} s): ${o.page}`);
     writeIndex();   // after every entry, so an interrupted --all still has an index of what ran

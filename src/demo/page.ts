@@ -12,6 +12,7 @@ import type { DemoEntry } from './entry.ts';
 import type { DemoOutcome } from './run.ts';
 import { excerpt } from './code.ts';
 import { findDemo } from './registry.ts';
+import { t, type Lang } from '../i18n/lang.ts';
 
 const CSS = `body{font:15px/1.5 system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
@@ -28,21 +29,21 @@ td,th{border-bottom:1px solid #e3e3e3;padding:.35em .5em;text-align:left;vertica
 const FIT_FRAME = `<script>window.addEventListener('message',function(e){var h=e.data&&e.data.lockpickTimelineHeight;if(typeof h!=='number')return;
 document.querySelectorAll('iframe[data-fit]').forEach(function(f){if(f.contentWindow===e.source)f.style.height=Math.ceil(h+4)+'px';});});</script>`;
 
-function page(title: string, body: string): string {
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+function page(title: string, body: string, lang: Lang): string {
+  return `<!doctype html>\n<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<title>${esc(title)}</title><style>${CSS}</style></head><body>\n${body}\n</body></html>\n`;
 }
 
-export function verdictBadge(o: Pick<DemoOutcome, 'verdict' | 'status' | 'expected'>): string {
+export function verdictBadge(o: Pick<DemoOutcome, 'verdict' | 'status' | 'expected'>, lang: Lang = 'en'): string {
   const ok = o.status === 'as expected';
-  const note = ok ? 'as expected' : o.status === 'fix broke' ? `expected ${o.expected}: the fix did not hold` : `not reproduced (expected ${o.expected})`;
-  return `<span class="verdict ${o.verdict}" data-verdict="${o.verdict}">${o.verdict}</span> <span class="${ok ? 'status-ok' : 'status-bad'}" data-status="${o.status}">${esc(note)}</span>`;
+  const note = ok ? t(lang, 'demo.asExpected') : o.status === 'fix broke' ? t(lang, 'demo.fixBroke', { expected: o.expected }) : t(lang, 'demo.notReproduced', { expected: o.expected });
+  return `<span class="verdict ${o.verdict}" data-verdict="${o.verdict}">${esc(t(lang, `verdict.${o.verdict}`))}</span> <span class="${ok ? 'status-ok' : 'status-bad'}" data-status="${o.status}">${esc(note)}</span>`;
 }
 
-function demoLink(name: string | undefined): string {
+function demoLink(name: string | undefined, lang: Lang): string {
   const d = name ? findDemo(name) : undefined;
   if (!d) return '';
-  return `<p>See it: <a href="${esc(d.name)}.html" data-demo-link="${esc(d.name)}">${esc(d.name)}</a>: ${esc(d.title)} (${d.expected}).</p>`;
+  return `<p>${esc(t(lang, 'demo.seeIt'))} <a href="${esc(d.name)}.html" data-demo-link="${esc(d.name)}">${esc(d.name)}</a>: ${esc(d.title)} (${d.expected}).</p>`;
 }
 
 function codeBlock(entry: DemoEntry): string {
@@ -56,8 +57,8 @@ function codeBlock(entry: DemoEntry): string {
 interface LastRun { check?: { anomalies?: { type: string; message: string }[] }; resource?: { message?: string; anomalies?: { type: string; message: string }[] } }
 
 /** What the checkers said about the last run (results.json of the replay). */
-function findings(summary: RunSummary | undefined): string {
-  if (!summary) return '<p>No run finished, so there is nothing to show.</p>';
+function findings(summary: RunSummary | undefined, lang: Lang): string {
+  if (!summary) return `<p>${esc(t(lang, 'demo.noRun'))}</p>`;
   let last: LastRun | null = null;
   try {
     last = (JSON.parse(readFileSync(join(summary.dir, 'results.json'), 'utf8')) as { last: LastRun | null }).last;
@@ -66,8 +67,8 @@ function findings(summary: RunSummary | undefined): string {
   const items: Found[] = last ? [...(last.check?.anomalies ?? []), ...(last.resource?.anomalies ?? [])] : (summary.minimal?.anomalies ?? []) as Found[];
   const list = items.length
     ? `<ol>${items.slice(0, 10).map((a) => `<li><b>${esc(a.type)}</b>: ${esc(a.message)}</li>`).join('')}</ol>${items.length > 10 ? `<p>… and ${items.length - 10} more.</p>` : ''}`
-    : '<p>No anomaly: no double holder, no lost update, no stale write accepted.</p>';
-  return `${list}${last?.resource?.message ? `<p>The resource (a counter each holder increments): ${esc(last.resource.message.replace(/^resource: /, ''))}</p>` : ''}`;
+    : `<p>${esc(t(lang, 'demo.noAnomaly'))}</p>`;
+  return `${list}${last?.resource?.message ? `<p>${esc(t(lang, 'demo.resource'))} ${esc(last.resource.message.replace(/^resource: /, ''))}</p>` : ''}`;
 }
 
 export interface PageInput {
@@ -76,53 +77,56 @@ export interface PageInput {
   /** The replay's own report lines. */
   report: string[];
   out: string;
+  lang?: Lang;
 }
 
 export function renderDemoPage(entry: DemoEntry, o: DemoOutcome, input: PageInput): string {
+  const lang = input.lang ?? 'en';
   const recipe = getRecipe(String(input.test.lock));
   const plan = validatePlan(input.test.plan, `scenarios/${entry.name}/test.json`);
   const opts = input.test.lock_options as Record<string, unknown> | undefined;
   const optText = opts && Object.keys(opts).length ? ` with ${Object.entries(opts).map(([k, v]) => `--lock-opt ${k}=${String(v)}`).join(' ')}` : '';
   const timeline = input.summary ? join(input.summary.dir, 'counterexample', 'timeline.html') : undefined;
   const tl = timeline && existsSync(timeline)
-    ? `<p><a href="${esc(relative(input.out, timeline))}" data-timeline>Open the timeline on its own page</a>. Run directory: <code>${esc(relative(input.out, input.summary!.dir))}</code> (history.jsonl, results.json; <code>lockpick check</code> reads the history again).</p>` +
+    ? `<p><a href="${esc(relative(input.out, timeline))}" data-timeline>${esc(t(lang, 'demo.openTimeline'))}</a>. ${esc(t(lang, 'demo.runDir'))} <code>${esc(relative(input.out, input.summary!.dir))}</code> (history.jsonl, results.json; <code>lockpick check</code>).</p>` +
       `<iframe src="${esc(relative(input.out, timeline))}" title="timeline of ${esc(entry.name)}" data-fit></iframe>${FIT_FRAME}`
-    : `<p>No timeline: ${esc(o.error ?? 'the run wrote none (see the run output below)')}.</p>`;
-  const body = `<p><a href="index.html">lockpick demo catalogue</a></p>
+    : `<p>${esc(t(lang, 'demo.noTimeline', { why: o.error ?? t(lang, 'demo.noTimelineWhy') }))}</p>`;
+  const h = (key: Parameters<typeof t>[1]) => `<h2>${esc(t(lang, key))}</h2>`;
+  const body = `<p><a href="index.html">${esc(t(lang, 'demo.catalogue'))}</a></p>
 <h1>${esc(entry.title)}</h1>
-<p>${verdictBadge(o)} — ${o.runs} run(s) in ${o.tries} session(s), ${(o.elapsedMs / 1000).toFixed(1)} s on real servers.</p>
-<h2>What the lock does</h2>
+<p>${verdictBadge(o, lang)} — ${esc(t(lang, 'demo.runsLine', { runs: o.runs, tries: o.tries, seconds: (o.elapsedMs / 1000).toFixed(1) }))}</p>
+${h('demo.whatLock')}
 <p><b>${esc(recipe.name)}</b>${esc(optText)}: ${esc(entry.lock)}</p>
-<p>Recipe: ${esc(recipe.summary)} (from ${esc(recipe.source ?? 'lockpick')}).</p>
+<p>${esc(t(lang, 'demo.recipe'))} ${esc(recipe.summary)} (${esc(recipe.source ?? 'lockpick')}).</p>
 ${codeBlock(entry)}
-<h2>The fault</h2>
+${h('demo.fault')}
 <p>${esc(entry.fault)}</p>
 <pre>${esc(describePlan(plan))}</pre>
-<h2>What went wrong</h2>
+${h('demo.wrong')}
 <p>${esc(entry.story)}</p>
-<p>What the checkers found in the last run (${input.test.property === undefined ? 'property both' : `property ${esc(String(input.test.property))}`}):</p>
-${findings(input.summary)}
-<h2>The timeline</h2>
+<p>${esc(t(lang, 'demo.found', { property: String(input.test.property ?? 'both') }))}</p>
+${findings(input.summary, lang)}
+${h('demo.timeline')}
 ${tl}
-<h2>The fix</h2>
+${h('demo.fix')}
 <p>${esc(entry.fix)}</p>
-${demoLink(entry.fixDemo)}
-<h2>Run it yourself</h2>
-<pre>lockpick demo ${esc(entry.name)}
+${demoLink(entry.fixDemo, lang)}
+${h('demo.yourself')}
+<pre>lockpick demo ${esc(entry.name)}${lang === 'en' ? '' : ` --lang ${lang}`}
 lockpick run --replay scenarios/${esc(entry.name)} --runs 3</pre>
-<p>Source: ${esc(entry.source)}.</p>
-<details><summary>The run's own report</summary><pre>${esc(input.report.join('\n'))}</pre></details>`;
-  return page(`${entry.name}: ${entry.title}`, body);
+<p>${esc(t(lang, 'demo.source'))} ${esc(entry.source)}.</p>
+<details><summary>${esc(t(lang, 'demo.report'))}</summary><pre>${esc(input.report.join('\n'))}</pre></details>`;
+  return page(`${entry.name}: ${entry.title}`, body, lang);
 }
 
-export function renderIndex(outcomes: DemoOutcome[], elapsedMs: number): string {
-  const rows = outcomes.map((o) => `<tr data-demo="${esc(o.name)}"><td><a href="${esc(o.name)}.html">${esc(o.name)}</a></td><td>${esc(o.title)}</td><td>${o.expected}</td><td>${verdictBadge(o)}</td><td>${o.runs}</td><td>${(o.elapsedMs / 1000).toFixed(1)} s</td></tr>`).join('\n');
+export function renderIndex(outcomes: DemoOutcome[], elapsedMs: number, lang: Lang = 'en'): string {
+  const rows = outcomes.map((o) => `<tr data-demo="${esc(o.name)}"><td><a href="${esc(o.name)}.html">${esc(o.name)}</a></td><td>${esc(o.title)}</td><td>${esc(t(lang, `verdict.${o.expected}`))}</td><td>${verdictBadge(o, lang)}</td><td>${o.runs}</td><td>${(o.elapsedMs / 1000).toFixed(1)} s</td></tr>`).join('\n');
   const bad = outcomes.filter((o) => o.status !== 'as expected').length;
-  const body = `<h1>lockpick demo: distributed lock failure modes</h1>
-<p>Each entry runs a fixed plan (<code>scenarios/&lt;name&gt;/test.json</code>) on real servers and shows what the lock does, the fault, what went wrong, the timeline and the fix. UNSAFE is expected where the lock breaks, SAFE where the fix holds.</p>
-<p>${outcomes.length} ${outcomes.length === 1 ? 'entry' : 'entries'}, ${outcomes.length - bad} as expected${bad ? `, <b>${bad} not</b>` : ''}; ${(elapsedMs / 1000).toFixed(0)} s in all.</p>
-<table><thead><tr><th>demo</th><th>what</th><th>expected</th><th>verdict</th><th>runs</th><th>time</th></tr></thead><tbody>
+  const body = `<h1>${esc(t(lang, 'demo.indexTitle'))}</h1>
+<p>${esc(t(lang, 'demo.indexIntro'))}</p>
+<p>${esc(t(lang, 'demo.indexCount', { n: outcomes.length, ok: outcomes.length - bad, seconds: (elapsedMs / 1000).toFixed(0) }))}${bad ? ` <b>${esc(t(lang, 'demo.indexBad', { bad }))}</b>` : ''}</p>
+<table><thead><tr><th>${esc(t(lang, 'demo.colDemo'))}</th><th>${esc(t(lang, 'demo.colWhat'))}</th><th>${esc(t(lang, 'course.expectedCol'))}</th><th>${esc(t(lang, 'col.verdict'))}</th><th>${esc(t(lang, 'col.runs'))}</th><th>${esc(t(lang, 'col.duration'))}</th></tr></thead><tbody>
 ${rows}
 </tbody></table>`;
-  return page('lockpick demo catalogue', body);
+  return page(t(lang, 'demo.catalogue'), body, lang);
 }

@@ -12,6 +12,7 @@ import { replay, type Interrupts, type RunSummary } from '../runner/index.ts';
 import { readTestJson } from '../runner/store.ts';
 import type { DemoEntry } from './entry.ts';
 import { renderDemoPage } from './page.ts';
+import type { Lang } from '../i18n/lang.ts';
 
 export const SCENARIOS_DIR = join(packageRoot(), 'scenarios');
 
@@ -64,6 +65,8 @@ export interface RunDemoOptions {
   /** Progress lines (one per try) and the replay's own report. */
   log(line: string): void;
   interrupts?: Interrupts;
+  /** The page's language (default en). */
+  lang?: Lang;
 }
 
 export async function runDemo(entry: DemoEntry, o: RunDemoOptions): Promise<DemoOutcome> {
@@ -102,6 +105,6 @@ export async function runDemo(entry: DemoEntry, o: RunDemoOptions): Promise<Demo
     name: entry.name, title: entry.title, expected: entry.expected, verdict, status: statusOf(entry.expected, verdict),
     runs, tries, elapsedMs: Date.now() - t0, runDir: summary?.dir, error, page: join(o.out, `${entry.name}.html`),
   };
-  writeOutput(outcome.page, renderDemoPage(entry, outcome, { test, summary, report, out: o.out }), { fix: 'give --out a directory that can be written' });
+  writeOutput(outcome.page, renderDemoPage(entry, outcome, { test, summary, report, out: o.out, lang: o.lang ?? 'en' }), { fix: 'give --out a directory that can be written' });
   return outcome;
 }

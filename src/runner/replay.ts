@@ -1,6 +1,7 @@
 // replay: the plan stored in a run directory's test.json, run again on a session of its own
 // (`lockpick run --replay DIR`), up to --runs times, until it breaks; what it did is stored
 // and said by replay-report.ts.
+import { appendProgress } from './progress-file.ts';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { describePlan, validatePlan } from '../workload/plan.ts';
@@ -79,6 +80,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   writeJson(join(dir, 'test.json'), { ...test, lock: lockLabel(spec), ...storedLock(spec), ...envJson(env, keyPrefix), replay_of: o.dir, versions: versions(serverPackages(recipe, env)), started: new Date().toISOString() });
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
   const record: ReplayRecord = { o, dir, id, t0, plan, spec, property, tally: new ReplayTally(plan, property, livenessMs) };
+  appendProgress(dir, 'search', record.tally.coverage, { runs: 0, violations: 0, ops: 0 });   // started: `lockpick serve` shows it from now
   let interrupted = false;
   const onInterrupt = (reason: string): Promise<Interrupted> => {
     interrupted = true;
@@ -94,6 +96,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
       // Interrupted meanwhile: onInterrupt stored the runs before this one and the process is exiting.
       if (interrupted) return await new Promise<never>(() => {});
       tally.onRun(outcome);
+      appendProgress(dir, 'search', tally.coverage, { runs: tally.n + 1, violations: tally.rate.reproduced, ops: tally.ops });
       if (outcome.verdict === false && !o.measure) break;
     }
     // A counterexample of this very lock that did not break again is not reproduced (storeReplay: no verdict).

@@ -22,6 +22,7 @@ import type { RunSummary } from './summary.ts';
 import { withSession, type Interrupted } from './with-session.ts';
 import { planSource, withLearned, workloadOptions } from './workload.ts';
 import { SearchTally } from './search-tally.ts';
+import { appendProgress } from './progress-file.ts';
 import { storeInterruptedSearch, storeSearch, type SearchRecord } from './search-report.ts';
 
 /**
@@ -43,6 +44,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
   const leads = o.shard ? shardKinds(o.faults, o.shard) : [];
   if (o.shard) o.log(`shard ${shardLabel(o.shard)} (from ${o.shard.from}): this run draws only its share of the plans${leads.length < new Set(o.faults).size ? `, each with a fault of ${leads.join(' or ')} (a kind it never applies is left to the other shards: lockpick merge sums them)` : ''}; merge the shards' run dirs with lockpick merge`);
   const tally = new SearchTally(o.faults, o.property ?? 'both', o.livenessMs, o.shard);
+  appendProgress(dir, 'search', tally.coverage, { runs: 0, violations: 0, ops: 0 });   // started: `lockpick serve` shows it from now
   const record: SearchRecord = { o, dir, id, t0, seed, test, tally };
   let interrupted = false;
   const onInterrupt = (reason: string): Promise<Interrupted> => {
@@ -60,6 +62,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     const progress = new Progress(o.progress, () => session.nemesisContexts().reduce((n, c) => n + activeFaults(c).length, 0), o.onProgress);
     const points = o.pausePoints ?? defaultPausePoints(o.recipe.points ?? [], topo.name, proxyFraming(o.recipe, topo.name) !== undefined);
     let res: SearchResult;
+    let runsDone = 0;
     let learned: LearnedPoints | undefined;
     const design = lockDesign(o.recipe, lease.ttlMs, o.lockOptions);
     try {
@@ -92,6 +95,8 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         },
         onRun: (out, phase) => {
           tally.onRun(out, phase);
+          runsDone++;
+          appendProgress(dir, phase === 'search' ? 'search' : 'shrink', tally.coverage, { runs: runsDone, violations: tally.lockViolations, ops: tally.ops });
           progress.run(out.ops, out.verdict === false, phase, out.verdict === 'unknown' ? out.inconclusive[0] ?? '' : out.problems[0] ?? '');
         },
       });

@@ -62,7 +62,7 @@ test('lockpick --version and lockpick version print the package version, exit 0'
 });
 
 test('every subcommand: --help → 0 and states the exit codes; an unknown flag → 2 naming it', () => {
-  for (const cmd of ['check', 'run', 'merge', 'list', 'env', 'proxy', 'report']) {
+  for (const cmd of ['check', 'run', 'merge', 'list', 'env', 'proxy', 'report', 'serve']) {
     const h = lockpick([cmd, '--help']);
     assert.equal(h.code, 0, `${cmd} --help: ${h.err}`);
     if (cmd !== 'check') assert.match(h.out, /0 safe\/valid, 1 unsafe\/invalid, 2 bad input or usage, 3 inconclusive[^]*4 internal error/, `${cmd} --help states the exit codes`);

@@ -51,6 +51,8 @@ export function validatePlan(x: unknown, where: string): RunPlan {
       if (typeof r.key !== 'string') bad(`${ap}.key`, `must be a string; got ${shown(r.key)}`);
       if (typeof r.renew !== 'boolean' && r.renew !== undefined) bad(`${ap}.renew`, `must be true or false; got ${shown(r.renew)}`);
       if (r.reenter !== undefined && typeof r.reenter !== 'boolean') bad(`${ap}.reenter`, `must be true or false; got ${shown(r.reenter)}`);
+      if (r.mode !== undefined && r.mode !== 'exclusive' && r.mode !== 'shared') bad(`${ap}.mode`, `must be "exclusive" or "shared"; got ${shown(r.mode)}`);
+      if (r.permits !== undefined && !(Number.isSafeInteger(r.permits) && (r.permits as number) >= 1)) bad(`${ap}.permits`, `must be an integer of at least 1; got ${shown(r.permits)}`);
     });
   });
   if (!Array.isArray(p.faults)) bad('plan.faults', `"faults" must be an array; got ${shown(p.faults)}`);

@@ -3,7 +3,7 @@
 // completion with its process's open invoke. Shared by every reader so both
 // formats obey exactly the same rules.
 import { HistoryError } from './errors.ts';
-import type { NemesisEvent, Op, ParsedHistory } from './types.ts';
+import type { HoldMode, NemesisEvent, Op, ParsedHistory } from './types.ts';
 import { ProcessTable } from './process-table.ts';
 
 const EVENT_SHAPE = 'an event is {"type":"invoke"|"ok"|"fail"|"info","f":"<op>","process":<integer ≥ 0 or "nemesis">, ...}';
@@ -22,6 +22,9 @@ function newOp(id: number, process: number, f: string, key: string, invokeValue:
     invokeSeq: seq,
     completeSeq: Infinity,
     leaseMs,
+    mode: undefined,
+    permits: undefined,
+    limit: undefined,
   };
 }
 
@@ -72,11 +75,12 @@ export class HistoryBuilder {
         `write one event object per line: ${EVENT_SHAPE}`);
     }
     const ev = raw as Record<string, unknown>;
-    this.addFields(ev.type, ev.f, ev.process, ev.key, ev.value, ev.time, ev.index, ev.lease_ms, ev.valid_ms, line, ev.sent_ms);
+    this.addFields(ev.type, ev.f, ev.process, ev.key, ev.value, ev.time, ev.index, ev.lease_ms, ev.valid_ms, line, ev.sent_ms, ev.mode, ev.permits, ev.limit);
   }
 
   /** add() of an event object with these fields (undefined: missing); the reader thread's batches make no object. */
-  addFields(type: unknown, f: unknown, process: unknown, key: unknown, value: unknown, rawTime: unknown, index: unknown, lease: unknown, valid: unknown, line: number, sent?: unknown): void {
+  addFields(type: unknown, f: unknown, process: unknown, key: unknown, value: unknown, rawTime: unknown, index: unknown, lease: unknown, valid: unknown, line: number, sent?: unknown,
+    mode?: unknown, permits?: unknown, limit?: unknown): void {
     const seq = this.seq;
     if (type !== 'invoke' && type !== 'ok' && type !== 'fail' && type !== 'info') {
       this.fail(line, 'unknown-type', `"type" must be "invoke", "ok", "fail" or "info"; got ${describe(type)}`,
@@ -114,11 +118,23 @@ export class HistoryBuilder {
       this.fail(line, 'bad-sent', `"sent_ms" belongs on an ok acquire and must be a number of milliseconds, 0 or more (how long before acquire returned its last request went out); got ${describe(sent)}${type !== 'ok' || f !== 'acquire' ? ` on a "${String(type)}" of ${String(f)}` : ''}`,
         'write "sent_ms" only on acquire ok lines, as a number of milliseconds, or leave it out');
     }
+    if (mode !== undefined && !((mode === 'exclusive' || mode === 'shared') && f === 'acquire')) {
+      this.fail(line, 'bad-mode', `"mode" belongs on acquire events and must be "exclusive" or "shared"; got ${describe(mode)}${f !== 'acquire' ? ` on ${String(f)}` : ''}`,
+        'write "mode": "shared" on the acquire events of a read hold, "exclusive" (or nothing) on a write hold; a release ends the whole hold and needs no mode');
+    }
+    if (permits !== undefined && !(Number.isSafeInteger(permits) && (permits as number) >= 1 && f === 'acquire')) {
+      this.fail(line, 'bad-permits', `"permits" belongs on acquire events and must be an integer of 1 or more (how many permits of the semaphore the hold takes); got ${describe(permits)}${f !== 'acquire' ? ` on ${String(f)}` : ''}`,
+        'write "permits": N on the acquire events, or leave it out for one permit; a release gives back the whole hold');
+    }
+    if (limit !== undefined && !(Number.isSafeInteger(limit) && (limit as number) >= 1 && f === 'acquire')) {
+      this.fail(line, 'bad-limit', `"limit" belongs on acquire events and must be an integer of 1 or more (the semaphore's total permits); got ${describe(limit)}${f !== 'acquire' ? ` on ${String(f)}` : ''}`,
+        'write "limit": N (the semaphore\'s size) on the acquire events, or leave it out for a mutex');
+    }
     if (index !== undefined && index !== seq) {
       this.fail(line, 'bad-index', `"index" must equal the event's 0-based position in the file, ${seq}; got ${describe(index)}`,
         'renumber "index" from 0 in file order (blank lines do not count), or leave it out');
     }
-    this.place(type, f, process, key, value, time as number | undefined, lease, valid, sent, line, seq);
+    this.place(type, f, process, key, value, time as number | undefined, lease, valid, sent, line, seq, mode as HoldMode | undefined, permits as number | undefined, limit as number | undefined);
   }
 
   /**
@@ -136,7 +152,7 @@ export class HistoryBuilder {
 
   /** The event at seq, its fields checked: a nemesis record, an invoke, or the completion of its process's open invoke. */
   private place(type: 'invoke' | 'ok' | 'fail' | 'info', f: string, process: number | 'nemesis', key: unknown, value: unknown, time: number | undefined,
-    lease: unknown, valid: unknown, sent: unknown, line: number, seq: number): void {
+    lease: unknown, valid: unknown, sent: unknown, line: number, seq: number, mode?: HoldMode, permits?: number, limit?: number): void {
     this.seq = seq + 1;
     if (process === 'nemesis') {
       // Fault records: not paired (Jepsen's nemesis logs info/info pairs), only kept for reports.
@@ -158,6 +174,7 @@ export class HistoryBuilder {
           `record the client's later operations under a new process id, as Jepsen does`);
       }
       const op = newOp(this.opCount++, p, f, key === undefined ? '' : key as string, value, line, time, seq, lease as number | undefined);
+      op.mode = mode; op.permits = permits; op.limit = limit;
       if (this.sink) this.sink.invoke(op); else this.ops.push(op);
       this.open.set(p, op);
       return;
@@ -182,6 +199,9 @@ export class HistoryBuilder {
     if (lease !== undefined) open.leaseMs = lease as number;
     if (valid !== undefined) open.validMs = valid as number;
     if (sent !== undefined) open.sentMs = sent as number;
+    if (mode !== undefined) open.mode = mode;
+    if (permits !== undefined) open.permits = permits;
+    if (limit !== undefined) open.limit = limit;
     this.open.delete(p);
     if (type === 'info') this.ended.set(p, line);
     this.sink?.complete(open);

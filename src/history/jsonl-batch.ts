@@ -1,7 +1,7 @@
 // How the reader thread (./jsonl-worker.ts) hands scanned events to the thread that checks them
 // (./jsonl-threaded.ts): batches of BATCH_LINES consecutive lines in SLOTS shared slots, each line
 // STRIDE places: first which fields it has (a bit per field, SLOW_LINE for a line sent as text),
-// then its ten fields as a tag and a number (a number itself, or the index of a string or nested
+// then its fields as a tag and a number (a number itself, or the index of a string or nested
 // value sent with the batch's message); a field the line lacks is left as it was, not cleared.
 // The reader waits for a free slot (CONSUMED counts the messages taken): memory stays a few MB
 // whatever the file's size. When the checking thread is about to run out of messages, the reader
@@ -9,7 +9,7 @@
 // shared out between the two as their speeds allow.
 
 /** The fields of an event the scanner reads, in slot order (jsonl-scan.ts numbers them from 1). */
-export const FIELDS = ['type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms', 'sent_ms'] as const;
+export const FIELDS = ['type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms', 'sent_ms', 'mode', 'permits', 'limit'] as const;
 export const FIELD_COUNT = FIELDS.length;
 /** Places per line: the present-fields mask (in nums), then the fields, numbered from 1. */
 export const STRIDE = FIELD_COUNT + 1;

@@ -1,5 +1,5 @@
 // One pass over the bytes of a JSON Lines event, extracting only the fields the history rules
-// and the models read (type, f, process, key, value, time, index, lease_ms, valid_ms, sent_ms), without building a
+// and the models read (type, f, process, key, value, time, index, lease_ms, valid_ms, sent_ms, mode, permits, limit), without building a
 // string per line or an object per event. It accepts only lines it is sure JSON.parse would
 // accept and read the same way: plain ASCII strings without escapes, integers of at most 15
 // digits, true/false/null, nested values handed to JSON.parse. Anything else (escapes, non-ASCII
@@ -11,6 +11,7 @@
 export interface ScannedEvent {
   type: unknown; f: unknown; process: unknown; key: unknown;
   value: unknown; time: unknown; index: unknown; lease_ms: unknown; valid_ms: unknown; sent_ms: unknown;
+  mode: unknown; permits: unknown; limit: unknown;
 }
 
 import { keyProblem } from './json-dupes.ts';
@@ -19,7 +20,7 @@ import { FALSE, NESTED, NULL, NUM, STR, TRUE } from './jsonl-batch.ts';
 const QUOTE = 34, BACKSLASH = 92, COMMA = 44, COLON = 58, LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93, MINUS = 45;
 
 /** Field ids by name; 0 is "a field the models ignore". */
-const FIELDS = ['', 'type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms', 'sent_ms'] as const;
+const FIELDS = ['', 'type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms', 'sent_ms', 'mode', 'permits', 'limit'] as const;
 const FIELD_BYTES = FIELDS.map((s) => Buffer.from(s, 'latin1'));
 
 /** The id of the field name buf[from, from + len) in FIELDS, or 0 for one the models ignore. */
@@ -29,9 +30,9 @@ function fieldId(buf: Buffer, from: number, len: number): number {
   switch (len) {
     case 1: return c0 === 102 /* f */ ? 2 : 0;
     case 3: id = 4; break;                              // key
-    case 4: id = buf[from + 1] === 121 /* y */ ? 1 : 6; break; // type, time
-    case 5: id = c0 === 118 /* v */ ? 5 : 7; break;      // value, index
-    case 7: id = c0 === 115 /* s */ ? 10 : 3; break;     // sent_ms, process
+    case 4: id = c0 === 109 /* m */ ? 11 : buf[from + 1] === 121 /* y */ ? 1 : 6; break; // mode, type, time
+    case 5: id = c0 === 118 /* v */ ? 5 : c0 === 108 /* l */ ? 13 : 7; break; // value, limit, index
+    case 7: id = c0 === 115 /* s */ ? 10 : buf[from + 1] === 101 /* e */ ? 12 : 3; break; // sent_ms, permits, process
     case 8: id = c0 === 118 /* v */ ? 9 : 8; break;     // valid_ms, lease_ms
     default: return 0;
   }
@@ -119,7 +120,7 @@ const NESTED_SLOTS = 16;
 const MAX_NESTED_BYTES = 256;
 
 export class LineScanner {
-  readonly ev: ScannedEvent = { type: undefined, f: undefined, process: undefined, key: undefined, value: undefined, time: undefined, index: undefined, lease_ms: undefined, valid_ms: undefined, sent_ms: undefined };
+  readonly ev: ScannedEvent = { type: undefined, f: undefined, process: undefined, key: undefined, value: undefined, time: undefined, index: undefined, lease_ms: undefined, valid_ms: undefined, sent_ms: undefined, mode: undefined, permits: undefined, limit: undefined };
   private readonly cache: (string | undefined)[] = new Array(CACHE_SLOTS).fill(undefined);
   private buf: Buffer = Buffer.alloc(0);
   private pos = 0;
@@ -207,7 +208,7 @@ export class LineScanner {
     // Batch mode writes each field's tag and number after `at` (field ids count from 1), and at
     // `at` which fields the line has (./jsonl-batch.ts), instead of filling ev.
     const bt = this.bt, bn = this.bn, at = this.at;
-    if (bt === null) ev.type = ev.f = ev.process = ev.key = ev.value = ev.time = ev.index = ev.lease_ms = ev.valid_ms = ev.sent_ms = undefined;
+    if (bt === null) ev.type = ev.f = ev.process = ev.key = ev.value = ev.time = ev.index = ev.lease_ms = ev.valid_ms = ev.sent_ms = ev.mode = ev.permits = ev.limit = undefined;
     const end = limit;
     const dv = this.view;
     if (buf[start] !== LBRACE) return -1;
@@ -366,6 +367,9 @@ export class LineScanner {
         case 8: ev.lease_ms = v; break;
         case 9: ev.valid_ms = v; break;
         case 10: ev.sent_ms = v; break;
+        case 11: ev.mode = v; break;
+        case 12: ev.permits = v; break;
+        case 13: ev.limit = v; break;
       }
       c = buf[i];
       while (c === 32 || c === 9 || c === 13) c = buf[++i];

@@ -72,7 +72,8 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
   const nums = new Float64Array(shared.nums);
   const ctl = new Int32Array(shared.ctl);
   const ev = { type: undefined as unknown, f: undefined as unknown, process: undefined as unknown, key: undefined as unknown, value: undefined as unknown,
-    time: undefined as unknown, index: undefined as unknown, lease_ms: undefined as unknown, valid_ms: undefined as unknown, sent_ms: undefined as unknown };
+    time: undefined as unknown, index: undefined as unknown, lease_ms: undefined as unknown, valid_ms: undefined as unknown, sent_ms: undefined as unknown,
+    mode: undefined as unknown, permits: undefined as unknown, limit: undefined as unknown };
 
   const take = (b: Batch): void => {
     const why = o?.limit?.();
@@ -94,12 +95,14 @@ export async function forEachJsonlEventThreaded(path: string, onEvent: (raw: unk
         fields.addCommon(strs[nums[k + 1]!]!, strs[nums[k + 2]!]!, nums[k + 3]!, val(m, 4, tags, nums, k, strs, nested), val(m, 5, tags, nums, k, strs, nested), val(m, 6, tags, nums, k, strs, nested), line);
       } else if (fields) fields.addFields(val(m, 1, tags, nums, k, strs, nested), val(m, 2, tags, nums, k, strs, nested), val(m, 3, tags, nums, k, strs, nested), val(m, 4, tags, nums, k, strs, nested),
         val(m, 5, tags, nums, k, strs, nested), val(m, 6, tags, nums, k, strs, nested), val(m, 7, tags, nums, k, strs, nested), val(m, 8, tags, nums, k, strs, nested),
-        val(m, 9, tags, nums, k, strs, nested), line, val(m, 10, tags, nums, k, strs, nested));
+        val(m, 9, tags, nums, k, strs, nested), line, val(m, 10, tags, nums, k, strs, nested), val(m, 11, tags, nums, k, strs, nested), val(m, 12, tags, nums, k, strs, nested),
+        val(m, 13, tags, nums, k, strs, nested));
       else {
         ev.type = val(m, 1, tags, nums, k, strs, nested); ev.f = val(m, 2, tags, nums, k, strs, nested); ev.process = val(m, 3, tags, nums, k, strs, nested);
         ev.key = val(m, 4, tags, nums, k, strs, nested); ev.value = val(m, 5, tags, nums, k, strs, nested); ev.time = val(m, 6, tags, nums, k, strs, nested);
         ev.index = val(m, 7, tags, nums, k, strs, nested); ev.lease_ms = val(m, 8, tags, nums, k, strs, nested); ev.valid_ms = val(m, 9, tags, nums, k, strs, nested);
-        ev.sent_ms = val(m, 10, tags, nums, k, strs, nested);
+        ev.sent_ms = val(m, 10, tags, nums, k, strs, nested); ev.mode = val(m, 11, tags, nums, k, strs, nested);
+        ev.permits = val(m, 12, tags, nums, k, strs, nested); ev.limit = val(m, 13, tags, nums, k, strs, nested);
         onEvent(ev, line);
       }
     }

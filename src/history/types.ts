@@ -11,6 +11,10 @@ export interface HistoryEvent {
   value?: unknown;
   time?: number;
   index?: number;
+  /** On acquire events (docs/history-format.md "Semaphores and read-write locks"). */
+  mode?: HoldMode;
+  permits?: number;
+  limit?: number;
   [extra: string]: unknown;
 }
 
@@ -36,7 +40,16 @@ export interface Op {
   leaseMs?: number;           // `lease_ms` of the completion (else the invoke): the lease an acquire or renew was granted
   validMs?: number;           // `valid_ms` of an ok acquire: the validity the lock reported left when acquire returned (a careful client's belief ends then)
   sentMs?: number;            // `sent_ms` of an ok acquire: ms from the acquire's last write to a socket until it returned (checkers/validity.ts)
+  /** `mode` of an acquire (the completion's, else the invoke's): a read-write lock's read hold is 'shared'; absent means exclusive. */
+  mode?: HoldMode;
+  /** `permits` of an acquire: how many permits of a counting semaphore the hold takes (integer ≥ 1; absent: 1). */
+  permits?: number;
+  /** `limit` of an acquire: the semaphore's total permits N (integer ≥ 1; absent: 1, a mutex). */
+  limit?: number;
 }
+
+/** How a hold shares its key: a read-write lock's read hold is shared, every other hold exclusive. */
+export type HoldMode = 'exclusive' | 'shared';
 
 /** A fault-injection record (process "nemesis"). */
 export interface NemesisEvent { line: number; seq: number; f: string; type: EventType; value?: unknown; time?: number }

@@ -83,9 +83,10 @@ test('scanLine finds the line\'s end itself and never reads past it: a value cut
 test('one scanner over many lines (its guesses carried from line to line) reads each as JSON.parse does', () => {
   // Strings sharing first bytes and prefixes, and names near the known ones: a stale guess must never be taken.
   const word = fc.constantFrom('', 'k', 'k1', 'k10', 'k2', 'invoke', 'info', 'inf', 'ok', 'okay', 'release', 'renew', 'r', 'acquire', 'é', 'a"b');
-  const name = fc.constantFrom('type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms', 'sent_ms', 'typo', 'va', 'valuex', 'valid', 'f1', 'ke', 'tim');
+  const name = fc.constantFrom('type', 'f', 'process', 'key', 'value', 'time', 'index', 'lease_ms', 'valid_ms', 'sent_ms', 'mode', 'permits', 'limit',
+    'typo', 'va', 'valuex', 'valid', 'f1', 'ke', 'tim', 'mods', 'permit', 'limits', 'lime', 'perm_ms', 'modes');
   const line = fc.dictionary(name, fc.oneof(word, fc.integer(), fc.constant(null)), { maxKeys: 6 }).map((o) => JSON.stringify(o));
-  const ALL = [...FIELDS, 'valid_ms', 'sent_ms'] as const;
+  const ALL = [...FIELDS, 'valid_ms', 'sent_ms', 'mode', 'permits', 'limit'] as const;
   fc.assert(fc.property(fc.array(line, { minLength: 1, maxLength: 40 }), (lines) => {
     const s = new LineScanner();
     const buf = Buffer.from(lines.join('\n') + '\n', 'utf8');
@@ -95,7 +96,7 @@ test('one scanner over many lines (its guesses carried from line to line) reads 
       if (s.scan(buf, at, end)) {
         const parsed = JSON.parse(text) as Record<string, unknown>;
         for (const k of ALL) assert.deepEqual(s.ev[k as keyof typeof s.ev], Object.hasOwn(parsed, k) ? parsed[k] : undefined, `${k} of ${text}`);
-      } else assert.ok(/é|\\|"(type|f|process|key|value|time|index|lease_ms|valid_ms|sent_ms)":.*"\1":/.test(text) || /[^\x20-\x7e]/.test(text), `not scanned: ${text}`);
+      } else assert.ok(/é|\\|"(type|f|process|key|value|time|index|lease_ms|valid_ms|sent_ms|mode|permits|limit)":.*"\1":/.test(text) || /[^\x20-\x7e]/.test(text), `not scanned: ${text}`);
       at = end + 1;
     }
   }), { numRuns: 2000 });
@@ -154,7 +155,7 @@ test('integers of every length up to 15 digits, read four digits at a time, are 
 });
 
 test('a remembered line start (type then f) is taken only where the bytes are the same: near misses, other tails, duplicates', () => {
-  const ALL = [...FIELDS, 'valid_ms', 'sent_ms'] as const;
+  const ALL = [...FIELDS, 'valid_ms', 'sent_ms', 'mode', 'permits', 'limit'] as const;
   const check = (s: LineScanner, text: string) => {
     const buf = Buffer.from(`${text}\n`);
     const got = s.scanLine(buf, 0, text.length);

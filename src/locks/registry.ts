@@ -22,6 +22,10 @@ import { recipe as etcdLeaseLock } from './etcd-lease-lock.ts';
 import { recipe as etcdMutex, fencedRecipe as etcdMutexFenced } from './etcd-mutex.ts';
 import { addDeleteRecipe as memcachedAddDelete, addCasRecipe as memcachedAddCas, addCasFencedRecipe as memcachedAddCasFenced } from './memcached.ts';
 
+import { recipe as redisZsetSemaphore } from './redis-zset-semaphore.ts';
+import { recipe as redisLuaSemaphore } from './redis-lua-semaphore.ts';
+import { recipe as redisLuaRwlock, checkThenSetRecipe as redisRwlockCheckThenSet } from './redis-rwlock.ts';
+
 import { execRecipeFromName } from './exec-recipe.ts';
 
 export { loadUserLock } from './user-lock.ts';
@@ -53,6 +57,7 @@ export const RECIPES: LockRecipe[] = [
   etcdMutex,
   etcdMutexFenced,
   memcachedAddDelete, memcachedAddCas, memcachedAddCasFenced,
+  redisZsetSemaphore, redisLuaSemaphore, redisLuaRwlock, redisRwlockCheckThenSet,
 ];
 
 export function getRecipe(name: string): LockRecipe {

@@ -12,15 +12,15 @@
  * The library's release ignores whether the key was still ours, so a release
  * after an unnoticed expiry reports 'released', exactly what its caller sees.
  */
-import { Mutex, RedlockMutex, TimeoutError } from 'redis-semaphore';
+import { Mutex, RedlockMutex, Semaphore, TimeoutError } from 'redis-semaphore';
 import type { Redis } from 'ioredis';
 import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
 import { openRedis, whenReady, closeAll } from './redis-client.ts';
 import { isDefinite, rethrowClassified } from './outcome.ts';
 
-type AnyMutex = Mutex | RedlockMutex;
+type AnyMutex = Mutex | RedlockMutex | Semaphore;
 
-function make(name: string, build: (clients: Redis[], key: string, opts: ConstructorParameters<typeof Mutex>[2]) => AnyMutex) {
+function make(name: string, build: (clients: Redis[], key: string, opts: ConstructorParameters<typeof Mutex>[2], o: AcquireOptions) => AnyMutex) {
   return async (ctx: LockContext): Promise<Lock> => {
     if (ctx.endpoints.length === 0) throw new Error(`lock ${name}: client ${ctx.clientId} has no endpoints; check the recipe's topology`);
     const clients = ctx.endpoints.map((ep) => openRedis(ctx, ep));
@@ -33,7 +33,7 @@ function make(name: string, build: (clients: Redis[], key: string, opts: Constru
           lockTimeout: o.ttlMs,
           ...(o.waitMs > 0 ? { acquireTimeout: o.waitMs } : { acquireTimeout: ctx.commandTimeoutMs, acquireAttemptsLimit: 1 }),
           onLockLost() { state.lostReported = true; },
-        });
+        }, o);
         try {
           await mutex.acquire();
           return { key, mutex, state };
@@ -76,4 +76,22 @@ export const redlockMutexRecipe: LockRecipe = {
   source: 'node_modules/redis-semaphore/README.md (RedlockMutex)',
   topology: { kind: 'redis', masters: 5 },
   create: make('npm:redis-semaphore-redlock', (clients, key, opts) => new RedlockMutex(clients, key, opts)),
+};
+
+/**
+ * npm:redis-semaphore-semaphore — its Semaphore, as the README shows it
+ * (`new Semaphore(redisClient, 'lockingResource', 5)`, acquire, release), with N = 2. Its
+ * acquire script trims and counts by the `now` the client sends (Date.now()): every client's
+ * wall clock decides every other's lease, the README's "node time difference" caveat.
+ */
+export const semaphoreRecipe: LockRecipe = {
+  ...common,
+  model: 'semaphore',
+  semaphore: { limit: 2 },
+  name: 'npm:redis-semaphore-semaphore',
+  summary: 'the npm package redis-semaphore, Semaphore (a sorted set trimmed by the client\'s Date.now(), auto-refresh), used as its README shows',
+  keepsAlive: true,
+  source: 'node_modules/redis-semaphore/README.md (Semaphore)',
+  topology: { kind: 'redis', masters: 1 },
+  create: make('npm:redis-semaphore-semaphore', (clients, key, opts, o) => new Semaphore(clients[0]!, key, o.limit ?? 2, opts)),
 };

@@ -12,7 +12,7 @@ import { shimPath } from '../env/clock-shim.ts';
 export const EXEC_PREFIX = 'exec:';
 
 /** The fields of a recipe file (docs/process-clients.md). */
-const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'lease', 'fencing', 'renews', 'points', 'clock', 'sessionMs', 'startMs'];
+const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'semaphore', 'modes', 'lease', 'fencing', 'renews', 'points', 'clock', 'sessionMs', 'startMs'];
 
 /** Why the client-clock fault cannot reach a runtime that reads its clock without libc. */
 export const NO_LIBC_CLOCK = "the lock's runtime reads its clock without libc (recipe \"clock\": \"none\", e.g. a Go binary), so the clock shim cannot move it";
@@ -29,6 +29,9 @@ function build(command: string, cwd: string, o: Record<string, unknown>, label: 
     topology: (o.topology ?? { kind: 'redis', masters: 1 }) as RecipeTopology,
     model: (o.model ?? 'mutex') as LockRecipe['model'],
     fencing: o.fencing === true,
+    // A semaphore (its limit; shapeProblems checks it with the model) or a read-write lock (its modes).
+    ...(o.semaphore !== undefined ? { semaphore: o.semaphore as LockRecipe['semaphore'] } : {}),
+    ...(o.modes !== undefined ? { modes: o.modes as LockRecipe['modes'] } : {}),
     ...(typeof o.lease === 'boolean' ? { lease: o.lease } : {}),
     ...(Array.isArray(o.points) ? { points: o.points as string[] } : {}),
     ...(renews ? { renews } : {}),

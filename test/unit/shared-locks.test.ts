@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { acquireFields, lockModel, shapedAcquire, shapeProblems } from '../../src/locks/shape.ts';
 import { getRecipe, RECIPES } from '../../src/locks/registry.ts';
 import { checkResource, type ResourceEntry } from '../../checkers/resource.ts';
-import { attemptArb } from '../../src/workload/arbitraries.ts';
+import { attemptArb, firstPlans } from '../../src/workload/arbitraries.ts';
 import { crowded } from '../../src/workload/crowd.ts';
 import { validatePlan, type RunPlan } from '../../src/workload/plan.ts';
 import type { WorkloadOptions } from '../../src/workload/workload-options.ts';
@@ -93,4 +93,11 @@ test('the resource sees readers together as fine, a writer beside a reader or a 
   assert.deepEqual(checkResource(writers, {}).anomalies.map((a) => a.type), ['double-holder']);
   const inTurn = [step(0, 'enter', 'c1', m('exclusive')), step(1, 'leave', 'c1', m('exclusive')), step(2, 'enter', 'c2', m('shared')), step(3, 'leave', 'c2', m('shared'))];
   assert.equal(checkResource(inTurn, {}).valid, true);
+});
+
+test("a semaphore's aimed plans are drawn (the fillers' long holds do not make every aim's faults look undue) and fill the door", () => {
+  const o: WorkloadOptions = { clients: 3, faults: ['partition'], ttlMs: 800, nodes: ['n1', 'n2', 'n3'], servers: ['n1', 'n2', 'n3'], topology: 'zookeeper', sessionMs: 2000, leased: false, renew: true, semaphore: { limit: 2, maxPermits: 1 }, points: ['in-critical-section'] };
+  const first = firstPlans(o, 1);
+  assert.ok(first.length > 0);
+  for (const p of first) assert.equal(p.clients.filter((c) => c.attempts.length > 0).length, 3, JSON.stringify(p.clients));
 });

@@ -6,7 +6,9 @@
 // child process (wall time, peak RSS of that process), then deleted.
 // Big one-key mutex histories (1M and 10M ops, 10 clients, 1% info, valid and with one double
 // holder) are written straight to the temp file (bench/big-mutex.ts) and checked --runs times
-// (default 3): the table shows the median wall time and peak RSS of those runs.
+// (default 3): the table shows the median wall time and peak RSS of those runs. So is a 1M-op
+// one-key semaphore history (3 permits, 10 clients, 1 % info releases; bench/big-semaphore.ts),
+// valid and with one over-admission, under --model semaphore.
 // Options: --max-ops N (skip bigger mutex cases; default 1e7), --runs N, --only-mutex, --only-register, --only-big.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeSync, openSync, closeSync, readSync } from 'node:fs';
@@ -20,6 +22,7 @@ import { injectDoubleHolder, injectWrongRead } from '../test/support/inject.ts';
 import { simulateLock } from '../test/support/lock-sim.ts';
 import { simulateRegister } from '../test/support/register-sim.ts';
 import { writeBigMutex } from './big-mutex.ts';
+import { writeBigSemaphore } from './big-semaphore.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: { 'max-ops': { type: 'string' }, runs: { type: 'string' }, 'only-mutex': { type: 'boolean' }, 'only-register': { type: 'boolean' }, 'only-big': { type: 'boolean' } } });
@@ -100,6 +103,11 @@ if (!args['only-register']) {
   for (const ops of [1e6, 1e7].filter((n) => n <= maxOps)) {
     for (const dh of [false, true]) {
       cases.push({ name: `big mutex${dh ? ' +1 double holder' : ''}`, model: 'mutex', keys: 1, infoPct: 1, write: (file) => writeBigMutex(file, ops, dh), runs, expect: dh ? 'false' : 'true' });
+    }
+  }
+  if (maxOps >= 1e6) {
+    for (const over of [false, true]) {
+      cases.push({ name: `big semaphore${over ? ' +1 over-admission' : ''}`, model: 'semaphore', keys: 1, infoPct: 1, write: (file) => writeBigSemaphore(file, 1e6, over), runs, expect: over ? 'false' : 'true' });
     }
   }
 }

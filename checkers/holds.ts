@@ -175,15 +175,7 @@ export class KeyScanner {
 
   /** Its client acted (a release or renew invoke at op) as the holder of belief b: past its lease, an exposure. */
   private acted(b: Belief, op: Op): void {
-    if (b.exposedBy || op.invokeTime === undefined) return;
-    const from = b.acquire.completeTime;
-    const pastLease = b.leaseUntil !== undefined && op.invokeTime > b.leaseUntil + EXPOSURE_TOLERANCE_NS;
-    const s = pastLease || b.heardFor === undefined || from === undefined ? undefined : longestSilence(this.silences, b.process, from, op.invokeTime);
-    const silent = s !== undefined && s.to - s.from > b.heardFor!.ns + silenceTolerance(b.heardFor!.ns);
-    if (!pastLease && !silent) return;
-    b.exposedBy = op;
-    if (silent) b.exposedSilence = { from: s.from, to: s.to };
-    this.exposures.push(b);
+    if (exposedBy(b, op, this.silences)) this.exposures.push(b);
   }
 
   /** One point: an ok acquire (at its completion), a release or a renew (any outcome, at its invoke). */
@@ -198,21 +190,8 @@ export class KeyScanner {
       if (op.validMs !== undefined && op.validMs <= 0) missteps.push({ kind: 'expired-grant', op });
       else if (overstatedMs(op) !== undefined) missteps.push({ kind: 'overstated-validity', op });
       if (!b) {
-        const belief: Belief = { process: p, acquire: op, start: op.completeSeq, end: Infinity, failed: false };
-        const lease = leaseNs(op);
-        if (lease !== undefined && op.completeTime !== undefined && !keptAlive(op)) {
-          belief.leaseUntil = op.completeTime + lease;
-          belief.leaseGrant = op;
-        }
-        const session = sessionNs(op);
-        if (session !== undefined) belief.heardFor = { ns: session, what: 'session' };
-        else if (lease !== undefined && keptAlive(op)) belief.heardFor = { ns: lease, what: 'lease' };
-        if (op.validMs !== undefined && op.completeTime !== undefined) {
-          belief.validUntil = op.completeTime + op.validMs * 1e6;
-          // Handed out already over (an expired-grant misstep): the careful client never used it.
-          if (op.validMs <= 0) belief.expired = true;
-          else this.valid.add(belief);
-        }
+        const belief = newBelief(op);
+        if (belief.validUntil !== undefined && !belief.expired) this.valid.add(belief);
         if (!belief.expired) {
           this.onBelief(belief);
           believing.set(p, { belief, depth: 1 });
@@ -276,6 +255,41 @@ export class KeyScanner {
       }
     }
   }
+}
+
+/** The belief an acquire ok starts: its lease, session or kept-alive lease, and reported validity as the op records them. */
+export function newBelief(op: Op): Belief {
+  const belief: Belief = { process: op.process, acquire: op, start: op.completeSeq, end: Infinity, failed: false };
+  const lease = leaseNs(op);
+  if (lease !== undefined && op.completeTime !== undefined && !keptAlive(op)) {
+    belief.leaseUntil = op.completeTime + lease;
+    belief.leaseGrant = op;
+  }
+  const session = sessionNs(op);
+  if (session !== undefined) belief.heardFor = { ns: session, what: 'session' };
+  else if (lease !== undefined && keptAlive(op)) belief.heardFor = { ns: lease, what: 'lease' };
+  if (op.validMs !== undefined && op.completeTime !== undefined) {
+    belief.validUntil = op.completeTime + op.validMs * 1e6;
+    // Handed out already over (an expired-grant misstep): the careful client never used it.
+    if (op.validMs <= 0) belief.expired = true;
+  }
+  return belief;
+}
+
+/**
+ * Its client acted (a release or renew invoke at op) as the holder of belief b: past its lease, or
+ * after a silence longer than the server keeps it unheard, that is an exposure (b.exposedBy set; true the first time).
+ */
+export function exposedBy(b: Belief, op: Op, silences: Silences | undefined): boolean {
+  if (b.exposedBy || op.invokeTime === undefined) return false;
+  const from = b.acquire.completeTime;
+  const pastLease = b.leaseUntil !== undefined && op.invokeTime > b.leaseUntil + EXPOSURE_TOLERANCE_NS;
+  const s = pastLease || b.heardFor === undefined || from === undefined ? undefined : longestSilence(silences, b.process, from, op.invokeTime);
+  const silent = s !== undefined && s.to - s.from > b.heardFor!.ns + silenceTolerance(b.heardFor!.ns);
+  if (!pastLease && !silent) return false;
+  b.exposedBy = op;
+  if (silent) b.exposedSilence = { from: s.from, to: s.to };
+  return true;
 }
 
 export interface Overlap { first: Belief; second: Belief }

@@ -9,7 +9,8 @@ import { Budget } from './budget.ts';
 import { MODELS, modelNamed, registerModel } from './models/index.ts';
 import type { DescribedModel } from './models/lockpick-model.ts';
 import { searchLinearization } from './search.ts';
-import { SWEEPS, doubleHolderScan, staleUnlocks } from './sweep.ts';
+import { PERMIT_MODELS, SWEEPS, doubleHolderScan, staleUnlocks } from './sweep.ts';
+import { noSafetyAnomaly } from './anomaly-kinds.ts';
 import { explainNonlinearizable, explainUnreachable } from './window.ts';
 import { unreachableOp } from './reach.ts';
 import { crashAnomalies, withCrashes } from './crash.ts';
@@ -69,7 +70,8 @@ export function prepareCheck(h: ParsedHistory, o: CheckOptions): PreparedCheck |
 /** One key's verdict, with the stale unlocks that explain an invalid lock key. */
 export function keyVerdict(model: Model<any>, key: string, ops: Op[], budget: Budget, backend: Backend | undefined, silences?: Silences): KeyVerdict {
   const d = decideKey(model, key, ops, budget, backend, silences);
-  return withStaleUnlocks(d, ops.some((op) => op.f === 'acquire'), () => staleUnlocks(model, key, ops, backend));
+  // A stale unlock is named by the mutex's reading of the holds: not for a lock of several holds.
+  return withStaleUnlocks(d, !PERMIT_MODELS.has(model) && ops.some((op) => op.f === 'acquire'), () => staleUnlocks(model, key, ops, backend));
 }
 
 /** The result of a check from each key's verdict (in partition order): anomalies listed up to MAX_ANOMALIES_PER_KEY per key. */
@@ -147,7 +149,7 @@ function decideKey(model: Model<any>, key: string, ops: Op[], budget: Budget, ba
   const sweep = SWEEPS.get(model);
   if (sweep) {
     const anomalies = sweep(key, ops, backend, silences);
-    return { valid: anomalies.length === 0, anomalies };
+    return { valid: noSafetyAnomaly(anomalies), anomalies };
   }
   // Certain double holders are definite whatever the model; lock-free ops give none.
   const definite = ops.some((op) => op.f === 'acquire') ? doubleHolderScan(key, ops, false, silences) : [];
@@ -200,9 +202,28 @@ function partition(model: Model<any>, ops: readonly Op[]): Map<string, Op[]> {
 }
 
 function validateOps(model: DescribedModel<any>, h: ParsedHistory): void {
+  const limits = new LimitCheck(model);
   for (const op of h.ops) {
-    const bad = unknownOperation(model, op, h.source) ?? badValue(model, op, h.source);
+    const bad = unknownOperation(model, op, h.source) ?? badValue(model, op, h.source) ?? limits.differs(op, h.source);
     if (bad) throw bad;
+  }
+}
+
+/** A semaphore's acquires on one key must give one limit (docs/history-format.md): the first acquire's, else refused. */
+export class LimitCheck {
+  private readonly first = new Map<string, Op>();
+  private readonly on: boolean;
+  constructor(model: Model<any>) { this.on = PERMIT_MODELS.get(model) === 'semaphore'; }
+  /** Decided once op completed (the completion's limit counts). */
+  differs(op: Op, source: string): CheckInputError | undefined {
+    if (!this.on || op.f !== 'acquire') return undefined;
+    const first = this.first.get(op.key);
+    if (!first) { this.first.set(op.key, op); return undefined; }
+    const a = first.limit ?? 1, b = op.limit ?? 1;
+    if (a === b) return undefined;
+    return new CheckInputError(source, op.invokeLine, 'limit-differs',
+      `this acquire gives ${op.key === '' ? 'the semaphore' : `semaphore "${op.key}"`} "limit": ${b}, but the acquire at line ${first.invokeLine} gave ${a}${op.limit === undefined || first.limit === undefined ? ' (absent means 1)' : ''}`,
+      'record the same "limit" (the semaphore\'s total permits) on every acquire of one key, or give semaphores of other sizes other keys');
   }
 }
 

@@ -26,9 +26,11 @@ import { releaseKind } from './lease.ts';
 import { findStaleUnlocks, leaseOf } from './stale-unlock.ts';
 import { CrashScan, withCrashes } from './crash.ts';
 import { SilenceReader, type Silences } from './silences.ts';
-import { SWEEP_OPTIONS, TokenCheck, sweepAnomalies, type SweepOptions } from './sweep.ts';
+import { PERMIT_MODELS, SWEEP_OPTIONS, TokenCheck, sweepAnomalies, type SweepOptions } from './sweep.ts';
+import { PointQueue } from './point-queue.ts';
+import { PermitKeyStream } from './permit-stream.ts';
 import { backendNames, loadBackends } from './backends.ts';
-import { CheckInputError, namedBackend, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
+import { CheckInputError, LimitCheck, namedBackend, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
 
 /** A bug in the checker met while streaming (exit 4), told apart from a file that cannot be read (exit 2). */
 export class CheckerBug extends Error {
@@ -41,7 +43,7 @@ export class CheckerBug extends Error {
 /** Whether checkJsonlStreaming decides this check: a sweep model and no limits (limits are defined on the check after parsing). */
 export function streams(o: CheckOptions): boolean {
   const model = modelNamed(o.model);
-  return model !== undefined && SWEEP_OPTIONS.has(model) && o.timeLimitMs === undefined && o.maxMemoryBytes === undefined;
+  return model !== undefined && (SWEEP_OPTIONS.has(model) || PERMIT_MODELS.has(model)) && o.timeLimitMs === undefined && o.maxMemoryBytes === undefined;
 }
 
 /**
@@ -52,8 +54,10 @@ export function streams(o: CheckOptions): boolean {
 export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBytes?: number, read?: ReadOptions): Promise<CheckResult> {
   const started = performance.now();
   const model = modelNamed(o.model)!;
-  const opts = SWEEP_OPTIONS.get(model)!;
-  const keys = new Map<string, KeyStream>();
+  const opts = SWEEP_OPTIONS.get(model);
+  const permitKind = PERMIT_MODELS.get(model);
+  const keys = new Map<string, KeyStream | PermitKeyStream>();
+  const limits = new LimitCheck(model);
   /** Processes that ended with info -> the event position of that info: they never act again. */
   const dead = new Map<number, number>();
   /** Backend words run-start records name, in order: the first the registry knows is the history's (read once it is loaded, below). */
@@ -74,8 +78,9 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
         }
         const key = model.partition(op);
         let k = keys.get(key);
-        if (!k) keys.set(key, (k = new KeyStream(key, opts, dead, silences.silences)));
+        if (!k) keys.set(key, (k = opts ? new KeyStream(key, opts, dead, silences.silences) : new PermitKeyStream(key, permitKind!, silences.silences)));
         k.invoke(op);
+        if (op.f === 'acquire') note(op, limits.differs(op, path));
       } catch (e) { throw new CheckerBug(e); }
     },
     complete(op) {
@@ -101,8 +106,6 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
   }
 }
 
-/** Once the queue has consumed this many entries (and half of it), it is compacted. */
-const COMPACT_AT = 4096;
 /** A key's table of ended holds is cleared of dead processes when it grows past endedMin (and twice its size after); tests set 0. */
 export const STREAM_TUNING = { endedMin: 64 };
 
@@ -111,12 +114,7 @@ class KeyStream {
   ops = 0;
   private hasAcquire = false;
   /** Points in event order. */
-  private queue: Op[] = [];
-  /** Entries in use: an emptied queue is reused from 0, not truncated (setting an array's length on nearly every completion cost a few % of a streamed check). */
-  private size = 0;
-  private head = 0;
-  /** Every point before this event position has been swept. */
-  private swept = 0;
+  private readonly points = new PointQueue();
   private readonly scan: KeyScanner;
   private readonly tokens: TokenCheck;
   /** Beliefs that started while others were open, with those others (the double-holder candidates). */
@@ -138,28 +136,18 @@ class KeyStream {
   invoke(op: Op): void {
     this.ops++;
     if (op.f === 'acquire') this.hasAcquire = true;
-    else if (op.f === 'release' || op.f === 'renew') this.queue[this.size++] = op;
+    else if (op.f === 'release' || op.f === 'renew') this.points.push(op);
   }
 
   complete(op: Op): void {
-    if (op.f === 'acquire' && op.outcome === 'ok') this.queue[this.size++] = op;
+    if (op.f === 'acquire' && op.outcome === 'ok') this.points.push(op);
     this.drain(false);
   }
 
+  private readonly take = (op: Op): void => this.point(op);
+
   private drain(final: boolean): void {
-    const q = this.queue, n = this.size;
-    let i = this.head;
-    for (; i < n; i++) {
-      const e = q[i]!;
-      if (!final && e.completeSeq === Infinity) break;
-      this.point(e);
-    }
-    this.head = i;
-    this.swept = i === n ? Infinity : q[i]!.invokeSeq; // only a release or renew in flight blocks
-    if (i === n) {
-      this.head = this.size = 0;
-      if (q.length > COMPACT_AT) q.length = 0; // after a long wait: let go of what it held
-    } else if (i >= COMPACT_AT && 2 * i >= n) { this.queue = q.slice(i, n); this.size = n - i; this.head = 0; }
+    this.points.drain(final, this.take);
     if (this.scan.ended.size > this.endedWatermark) this.forgetDead();
   }
 
@@ -203,7 +191,7 @@ class KeyStream {
   private forgetDead(): void {
     for (const p of this.scan.ended.keys()) {
       const at = this.dead.get(p);
-      if (at !== undefined && at < this.swept) this.scan.ended.delete(p);
+      if (at !== undefined && at < this.points.swept) this.scan.ended.delete(p);
     }
     this.endedWatermark = Math.max(STREAM_TUNING.endedMin, 2 * this.scan.ended.size);
   }

@@ -29,6 +29,8 @@ import { findStaleUnlocks } from './stale-unlock.ts';
 import { fencedMutex, mutex, reentrantMutex } from './models/mutex.ts';
 import { tokenGreater, tokenOf } from './values.ts';
 import type { Silences } from './silences.ts';
+import { rwlock, semaphore } from './models/permits.ts';
+import { permitAnomalies, permitScan, type PermitKind } from './permit-sweep.ts';
 
 export type Sweep = (key: string, ops: readonly Op[], backend?: Backend, silences?: Silences) => Anomaly[];
 
@@ -77,7 +79,13 @@ export const SWEEP_OPTIONS = new Map<Model<any>, SweepOptions>([
   [reentrantMutex, { reentrant: true, tokens: false }],
 ]);
 
-export const SWEEPS = new Map<Model<any>, Sweep>([...SWEEP_OPTIONS].map(([m, o]) => [m, lockSweep(o)]));
+/** The models whose keys hold several holds at once, swept by checkers/permit-sweep.ts (by identity, as SWEEP_OPTIONS). */
+export const PERMIT_MODELS = new Map<Model<any>, PermitKind>([[semaphore, 'semaphore'], [rwlock, 'rwlock']]);
+
+export const SWEEPS = new Map<Model<any>, Sweep>([
+  ...[...SWEEP_OPTIONS].map(([m, o]) => [m, lockSweep(o)] as const),
+  ...[...PERMIT_MODELS].map(([m, kind]) => [m, ((key, ops, backend, silences) => permitAnomalies(key, permitScan(kind, ops, silences), backend)) as Sweep] as const),
+]);
 
 /** The exposures no double holder shows (a belief in an overlap is reported there). */
 export function unshownExposures(overlaps: readonly Overlap[], exposures: readonly Belief[]): Belief[] {

@@ -2,6 +2,7 @@
 import type { Model } from '../types.ts';
 import { fencedMutex, knossosMutex, mutex, reentrantMutex } from './mutex.ts';
 import { casRegister, register } from './register.ts';
+import { rwlock, semaphore } from './permits.ts';
 
 /** Null prototype: a name such as "toString" or "__proto__" is no model (look up with modelNamed). */
 export const MODELS: Record<string, Model<any>> = Object.assign(Object.create(null) as Record<string, Model<any>>, {
@@ -9,6 +10,8 @@ export const MODELS: Record<string, Model<any>> = Object.assign(Object.create(nu
   'knossos-mutex': knossosMutex,
   'reentrant-mutex': reentrantMutex,
   'fenced-mutex': fencedMutex,
+  semaphore,
+  rwlock,
   register,
   'cas-register': casRegister,
 });

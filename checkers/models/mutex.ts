@@ -84,11 +84,28 @@ function describeLock(s: LockState): string {
 
 const hashLock = (s: LockState) => (s.holder === NONE ? '-' : `${s.holder}/${s.count}/${s.deadline}/${s.since}/${s.lease}`);
 
+/**
+ * An acquire a mutex cannot read: a read hold, or a semaphore's permits (docs/history-format.md
+ * "Semaphores and read-write locks"). Refused rather than judged: a reader is no second holder.
+ */
+export function notAMutexHold(op: Op): { rule: string; expected: string; fix: string } | undefined {
+  if (op.f !== 'acquire') return undefined;
+  const shared = op.mode === 'shared';
+  if (!shared && (op.permits ?? 1) === 1 && (op.limit ?? 1) === 1) return undefined;
+  const what = shared ? '"mode": "shared" (a read-write lock\'s read hold)' : `"permits": ${op.permits ?? 1} and "limit": ${op.limit ?? 1} (a semaphore's hold)`;
+  return {
+    rule: 'not-a-mutex-hold',
+    expected: `this acquire carries ${what}, which a mutex model cannot judge`,
+    fix: `check with --model ${shared ? 'rwlock' : 'semaphore'}`,
+  };
+}
+
 /** Owner-aware mutex (default): holder, plus the lease the server may drop. */
 export const mutex: DescribedModel<LockState> = {
   name: 'mutex',
   description: 'owner-aware mutex: acquire needs the lock free (or the holder\'s lease run out); release and renew need the caller to hold it',
   operations: LOCK_OPS,
+  validate: notAMutexHold,
   init: () => FREE,
   step: (s, op) => lockStep(s, op, false, false),
   partition: byKey,
@@ -101,6 +118,7 @@ export const knossosMutex: DescribedModel<boolean> = {
   name: 'knossos-mutex',
   description: "owner-unaware mutex (Jepsen's): acquire needs it free; release (and renew) need it locked, by anyone",
   operations: LOCK_OPS,
+  validate: notAMutexHold,
   init: () => false,
   step(locked: boolean, op: Op): boolean | Inconsistent {
     if (op.f === 'acquire') return locked ? inconsistent(`process ${op.process} acquired while the lock was locked`) : true;
@@ -116,6 +134,7 @@ export const reentrantMutex: DescribedModel<LockState> = {
   name: 'reentrant-mutex',
   description: 'reentrant mutex: the holder may acquire again (count +1); each release takes one off, the lock frees at 0',
   operations: LOCK_OPS,
+  validate: notAMutexHold,
   init: () => FREE,
   step: (s, op) => lockStep(s, op, true, false),
   partition: byKey,
@@ -128,6 +147,8 @@ export const fencedMutex: DescribedModel<LockState> = {
   description: 'owner-aware mutex whose acquires return fencing tokens: each acquire ok must carry a token greater than every earlier one',
   operations: LOCK_OPS,
   validate(op) {
+    const hold = notAMutexHold(op);
+    if (hold) return hold;
     if (op.f !== 'acquire' || op.outcome !== 'ok' || tokenOf(op.value) !== undefined) return undefined;
     return {
       rule: 'fenced-token',

@@ -191,6 +191,13 @@ export class HistoryBuilder {
       this.fail(line, 'completion-mismatch', `this "${type}" has ${what} but the open invoke of process ${p} (line ${open.invokeLine}) has ${want}`,
         'a completion must repeat the f (and key, if given) of the invoke it completes');
     }
+    const changed = (mode !== undefined && open.mode !== undefined && mode !== open.mode) ? 'mode'
+      : (permits !== undefined && open.permits !== undefined && permits !== open.permits) ? 'permits'
+      : (limit !== undefined && open.limit !== undefined && limit !== open.limit) ? 'limit' : undefined;
+    if (changed) {
+      this.fail(line, 'completion-mismatch', `this "${type}" has "${changed}": ${String({ mode, permits, limit }[changed])} but the invoke of process ${p} (line ${open.invokeLine}) has ${String(open[changed])}`,
+        `a completion repeats the ${changed} of its acquire's invoke, or leaves it out`);
+    }
     open.outcome = type;
     open.value = value;
     open.completeLine = line;

@@ -8,7 +8,7 @@
 // (timeline-model.ts) with an overview strip, so the file stays small.
 import type { Op, ParsedHistory } from '../history/types.ts';
 import type { CheckResult } from '../../checkers/types.ts';
-import { buildTimeline, opStart, opEnd, shortValue, type Timeline, type Window, type AnomalyMark } from './timeline-model.ts';
+import { OVERLAPS, buildTimeline, opStart, opEnd, shortValue, type Timeline, type Window, type AnomalyMark } from './timeline-model.ts';
 import { buildStory, type Lane, type LaneKind, type Story, type TimelineExtras } from './timeline-story.ts';
 import { G, niceTicks, tickLabel } from './timeline-geometry.ts';
 import { timelineScript } from './timeline-script.ts';
@@ -184,8 +184,9 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
   }
   for (const hd of w.holds) {
     const lane = st.laneOf(hd.process);
-    const tip = `${lane} (p${hd.process}) believes it holds "${hd.key}"\nfrom ${at(tl, hd.a)} (${lineOf(hd.fromLine)}: acquire ok)\n${hd.open ? 'until the end of the history (never released)' : `until ${at(tl, hd.b)} (${lineOf(hd.toLine)}: release called)`}`;
-    push(lane, rect(X, hd.a, hd.open ? undefined : hd.b, story ? G.holdY : 9, story ? G.holdH : 10, `class="hold" data-key="${escapeHtml(hd.key)}" data-tip="${escapeHtml(tip)}"`));
+    const what = hd.shared ? ' for reading (shared)' : hd.limit !== undefined ? ` (${hd.permits} of its ${hd.limit} permits)` : '';
+    const tip = `${lane} (p${hd.process}) believes it holds "${hd.key}"${what}\nfrom ${at(tl, hd.a)} (${lineOf(hd.fromLine)}: acquire ok)\n${hd.open ? 'until the end of the history (never released)' : `until ${at(tl, hd.b)} (${lineOf(hd.toLine)}: release called)`}`;
+    push(lane, rect(X, hd.a, hd.open ? undefined : hd.b, story ? G.holdY : 9, story ? G.holdH : 10, `class="hold${hd.shared ? ' shared' : ''}" data-key="${escapeHtml(hd.key)}" data-tip="${escapeHtml(tip)}"`));
   }
   if (story) {
     for (const l of st.leases) {
@@ -218,7 +219,7 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
     if (!Number.isFinite(m.a) || m.anomaly.type === 'liveness') continue;
     const tip = `#${i + 1} ${m.anomaly.message}\n${anomalyWhere(tl, st, m)}`;
     // Two holders: a band over the overlap on both lanes. A window of ops: outlined, faint band.
-    const solid = m.anomaly.type === 'double-holder' || m.opIds.size === 0;
+    const solid = OVERLAPS.has(m.anomaly.type) || m.opIds.size === 0;
     if (m.anomaly.type === 'stale-release' && story) continue; // marked at the unlock itself
     const procs = solid ? m.anomaly.processes : [...new Set(w.ops.filter((o) => m.opIds.has(o.id)).map((o) => o.process))];
     const cls = solid ? 'dh' : 'nlw';
@@ -268,6 +269,7 @@ const line = (cls: string, label: string): string => `<span class="lg"><svg widt
 const LEGEND: readonly (readonly [drawnIf: readonly string[], swatch: string])[] = [
   [[], box('op ok', 'ok')], [[], box('op fail', 'fail (did not happen)')], [[], box('op info', 'info (unknown, open-ended)')],
   [[], box('hold', 'held, as the client believes')],
+  [['class="hold shared'], box('hold shared', 'held for reading (shared), as the client believes; a plain hold is exclusive')],
   [['class="lease"'], box('lease', 'lease as granted (acquire + lease_ms, renewals extend it)')],
   [['class="lease-unsure"'], box('lease-unsure', 'the lease ends in here (granted between the call and its return)')],
   [['class="gap"'], box('gap', 'past the lease: still in the critical section')],

@@ -19,7 +19,11 @@ const MAX_SPANNING = 20;
 
 export type AxisMode = 'time' | 'order';
 
-export interface Hold { process: number; key: string; a: number; b: number; open: boolean; fromLine: number; toLine: number }
+/** shared: a read-write lock's read hold; permits: a semaphore hold's, when the acquire gave them (docs/history-format.md). */
+export interface Hold { process: number; key: string; a: number; b: number; open: boolean; fromLine: number; toLine: number; shared?: true; permits?: number; limit?: number }
+
+/** Anomalies that are clients holding at once (times: [the overlap's start, its end]): drawn over the overlap on every holder's lane. */
+export const OVERLAPS: ReadonlySet<string> = new Set(['double-holder', 'over-admission', 'writer-beside-reader', 'writer-beside-writer']);
 /**
  * `at` is when the start record was written; `a` is where the fault began: its first recorded
  * step (`<kind>-step` records with the fault's id, written as it takes them: a failover cuts
@@ -205,6 +209,8 @@ export function holdsOf(ops: Op[], pos: Timeline['pos'], end: number): Hold[] {
     const id = `${op.process}\u0000${op.key}`;
     if (op.f === 'acquire' && op.outcome === 'ok' && !current.has(id)) {
       const h: Hold = { process: op.process, key: op.key, a: opEnd(op, pos)!, b: end, open: true, fromLine: op.completeLine, toLine: Infinity };
+      if (op.mode === 'shared') h.shared = true;
+      if (op.limit !== undefined) { h.permits = op.permits ?? 1; h.limit = op.limit; }
       current.set(id, h);
       holds.push(h);
     } else if (op.f === 'release') {
@@ -233,6 +239,11 @@ function anomalyMark(an: Anomaly, index: number, mode: AxisMode, lineAt: Map<num
     const times = mode === 'time' && an.times && an.times.length > 0 ? an.times.map((t) => (t - t0) / 1e6) : undefined;
     const [a, b] = times ?? mapLines(an.lines.slice(1, 3));
     if (a !== undefined) return { index, anomaly: an, a, b: b ?? end, open: b === undefined, opIds, window: -1 };
+  }
+  // Several holders (checkers/permit-messages.ts: times = [the last holder's acquire ok, the first end]).
+  if (OVERLAPS.has(an.type) && mode === 'time' && an.times && an.times.length > 0) {
+    const [a, b] = an.times.map((t) => (t - t0) / 1e6);
+    return { index, anomaly: an, a: a!, b: b ?? end, open: b === undefined, opIds, window: -1 };
   }
   const xs: number[] = mode === 'time' && an.times && an.times.length > 0 ? an.times.map((t) => (t - t0) / 1e6) : mapLines(an.lines);
   for (const id of opIds) {

@@ -55,6 +55,7 @@ svg.tl:focus{outline:2px solid #90caf9;outline-offset:1px}
 .op.bad{stroke:#d50000;stroke-width:2.5}
 .op.culprit{fill:#ff5252;stroke:#b71c1c;stroke-width:3}
 .hold{fill:#64b5f6;fill-opacity:.45}
+.hold.shared{fill:#81c784;fill-opacity:.55}
 .fault{fill:url(#p-fault);fill-opacity:.75}
 .flabel{font-size:11px;fill:#311b92;font-weight:600;pointer-events:none}
 .flabel.sect{fill:#757575;font-weight:500}

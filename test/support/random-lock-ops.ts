@@ -47,3 +47,23 @@ export function randomLockOpsArb(maxSteps = 40): fc.Arbitrary<HistoryEvent[]> {
     return events;
   });
 }
+
+/** Random lock ops with what a semaphore of 2 (1 or 2 permits) or an rwlock (either mode) records on each acquire, invoke and completion alike. */
+export function permitOpsArb(kind: 'semaphore' | 'rwlock', maxSteps = 40): fc.Arbitrary<HistoryEvent[]> {
+  return fc.tuple(randomLockOpsArb(maxSteps), fc.array(fc.boolean(), { minLength: 64, maxLength: 64 })).map(([events, coins]) => {
+    const open = new Map<unknown, Record<string, unknown>>();
+    let n = 0;
+    return events.map((e) => {
+      const { value, ...rest } = e;
+      // Tokens mean nothing here; lost and lapse releases stay.
+      const out: HistoryEvent = { ...rest, ...(e.f === 'release' && value !== undefined ? { value } : {}) };
+      if (e.f !== 'acquire') return out;
+      if (e.type === 'invoke') {
+        const heads = coins[n++ % coins.length]!;
+        open.set(e.process, kind === 'semaphore' ? { limit: 2, permits: heads ? 1 : 2 } : { mode: heads ? 'shared' : 'exclusive' });
+      }
+      return { ...out, ...open.get(e.process) };
+    });
+  });
+}
+

@@ -141,7 +141,7 @@ test('a limit reached before a verdict gives unknown, exit 3', async () => {
 
 test('usage errors exit 2 with a message that says what to do', async () => {
   const [unknownModel, none, badLimit, badOption, missing, wrongModel, help] = await pool([
-    () => lockpick('check', 'histories/mutex-valid.jsonl', '--model', 'semaphore'),
+    () => lockpick('check', 'histories/mutex-valid.jsonl', '--model', 'bakery'),
     () => lockpick('check'),
     () => lockpick('check', 'histories/mutex-valid.jsonl', '--time-limit', 'soon'),
     () => lockpick('check', 'histories/mutex-valid.jsonl', '--modle', 'mutex'),
@@ -150,7 +150,7 @@ test('usage errors exit 2 with a message that says what to do', async () => {
     () => lockpick('check', '--help'),
   ]);
   assert.equal(unknownModel.code, 2);
-  assert.match(unknownModel.stderr, /unknown model "semaphore"; known models: .*mutex.*knossos-mutex.*reentrant-mutex.*fenced-mutex.*register.*cas-register/);
+  assert.match(unknownModel.stderr, /unknown model "bakery"; known models: .*mutex.*knossos-mutex.*reentrant-mutex.*fenced-mutex.*register.*cas-register/);
 
   assert.equal(none.code, 2);
   assert.match(none.stderr, /no history file given/);

@@ -17,7 +17,7 @@ import { seeded } from '../support/choices.ts';
 import { simulateLock } from '../support/lock-sim.ts';
 import { toJsonl } from '../support/history.ts';
 import { injectDoubleHolder, injectStaleRelease } from '../support/inject.ts';
-import { randomLockOpsArb } from '../support/random-lock-ops.ts';
+import { permitOpsArb, randomLockOpsArb } from '../support/random-lock-ops.ts';
 import { tmpHistory } from './history-tmp.ts';
 import { loadBackends } from '../../checkers/backends.ts';
 
@@ -25,7 +25,7 @@ import { loadBackends } from '../../checkers/backends.ts';
 await loadBackends();
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const LOCK_MODELS = ['mutex', 'fenced-mutex', 'reentrant-mutex'];
+const LOCK_MODELS = ['mutex', 'fenced-mutex', 'reentrant-mutex', 'semaphore', 'rwlock'];
 const BACKENDS = [undefined, 'redis', 'zookeeper'] as const;
 
 type Outcome = Omit<CheckResult, 'elapsed_ms' | 'check_ms' | 'parse_ms'> | { error: string };
@@ -47,7 +47,7 @@ async function assertSame(file: string, model: string, backend?: 'redis' | 'zook
 }
 
 test('streams only the sweep models, and only without limits', () => {
-  assert.deepEqual(['mutex', 'fenced-mutex', 'reentrant-mutex', 'knossos-mutex', 'cas-register'].map((model) => streams({ model })), [true, true, true, false, false]);
+  assert.deepEqual(['mutex', 'fenced-mutex', 'reentrant-mutex', 'semaphore', 'rwlock', 'knossos-mutex', 'cas-register'].map((model) => streams({ model })), [true, true, true, true, true, false, false]);
   assert.equal(streams({ model: 'mutex', timeLimitMs: 1000 }), false);
   assert.equal(streams({ model: 'mutex', maxMemoryBytes: 1e9 }), false);
 });
@@ -99,4 +99,13 @@ test('a lease dated from its renewal decides a late unlock streamed as it does w
     { type: 'ok', f: 'release', process: 0, key: 'k1' },
   ] as HistoryEvent[];
   await sameOnEvents(events);
+});
+
+test('semaphore and rwlock histories (permits, modes, leases, refusals, unknown outcomes) give the same results streamed', async () => {
+  for (const model of ['semaphore', 'rwlock'] as const) {
+    await fc.assert(fc.asyncProperty(permitOpsArb(model, 60), async (events) => {
+      const file = tmpHistory(toJsonl(events));
+      for (const backend of BACKENDS) await assertSame(file, model, backend);
+    }), { numRuns: 200 });
+  }
 });

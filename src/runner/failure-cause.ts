@@ -183,7 +183,8 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
 
   function causeOf(a: Anomaly): Cause {
     const procs = a.processes.filter((p) => typeof p === 'number');
-    if (a.type === 'double-holder') return doubleHolder(a, procs);
+    // A semaphore's holder too many and a writer beside a reader are double holders of a kind: two beliefs that overlap where the lock allows none.
+    if (a.type === 'double-holder' || a.type === 'over-admission' || a.type === 'writer-beside-reader') return doubleHolder(a, procs);
     if (a.type === 'exposure') return exposure(a, procs);
     const at = times(a);
     const { fault, hit } = blame(procs, at.from, at.to);
@@ -213,8 +214,16 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     const s = scanOf(a.key);
     const at = a.times?.[0];
     const mine = s.overlaps.filter((x) => procs.includes(x.first.process) && procs.includes(x.second.process));
-    const ov = mine.find((x) => at === undefined || x.second.acquire.completeTime === at) ?? mine[0];
-    if (!ov) { const b = blame(procs, times(a).from, times(a).to); return cause(a.type, 'unknown', 'unmatched', b.fault, b.hit, 'the overlap the checker named was not found again'); }
+    const named = mine.filter((x) => at === undefined || x.second.acquire.completeTime === at);
+    const candidates = named.length ? named : mine.slice(0, 1);
+    if (!candidates.length) { const b = blame(procs, times(a).from, times(a).to); return cause(a.type, 'unknown', 'unmatched', b.fault, b.hit, 'the overlap the checker named was not found again'); }
+    // Over-admission names every holder at once: the cause is that of the pair a rule explains (the
+    // holder cut off past its session beside its waiter), not of a filler that held by right.
+    const all = candidates.map((ov) => overlapCause(a, procs, ov));
+    return all.find((c) => c.nature === 'inherent') ?? all.find((c) => c.nature === 'bug') ?? all[0]!;
+  }
+
+  function overlapCause(a: Anomaly, procs: number[], ov: ReturnType<typeof findOverlaps>[number]): Cause {
     const t = ov.second.acquire.completeTime;
     const from = ov.first.acquire.invokeTime;
     if (t === undefined || from === undefined) return cause(a.type, 'unknown', 'no-times', 'no fault', 'idle', 'the history has no times');

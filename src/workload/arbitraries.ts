@@ -11,7 +11,7 @@ import { kindsFilling, type Aim } from './aim.ts';
 import { CRITICAL_SECTION, clientId, type Attempt, type ClientPlan, type RunPlan } from './plan.ts';
 import { allowsPoint, faultsCanTakeEffect, ioPointsOf, namedPointsOf } from './points.ts';
 import type { WorkloadOptions } from './workload-options.ts';
-import { crowded } from './crowd.ts';
+import { atTheDoor, crowded } from './crowd.ts';
 
 export type { WorkloadOptions };
 
@@ -161,7 +161,9 @@ function leading(o: WorkloadOptions): string[] | undefined {
  */
 export function planArb(o: WorkloadOptions, steer?: (random: fc.Arbitrary<RunPlan>) => fc.Arbitrary<RunPlan>): fc.Arbitrary<RunPlan> {
   // `steer`: the random slot drawn another way (./cell-space.ts: toward fault cells not aimed at yet).
-  const random = steer ? steer(randomPlanArb(o)) : randomPlanArb(o);
+  const uniform = steer ? steer(randomPlanArb(o)) : randomPlanArb(o);
+  // A semaphore's random plans bring every client to the door at once half the time (./crowd.ts).
+  const random = o.semaphore ? fc.oneof(uniform, uniform.map(atTheDoor)) : uniform;
   // A shard that leads some kinds draws only the aims that compose one of them.
   const lead = leading(o);
   const aims = aimsFor(o).filter((a) => !lead || a.kinds.some((k) => kindsFilling(k, lead).length > 0));

@@ -23,3 +23,12 @@ export function crowded(o: WorkloadOptions, plan: RunPlan): RunPlan {
   const fill = new Set(idle.slice(0, n - 1));
   return { ...plan, clients: plan.clients.map((c, i) => (fill.has(i) ? { attempts: [filler] } : c)) };
 }
+
+/**
+ * A random plan with every busy client's first attempt at the door at time 0: with as many clients
+ * as a semaphore has permits and one more, one of them waits (a random plan's spread-out delays
+ * rarely bring N + 1 together). Its holds stay the plan's own.
+ */
+export function atTheDoor(plan: RunPlan): RunPlan {
+  return { ...plan, clients: plan.clients.map((c) => ({ attempts: c.attempts.map((a, i) => (i === 0 ? { ...a, delayMs: 0 } : a)) })) };
+}

@@ -8,7 +8,7 @@ import { acquireFields, lockModel, shapedAcquire, shapeProblems } from '../../sr
 import { getRecipe, RECIPES } from '../../src/locks/registry.ts';
 import { checkResource, type ResourceEntry } from '../../checkers/resource.ts';
 import { attemptArb, firstPlans } from '../../src/workload/arbitraries.ts';
-import { crowded } from '../../src/workload/crowd.ts';
+import { atTheDoor, crowded } from '../../src/workload/crowd.ts';
 import { validatePlan, type RunPlan } from '../../src/workload/plan.ts';
 import type { WorkloadOptions } from '../../src/workload/workload-options.ts';
 
@@ -62,6 +62,9 @@ test("an aim's plan for a semaphore of N: N − 1 idle clients hold a permit all
   assert.equal(crowded({ ...base, clients: 4, semaphore: { limit: 2, maxPermits: 1 }, leased: true, renew: true }, plan).clients[2]!.attempts[0]!.renew, true);
   assert.deepEqual(crowded({ ...base, clients: 4 }, plan), plan);
   assert.deepEqual(crowded({ ...base, clients: 4, semaphore: { limit: 4, maxPermits: 1 } }, plan), plan);
+  // At the door: every busy client's first attempt at time 0, the rest as they were.
+  const door = atTheDoor({ ...plan, clients: [{ attempts: [a(300, 100), a(50, 100)] }, { attempts: [a(100, 100)] }] });
+  assert.deepEqual(door.clients.map((c) => c.attempts.map((x) => x.delayMs)), [[0, 50], [0]]);
 });
 
 const step = (seq: number, op: 'enter' | 'leave', client: string, f: Partial<ResourceEntry> = {}): ResourceEntry =>

@@ -5,7 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { acquireFields, lockModel, shapedAcquire, shapeProblems } from '../../src/locks/shape.ts';
-import { getRecipe, RECIPES } from '../../src/locks/registry.ts';
+import { getRecipe, loadUserLock, RECIPES } from '../../src/locks/registry.ts';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../support/temp-dir.ts';
 import { checkResource, type ResourceEntry } from '../../checkers/resource.ts';
 import { attemptArb, firstPlans } from '../../src/workload/arbitraries.ts';
 import { atTheDoor, crowded } from '../../src/workload/crowd.ts';
@@ -103,4 +106,16 @@ test("a semaphore's aimed plans are drawn (the fillers' long holds do not make e
   const first = firstPlans(o, 1);
   assert.ok(first.length > 0);
   for (const p of first) assert.equal(p.clients.filter((c) => c.attempts.length > 0).length, 3, JSON.stringify(p.clients));
+});
+
+test("a process client's recipe file declares a semaphore or a read-write lock; one whose model disagrees is refused naming the field", async () => {
+  const sem = await loadUserLock('./examples/process-clients/kazoo-semaphore.json');
+  assert.deepEqual([lockModel(sem), sem.semaphore], ['semaphore', { limit: 2 }]);
+  const rw = await loadUserLock('./examples/process-clients/java/curator-rwlock.json');
+  assert.deepEqual([lockModel(rw), rw.modes], ['rwlock', ['exclusive', 'shared']]);
+  const dir = tempDir('lockpick-recipe-');
+  const file = path.join(dir, 'bad.json');
+  writeFileSync(file, JSON.stringify({ exec: '/bin/true', topology: { kind: 'redis', masters: 1 }, model: 'mutex', semaphore: { limit: 2 } }));
+  await assert.rejects(loadUserLock(file), /the recipe file is wrong:\n {2}- model: 'semaphore' for a lock that declares semaphore/);
+  rmSync(dir, { recursive: true, force: true });
 });

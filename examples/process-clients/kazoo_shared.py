@@ -15,6 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kazoo.client import KazooClient  # noqa: E402
+from kazoo.exceptions import LockTimeout  # noqa: E402
 from lockpick_client import Held  # noqa: E402
 from lockpick_client import serve  # noqa: E402
 
@@ -38,7 +39,12 @@ class KazooShared:
 
     def acquire(self, key, ttl_ms, wait_ms, mode="exclusive", permits=1, limit=1):
         r = self._recipe(key, mode, limit)
-        if not r.acquire(blocking=wait_ms > 0, timeout=wait_ms / 1000.0 if wait_ms > 0 else None):
+        try:
+            got = r.acquire(blocking=wait_ms > 0, timeout=wait_ms / 1000.0 if wait_ms > 0 else None)
+        except LockTimeout:
+            # kazoo's word for "not within timeout": it has removed its node (best effort), so busy.
+            return None
+        if not got:
             return None
         self.holds[key] = r
         return Held()

@@ -7,10 +7,10 @@
  *   renew:   the same check, then ZADD sem XX now <id>
  */
 import type { AcquireOptions, Held, LockContext, LockRecipe } from './lock.ts';
-import { retryMs, SINGLE_NODE } from './single-node.ts';
+import { retryMs } from './single-node.ts';
 import { pollAcquire } from './retry.ts';
 import { rethrowClassified } from './outcome.ts';
-import { holderId, semaphoreNode, SEMAPHORE_LIMIT } from './redis-zset-semaphore.ts';
+import { holderId, REDIS_SEMAPHORE, semaphoreNode, SEMAPHORE_LIMIT } from './redis-zset-semaphore.ts';
 
 const NAME = 'redis-lua-semaphore';
 
@@ -55,14 +55,9 @@ async function create(ctx: LockContext) {
 }
 
 export const recipe: LockRecipe = {
-  ...SINGLE_NODE,
+  ...REDIS_SEMAPHORE,
   name: NAME,
   summary: `counting semaphore (N=${SEMAPHORE_LIMIT}): one Lua script trims, counts and adds by the server's TIME; owner-checked release and renew`,
   source: 'the sorted-set Redis semaphore with the clock bug fixed: server time in one script',
-  model: 'semaphore',
-  semaphore: { limit: SEMAPHORE_LIMIT },
-  fencing: false,
-  lease: true,
-  renews: true,
   create,
 };

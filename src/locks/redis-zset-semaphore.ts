@@ -25,6 +25,9 @@ const NAME = 'redis-zset-semaphore';
 /** The permits of the registry's Redis semaphores: 2, so the default 3 clients are N + 1 at the door. */
 export const SEMAPHORE_LIMIT = 2;
 
+/** What the registry's one-node Redis semaphores declare alike: N permits, one a hold, leased, renewable. */
+export const REDIS_SEMAPHORE = { ...SINGLE_NODE, model: 'semaphore', semaphore: { limit: SEMAPHORE_LIMIT }, fencing: false, lease: true, renews: true } as const;
+
 /** A semaphore holder's id: the client and a fresh random part (one client holds one permit per acquire). */
 export const holderId = (ctx: LockContext) => `${ctx.clientId}:${randomBytes(8).toString('hex')}`;
 
@@ -73,14 +76,9 @@ async function create(ctx: LockContext) {
 }
 
 export const recipe: LockRecipe = {
-  ...SINGLE_NODE,
+  ...REDIS_SEMAPHORE,
   name: NAME,
   summary: `counting semaphore (N=${SEMAPHORE_LIMIT}): a sorted set trimmed by the client's clock (ZREMRANGEBYSCORE, ZADD now, ZRANK < N); trusts every client's wall clock`,
   source: 'the common Redis sorted-set semaphore (ZADD with the client timestamp, ZREMRANGEBYSCORE, ZRANK)',
-  model: 'semaphore',
-  semaphore: { limit: SEMAPHORE_LIMIT },
-  fencing: false,
-  lease: true,
-  renews: true,
   create,
 };

@@ -11,16 +11,13 @@
 // The holder believes until it releases: cut off past its session, it works on while ZooKeeper
 // deletes its node and the next client is let in.
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 
 public final class CuratorShared implements LockpickClient.Lock {
     static final int SESSION_MS = 2000;   // the recipe files' sessionMs
@@ -32,14 +29,7 @@ public final class CuratorShared implements LockpickClient.Lock {
 
     CuratorShared(Map<String, Object> start, boolean rwlock) throws Exception {
         this.rwlock = rwlock;
-        StringBuilder hosts = new StringBuilder();
-        for (Object o : (List<?>) start.get("endpoints")) {
-            Map<?, ?> ep = (Map<?, ?>) o;
-            if (hosts.length() > 0) hosts.append(',');
-            hosts.append(ep.get("host")).append(':').append(ep.get("port"));
-        }
-        int timeout = (int) LockpickClient.num(start, "commandTimeoutMs");
-        client = CuratorFrameworkFactory.newClient(hosts.toString(), SESSION_MS, Math.max(timeout, 1000), new ExponentialBackoffRetry(100, 2));
+        client = CuratorClients.newClient(start, SESSION_MS);
         client.start();
         if (!client.blockUntilConnected(10, TimeUnit.SECONDS)) throw new IllegalStateException("no ZooKeeper connection in 10 s");
     }

@@ -7,10 +7,10 @@
  *   renew:   the same check, then ZADD sem XX now <id>
  */
 import type { AcquireOptions, Held, LockContext, LockRecipe } from './lock.ts';
-import { retryMs } from './single-node.ts';
+import { connectSingle, retryMs } from './single-node.ts';
 import { pollAcquire } from './retry.ts';
 import { rethrowClassified } from './outcome.ts';
-import { holderId, REDIS_SEMAPHORE, semaphoreNode, SEMAPHORE_LIMIT } from './redis-zset-semaphore.ts';
+import { holderId, REDIS_SEMAPHORE, SEMAPHORE_LIMIT } from './redis-zset-semaphore.ts';
 
 const NAME = 'redis-lua-semaphore';
 
@@ -32,7 +32,7 @@ if ARGV[3] == 'release' then redis.call('ZREM', KEYS[1], ARGV[1]) else
 return 1`;
 
 async function create(ctx: LockContext) {
-  const r = await semaphoreNode(ctx, NAME);
+  const r = await connectSingle(ctx, NAME);
   const owned = async (h: Held, op: 'release' | 'renew'): Promise<boolean> => {
     try {
       return Number(await r.eval(OWNED, 1, h.key, String(h.id), String(h.ttlMs), op)) === 1;

@@ -12,10 +12,10 @@
  */
 import type { Redis } from 'ioredis';
 import type { AcquireOptions, Held, LockContext, LockRecipe } from './lock.ts';
-import { retryMs, SINGLE_NODE } from './single-node.ts';
+import { connectSingle, retryMs, SINGLE_NODE } from './single-node.ts';
 import { pollAcquire } from './retry.ts';
 import { rethrowClassified } from './outcome.ts';
-import { holderId, semaphoreNode } from './redis-zset-semaphore.ts';
+import { holderId } from './redis-zset-semaphore.ts';
 
 const NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 // Drop the readers whose lease ended; leaves `live` the count of the others. KEYS[1] readers.
@@ -71,7 +71,7 @@ async function checkThenSet(r: Redis, ctx: LockContext, key: string, id: string,
 
 function make(name: string, atomic: boolean) {
   return async (ctx: LockContext) => {
-    const r = await semaphoreNode(ctx, name);
+    const r = await connectSingle(ctx, name);
     const owned = async (h: Held, op: 'release' | 'renew', ttlMs: number): Promise<boolean> => {
       try {
         return Number(await r.eval(OWNED, 2, ...keysOf(h.key), String(h.id), String(ttlMs), op, String(h.mode))) === 1;

@@ -14,10 +14,8 @@
  * redis-lua-semaphore is the fix (the server's TIME, an owner-checked release).
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { AcquireOptions, Held, LockContext, LockRecipe } from './lock.ts';
-import { retryMs, SINGLE_NODE } from './single-node.ts';
-import { openRedis, whenReady } from './redis-client.ts';
+import { connectSingle, retryMs, SINGLE_NODE } from './single-node.ts';
 import { pollAcquire } from './retry.ts';
 import { rethrowClassified } from './outcome.ts';
 
@@ -31,17 +29,8 @@ export const REDIS_SEMAPHORE = { ...SINGLE_NODE, model: 'semaphore', semaphore: 
 /** A semaphore holder's id: the client and a fresh random part (one client holds one permit per acquire). */
 export const holderId = (ctx: LockContext) => `${ctx.clientId}:${randomBytes(8).toString('hex')}`;
 
-/** The one Redis node of a single-node semaphore, connected. */
-export async function semaphoreNode(ctx: LockContext, name: string): Promise<Redis> {
-  const ep = ctx.endpoints[0];
-  if (!ep) throw new Error(`lock ${name}: client ${ctx.clientId} has no endpoints; it needs one Redis node (topology redis, masters 1)`);
-  const r = openRedis(ctx, ep);
-  await whenReady(r, Math.max(1000, ctx.commandTimeoutMs));
-  return r;
-}
-
 async function create(ctx: LockContext) {
-  const r = await semaphoreNode(ctx, NAME);
+  const r = await connectSingle(ctx, NAME);
   return {
     name: NAME,
     async acquire(key: string, o: AcquireOptions): Promise<Held | null> {

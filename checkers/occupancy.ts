@@ -44,8 +44,8 @@ export function checkOccupancy(key: string, log: readonly OccupancyStep[]): { an
       const clash = stay.mode === 'exclusive' ? others : others.filter((s) => s.mode === 'exclusive');
       if (clash.length) {
         anomalies.push({
-          // Two writers are a mutex's double holder; a reader on either side, a writer beside a reader.
-          type: stay.mode === 'shared' || clash.some((s) => s.mode === 'shared') ? 'writer-beside-reader' : 'double-holder',
+          // The lock check's words (checkers/permit-messages.ts): a reader on either side, a writer beside a reader; else two writers.
+          type: stay.mode === 'shared' || clash.some((s) => s.mode === 'shared') ? 'writer-beside-reader' : 'writer-beside-writer',
           key, processes: [e.process, ...clash.map((s) => s.process)], lines: [],
           message: `${who(stay)} entered the resource ${stay.mode === 'exclusive' ? 'to write' : 'to read'} while ${clash.map((s) => `${who(s)} was ${s.mode === 'exclusive' ? 'writing' : 'reading'}`).join(', ')}`,
         });

@@ -112,7 +112,7 @@ export function checkResource(entries: readonly ResourceEntry[], finals: Record<
   const valid = anomalies.length === 0;
   const parts = stays && !writes ? [`${stays} stay(s) counted`] : [`${accepted} of ${writes} writes accepted`];
   if (stays && writes) parts.push(`${stays} stay(s) counted`);
-  const over = anomalies.filter((a) => a.type === 'over-admission' || a.type === 'writer-beside-reader' || (stays && a.type === 'double-holder')).length;
+  const over = anomalies.filter((a) => a.type === 'over-admission' || a.type === 'writer-beside-reader' || a.type === 'writer-beside-writer').length;
   if (stays) parts.push(over ? `${over} holder(s) inside beyond what the lock allows` : 'never more inside than the lock allows');
   parts.push(lost ? `${lost} update(s) lost` : 'no update lost');
   parts.push(stale ? `${stale} stale write(s) accepted` : 'no stale write accepted');

@@ -184,7 +184,7 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
   function causeOf(a: Anomaly): Cause {
     const procs = a.processes.filter((p) => typeof p === 'number');
     // A semaphore's holder too many and a writer beside a reader are double holders of a kind: two beliefs that overlap where the lock allows none.
-    if (a.type === 'double-holder' || a.type === 'over-admission' || a.type === 'writer-beside-reader') return doubleHolder(a, procs);
+    if (a.type === 'double-holder' || a.type === 'over-admission' || a.type === 'writer-beside-reader' || a.type === 'writer-beside-writer') return doubleHolder(a, procs);
     if (a.type === 'exposure') return exposure(a, procs);
     const at = times(a);
     const { fault, hit } = blame(procs, at.from, at.to);

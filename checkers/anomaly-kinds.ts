@@ -1,7 +1,10 @@
-// Which anomalies are liveness: reported beside the verdict, never making a key invalid (a
+// Anomaly types by what they are: overlapping holders, and liveness (reported beside the verdict, never making a key invalid: a
 // permit leak, docs/history-format.md "Semaphores and read-write locks"). Read by the checker and
 // the reports alike.
 import type { Anomaly } from './types.ts';
+
+/** Clients holding at once beyond what the lock allows (times: [the overlap's start, its end]): drawn and classed as a double holder is. */
+export const OVERLAPS: ReadonlySet<string> = new Set(['double-holder', 'over-admission', 'writer-beside-reader', 'writer-beside-writer']);
 
 export const LIVENESS_ANOMALIES: ReadonlySet<string> = new Set(['permit-leak']);
 

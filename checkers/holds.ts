@@ -163,14 +163,7 @@ export class KeyScanner {
 
   /** Ends the open beliefs whose validity ran out by `time` (ns), at point `seq`. */
   private expire(time: number | undefined, seq: number): void {
-    if (time === undefined || this.valid.size === 0) return;
-    for (const b of this.valid) {
-      if (b.validUntil! > time) continue;
-      this.valid.delete(b);
-      b.end = seq;
-      b.expired = true;
-      this.believing.delete(b.process);
-    }
+    if (this.valid.size !== 0) endExpired(this.valid, time, seq, (b) => this.believing.delete(b.process)); // no closure made on the hot path
   }
 
   /** Its client acted (a release or renew invoke at op) as the holder of belief b: past its lease, an exposure. */
@@ -238,19 +231,8 @@ export class KeyScanner {
       const mine = believing.get(p);
       if (mine) this.acted(mine.belief, op);
       if (op.outcome !== 'ok') return; // a renew that failed or has no answer moved nothing at the server
-      if (held?.process === p) {
-        if (mine) {
-          const b = mine.belief;
-          b.renewed = op;
-          const lease = leaseNs(op) ?? leaseNs(b.acquire);
-          if (b.leaseUntil !== undefined && lease !== undefined && op.completeTime !== undefined && op.completeTime + lease > b.leaseUntil) {
-            b.leaseUntil = op.completeTime + lease;
-            b.leaseGrant = op;
-          }
-        }
-        const deadline = leaseEnd(op, held.lease);
-        if (deadline > held.deadline) { held.deadline = deadline; held.leaseFrom = op; }
-      } else {
+      if (held?.process === p) renewed(op, held, mine?.belief);
+      else {
         missteps.push({ kind: 'stale-renew', op, previous: ended.get(p), current: held });
       }
     }
@@ -290,6 +272,32 @@ export function exposedBy(b: Belief, op: Op, silences: Silences | undefined): bo
   b.exposedBy = op;
   if (silent) b.exposedSilence = { from: s.from, to: s.to };
   return true;
+}
+
+/** Ends the beliefs of `valid` whose reported validity ran out by `time` (ns), at point `seq`; `gone` sees each. */
+export function endExpired<B extends Belief>(valid: Set<B>, time: number | undefined, seq: number, gone: (b: B) => void): void {
+  if (time === undefined || valid.size === 0) return;
+  for (const b of valid) {
+    if (b.validUntil! > time) continue;
+    valid.delete(b);
+    b.end = seq;
+    b.expired = true;
+    gone(b);
+  }
+}
+
+/** A renew ok by the holder: its server hold's lease extended, and its belief's lease dated from it. */
+export function renewed(op: Op, held: ServerHold, b: Belief | undefined): void {
+  if (b) {
+    b.renewed = op;
+    const lease = leaseNs(op) ?? leaseNs(b.acquire);
+    if (b.leaseUntil !== undefined && lease !== undefined && op.completeTime !== undefined && op.completeTime + lease > b.leaseUntil) {
+      b.leaseUntil = op.completeTime + lease;
+      b.leaseGrant = op;
+    }
+  }
+  const deadline = leaseEnd(op, held.lease);
+  if (deadline > held.deadline) { held.deadline = deadline; held.leaseFrom = op; }
 }
 
 export interface Overlap { first: Belief; second: Belief }

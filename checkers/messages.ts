@@ -71,7 +71,8 @@ export function staleUnlockEffect(backend: Backend | undefined, victim: number):
   return backendWords(backend)?.staleUnlock(victim) ?? `the unlock freed the lock, which by then was process ${victim}'s`;
 }
 
-export function misstep(key: string, m: Misstep, backend?: Backend): Anomaly {
+/** once: why acquiring again while holding is wrong, in the lock's words. */
+export function misstep(key: string, m: Misstep, backend?: Backend, once = 'an owner-aware mutex is not reentrant'): Anomaly {
   const op = m.op;
   const p = op.process;
   if (m.kind === 'expired-grant') {
@@ -104,7 +105,7 @@ export function misstep(key: string, m: Misstep, backend?: Backend): Anomaly {
       return {
         ...base, processes: [p],
         message: `process ${p}'s acquire at line ${op.invokeLine} returned ok, but process ${p} held ${lockName(key)} since line ${h.acquire.completeLine} and had not released it` +
-          `${h.deadline === Infinity ? '' : ` (and ${leaseText(h)} had not run out)`}; an owner-aware mutex is not reentrant`,
+          `${h.deadline === Infinity ? '' : ` (and ${leaseText(h)} had not run out)`}; ${once}`,
       };
     }
     return {

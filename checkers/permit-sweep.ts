@@ -14,7 +14,7 @@
 //   kept out, the first and the last more than LEAK_BOUND_MS apart.
 import type { Op } from '../src/history/types.ts';
 import type { Anomaly, Backend } from './types.ts';
-import { exposedBy, newBelief, type Belief, type HoldEnd, type Misstep, type ServerHold } from './holds.ts';
+import { endExpired, exposedBy, newBelief, renewed, type Belief, type HoldEnd, type Misstep, type ServerHold } from './holds.ts';
 import { leaseEnd, leaseNs, ranOut, releaseKind, sessionNs } from './lease.ts';
 import { overstatedMs } from './validity.ts';
 import { ProcessMap } from '../src/history/process-table.ts';
@@ -97,14 +97,7 @@ export class PermitScanner {
   }
 
   private expire(time: number | undefined, seq: number): void {
-    if (time === undefined || this.valid.size === 0) return;
-    for (const b of this.valid) {
-      if (b.validUntil! > time) continue;
-      this.valid.delete(b);
-      b.end = seq;
-      b.expired = true;
-      this.believing.delete(b.process);
-    }
+    if (this.valid.size !== 0) endExpired(this.valid, time, seq, (b) => this.believing.delete(b.process)); // no closure made on the hot path
   }
 
   /** One point (see the header), in point order. */
@@ -192,16 +185,7 @@ export class PermitScanner {
     if (op.outcome !== 'ok') return;
     const mine = this.holds.get(p);
     if (!mine) { this.missteps.push({ kind: 'stale-renew', op, previous: this.ended.get(p) }); return; }
-    if (b) {
-      b.renewed = op;
-      const lease = leaseNs(op) ?? leaseNs(b.acquire);
-      if (b.leaseUntil !== undefined && lease !== undefined && op.completeTime !== undefined && op.completeTime + lease > b.leaseUntil) {
-        b.leaseUntil = op.completeTime + lease;
-        b.leaseGrant = op;
-      }
-    }
-    const deadline = leaseEnd(op, mine.lease);
-    if (deadline > mine.deadline) { mine.deadline = deadline; mine.leaseFrom = op; }
+    renewed(op, mine, b);
   }
 
   /** An info acquire: it may hold its permits with its client gone, until its lease (or the key's session or lease) runs out. */
@@ -276,7 +260,7 @@ export function permitAnomalies(key: string, scan: PermitScanner, backend?: Back
     out.push(...conflictAnomaly(key, scan.kind, c));
   }
   for (const h of scan.held) out.push(heldMisstep(key, scan.kind, h));
-  for (const m of scan.missteps) out.push(misstep(key, m, backend));
+  for (const m of scan.missteps) out.push(misstep(key, m, backend, 'a process holds a semaphore or read-write lock once'));
   for (const b of scan.exposures) if (!shown.has(b)) out.push(exposure(key, b));
   for (const e of scan.leaks) out.push(permitLeak(key, scan.kind, e));
   return out.sort((a, b) => (a.lines[0] ?? 0) - (b.lines[0] ?? 0));

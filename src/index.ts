@@ -15,7 +15,7 @@ export type { Endpoint } from './env/types.ts';
 export { MODELS, CheckInputError } from '../checkers/index.ts';
 export type { CheckResult, CheckOptions, Anomaly, Verdict, Model } from '../checkers/types.ts';
 export { readHistory, HistoryError } from './history/index.ts';
-export type { HistoryEvent, NemesisEvent, Op, ParsedHistory, Process, EventType } from './history/index.ts';
+export type { HistoryEvent, HoldMode, NemesisEvent, Op, ParsedHistory, Process, EventType } from './history/index.ts';
 
 // The exit-code contract of the CLI (README "Exit codes").
 export { EXIT, UsageError, InconclusiveError } from './errors.ts';

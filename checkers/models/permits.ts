@@ -47,8 +47,8 @@ function hold(op: Op, prev?: PermitHold): PermitHold {
 const withHold = (s: PermitState, h: PermitHold): PermitState => [...s, h].sort((a, b) => a.process - b.process);
 
 /**
- * One step. An acquire that finds no room drops every hold whose lease had run out by its
- * return (the lenient reading of checkers/lease.ts: a hold outlives its lease until another
+ * One step. An answered acquire that finds no room drops every hold whose lease had run out by
+ * its return (the lenient reading of checkers/lease.ts: a hold outlives its lease until another
  * acquire needs its room), then needs room.
  */
 function permitStep(s: PermitState, op: Op, fits: Fits, what: (holds: PermitState) => string): PermitState | Inconsistent {
@@ -58,7 +58,9 @@ function permitStep(s: PermitState, op: Op, fits: Fits, what: (holds: PermitStat
     if (mine && !ranOut(mine.deadline, mine.since, op)) return inconsistent(`process ${p} acquired again while it held the lock; a process holds a semaphore or read-write lock once`);
     const rest = mine ? s.filter((h) => h !== mine) : s;
     if (fits(rest, op)) return withHold(rest, hold(op));
-    const standing = rest.filter((h) => !ranOut(h.deadline, h.since, op));
+    // Only an answered acquire makes room: an unanswered one takes effect only where there is room
+    // (it could only block), as the sweep reads it; else it would evict holds nobody saw go.
+    const standing = op.outcome === 'ok' ? rest.filter((h) => !ranOut(h.deadline, h.since, op)) : rest;
     if (standing.length < rest.length && fits(standing, op)) return withHold(standing, hold(op));
     return inconsistent(`process ${p}'s acquire${describeNeed(op, fits)} does not fit: ${what(standing)}`);
   }

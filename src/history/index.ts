@@ -4,7 +4,7 @@ export { DEFAULT_MAX_LINE_BYTES, ReadLimitReached, parseMaxLineBytes, type ReadO
 
 export { HistoryError, ReaderBug } from './errors.ts';
 export { HistoryBuilder } from './build.ts';
-export type { HistoryEvent, NemesisEvent, Op, ParsedHistory, Process, EventType } from './types.ts';
+export type { HistoryEvent, HoldMode, NemesisEvent, Op, ParsedHistory, Process, EventType } from './types.ts';
 
 export { readJsonl } from './jsonl.ts';
 export { readEdn } from './edn.ts';

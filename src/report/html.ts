@@ -8,7 +8,8 @@
 // (timeline-model.ts) with an overview strip, so the file stays small.
 import type { Op, ParsedHistory } from '../history/types.ts';
 import type { CheckResult } from '../../checkers/types.ts';
-import { OVERLAPS, buildTimeline, opStart, opEnd, shortValue, type Timeline, type Window, type AnomalyMark } from './timeline-model.ts';
+import { OVERLAPS } from '../../checkers/anomaly-kinds.ts';
+import { buildTimeline, opStart, opEnd, shortValue, type Timeline, type Window, type AnomalyMark } from './timeline-model.ts';
 import { buildStory, type Lane, type LaneKind, type Story, type TimelineExtras } from './timeline-story.ts';
 import { G, niceTicks, tickLabel } from './timeline-geometry.ts';
 import { timelineScript } from './timeline-script.ts';

@@ -2,6 +2,7 @@
 // bands and anomaly marks on one axis (ms from run start, or event order when
 // the history has no times). Big histories are cut to windows around the
 // anomalies so the report stays small; html.ts only turns this into markup.
+import { OVERLAPS } from '../../checkers/anomaly-kinds.ts';
 import { setOwn } from '../own-key.ts';
 import type { Op, ParsedHistory, NemesisEvent } from '../history/types.ts';
 import type { Anomaly, CheckResult } from '../../checkers/types.ts';
@@ -21,9 +22,6 @@ export type AxisMode = 'time' | 'order';
 
 /** shared: a read-write lock's read hold; permits: a semaphore hold's, when the acquire gave them (docs/history-format.md). */
 export interface Hold { process: number; key: string; a: number; b: number; open: boolean; fromLine: number; toLine: number; shared?: true; permits?: number; limit?: number }
-
-/** Anomalies that are clients holding at once (times: [the overlap's start, its end]): drawn over the overlap on every holder's lane. */
-export const OVERLAPS: ReadonlySet<string> = new Set(['double-holder', 'over-admission', 'writer-beside-reader', 'writer-beside-writer']);
 /**
  * `at` is when the start record was written; `a` is where the fault began: its first recorded
  * step (`<kind>-step` records with the fault's id, written as it takes them: a failover cuts

@@ -23,6 +23,7 @@ import type { LockRecipe } from '../locks/lock.ts';
 import type { RunPlan } from '../workload/plan.ts';
 import { scanKey, findOverlaps, type Belief } from '../../checkers/holds.ts';
 import { leaseNs } from '../../checkers/lease.ts';
+import { OVERLAPS } from '../../checkers/anomaly-kinds.ts';
 import { silencesOf } from '../../checkers/silences.ts';
 import { faultPeriods, type FaultPeriod } from '../report/cause.ts';
 import { runHistory, type RunHistory } from './session.ts';
@@ -183,8 +184,8 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
 
   function causeOf(a: Anomaly): Cause {
     const procs = a.processes.filter((p) => typeof p === 'number');
-    // A semaphore's holder too many and a writer beside a reader are double holders of a kind: two beliefs that overlap where the lock allows none.
-    if (a.type === 'double-holder' || a.type === 'over-admission' || a.type === 'writer-beside-reader' || a.type === 'writer-beside-writer') return doubleHolder(a, procs);
+    // Clients holding at once beyond what the lock allows (a semaphore's over-admission, a writer's overlap): the double holder's rules, pair by pair.
+    if (OVERLAPS.has(a.type)) return doubleHolder(a, procs);
     if (a.type === 'exposure') return exposure(a, procs);
     const at = times(a);
     const { fault, hit } = blame(procs, at.from, at.to);

@@ -3,6 +3,7 @@
 // after its invoke or never), and their sweep (checkers/permit-sweep.ts) against the search on
 // longer ones: where no beliefs overlap, the server's question (held, stale, reacquired) must get the search's verdict.
 import { test } from 'node:test';
+import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { MODELS } from '../../checkers/index.ts';
@@ -75,3 +76,15 @@ for (const kind of ['semaphore', 'rwlock'] as const) {
     }), { numRuns: 2000 });
   });
 }
+
+test('semaphore: an unanswered acquire never made room by dropping an expired hold (a disagreement the property found, seed -1504454826)', () => {
+  // p2 holds both permits on a 1 ms lease; p0's acquire gets no answer at 1 ms; p2 then acquires again (no time: its lease cannot be seen to run out).
+  const events = JSON.parse(readFileSync(new URL('../fixtures/semaphore-info-evicts.json', import.meta.url), 'utf8')) as HistoryEvent[];
+  for (const ops of byKey(events)) {
+    const scan = permitScan('semaphore', ops);
+    const searched = searchLinearization(MODELS.semaphore!, ops.filter((o) => o.outcome !== 'fail'), new Budget(20_000));
+    assert.equal(scan.held.length + scan.missteps.length === 0, searched.result === 'ok', `key ${ops[0]!.key}`);
+  }
+  const k0 = byKey(events).find((ops) => ops[0]!.key === 'k0')!;
+  assert.equal(searchLinearization(MODELS.semaphore!, k0.filter((o) => o.outcome !== 'fail'), new Budget(20_000)).result, 'fail');
+});

@@ -6,12 +6,13 @@
 // than the highest seen (or equal to it, from another client) are rejected:
 // those are reported as prevented (good).
 import type { Anomaly } from './types.ts';
+import { checkOccupancy } from './occupancy.ts';
 
 /** One step as the resource logged it (src/runner/resource-store.ts). */
 export interface ResourceEntry {
   key: string;
   seq: number;               // position in the key's log
-  op: 'read' | 'write';
+  op: 'read' | 'write' | 'enter' | 'leave';   // enter/leave: a semaphore's or read-write lock's holder (./occupancy.ts)
   client: string;
   process: number;
   prev: number;              // counter value when the step ran
@@ -20,6 +21,9 @@ export interface ResourceEntry {
   max?: number;              // highest token seen before this step (fenced)
   value?: number;            // write: the value written
   read?: number;             // write: the value its writer had read
+  mode?: string;             // enter/leave: 'exclusive' or 'shared' (a read-write lock)
+  permits?: number;          // enter/leave: the permits the holder took (a semaphore)
+  limit?: number;            // enter/leave: the semaphore's limit
 }
 
 export interface ResourceResult {
@@ -48,8 +52,15 @@ export function checkResource(entries: readonly ResourceEntry[], finals: Record<
     if (!byKey.has(e.key)) byKey.set(e.key, []);
     byKey.get(e.key)!.push(e);
   }
+  let stays = 0;
   for (const [key, log] of byKey) {
     log.sort((a, b) => a.seq - b.seq);
+    if (log.some((e) => e.op === 'enter' || e.op === 'leave')) {
+      const o = checkOccupancy(key, log);
+      anomalies.push(...o.anomalies);
+      stays += o.stays;
+      continue;
+    }
     let last: ResourceEntry | undefined;   // last accepted write
     let maxToken = -Infinity;
     let maxOwner = '';
@@ -99,7 +110,10 @@ export function checkResource(entries: readonly ResourceEntry[], finals: Record<
     }
   }
   const valid = anomalies.length === 0;
-  const parts = [`${accepted} of ${writes} writes accepted`];
+  const parts = stays && !writes ? [`${stays} stay(s) counted`] : [`${accepted} of ${writes} writes accepted`];
+  if (stays && writes) parts.push(`${stays} stay(s) counted`);
+  const over = anomalies.filter((a) => a.type === 'over-admission' || a.type === 'writer-beside-reader' || a.type === 'writer-beside-writer').length;
+  if (stays) parts.push(over ? `${over} holder(s) inside beyond what the lock allows` : 'never more inside than the lock allows');
   parts.push(lost ? `${lost} update(s) lost` : 'no update lost');
   parts.push(stale ? `${stale} stale write(s) accepted` : 'no stale write accepted');
   if (fenced || prevented) parts.push(`${prevented} stale step(s) rejected by the fencing check`);

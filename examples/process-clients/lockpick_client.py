@@ -8,7 +8,7 @@ lines). Write a class with acquire/release (and renew, close if you need them) a
     class MyLock:
         def __init__(self, start):           # the start message: endpoints, client id, timeouts
             ...
-        def acquire(self, key, ttl_ms, wait_ms):
+        def acquire(self, key, ttl_ms, wait_ms):   # a semaphore also gets permits=, limit=; a rwlock mode=
             return Held(token=None)          # or None: busy (certainly not acquired)
         def release(self, key, state):
             return True                      # True: released; False: lost (no longer ours)
@@ -83,7 +83,9 @@ def serve(make_lock):
             return
         try:
             if t == "acquire":
-                h = lock.acquire(m["key"], m["ttlMs"], m["waitMs"])
+                # A semaphore's permits and limit, a read-write lock's mode: passed on only when sent.
+                shape = {k: m[k] for k in ("mode", "permits", "limit") if k in m}
+                h = lock.acquire(m["key"], m["ttlMs"], m["waitMs"], **shape)
                 if h is None:
                     reply = {"t": "busy"}
                 else:

@@ -8,10 +8,11 @@ import { SESSION_ENTRIES } from './entries-sessions.ts';
 import { POSTGRES_ENTRIES } from './entries-postgres.ts';
 import { ETCD_ENTRIES } from './entries-etcd.ts';
 import { NATS_ENTRIES } from './entries-nats.ts';
+import { SHARED_ENTRIES } from './entries-shared.ts';
 
 export type { DemoEntry } from './entry.ts';
 
-export const DEMOS: readonly DemoEntry[] = [...REDIS_ENTRIES, ...MULTI_ENTRIES, ...SESSION_ENTRIES, ...POSTGRES_ENTRIES, ...ETCD_ENTRIES, ...NATS_ENTRIES];
+export const DEMOS: readonly DemoEntry[] = [...REDIS_ENTRIES, ...MULTI_ENTRIES, ...SESSION_ENTRIES, ...POSTGRES_ENTRIES, ...ETCD_ENTRIES, ...NATS_ENTRIES, ...SHARED_ENTRIES];
 
 export function findDemo(name: string): DemoEntry | undefined {
   return DEMOS.find((d) => d.name === name);

@@ -294,7 +294,9 @@ export class ExecLock implements Lock {
   }
 
   async acquire(key: string, o: AcquireOptions): Promise<Held | null> {
-    const r = await this.request('acquire', key, { ttlMs: o.ttlMs, waitMs: o.waitMs }, o.waitMs);
+    // A semaphore's permits and limit, a read-write lock's mode: only where the recipe declares them.
+    const shaped = { ...(o.mode ? { mode: o.mode } : {}), ...(o.permits !== undefined ? { permits: o.permits } : {}), ...(o.limit !== undefined ? { limit: o.limit } : {}) };
+    const r = await this.request('acquire', key, { ttlMs: o.ttlMs, waitMs: o.waitMs, ...shaped }, o.waitMs);
     if (r.t === 'busy') return null;
     const held: Held = { key };
     if (r.token !== undefined) held.token = r.token as Held['token'];   // checked by the worker (contract.ts)

@@ -13,7 +13,7 @@ import { realLeaseProblems, type RealLease } from './real-lease.ts';
 export const EXEC_PREFIX = 'exec:';
 
 /** The fields of a recipe file (docs/process-clients.md). */
-export const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'lease', 'fencing', 'renews', 'points', 'clock', 'sessionMs', 'startMs', 'realLease', 'ioPoints'];
+export const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'semaphore', 'modes', 'lease', 'fencing', 'renews', 'points', 'clock', 'sessionMs', 'startMs', 'realLease', 'ioPoints'];
 
 /** Bounds of the recipe's numbers (ms): the time to answer ready (a JVM under load takes 20 s), a session (an hour, as a TTL). */
 export const START_MS_MAX = 600_000;
@@ -38,6 +38,9 @@ function build(command: string, cwd: string, o: Record<string, unknown>, label: 
     topology: (o.topology ?? { kind: 'redis', masters: 1 }) as RecipeTopology,
     model: (o.model ?? 'mutex') as LockRecipe['model'],
     fencing: o.fencing === true,
+    // A semaphore (its limit; shapeProblems checks it with the model) or a read-write lock (its modes).
+    ...(o.semaphore !== undefined ? { semaphore: o.semaphore as LockRecipe['semaphore'] } : {}),
+    ...(o.modes !== undefined ? { modes: o.modes as LockRecipe['modes'] } : {}),
     ...(typeof o.lease === 'boolean' ? { lease: o.lease } : {}),
     ...(Array.isArray(o.points) ? { points: o.points as string[] } : {}),
     ...(renews ? { renews } : {}),

@@ -16,7 +16,29 @@ export interface Held {
   [state: string]: unknown;    // whatever the recipe needs to release (random value, ...)
 }
 
-export interface AcquireOptions { ttlMs: number; waitMs: number }
+/** How a hold is shared (LockRecipe.modes): 'exclusive' (a writer, alone) or 'shared' (a reader, beside other readers). */
+export type HoldMode = 'exclusive' | 'shared';
+
+/**
+ * What one acquire asks for. A semaphore (LockRecipe.semaphore) also gets `permits` (how many of
+ * its `limit` this hold takes: 1 unless the recipe says multiPermit) and `limit` (its N); a
+ * read-write lock (LockRecipe.modes) gets the `mode`. A mutex gets neither.
+ */
+export interface AcquireOptions {
+  ttlMs: number;
+  waitMs: number;
+  mode?: HoldMode;
+  permits?: number;
+  limit?: number;
+}
+
+/** A counting semaphore's declaration: at most `limit` permits held at once. */
+export interface SemaphoreShape {
+  /** N, the permits there are (an acquire is told it as AcquireOptions.limit). */
+  limit: number;
+  /** A holder may take more than one permit in one acquire (AcquireOptions.permits up to limit). */
+  multiPermit?: boolean;
+}
 
 export interface Lock {
   readonly name: string;
@@ -161,7 +183,12 @@ export interface LockRecipe {
   summary: string;               // one line for `lockpick list`
   source: string;                // seed file(s) or literature it follows
   topology: RecipeTopology;
-  model: 'mutex' | 'reentrant-mutex' | 'fenced-mutex';
+  /** The checker's model: 'semaphore' exactly when `semaphore` is declared, 'rwlock' exactly when `modes` is (locks.test.ts holds them together). */
+  model: 'mutex' | 'reentrant-mutex' | 'fenced-mutex' | 'semaphore' | 'rwlock';
+  /** The lock is a counting semaphore: its limit, and whether a holder may take several permits. */
+  semaphore?: SemaphoreShape;
+  /** The lock is a read-write lock: acquire takes a mode, 'shared' holds admitted together, an 'exclusive' one alone. */
+  modes?: readonly HoldMode[];
   fencing: boolean;              // hands out tokens the resource can check
   /**
    * The server forgets an acquire after ttlMs unless renewed (a lease: SET PX, Redlock).

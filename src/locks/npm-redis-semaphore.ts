@@ -12,18 +12,18 @@
  * The library's release ignores whether the key was still ours, so a release
  * after an unnoticed expiry reports 'released', exactly what its caller sees.
  */
-import type { Mutex, RedlockMutex } from 'redis-semaphore';
+import type { Mutex, RedlockMutex, Semaphore } from 'redis-semaphore';
 import type { Redis } from 'ioredis';
 import type { Lock, LockContext, LockRecipe, Held, AcquireOptions } from './lock.ts';
 import { openRedis, whenReady, closeAll } from './redis-client.ts';
 import { isDefinite, rethrowClassified } from './outcome.ts';
 
-type AnyMutex = Mutex | RedlockMutex;
+type AnyMutex = Mutex | RedlockMutex | Semaphore;
 
-type Semaphore = typeof import('redis-semaphore');
+type Library = typeof import('redis-semaphore');
 
-/** `build` makes the package's mutex; the package loads when the first lock is made (ARCHITECTURE: client libraries load lazily). */
-function make(name: string, build: (lib: Semaphore, clients: Redis[], key: string, opts: ConstructorParameters<typeof Mutex>[2]) => AnyMutex) {
+/** `build` makes the package's lock; the package loads when the first lock is made (ARCHITECTURE: client libraries load lazily). */
+function make(name: string, build: (lib: Library, clients: Redis[], key: string, opts: ConstructorParameters<typeof Mutex>[2], o: AcquireOptions) => AnyMutex) {
   return async (ctx: LockContext): Promise<Lock> => {
     const lib = await import('redis-semaphore');
     if (ctx.endpoints.length === 0) throw new Error(`lock ${name}: client ${ctx.clientId} has no endpoints; check the recipe's topology`);
@@ -37,7 +37,7 @@ function make(name: string, build: (lib: Semaphore, clients: Redis[], key: strin
           lockTimeout: o.ttlMs,
           ...(o.waitMs > 0 ? { acquireTimeout: o.waitMs } : { acquireTimeout: ctx.commandTimeoutMs, acquireAttemptsLimit: 1 }),
           onLockLost() { state.lostReported = true; },
-        });
+        }, o);
         try {
           await mutex.acquire();
           return { key, mutex, state };
@@ -80,4 +80,22 @@ export const redlockMutexRecipe: LockRecipe = {
   source: 'node_modules/redis-semaphore/README.md (RedlockMutex)',
   topology: { kind: 'redis', masters: 5 },
   create: make('npm:redis-semaphore-redlock', (lib, clients, key, opts) => new lib.RedlockMutex(clients, key, opts)),
+};
+
+/**
+ * npm:redis-semaphore-semaphore — its Semaphore, as the README shows it
+ * (`new Semaphore(redisClient, 'lockingResource', 5)`, acquire, release), with N = 2. Its
+ * acquire script trims and counts by the `now` the client sends (Date.now()): every client's
+ * wall clock decides every other's lease, the README's "node time difference" caveat.
+ */
+export const semaphoreRecipe: LockRecipe = {
+  ...common,
+  model: 'semaphore',
+  semaphore: { limit: 2 },
+  name: 'npm:redis-semaphore-semaphore',
+  summary: 'the npm package redis-semaphore, Semaphore (a sorted set trimmed by the client\'s Date.now(), auto-refresh), used as its README shows',
+  keepsAlive: true,
+  source: 'node_modules/redis-semaphore/README.md (Semaphore)',
+  topology: { kind: 'redis', masters: 1 },
+  create: make('npm:redis-semaphore-semaphore', (lib, clients, key, opts, o) => new lib.Semaphore(clients[0]!, key, o.limit ?? 2, opts)),
 };

@@ -9,7 +9,7 @@ import { recipe as redlock, fencedRecipe as redlockFenced } from './redlock.ts';
 import { recipe as sentinel } from './sentinel.ts';
 import { recipe as redisson } from './redisson-style.ts';
 import { recipe as npmRedlock } from './npm-redlock.ts';
-import { mutexRecipe as npmSemaphore, redlockMutexRecipe as npmSemaphoreRedlock } from './npm-redis-semaphore.ts';
+import { mutexRecipe as npmSemaphore, redlockMutexRecipe as npmSemaphoreRedlock, semaphoreRecipe as npmSemaphoreSemaphore } from './npm-redis-semaphore.ts';
 import { recipe as zkEphemeralSequential } from './zk-ephemeral-sequential.ts';
 import { recipe as zkEphemeral } from './zk-ephemeral.ts';
 import { recipe as mysqlUniqueKey } from './mysql-unique-key.ts';
@@ -23,6 +23,11 @@ import { recipe as etcdMutex, fencedRecipe as etcdMutexFenced } from './etcd-mut
 import { addDeleteRecipe as memcachedAddDelete, addCasRecipe as memcachedAddCas, addCasFencedRecipe as memcachedAddCasFenced } from './memcached.ts';
 import { createDeleteRecipe as natsKvCreateDelete, createDeleteRevRecipe as natsKvCreateDeleteRev, fencedRecipe as natsKvFenced } from './nats-kv.ts';
 
+import { recipe as redisZsetSemaphore } from './redis-zset-semaphore.ts';
+import { recipe as redisLuaSemaphore } from './redis-lua-semaphore.ts';
+import { recipe as redisLuaRwlock, checkThenSetRecipe as redisRwlockCheckThenSet } from './redis-rwlock.ts';
+
+import { semaphoreRecipe as zkSemaphore, rwlockRecipe as zkRwlock } from './zk-shared.ts';
 import { execRecipeFromName } from './exec-recipe.ts';
 
 export { loadUserLock } from './user-lock.ts';
@@ -55,6 +60,8 @@ export const RECIPES: LockRecipe[] = [
   etcdMutexFenced,
   memcachedAddDelete, memcachedAddCas, memcachedAddCasFenced,
   natsKvCreateDelete, natsKvCreateDeleteRev, natsKvFenced,
+  redisZsetSemaphore, redisLuaSemaphore, redisLuaRwlock, redisRwlockCheckThenSet,
+  zkSemaphore, zkRwlock, npmSemaphoreSemaphore,
 ];
 
 export function getRecipe(name: string): LockRecipe {

@@ -7,6 +7,7 @@
 // runner) they are registered here on the first .ts module, never for a .js one. (tsx's
 // tsImport is not used: a CommonJS .ts requiring ioredis after lockpick itself
 // imported ioredis fails there with "Cannot redefine property: default".)
+import { shapeProblems } from './shape.ts';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -23,7 +24,7 @@ export const LOCK_MODULE_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.c
 /** TypeScript: loaded through tsx's hooks (a dependency of lockpick, started only for these). */
 const TS_EXTENSIONS = ['.ts', '.mts', '.cts'];
 
-const MODELS = ['mutex', 'reentrant-mutex', 'fenced-mutex'];
+const MODELS = ['mutex', 'reentrant-mutex', 'fenced-mutex', 'semaphore', 'rwlock'];
 
 /** What is wrong with `x` as a LockRecipe, one entry per problem (empty = fine). */
 export function recipeProblems(x: unknown): string[] {
@@ -43,6 +44,8 @@ export function recipeProblems(x: unknown): string[] {
     problems.push("ioPoints: 'proxy' (the fault proxy counts the client's requests: a client no hook in the worker sees) or 'hooks' (the default)");
   }
   if (r.realLease !== undefined) problems.push(...realLeaseProblems(r.realLease));
+  // A semaphore's limit, a read-write lock's modes: declared, and agreeing with the model.
+  if (typeof r.model === 'string' && MODELS.includes(r.model)) problems.push(...shapeProblems(r as unknown as Parameters<typeof shapeProblems>[0]));
   problems.push(...topologyProblems(r.topology));
   return problems;
 }

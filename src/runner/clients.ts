@@ -245,7 +245,7 @@ export class ClientPool implements ClientControl {
           w.fresh = false;
           w.believes.clear();
         }
-        this.recorder.append({ type: 'invoke', f: m.f, process: w.process, key: m.key, value: m.value, client: w.id });
+        this.recorder.append({ type: 'invoke', f: m.f, process: w.process, key: m.key, value: m.value, client: w.id, ...m.extra });
         this.book.note(w.id, m.f, 'invoke');
         w.open = true;
         w.openOp = { f: m.f, key: m.key, at: performance.now() };

@@ -215,8 +215,23 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     const s = scanOf(a.key);
     const at = a.times?.[0];
     const mine = s.overlaps.filter((x) => procs.includes(x.first.process) && procs.includes(x.second.process));
-    const ov = mine.find((x) => at === undefined || x.second.acquire.completeTime === at) ?? mine[0];
-    if (!ov) { const b = blame(procs, times(a).from, times(a).to); return cause(a.type, 'unknown', 'unmatched', b.fault, b.hit, 'the overlap the checker named was not found again'); }
+    const named = mine.filter((x) => at === undefined || x.second.acquire.completeTime === at);
+    let candidates = named.length ? named : mine.slice(0, 1);
+    // The sweep pairs the newcomer with one earlier holder only (the one reaching furthest); a
+    // semaphore's or read-write lock's anomaly is against every holder beside it: pair it with each.
+    const late = candidates[0]?.second;
+    if (late && a.type !== 'double-holder') {
+      const beside = s.beliefs.filter((b) => b.process !== late.process && procs.includes(b.process) && b.start < late.end && b.end > late.start);
+      if (beside.length) candidates = beside.map((first) => ({ first, second: late }));
+    }
+    if (!candidates.length) { const b = blame(procs, times(a).from, times(a).to); return cause(a.type, 'unknown', 'unmatched', b.fault, b.hit, 'the overlap the checker named was not found again'); }
+    // Over-admission names every holder at once: the cause is that of the pair a rule explains (the
+    // holder cut off past its session beside its waiter), not of a filler that held by right.
+    const all = candidates.map((ov) => overlapCause(a, procs, ov));
+    return all.find((c) => c.nature === 'inherent') ?? all.find((c) => c.nature === 'bug') ?? all[0]!;
+  }
+
+  function overlapCause(a: Anomaly, procs: number[], ov: ReturnType<typeof findOverlaps>[number]): Cause {
     const t = ov.second.acquire.completeTime;
     const from = ov.first.acquire.invokeTime;
     if (t === undefined || from === undefined) return cause(a.type, 'unknown', 'no-times', 'no fault', 'idle', 'the history has no times');

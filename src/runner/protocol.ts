@@ -2,6 +2,7 @@
 // workers (one child process per client, so a client pause is a real SIGSTOP).
 import type { Endpoint } from '../env/types.ts';
 import type { EventType } from '../history/types.ts';
+import type { LockShape } from '../locks/shape.ts';
 import type { Attempt } from '../workload/plan.ts';
 import type { ReachedPoints } from '../workload/points.ts';
 
@@ -30,6 +31,8 @@ export interface RunJob {
   /** A session lock's session timeout (LockRecipe.sessionMs): an acquire ok says so (`session_ms`), so a silence longer than it ends the hold. */
   sessionMs?: number;
   reentrant: boolean;   // the lock's model is reentrant-mutex: attempts may re-enter
+  /** A semaphore's limit or a read-write lock's modes (LockRecipe.semaphore, .modes): what each acquire asks for and records. */
+  shape?: LockShape;
   keyPrefix: string;
   ttlMs: number;
   /** The lease recorded as lease_ms: the lock's real lease for ttlMs (LockRecipe.realLease), else ttlMs. */
@@ -53,7 +56,7 @@ export type ToWorker =
 export type FromWorker =
   | { t: 'ready' }
   | { t: 'prepared'; run: number }                  // lock built and connected; waiting for 'start'
-  | { t: 'invoke'; seq: number; f: string; key: string; value?: unknown }
+  | { t: 'invoke'; seq: number; f: string; key: string; value?: unknown; extra?: Record<string, unknown> }
   | { t: 'complete'; type: Exclude<EventType, 'invoke'>; f: string; key: string; value?: unknown; error?: string; extra?: Record<string, unknown> }
   | { t: 'point'; seq: number; name: string; command?: string }   // command: the word of a held send (DEL, DELETE), when readable
   /** An ordered attempt (Attempt.after): the parent answers 'go' once the event has happened, or cannot (src/runner/order-book.ts). */

@@ -36,6 +36,18 @@ redis.call('RPUSH', KEYS[3], cjson.encode(e))
 return {accepted, prev}
 `;
 
+// A holder of a semaphore or read-write lock entering or leaving the resource (KEYS: log;
+// ARGV: op, client, process, mode, permits, limit): only logged, in the resource's order; the
+// check (checkers/resource.ts) counts who was inside at once.
+const OCCUPY = `
+local e = {op = ARGV[1], client = ARGV[2], process = tonumber(ARGV[3]), prev = 0, accepted = true}
+if ARGV[4] ~= '' then e.mode = ARGV[4] end
+if ARGV[5] ~= '' then e.permits = tonumber(ARGV[5]) end
+if ARGV[6] ~= '' then e.limit = tonumber(ARGV[6]) end
+redis.call('RPUSH', KEYS[1], cjson.encode(e))
+return {1, 0}
+`;
+
 // The lock key first: its prefix (--key-prefix) is then the prefix of everything the run writes.
 function keys(key: string): [string, string, string] {
   return [`${key}:res:counter`, `${key}:res:max-token`, `${key}:res:log`];
@@ -51,6 +63,7 @@ export class ResourceClient {
     this.client = import('ioredis').then(({ Redis }) => {
       const r = new Redis({ host: ep.host, port: ep.port, lazyConnect: true, maxRetriesPerRequest: 1, commandTimeout: timeoutMs, enableOfflineQueue: true });
       r.defineCommand('lockpickStep', { numberOfKeys: 3, lua: STEP });
+      r.defineCommand('lockpickOccupy', { numberOfKeys: 1, lua: OCCUPY });
       if (this.closed) r.disconnect(false);
       return r;
     });
@@ -69,6 +82,14 @@ export class ResourceClient {
 
   write(key: string, token: number | undefined, value: number, read: number, client: string, process: number): Promise<StepResult> {
     return this.step('write', key, token, value, client, process, read);
+  }
+
+  /** A semaphore's or read-write lock's holder enters or leaves the resource, with its mode, permits and the limit. */
+  async occupy(op: 'enter' | 'leave', key: string, client: string, process: number, f: { mode?: string; permits?: number; limit?: number }): Promise<StepResult> {
+    const r = await this.client;
+    const fn = (r as unknown as Record<string, (...a: unknown[]) => Promise<[number, number]>>).lockpickOccupy;
+    await fn.call(r, keys(key)[2], op, client, String(process), f.mode ?? '', f.permits === undefined ? '' : String(f.permits), f.limit === undefined ? '' : String(f.limit));
+    return { accepted: true, prev: 0 };
   }
 
   /** The log and final value of each key, in the resource's order. */

@@ -1,6 +1,7 @@
 // runTest: a search, composed of its steps: open the session (with-session.ts), calibrate
 // (calibrate.ts), search and shrink (search.ts, shrink.ts), store and say what was found
 // (run-files.ts, summary.ts).
+import { lockModel } from '../locks/shape.ts';
 import { join } from 'node:path';
 import type { RunOptions } from './run-options.ts';
 import { proxyFraming } from './proxy-points.ts';
@@ -119,7 +120,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
 function searchTestJson(o: RunOptions, seed: number): Record<string, unknown> {
   const topo = topologyOf(o.recipe);
   return {
-    lock: lockLabel(o.lock), ...storedLock(o.lock), model: o.recipe.model, fencing: o.recipe.fencing,
+    lock: lockLabel(o.lock), ...storedLock(o.lock), model: lockModel(o.recipe), fencing: o.recipe.fencing,
     topology: { name: topo.name, ...topo.opts }, faults: o.faults, pause_points: o.pausePoints ?? null, property: o.property ?? 'both', liveness_ms: o.livenessMs ?? null, clients: o.clients, ttl_ms: o.ttlMs, keys: o.keys,
     time_s: o.timeS, runs: o.runs, parallel: o.parallel ?? 1, keep_going: o.keepGoing === true, first_failure: o.firstFailure === true, shrink_time_s: o.shrinkTimeS, seed, lock_options: o.lockOptions ?? {},
     versions: versions(serverPackages(o.recipe, o.env)), started: new Date().toISOString(), plan: null, ...envJson(o.env, o.keyPrefix),

@@ -3,6 +3,7 @@
 // `lockpick run`. Each run uses its own key names (r<run>-<key>) and fresh
 // process ids, so the whole history.jsonl stays one valid history and every run
 // can be checked on its own.
+import { lockModel, shapeOf } from '../locks/shape.ts';
 import { startEnv, type EnvSpec } from '../env/env-kinds.ts';
 import { dataRoles, topologyDef } from '../env/topologies.ts';
 import { declared, type Timescales } from '../env/topology.ts';
@@ -217,7 +218,7 @@ export class Session {
         : undefined;
       return {
         t: 'run' as const, run, clientId: id, lock: this.o.lock, endpoints, ...extras, ...(channels ? { channels } : {}),
-        resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), keptAlive: recipe.keepsAlive === true, ...(sessionOf(recipe, this.o.lockOptions) ? { sessionMs: sessionOf(recipe, this.o.lockOptions) } : {}), reentrant: recipe.model === 'reentrant-mutex', keyPrefix, ttlMs: plan.ttlMs, ...(recipe.realLease ? { leaseMs: realLeaseMs(plan.ttlMs, recipe.realLease) } : {}), attempts: c.attempts,
+        resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), keptAlive: recipe.keepsAlive === true, ...(sessionOf(recipe, this.o.lockOptions) ? { sessionMs: sessionOf(recipe, this.o.lockOptions) } : {}), reentrant: recipe.model === 'reentrant-mutex', ...(shapeOf(recipe) ? { shape: shapeOf(recipe) } : {}), keyPrefix, ttlMs: plan.ttlMs, ...(recipe.realLease ? { leaseMs: realLeaseMs(plan.ttlMs, recipe.realLease) } : {}), attempts: c.attempts,
         commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
         pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && anchoredClient(f) === id).map((f) => anchorPoint(f)!),
       };
@@ -269,7 +270,7 @@ export class Session {
     const { entries, finals } = await this.resource.collect(keys);
     const resource = checkResource(entries, finals);
     const history = runHistory(events);   // built once, checked for every property
-    const check = checkRunHistory(history, recipe.model, this.o.checkTimeMs ?? 20_000);
+    const check = checkRunHistory(history, lockModel(recipe), this.o.checkTimeMs ?? 20_000);
     const property = this.o.property ?? 'both';
     const liveness = runLiveness(history, recipe, property, this.o.livenessMs ?? defaultLivenessBoundMs(plan.ttlMs, { sessionMs: recipe.sessionMs?.(this.o.lockOptions), leaseLagMs: this.timescales.leaseLagMs }));
     // Asked for: its violations are the run's anomalies too (the words, the shrinker, JUnit and the timeline see them).

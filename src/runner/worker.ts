@@ -9,6 +9,8 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDefiniteFailure, isLockContractError, LockContractError, readLockStats, type Held, type Lock, type LockContext } from '../locks/lock.ts';
+import { acquireFields, shapedAcquire } from '../locks/shape.ts';
+import type { AcquireOptions } from '../locks/lock.ts';
 import { checkAcquired, checkCreated, checkReleased, checkRenewed, type ContractViolation } from '../locks/contract.ts';
 import { installSkewedClock } from './skewed-clock.ts';
 import { installIoPoints } from './io-points.ts';
@@ -38,7 +40,7 @@ function send(m: FromWorker): void {
   if (process.connected) process.send?.(m);
 }
 
-function ask(m: { t: 'invoke'; f: string; key: string; value?: unknown } | { t: 'point'; name: string; command?: string } | { t: 'wait'; after: OrderEvent; attempt: number }): Promise<number | undefined> {
+function ask(m: { t: 'invoke'; f: string; key: string; value?: unknown; extra?: Record<string, unknown> } | { t: 'point'; name: string; command?: string } | { t: 'wait'; after: OrderEvent; attempt: number }): Promise<number | undefined> {
   const s = ++seq;
   return new Promise((resolve) => {
     waiting.set(s, resolve);
@@ -46,8 +48,8 @@ function ask(m: { t: 'invoke'; f: string; key: string; value?: unknown } | { t: 
   });
 }
 
-async function invoke(f: 'acquire' | 'release' | 'renew', key: string): Promise<void> {
-  process_ = (await ask({ t: 'invoke', f, key })) ?? process_;
+async function invoke(f: 'acquire' | 'release' | 'renew', key: string, extra?: Record<string, unknown>): Promise<void> {
+  process_ = (await ask({ t: 'invoke', f, key, ...(extra && Object.keys(extra).length ? { extra } : {}) })) ?? process_;
   ioPoints.operation(f);   // I/O points count within this operation
 }
 
@@ -110,28 +112,30 @@ class Client {
     if (a.after) await ask({ t: 'wait', after: a.after, attempt: index });
     if (stopping) return;
     const key = this.job.keyPrefix + a.key;
-    const held = await this.acquire(key, a.waitMs);
+    const held = await this.acquire(key, a.waitMs, shapedAcquire(this.job.shape, a));
     if (typeof held !== 'object') return;
     if (await this.criticalSection(held, key, a, tokenNumber(held))) await this.release(held, key);
   }
 
   /** One recorded acquire: the hold, or 'fail' (certainly not held), or 'info' (unknown: this process ended). */
-  private async acquire(key: string, waitMs: number): Promise<Held | 'fail' | 'info'> {
-    await invoke('acquire', key);
+  private async acquire(key: string, waitMs: number, shaped: Pick<AcquireOptions, 'mode' | 'permits' | 'limit'> = {}): Promise<Held | 'fail' | 'info'> {
+    // A semaphore's permits and limit, a read-write lock's mode: on the invoke and repeated on its completion (docs/history-format.md).
+    const fields = acquireFields(shaped);
+    await invoke('acquire', key, fields);
     let held: unknown;
     sendClock.reset();
     try {
-      held = await this.lock.acquire(key, { ttlMs: this.job.ttlMs, waitMs });
+      held = await this.lock.acquire(key, { ttlMs: this.job.ttlMs, waitMs, ...shaped });
     } catch (e) {
       if (isLockContractError(e)) violated('acquire', key, { method: 'acquire', message: e.message });
       const outcome = isDefiniteFailure(e) ? 'fail' : 'info';
-      complete(outcome, 'acquire', key, undefined, e);
+      complete(outcome, 'acquire', key, undefined, e, fields);
       return outcome;
     }
     const bad = checkAcquired(key, held, this.job.fenced);
     if (bad) violated('acquire', key, bad);
     if (held === null) {
-      complete('fail', 'acquire', key);
+      complete('fail', 'acquire', key, undefined, undefined, fields);
       return 'fail';
     }
     const h = held as Held;
@@ -142,7 +146,7 @@ class Client {
     // rounded up, so the checker's bound on the belief is never shorter than the client's.
     const validMs = validUntil(h) === undefined ? undefined : Math.ceil(validUntil(h)! - now);
     const sentMs = validMs === undefined ? undefined : sendClock.sinceLastWrite(now);
-    const extra = { ...(this.job.leased ? { lease_ms: this.job.leaseMs ?? this.job.ttlMs } : {}), ...(validMs !== undefined ? { valid_ms: validMs } : {}), ...(sentMs !== undefined ? { sent_ms: sentMs } : {}) };
+    const extra = { ...fields, ...(this.job.leased ? { lease_ms: this.job.leaseMs ?? this.job.ttlMs } : {}), ...(validMs !== undefined ? { valid_ms: validMs } : {}), ...(sentMs !== undefined ? { sent_ms: sentMs } : {}) };
     // kept_alive: the lease is renewed out of sight, so the checker does not end the hold at its length (docs/history-format.md).
     // session_ms: the hold lives in a server session that ends that long after its client falls silent.
     const value = { ...(h.token !== undefined ? { token: h.token } : {}), ...(this.job.keptAlive && this.job.leased ? { kept_alive: true } : {}), ...(this.job.sessionMs !== undefined ? { session_ms: this.job.sessionMs } : {}) };
@@ -189,10 +193,14 @@ class Client {
   private async criticalSection(held: Held, key: string, a: Attempt, token: number | undefined): Promise<boolean> {
     const fence = this.job.fenced ? token : undefined;
     let read: { accepted: boolean; prev: number } | undefined;
+    // A semaphore's or read-write lock's holders share the resource: each enters and leaves it
+    // (its mode, its permits), and the resource check counts who is inside at once.
+    const occupancy = this.job.shape ? acquireFields(shapedAcquire(this.job.shape, a)) : undefined;
     try {
-      read = await this.res.read(key, fence, this.job.clientId, process_);
+      if (occupancy) read = await this.res.occupy('enter', key, this.job.clientId, process_, occupancy);
+      else read = await this.res.read(key, fence, this.job.clientId, process_);
     } catch (e) {
-      send({ t: 'log', message: `resource read failed: ${(e as Error).message}` });
+      send({ t: 'log', message: `resource ${occupancy ? 'enter' : 'read'} failed: ${(e as Error).message}` });
     }
     const cutMs = await point(CRITICAL_SECTION);
     if (a.reenter && this.job.reentrant && !(await this.reenter(held, key))) return false;
@@ -210,7 +218,13 @@ class Client {
     // between the check and the write) is what no client-side check can cover: only fencing does.
     if (!(await this.stillValid(held, key))) return false;
     await point(BEFORE_WRITE);
-    if (read?.accepted) {
+    if (read?.accepted && occupancy) {
+      try {
+        await this.res.occupy('leave', key, this.job.clientId, process_, occupancy);
+      } catch (e) {
+        send({ t: 'log', message: `resource leave failed: ${(e as Error).message}` });
+      }
+    } else if (read?.accepted) {
       try {
         await this.res.write(key, fence, read.prev + 1, read.prev, this.job.clientId, process_);
       } catch (e) {

@@ -36,6 +36,8 @@ export function workloadOptions(o: WorkloadRunOptions, session: Pick<Session, 't
     topology: topologyOf(o.recipe).name, promotionMs: session.timescales.promotionMs, leaseLagMs: session.timescales.leaseLagMs,
     nodes: session.dataNodes(), servers: session.serverNodes(), peerLinks: session.hasPeerLinks(), points,
     reentrant: o.recipe.model === 'reentrant-mutex', renew: renew === true, sessionMs: o.recipe.sessionMs?.(o.lockOptions),
+    ...(o.recipe.semaphore ? { semaphore: { limit: o.recipe.semaphore.limit, maxPermits: o.recipe.semaphore.multiPermit ? o.recipe.semaphore.limit : 1 } } : {}),
+    ...(o.recipe.modes ? { modes: o.recipe.modes } : {}),
     keepsAlive: o.recipe.keepsAlive === true, leased: isLeased(o.recipe), forgetsAsStarted: forgetsAsStarted(o.recipe),
   };
 }

@@ -11,6 +11,7 @@ import { kindsFilling, type Aim } from './aim.ts';
 import { CRITICAL_SECTION, clientId, type Attempt, type ClientPlan, type RunPlan } from './plan.ts';
 import { allowsPoint, faultsCanTakeEffect, ioPointsOf, namedPointsOf } from './points.ts';
 import type { WorkloadOptions } from './workload-options.ts';
+import { atTheDoor, crowded } from './crowd.ts';
 
 export type { WorkloadOptions };
 
@@ -48,6 +49,10 @@ export function attemptArb(o: WorkloadOptions): fc.Arbitrary<Attempt> {
     rh: renewHold,
     // Only reentrant locks get the field at all, so other plans read as before.
     ...(o.reentrant ? { reenter: fc.boolean() } : {}),
+    // A read-write lock's readers and writers (writers first: they shrink toward the mutex's case);
+    // a semaphore's permits, where one hold may take more than one.
+    ...(o.modes && o.modes.length > 1 ? { mode: fc.constantFrom(...o.modes) } : {}),
+    ...(o.semaphore && o.semaphore.maxPermits > 1 ? { permits: fc.integer({ min: 1, max: o.semaphore.maxPermits }) } : {}),
   }).map(({ rh, ...a }) => ({ ...a, holdMs: rh.holdMs, renew: rh.renew }) as Attempt, (v) => {
     if (typeof v !== 'object' || v === null) throw new Error('not an attempt');
     const { holdMs, renew, ...rest } = v as Attempt;
@@ -156,14 +161,16 @@ function leading(o: WorkloadOptions): string[] | undefined {
  */
 export function planArb(o: WorkloadOptions, steer?: (random: fc.Arbitrary<RunPlan>) => fc.Arbitrary<RunPlan>): fc.Arbitrary<RunPlan> {
   // `steer`: the random slot drawn another way (./cell-space.ts: toward fault cells not aimed at yet).
-  const random = steer ? steer(randomPlanArb(o)) : randomPlanArb(o);
+  const uniform = steer ? steer(randomPlanArb(o)) : randomPlanArb(o);
+  // A semaphore's random plans bring every client to the door at once half the time (./crowd.ts).
+  const random = o.semaphore ? fc.oneof(uniform, uniform.map(atTheDoor)) : uniform;
   // A shard that leads some kinds draws only the aims that compose one of them.
   const lead = leading(o);
   const aims = aimsFor(o).filter((a) => !lead || a.kinds.some((k) => kindsFilling(k, lead).length > 0));
   // A fault anchored where its client never goes, or due after every client is done, could never
   // take effect (./points.ts): not drawn.
   if (aims.length === 0) return random.filter(faultsCanTakeEffect);
-  return fc.oneof({ weight: aims.length, arbitrary: random }, ...aims.map((a) => ({ weight: aimWeight(a), arbitrary: a.plan(o) }))).filter(faultsCanTakeEffect);
+  return fc.oneof({ weight: aims.length, arbitrary: random.filter(faultsCanTakeEffect) }, ...aims.map((a) => ({ weight: aimWeight(a), arbitrary: aimPlan(a, o) })));
 }
 
 /**
@@ -173,8 +180,18 @@ export function planArb(o: WorkloadOptions, steer?: (random: fc.Arbitrary<RunPla
  */
 export function firstPlans(o: WorkloadOptions, seed: number): RunPlan[] {
   return aimsFor(o).map((a, i) => ({ a, i })).sort((x, y) => aimWeight(y.a) - aimWeight(x.a) || x.i - y.i)
-    .flatMap(({ a }, i) => fc.sample(a.plan(o).filter(faultsCanTakeEffect), { seed: seed + i + 1, numRuns: 1 }));
+    .flatMap(({ a }, i) => fc.sample(aimPlan(a, o), { seed: seed + i + 1, numRuns: 1 }));
 }
+
+/**
+ * An aim's plans whose faults can take effect, with a semaphore's other permits then taken all
+ * through (./crowd.ts): its c2 finds the door full. Judged before the fillers come, whose long
+ * holds would read, by a mutex's rule, as a lock no other client could get.
+ */
+const aimPlan = (a: Aim, o: WorkloadOptions): fc.Arbitrary<RunPlan> => {
+  const p = a.plan(o).filter(faultsCanTakeEffect);
+  return o.semaphore ? p.map((x) => crowded(o, x)) : p;
+};
 
 /** An aim's share of the plans: its own weight (default 2) once per fault kind it composes. */
 export const aimWeight = (a: Aim): number => (a.weight ?? 2) * Math.max(1, a.kinds.length);

@@ -18,6 +18,8 @@ export interface Attempt {
   reenter?: boolean;  // acquire the same key again inside the critical section, then release it (reentrant locks)
   /** Ordered: the acquire starts only once this event has happened (after delayMs too): a stored schedule's order (nemesis/order.ts). */
   after?: OrderEvent;
+  mode?: 'exclusive' | 'shared';  // a read-write lock's hold: a writer or a reader (absent: exclusive)
+  permits?: number;   // a semaphore's hold: how many of its permits (absent: 1)
 }
 
 export interface ClientPlan { attempts: Attempt[] }
@@ -105,7 +107,7 @@ export function describePlan(plan: RunPlan): string {
   plan.clients.forEach((c, i) => {
     if (c.attempts.length === 0) return;
     const steps = c.attempts.map((a) =>
-      `${a.delayMs ? `wait ${a.delayMs} ms, ` : ''}${a.after ? `${a.after.gap_ms ? '' : 'once '}${describeOrderAnchor(a.after, (i) => plan.faults[i]?.kind)}, ` : ''}lock '${a.key}' (retry up to ${a.waitMs} ms), ${a.reenter ? 'lock it again and unlock (re-entry), ' : ''}hold ${a.holdMs} ms${a.renew ? ', renew' : ''}, unlock`);
+      `${a.delayMs ? `wait ${a.delayMs} ms, ` : ''}${a.after ? `${a.after.gap_ms ? '' : 'once '}${describeOrderAnchor(a.after, (i) => plan.faults[i]?.kind)}, ` : ''}lock '${a.key}'${a.mode ? ` to ${a.mode === 'shared' ? 'read' : 'write'}` : ''}${a.permits && a.permits > 1 ? ` (${a.permits} permits)` : ''} (retry up to ${a.waitMs} ms), ${a.reenter ? 'lock it again and unlock (re-entry), ' : ''}hold ${a.holdMs} ms${a.renew ? ', renew' : ''}, unlock`);
     lines.push(`  client ${clientId(i)}: ${steps.join('; then ')}`);
   });
   if (plan.faults.length === 0) lines.push('  no faults');

@@ -57,6 +57,8 @@ export function validatePlan(x: unknown, where: string): RunPlan {
         const e = checkOrderEvent(r.after, clients.length, faults, (what) => bad(`${ap}.after`, what, `give an event of another client or a fault of the plan: ${ORDER_SHAPE}`));
         if (!isFaultEvent(e) && e.client === `c${i + 1}`) bad(`${ap}.after.client`, `names the attempt's own client c${i + 1}: its own steps are in order already`, 'name another client, or remove "after"');
       }
+      if (r.mode !== undefined && r.mode !== 'exclusive' && r.mode !== 'shared') bad(`${ap}.mode`, `must be "exclusive" or "shared"; got ${shown(r.mode)}`);
+      if (r.permits !== undefined && !(Number.isSafeInteger(r.permits) && (r.permits as number) >= 1)) bad(`${ap}.permits`, `must be an integer of at least 1; got ${shown(r.permits)}`);
     });
   });
   if (!Array.isArray(p.faults)) bad('plan.faults', `"faults" must be an array; got ${shown(p.faults)}`);

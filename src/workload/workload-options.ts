@@ -29,6 +29,10 @@ export interface WorkloadOptions {
   sessionMs?: number;     // how long the server keeps a silent client's hold (LockRecipe.sessionMs: ZooKeeper's session timeout)
   leased?: boolean;       // holds end by themselves at their TTL (LockRecipe.lease, TopologyDef.leased); false: they live in a server session
   reentrant?: boolean;    // the lock is reentrant: let attempts lock the same key again while holding it
+  /** The lock is a semaphore (LockRecipe.semaphore): its limit N, and the most permits one hold may take (1 unless multiPermit). */
+  semaphore?: { limit: number; maxPermits: number };
+  /** The lock is a read-write lock (LockRecipe.modes): attempts draw a mode among these. */
+  modes?: readonly ('exclusive' | 'shared')[];
   topology?: string;      // the environment's topology (what some kinds' specs depend on); default 'redis'
   ttlFixed?: boolean;     // the user set --ttl: aims keep it instead of the timescale their topology needs
   restartDelayMs?: number; // --restart-delay: every kill keeps its node down at least this long

@@ -19,10 +19,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 
 public final class CuratorLock implements LockpickClient.Lock {
     static final int SESSION_MS = 2000;   // the recipe files' sessionMs
@@ -38,15 +36,7 @@ public final class CuratorLock implements LockpickClient.Lock {
 
     CuratorLock(Map<String, Object> start, boolean listener) throws Exception {
         this.listener = listener;
-        StringBuilder hosts = new StringBuilder();
-        for (Object o : (List<?>) start.get("endpoints")) {
-            Map<?, ?> ep = (Map<?, ?>) o;
-            if (hosts.length() > 0) hosts.append(',');
-            hosts.append(ep.get("host")).append(':').append(ep.get("port"));
-        }
-        // A blocked operation gives up about when lockpick's commandTimeoutMs says (it answers error).
-        int timeout = (int) LockpickClient.num(start, "commandTimeoutMs");
-        client = CuratorFrameworkFactory.newClient(hosts.toString(), SESSION_MS, Math.max(timeout, 1000), new ExponentialBackoffRetry(100, 2));
+        client = CuratorClients.newClient(start, SESSION_MS);
         if (listener) {
             client.getConnectionStateListenable().addListener((c, state) -> {
                 if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) losses.incrementAndGet();

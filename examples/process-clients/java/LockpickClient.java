@@ -24,6 +24,8 @@ import java.util.StringJoiner;
 public final class LockpickClient {
     public interface Lock {
         Held acquire(String key, long ttlMs, long waitMs) throws Exception;
+        /** A semaphore's or read-write lock's acquire: the request as sent (its "mode", "permits", "limit"). */
+        default Held acquire(String key, long ttlMs, long waitMs, Map<String, Object> request) throws Exception { return acquire(key, ttlMs, waitMs); }
         boolean release(String key, Object state) throws Exception;
         default boolean renew(String key, long ttlMs, Object state) throws Exception { throw new Failed("this client does not renew"); }
         default void close() throws Exception {}
@@ -84,7 +86,7 @@ public final class LockpickClient {
                 try {
                     String key = (String) m.get("key");
                     if ("acquire".equals(t)) {
-                        Held h = lock.acquire(key, num(m, "ttlMs"), num(m, "waitMs"));
+                        Held h = lock.acquire(key, num(m, "ttlMs"), num(m, "waitMs"), m);
                         reply.put("t", h == null ? "busy" : "held");
                         if (h != null && h.token != null) reply.put("token", h.token);
                         if (h != null && h.validUntilMs != null) reply.put("validUntilMs", h.validUntilMs);

@@ -13,6 +13,11 @@ export async function loadBackends(): Promise<void> {
   if (!installedBackends()) await import('../src/env/topologies.ts');
 }
 
+/** Whether the topology registry has loaded (a check may then use its words at no cost). */
+export function backendsLoaded(): boolean {
+  return installedBackends() !== undefined;
+}
+
 function registry(): Backends {
   // A path that checks a history naming a backend without loadBackends() first: a bug of lockpick.
   const installed = installedBackends();

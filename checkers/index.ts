@@ -64,7 +64,7 @@ export function prepareCheck(h: ParsedHistory, o: CheckOptions): PreparedCheck |
   if (!model) throw new CheckInputError('', 0, 'unknown-model', `there is no model named "${o.model}"`, `use one of ${Object.keys(MODELS).join(', ')} (--model NAME)`);
   validateOps(model, h);
   if (h.ops.length === 0) return noOperations(model.name, h.nemesis.length);
-  return { model, parts: partition(model, h.ops), budget: new Budget(o.timeLimitMs, o.maxMemoryBytes), backend: o.backend ?? backendOf(h), started, silences: silencesOf(h.nemesis) };
+  return { model, parts: partition(model, h.ops), budget: new Budget(o.timeLimitMs, o.maxMemoryBytes), backend: o.backend ?? (wordsMatter(model) ? backendOf(h) : undefined), started, silences: silencesOf(h.nemesis) };
 }
 
 /** One key's verdict, with the stale unlocks that explain an invalid lock key. */
@@ -130,9 +130,19 @@ export function namedBackend(n: NemesisEvent): string | undefined {
   return typeof b === 'string' ? b : undefined;
 }
 
-/** Loads what a check of h needs beyond the checker itself: the backends' words when the options or the history name one (checkers/backends.ts). */
+/**
+ * Whether a backend's words can show in a check under this model: only lock ops (acquire, release,
+ * renew) are explained in them. A model that lists its operations without acquire (the registers)
+ * never needs the topology registry, so a check of a register history recorded by `lockpick run`
+ * (its run-start names the backend) does not load it (~40 ms of CPU at start).
+ */
+function wordsMatter(model: DescribedModel<any> | undefined): boolean {
+  return model?.operations === undefined || model.operations.includes('acquire');
+}
+
+/** Loads what a check of h needs beyond the checker itself: the backends' words when the options or the history name one and the model can use them (checkers/backends.ts). */
 export async function readyToCheck(h: ParsedHistory, o: CheckOptions): Promise<void> {
-  if (o.backend !== undefined || h.nemesis.some((n) => namedBackend(n) !== undefined)) await loadBackends();
+  if (o.backend !== undefined || (wordsMatter(modelNamed(o.model)) && h.nemesis.some((n) => namedBackend(n) !== undefined))) await loadBackends();
 }
 
 /** An invalid lock key: name the stale unlocks that explain it (alone, a late unlock broke nothing). */

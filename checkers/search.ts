@@ -81,12 +81,25 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
   const placedOfKind = new Int32Array(kindOps.length);
   const kindSteps = kindOps.map(() => new Map<string, { r: S | Inconsistent; hs: string }>());
   /** Position of each kind's earliest unplaced op (Infinity: none left), kept beside placedOfKind. */
-  const kindPos = new Float64Array(kindOps.length);
+  const nKinds = kindOps.length;
+  const kindPos = new Float64Array(nKinds);
+  /**
+   * The kinds sorted by kindPos, and each kind's place there: a candidate is found by a binary
+   * search, not by a look at every kind at every step (a step is far more frequent than a move
+   * of a kind, which keeps the order by moving one kind a few places).
+   */
+  const byPos = new Int32Array(nKinds);
+  const rank = new Int32Array(nKinds);
   const kindMoved = (k: number, by: number) => {
     const j = kindOps[k]![(placedOfKind[k]! += by)];
-    kindPos[k] = j === undefined ? Infinity : ops[j]!.invokeSeq;
+    const p = kindPos[k] = j === undefined ? Infinity : ops[j]!.invokeSeq;
+    let r = rank[k]!;
+    for (; r + 1 < nKinds && kindPos[byPos[r + 1]!]! < p; r++) rank[byPos[r] = byPos[r + 1]!] = r;
+    for (; r > 0 && kindPos[byPos[r - 1]!]! > p; r--) rank[byPos[r] = byPos[r - 1]!] = r;
+    byPos[r] = k; rank[k] = r;
   };
-  for (let k = 0; k < kindOps.length; k++) kindMoved(k, 0);
+  for (let k = 0; k < nKinds; k++) kindPos[k] = ops[kindOps[k]![0]!]!.invokeSeq;
+  Array.from(kindPos.keys()).sort((a, b) => kindPos[a]! - kindPos[b]!).forEach((k, r) => { byPos[r] = k; rank[k] = r; });
 
   // Entries: 2i = call of op i, 2i+1 = its return. Node = entry + 1; node 0 is the list head.
   const order: number[] = [];
@@ -125,16 +138,16 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
    * list's next call and its first return, else `entry` itself (a call, a return, or -1).
    */
   const candidate = (entry: number, after: number): number => {
-    if (kindOps.length === 0) return entry;
+    if (nKinds === 0) return entry;
+    // The kind whose earliest unplaced op comes first after `after` (positions are distinct but Infinity).
+    let lo = 0, hi = nKinds;
+    while (lo < hi) { const mid = (lo + hi) >>> 1; if (kindPos[byPos[mid]!]! > after) hi = mid; else lo = mid + 1; }
+    if (lo === nKinds) return entry;
+    const best = byPos[lo]!;
     let frontier = entry;
     while (frontier !== -1 && ((frontier - 1) & 1) === 0) frontier = next[frontier]!;
     const limit = Math.min(entry === -1 ? Infinity : pos[entry - 1]!, frontier === -1 ? Infinity : pos[frontier - 1]!);
-    let best = -1, bestPos = limit;
-    for (let k = 0; k < kindPos.length; k++) {
-      const p = kindPos[k]!;
-      if (p > after && p < bestPos) { best = k; bestPos = p; }
-    }
-    return best === -1 ? entry : -2 - kindOps[best]![placedOfKind[best]!]!;
+    return kindPos[best]! < limit ? -2 - kindOps[best]![placedOfKind[best]!]! : entry;
   };
   /** The first list node whose position is after `after` (calls before the first return only). */
   const nodeAfter = (after: number): number => {

@@ -506,3 +506,20 @@ export class LineScanner {
     return false;
   }
 }
+
+/**
+ * Type feedback for the engine before scanLine runs hot: a run history's times pass 2^31 ns two
+ * seconds into the run, and an integer field first met below that and later above it made the
+ * engine throw away scanLine's optimized code ("overflow") and compile this large function again,
+ * twice (~0.1–0.2 s of CPU in a 100k-op check). One line scanned here, with integers of 15
+ * digits, tells it from the start that these numbers are doubles.
+ */
+function primeFeedback(): void {
+  const line = Buffer.from('{"type":"invoke","f":"acquire","process":-123456789012345,"key":"k","value":{"a":1},"time":123456789012345,"index":123456789012345,"lease_ms":1,"valid_ms":1,"sent_ms":1,"other":"x","other2":true}\n{"type":"invoke","f":"acquire","time":9}\n', 'latin1');
+  const b = bufferWithRoom(line.length);
+  line.copy(b);
+  const s = new LineScanner();
+  // The engine keeps no feedback for a function's first few calls (lazy feedback allocation).
+  for (let k = 0; k < 16; k++) s.scanLine(b, s.scanLine(b, 0, line.length - 1) + 1, line.length - 1);
+}
+primeFeedback();

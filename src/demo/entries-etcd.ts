@@ -15,6 +15,14 @@ export const ETCD_ENTRIES: DemoEntry[] = [
     fix: "A lease cannot promise mutual exclusion to a client that may stop: hand out the lock key's create revision as a fencing token and let the resource refuse older ones (etcd-mutex-fenced-pause).",
     fixDemo: 'etcd-mutex-fenced-pause',
     source: 'Jepsen, etcd 3.4.3 (2020): "etcd locks ... did not, and can not, guarantee mutual exclusion"; issue 22',
+    zh: {
+      title: "etcd 租约锁：持有者暂停超过了租约",
+      lock: "etcd3 包的 Lock：申请一个租约（持有期间由客户端保活），当锁 key 的 create revision 为 0 时用该租约写入它；解锁 = 撤销租约。",
+      fault: "c1 在临界区中被暂停（SIGSTOP）2.5 s：GC 停顿、虚拟机卡顿。它的租约是 1 s。",
+      story: "c1 暂停期间没有人为它的租约保活；etcd 让租约过期并删除了 key。c2 拿到了锁，而 c1 仍以为自己持有锁；c1 醒来后写入。之后它的解锁还报告成功，尽管租约早已不在。",
+      fix: "对一个可能暂停的客户端，租约无法保证互斥：把锁 key 的 create revision 作为栅栏令牌发出去，让资源拒绝更旧的令牌（etcd-mutex-fenced-pause）。",
+      source: "Jepsen，etcd 3.4.3（2020）：“etcd locks ... did not, and can not, guarantee mutual exclusion”；issue 22",
+    },
   },
   {
     name: 'etcd-mutex-fenced-pause',
@@ -27,6 +35,14 @@ export const ETCD_ENTRIES: DemoEntry[] = [
     fix: 'This is the fix for etcd-lease-lock-pause.',
     fixDemo: 'etcd-lease-lock-pause',
     source: "Jepsen, etcd 3.4.3 (2020): use the lock key's revision as a fencing token; issue 22",
+    zh: {
+      title: "以 key 的 create revision 作为栅栏令牌的 etcd mutex：修复有效",
+      lock: "Go concurrency.Mutex 的算法（在锁前缀下写一个带租约的 key；create revision 最小者持有锁），并把这个 create revision 作为栅栏令牌发出去。",
+      fault: "同 etcd-lease-lock-pause：c1 在临界区中被暂停 2.5 s，超过它 1 s 的租约。检查的属性：资源。",
+      story: "锁依然会失效：c1 的租约过期，c2 在 c1 仍在工作时持有锁。但 c2 的 key 创建得更晚，revision 更高，资源拒绝了 c1 带着旧 revision 的写入。",
+      fix: "这是 etcd-lease-lock-pause 的修复。",
+      source: "Jepsen，etcd 3.4.3（2020）：用锁 key 的 revision 作为栅栏令牌；issue 22",
+    },
   },
   {
     name: 'etcd-lease-lock-keepalive-cut',
@@ -39,6 +55,14 @@ export const ETCD_ENTRIES: DemoEntry[] = [
     fix: "Fence the work with the lock key's create revision (etcd-mutex-fenced-keepalive-cut), and listen for the lease's loss.",
     fixDemo: 'etcd-mutex-fenced-keepalive-cut',
     source: 'Jepsen, etcd 3.4.3 (2020): a lease lapses while its holder still works; issue 22',
+    zh: {
+      title: "etcd 租约锁：持有者工作期间保活请求到不了 etcd",
+      lock: "etcd3 包的 Lock，同 etcd-lease-lock-pause；它的租约保活请求走 Lease 服务的连接。",
+      fault: "c1 持有锁 2.5 s（保活本可以覆盖这段时间）；在它的临界区中，保活连接被切断 2.5 s，其他流量照常。它的租约是 1 s。",
+      story: "c1 没有暂停：它继续工作，但没有任何保活请求到达 etcd。租约过期，etcd 删除了 key，c2 拿到了锁，而 c1 仍以为自己持有锁。这个包的 Lock 什么也不告诉 c1（租约只向监听者发出 'lost' 事件），之后它的解锁还报告成功。",
+      fix: "用锁 key 的 create revision 对工作加栅栏（etcd-mutex-fenced-keepalive-cut），并监听租约丢失。",
+      source: "Jepsen，etcd 3.4.3（2020）：持有者仍在工作时租约已过期；issue 22",
+    },
   },
   {
     name: 'etcd-mutex-fenced-keepalive-cut',
@@ -51,5 +75,13 @@ export const ETCD_ENTRIES: DemoEntry[] = [
     fix: 'This is the fix for etcd-lease-lock-keepalive-cut.',
     fixDemo: 'etcd-lease-lock-keepalive-cut',
     source: "Jepsen, etcd 3.4.3 (2020): use the lock key's revision as a fencing token; issue 22",
+    zh: {
+      title: "以 create revision 加栅栏的 etcd mutex，在同样的保活中断下：修复有效",
+      lock: "Go concurrency.Mutex 的算法，把 key 的 create revision 作为栅栏令牌发出去（同 etcd-mutex-fenced-pause）。",
+      fault: "同 etcd-lease-lock-keepalive-cut：c1 持有锁期间，它的保活连接被切断 2.5 s。检查的属性：资源。",
+      story: "锁依然会失效：c1 的租约过期，c2 在 c1 仍在工作时持有锁。c2 的 key 的 create revision 更高，所以资源拒绝了 c1 的写入。",
+      fix: "这是 etcd-lease-lock-keepalive-cut 的修复。",
+      source: "Jepsen，etcd 3.4.3（2020）：用锁 key 的 revision 作为栅栏令牌；issue 22",
+    },
   },
 ];

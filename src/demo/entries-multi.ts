@@ -16,6 +16,14 @@ export const MULTI_ENTRIES: DemoEntry[] = [
     fix: 'Redlock gives no fencing token (Kleppmann\'s point). redlock-fenced builds one (largest node counter + 1, written back to a majority) and the resource rejects the older token.',
     fixDemo: 'redlock-fenced-pause',
     source: 'Kleppmann 2016 (process pauses); the distlock summary (Redis\'s distlock page)',
+    zh: {
+      title: "Redlock + 客户端进程暂停超过租约",
+      lock: "在 5 个相互独立的主节点上运行 Redlock：依次在每个节点上 SET NX PX，拿到多数派即持有锁，有效期 = TTL − 已耗时间 − 时钟漂移。",
+      fault: "客户端 c1 在最后一次有效期检查（检查通过）与写入之间被暂停 1200 ms，租约为 800 ms。",
+      story: "Redlock 会告诉客户端锁还能有效多久，谨慎的客户端会在写入前再检查一次。但在这次检查与写入之间，什么都无法检查：c1 在那里暂停超过了有效期，所有主节点上的 key 都过期了，c2 拿到多数派并写入，而 c1 醒来后用暂停前读到的值写入资源，抹掉了 c2 的更新。",
+      fix: "Redlock 不提供栅栏令牌（Kleppmann 的观点）。redlock-fenced 自己构造一个（各节点计数器的最大值 + 1，写回多数派），资源拒绝更旧的令牌。",
+      source: "Kleppmann 2016（进程暂停）；distlock 摘要（Redis 的 distlock 页面）",
+    },
   },
   {
     name: 'redlock-fenced-pause',
@@ -28,6 +36,14 @@ export const MULTI_ENTRIES: DemoEntry[] = [
     fix: 'This is the fix for redlock-pause, as long as no master forgets its counter (a restart without persistence does).',
     fixDemo: 'redlock-pause',
     source: 'Kleppmann 2016 (fencing tokens)',
+    zh: {
+      title: "带栅栏令牌的 Redlock：被暂停客户端的写入被拒绝",
+      lock: "redlock-fenced：每个主节点在 key 旁边保存一个计数器；加锁时随 SET 一起读取它，取最大值 + 1，并在使用前把它写回多数派。",
+      fault: "与 redlock-pause 相同的暂停（有效期检查与写入之间 1200 ms，租约 800 ms）。检查的属性：资源。",
+      story: "锁依然会失效（时间线上有两个持有者），但任意两个多数派至少共享一个主节点，所以 c2 的令牌更大；c1 迟到的写入带着更旧的令牌，被拒绝。",
+      fix: "这是 redlock-pause 的修复，前提是没有主节点丢失它的计数器（没有持久化的重启就会丢失）。",
+      source: "Kleppmann 2016（栅栏令牌）",
+    },
   },
   {
     name: 'redlock-kleppmann',
@@ -40,6 +56,14 @@ export const MULTI_ENTRIES: DemoEntry[] = [
     fix: 'No clock-free fix exists inside Redlock: use a lock service with consensus and fencing tokens, and make the resource check the token.',
     fixDemo: 'zk-treat-as-loss',
     source: 'Kleppmann 2016 ("How to do distributed locking")',
+    zh: {
+      title: "Redlock：Kleppmann 的网络分区与时钟跳变",
+      lock: "在 5 个主节点上运行 Redlock，每个 key 按其所在主节点自己的墙上时钟过期。",
+      fault: "c1 与 n4、n5 之间网络分区，锁住了 n1、n2、n3；随后 n3 的墙上时钟向前跳变 20 s；c2 与 n1、n2 之间网络分区。",
+      story: "时钟跳变让 c1 在 n3 上的 key 立即过期。c2 拿到了 n3、n4、n5 这个多数派并持有锁，而 c1 仍持有 n1、n2，并以为自己的有效期还在。多数派规则假设各主节点的时钟对租约有多长是一致的。",
+      fix: "在 Redlock 内部不存在不依赖时钟的修复：使用基于共识并提供栅栏令牌的锁服务，并让资源检查令牌。",
+      source: "Kleppmann 2016（“How to do distributed locking”）",
+    },
   },
   {
     name: 'redlock-restart',
@@ -52,6 +76,14 @@ export const MULTI_ENTRIES: DemoEntry[] = [
     fix: 'antirez\'s remedy: keep a restarted master out for longer than the longest TTL (delayed restart), or fsync every write.',
     fixDemo: 'redlock-restart-delayed',
     source: 'antirez 2016 ("Is Redlock safe?"), the distlock summary',
+    zh: {
+      title: "Redlock：一个主节点在没有持久化的情况下重启",
+      lock: "在 5 个只把 key 存在内存中的主节点上运行 Redlock。",
+      fault: "c1 与 n4、n5 之间网络分区，锁住了 n1、n2、n3；n3 被杀掉并在没有持久化的情况下立即重启；c2 与 n1、n2 之间网络分区，向 n3、n4、n5 请求锁。",
+      story: "重启后的 n3 忘记了 c1 的 key，于是 c2 拿到了 n3、n4、n5 这个多数派，而 c1 持有 n1、n2，以及它在 n3 上那张已经不存在的票。",
+      fix: "antirez 的办法：让重启的主节点在超过最长 TTL 的时间内不参与（延迟重启），或者每次写入都 fsync。",
+      source: "antirez 2016（“Is Redlock safe?”），distlock 摘要",
+    },
   },
   {
     name: 'redlock-restart-delayed',
@@ -64,6 +96,14 @@ export const MULTI_ENTRIES: DemoEntry[] = [
     fix: 'This is the fix for redlock-restart.',
     fixDemo: 'redlock-restart',
     source: 'antirez 2016 (delayed restarts)',
+    zh: {
+      title: "延迟重启的 Redlock：修复有效",
+      lock: "在 5 个主节点上运行 Redlock；重启的主节点保持下线的时间超过 TTL。",
+      fault: "与 redlock-restart 相同，但 n3 在被杀掉至少 6 s 后才重启，长于 5 s 的 TTL。",
+      story: "在 c1 的租约有效期间，n3 处于下线状态：c2 只能联系到 n4 和 n5，凑不成多数派，什么也拿不到。等 n3 回来时，c1 的租约反正已经结束了。",
+      fix: "这是 redlock-restart 的修复。",
+      source: "antirez 2016（延迟重启）",
+    },
   },
   {
     name: 'sentinel-failover',
@@ -76,6 +116,14 @@ export const MULTI_ENTRIES: DemoEntry[] = [
     fix: 'Replication that acknowledges after the write is not enough (see sentinel-failover-wait). A lock needs a store that agrees by consensus before it answers, and fencing tokens for what slips through.',
     fixDemo: 'sentinel-failover-wait',
     source: 'the Redis and ZooKeeper post (主从异步复制: asynchronous replication), the Jedis-cluster post; antirez and Kleppmann 2016',
+    zh: {
+      title: "key 复制到从节点之前发生 Sentinel 主从切换",
+      lock: "在 Redis Sentinel 指定的主节点上 SET key <random> NX PX ttl；到从节点的复制是异步的。",
+      fault: "复制被切断，c1 在主节点上加锁，主节点被杀掉，Sentinel 把一个从节点提升为主节点。",
+      story: "主节点在 key 被复制之前就回复了 c1 OK。被提升的从节点从未见过这个 key，所以 c2 在那里拿到了锁，而 c1 仍持有它：两个客户端同时持有锁。",
+      fix: "写入后等待确认的复制也不够（见 sentinel-failover-wait）。锁需要一个在应答之前先达成共识的存储，并用栅栏令牌兜住漏网的写入。",
+      source: "Redis 与 ZooKeeper 那篇文章（主从异步复制），Jedis 集群那篇文章；antirez 与 Kleppmann 2016",
+    },
   },
   {
     name: 'sentinel-failover-wait',
@@ -88,6 +136,14 @@ export const MULTI_ENTRIES: DemoEntry[] = [
     fix: 'WAIT cannot undo a write that did not replicate. Use a consensus-based lock service (ZooKeeper, etcd) and fencing tokens.',
     fixDemo: 'zk-treat-as-loss',
     source: 'the Redis and ZooKeeper post; Redis WAIT documentation; Kleppmann 2016',
+    zh: {
+      title: "带 WAIT 1 的 Sentinel 主从切换：窗口变窄了，但没有关闭",
+      lock: "同 sentinel-failover，另外在 SET 之后执行 WAIT 1；无论 WAIT 返回什么都算作持有锁（常见做法：WAIT 无法回滚）。",
+      fault: "同样的主从切换：复制被切断，主节点被杀掉，一个从节点被提升。",
+      story: "WAIT 1 超时，返回 0 个从节点：没有任何从节点拿到这个 key。客户端照样持有锁，被提升的从节点上没有这个 key，c2 也拿到了锁。",
+      fix: "WAIT 无法撤销一次没有复制出去的写入。请使用基于共识的锁服务（ZooKeeper、etcd）和栅栏令牌。",
+      source: "Redis 与 ZooKeeper 那篇文章；Redis WAIT 文档；Kleppmann 2016",
+    },
   },
   {
     name: 'redisson-style-pause',
@@ -100,5 +156,13 @@ export const MULTI_ENTRIES: DemoEntry[] = [
     fix: 'Fencing tokens, checked by the resource, as for any lease lock.',
     fixDemo: 'set-px-lua-fenced-pause',
     source: 'the three-unlocks post (Redisson\'s watchdog); Kleppmann 2016',
+    zh: {
+      title: "Redisson 式看门狗 + 客户端进程暂停",
+      lock: "按 Redisson 的 Lua 脚本重建的 RLock：一个可重入的 hash 锁，客户端持有期间由看门狗定时器每 TTL/3 续约一次。",
+      fault: "客户端 c1 在临界区中被暂停 1200 ms（租约 800 ms）。",
+      story: "看门狗是同一个进程里的定时器：进程暂停时，看门狗也随之停止。租约到期，c2 拿到锁，c1 恢复后仍以为自己持有锁。续约能防止业务执行慢，却防不了进程暂停（GC 停顿）。",
+      fix: "栅栏令牌，由资源检查，和任何基于租约的锁一样。",
+      source: "三种解锁方式那篇文章（Redisson 的看门狗）；Kleppmann 2016",
+    },
   },
 ];

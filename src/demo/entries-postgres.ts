@@ -15,6 +15,14 @@ export const POSTGRES_ENTRIES: DemoEntry[] = [
     fix: 'Do not trust a session lock for the length of the work: fence the writes with a number the resource checks (pg-advisory-fenced-session-killed), and treat a dropped session as a lost lock.',
     fixDemo: 'pg-advisory-fenced-session-killed',
     source: 'PostgreSQL documentation, Advisory Locks and pg_terminate_backend; issue 22',
+    zh: {
+      title: "PostgreSQL advisory lock：服务器结束了持有者的会话",
+      lock: "在专用会话上执行 SELECT pg_try_advisory_lock(id)，被占用时轮询；解锁 = pg_advisory_unlock(id)。锁属于服务器端会话，随会话悄无声息地消失。",
+      fault: "c1 拿到锁后，服务器结束了 c1 的会话（对其后端执行 pg_terminate_backend，就像管理员、idle_session_timeout 或连接池会做的那样）。",
+      story: "c1 的锁随会话一起消失；c1 工作期间不与服务器通信，所以并不知道。c2 下一次 pg_try_advisory_lock 返回 true，两者都以持有者身份工作。c1 直到解锁时才发现，那时会话已经不在了。",
+      fix: "不要在整个工作期间信任会话锁：用资源会检查的数字对写入加栅栏（pg-advisory-fenced-session-killed），并把断开的会话当作锁已丢失。",
+      source: "PostgreSQL 文档，Advisory Locks 与 pg_terminate_backend；issue 22",
+    },
   },
   {
     name: 'pg-advisory-fenced-session-killed',
@@ -27,6 +35,14 @@ export const POSTGRES_ENTRIES: DemoEntry[] = [
     fix: 'This is the fix for pg-advisory-session-killed.',
     fixDemo: 'pg-advisory-session-killed',
     source: 'Kleppmann, How to do distributed locking (2016): fencing tokens; issue 22',
+    zh: {
+      title: "带栅栏行版本号的 PostgreSQL advisory lock：修复有效",
+      lock: "同样的会话锁；拿到锁后，同一个会话把 lockpick_fence 中该 key 的行版本号加一并返回：这就是资源检查的栅栏令牌。",
+      fault: "同 pg-advisory-session-killed：c1 持有锁时服务器结束了它的会话。检查的属性：资源。",
+      story: "锁依然会失效：c1 仍在工作时 c2 拿到了锁。但 c2 的版本号更高，资源拒绝了 c1 带着旧版本号的写入：没有丢失任何更新。",
+      fix: "这是 pg-advisory-session-killed 的修复。",
+      source: "Kleppmann，How to do distributed locking（2016）：栅栏令牌；issue 22",
+    },
   },
   {
     name: 'pg-advisory-pgbouncer-shared',
@@ -39,6 +55,14 @@ export const POSTGRES_ENTRIES: DemoEntry[] = [
     fix: 'Behind transaction pooling, take a transaction advisory lock (pg_try_advisory_xact_lock) inside a transaction that lasts the whole critical section, or connect to the server (or a session-pooling PgBouncer) for locking.',
     fixDemo: 'pg-advisory-xact-pgbouncer',
     source: 'PgBouncer documentation, feature matrix (session-level advisory locks need session pooling); issue 22',
+    zh: {
+      title: "经由 PgBouncer（事务级连接池）使用 PostgreSQL 会话级 advisory lock",
+      lock: "会话级 advisory lock，所有客户端都以事务池模式连接 PgBouncer：每条语句在任意一个空闲的服务器连接上执行。",
+      fault: "没有故障：只有连接池本身。",
+      story: "c1 的 pg_try_advisory_lock 在一个服务器连接上拿到了锁，这个连接随即被归还连接池。c2 的语句恰好在同一个服务器连接上执行，而该会话已经持有这把锁：advisory lock 在同一会话内可重入，所以返回 true。两个客户端同时持有锁，而 c1 之后的解锁可能释放 c2 的锁，也可能什么都不释放。",
+      fix: "在事务池模式下，在覆盖整个临界区的事务中使用事务级 advisory lock（pg_try_advisory_xact_lock），或者直连服务器（或会话池模式的 PgBouncer）来加锁。",
+      source: "PgBouncer 文档，功能矩阵（会话级 advisory lock 需要会话池模式）；issue 22",
+    },
   },
   {
     name: 'pg-advisory-xact-pgbouncer',
@@ -51,6 +75,14 @@ export const POSTGRES_ENTRIES: DemoEntry[] = [
     fix: 'This is the fix for pg-advisory-pgbouncer-shared.',
     fixDemo: 'pg-advisory-pgbouncer-shared',
     source: 'PostgreSQL documentation, Advisory Locks; PgBouncer feature matrix; issue 22',
+    zh: {
+      title: "经由 PgBouncer 使用 PostgreSQL 事务级 advisory lock：修复有效",
+      lock: "BEGIN; SELECT pg_try_advisory_xact_lock(id); 未提交的事务持有锁；解锁 = COMMIT。即使在事务池模式下，一个事务也会一直占用它的服务器连接。",
+      fault: "没有故障：只有连接池本身，同 pg-advisory-pgbouncer-shared。",
+      story: "c1 的事务在 COMMIT 之前一直占用它的服务器连接，所以锁只属于 c1；c2 的尝试在另一个服务器连接上执行，在 c1 提交之前一直返回 false。",
+      fix: "这是 pg-advisory-pgbouncer-shared 的修复。",
+      source: "PostgreSQL 文档，Advisory Locks；PgBouncer 功能矩阵；issue 22",
+    },
   },
   {
     name: 'pg-advisory-session-abandoned',
@@ -62,5 +94,13 @@ export const POSTGRES_ENTRIES: DemoEntry[] = [
     story: 'The server never hears that c1 is gone: its session stays open until TCP keepalive gives up (two hours by default), and the lock with it. c2 and c3 retry for 3 s and never get it. Safe, but stuck.',
     fix: 'Let the server end sessions that stop answering: tcp_keepalives_idle / _interval / _count (or client_connection_check_interval) in seconds, not hours; or use a lock with a lease.',
     source: 'PostgreSQL documentation, Advisory Locks and tcp_keepalives_idle; issue 22',
+    zh: {
+      title: "PostgreSQL 会话级 advisory lock：主机消失的持有者一直占着锁（活性）",
+      lock: "即 pg-advisory-session-killed 中的会话级 advisory lock：持有者的服务器端会话存在多久，它就存在多久。",
+      fault: "c1 拿到锁后，它的链路变得静默（黑洞：任何东西，包括关闭连接，都到不了服务器），随后 c1 死掉。检查的属性：活性（持有者消失后 2 × TTL = 1.6 s 内锁重新可用）。",
+      story: "服务器始终不知道 c1 已经不在了：它的会话一直保持打开，直到 TCP keepalive 放弃（默认两小时），锁也一直随之存在。c2 和 c3 重试了 3 s，始终拿不到锁。安全，但卡死了。",
+      fix: "让服务器结束不再应答的会话：把 tcp_keepalives_idle / _interval / _count（或 client_connection_check_interval）设为秒级而不是小时级；或者使用带租约的锁。",
+      source: "PostgreSQL 文档，Advisory Locks 与 tcp_keepalives_idle；issue 22",
+    },
   },
 ];

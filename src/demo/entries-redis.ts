@@ -4,6 +4,9 @@ import type { DemoEntry } from './entry.ts';
 
 const FENCING_FIX = 'Give every grant a fencing token that grows (INCR in the same script as the SET) and have the resource refuse a write with a token older than one it has seen: a holder that outlived its lease then gets its write rejected instead of overwriting the new holder\'s (Kleppmann 2016).';
 
+/** The same in Chinese. */
+const FENCING_FIX_ZH = "给每次加锁发放一个递增的栅栏令牌（fencing token，在与 SET 同一个 Lua 脚本里 INCR），资源拒绝令牌比它见过的更旧的写入：租约过期后仍在工作的持有者，其写入会被拒绝，而不会覆盖新持有者的写入（Kleppmann 2016）。";
+
 export const REDIS_ENTRIES: DemoEntry[] = [
   {
     name: 'set-px-del-pause',
@@ -16,6 +19,14 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     fix: `Unlock with an atomic compare-and-delete (the Lua script of the three-unlocks post's final version) so a late unlock no longer frees another holder's lock; that still leaves the late write, which only fencing makes harmless. ${FENCING_FIX}`,
     fixDemo: 'set-px-lua-fenced-pause',
     source: 'the three-unlocks post (first unlock: plain DEL); Kleppmann 2016 (process pauses)',
+    zh: {
+      title: "DEL 解锁 + 客户端进程暂停：误删他人的锁",
+      lock: "用 SET key id NX PX ttl 加锁；用普通的 DEL 解锁，不管那时 key 属于谁。",
+      fault: "客户端 c1 刚拿到锁就被暂停（SIGSTOP，相当于一次很长的 GC 停顿）1200 ms，比它 800 ms 的租约还长。",
+      story: "c1 暂停期间租约过期，c2 拿到了锁。c1 醒来后仍以为自己持有锁：它用暂停前读到的值写入资源（丢失了一次更新），随后它的 DEL 删掉了 c2 的 key，而 c2 还在临界区中。两个客户端同时持有锁，而且这次解锁释放的并不是 c1 自己的锁。",
+      fix: `用原子的“比较并删除”解锁（三种解锁方式那篇文章最终版本中的 Lua 脚本），迟到的解锁就不会再释放别人的锁；但迟到的写入依然存在，只有栅栏令牌能让它无害。${FENCING_FIX_ZH}`,
+      source: "三种解锁方式那篇文章（第一种解锁：直接 DEL）；Kleppmann 2016（进程暂停）",
+    },
   },
   {
     name: 'set-px-check-del-race',
@@ -28,6 +39,14 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     fix: 'Compare and delete in one atomic step: the Lua script `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end` (the three-unlocks post\'s final version, the distlock page). A pause can still outlive the lease, which a fencing token makes harmless.',
     fixDemo: 'set-px-lua-fenced-pause',
     source: 'the three-unlocks post (second unlock: GET, compare, DEL), the Jedis-cluster post (releaseLock)',
+    zh: {
+      title: "GET-比较-DEL 解锁：比较与删除之间的竞态",
+      lock: "用 SET key <uuid> NX PX ttl 加锁；解锁时先 GET 这个 key，和自己的值比较，再 DEL：三条独立的命令。",
+      fault: "客户端 c1 在比较（值仍是自己的）之后、DEL 之前被暂停 1200 ms。",
+      story: "c1 在比较之后暂停时，它的租约过期，c2 拿到了锁。c1 醒来后执行它早已决定的 DEL：删掉了 c2 的 key。随后 c3 在 c2 仍持有锁时拿到了锁：两个客户端同时持有锁，原因是一次先检查过的解锁。",
+      fix: "把比较和删除合成一个原子操作：Lua 脚本 `if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"del\",KEYS[1]) else return 0 end`（三种解锁方式那篇文章的最终版本，Redis 的 distlock 页面）。进程暂停仍可能超过租约，栅栏令牌能让它无害。",
+      source: "三种解锁方式那篇文章（第二种解锁：GET、比较、DEL），Jedis 集群那篇文章（releaseLock）",
+    },
   },
   {
     name: 'setnx-getset-clock-skew',
@@ -40,6 +59,14 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     fix: 'Let the server expire the lock (SET key <random> NX PX ttl): the lease is measured by one clock, the server\'s, and no client\'s clock decides when someone else\'s lock has expired.',
     fixDemo: 'set-px-lua-clock-skew',
     source: 'the Redis and ZooKeeper post (RedisKeyLock), the Jedis-cluster post (getDistibuteLock)',
+    zh: {
+      title: "SETNX + GETSET 存过期时间戳：客户端时钟偏差",
+      lock: "SETNX key <按我的时钟算出的过期时间>；若已被占用，就 GET 存储的过期时间，如果按“我的”时钟它已过去，就 GETSET 一个新的。每个客户端都用自己的墙上时钟判断锁是否过期。",
+      fault: "客户端 c2 的墙上时钟快了 2 s（就像一台时间同步很差的机器）。",
+      story: "c1 按自己的时钟以“现在 + 800 ms”为过期时间加锁。在时钟快 2 s 的 c2 看来，这个时间早已过去：c2 认为锁已过期，GETSET 写入自己的过期时间并持有锁，而 c1 还在临界区中。之后 c1 的普通 DEL 又把 c2 的锁也释放了。",
+      fix: "让服务器来让锁过期（SET key <random> NX PX ttl）：租约只由一个时钟（服务器的时钟）计量，任何客户端的时钟都不能决定别人的锁何时过期。",
+      source: "Redis 与 ZooKeeper 那篇文章（RedisKeyLock），Jedis 集群那篇文章（getDistibuteLock）",
+    },
   },
   {
     name: 'set-px-lua-clock-skew',
@@ -52,6 +79,14 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     fix: 'This is the fix for setnx-getset-clock-skew. The server\'s own clock still matters: see set-px-lua-clock-jump.',
     fixDemo: 'setnx-getset-clock-skew',
     source: 'the Redis and ZooKeeper post, the database-lock post, the three-unlocks post, the distlock summary (SET NX PX + Lua unlock)',
+    zh: {
+      title: "客户端时钟偏差下的 SET NX PX：修复有效",
+      lock: "SET key <random> NX PX ttl；用 Lua 的“比较并删除”解锁。租约由服务器计时。",
+      fault: "与 setnx-getset-clock-skew 相同：客户端 c2 的墙上时钟快了 2 s。",
+      story: "c2 的时钟偏差无关紧要：它从不自己判断 c1 的锁，只问服务器，而服务器在 c1 解锁前一直回答“已被占用”。c2 等待，然后独自持有锁。",
+      fix: "这是 setnx-getset-clock-skew 的修复。服务器自己的时钟仍然重要：见 set-px-lua-clock-jump。",
+      source: "Redis 与 ZooKeeper 那篇文章、数据库锁那篇文章、三种解锁方式那篇文章、distlock 摘要（SET NX PX + Lua 解锁）",
+    },
   },
   {
     name: 'set-px-lua-pause',
@@ -64,6 +99,14 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     fix: FENCING_FIX,
     fixDemo: 'set-px-lua-fenced-pause',
     source: 'Kleppmann 2016 (process pauses); the three-unlocks post (超时释放: the lease runs out while the holder still works)',
+    zh: {
+      title: "SET NX PX + Lua 解锁：客户端进程暂停超过租约",
+      lock: "SET key <random> NX PX ttl；用 Lua 的“比较并删除”解锁，因此绝不会删除其他持有者的 key。",
+      fault: "客户端 c1 在临界区中被暂停 1200 ms，比它 800 ms 的租约还长。",
+      story: "原子解锁尽到了职责：c1 迟到的解锁发现是 c2 的值，什么也没删。但 c1 暂停期间租约已过期，c2 拿到了锁，而 c1 在临界区中途醒来：它用暂停前读到的值写入资源，覆盖了 c2 的写入。租约无法阻止一个不知道时间已经流逝的客户端。",
+      fix: FENCING_FIX_ZH,
+      source: "Kleppmann 2016（进程暂停）；三种解锁方式那篇文章（超时释放：持有者仍在工作时租约已过期）",
+    },
   },
   {
     name: 'set-px-lua-fenced-pause',
@@ -76,6 +119,14 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     fix: 'This is the fix for the pause demos. The token counter lives on the lock server: a Redis restart without persistence restarts it too (set-px-lua-restart).',
     fixDemo: 'set-px-lua-pause',
     source: 'Kleppmann 2016 (fencing tokens)',
+    zh: {
+      title: "栅栏令牌：资源拒绝被暂停客户端的写入",
+      lock: "在同一个 Lua 脚本里执行 SET key <random> NX PX ttl 和 INCR key:fence：每次加锁都得到一个更大的令牌，客户端每次写入时把它交给资源。",
+      fault: "与 set-px-lua-pause 相同的暂停：c1 在临界区中被暂停 1200 ms（租约 800 ms）。检查的属性：资源（没有丢失更新，没有过期写入）。",
+      story: "锁依然会失效：c1 暂停时 c2 拿到了锁，时间线上两者都以为自己持有锁。但 c2 的令牌更大；c1 醒来用旧令牌写入时，资源已经见过 c2 的令牌，于是拒绝了 c1 的写入。没有丢失任何更新。",
+      fix: "这是那几个进程暂停演示的修复。令牌计数器存在锁服务器上：Redis 在没有持久化的情况下重启，计数器也会归零（set-px-lua-restart）。",
+      source: "Kleppmann 2016（栅栏令牌）",
+    },
   },
   {
     name: 'set-px-lua-clock-jump',
@@ -88,6 +139,14 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     fix: `Keep server clocks from stepping (slew, not jump), and do not rely on the lease alone: ${FENCING_FIX}`,
     fixDemo: 'set-px-lua-fenced-clock-jump',
     source: 'Kleppmann 2016 (timing assumptions), antirez 2016',
+    zh: {
+      title: "SET NX PX：Redis 服务器的时钟向前跳变",
+      lock: "SET key <random> NX PX ttl；Redis 把过期时间存为它自己墙上时钟上的绝对时间。",
+      fault: "在 c1 的 2 s 租约开始 300 ms 后，Redis 服务器的墙上时钟向前跳变 5 s（NTP 步进校时，或运维手动改时间）。",
+      story: "在 Redis 看来，c1 的 key 突然已经过期 3 s：它没了。c2 请求并拿到了锁，而 c1 自己的时钟没有变化，仍在临界区中。两者都写入资源；丢失了一次更新。",
+      fix: `不要让服务器时钟跳变（平滑调整而不是跳变），也不要只依赖租约：${FENCING_FIX_ZH}`,
+      source: "Kleppmann 2016（时序假设），antirez 2016",
+    },
   },
   {
     name: 'set-px-lua-fenced-clock-jump',
@@ -100,6 +159,14 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     fix: 'This is the fix for set-px-lua-clock-jump.',
     fixDemo: 'set-px-lua-clock-jump',
     source: 'Kleppmann 2016 (fencing tokens)',
+    zh: {
+      title: "服务器时钟跳变下的栅栏令牌：修复有效",
+      lock: "redis-set-px-lua 加上一个栅栏令牌（在加锁脚本里 INCR），由资源检查。",
+      fault: "与 set-px-lua-clock-jump 相同的时钟跳变（Redis +5 s，发生在 2 s 租约的第 300 ms）。检查的属性：资源。",
+      story: "时钟跳变仍然让 c1 的租约提前结束，c2 以更大的令牌拿到了锁。c2 先写入；c1 迟到的写入带着更旧的令牌，资源拒绝了它。",
+      fix: "这是 set-px-lua-clock-jump 的修复。",
+      source: "Kleppmann 2016（栅栏令牌）",
+    },
   },
   {
     name: 'set-px-lua-restart',
@@ -112,6 +179,14 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     fix: 'Make the key survive the restart (appendonly yes, appendfsync always), or keep a restarted node out of service for longer than the longest lease (antirez\'s delayed restart).',
     fixDemo: 'set-px-lua-restart-delayed',
     source: 'the Redis and ZooKeeper post (单点问题: one Redis is a single point of failure); antirez 2016 (delayed restarts)',
+    zh: {
+      title: "SET NX PX：Redis 在没有持久化的情况下重启",
+      lock: "在单个只把 key 存在内存中的 Redis 上执行 SET key <random> NX PX ttl。",
+      fault: "在 c1 的 2 s 租约开始 150 ms 后 Redis 被杀掉（SIGKILL），并在没有持久化的情况下立即重启。",
+      story: "重启后的 Redis 忘记了所有 key，其中包括 c1 的锁。c2 请求并获得了锁，而 c1 还在临界区中。",
+      fix: "让 key 在重启后仍然存在（appendonly yes，appendfsync always），或者让重启的节点在超过最长租约的时间内不提供服务（antirez 的延迟重启）。",
+      source: "Redis 与 ZooKeeper 那篇文章（单点问题：一个 Redis 就是单点故障）；antirez 2016（延迟重启）",
+    },
   },
   {
     name: 'set-px-lua-restart-delayed',
@@ -124,6 +199,14 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     fix: 'This is the fix for set-px-lua-restart (antirez\'s delayed restart). The other fix, appendfsync always, needs Redis to run with its append-only file from the start, which a fixed plan cannot ask of the environment yet.',
     fixDemo: 'set-px-lua-restart',
     source: 'antirez 2016 (delayed restarts)',
+    zh: {
+      title: "Redis 在最长租约之后才重启：修复有效",
+      lock: "在只把 key 存在内存中的 Redis 上执行 SET key <random> NX PX ttl，但它崩溃后至少过一个 TTL 才重新上线。",
+      fault: "与 set-px-lua-restart 相同的 kill（发生在 c1 的 2 s 租约第 150 ms，没有持久化），但 Redis 至少在 2.5 s 之后才重启。",
+      story: "在 c1 的租约可能还有效的这段时间里，根本没有 Redis 能把锁交给任何人：c2 一直在重试。重启后的 Redis 忘记了 c1 的 key，但那时 c1 的租约已经结束，所以 c2 独自持有锁。",
+      fix: "这是 set-px-lua-restart 的修复（antirez 的延迟重启）。另一种修复 appendfsync always 需要 Redis 从一开始就启用 AOF 文件运行，而固定的故障计划目前还无法要求环境做到这一点。",
+      source: "antirez 2016（延迟重启）",
+    },
   },
   {
     name: 'set-px-lua-holder-crash',
@@ -136,5 +219,13 @@ export const REDIS_ENTRIES: DemoEntry[] = [
     fix: 'This is the fix for mysql-unique-key-holder-crash: a lock that expires (a lease) or dies with its owner\'s session.',
     fixDemo: 'mysql-unique-key-holder-crash',
     source: 'the Redis and ZooKeeper post (Redis waits for the TTL when a holder dies), the database-lock post',
+    zh: {
+      title: "租约释放崩溃持有者的锁：活性成立",
+      lock: "SET key <random> NX PX ttl：租约到期后锁自动过期。",
+      fault: "客户端 c1 在临界区中被杀掉（kill -9）。检查的属性：活性（持有者消失后 2 × TTL = 1.6 s 内锁重新可用）。",
+      story: "c1 持有锁时死掉了。它 800 ms 的租约在服务器上到期，c2 在时限内拿到了锁，c3 在 c2 之后拿到。",
+      fix: "这是 mysql-unique-key-holder-crash 的修复：一个会过期的锁（租约），或者随持有者会话一起消失的锁。",
+      source: "Redis 与 ZooKeeper 那篇文章（持有者死掉时 Redis 要等到 TTL 过期），数据库锁那篇文章",
+    },
   },
 ];

@@ -14,6 +14,14 @@ export const SHARED_ENTRIES: DemoEntry[] = [
     fix: 'Trim, count and add in one Lua script that reads the server\'s clock (TIME), and release only an entry that is still ours and still inside its lease: no client\'s clock decides another\'s lease.',
     fixDemo: 'lua-semaphore-clock-skew',
     source: 'the common Redis sorted-set semaphore (ZADD with the client timestamp, ZREMRANGEBYSCORE, ZRANK); redis-semaphore\'s README ("node time difference")',
+    zh: {
+      title: "按客户端时钟清理的有序集合信号量：一个客户端时钟超前，多出一个持有者",
+      lock: "用有序集合实现的 N = 2 个许可的信号量：每个客户端按“它自己的”时钟清理比租约更旧的条目（ZREMRANGEBYSCORE），以“它自己的”时钟为分数加入自己（ZADD），排名小于 N 即持有（ZRANK）。",
+      fault: "在 c1 和 c3 持有全部两个许可时，客户端 c2 的墙上时钟快了 2 s。",
+      story: "在 c2 看来，c1 和 c3 的条目已经存在 2 s，超过了 800 ms 的租约：它的清理删掉了它们，它自己的条目排名为 0，于是它持有了许可。而 c1 和 c3 仍在临界区中：一个只有两个许可的信号量有了三个持有者。每个客户端的时钟都在决定其他每个客户端的租约。",
+      fix: "在一个读取服务器时钟（TIME）的 Lua 脚本中完成清理、计数和加入，并且只释放仍属于自己、仍在租约内的条目：任何客户端的时钟都不能决定别人的租约。",
+      source: "常见的 Redis 有序集合信号量（用客户端时间戳 ZADD，ZREMRANGEBYSCORE，ZRANK）；redis-semaphore 的 README（“node time difference”）",
+    },
   },
   {
     name: 'lua-semaphore-clock-skew',
@@ -26,6 +34,14 @@ export const SHARED_ENTRIES: DemoEntry[] = [
     fix: 'This is the fix for zset-semaphore-clock-skew. The server\'s own clock still decides the leases: a jump of it (clock-bump) ends them all early, as for SET NX PX.',
     fixDemo: 'zset-semaphore-clock-skew',
     source: 'the sorted-set semaphore with the clock bug fixed (server time in one script)',
+    zh: {
+      title: "按服务器时钟的信号量：同样的时钟偏差下修复有效",
+      lock: "同样的有序集合，但由一个 Lua 脚本按服务器的 TIME 清理、计数（ZCARD < N）并加入；释放和续约会检查条目仍属于自己且仍在租约内。",
+      fault: "同 zset-semaphore-clock-skew：在 c1 和 c3 持有全部两个许可时，c2 的墙上时钟快了 2 s。",
+      story: "c2 的时钟根本到不了服务器：脚本按服务器时间清理，发现两个有效条目，返回 0。c2 一直重试，直到 c1 或 c3 释放，然后与另一个客户端一起持有：任何时刻都不超过两个。",
+      fix: "这是 zset-semaphore-clock-skew 的修复。服务器自己的时钟仍然决定租约：它一旦跳变（clock-bump），所有租约都会提前结束，和 SET NX PX 一样。",
+      source: "修复了时钟缺陷的有序集合信号量（在一个脚本中使用服务器时间）",
+    },
   },
   {
     name: 'rwlock-check-then-set-race',
@@ -38,6 +54,14 @@ export const SHARED_ENTRIES: DemoEntry[] = [
     fix: 'Check and set in one step: a Lua script that looks at the writer key and the readers\' hash and adds the holder in the same call (redis-lua-rwlock).',
     fixDemo: 'lua-rwlock-reader-paused',
     source: 'the Redis read-write lock (a hash of readers, a writer key) with its acquire split in two',
+    zh: {
+      title: "先检查再设置的读写锁：写者趁隙而入",
+      lock: "Redis 上的读写锁：一个记录读者的 hash 和一个写者 key。读者先检查没有写者持有，再把自己加入读者 hash：两次往返。",
+      fault: "读者 c1 在检查（没有写者）与 HSET 之间被暂停 500 ms。",
+      story: "c1 在检查之后暂停时，写者 c2 发现既没有读者也没有写者，于是设置了写者 key。c1 醒来后按它先前的决定把自己加入读者：它在 c2 写的同时读，一个写者与一个读者并存。",
+      fix: "把检查和设置合成一步：一个 Lua 脚本在同一次调用中查看写者 key 和读者 hash 并加入持有者（redis-lua-rwlock）。",
+      source: "Redis 读写锁（读者 hash，写者 key），其加锁被拆成了两步",
+    },
   },
   {
     name: 'lua-rwlock-reader-paused',
@@ -50,5 +74,13 @@ export const SHARED_ENTRIES: DemoEntry[] = [
     fix: 'This is the fix for rwlock-check-then-set-race. A pause longer than the reader\'s lease would still let the writer in beside it: the lease decides then, as for any leased lock.',
     fixDemo: 'rwlock-check-then-set-race',
     source: 'the Redis read-write lock in Lua (a hash of readers, a writer key, leases)',
+    zh: {
+      title: "单个脚本实现的读写锁：写者等待被暂停的读者",
+      lock: "一个读者 hash 和一个写者 key；每次加锁都是一个 Lua 脚本：没有写者持有时读者进入，没有写者也没有有效读者时写者进入。租约按服务器的 TIME 计算；释放时检查持有者。",
+      fault: "读者 c1 在加锁脚本返回后立即被暂停 500 ms。",
+      story: "c1 的检查与加入之间没有空隙：暂停发生在两者之后。写者 c2 在 c1 暂停时到来，看到一个有效的读者，于是等待；它只在 c1 释放之后才写入。",
+      fix: "这是 rwlock-check-then-set-race 的修复。如果暂停超过读者的租约，写者仍然可以与它并存：那时由租约决定，和任何基于租约的锁一样。",
+      source: "用 Lua 实现的 Redis 读写锁（读者 hash，写者 key，租约）",
+    },
   },
 ];

@@ -10,6 +10,18 @@ export interface CodeExcerpt {
   to: string;
 }
 
+/** An entry's words in another language: every field of DemoEntry that is prose, nothing else (names, code and plans stay as they are). */
+export interface DemoText {
+  title: string;
+  lock: string;
+  fault: string;
+  story: string;
+  fix: string;
+  source: string;
+  /** The same words in Simplified Chinese (the pages of `--lang zh-CN`); test/unit/i18n.test.ts checks every entry has them. */
+  zh?: DemoText;
+}
+
 export interface DemoEntry {
   /** Also the scenario directory: scenarios/<name>/test.json. */
   name: string;
@@ -30,4 +42,11 @@ export interface DemoEntry {
   fixDemo?: string;
   /** Where the failure mode is described: seed file, paper, post. */
   source: string;
+  /** The same words in Simplified Chinese (the pages of `--lang zh-CN`); test/unit/i18n.test.ts checks every entry has them. */
+  zh?: DemoText;
+}
+
+/** An entry's prose in `lang`: its Chinese where it has it, else its English. */
+export function entryText(entry: DemoEntry, lang: 'en' | 'zh-CN'): DemoText {
+  return lang === 'zh-CN' && entry.zh ? entry.zh : entry;
 }

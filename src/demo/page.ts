@@ -8,7 +8,7 @@ import { escapeHtml as esc } from '../report/html.ts';
 import { getRecipe } from '../locks/registry.ts';
 import { describePlan, validatePlan } from '../workload/plan.ts';
 import type { RunSummary } from '../runner/index.ts';
-import type { DemoEntry } from './entry.ts';
+import { entryText, type DemoEntry } from './entry.ts';
 import type { DemoOutcome } from './run.ts';
 import { excerpt } from './code.ts';
 import { findDemo } from './registry.ts';
@@ -43,7 +43,7 @@ export function verdictBadge(o: Pick<DemoOutcome, 'verdict' | 'status' | 'expect
 function demoLink(name: string | undefined, lang: Lang): string {
   const d = name ? findDemo(name) : undefined;
   if (!d) return '';
-  return `<p>${esc(t(lang, 'demo.seeIt'))} <a href="${esc(d.name)}.html" data-demo-link="${esc(d.name)}">${esc(d.name)}</a>: ${esc(d.title)} (${d.expected}).</p>`;
+  return `<p>${esc(t(lang, 'demo.seeIt'))} <a href="${esc(d.name)}.html" data-demo-link="${esc(d.name)}">${esc(d.name)}</a>: ${esc(entryText(d, lang).title)} (${esc(t(lang, `verdict.${d.expected}`))}).</p>`;
 }
 
 function codeBlock(entry: DemoEntry): string {
@@ -82,6 +82,7 @@ export interface PageInput {
 
 export function renderDemoPage(entry: DemoEntry, o: DemoOutcome, input: PageInput): string {
   const lang = input.lang ?? 'en';
+  const w = entryText(entry, lang);
   const recipe = getRecipe(String(input.test.lock));
   const plan = validatePlan(input.test.plan, `scenarios/${entry.name}/test.json`);
   const opts = input.test.lock_options as Record<string, unknown> | undefined;
@@ -93,34 +94,39 @@ export function renderDemoPage(entry: DemoEntry, o: DemoOutcome, input: PageInpu
     : `<p>${esc(t(lang, 'demo.noTimeline', { why: o.error ?? t(lang, 'demo.noTimelineWhy') }))}</p>`;
   const h = (key: Parameters<typeof t>[1]) => `<h2>${esc(t(lang, key))}</h2>`;
   const body = `<p><a href="index.html">${esc(t(lang, 'demo.catalogue'))}</a></p>
-<h1>${esc(entry.title)}</h1>
+<h1>${esc(w.title)}</h1>
 <p>${verdictBadge(o, lang)} — ${esc(t(lang, 'demo.runsLine', { runs: o.runs, tries: o.tries, seconds: (o.elapsedMs / 1000).toFixed(1) }))}</p>
 ${h('demo.whatLock')}
-<p><b>${esc(recipe.name)}</b>${esc(optText)}: ${esc(entry.lock)}</p>
+<p><b>${esc(recipe.name)}</b>${esc(optText)}: ${esc(w.lock)}</p>
 <p>${esc(t(lang, 'demo.recipe'))} ${esc(recipe.summary)} (${esc(recipe.source ?? 'lockpick')}).</p>
 ${codeBlock(entry)}
 ${h('demo.fault')}
-<p>${esc(entry.fault)}</p>
+<p>${esc(w.fault)}</p>
 <pre>${esc(describePlan(plan))}</pre>
 ${h('demo.wrong')}
-<p>${esc(entry.story)}</p>
+<p>${esc(w.story)}</p>
 <p>${esc(t(lang, 'demo.found', { property: String(input.test.property ?? 'both') }))}</p>
 ${findings(input.summary, lang)}
 ${h('demo.timeline')}
 ${tl}
 ${h('demo.fix')}
-<p>${esc(entry.fix)}</p>
+<p>${esc(w.fix)}</p>
 ${demoLink(entry.fixDemo, lang)}
 ${h('demo.yourself')}
 <pre>lockpick demo ${esc(entry.name)}${lang === 'en' ? '' : ` --lang ${lang}`}
 lockpick run --replay scenarios/${esc(entry.name)} --runs 3</pre>
-<p>${esc(t(lang, 'demo.source'))} ${esc(entry.source)}.</p>
+<p>${esc(t(lang, 'demo.source'))} ${esc(w.source)}.</p>
 <details><summary>${esc(t(lang, 'demo.report'))}</summary><pre>${esc(input.report.join('\n'))}</pre></details>`;
-  return page(`${entry.name}: ${entry.title}`, body, lang);
+  return page(`${entry.name}: ${w.title}`, body, lang);
+}
+
+function titleOf(o: DemoOutcome, lang: Lang): string {
+  const d = findDemo(o.name);
+  return d ? entryText(d, lang).title : o.title;
 }
 
 export function renderIndex(outcomes: DemoOutcome[], elapsedMs: number, lang: Lang = 'en'): string {
-  const rows = outcomes.map((o) => `<tr data-demo="${esc(o.name)}"><td><a href="${esc(o.name)}.html">${esc(o.name)}</a></td><td>${esc(o.title)}</td><td>${esc(t(lang, `verdict.${o.expected}`))}</td><td>${verdictBadge(o, lang)}</td><td>${o.runs}</td><td>${(o.elapsedMs / 1000).toFixed(1)} s</td></tr>`).join('\n');
+  const rows = outcomes.map((o) => `<tr data-demo="${esc(o.name)}"><td><a href="${esc(o.name)}.html">${esc(o.name)}</a></td><td>${esc(titleOf(o, lang))}</td><td>${esc(t(lang, `verdict.${o.expected}`))}</td><td>${verdictBadge(o, lang)}</td><td>${o.runs}</td><td>${(o.elapsedMs / 1000).toFixed(1)} s</td></tr>`).join('\n');
   const bad = outcomes.filter((o) => o.status !== 'as expected').length;
   const body = `<h1>${esc(t(lang, 'demo.indexTitle'))}</h1>
 <p>${esc(t(lang, 'demo.indexIntro'))}</p>

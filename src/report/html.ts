@@ -15,6 +15,7 @@ import { G, niceTicks, tickLabel } from './timeline-geometry.ts';
 import { timelineScript } from './timeline-script.ts';
 import { timelineCss } from './timeline-style.ts';
 import { describeOutcomes, opOutcomes, type Outcomes } from './outcomes.ts';
+import { t, type Lang } from '../i18n/lang.ts';
 
 export type { TimelineExtras } from './timeline-story.ts';
 
@@ -266,39 +267,39 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
 const box = (cls: string, label: string): string => `<span class="lg"><svg width="34" height="14"><rect class="${cls}" x="1" y="1" width="32" height="12"/></svg>${label}</span>`;
 const line = (cls: string, label: string): string => `<span class="lg"><svg width="14" height="14"><line class="${cls}" x1="7" x2="7" y1="0" y2="14"/></svg>${label}</span>`;
 
-/** The legend in order: a swatch, shown when the page holds any of its marks' texts (none listed: always). */
-const LEGEND: readonly (readonly [drawnIf: readonly string[], swatch: string])[] = [
-  [[], box('op ok', 'ok')], [[], box('op fail', 'fail (did not happen)')], [[], box('op info', 'info (unknown, open-ended)')],
-  [[], box('hold', 'held, as the client believes')],
-  [['class="hold shared'], box('hold shared', 'held for reading (shared), as the client believes; a plain hold is exclusive')],
-  [['class="lease"'], box('lease', 'lease as granted (acquire + lease_ms, renewals extend it)')],
-  [['class="lease-unsure"'], box('lease-unsure', 'the lease ends in here (granted between the call and its return)')],
-  [['class="gap"'], box('gap', 'past the lease: still in the critical section')],
-  [['class="tick-lease-end'], line('tick-lease-end', 'lease ends')],
-  [['class="tick-gap-acquire'], line('tick-gap-acquire', 'another client acquires inside the gap')],
-  [['class="tick-stale-unlock'], line('tick-stale-unlock', 'stale unlock (at the unlock)')],
-  [['class="tick-crash'], line('tick-crash', "a client's process crashed on the lock's own error")],
-  [['class="note n-token'], '<span class="lg"><b class="tokl">token n</b>fencing token of the hold</span>'],
-  [['class="frow'], box('frow', 'fault (one row each, words in full)')],
-  [['class="fault '], box('fault', 'fault on the client it targets')],
-  [['class="nfault'], box('nfault', 'fault on a server node')],
-  [['class="fstep"'], line('fstep', 'a step of a fault (a failover: replication cut, primary taken away, replica promoted)')],
-  [['class="mark"'], line('mark', 'one-shot fault event')],
-  [['class="an dh'], box('an dh', 'two clients hold the lock at once')],
-  [['class="an nlw'], box('op ok bad', 'op in a window no order explains')],
-  [['class="stuck'], box('stuck', 'lock stuck: nobody could acquire it (liveness)')],
-  [['class="tick-write', 'n-write'], '<span class="lg">resource lane: each write at the end of its writer\'s hold</span>'],
-  [['class="tick-stale-write'], line('tick-stale-write', 'stale write accepted (lost update)')],
-  [['class="tick-rejected'], line('tick-rejected', 'stale write rejected by fencing')],
+/** The legend in order (in the page's language): a swatch, shown when the page holds any of its marks' texts (none listed: always). */
+const legendItems = (lang: Lang): readonly (readonly [drawnIf: readonly string[], swatch: string])[] => [
+  [[], box('op ok', t(lang, 'tl.lg.ok'))], [[], box('op fail', t(lang, 'tl.lg.fail'))], [[], box('op info', t(lang, 'tl.lg.info'))],
+  [[], box('hold', t(lang, 'tl.lg.hold'))],
+  [['class="hold shared'], box('hold shared', t(lang, 'tl.lg.shared'))],
+  [['class="lease"'], box('lease', t(lang, 'tl.lg.lease'))],
+  [['class="lease-unsure"'], box('lease-unsure', t(lang, 'tl.lg.leaseUnsure'))],
+  [['class="gap"'], box('gap', t(lang, 'tl.lg.gap'))],
+  [['class="tick-lease-end'], line('tick-lease-end', t(lang, 'tl.lg.leaseEnd'))],
+  [['class="tick-gap-acquire'], line('tick-gap-acquire', t(lang, 'tl.lg.gapAcquire'))],
+  [['class="tick-stale-unlock'], line('tick-stale-unlock', t(lang, 'tl.lg.staleUnlock'))],
+  [['class="tick-crash'], line('tick-crash', t(lang, 'tl.lg.crash'))],
+  [['class="note n-token'], `<span class="lg"><b class="tokl">${t(lang, 'tl.lg.tokenN')}</b>${t(lang, 'tl.lg.token')}</span>`],
+  [['class="frow'], box('frow', t(lang, 'tl.lg.frow'))],
+  [['class="fault '], box('fault', t(lang, 'tl.lg.fault'))],
+  [['class="nfault'], box('nfault', t(lang, 'tl.lg.nfault'))],
+  [['class="fstep"'], line('fstep', t(lang, 'tl.lg.fstep'))],
+  [['class="mark"'], line('mark', t(lang, 'tl.lg.mark'))],
+  [['class="an dh'], box('an dh', t(lang, 'tl.lg.doubleHolder'))],
+  [['class="an nlw'], box('op ok bad', t(lang, 'tl.lg.noOrder'))],
+  [['class="stuck'], box('stuck', t(lang, 'tl.lg.stuck'))],
+  [['class="tick-write', 'n-write'], `<span class="lg">${t(lang, 'tl.lg.writes')}</span>`],
+  [['class="tick-stale-write'], line('tick-stale-write', t(lang, 'tl.lg.staleWrite'))],
+  [['class="tick-rejected'], line('tick-rejected', t(lang, 'tl.lg.rejected'))],
 ];
 
 /** Swatches for the marks this page uses (every mark drawn has its entry). */
-function legend(html: string): string {
-  return LEGEND.filter(([drawnIf]) => drawnIf.length === 0 || drawnIf.some((t) => html.includes(t))).map(([, swatch]) => swatch).join('');
+function legend(html: string, lang: Lang): string {
+  return legendItems(lang).filter(([drawnIf]) => drawnIf.length === 0 || drawnIf.some((t) => html.includes(t))).map(([, swatch]) => swatch).join('');
 }
 
 /** For a cut history: the whole run as a strip of op density, anomalies in red, the drawn windows boxed (click to go). */
-function overviewSvg(h: ParsedHistory, tl: Timeline): string {
+function overviewSvg(h: ParsedHistory, tl: Timeline, lang: Lang): string {
   const bins = 200;
   const span = Math.max(tl.end, 1e-9);
   const counts = new Array<number>(bins).fill(0);
@@ -308,14 +309,14 @@ function overviewSvg(h: ParsedHistory, tl: Timeline): string {
   const H = 36;
   const bx = (a: number): number => (a / span) * W;
   const bars = counts.map((c, i) => (c ? `<rect x="${((i * W) / bins).toFixed(1)}" y="${(H - (c / max) * (H - 4)).toFixed(1)}" width="${(W / bins).toFixed(1)}" height="${((c / max) * (H - 4)).toFixed(1)}" class="ovbar"/>` : '')).join('');
-  const wins = tl.windows.map((w) => `<a href="#w${w.id}"><rect x="${bx(w.a0).toFixed(1)}" y="0" width="${Math.max(3, bx(w.a1) - bx(w.a0)).toFixed(1)}" height="${H}" class="ovwin"><title>window ${w.id + 1}: ${escapeHtml(at(tl, w.a0))} – ${escapeHtml(at(tl, w.a1))}</title></rect></a>`).join('');
+  const wins = tl.windows.map((w) => `<a href="#w${w.id}"><rect x="${bx(w.a0).toFixed(1)}" y="0" width="${Math.max(3, bx(w.a1) - bx(w.a0)).toFixed(1)}" height="${H}" class="ovwin"><title>${escapeHtml(t(lang, 'tl.ovWindow', { n: w.id + 1 }))}: ${escapeHtml(at(tl, w.a0))} – ${escapeHtml(at(tl, w.a1))}</title></rect></a>`).join('');
   const anoms = tl.anomalies.filter((m) => Number.isFinite(m.a)).slice(0, 2000).map((m) => `<line x1="${bx(m.a).toFixed(1)}" x2="${bx(m.a).toFixed(1)}" y1="0" y2="${H}" class="ovan"/>`).join('');
-  return `<section class="overview"><h3>Overview: the whole history (${fmtInt(tl.totalOps)} ops, ${escapeHtml(at(tl, 0))} – ${escapeHtml(at(tl, tl.end))}); boxes are the windows drawn below, red lines the anomalies</h3>`
+  return `<section class="overview"><h3>${escapeHtml(t(lang, 'tl.overview', { ops: fmtInt(tl.totalOps), from: at(tl, 0), to: at(tl, tl.end) }))}</h3>`
     + `<svg class="ov" viewBox="0 0 ${W} ${H}" preserveAspectRatio="none" width="100%" height="${H}">${bars}${anoms}${wins}</svg></section>`;
 }
 
-function verdictWord(v: CheckResult['valid']): { word: string; cls: string } {
-  return v === true ? { word: 'VALID', cls: 'ok' } : v === false ? { word: 'INVALID', cls: 'bad' } : { word: 'UNKNOWN', cls: 'unk' };
+function verdictWord(v: CheckResult['valid'], lang: Lang): { word: string; cls: string } {
+  return v === true ? { word: t(lang, 'tl.VALID'), cls: 'ok' } : v === false ? { word: t(lang, 'tl.INVALID'), cls: 'bad' } : { word: t(lang, 'tl.UNKNOWN'), cls: 'unk' };
 }
 
 // The reproduction rate of a counterexample's page is measured later than the page is written
@@ -325,19 +326,20 @@ const REPRO_START = '<!--lockpick:reproduction-->';
 const REPRO_END = '<!--/lockpick:reproduction-->';
 
 /** The marked place, with the rate in words when there is one. */
-function reproductionSlot(text?: string): string {
-  return `${REPRO_START}${text ? `<p class="reproduction"><b>Replayed:</b> ${escapeHtml(text)}</p>` : ''}${REPRO_END}`;
+function reproductionSlot(text: string | undefined, lang: Lang): string {
+  return `${REPRO_START}${text ? `<p class="reproduction"><b>${t(lang, 'tl.replayed')}</b> ${escapeHtml(text)}</p>` : ''}${REPRO_END}`;
 }
 
 /** A timeline page with its reproduction place holding `text` (replacing what it held). */
 export function withReproduction(html: string, text: string): string {
+  const lang: Lang = html.includes('<html lang="zh-CN">') ? 'zh-CN' : 'en';   // the page's own language
   const a = html.indexOf(REPRO_START);
   const b = a < 0 ? -1 : html.indexOf(REPRO_END, a);
-  if (a >= 0 && b >= 0) return html.slice(0, a) + reproductionSlot(text) + html.slice(b + REPRO_END.length);
+  if (a >= 0 && b >= 0) return html.slice(0, a) + reproductionSlot(text, lang) + html.slice(b + REPRO_END.length);
   const h = html.indexOf('</header>');
   if (h < 0) return html;
   const at = h + '</header>'.length;
-  return html.slice(0, at) + reproductionSlot(text) + html.slice(at);
+  return html.slice(0, at) + reproductionSlot(text, lang) + html.slice(at);
 }
 
 /**
@@ -346,15 +348,16 @@ export function withReproduction(html: string, text: string): string {
  * A library call: `lockpick report`, the runner's counterexample and `lockpick demo` use it.
  */
 export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Record<string, unknown>, extras?: TimelineExtras & { outcomes?: Outcomes; reproduction?: string }): string {
+  const lang = extras?.lang ?? 'en';
   const tl = buildTimeline(h, r);
   const st = buildStory(h, tl, extras);
-  const v = verdictWord(r.valid);
+  const v = verdictWord(r.valid, lang);
   const title = `lockpick: ${v.word} — ${h.source}`;
   const clientLanes = [...st.lanes.values()].filter((l) => l.kind === 'client').length;
-  const facts = [`model <b>${escapeHtml(r.model)}</b>`, `${fmtInt(tl.totalOps)} ops`, `${fmtInt(tl.keys.length)} key${tl.keys.length === 1 ? '' : 's'}`,
-    clientLanes !== tl.processes ? `${fmtInt(clientLanes)} clients (${fmtInt(tl.processes)} processes)` : `${fmtInt(tl.processes)} processes`,
-    `${fmtInt(h.nemesis.length)} fault events`, `checked in ${fmtInt(Math.round(r.elapsed_ms))} ms`,
-    tl.mode === 'time' ? 'time axis: ms from the run\'s start' : 'axis: event order (the history has no times)'];
+  const facts = [t(lang, 'tl.model', { model: escapeHtml(r.model) }), t(lang, 'tl.ops', { n: fmtInt(tl.totalOps) }), t(lang, tl.keys.length === 1 ? 'tl.key1' : 'tl.keys', { n: fmtInt(tl.keys.length) }),
+    clientLanes !== tl.processes ? t(lang, 'tl.clients', { clients: fmtInt(clientLanes), processes: fmtInt(tl.processes) }) : t(lang, 'tl.processes', { processes: fmtInt(tl.processes) }),
+    t(lang, 'tl.faultEvents', { n: fmtInt(h.nemesis.length) }), t(lang, 'tl.checked', { ms: fmtInt(Math.round(r.elapsed_ms)) }),
+    t(lang, tl.mode === 'time' ? 'tl.axisTime' : 'tl.axisOrder')];
   const metaEntries = meta ? Object.entries(meta).filter(([, x]) => x !== undefined && x !== null) : [];
   const metaRows = metaEntries.map(([k, x]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(typeof x === 'string' ? x : JSON.stringify(x) ?? String(x))}</td></tr>`).join('');
   // The run's description folds away; a one-line summary of what matters most stays visible.
@@ -362,42 +365,43 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
 
   const listed = tl.anomalies.slice(0, MAX_LISTED).map((m) => {
     const drawn = m.window >= 0 && Number.isFinite(m.a);
-    const body = `<span class="num">#${m.index + 1}</span> ${escapeHtml(m.anomaly.message)}<div class="where">${escapeHtml(anomalyWhere(tl, st, m))}${drawn ? '' : ' · not drawn (beyond the windows kept)'}</div>`;
+    const body = `<span class="num">#${m.index + 1}</span> ${escapeHtml(m.anomaly.message)}<div class="where">${escapeHtml(anomalyWhere(tl, st, m))}${drawn ? '' : t(lang, 'tl.notDrawn')}</div>`;
     return drawn ? `<li id="l${m.index + 1}"><a href="#a${m.index + 1}" data-anom="${m.index}" data-win="w${m.window}" data-a="${n(m.a)}" data-b="${n(m.b)}">${body}</a></li>` : `<li>${body}</li>`;
   }).join('');
-  const more = tl.anomalies.length > MAX_LISTED ? `<p class="more">… and ${fmtInt(tl.anomalies.length - MAX_LISTED)} more anomalies (all are in results.json / <code>--format json</code>).</p>` : '';
+  const more = tl.anomalies.length > MAX_LISTED ? `<p class="more">${t(lang, 'tl.more', { n: fmtInt(tl.anomalies.length - MAX_LISTED) })}</p>` : '';
   const anomSection = tl.anomalies.length
-    ? `<section class="anoms"><h2>${fmtInt(tl.anomalies.length)} anomal${tl.anomalies.length === 1 ? 'y' : 'ies'} (click one to zoom to it; #a1, #a2 … link to them)</h2><ol>${listed}</ol>${more}</section>`
-    : `<section class="anoms none"><h2>${r.valid === true ? 'No anomalies: the history is consistent with the model.' : `No anomalies listed${r.reason ? `: ${escapeHtml(r.reason)}` : ''}.`}</h2></section>`;
+    ? `<section class="anoms"><h2>${t(lang, tl.anomalies.length === 1 ? 'tl.anomaly1' : 'tl.anomalies', { n: fmtInt(tl.anomalies.length) })}</h2><ol>${listed}</ol>${more}</section>`
+    : `<section class="anoms none"><h2>${r.valid === true ? t(lang, 'tl.noAnomalies') : r.reason ? t(lang, 'tl.noneListedWhy', { reason: escapeHtml(r.reason) }) : t(lang, 'tl.noneListed')}</h2></section>`;
   const resource = st.resourceNote ? `<p class="resnote">${escapeHtml(st.resourceNote)}${extras?.resource?.anomalies.length ? `: ${extras.resource.anomalies.slice(0, 5).map((a) => escapeHtml(a.message)).join('; ')}` : ''}</p>` : '';
   // Every operation by outcome and the errors by message (the runner's, from its events), else the counts the history's ops give.
   const outcomeLines = describeOutcomes(extras?.outcomes ?? opOutcomes(h.ops));
   const outcomes = outcomeLines.length ? `<p class="outcomes">${outcomeLines.map(escapeHtml).join('<br>')}</p>` : '';
   const keyDetail = tl.keys.length > 1 ? Object.entries(r.keys_detail).filter(([, d]) => d.valid !== true) : [];
-  const keysNote = keyDetail.length ? `<p class="keys">Keys not valid: ${keyDetail.slice(0, 20).map(([k, d]) => `<code>${escapeHtml(k || '(default)')}</code> ${d.valid === false ? 'invalid' : 'unknown'}${d.reason ? ` (${escapeHtml(d.reason)})` : ''}`).join(', ')}${keyDetail.length > 20 ? ', …' : ''}</p>` : '';
+  const keysNote = keyDetail.length ? `<p class="keys">${t(lang, 'tl.keysNotValid')}${keyDetail.slice(0, 20).map(([k, d]) => `<code>${escapeHtml(k || '(default)')}</code> ${t(lang, d.valid === false ? 'tl.invalid' : 'tl.unknown')}${d.reason ? ` (${escapeHtml(d.reason)})` : ''}`).join(', ')}${keyDetail.length > 20 ? ', …' : ''}</p>` : '';
   const drawnOps = tl.windows.reduce((s, w) => s + w.ops.length, 0);
   const cutNote = tl.cut
-    ? `<p class="cut">This history has ${fmtInt(tl.totalOps)} ops: it was cut to keep this page small. Drawn: ${tl.windows.length} window${tl.windows.length === 1 ? '' : 's'} (${fmtInt(drawnOps)} ops) ${tl.anomalies.length ? 'around the anomalies, each with the ops just before and after' : 'at the start of the run'}. The full history is ${escapeHtml(h.source)}.</p>${overviewSvg(h, tl)}`
+    ? `<p class="cut">${t(lang, 'tl.cut', { total: fmtInt(tl.totalOps), windows: t(lang, tl.windows.length === 1 ? 'tl.window1' : 'tl.windows', { n: tl.windows.length }), ops: fmtInt(drawnOps), where: t(lang, tl.anomalies.length ? 'tl.cutAround' : 'tl.cutStart'), source: escapeHtml(h.source) })}</p>${overviewSvg(h, tl, lang)}`
     : '';
   const keySelect = tl.keys.length > 1
-    ? `<label>key: <select id="keyf"><option value="">all ${fmtInt(tl.keys.length)} keys</option>${tl.keys.slice(0, 500).map((k) => `<option value="${escapeHtml(k)}">${escapeHtml(k || '(empty)')}</option>`).join('')}</select></label>`
+    ? `<label>${t(lang, 'tl.keyLabel')}<select id="keyf"><option value="">${t(lang, 'tl.allKeys', { n: fmtInt(tl.keys.length) })}</option>${tl.keys.slice(0, 500).map((k) => `<option value="${escapeHtml(k)}">${escapeHtml(k || '(empty)')}</option>`).join('')}</select></label>`
     : '';
   const windows = tl.windows.map((w) => {
     const heading = tl.cut
-      ? `Window ${w.id + 1}: ops ${w.firstOp}–${w.lastOp}, ${at(tl, w.a0)} – ${at(tl, w.a1)}${w.anomalies.length ? ` (anomal${w.anomalies.length === 1 ? 'y' : 'ies'} ${w.anomalies.map((i) => `#${i + 1}`).join(', ')})` : ''}`
-      : `Whole run: ${at(tl, w.a0)} – ${at(tl, tl.end)}`;
-    const zoom = '<span class="zoom"><button data-z="left" title="pan left (←)">◀</button><button data-z="in" title="zoom in (+)">+</button><button data-z="out" title="zoom out (-)">-</button><button data-z="right" title="pan right (→)">▶</button><button data-z="reset" title="whole window (0)">reset</button> drag across the timeline or Ctrl+wheel to zoom · keys + - ← → 0 on a focused timeline · double-click to reset · hover a mark for its times and lines</span>';
+      ? t(lang, 'tl.windowHead', { n: w.id + 1, first: w.firstOp, last: w.lastOp, from: at(tl, w.a0), to: at(tl, w.a1) })
+        + (w.anomalies.length ? t(lang, w.anomalies.length === 1 ? 'tl.windowAnomaly1' : 'tl.windowAnomalies', { list: w.anomalies.map((i) => `#${i + 1}`).join(', ') }) : '')
+      : t(lang, 'tl.wholeRun', { from: at(tl, w.a0), to: at(tl, tl.end) });
+    const zoom = t(lang, 'tl.zoom');
     return `<section class="win" id="w${w.id}"><h3><a class="self" href="#w${w.id}">${escapeHtml(heading)}</a></h3>${zoom}<div class="scroll">${windowSvg(tl, st, w)}</div></section>`;
   }).join('');
 
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>${timelineCss()}</style></head>
 <body>
 <header><h1><span class="verdict ${v.cls}">${v.word}</span> <span class="src">${escapeHtml(h.source)}</span></h1>
-<p class="facts">${facts.join(' · ')}</p>${metaRows ? `<details class="meta"><summary>${metaLine || 'about this run'}</summary><table class="meta">${metaRows}</table></details>` : ''}</header>${reproductionSlot(extras?.reproduction)}
+<p class="facts">${facts.join(' · ')}</p>${metaRows ? `<details class="meta"><summary>${metaLine || t(lang, 'tl.about')}</summary><table class="meta">${metaRows}</table></details>` : ''}</header>${reproductionSlot(extras?.reproduction, lang)}
 ${anomSection}${resource}${outcomes}${keysNote}${cutNote}
-<div class="controls">${keySelect}<span class="legend">${legend(windows)}</span></div>
+<div class="controls">${keySelect}<span class="legend">${legend(windows, lang)}</span></div>
 <svg width="0" height="0" style="position:absolute"><defs>
 <linearGradient id="g-info"><stop offset="0" stop-color="#ffb74d" stop-opacity="0.95"/><stop offset="1" stop-color="#ffb74d" stop-opacity="0.08"/></linearGradient>
 <pattern id="p-fault" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#ede7f6"/><rect width="3" height="8" fill="#d1c4e9"/></pattern>

@@ -12,6 +12,7 @@ import type { ResourceEntry, ResourceResult } from '../../checkers/resource.ts';
 import { faultValue, opEnd, shortValue, opStart, type Timeline } from './timeline-model.ts';
 import { kindDef } from '../../nemesis/kinds.ts';
 import { finite, fmtMs, forDur, type FaultBand, type FaultStep } from '../../nemesis/band.ts';
+import { t, type Lang } from '../i18n/lang.ts';
 
 export type { FaultStep };
 
@@ -22,6 +23,8 @@ export interface TimelineExtras {
   /** The run's resource check and its log (drawn on a resource lane). */
   resource?: ResourceResult;
   resourceEntries?: readonly ResourceEntry[];
+  /** The page's language (default en): its headings, legend and the story's fixed words; fault words and the checkers' messages stay English. */
+  lang?: Lang;
 }
 
 export type LaneKind = 'client' | 'node' | 'key' | 'resource';
@@ -157,6 +160,7 @@ function leasesOf(ops: Op[], tl: Timeline, laneOf: (p: number) => string, ns: (t
 export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtras = {}): Story {
   const given = extras.clients instanceof Map ? extras.clients : extras.clients ? new Map(Object.entries(extras.clients).map(([k, v]) => [Number(k), v])) : undefined;
   const clients = given ?? clientsFromFile(h.source);
+  const lang = extras.lang ?? 'en';
   const lanes = new Map<string, Lane>();
   const laneOf = (p: number): string => { const c = clients.get(p); return c === undefined ? `p${p}` : c; };
   for (const op of h.ops) {
@@ -181,7 +185,7 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
   }
   for (const l of okByKey.values()) l.sort((p, q) => p.x - q.x);
   for (const l of leases) {
-    if (l.token !== undefined) notes.push({ lane: l.lane, a: l.a, kind: 'token', text: `token ${l.token}`, tip: `fencing token ${l.token} handed out with this hold`, pri: 3 });
+    if (l.token !== undefined) notes.push({ lane: l.lane, a: l.a, kind: 'token', text: t(lang, 'tl.st.token', { token: l.token }), tip: `fencing token ${l.token} handed out with this hold`, pri: 3 });
     if (!l.ranOut) continue;
     // A lease may run out before its acquire even returned (counted from the call): the gap starts with the belief.
     const g: Gap = { lane: l.lane, process: l.process, key: l.key, a: Math.max(l.end, l.a), b: l.beliefEnd, intruders: [] };
@@ -193,10 +197,10 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
       if (o.process !== l.process) g.intruders.push({ lane: laneOf(o.process), process: o.process, a: acq[i]!.x });
     }
     gaps.push(g);
-    notes.push({ lane: l.lane, a: l.end, kind: 'lease-end', text: 'lease ends', pri: 1,
+    notes.push({ lane: l.lane, a: l.end, kind: 'lease-end', text: t(lang, 'tl.st.leaseEnds'), pri: 1,
       tip: `${l.lane}'s ${fmtMs(l.leaseMs)} lease${l.renewals ? ` (renewed ${l.renewals}×)` : ''} on "${l.key}" ran out at the server by ${l.end.toFixed(3)} ms at the latest (counted from the return of the call that granted it${l.unsure < l.end ? `; from ${l.unsure.toFixed(3)} ms if the server granted it as soon as it was called` : ''})\n${l.lane} still believed it held the lock until ${l.beliefEnd.toFixed(3)} ms: ${fmtMs(l.beliefEnd - l.end)} past its lease` });
     for (const i of g.intruders) {
-      notes.push({ lane: i.lane, a: i.a, kind: 'gap-acquire', text: `acquires in ${l.lane}'s gap`, pri: 0,
+      notes.push({ lane: i.lane, a: i.a, kind: 'gap-acquire', text: t(lang, 'tl.st.gapAcquire', { lane: l.lane }), pri: 0,
         tip: `${i.lane} (p${i.process}) acquired "${l.key}" at ${i.a.toFixed(3)} ms: ${l.lane}'s lease had run out at ${l.end.toFixed(3)} ms but ${l.lane} still believed it held the lock (until ${l.beliefEnd.toFixed(3)} ms)` });
     }
   }
@@ -212,7 +216,7 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
     // The anomaly's tag and list link go to the unlock, not to the hold it came from.
     m.a = x;
     m.b = Math.max(x, opEnd(rel, tl.pos) ?? x);
-    notes.push({ lane: laneOf(rel.process), a: x, kind: 'stale-unlock', text: '✕ stale unlock', anomaly: i, pri: 0,
+    notes.push({ lane: laneOf(rel.process), a: x, kind: 'stale-unlock', text: t(lang, 'tl.st.staleUnlock'), anomaly: i, pri: 0,
       tip: `#${i + 1} stale unlock by ${laneOf(rel.process)} (p${rel.process}) at ${x.toFixed(3)} ms (line ${rel.invokeLine})\n${m.anomaly.message}` });
   });
 
@@ -223,7 +227,7 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
     const p = m.anomaly.processes[0];
     const lane = p !== undefined ? laneOf(p) : c.client;
     if (!lanes.has(lane)) return;
-    notes.push({ lane, a: m.a, kind: 'crash', text: '✕ crashed', anomaly: i, pri: 0,
+    notes.push({ lane, a: m.a, kind: 'crash', text: t(lang, 'tl.st.crashed'), anomaly: i, pri: 0,
       tip: `#${i + 1} ${lane}'s process crashed at ${m.a.toFixed(3)} ms (line ${m.anomaly.lines[0]})${c.fault ? `, after ${c.fault.words}` : ''}\n${c.stack}` });
   });
 
@@ -251,7 +255,8 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
     const id = `key:${m.anomaly.key}`;
     if (!lanes.has(id)) lanes.set(id, { id, kind: 'key', label: m.anomaly.key, detail: '', processes: [] });
     const holder = m.anomaly.processes[0];
-    const words = `${m.anomaly.key} stuck ${fmtMs(m.b - m.a)}${holder === undefined ? '' : ` after ${laneOf(holder)} was gone`}: nobody could acquire it`;
+    const words = holder === undefined ? t(lang, 'tl.st.stuck', { key: m.anomaly.key, duration: fmtMs(m.b - m.a) })
+      : t(lang, 'tl.st.stuckAfter', { key: m.anomaly.key, duration: fmtMs(m.b - m.a), lane: laneOf(holder) });
     stuck.push({ lane: id, a: m.a, b: m.b, words, anomaly: i });
   });
 
@@ -275,7 +280,8 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
       if (!hold) continue;
       const who = laneOf(e.process);
       const kind = !e.accepted ? 'rejected' : stale.has(e.process) && e.read !== undefined && e.prev !== e.read ? 'stale-write' : 'write';
-      const text = kind === 'rejected' ? `✕ ${who} write rejected${e.token === undefined ? '' : ` (token ${e.token} < ${e.max})`}` : kind === 'stale-write' ? `! ${who} stale write ${e.read}→${e.value} on ${e.prev}` : `${who} writes ${e.value}`;
+      const text = kind === 'rejected' ? (e.token === undefined ? t(lang, 'tl.st.rejected', { who }) : t(lang, 'tl.st.rejectedToken', { who, token: e.token, max: String(e.max) }))
+        : kind === 'stale-write' ? t(lang, 'tl.st.staleWrite', { who, read: String(e.read), value: String(e.value), prev: String(e.prev) }) : t(lang, 'tl.st.writes', { who, value: String(e.value) });
       notes.push({ lane: 'resource', a: hold.b, kind, text, pri: kind === 'write' ? 3 : 0,
         tip: `${text}\n${who} (p${e.process}) ${e.op} on "${e.key}": counter was ${e.prev}${e.read === undefined ? '' : `, it had read ${e.read}`}${e.token === undefined ? '' : `, token ${e.token} (highest seen ${e.max})`}; ${e.accepted ? 'accepted' : 'rejected by the fencing check'}\n(resource steps carry no time: drawn at the end of ${who}'s hold)` });
     }

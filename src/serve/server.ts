@@ -11,6 +11,7 @@ import { contentType, inside, storePath } from './store-path.ts';
 import { Live } from './live.ts';
 import { Course } from './course.ts';
 import { DEMOS } from '../demo/registry.ts';
+import { entryText } from '../demo/entry.ts';
 import { asLang, fromAcceptLanguage, type Lang } from '../i18n/lang.ts';
 import { comparePage, coursePage, errorPage, indexPage, mergedPage, runPage, type PageContext } from './pages.ts';
 import { scanStore, type StoreRow } from './store-scan.ts';
@@ -106,7 +107,7 @@ export async function startServer(o: ServeOptions): Promise<Served> {
     if (path === '/') return html(res, 200, indexPage({ ...c, title: 'store' }));
     if (path === '/api/rows') return json(res, 200, live.current());
     if (path === '/events') return live.add(res);
-    if (path === '/course') return html(res, 200, coursePage({ ...c, title: 'course' }, DEMOS.map((d) => ({ name: d.name, title: d.title, expected: d.expected, fault: d.fault }))));
+    if (path === '/course') return html(res, 200, coursePage({ ...c, title: 'course' }, DEMOS.map((d) => { const w = entryText(d, lang); return { name: d.name, title: w.title, expected: d.expected, fault: w.fault }; })));
     if (path === '/api/course') return json(res, 200, course.state ?? null);
     if (path === '/compare') {
       const a = entry(url.searchParams.get('a') ?? '', 'run');

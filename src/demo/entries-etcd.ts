@@ -21,7 +21,7 @@ export const ETCD_ENTRIES: DemoEntry[] = [
       fault: "c1 在临界区中被暂停（SIGSTOP）2.5 s：GC 停顿、虚拟机卡顿。它的租约是 1 s。",
       story: "c1 暂停期间没有人为它的租约保活；etcd 让租约过期并删除了 key。c2 拿到了锁，而 c1 仍以为自己持有锁；c1 醒来后写入。之后它的解锁还报告成功，尽管租约早已不在。",
       fix: "对一个可能暂停的客户端，租约无法保证互斥：把锁 key 的 create revision 作为栅栏令牌发出去，让资源拒绝更旧的令牌（etcd-mutex-fenced-pause）。",
-      source: "Jepsen，etcd 3.4.3（2020）：“etcd locks ... did not, and can not, guarantee mutual exclusion”；issue 22",
+      source: "Jepsen 对 etcd 3.4.3 的测试（2020）：“etcd locks ... did not, and can not, guarantee mutual exclusion”；issue 22",
     },
   },
   {

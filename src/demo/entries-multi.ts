@@ -62,7 +62,7 @@ export const MULTI_ENTRIES: DemoEntry[] = [
       fault: "c1 与 n4、n5 之间网络分区，锁住了 n1、n2、n3；随后 n3 的墙上时钟向前跳变 20 s；c2 与 n1、n2 之间网络分区。",
       story: "时钟跳变让 c1 在 n3 上的 key 立即过期。c2 拿到了 n3、n4、n5 这个多数派并持有锁，而 c1 仍持有 n1、n2，并以为自己的有效期还在。多数派规则假设各主节点的时钟对租约有多长是一致的。",
       fix: "在 Redlock 内部不存在不依赖时钟的修复：使用基于共识并提供栅栏令牌的锁服务，并让资源检查令牌。",
-      source: "Kleppmann 2016（“How to do distributed locking”）",
+      source: "Kleppmann 2016（文章“How to do distributed locking”）",
     },
   },
   {

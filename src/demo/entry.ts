@@ -2,6 +2,7 @@
 // holds against it) as a fixed plan in scenarios/<name>/ plus the words a
 // learner needs around the timeline. Entries are plain data (src/demo/entries-*.ts),
 // listed once in src/demo/registry.ts.
+import type { Lang } from '../i18n/lang.ts';
 
 /** Lines of a recipe's source: from the first line containing `from` to the next containing `to`. */
 export interface CodeExcerpt {
@@ -10,17 +11,10 @@ export interface CodeExcerpt {
   to: string;
 }
 
-/** An entry's words in another language: every field of DemoEntry that is prose, nothing else (names, code and plans stay as they are). */
-export interface DemoText {
-  title: string;
-  lock: string;
-  fault: string;
-  story: string;
-  fix: string;
-  source: string;
-  /** The same words in Simplified Chinese (the pages of `--lang zh-CN`); test/unit/i18n.test.ts checks every entry has them. */
-  zh?: DemoText;
-}
+/** The fields of DemoEntry that are prose, said in each language; names, code and plans stay as they are. */
+export const PROSE_FIELDS = ['title', 'lock', 'fault', 'story', 'fix', 'source'] as const;
+/** An entry's words in another language: every prose field. */
+export type DemoText = { [K in typeof PROSE_FIELDS[number]]: string };
 
 export interface DemoEntry {
   /** Also the scenario directory: scenarios/<name>/test.json. */
@@ -47,6 +41,6 @@ export interface DemoEntry {
 }
 
 /** An entry's prose in `lang`: its Chinese where it has it, else its English. */
-export function entryText(entry: DemoEntry, lang: 'en' | 'zh-CN'): DemoText {
+export function entryText(entry: DemoEntry, lang: Lang): DemoText {
   return lang === 'zh-CN' && entry.zh ? entry.zh : entry;
 }

@@ -86,7 +86,7 @@ export async function runDemo(entry: DemoEntry, o: RunDemoOptions): Promise<Demo
     try {
       summary = await replay({
         dir, runs: entry.expected === 'UNSAFE' ? UNSAFE_RUNS : 1, storeRoot, resolve: recipeFor,
-        log: (line) => report.push(line), interrupts: o.interrupts,
+        log: (line) => report.push(line), interrupts: o.interrupts, lang: o.lang,
       });
       runs += summary.runs;
       error = undefined;

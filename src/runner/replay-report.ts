@@ -148,7 +148,7 @@ export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): 
   };
   let cdir: string | undefined;
   if (last) {
-    cdir = await writeCounterexample(dir, last, { lock: lockLabel(spec), replay_of: o.dir, plan: describePlan(plan) });
+    cdir = await writeCounterexample(dir, last, { lock: lockLabel(spec), replay_of: o.dir, plan: describePlan(plan) }, undefined, o.lang);
     if (rateWords) await markTimeline(cdir, rateWords, o.log);
     o.log(unsafe ? (o.measure ? `\nREPRODUCED in ${rate.reproduced} of ${coverage.runs} runs; the last that broke the lock:` : `\nREPRODUCED in run ${summary.runs} of ${o.runs}:`)
       : notReproduced ? `\nNOT REPRODUCED: tried ${n} time(s) (--runs ${o.runs}), no violation; ${why?.[0].startsWith('missed: ') ? 'the stored order of events did not hold (below)' : 'the counterexample is timing-sensitive: try more --runs'} (exit 3):`

@@ -11,6 +11,7 @@ import { runHistory, type RunOutcome } from './session.ts';
 import { runLog, writeEvents, writeJson } from './store.ts';
 import { renderRunJUnit, type RunJUnit } from '../report/junit.ts';
 import { done, type RunSummary, type SummaryDraft } from './summary.ts';
+import type { Lang } from '../i18n/lang.ts';
 
 /** The run's log and progress, also written to DIR/lockpick.log (the progress lines a terminal redraws in place are left out). */
 export function logged(dir: string, o: { log(line: string): void; progress?: ProgressSink }): { log(line: string): void; progress?: ProgressSink } {
@@ -25,8 +26,8 @@ export function logged(dir: string, o: { log(line: string): void; progress?: Pro
   };
 }
 
-/** Writes counterexample/ (or NAME/): that run's history and the timeline (when the renderer loads); the JUnit file is the run's (writeJUnit). */
-export async function writeCounterexample(dir: string, o: RunOutcome, meta: Record<string, unknown>, name = 'counterexample'): Promise<string> {
+/** Writes counterexample/ (or NAME/): that run's history and the timeline (when the renderer loads, in `lang`); the JUnit file is the run's (writeJUnit). */
+export async function writeCounterexample(dir: string, o: RunOutcome, meta: Record<string, unknown>, name = 'counterexample', lang?: Lang): Promise<string> {
   const cdir = join(dir, name);
   mkdirSync(cdir, { recursive: true });
   const hpath = join(cdir, 'history.jsonl');
@@ -36,7 +37,7 @@ export async function writeCounterexample(dir: string, o: RunOutcome, meta: Reco
     // Drawn from the run's history in memory (the file just written holds the same events, line for line).
     const h = o.history ?? runHistory(o.events);
     const { renderTimelineHtml } = await import('../report/html.ts');
-    html = renderTimelineHtml({ ...h.parsed, source: hpath }, o.check, meta, { clients: h.clients, resource: o.resource, resourceEntries: o.resourceEntries, outcomes: o.outcomes });
+    html = renderTimelineHtml({ ...h.parsed, source: hpath }, o.check, meta, { clients: h.clients, resource: o.resource, resourceEntries: o.resourceEntries, outcomes: o.outcomes, ...(lang ? { lang } : {}) });
   } catch (e) {
     writeOutput(join(cdir, 'report-error.txt'), `${(e as Error).stack ?? e}\n`);
     return cdir;

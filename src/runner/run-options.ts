@@ -7,6 +7,7 @@ import type { EnvSpec } from '../env/env-kinds.ts';
 import type { LearnedPoints } from '../workload/points.ts';
 import type { Shard } from '../workload/shard.ts';
 import type { Interrupts } from './with-session.ts';
+import type { Lang } from '../i18n/lang.ts';
 
 /**
  * What must hold: the lock's history ('lock'), the protected resource ('resource'),
@@ -90,4 +91,6 @@ export interface ReplayOptions {
   lock?: LockSpec;
   /** --measure: run all `runs` times (not to the first violation) and say the reproduction rate, stored beside the counterexample. */
   measure?: boolean;
+  /** The language of the counterexample's timeline page (default en). */
+  lang?: Lang;
 }

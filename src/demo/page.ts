@@ -46,11 +46,11 @@ function demoLink(name: string | undefined, lang: Lang): string {
   return `<p>${esc(t(lang, 'demo.seeIt'))} <a href="${esc(d.name)}.html" data-demo-link="${esc(d.name)}">${esc(d.name)}</a>: ${esc(entryText(d, lang).title)} (${esc(t(lang, `verdict.${d.expected}`))}).</p>`;
 }
 
-function codeBlock(entry: DemoEntry): string {
+function codeBlock(entry: DemoEntry, lang: Lang): string {
   return entry.code.map((c) => {
     const x = excerpt(c);
     const lines = x.lines.map((l, i) => `<span class="ln">${String(x.first + i).padStart(4)}</span>  ${esc(l)}`).join('\n');
-    return `<p><code>src/locks/${esc(x.file)}</code>, lines ${x.first}–${x.first + x.lines.length - 1}:</p><pre>${lines}</pre>`;
+    return `<p><code>src/locks/${esc(x.file)}</code>${esc(t(lang, 'demo.lines', { from: x.first, to: x.first + x.lines.length - 1 }))}</p><pre>${lines}</pre>`;
   }).join('\n');
 }
 
@@ -66,7 +66,7 @@ function findings(summary: RunSummary | undefined, lang: Lang): string {
   type Found = { type: string; message: string };
   const items: Found[] = last ? [...(last.check?.anomalies ?? []), ...(last.resource?.anomalies ?? [])] : (summary.minimal?.anomalies ?? []) as Found[];
   const list = items.length
-    ? `<ol>${items.slice(0, 10).map((a) => `<li><b>${esc(a.type)}</b>: ${esc(a.message)}</li>`).join('')}</ol>${items.length > 10 ? `<p>… and ${items.length - 10} more.</p>` : ''}`
+    ? `<ol>${items.slice(0, 10).map((a) => `<li><b>${esc(a.type)}</b>: ${esc(a.message)}</li>`).join('')}</ol>${items.length > 10 ? `<p>${esc(t(lang, 'demo.more', { n: items.length - 10 }))}</p>` : ''}`
     : `<p>${esc(t(lang, 'demo.noAnomaly'))}</p>`;
   return `${list}${last?.resource?.message ? `<p>${esc(t(lang, 'demo.resource'))} ${esc(last.resource.message.replace(/^resource: /, ''))}</p>` : ''}`;
 }
@@ -99,7 +99,7 @@ export function renderDemoPage(entry: DemoEntry, o: DemoOutcome, input: PageInpu
 ${h('demo.whatLock')}
 <p><b>${esc(recipe.name)}</b>${esc(optText)}: ${esc(w.lock)}</p>
 <p>${esc(t(lang, 'demo.recipe'))} ${esc(recipe.summary)} (${esc(recipe.source ?? 'lockpick')}).</p>
-${codeBlock(entry)}
+${codeBlock(entry, lang)}
 ${h('demo.fault')}
 <p>${esc(w.fault)}</p>
 <pre>${esc(describePlan(plan))}</pre>

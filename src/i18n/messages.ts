@@ -101,6 +101,8 @@ export const MESSAGES = {
   'demo.indexBad': { en: '{bad} not as expected', 'zh-CN': '{bad} 个不符合预期' },
   'demo.colDemo': { en: 'demo', 'zh-CN': '演示' },
   'demo.colWhat': { en: 'what', 'zh-CN': '内容' },
+  'demo.lines': { en: ', lines {from}–{to}:', 'zh-CN': '，第 {from}–{to} 行：' },
+  'demo.more': { en: '… and {n} more.', 'zh-CN': '… 另有 {n} 个。' },
   // The timeline page (src/report/html.ts) and its story (src/report/timeline-story.ts).
   'tl.VALID': { en: 'VALID', 'zh-CN': '有效' },
   'tl.INVALID': { en: 'INVALID', 'zh-CN': '无效' },

@@ -15,6 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kazoo.client import KazooClient, KazooState  # noqa: E402
+from kazoo.exceptions import LockTimeout  # noqa: E402
 from lockpick_client import Held, serve  # noqa: E402
 
 SESSION_S = 2.0   # the recipe file's sessionMs
@@ -42,7 +43,13 @@ class KazooLock:
     def acquire(self, key, ttl_ms, wait_ms):
         lock = self.zk.Lock(f"/locks/{key}", self.client)
         epoch = self.epoch
-        if not lock.acquire(blocking=wait_ms > 0, timeout=wait_ms / 1000.0 if wait_ms > 0 else None):
+        try:
+            got = lock.acquire(blocking=wait_ms > 0, timeout=wait_ms / 1000.0 if wait_ms > 0 else None)
+        except LockTimeout:
+            # kazoo's documented word for "not within timeout" (it removes its node, best effort):
+            # the lock was not taken, so busy, as its users treat it.
+            return None
+        if not got:
             return None
         self.locks[key] = (lock, epoch)
         return Held()

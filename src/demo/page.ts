@@ -130,7 +130,7 @@ export function renderIndex(outcomes: DemoOutcome[], elapsedMs: number, lang: La
   const bad = outcomes.filter((o) => o.status !== 'as expected').length;
   const body = `<h1>${esc(t(lang, 'demo.indexTitle'))}</h1>
 <p>${esc(t(lang, 'demo.indexIntro'))}</p>
-<p>${esc(t(lang, 'demo.indexCount', { n: outcomes.length, ok: outcomes.length - bad, seconds: (elapsedMs / 1000).toFixed(0) }))}${bad ? ` <b>${esc(t(lang, 'demo.indexBad', { bad }))}</b>` : ''}</p>
+<p>${esc(t(lang, outcomes.length === 1 ? 'demo.indexCountOne' : 'demo.indexCount', { n: outcomes.length, ok: outcomes.length - bad, seconds: (elapsedMs / 1000).toFixed(0) }))}${bad ? ` <b>${esc(t(lang, 'demo.indexBad', { bad }))}</b>` : ''}</p>
 <table><thead><tr><th>${esc(t(lang, 'demo.colDemo'))}</th><th>${esc(t(lang, 'demo.colWhat'))}</th><th>${esc(t(lang, 'course.expectedCol'))}</th><th>${esc(t(lang, 'col.verdict'))}</th><th>${esc(t(lang, 'col.runs'))}</th><th>${esc(t(lang, 'col.duration'))}</th></tr></thead><tbody>
 ${rows}
 </tbody></table>`;

@@ -98,6 +98,7 @@ export const MESSAGES = {
     'zh-CN': '每个条目在真实服务器上运行固定的故障计划（scenarios/<name>/test.json），展示锁的实现、注入的故障、出了什么问题、时间线以及修复方法。锁会被攻破的条目预期为“不安全”，修复生效的条目预期为“安全”。',
   },
   'demo.indexCount': { en: '{n} entries, {ok} as expected; {seconds} s in all.', 'zh-CN': '共 {n} 个条目，{ok} 个符合预期；总耗时 {seconds} 秒。' },
+  'demo.indexCountOne': { en: '1 entry, {ok} as expected; {seconds} s in all.', 'zh-CN': '共 1 个条目，{ok} 个符合预期；总耗时 {seconds} 秒。' },
   'demo.indexBad': { en: '{bad} not as expected', 'zh-CN': '{bad} 个不符合预期' },
   'demo.colDemo': { en: 'demo', 'zh-CN': '演示' },
   'demo.colWhat': { en: 'what', 'zh-CN': '内容' },

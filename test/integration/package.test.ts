@@ -64,8 +64,11 @@ test('the tarball ships what users need and no tests, bench, CI or evidence', ()
   const kB = statSync(tarball).size / 1000;
   console.log(`# tarball ${path.basename(tarball)}: ${kB.toFixed(1)} kB, ${files.length} files`);
   // A guard against packing something by mistake (a store, a build, evidence): the sources and their
-  // compiled dist/ were 1003 kB on 2026-11-27, with process clients, shards and the proxy's framers.
-  assert.ok(kB < 1200, `the tarball is ${kB} kB`);
+  // compiled dist/ were 1003 kB on 2026-11-27, with process clients, shards and the proxy's framers;
+  // about 1330 kB on 2026-11-29 with serve, its English and Chinese catalogue, semaphores and NATS
+  // (the docs' screenshots stay out: they are for readers of the repository).
+  assert.ok(kB < 1600, `the tarball is ${kB} kB`);
+  assert.deepEqual(files.filter((f) => f.endsWith('.png')), [], 'no screenshots in the package');
 });
 
 test('npx lockpick --version, and the library from CommonJS and ESM', async () => {

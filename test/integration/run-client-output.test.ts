@@ -96,5 +96,5 @@ test('an acquire that never returns is named as such when the client is killed a
   }));
   const r = await run(['run', '--replay', dir, '--runs', '1', '--store', tempStore()], Infinity);
   assert.equal(r.code, 3, r.head + r.stderr);
-  assert.match(r.head, /client cN's acquire never returned within N ms \(killed at the end of the run\)/);
+  assert.match(r.head, /client c1's acquire never returned within N ms \(killed at the end of the run\)/);
 });

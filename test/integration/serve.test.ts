@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
@@ -214,6 +214,27 @@ test('a store that is not one: exit 2 with the fix', async () => {
   }
 });
 
+/** A process's command line ('' once it is gone). */
+function cmdline(pid: number): string {
+  try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' '); } catch { return ''; }
+}
+
+/** Every process below `roots` (by their parent pids in /proc). */
+function descendants(roots: number[]): number[] {
+  const children = new Map<number, number[]>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) \S+ /s, '').split(' ')[0]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch { /* gone meanwhile */ }
+  }
+  const out: number[] = [];
+  const todo = [...roots];
+  while (todo.length) for (const c of children.get(todo.pop()!) ?? []) { out.push(c); todo.push(c); }
+  return out;
+}
+
 test('Ctrl-C with a catalogue run in progress stops everything it started', async () => {
   const own = tempStore();
   const s = await startServe(['--store', own, '--port', '0'], { LOCKPICK_TEST_MARK: `${MARK}-stop` });
@@ -226,11 +247,22 @@ test('Ctrl-C with a catalogue run in progress stops everything it started', asyn
     req.end(JSON.stringify({ name: ENTRY }));
   });
   assert.equal(started, 200);
-  // Wait until the entry's servers are up (a redis-server carrying the mark), then Ctrl-C.
-  for (let i = 0; i < 600 && markedProcesses(`${MARK}-stop`, /redis-server/).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-  assert.ok(markedProcesses(`${MARK}-stop`, /redis-server/).length > 0, 'the course run started its servers');
   const exited = new Promise<number | null>((r) => s.child.once('exit', (code) => r(code)));
-  s.child.kill('SIGINT');
-  assert.equal(await exited, 0);
-  assert.deepEqual(markedProcesses(`${MARK}-stop`, /./), [], 'nothing left running');
+  try {
+    // Wait until the entry's servers are up, then Ctrl-C. A redis-server rewrites its title over its
+    // environment (where the mark is), so the servers are found as descendants of the marked processes.
+    const servers = () => descendants(markedProcesses(`${MARK}-stop`, /./)).filter((pid) => /redis-server/.test(cmdline(pid)));
+    for (let i = 0; i < 1200 && servers().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    const seen = servers();
+    const course = await fetch(`http://127.0.0.1:${p}/api/course`, { headers }).then((r) => r.text()).catch((e: unknown) => String(e));
+    assert.ok(seen.length > 0, `the course run started its servers (the course: ${course.slice(0, 600)})`);
+    s.child.kill('SIGINT');
+    assert.equal(await exited, 0);
+    assert.deepEqual(markedProcesses(`${MARK}-stop`, /./), [], 'nothing left running');
+    assert.deepEqual(seen.filter((pid) => existsSync(`/proc/${pid}`) && /redis-server/.test(cmdline(pid))), [], 'its servers stopped too');
+  } finally {
+    // Whatever failed above, nothing of this test outlives it (a serve left running holds the test file open).
+    if (s.child.exitCode === null && s.child.signalCode === null) { s.child.kill('SIGKILL'); await exited; }
+    for (const pid of markedProcesses(`${MARK}-stop`, /./)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+  }
 });

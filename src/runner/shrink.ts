@@ -188,12 +188,12 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
     }
   }
   // Order: the smallest failing run's order of events pinned into its plan (pin-order.ts), kept if it
-  // breaks the lock R of R times (what is stored then replays by events, not by times alone). Its own
-  // R runs, past the budget: the order is what a replay needs most.
+  // breaks the lock R of R times (what is stored then replays by events, not by times alone), within the budget.
   const pinnedPlan = o.pin === false ? null : pinOrder(best.plan, best.events);
   if (pinnedPlan) {
     let out: RunOutcome | null = null;
     for (let k = 0; k < hold; k++) {
+      if (!timeLeft()) { out = null; break; }
       const again = await o.runOnce(pinnedPlan);
       runs++;
       if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: order pinned, ${k + 1}/${hold}: ${again.verdict}\n`);

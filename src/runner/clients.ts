@@ -457,12 +457,8 @@ export class ClientPool implements ClientControl {
    * a point: it begins at at_ms once its event has happened; one whose event never comes never begins.
    */
   private async fireEvented(f: PoolFault & { fired?: boolean }): Promise<void> {
-    try {
-      await sleep(f.at_ms, undefined, { ref: false, signal: this.runAbort.signal });
-    } catch {
-      f.fired = true;   // the run ended before its time
-      return;
-    }
+    await this.untilRunEnds(f.at_ms);
+    if (this.runEnded) { f.fired = true; return; }   // the run ended before its time
     if (f.after) {
       const at = await this.book.wait(f.after, `fault #${f.index + 1} (${f.kind})`);
       if (at !== undefined) await this.untilRunEnds(at + (f.after.gap_ms ?? 0) - performance.now());

@@ -12,6 +12,8 @@ export interface ServerSpec {
   env?: Record<string, string>;
   logFile: string;
   uid?: number;             // run as this uid/gid (peer routing tells nodes apart by uid)
+  /** Log lines the readiness probe itself causes: left out of an error's log tail so the cause shows. */
+  probeNoise?: RegExp;
 }
 
 export interface Exit { code: number | null; signal: NodeJS.Signals | null }
@@ -70,7 +72,9 @@ export class ServerProcess {
 
   logTail(lines = 15): string {
     try {
-      return readFileSync(this.spec.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+      const noise = this.spec.probeNoise;
+      const all = readFileSync(this.spec.logFile, 'utf8').trimEnd().split('\n');
+      return (noise ? all.filter((l) => !noise.test(l)) : all).slice(-lines).join('\n');
     } catch {
       return '(no log)';
     }

@@ -65,6 +65,9 @@ export interface ZkNodeOptions {
 export const ZK_JVM_FLAGS = [
   '-Xmx128m', '-XX:-UsePerfData', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto',
   '-Djava.net.preferIPv4Stack=true', '-Dzookeeper.cnxTimeout=1000',
+  // The election's backoff doubles up to 60 s by default: a peer whose JVM starts
+  // late on a loaded machine then waits out a long interval before the quorum forms.
+  '-Dzookeeper.fastleader.maxNotificationInterval=2000',
 ];
 export const ZK_MAIN_CLASS = 'org.apache.zookeeper.server.quorum.QuorumPeerMain';
 
@@ -90,10 +93,11 @@ export function createZkNode(o: ZkNodeOptions): ServerNode {
     const args = [...ZK_JVM_FLAGS, `-Dlockpick.node=${dir}`, '-cp', cp, ZK_MAIN_CLASS, conf];
     // Ready = serving clients (a leader elected, or standalone).
     return startAndWait(
-      { name: `zookeeper ${o.id} (127.0.0.1:${o.ports.client})`, command: java, args, cwd: dir, env: shimEnv(clockFile), logFile, uid: o.uid },
+      { name: `zookeeper ${o.id} (127.0.0.1:${o.ports.client})`, command: java, args, cwd: dir, env: shimEnv(clockFile), logFile, uid: o.uid, probeNoise: /Processing srvr command/ },
       { dir },
       async () => (await zookeeperMode(o.ports.client)) !== undefined,
-      30_000,
+      // An ensemble's election on a loaded machine: slow JVM starts, then the vote.
+      60_000,
     );
   });
 }

@@ -42,7 +42,7 @@ import net from 'node:net';
 import { ioPointName, type IoPointOp } from '../workload/plan.ts';
 import { commandWord } from './command-word.ts';
 import { hookHttp2 } from './io-points-http2.ts';
-import { installLateTimers, restartTimer } from './late-timers.ts';
+import { holdTimers, installLateTimers, restartTimer } from './late-timers.ts';
 import type { IoCounts } from '../workload/points.ts';
 
 const PORT = Symbol('lockpick.ioPort');
@@ -150,12 +150,15 @@ export function installIoPoints(ask: (name: string, command?: string) => Promise
     const q = s[OUT]!;
     while (q.length) {
       const it = q[0]!;
-      // The held bytes name the command for the report ("paused just before its DEL").
-      if (it.point) await ask(it.point, commandWord(it.args[0]));
-      q.shift();
-      if (s.destroyed) { dropOut(q.splice(0)); dropOut([it]); break; }
-      for (const t of it.timers ?? []) restartTimer(t);
-      (it.op === 'end' ? end : write).apply(s, it.args);
+      const release = it.point ? holdTimers() : undefined;
+      try {
+        // The held bytes name the command for the report ("paused just before its DEL").
+        if (it.point) await ask(it.point, commandWord(it.args[0]));
+        q.shift();
+        if (s.destroyed) { dropOut(q.splice(0)); dropOut([it]); break; }
+        for (const t of it.timers ?? []) restartTimer(t);
+        (it.op === 'end' ? end : write).apply(s, it.args);
+      } finally { release?.(); }
     }
     s[OUT] = undefined;
   }
@@ -164,11 +167,15 @@ export function installIoPoints(ask: (name: string, command?: string) => Promise
     const q = s[IN]!;
     while (q.length) {
       const it = q[0]!;
-      if (it.point && !s.destroyed) await ask(it.point);
-      q.shift();
-      // Destroyed meanwhile (by the client, or a reset): Node would give it no more data.
-      if (s.destroyed && (it.op === 'data' || it.op === 'end')) continue;
-      emit.apply(s, [it.op, ...it.args]);
+      // Timers that come due while the reply is held fire after it is read (late-timers.ts).
+      const release = it.point && !s.destroyed ? holdTimers() : undefined;
+      try {
+        if (release) await ask(it.point!);
+        q.shift();
+        // Destroyed meanwhile (by the client, or a reset): Node would give it no more data.
+        if (s.destroyed && (it.op === 'data' || it.op === 'end')) continue;
+        emit.apply(s, [it.op, ...it.args]);
+      } finally { release?.(); }
     }
     s[IN] = undefined;
   }

@@ -17,11 +17,33 @@ const LATE_MS = 10;
 const DUE = Symbol('lockpick.due');          // when the callback is next due (performance.now())
 const PENDING = Symbol('lockpick.pending');  // the immediate a late callback waits for
 const RAN = Symbol('lockpick.ran');          // a one-shot timer whose callback ran
+const EPOCH = Symbol('lockpick.epoch');      // refresh() count: a callback held before a refresh is dropped
 
 /** Node's Timeout, with the fields read here (_onTimeout: the callback; clearTimeout nulls it). */
-type Timer = NodeJS.Timeout & { [DUE]?: number; [PENDING]?: NodeJS.Immediate; [RAN]?: boolean; _onTimeout?: unknown; _idleTimeout?: number };
+type Timer = NodeJS.Timeout & { [DUE]?: number; [PENDING]?: NodeJS.Immediate; [RAN]?: boolean; [EPOCH]?: number; _onTimeout?: unknown; _idleTimeout?: number };
 
 let installed = false;
+
+/**
+ * While the worker holds a send or a reply at an I/O point and waits for the parent's answer
+ * (io-points.ts), timers that come due are held too and put off until the held item has gone
+ * out. Lateness alone misses the case where the pause ends about when the timer was due (a
+ * 500 ms pause on a 500 ms command timeout: due during the stop, but only ms late on waking):
+ * the command timed out on the reply that was waiting in its socket.
+ */
+let holds = 0;
+const heldCallbacks: (() => void)[] = [];
+
+/** Holds timer callbacks from now until the returned release is called (nested holds: the last release). */
+export function holdTimers(): () => void {
+  holds++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--holds === 0) for (const f of heldCallbacks.splice(0)) f();
+  };
+}
 
 export function installLateTimers(): void {
   if (installed) return;
@@ -34,16 +56,24 @@ export function installLateTimers(): void {
       if (!repeat) t[RAN] = true;
       return (cb as (...a: unknown[]) => unknown).apply(self, args);
     };
-    const fire = function (this: unknown) {
-      const now = performance.now();
-      const late = now - (t[DUE] ?? now);
-      if (repeat) t[DUE] = now + (t._idleTimeout ?? 1);
-      if (late <= LATE_MS) return run(this);
-      const self = this;
+    const defer = (self: unknown) => {
       t[PENDING] = setImmediate(() => {
         t[PENDING] = undefined;
         if (t._onTimeout === fire) run(self);   // not cleared meanwhile
       });
+    };
+    const fire = function (this: unknown) {
+      const now = performance.now();
+      const late = now - (t[DUE] ?? now);
+      if (repeat) t[DUE] = now + (t._idleTimeout ?? 1);
+      if (holds > 0) {
+        const self = this, epoch = t[EPOCH];
+        // Once released: after the held item went out (its data read first), unless cleared or restarted meanwhile.
+        heldCallbacks.push(() => { if (t._onTimeout === fire && t[EPOCH] === epoch) defer(self); });
+        return;
+      }
+      if (late <= LATE_MS) return run(this);
+      defer(this);
     };
     t = real.call(this, fire, ms) as Timer;
     t[DUE] = performance.now() + (t._idleTimeout ?? 1);
@@ -61,6 +91,7 @@ export function installLateTimers(): void {
     if (this[PENDING]) { clearImmediate(this[PENDING]); this[PENDING] = undefined; }
     const r = refresh.call(this);
     this[RAN] = false;
+    this[EPOCH] = (this[EPOCH] ?? 0) + 1;
     this[DUE] = performance.now() + (this._idleTimeout ?? 1);
     return r;
   };

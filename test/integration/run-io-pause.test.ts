@@ -94,3 +94,15 @@ test('ioredis on a real Redis: held commands and replies keep pipelines and queu
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('a reply held through a pause as long as the command timeout is read, not timed out on (the catalogue\'s paused reader)', async () => {
+  // c1's acquire reply is held at reply:acquire:1 for 500 ms, the client's command timeout: its
+  // timer comes due during the stop and is only ms late on waking. The reply waiting in the
+  // socket must be read first: c1 holds the read lock, and c2's write waits for it.
+  const r = await lockpick(['run', '--replay', 'scenarios/lua-rwlock-reader-paused', '--store', tempStore(), '--json'], 90_000);
+  assert.equal(r.code, 0, r.stderr.slice(-3000));
+  const out = r.summary!.coverage.outcomes!;
+  assert.ok(out.ops.acquire!.ok >= 2 && out.ops.acquire!.info === 0, `every acquire answered ok: ${JSON.stringify(out)}`);
+  assert.deepEqual(out.errors, {}, 'no command timed out on the held reply');
+  assert.ok(r.summary!.coverage.faultsApplied['client-pause']! >= 1);
+});

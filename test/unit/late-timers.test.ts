@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { installLateTimers, restartTimer } from '../../src/runner/late-timers.ts';
+import { setTimeout as sleepUnwrapped } from 'node:timers/promises';
+import { holdTimers, installLateTimers, restartTimer } from '../../src/runner/late-timers.ts';
 
 installLateTimers();
 const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -30,6 +31,30 @@ test('data that arrived while the process was away is read before a timer that r
   s.destroy();
   server.kill();
   assert.deepEqual(order, ['data', 'timer']);
+});
+
+test('a timer due while an I/O point is held runs after the release, however little late it is; one cleared or restarted meanwhile does not run then', async () => {
+  // A pause that ends about when a command timeout was due: the timer is only ms late on waking,
+  // yet the reply held at the point must be read first (the command must not time out on it).
+  const order: string[] = [];
+  const release = holdTimers();
+  setTimeout(() => order.push('timer'), 20);
+  const cleared = setTimeout(() => order.push('cleared'), 20);
+  const restarted = setTimeout(() => order.push('restarted'), 20);
+  await sleepUnwrapped(80);   // node:timers/promises is not wrapped: it runs while the hold lasts
+  assert.equal(order.length, 0, 'nothing runs while the point is held');
+  clearTimeout(cleared);
+  restarted.refresh();
+  release();
+  order.push('the held reply');   // what the release let out goes first
+  await sleepUnwrapped(5);
+  assert.deepEqual(order, ['the held reply', 'timer']);
+  await sleepUnwrapped(60);
+  assert.deepEqual(order, ['the held reply', 'timer', 'restarted'], 'the restarted timer runs a full delay after its restart');
+  // Not held: a timer on time runs at once.
+  const t0 = performance.now();
+  await new Promise<void>((r) => setTimeout(r, 10));
+  assert.ok(performance.now() - t0 < 500);
 });
 
 test('a late timer cleared before its turn never runs; one restarted runs once, a full delay later', async () => {

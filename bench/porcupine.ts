@@ -16,7 +16,7 @@
 // The two run back to back, alternated, so a change in the machine's load falls on both. The load
 // average is printed with the table: wall times mean little on a busy machine (CPU time is steadier).
 // The output is the table for docs/benchmarks.md, with the command and the date.
-//   npm run bench:porcupine -- [--runs N] [--only NAME,...] [--seed S] [--dir DIR (keep the files)] [--corpus DIR]
+//   npm run bench:porcupine -- [--runs N] [--only NAME ...] [--seed S] [--dir DIR (keep the files)] [--corpus DIR]
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -29,13 +29,15 @@ import { corpusDir } from '../test/support/corpus.ts';
 import { distFresh } from '../bin/dist-fresh.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values: args } = parseArgs({ options: { runs: { type: 'string' }, only: { type: 'string' }, seed: { type: 'string' }, dir: { type: 'string' }, corpus: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { runs: { type: 'string' }, only: { type: 'string', multiple: true }, seed: { type: 'string' }, dir: { type: 'string' }, corpus: { type: 'string' } } });
 // The public corpus (etcd/ with expected.json): --corpus DIR, else LOCKPICK_CORPUS.
 const corpusRoot = corpusDir(args.corpus !== undefined ? { LOCKPICK_CORPUS: args.corpus } : process.env);
 const corpus = corpusRoot === undefined ? undefined : path.join(corpusRoot, 'etcd');
 const runs = Math.max(1, Number(args.runs ?? 1));
 const seed = Number(args.seed ?? 1);
-const only = args.only?.split(',');
+// Each --only is a substring of the rows' names (which hold commas: "--only 'cas-register, 30k ops, 10% info, valid'");
+// one that names no row is taken as substrings separated by commas ("--only etcd,leaseless").
+const onlyGiven = args.only;
 const porcupineCmd = process.env.PORCUPINE_CMD;
 const GNU_TIME = '/usr/bin/time';
 
@@ -79,7 +81,9 @@ const WORKLOADS: Workload[] = [
   etcd,
   register('cas-register, 30k ops, 10% info, valid', false),
   register('cas-register, 30k ops, 10% info, one bad read', true),
-].filter((w) => !only || only.some((o) => w.name.includes(o)))
+];
+const only = onlyGiven?.flatMap((o) => (WORKLOADS.some((w) => w.name.includes(o)) ? [o] : o.split(',')));
+const SELECTED = WORKLOADS.filter((w) => !only || only.some((o) => w.name.includes(o)))
   .filter((w) => {
     if (w !== etcd || corpus !== undefined) return true;
     console.log('The etcd corpus row is left out: the public corpus is not part of this repository; give its folder (holding etcd/ and its expected.json) with --corpus DIR or LOCKPICK_CORPUS=DIR.');
@@ -163,7 +167,7 @@ if (porcupineCmd) {
   console.log('|---|---|---|');
 }
 try {
-  for (const w of WORKLOADS) {
+  for (const w of SELECTED) {
     const files = w.files(dir);
     const lpCmd: Command = { argv: [process.execPath, '--import', path.join(repoRoot, 'bench/rss-hook.mjs'), path.join(repoRoot, 'bin/lockpick.mjs'), 'check', ...files, '--model', w.model, '--json'], rssFrom: 'hook' };
     const pcCmd: Command = { argv: ['sh', '-c', `${porcupineCmd} --model ${w.model} "$@"`, 'porcupine', ...files], rssFrom: rssForPorcupine };

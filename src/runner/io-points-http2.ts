@@ -16,7 +16,7 @@
 // http2.connect is wrapped (the module object: grpc-js reads http2.connect at each call), and
 // each session's request() on that session; the session's socket is untagged for the socket
 // hook, so nothing is counted twice when its frames do go through JS (TLS).
-import { restartTimer } from './late-timers.ts';
+import { holdTimers, restartTimer } from './late-timers.ts';
 import http2 from 'node:http2';
 
 /** What the socket hook shares with this one: its counters, wanted points and the parent's question. */
@@ -78,11 +78,15 @@ function hookStream(core: IoCore, stream: http2.ClientHttp2Stream, port: number 
     const q = out!;
     while (q.length) {
       const it = q[0]!;
-      if (it.point) await core.ask(it.point, command);
-      q.shift();
-      if (stream.destroyed) { core.dropOut([it, ...q.splice(0)]); break; }
-      for (const t of it.timers ?? []) restartTimer(t);
-      (it.op === 'end' ? end : write).apply(stream, it.args);
+      // As io-points.ts: timers that come due while the item is held run after it goes out.
+      const release = it.point ? holdTimers() : undefined;
+      try {
+        if (it.point) await core.ask(it.point, command);
+        q.shift();
+        if (stream.destroyed) { core.dropOut([it, ...q.splice(0)]); break; }
+        for (const t of it.timers ?? []) restartTimer(t);
+        (it.op === 'end' ? end : write).apply(stream, it.args);
+      } finally { release?.(); }
     }
     out = undefined;
   }
@@ -91,9 +95,12 @@ function hookStream(core: IoCore, stream: http2.ClientHttp2Stream, port: number 
     const q = inq!;
     while (q.length) {
       const it = q[0]!;
-      if (it.point) await core.ask(it.point);
-      q.shift();
-      emit.apply(stream, [it.op, ...it.args]);
+      const release = it.point ? holdTimers() : undefined;
+      try {
+        if (it.point) await core.ask(it.point);
+        q.shift();
+        emit.apply(stream, [it.op, ...it.args]);
+      } finally { release?.(); }
     }
     inq = undefined;
   }

@@ -18,9 +18,10 @@ const DUE = Symbol('lockpick.due');          // when the callback is next due (p
 const PENDING = Symbol('lockpick.pending');  // the immediate a late callback waits for
 const RAN = Symbol('lockpick.ran');          // a one-shot timer whose callback ran
 const EPOCH = Symbol('lockpick.epoch');      // refresh() count: a callback held before a refresh is dropped
+const HELD = Symbol('lockpick.held');        // a callback waits for the hold's release (holdTimers)
 
 /** Node's Timeout, with the fields read here (_onTimeout: the callback; clearTimeout nulls it). */
-type Timer = NodeJS.Timeout & { [DUE]?: number; [PENDING]?: NodeJS.Immediate; [RAN]?: boolean; [EPOCH]?: number; _onTimeout?: unknown; _idleTimeout?: number };
+type Timer = NodeJS.Timeout & { [DUE]?: number; [PENDING]?: NodeJS.Immediate; [RAN]?: boolean; [EPOCH]?: number; [HELD]?: boolean; _onTimeout?: unknown; _idleTimeout?: number };
 
 let installed = false;
 
@@ -67,9 +68,13 @@ export function installLateTimers(): void {
       const late = now - (t[DUE] ?? now);
       if (repeat) t[DUE] = now + (t._idleTimeout ?? 1);
       if (holds > 0) {
+        // Once released: after the held item went out (its data read first), unless cleared or
+        // restarted meanwhile. An interval that ticks more than once in a hold runs once, as a
+        // stopped process's interval does on waking.
+        if (t[HELD]) return;
         const self = this, epoch = t[EPOCH];
-        // Once released: after the held item went out (its data read first), unless cleared or restarted meanwhile.
-        heldCallbacks.push(() => { if (t._onTimeout === fire && t[EPOCH] === epoch) defer(self); });
+        t[HELD] = true;
+        heldCallbacks.push(() => { t[HELD] = false; if (t._onTimeout === fire && t[EPOCH] === epoch) defer(self); });
         return;
       }
       if (late <= LATE_MS) return run(this);

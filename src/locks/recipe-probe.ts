@@ -60,7 +60,15 @@ export async function probeUserLock(file: string, label: string, optionSets: Arr
     const timer = setTimeout(() => { killTree(child.pid, TAG_VAR, tag); cgroup?.kill(); resolve({ code: null, signal: null, late: true }); }, ms);
     child.on('message', (m) => { reply ??= m as Reply; });
     child.on('error', (error) => { clearTimeout(timer); resolve({ code: null, signal: null, error }); });
-    child.on('exit', (code, signal) => { clearTimeout(timer); resolve({ reply, code, signal }); });
+    // 'exit' can come before the last of the child's output is read (a loaded machine): its words
+    // (out of memory, an error) decide the message and the exit code, so wait for its pipes to
+    // close, but not for long (something the module started may hold them; it is killed below).
+    const closed = (s: NodeJS.ReadableStream) => new Promise<void>((r) => { if ((s as { closed?: boolean }).closed) r(); else s.once('close', () => r()); });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      void Promise.race([Promise.all([closed(child.stdout!), closed(child.stderr!)]), new Promise((r) => setTimeout(r, 1000))])
+        .then(() => resolve({ reply, code, signal }));
+    });
   });
   // Whatever the module started at load time ends with its loading.
   process.off('exit', onExit);

@@ -83,10 +83,12 @@ test('latency toxic adds the configured delay to a real Redis round trip', async
   const rtt = async () => { const t0 = performance.now(); await r.ping(); return performance.now() - t0; };
   const base = await rtt();
   const slow = await withFault({ kind: 'latency', target: ['client:c1', 'n2'], params: { latency_ms: 100 } }, async () => [await rtt(), await rtt(), await rtt()]);
-  const after = await rtt();
+  // Healed: the best of three round trips (one alone can meet a busy moment: 73 ms seen under CI load).
+  const after = Math.min(await rtt(), await rtt(), await rtt());
   // Below 390 ms: a busy machine stretches a round trip (283 ms seen beside the unit tests), a toxic applied twice would take 400.
   for (const ms of slow) assert.ok(ms >= 199 && ms < 390, `100 ms each way: PING took ${ms.toFixed(1)} ms`);
-  assert.ok(after < 50, `healed: ${after.toFixed(1)} ms`);
+  // A toxic still in place would make every round trip 199 ms or more.
+  assert.ok(after < 100, `healed: ${after.toFixed(1)} ms`);
   console.log(`# latency 100 ms/direction: PING ${base.toFixed(1)} → ${slow.map((x) => x.toFixed(1)).join(', ')} ms → ${after.toFixed(1)} ms`);
 });
 

@@ -113,6 +113,27 @@ test('the browser: every verdict on the index, the unsafe run\'s timeline, a cat
   assert.equal(rows.filter((r) => r.kind === 'run').length, runDirs(store).length, 'every run dir listed');
   await page.screenshot({ path: path.join(SHOTS, 'serve-index.png') });
 
+  // Two runs picked on the index and compared side by side: each column its own verdict.
+  await page.click(`tr[data-id="${safe!.id}"] input.pick`);
+  await page.click(`tr[data-id="${unsafe!.id}"] input.pick`);
+  await Promise.all([page.waitForNavigation(), page.click('#cmp')]);
+  await page.waitForSelector('html[data-ready="1"]');
+  const sides = await page.$$eval('[data-side]', (ds) => ds.map((d) => [d.getAttribute('data-side'), d.querySelector('[data-verdict]')?.getAttribute('data-verdict')]));
+  assert.deepEqual(Object.fromEntries(sides), { [safe!.id!]: 'SAFE', [unsafe!.id!]: 'UNSAFE' });
+  await page.screenshot({ path: path.join(SHOTS, 'serve-compare.png') });
+  // The merged shard set's page: its verdict and each shard's, every shard linked to its run.
+  await page.goto(url);
+  await page.waitForSelector('tr[data-kind="merged"] a');
+  await Promise.all([page.waitForNavigation(), page.click('tr[data-kind="merged"] a')]);
+  await page.waitForSelector('html[data-ready="1"]');
+  assert.equal(await page.$eval('[data-verdict]', (e) => e.getAttribute('data-verdict')), 'UNSAFE');
+  const shardRows = await page.$$eval('table tr', (trs) => trs.map((tr) => [tr.querySelector('[data-verdict]')?.getAttribute('data-verdict'), tr.querySelector('a')?.getAttribute('href') ?? '']));
+  assert.equal(shardRows.length, 2, JSON.stringify(shardRows));
+  assert.ok(shardRows.some(([v]) => v === 'UNSAFE') && shardRows.every(([, href]) => href.startsWith('/run/')), JSON.stringify(shardRows));
+  await page.screenshot({ path: path.join(SHOTS, 'serve-merged.png') });
+  await page.goto(url);
+  await page.waitForSelector('html[data-ready="1"]');
+
   // Its run page, then its timeline (the file lockpick wrote, served from the store).
   await page.click(`tr[data-id="${unsafe!.id}"] a`);
   await page.waitForSelector('html[data-ready="1"]');

@@ -21,6 +21,18 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   });
 }
 
+// Started by another lockpick that may die without stopping us (serve's course run, when serve is
+// SIGKILLed): with LOCKPICK_STOP_WITH_PARENT=1 and an IPC channel, the channel's close is a
+// SIGTERM, which stops the command as any SIGTERM does (a run tears its servers down). The
+// channel is unref'd: it keeps nothing alive. Not passed on to what this process starts.
+if (process.env.LOCKPICK_STOP_WITH_PARENT === '1') {
+  delete process.env.LOCKPICK_STOP_WITH_PARENT;
+  if (process.channel) {
+    process.channel.unref();
+    process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  }
+}
+
 const INTERNAL = 4;
 const INCONCLUSIVE = 3;
 // Memory that could not be had (a cap such as `ulimit -v`: tsx's WebAssembly, a heap) is no bug

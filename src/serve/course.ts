@@ -44,7 +44,9 @@ export class Course {
     this.tag = randomBytes(8).toString('hex');
     const out = join(this.storeRoot, 'course');
     const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'lockpick.mjs'), 'demo', entry.name, '--out', out, '--json', '--lang', lang], {
-      cwd: packageRoot(), detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, [COURSE_TAG]: this.tag },
+      // An IPC channel it watches (bin/lockpick.mjs, LOCKPICK_STOP_WITH_PARENT): if serve dies
+      // without stopping it (SIGKILL), the channel closes and the run stops its servers itself.
+      cwd: packageRoot(), detached: true, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, [COURSE_TAG]: this.tag, LOCKPICK_STOP_WITH_PARENT: '1' },
     });
     this.child = child;
     const state: CourseState = { name: entry.name, title: entry.title, expected: entry.expected, status: 'running', startedAt: Date.now() };

@@ -256,36 +256,55 @@ function descendants(roots: number[]): number[] {
   return out;
 }
 
-test('Ctrl-C with a catalogue run in progress stops everything it started', async () => {
-  const own = tempStore();
-  const s = await startServe(['--store', own, '--port', '0'], { LOCKPICK_TEST_MARK: `${MARK}-stop` });
+/**
+ * A serve of its own (processes marked `${MARK}-${suffix}`) with catalogue entry `entry` started
+ * from its API, once that entry's servers are up: the servers seen then are kept (a look a
+ * moment later can fall between two sessions of the entry). A redis-server or sentinel rewrites
+ * its title over its environment (where the mark is), so they are found as descendants of the
+ * marked processes.
+ */
+async function serveWithCourseRunning(suffix: string, entry: string) {
+  const mark = `${MARK}-${suffix}`;
+  const s = await startServe(['--store', tempStore(), '--port', '0'], { LOCKPICK_TEST_MARK: mark });
   const p = Number(new URL(s.url).port);
   const token = new URL(s.url).searchParams.get('token')!;
   const headers = { host: `127.0.0.1:${p}`, cookie: `lockpick_token_${p}=${token}`, origin: `http://127.0.0.1:${p}`, 'content-type': 'application/json' };
-  const started = await new Promise<number>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: p, path: '/api/course/start', method: 'POST', headers, setHost: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
-    req.on('error', reject);
-    req.end(JSON.stringify({ name: ENTRY }));
-  });
-  assert.equal(started, 200);
   const exited = new Promise<number | null>((r) => s.child.once('exit', (code) => r(code)));
+  const marked = () => markedProcesses(mark, /./);
+  const cleanUp = async () => {
+    // Whatever failed, nothing of the test outlives it (a serve left running holds the test file open).
+    if (s.child.exitCode === null && s.child.signalCode === null) { s.child.kill('SIGKILL'); await exited; }
+    for (const pid of marked()) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+  };
   try {
-    // Wait until the entry's servers are up, then Ctrl-C. A redis-server rewrites its title over its
-    // environment (where the mark is), so the servers are found as descendants of the marked processes.
-    const servers = () => descendants(markedProcesses(`${MARK}-stop`, /./)).filter((pid) => /redis-server/.test(cmdline(pid)));
-    // The servers seen once are kept: a look a moment later can fall between two sessions of the entry.
+    const started = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: p, path: '/api/course/start', method: 'POST', headers, setHost: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      req.on('error', reject);
+      req.end(JSON.stringify({ name: entry }));
+    });
+    assert.equal(started, 200);
+    const servers = () => descendants(marked()).filter((pid) => /redis-(server|sentinel)/.test(cmdline(pid)));
     let seen: number[] = [];
     for (let i = 0; i < 1200 && (seen = servers()).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
     const course = await fetch(`http://127.0.0.1:${p}/api/course`, { headers }).then((r) => r.text()).catch((e: unknown) => String(e));
     assert.ok(seen.length > 0, `the course run started its servers (the course: ${course.slice(0, 600)})`);
-    s.child.kill('SIGINT');
-    assert.equal(await exited, 0);
-    assert.deepEqual(markedProcesses(`${MARK}-stop`, /./), [], 'nothing left running');
-    assert.deepEqual(seen.filter((pid) => existsSync(`/proc/${pid}`) && /redis-server/.test(cmdline(pid))), [], 'its servers stopped too');
+    const stillUp = () => seen.filter((pid) => existsSync(`/proc/${pid}`) && /redis-(server|sentinel)/.test(cmdline(pid)));
+    return { child: s.child, exited, marked, stillUp, cleanUp };
+  } catch (e) {
+    await cleanUp();
+    throw e;
+  }
+}
+
+test('Ctrl-C with a catalogue run in progress stops everything it started', async () => {
+  const c = await serveWithCourseRunning('stop', ENTRY);
+  try {
+    c.child.kill('SIGINT');
+    assert.equal(await c.exited, 0);
+    assert.deepEqual(c.marked(), [], 'nothing left running');
+    assert.deepEqual(c.stillUp(), [], 'its servers stopped too');
   } finally {
-    // Whatever failed above, nothing of this test outlives it (a serve left running holds the test file open).
-    if (s.child.exitCode === null && s.child.signalCode === null) { s.child.kill('SIGKILL'); await exited; }
-    for (const pid of markedProcesses(`${MARK}-stop`, /./)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    await c.cleanUp();
   }
 });
 
@@ -293,32 +312,16 @@ test('Ctrl-C with a catalogue run in progress stops everything it started', asyn
 const LONG_ENTRY = 'sentinel-failover';
 
 test('serve killed outright (SIGKILL) with a catalogue run in progress: the run stops itself and its servers', async () => {
-  const own = tempStore();
-  const s = await startServe(['--store', own, '--port', '0'], { LOCKPICK_TEST_MARK: `${MARK}-kill` });
-  const p = Number(new URL(s.url).port);
-  const token = new URL(s.url).searchParams.get('token')!;
-  const headers = { host: `127.0.0.1:${p}`, cookie: `lockpick_token_${p}=${token}`, origin: `http://127.0.0.1:${p}`, 'content-type': 'application/json' };
-  const started = await new Promise<number>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: p, path: '/api/course/start', method: 'POST', headers, setHost: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
-    req.on('error', reject);
-    req.end(JSON.stringify({ name: LONG_ENTRY }));
-  });
-  assert.equal(started, 200);
-  const exited = new Promise<void>((r) => s.child.once('exit', () => r()));
+  const c = await serveWithCourseRunning('kill', LONG_ENTRY);
   try {
-    const servers = () => descendants(markedProcesses(`${MARK}-kill`, /./)).filter((pid) => /redis-server/.test(cmdline(pid)));
-    // The servers seen once are kept: a look a moment later can fall between two sessions of the entry.
-    let seen: number[] = [];
-    for (let i = 0; i < 1200 && (seen = servers()).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-    assert.ok(seen.length > 0, 'the course run started its servers');
     // No handler runs on SIGKILL: serve cannot stop its course run; the run sees its channel close.
-    s.child.kill('SIGKILL');
-    await exited;
-    const alive = () => [...markedProcesses(`${MARK}-kill`, /./), ...seen.filter((pid) => existsSync(`/proc/${pid}`) && /redis-server/.test(cmdline(pid)))];
+    c.child.kill('SIGKILL');
+    await c.exited;
+    const alive = () => [...c.marked(), ...c.stillUp()];
     // Within 12 s: the entry alone runs about 27 s (its failover), so it must have stopped, not finished.
     for (let i = 0; i < 120 && alive().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(alive(), [], 'the course run and its servers stopped within 12 s of serve\'s death');
   } finally {
-    for (const pid of markedProcesses(`${MARK}-kill`, /./)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    await c.cleanUp();
   }
 });

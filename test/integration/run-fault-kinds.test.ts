@@ -1,3 +1,4 @@
+// test-lane: beside (servers of its own on free ports; each fault is checked by its recorded start, stop and effect, not by timing)
 // Every registered fault kind really acts in a `lockpick run` (not only in the
 // nemesis' own tests): its history holds the kind's start and stop events, the
 // run's results count it as applied, and nothing is left faulted afterwards.

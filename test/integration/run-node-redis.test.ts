@@ -1,3 +1,4 @@
+// test-lane: beside (servers of its own on free ports; its search runs until a pause breaks the GET-DEL lock, its stored plans pause past the lease by hundreds of ms)
 // I/O points for every client library a lock may use (src/runner/io-points.ts), on real servers:
 // ioredis, node-redis 4 and 5 (npm `redis`, `redis5` = redis@5) and mysql2 each count one send per
 // command however they hand it to the socket (node-redis writes a command with a Buffer argument

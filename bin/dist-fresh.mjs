@@ -23,6 +23,9 @@ function listFiles(dir, out) {
   let entries;
   try { entries = readdirSync(dir, { withFileTypes: true }); } catch { return; }
   for (const e of entries) {
+    // Dot entries are no sources: tsc's globs skip them too (bench:mutants writes its mutant
+    // recipes, briefly, to src/locks/.mutants/ while other lockpick processes start).
+    if (e.name.startsWith('.')) continue;
     const p = path.join(dir, e.name);
     if (e.isDirectory()) listFiles(p, out);
     else out.push(p);
@@ -60,7 +63,9 @@ export function sourceStat(root = ROOT) {
   for (const d of DIRS) listFiles(path.join(root, d), files);
   for (const f of FILES) if (existsSync(path.join(root, f))) files.push(path.join(root, f));
   return files.sort().map((f) => {
-    const st = statSync(f, { bigint: true });
+    // A file gone since it was listed (deleted meanwhile) differs from the stamp: the hash decides.
+    let st;
+    try { st = statSync(f, { bigint: true }); } catch { return `${path.relative(root, f)} missing`; }
     return `${path.relative(root, f)} ${st.size} ${st.mtimeNs}`;
   }).join('\n');
 }

@@ -48,6 +48,7 @@ interface Client {
   failing: boolean;            // the pending release will fail (the client keeps the lock)
   left: boolean;               // it invoked a release for its hold: out of its critical section
   invokedAt: number;           // time of its current op's invoke
+  validUntil: number;          // ns: its own lease runs out by its own count, from its acquire's (or renew's) invoke
 }
 interface KeyState {
   owner: Client | undefined;
@@ -62,7 +63,7 @@ export function simulateLock(o: LockSimOptions, ch: Choices, emit: (e: HistoryEv
   const keys = Array.from({ length: o.keys }, (_, i) => `k${i}`);
   const server = new Map<string, KeyState>(keys.map((k) => [k, { owner: undefined, ownerPid: -1, tokens: 0, stuck: false, deadline: Infinity }]));
   const clients: Client[] = Array.from({ length: o.clients }, (_, i) => ({
-    pid: i, phase: 'idle', f: 'acquire', key: keys[0]!, result: 'busy', token: 0, holding: undefined, failing: false, left: false, invokedAt: 0,
+    pid: i, phase: 'idle', f: 'acquire', key: keys[0]!, result: 'busy', token: 0, holding: undefined, failing: false, left: false, invokedAt: 0, validUntil: Infinity,
   }));
   const lease = o.leaseMs === undefined ? undefined : o.leaseMs * 1e6;
   const tick = o.tickNs ?? 1000;
@@ -99,8 +100,11 @@ export function simulateLock(o: LockSimOptions, ch: Choices, emit: (e: HistoryEv
       if (c.holding === undefined) { c.f = 'acquire'; c.key = keys[ch.int(keys.length)]!; }
       else {
         c.key = c.holding;
-        if (ch.chance(o.lapsePerMille ?? 100)) {
-          // Lapse: the client's own clock says its lease ran out; it stops believing at once.
+        // Lapse: the client's own clock says its lease ran out; it stops believing at once. A
+        // correct client does so at the latest when its lease is over: a release or renew invoked
+        // past it acts as a holder it no longer is (an exposure, checkers/holds.ts).
+        const lapse = ch.chance(o.lapsePerMille ?? 100);
+        if (lapse || time + tick >= c.validUntil) {
           c.f = 'release'; c.holding = undefined;
           ev('invoke', c); ev('ok', c, { lapse: true });
           continue;
@@ -135,10 +139,10 @@ export function simulateLock(o: LockSimOptions, ch: Choices, emit: (e: HistoryEv
       c.phase = 'idle';
       if (ch.chance(info)) { ev('info', c); retire(c); continue; }        // took effect, answer lost
       if (c.f === 'acquire') {
-        if (c.result === 'granted') { c.holding = c.key; ev('ok', c, o.tokens ? { token: c.token } : undefined); }
+        if (c.result === 'granted') { c.holding = c.key; c.validUntil = lease === undefined ? Infinity : c.invokedAt + lease; ev('ok', c, o.tokens ? { token: c.token } : undefined); }
         else ev('fail', c);
       } else if (c.f === 'release') ev('ok', c, c.result === 'lost' ? { lost: true } : undefined);
-      else if (c.result === 'renewed') ev('ok', c);
+      else if (c.result === 'renewed') { if (lease !== undefined) c.validUntil = Math.max(c.validUntil, c.invokedAt + lease); ev('ok', c); }
       else {
         ev('fail', c);
         const s = server.get(c.key)!;

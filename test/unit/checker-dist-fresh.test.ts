@@ -67,3 +67,14 @@ test('the sizes and times the build saw stand for the stored hash only while eve
   write('dist/.source-hash', 'not-the-hash config\n');
   assert.equal(distFresh(root), false, 'a removed file and a stamp that does not match');
 }));
+
+test('files in dot folders are no sources (tsc skips them): a mutant recipe written beside the recipes leaves dist fresh', () => inProject((root, write) => {
+  write('src/locks/a.ts', 'export const a = 1;\n');
+  write('tsconfig.json', '{}');
+  write('dist/.source-hash', `${sourceHash(root)}\n`);
+  write('dist/.source-stat', sourceStat(root));
+  // bench:mutants writes src/locks/.mutants/<name>/<recipe>.ts while other lockpick processes start.
+  write('src/locks/.mutants/m1/a.ts', 'export const a = 2;\n');
+  assert.equal(distFresh(root), true, 'a dot folder beside the sources');
+  assert.doesNotMatch(sourceStat(root), /\.mutants/);
+}));

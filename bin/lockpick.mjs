@@ -78,6 +78,15 @@ function afterStreamFailure(code) {
 }
 // A failed write is reported a tick after it: judged at exit (a signal's too), when every write has settled.
 process.on('exit', () => { if (streamFailure) process.exitCode = afterStreamFailure(process.exitCode ?? 0); });
+// tsx's module hooks run on a loader thread; an error there (WebAssembly out of memory under a
+// cap such as ulimit -v) makes Node end the whole process with 1, unseen by the handlers below
+// and before the command has answered. 1 means UNSAFE: say what happened and exit 3 instead.
+let answered = false;
+process.on('exit', (code) => {
+  if (answered || code !== 1 || !String(new Error().stack).includes('node:internal/worker')) return;
+  try { process.stderr.write('lockpick: the TypeScript loader (tsx) ended the process before lockpick could answer (often a memory limit such as ulimit -v: it compiles through WebAssembly, and out of memory it stops without a message); nothing was tested\n'); } catch { /* stderr itself is gone */ }
+  process.exitCode = INCONCLUSIVE;
+});
 process.on('uncaughtException', internal);
 process.on('unhandledRejection', internal);
 
@@ -96,6 +105,7 @@ try {
   }
   const { main } = await import(cli);
   process.exitCode = await main(argv);
+  answered = true;
 } catch (e) {
   internal(e);
 }

@@ -10,7 +10,18 @@ const send = process.send!.bind(process);
 const exit = process.exit.bind(process);
 const [file = '', optionsJson = '[]'] = process.argv.slice(2);
 
+// tsx's hooks run on Node's loader thread: an error there (its WebAssembly out of memory under a
+// cap such as ulimit -v) ends this process with 1 and no message. Said here (stderr to the parent
+// is a pipe: written at once) so the parent can tell a loader that could not run from a module
+// that exited (src/locks/recipe-probe.ts reads these words).
+let answered = false;
+process.on('exit', (code) => {
+  if (answered || code !== 1 || !String(new Error().stack).includes('node:internal/worker')) return;
+  try { process.stderr.write('the TypeScript loader (tsx) ended the process before the module was read: out of memory? (a memory limit such as ulimit -v: it compiles through WebAssembly)\n'); } catch { /* gone */ }
+});
+
 function reply(msg: unknown): void {
+  answered = true;
   send(msg, undefined, {}, () => exit(0));
 }
 

@@ -31,7 +31,7 @@ class KazooLock:
         self.epoch = 0
         if CAREFUL:
             self.zk.add_listener(self._state)
-        self.zk.start(timeout=10)
+        self.zk.start(timeout=25)   # under the recipe's startMs (30 s): a loaded machine's ensemble can be slow to take a session
         self.client = start["client"]
         self.locks = {}
 

@@ -27,7 +27,7 @@ class KazooShared:
     def __init__(self, start):
         hosts = ",".join(f"{ep['host']}:{ep['port']}" for ep in start["endpoints"])
         self.zk = KazooClient(hosts=hosts, timeout=SESSION_S)
-        self.zk.start(timeout=10)
+        self.zk.start(timeout=25)   # under the recipe's startMs (30 s): a loaded machine's ensemble can be slow to take a session
         self.client = start["client"]
         self.holds = {}
 

@@ -175,7 +175,7 @@ export class ExecLock implements Lock {
     let ready: { resolve(): void; reject(e: Error): void } | undefined;
     const started = new Promise<void>((resolve, reject) => { ready = { resolve, reject }; });
     const startMs = this.cfg.startMs ?? START_MS;
-    const readyTimer = setTimeout(() => ready?.reject(this.violation(`no {"t":"ready"} within ${startMs / 1000} s of {"t":"start"}`)), startMs);
+    const readyTimer = setTimeout(() => ready?.reject(this.violation(`no {"t":"ready"} within ${startMs / 1000} s of {"t":"start"} (a client slow to start, a JVM or one connecting under load: raise its recipe's startMs)`)), startMs);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (this.child !== child || this.broken) return;
       if (ready) {

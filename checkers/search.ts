@@ -133,26 +133,29 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
   const set = new LinearizedSet(ops, kindOf, kindOps.length);
 
   /**
-   * The next candidate after position `after`, from list node `entry` on (the first node after
-   * `after`): an info op (by its index, as -2 - i) whose kind offers one invoked before both the
-   * list's next call and its first return, else `entry` itself (a call, a return, or -1).
+   * The next candidate at list node `entry`: the call there while the walk is among the calls
+   * before the first return (every ok op is tried before any info op), else, `entry` being that
+   * first return (or -1), an info op (by its index, as -2 - i) whose kind offers one invoked after
+   * position `after` and before that return, else `entry` itself (the return, or -1). Info ops
+   * last: each may take effect at any point or never, so a valid history is mostly linearized
+   * without them, and an info op tried first (by its invoke position) was placed eagerly at every
+   * configuration only to be undone there. The candidates of a configuration are the same set
+   * either way; only their order changes.
    */
   const candidate = (entry: number, after: number): number => {
+    if (entry !== -1 && ((entry - 1) & 1) === 0) return entry;
     if (nKinds === 0) return entry;
     // The kind whose earliest unplaced op comes first after `after` (positions are distinct but Infinity).
     let lo = 0, hi = nKinds;
     while (lo < hi) { const mid = (lo + hi) >>> 1; if (kindPos[byPos[mid]!]! > after) hi = mid; else lo = mid + 1; }
     if (lo === nKinds) return entry;
     const best = byPos[lo]!;
-    let frontier = entry;
-    while (frontier !== -1 && ((frontier - 1) & 1) === 0) frontier = next[frontier]!;
-    const limit = Math.min(entry === -1 ? Infinity : pos[entry - 1]!, frontier === -1 ? Infinity : pos[frontier - 1]!);
-    return kindPos[best]! < limit ? -2 - kindOps[best]![placedOfKind[best]!]! : entry;
+    return kindPos[best]! < (entry === -1 ? Infinity : pos[entry - 1]!) ? -2 - kindOps[best]![placedOfKind[best]!]! : entry;
   };
-  /** The first list node whose position is after `after` (calls before the first return only). */
-  const nodeAfter = (after: number): number => {
+  /** The first return in the list (or -1): where the walk of a configuration's calls ends and its info ops are tried. */
+  const firstReturn = (): number => {
     let e = next[0]!;
-    while (e !== -1 && ((e - 1) & 1) === 0 && pos[e - 1]! <= after) e = next[e]!;
+    while (e !== -1 && ((e - 1) & 1) === 0) e = next[e]!;
     return e;
   };
 
@@ -232,8 +235,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
           set.remove(i, !info);
         }
       }
-      if (c >= 0) entry = next[c]!;
-      after = pos[2 * i]!;
+      if (c >= 0) entry = next[c]!; else after = pos[2 * i]!;
     } else {
       // The return of an op not yet linearized (or, collecting finals, the end of the list or
       // an info op's return): this branch is done, undo the last choice.
@@ -253,8 +255,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
       state = stackState[sp]!; stateHash = stackHash[sp]!;
       set.remove(j, ops[j]!.outcome === 'ok');
       if (ops[j]!.outcome === 'ok') okLeft++;
-      after = pos[2 * j]!;
-      if (d >= 0) { unlift(d); entry = next[d]!; } else { kindMoved(kindOf[j]!, -1); entry = nodeAfter(after); }
+      if (d >= 0) { unlift(d); entry = next[d]!; after = -Infinity; } else { kindMoved(kindOf[j]!, -1); entry = firstReturn(); after = pos[2 * j]!; }
     }
   }
   if (opts.order) for (let k = 0; k < sp; k++) opts.order.push(opOf(stackNode[k]!));

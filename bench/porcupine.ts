@@ -7,7 +7,8 @@
 // --corpus DIR or LOCKPICK_CORPUS names, not part of this repository: read in place, never copied;
 // all in one process; without it that row is left out, saying so). Each workload is checked by
 // `node bin/lockpick.mjs check FILE... --model M --json` in a child process: wall seconds and
-// peak RSS and CPU time (user + system; medians of --runs).
+// peak RSS and CPU time (user + system; medians of --runs), from GNU time as for Porcupine where
+// the machine has it, else from a hook loaded into the process (bench/rss-hook.mjs).
 // With PORCUPINE_CMD set, the same is done for `sh -c "$PORCUPINE_CMD --model M FILE..."`:
 // a command that prints one JSON object per file, {"file": ..., "valid": true|false|"unknown"}
 // (as lockpick check --json does), peak RSS from GNU time (/usr/bin/time) when the machine has
@@ -169,7 +170,10 @@ if (porcupineCmd) {
 try {
   for (const w of SELECTED) {
     const files = w.files(dir);
-    const lpCmd: Command = { argv: [process.execPath, '--import', path.join(repoRoot, 'bench/rss-hook.mjs'), path.join(repoRoot, 'bin/lockpick.mjs'), 'check', ...files, '--model', w.model, '--json'], rssFrom: 'hook' };
+    // Measured as Porcupine is (GNU time around the command) where the machine has it: the hook's
+    // --import would add its own load to lockpick's start-up.
+    const lpArgv = [path.join(repoRoot, 'bin/lockpick.mjs'), 'check', ...files, '--model', w.model, '--json'];
+    const lpCmd: Command = rssForPorcupine === 'gnu-time' ? { argv: [process.execPath, ...lpArgv], rssFrom: 'gnu-time' } : { argv: [process.execPath, '--import', path.join(repoRoot, 'bench/rss-hook.mjs'), ...lpArgv], rssFrom: 'hook' };
     const pcCmd: Command = { argv: ['sh', '-c', `${porcupineCmd} --model ${w.model} "$@"`, 'porcupine', ...files], rssFrom: rssForPorcupine };
     const [lp, pc] = (await mediansOf(porcupineCmd ? [lpCmd, pcCmd] : [lpCmd])) as [Measured, Measured | undefined];
     const lpVerdict = summary(files, lp.verdicts);

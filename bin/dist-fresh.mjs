@@ -19,15 +19,16 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIRS = ['src', 'checkers', 'nemesis'];
 const FILES = ['tsconfig.json', 'tsconfig.build.json'];
 
-function listFiles(dir, out) {
+/** The files under root/rel (paths relative to root, '/'-separated, as every start compares them: no path module calls). */
+function listFiles(root, rel, out) {
   let entries;
-  try { entries = readdirSync(dir, { withFileTypes: true }); } catch { return; }
+  try { entries = readdirSync(`${root}/${rel}`, { withFileTypes: true }); } catch { return; }
   for (const e of entries) {
     // Dot entries are no sources: tsc's globs skip them too (bench:mutants writes its mutant
     // recipes, briefly, to src/locks/.mutants/ while other lockpick processes start).
     if (e.name.startsWith('.')) continue;
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) listFiles(p, out);
+    const p = `${rel}/${e.name}`;
+    if (e.isDirectory()) listFiles(root, p, out);
     else out.push(p);
   }
 }
@@ -38,9 +39,9 @@ const require = createRequire(import.meta.url);
 function hashFiles(root, files) {
   const h = require('node:crypto').createHash('sha256');
   for (const f of files.sort()) {
-    h.update(path.relative(root, f));
+    h.update(f);
     h.update('\0');
-    try { h.update(readFileSync(f)); } catch { h.update('\u0001missing'); }
+    try { h.update(readFileSync(`${root}/${f}`)); } catch { h.update('\u0001missing'); }
     h.update('\0');
   }
   return h.digest('hex');
@@ -53,20 +54,20 @@ function hashFiles(root, files) {
  */
 export function sourceHash(root = ROOT) {
   const files = [];
-  for (const d of DIRS) listFiles(path.join(root, d), files);
-  return `${hashFiles(root, files)} ${hashFiles(root, FILES.map((f) => path.join(root, f)))}`;
+  for (const d of DIRS) listFiles(root, d, files);
+  return `${hashFiles(root, files)} ${hashFiles(root, FILES.slice())}`;
 }
 
 /** Each source's path, size and modification time (ns), one a line, in path order (the tsconfig files where they exist). */
 export function sourceStat(root = ROOT) {
   const files = [];
-  for (const d of DIRS) listFiles(path.join(root, d), files);
-  for (const f of FILES) if (existsSync(path.join(root, f))) files.push(path.join(root, f));
+  for (const d of DIRS) listFiles(root, d, files);
+  for (const f of FILES) if (existsSync(`${root}/${f}`)) files.push(f);
   return files.sort().map((f) => {
     // A file gone since it was listed (deleted meanwhile) differs from the stamp: the hash decides.
     let st;
-    try { st = statSync(f, { bigint: true }); } catch { return `${path.relative(root, f)} missing`; }
-    return `${path.relative(root, f)} ${st.size} ${st.mtimeNs}`;
+    try { st = statSync(`${root}/${f}`, { bigint: true, throwIfNoEntry: false }); } catch { st = undefined; }
+    return st === undefined ? `${f} missing` : `${f} ${st.size} ${st.mtimeNs}`;
   }).join('\n');
 }
 

@@ -13,6 +13,7 @@ import type { Op } from '../src/history/types.ts';
 import type { Budget } from './budget.ts';
 import type { Model } from './types.ts';
 import { isInconsistent } from './models/inconsistent.ts';
+import type { DescribedModel } from './models/lockpick-model.ts';
 
 const MAX_STATES = 256;
 const CHECK_EVERY = 1 << 14;
@@ -21,17 +22,23 @@ export interface Unreachable<S> { op: Op; states: S[] }
 
 /** The first ok op (by return) that fits no reachable state, with those states; undefined if none (or given up). */
 export function unreachableOp<S>(model: Model<S>, ops: readonly Op[], budget: Budget): Unreachable<S> | undefined {
-  // Events in real-time order: invokes add ops to the closure, ok returns are checked.
-  const events: number[] = []; // 2i: invoke of op i, 2i+1: its (ok) return
+  // Events in real-time order: invokes add ops to the closure, ok returns are checked. Positions
+  // are distinct event numbers of the history, so they index a table: no sort.
+  let maxSeq = -1;
+  for (const op of ops) maxSeq = Math.max(maxSeq, op.invokeSeq, op.outcome === 'ok' ? op.completeSeq : -1);
+  const atSeq = new Int32Array(maxSeq + 1).fill(-1); // 2i: invoke of op i, 2i+1: its (ok) return
   for (let i = 0; i < ops.length; i++) {
-    events.push(2 * i);
-    if (ops[i]!.outcome === 'ok') events.push(2 * i + 1);
+    atSeq[ops[i]!.invokeSeq] = 2 * i;
+    if (ops[i]!.outcome === 'ok') atSeq[ops[i]!.completeSeq] = 2 * i + 1;
   }
-  const at = (e: number) => ((e & 1) === 0 ? ops[e >> 1]!.invokeSeq : ops[e >> 1]!.completeSeq);
-  events.sort((a, b) => at(a) - at(b));
   const init = model.init();
   const states = new Map<string, S>([[model.hash(init), init]]);
+  const stateList: S[] = [init]; // states' values, in the order found: walked by index while it grows
   const invoked: Op[] = [];
+  // Ops of one kind (model.opKey, and the same outcome) step alike from every state: the first of a
+  // kind stands for the rest, which add nothing (a register's 30k ops are a few dozen kinds).
+  const opKey = (model as DescribedModel<S>).opKey;
+  const kinds = new Set<string>();
   let steps = 0;
   const tooMuch = () => states.size > MAX_STATES || (++steps % CHECK_EVERY === 0 && budget.check() !== undefined);
   /** The state op leads to from s, added to `into` when new. */
@@ -41,6 +48,7 @@ export function unreachableOp<S>(model: Model<S>, ops: readonly Op[], budget: Bu
     const h = model.hash(r);
     if (states.has(h)) return;
     states.set(h, r);
+    stateList.push(r);
     into.push(r);
   };
   /** Adds everything the invoked ops reach from the states in `work`. False: gave up. */
@@ -54,18 +62,25 @@ export function unreachableOp<S>(model: Model<S>, ops: readonly Op[], budget: Bu
     }
     return true;
   };
-  for (const e of events) {
+  for (let seq = 0; seq <= maxSeq; seq++) {
+    const e = atSeq[seq]!;
+    if (e === -1) continue;
     const op = ops[e >> 1]!;
     if ((e & 1) === 0) {
+      if (opKey) {
+        const k = `${op.outcome} ${opKey(op)}`;
+        if (kinds.has(k)) continue;
+        kinds.add(k);
+      }
       invoked.push(op);
       const fresh: S[] = [];
-      for (const s of [...states.values()]) stepInto(s, op, fresh);
+      for (let k = 0, known = stateList.length; k < known; k++) stepInto(stateList[k]!, op, fresh);
       if (tooMuch() || !close(fresh)) return undefined;
       continue;
     }
     let fits = false;
-    for (const s of states.values()) if (!isInconsistent(model.step(s, op))) { fits = true; break; }
-    if (!fits) return { op, states: [...states.values()] };
+    for (const s of stateList) if (!isInconsistent(model.step(s, op))) { fits = true; break; }
+    if (!fits) return { op, states: stateList.slice() };
   }
   return undefined;
 }

@@ -20,6 +20,8 @@ export type SearchOutcome<S> =
   | { result: 'unknown'; reason: string; placed: number; blockedAt: number };
 
 const CHECK_EVERY = 4096;
+/** Entries of the search's (state, info kind) table (a byte each) past which every kind is tried in every state. */
+const USEFUL_MAX = 1 << 22;
 
 export interface SearchOptions<S> {
   /**
@@ -136,11 +138,11 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
    * The next candidate at list node `entry`: the call there while the walk is among the calls
    * before the first return (every ok op is tried before any info op), else, `entry` being that
    * first return (or -1), an info op (by its index, as -2 - i) whose kind offers one invoked after
-   * position `after` and before that return, else `entry` itself (the return, or -1). Info ops
-   * last: each may take effect at any point or never, so a valid history is mostly linearized
-   * without them, and an info op tried first (by its invoke position) was placed eagerly at every
-   * configuration only to be undone there. The candidates of a configuration are the same set
-   * either way; only their order changes.
+   * position `after` and before that return and is worth trying in this state (worthTrying),
+   * else `entry` itself (the return, or -1). Info ops last: each may take effect at any point or
+   * never, so a valid history is mostly linearized without them, and an info op tried first (by
+   * its invoke position) was placed eagerly at every configuration only to be undone there. The
+   * candidates of a configuration are the same set either way; only their order changes.
    */
   const candidate = (entry: number, after: number): number => {
     if (entry !== -1 && ((entry - 1) & 1) === 0) return entry;
@@ -148,9 +150,42 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
     // The kind whose earliest unplaced op comes first after `after` (positions are distinct but Infinity).
     let lo = 0, hi = nKinds;
     while (lo < hi) { const mid = (lo + hi) >>> 1; if (kindPos[byPos[mid]!]! > after) hi = mid; else lo = mid + 1; }
-    if (lo === nKinds) return entry;
-    const best = byPos[lo]!;
-    return kindPos[best]! < (entry === -1 ? Infinity : pos[entry - 1]!) ? -2 - kindOps[best]![placedOfKind[best]!]! : entry;
+    const limit = entry === -1 ? Infinity : pos[entry - 1]!;
+    for (let r = lo; r < nKinds; r++) {
+      const k = byPos[r]!;
+      if (!(kindPos[k]! < limit)) return entry; // sorted by position: none further
+      if (worthTrying(k)) return -2 - kindOps[k]![placedOfKind[k]!]!;
+    }
+    return entry;
+  };
+  /**
+   * Whether kind k's op may be placed in the current state: not when its step is refused there or
+   * changes nothing (the loop below would reject it, at the cost of a step; an unanswered op can
+   * be tried at hundreds of thousands of configurations). Known per (state, kind), in a table
+   * bounded by USEFUL_MAX (past it every kind is tried). Not with `watch`, which records the
+   * states in which its op is a candidate at all.
+   */
+  const stateIds = new Map<string, number>();
+  let useful = new Int8Array(nKinds * 16); // [state id * nKinds + kind]: 0 unknown, 1 worth trying, 2 not
+  const worthTrying = (k: number): boolean => {
+    if (watch) return true;
+    let sid = stateIds.get(stateHash);
+    if (sid === undefined) {
+      if ((stateIds.size + 1) * nKinds > USEFUL_MAX) return true;
+      stateIds.set(stateHash, (sid = stateIds.size));
+      if ((sid + 1) * nKinds > useful.length) { const u = new Int8Array(useful.length * 2); u.set(useful); useful = u; }
+    }
+    const at = sid * nKinds + k;
+    if (useful[at] === 0) {
+      const cache = kindSteps[k]!;
+      let hit = cache.get(stateHash);
+      if (hit === undefined) {
+        const x = model.step(state, ops[kindOps[k]![placedOfKind[k]!]!]!);
+        cache.set(stateHash, (hit = { r: x, hs: isInconsistent(x) ? '' : model.hash(x) }));
+      }
+      useful[at] = isInconsistent(hit.r) || hit.hs === stateHash ? 2 : 1;
+    }
+    return useful[at] === 1;
   };
   /** The first return in the list (or -1): where the walk of a configuration's calls ends and its info ops are tried. */
   const firstReturn = (): number => {

@@ -37,8 +37,12 @@ export function unreachableOp<S>(model: Model<S>, ops: readonly Op[], budget: Bu
   const invoked: Op[] = [];
   // Ops of one kind (model.opKey, and the same outcome) step alike from every state: the first of a
   // kind stands for the rest, which add nothing (a register's 30k ops are a few dozen kinds).
+  // A kind that fitted a reachable state fits one from then on (states are only ever added): its
+  // later ok returns need no step at all.
   const opKey = (model as DescribedModel<S>).opKey;
+  const kindOf = opKey ? ops.map((op) => `${op.outcome} ${opKey(op)}`) : undefined;
   const kinds = new Set<string>();
+  const fitted = new Set<string>();
   let steps = 0;
   const tooMuch = () => states.size > MAX_STATES || (++steps % CHECK_EVERY === 0 && budget.check() !== undefined);
   /** The state op leads to from s, added to `into` when new. */
@@ -66,11 +70,11 @@ export function unreachableOp<S>(model: Model<S>, ops: readonly Op[], budget: Bu
     const e = atSeq[seq]!;
     if (e === -1) continue;
     const op = ops[e >> 1]!;
+    const kind = kindOf?.[e >> 1];
     if ((e & 1) === 0) {
-      if (opKey) {
-        const k = `${op.outcome} ${opKey(op)}`;
-        if (kinds.has(k)) continue;
-        kinds.add(k);
+      if (kind !== undefined) {
+        if (kinds.has(kind)) continue;
+        kinds.add(kind);
       }
       invoked.push(op);
       const fresh: S[] = [];
@@ -78,9 +82,11 @@ export function unreachableOp<S>(model: Model<S>, ops: readonly Op[], budget: Bu
       if (tooMuch() || !close(fresh)) return undefined;
       continue;
     }
+    if (kind !== undefined && fitted.has(kind)) continue;
     let fits = false;
     for (const s of stateList) if (!isInconsistent(model.step(s, op))) { fits = true; break; }
     if (!fits) return { op, states: stateList.slice() };
+    if (kind !== undefined) fitted.add(kind);
   }
   return undefined;
 }

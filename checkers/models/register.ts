@@ -31,8 +31,11 @@ function readOrWrite(s: string, op: Op): string | Inconsistent {
   return got === s ? s : new Refused(op, got, s);
 }
 
-/** Register ops act the same whoever calls them: f and argument say it all. */
-const opKey = (op: Op): string => `${op.f} ${canonical(argOf(op))}`;
+/**
+ * Register ops act the same whoever calls them: f and the value the step reads say it all (a
+ * write's or cas's argument; a read's answer, not a value its invoke may carry).
+ */
+const opKey = (op: Op): string => `${op.f} ${canonical(op.f === 'read' ? op.value : argOf(op))}`;
 
 function describeOp(op: Op): string {
   if (op.f === 'read') return op.outcome === 'ok' ? `read ${canonical(op.value)}` : 'read (no answer)';

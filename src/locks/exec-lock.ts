@@ -101,6 +101,16 @@ const GO_LOOKS = 3;
  */
 const GO_FLIGHT_LOOKS = 12;
 const GO_LOOK_MS = 100;
+/** The first look of a request, early: a short request (a busy acquire, a quick grant) may be over by GO_LOOK_MS. */
+const GO_FIRST_LOOK_MS = 20;
+
+/**
+ * A Go executable seen in any client of a recipe (its config), in this thread: every client of a
+ * recipe runs the same program, so a later client, or one in a later run, whose own short
+ * requests were never looked at in flight, is known from the start (a clock step then never
+ * counts as applied to it).
+ */
+const goSeenByRecipe = new WeakMap<ExecConfig, { pid: number; exe: string }>();
 
 export class ExecLock implements Lock {
   readonly name: string;
@@ -120,8 +130,15 @@ export class ExecLock implements Lock {
   private clockUnreached = false;
   /** The clock was moved at least once: from then on the client's process tree is looked at for Go executables. */
   private clockMoved = false;
-  /** A Go executable seen in the client's process tree (it never feels a step: told for every step). */
-  private goSeen?: { pid: number; exe: string };
+  /** A Go executable seen in this client's process tree (it never feels a step: told for every step), else in another client of its recipe. */
+  private ownGoSeen?: { pid: number; exe: string };
+  private get goSeen(): { pid: number; exe: string } | undefined {
+    return this.ownGoSeen ?? goSeenByRecipe.get(this.cfg);
+  }
+  private set goSeen(go: { pid: number; exe: string } | undefined) {
+    this.ownGoSeen = go;
+    if (go) goSeenByRecipe.set(this.cfg, go);
+  }
   /** Holds looked at for a Go executable in the client's tree (the first few: a lock run as a Go binary shows there). */
   private goLooks = 0;
   /** Looks at the tree while requests were in flight. */
@@ -280,8 +297,8 @@ export class ExecLock implements Lock {
     });
     this.syncClock();
     this.write(JSON.parse(line) as Record<string, unknown>);
-    const looking = this.lookWhileInFlight();
-    const r = await reply.finally(() => clearInterval(looking));
+    const stopLooking = this.lookWhileInFlight();
+    const r = await reply.finally(() => stopLooking?.());
     // While held, a lock that is a Go binary runs in the client's tree: seen once, no clock step counts for this client.
     if (op === 'acquire' && r.t !== 'busy' && this.clockFile && !this.goSeen && this.goLooks < GO_LOOKS && this.child?.pid !== undefined) {
       this.goLooks++;
@@ -361,18 +378,23 @@ export class ExecLock implements Lock {
     if (ms !== 0) { this.clockUnreached = false; this.clockMoved = true; this.checkClockReach(); }
   }
 
-  /** Looks for a Go executable in the client's tree while a request runs (see GO_FLIGHT_LOOKS); the timer to clear. */
-  private lookWhileInFlight(): NodeJS.Timeout | undefined {
+  /** Looks for a Go executable in the client's tree while a request runs (see GO_FLIGHT_LOOKS): once early, then every GO_LOOK_MS; the function that stops it. */
+  private lookWhileInFlight(): (() => void) | undefined {
     if (!this.clockFile || this.goSeen || this.goFlightLooks >= GO_FLIGHT_LOOKS) return undefined;
-    const t = setInterval(() => {
+    let t: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const look = () => {
       const pid = this.child?.pid;
-      if (this.goSeen || this.goFlightLooks >= GO_FLIGHT_LOOKS || pid === undefined) { clearInterval(t); return; }
+      if (stopped || this.goSeen || this.goFlightLooks >= GO_FLIGHT_LOOKS || pid === undefined) return;
       this.goFlightLooks++;
       this.goSeen = goProcesses(pid)[0];
-      if (this.goSeen) { clearInterval(t); this.checkClockReach(); }
-    }, GO_LOOK_MS);
+      if (this.goSeen) { this.checkClockReach(); return; }
+      t = setTimeout(look, GO_LOOK_MS);
+      t.unref();
+    };
+    t = setTimeout(look, GO_FIRST_LOOK_MS);
     t.unref();
-    return t;
+    return () => { stopped = true; clearTimeout(t); };
   }
 
   /**
@@ -389,6 +411,7 @@ export class ExecLock implements Lock {
     const go = this.goSeen;
     if (!go) return;
     this.clockUnreached = true;
-    this.ctx.unreached?.('client-clock', `its process ${go.pid} (${go.exe}) is a Go executable, which reads the clock without libc, so the clock shim cannot move it (a recipe file with "clock": "none" has client-clock refused up front)`);
+    const whose = this.ownGoSeen ? `its process ${go.pid}` : `its recipe's program (process ${go.pid} of another client)`;
+    this.ctx.unreached?.('client-clock', `${whose} (${go.exe}) is a Go executable, which reads the clock without libc, so the clock shim cannot move it (a recipe file with "clock": "none" has client-clock refused up front)`);
   }
 }

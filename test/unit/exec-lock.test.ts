@@ -106,6 +106,34 @@ test("a moved clock while a Go binary runs in the client's process tree: told un
   }
 });
 
+test("a Go binary seen in one client of a recipe: another client of it is told unreached at its first step, though its own requests never ran one", async () => {
+  let offset = 0;
+  const told: string[] = [];
+  const cfg = { command: ANSWERS, cwd: process.cwd(), clock: 'libc' as const, renews: false, shim: () => shimPath() };
+  const ctxOf = () => ctx({ clock: { wallMs: () => Date.now() + offset, monoMs: () => performance.now(), offsetMs: () => offset }, unreached: (kind, reason) => told.push(`${kind}: ${reason}`) });
+  const first = new ExecLock(cfg, ctxOf());
+  const second = new ExecLock(cfg, ctxOf());
+  const other = new ExecLock({ ...cfg }, ctxOf()); // another recipe (its own config) running the same command
+  try {
+    // The first client holds through etcdctl (a Go binary), before any step: seen.
+    await first.release((await first.acquire('go', { ttlMs: 800, waitMs: 0 }))!);
+    assert.deepEqual(told, []);
+    offset = -5000;
+    // The second runs only Python, yet its step is told unreached, naming the recipe's program (the
+    // first, whose clock moves too, tells its own).
+    await second.release((await second.acquire('k', { ttlMs: 800, waitMs: 0 }))!);
+    const byRecipe = () => told.filter((t) => /^client-clock: its recipe's program \(process \d+ of another client\) \(\/usr\/bin\/etcdctl\) is a Go executable/.test(t));
+    assert.equal(byRecipe().length, 1, told.join('\n'));
+    // Another recipe learns nothing from it.
+    const before = told.length;
+    await other.release((await other.acquire('k', { ttlMs: 800, waitMs: 0 }))!);
+    assert.equal(told.length, before, told.join('\n'));
+    assert.equal(byRecipe().length, 1, told.join('\n'));
+  } finally {
+    await Promise.all([first.close(), second.close(), other.close()]);
+  }
+});
+
 test('a line outside the protocol is a LockContractError naming the line, and the child is killed', async () => {
   const cmd = `/usr/bin/python3 -c "import sys; sys.stdin.readline(); print('{\\"t\\":\\"ready\\"}', flush=True); sys.stdin.readline(); print('oops', flush=True); sys.stdin.readline()"`;
   const lock = new ExecLock({ command: cmd, cwd: process.cwd(), clock: 'none', renews: false }, ctx());

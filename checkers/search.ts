@@ -177,15 +177,20 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
     }
     const at = sid * nKinds + k;
     if (useful[at] === 0) {
-      const cache = kindSteps[k]!;
-      let hit = cache.get(stateHash);
-      if (hit === undefined) {
-        const x = model.step(state, ops[kindOps[k]![placedOfKind[k]!]!]!);
-        cache.set(stateHash, (hit = { r: x, hs: isInconsistent(x) ? '' : model.hash(x) }));
-      }
+      const hit = kindStep(k);
       useful[at] = isInconsistent(hit.r) || hit.hs === stateHash ? 2 : 1;
     }
     return useful[at] === 1;
+  };
+  /** Kind k's step from the current state, and its hash: same kind, same effect in every state (opKey's contract), so each kind is stepped once per state. */
+  const kindStep = (k: number): { r: S | Inconsistent; hs: string } => {
+    const cache = kindSteps[k]!;
+    let hit = cache.get(stateHash);
+    if (hit === undefined) {
+      const x = model.step(state, ops[kindOps[k]![placedOfKind[k]!]!]!);
+      cache.set(stateHash, (hit = { r: x, hs: isInconsistent(x) ? '' : model.hash(x) }));
+    }
+    return hit;
   };
   /** The first return in the list (or -1): where the walk of a configuration's calls ends and its info ops are tried. */
   const firstReturn = (): number => {
@@ -241,13 +246,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
       if (watchAll && op.outcome === 'ok') (watchAll[i] ??= new Map()).set(stateHash, state);
       let r: S | Inconsistent, hs: string;
       if (c < -1) {
-        // Same kind, same effect in every state (opKey's contract): step each kind once per state.
-        const cache = kindSteps[kindOf[i]!]!;
-        let hit = cache.get(stateHash);
-        if (hit === undefined) {
-          const x = model.step(state, op);
-          cache.set(stateHash, (hit = { r: x, hs: isInconsistent(x) ? '' : model.hash(x) }));
-        }
+        const hit = kindStep(kindOf[i]!);
         r = hit.r; hs = hit.hs;
       } else {
         r = model.step(state, op);

@@ -149,7 +149,8 @@ test('latency toxic adds the configured delay (downstream and upstream add up)',
   const d2 = await roundTrip(port);
   assert.ok(d2 >= 299 && d2 < 300 + base + 150, `200 down + 100 up: measured ${d2.toFixed(1)} ms`);
   await down.update({ name: 'lat-down', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 50, jitter: 0 } });
-  const d3 = await roundTrip(port);
+  // The best of three: one round trip under CI load once took 372 ms here (a stall, not the toxic).
+  const d3 = Math.min(await roundTrip(port), await roundTrip(port), await roundTrip(port));
   assert.ok(d3 >= 149 && d3 < 150 + base + 100, `updated to 50 down + 100 up: measured ${d3.toFixed(1)} ms`);
   console.log(`# latency toxic: base ${base.toFixed(1)} ms, 200 → ${d1.toFixed(1)} ms, 300 → ${d2.toFixed(1)} ms, 150 → ${d3.toFixed(1)} ms`);
 });

@@ -33,6 +33,49 @@ class Pool {
   }
 }
 
+/**
+ * int32 key -> the newest snapshot of its bucket (≥ 0), by open addressing in two typed arrays: a
+ * Map of numbers cost most of a step's memo time in a long search (hashing, and each growth's
+ * copy left to the collector), where these are probed in place and grow by doubling.
+ */
+class BucketHeads {
+  private keys = new Int32Array(64);
+  private heads = new Int32Array(64).fill(-1); // -1: an empty slot
+  private mask = 63;
+  private used = 0;
+
+  /** The slot of key: its own, or the empty one where it would go. */
+  private slot(key: number): number {
+    const heads = this.heads, keys = this.keys, mask = this.mask;
+    let i = Math.imul(key, 0x9e3779b1) >>> 0 & mask;
+    while (heads[i] !== -1 && keys[i] !== key) i = (i + 1) & mask;
+    return i;
+  }
+
+  /** key's head, or -1. */
+  get(key: number): number {
+    return this.heads[this.slot(key)]!;
+  }
+
+  set(key: number, head: number): void {
+    let i = this.slot(key);
+    if (this.heads[i] === -1) {
+      if (2 * (this.used + 1) > this.heads.length) { this.grow(); i = this.slot(key); }
+      this.used++;
+      this.keys[i] = key;
+    }
+    this.heads[i] = head;
+  }
+
+  private grow(): void {
+    const { keys, heads } = this;
+    this.keys = new Int32Array(keys.length * 2);
+    this.heads = new Int32Array(keys.length * 2).fill(-1);
+    this.mask = keys.length * 2 - 1;
+    for (let j = 0; j < keys.length; j++) if (heads[j] !== -1) { const i = this.slot(keys[j]!); this.keys[i] = keys[j]!; this.heads[i] = heads[j]!; }
+  }
+}
+
 export class LinearizedSet {
   readonly bits: Uint32Array;
   private readonly okMask: Uint32Array;
@@ -47,7 +90,7 @@ export class LinearizedSet {
   private top = -1;        // highest word holding a placed ok op
   private readonly infos: number[] = []; // placed info ops, in placing order (the search undoes LIFO)
   /** Bucket key (made of the first ok-set hash and the state's id: no string built per step) -> its newest snapshot. */
-  private readonly cache = new Map<number, number>();
+  private readonly cache = new BucketHeads();
   private readonly meta = new Pool();
   private readonly words = new Pool();
   /** State hash -> small id. */
@@ -109,8 +152,13 @@ export class LinearizedSet {
   seenWith(stateHash: string): boolean {
     let sid = this.stateIds.get(stateHash);
     if (sid === undefined) this.stateIds.set(stateHash, (sid = this.stateIds.size));
-    const key = (this.h1 ^ Math.imul(sid + 1, 0x9e3779b1)) | 0; // a small integer: the Map hashes it fastest
-    let head = this.cache.get(key) ?? -1;
+    return this.seenWithId(sid);
+  }
+
+  /** seenWith of the state with this id (≥ 0; one id per state hash, given by the caller: the search numbers its states once). */
+  seenWithId(sid: number): boolean {
+    const key = (this.h1 ^ Math.imul(sid + 1, 0x9e3779b1)) | 0; // an int32: BucketHeads' key
+    let head = this.cache.get(key);
     const len = Math.max(0, this.top - this.base + 1);
     const c = this.counts;
     const m = this.meta.a;

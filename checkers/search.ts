@@ -81,7 +81,8 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
     }
   }
   const placedOfKind = new Int32Array(kindOps.length);
-  const kindSteps = kindOps.map(() => new Map<string, { r: S | Inconsistent; hs: string }>());
+  // By state id (stateIdOf): an array index, where a Map of state hashes cost a string lookup a step.
+  const kindSteps = kindOps.map((): ({ r: S | Inconsistent; hs: string } | undefined)[] => []);
   /** Position of each kind's earliest unplaced op (Infinity: none left), kept beside placedOfKind. */
   const nKinds = kindOps.length;
   const kindPos = new Float64Array(nKinds);
@@ -165,16 +166,12 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
    * bounded by USEFUL_MAX (past it every kind is tried). Not with `watch`, which records the
    * states in which its op is a candidate at all.
    */
-  const stateIds = new Map<string, number>();
   let useful = new Int8Array(nKinds * 16); // [state id * nKinds + kind]: 0 unknown, 1 worth trying, 2 not
   const worthTrying = (k: number): boolean => {
     if (watch) return true;
-    let sid = stateIds.get(stateHash);
-    if (sid === undefined) {
-      if ((stateIds.size + 1) * nKinds > USEFUL_MAX) return true;
-      stateIds.set(stateHash, (sid = stateIds.size));
-      if ((sid + 1) * nKinds > useful.length) { const u = new Int8Array(useful.length * 2); u.set(useful); useful = u; }
-    }
+    const sid = stateId;
+    if ((sid + 1) * nKinds > USEFUL_MAX) return true;
+    if ((sid + 1) * nKinds > useful.length) { const u = new Int8Array(Math.max(useful.length * 2, (sid + 1) * nKinds)); u.set(useful); useful = u; }
     const at = sid * nKinds + k;
     if (useful[at] === 0) {
       const hit = kindStep(k);
@@ -185,10 +182,10 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
   /** Kind k's step from the current state, and its hash: same kind, same effect in every state (opKey's contract), so each kind is stepped once per state. */
   const kindStep = (k: number): { r: S | Inconsistent; hs: string } => {
     const cache = kindSteps[k]!;
-    let hit = cache.get(stateHash);
+    let hit = cache[stateId];
     if (hit === undefined) {
       const x = model.step(state, ops[kindOps[k]![placedOfKind[k]!]!]!);
-      cache.set(stateHash, (hit = { r: x, hs: isInconsistent(x) ? '' : model.hash(x) }));
+      cache[stateId] = hit = { r: x, hs: isInconsistent(x) ? '' : model.hash(x) };
     }
     return hit;
   };
@@ -202,9 +199,18 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
   const stackNode = new Int32Array(n);   // the list node placed, or -2 - i for info op i (kept out of the list)
   const stackState: S[] = new Array(n);
   const stackHash: string[] = new Array(n);
+  const stackId = new Int32Array(n);
   let sp = 0;
   let state = opts.initial !== undefined ? opts.initial : model.init();
   let stateHash = model.hash(state);
+  /** Each state hash met gets a small id, once: the memo, the kinds' steps and worthTrying index by it. */
+  const stateIds = new Map<string, number>();
+  const stateIdOf = (hs: string): number => {
+    let id = stateIds.get(hs);
+    if (id === undefined) stateIds.set(hs, (id = stateIds.size));
+    return id;
+  };
+  let stateId = stateIdOf(stateHash);
   // The longest order found, as stack nodes: refreshed only from the lowest stack level popped
   // since, so keeping it costs O(pushes), not O(depth) per deeper dead end.
   const deepestNodes = new Int32Array(n);
@@ -257,9 +263,10 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
         // An info op that changes nothing here is never worth linearizing here: skipping it dominates.
         if (!(info && hs === stateHash) && !undoesInfo(i, hs)) {
           set.add(i, !info);
-          if (!set.seenWith(hs)) {
-            stackNode[sp] = c; stackState[sp] = state; stackHash[sp] = stateHash; sp++;
-            state = r as S; stateHash = hs;
+          const id = stateIdOf(hs);
+          if (!set.seenWithId(id)) {
+            stackNode[sp] = c; stackState[sp] = state; stackHash[sp] = stateHash; stackId[sp] = stateId; sp++;
+            state = r as S; stateHash = hs; stateId = id;
             if (!info) okLeft--;
             if (finals && okLeft === 0 && final(hs, state)) return { result: 'ok' };
             if (c >= 0) lift(c); else kindMoved(kindOf[i]!, 1);
@@ -286,7 +293,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
       if (sp < low) low = sp;
       const d = stackNode[sp]!;
       const j = opOf(d);
-      state = stackState[sp]!; stateHash = stackHash[sp]!;
+      state = stackState[sp]!; stateHash = stackHash[sp]!; stateId = stackId[sp]!;
       set.remove(j, ops[j]!.outcome === 'ok');
       if (ops[j]!.outcome === 'ok') okLeft++;
       if (d >= 0) { unlift(d); entry = next[d]!; after = -Infinity; } else { kindMoved(kindOf[j]!, -1); entry = firstReturn(); after = pos[2 * j]!; }

@@ -91,6 +91,15 @@ function sameWords(dv: DataView, from: number, len: number, words: Int32Array, w
   return k === whole && ((len & 3) === 0 || (dv.getInt32(from + 4 * k, true) & LOW_BYTES[len & 3]!) === words[w + k]);
 }
 
+/** A hash of the len bytes at `from`, word by word (the last masked to the length, as storeWords keeps it). */
+function wordsHash(dv: DataView, from: number, len: number): number {
+  const whole = len >> 2;
+  let h = len;
+  for (let k = 0; k < whole; k++) h = Math.imul(h ^ dv.getInt32(from + 4 * k, true), 0x9e3779b1);
+  if ((len & 3) !== 0) h = Math.imul(h ^ (dv.getInt32(from + 4 * whole, true) & LOW_BYTES[len & 3]!), 0x9e3779b1);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
 /** A predicted string compared as words when it and its closing quote fit in three. */
 const MAX_WORD_STRING = 11;
 /**
@@ -115,8 +124,9 @@ function isProto(buf: Buffer, from: number, len: number): boolean {
 const CACHE_SLOTS = 1024;
 /** Field names the models ignore that one line may have before the scanner leaves the line to JSON.parse. */
 const MAX_OTHER_FIELDS = 8;
-/** Nested values remembered by their bytes ({"lost":true} on every other release is parsed once). */
-const NESTED_SLOTS = 16;
+/** Nested values remembered by their bytes ({"lost":true} on every other release, a cas's [1,2], parsed once each). */
+const NESTED_BITS = 7;
+const NESTED_SLOTS = 1 << NESTED_BITS;
 const MAX_NESTED_BYTES = 256;
 
 export class LineScanner {
@@ -132,6 +142,7 @@ export class LineScanner {
   private readonly nestedLen = new Int32Array(NESTED_SLOTS);
   private readonly nestedWords = new Int32Array(NESTED_SLOTS * (MAX_NESTED_BYTES >> 2));
   private readonly nestedValue: unknown[] = new Array(NESTED_SLOTS).fill(undefined);
+  private nestedFlip = false;
   /**
    * Batch mode (the reader thread, ./jsonl-worker.ts; ./jsonl-batch.ts): each line's fields go to
    * tags and nums from `at` on, a string as its id in `strs` (the strings of the current batch,
@@ -463,16 +474,22 @@ export class LineScanner {
   /** The nested value of buf[from, to), or undefined when JSON.parse refuses it or it has a duplicate key. */
   private nested(buf: Buffer, from: number, to: number): unknown {
     const len = to - from;
-    const slot = (len * 31 + buf[from + 1]! + buf[to - 2]!) & (NESTED_SLOTS - 1);
+    // By a hash of all its bytes, in one of two slots: a cas register's [a,b] pairs differ in a
+    // digit or two, and a slot of a few bytes' sum sent most of them to a few slots, parsed anew each time.
+    const h = len <= MAX_NESTED_BYTES ? wordsHash(this.view, from, len) : 0;
+    const s1 = h >>> (32 - NESTED_BITS), s2 = (h >>> (32 - 2 * NESTED_BITS)) & (NESTED_SLOTS - 1);
     // Word by word (the bytes' memory goes on past `to`: the line's '\n' and WORD_ROOM).
-    const w = slot * (MAX_NESTED_BYTES >> 2);
-    if (this.nestedLen[slot] === len && len !== 0 && sameWords(this.view, from, len, this.nestedWords, w)) return this.nestedValue[slot];
+    const W = MAX_NESTED_BYTES >> 2;
+    if (this.nestedLen[s1] === len && len !== 0 && sameWords(this.view, from, len, this.nestedWords, s1 * W)) return this.nestedValue[s1];
+    if (this.nestedLen[s2] === len && len !== 0 && sameWords(this.view, from, len, this.nestedWords, s2 * W)) return this.nestedValue[s2];
     const text = buf.toString('utf8', from, to);
     let v: unknown;
     try { v = JSON.parse(text); } catch { return undefined; }
     if (keyProblem(text, 1) !== undefined) return undefined; // a field's value sits one level in
     if (len <= MAX_NESTED_BYTES) {
-      storeWords(this.view, from, len, this.nestedWords, w);
+      // The emptier slot of its two, else the one it did not take last time (no pair of values evicts each other for ever).
+      const slot = this.nestedLen[s1] === 0 ? s1 : this.nestedLen[s2] === 0 ? s2 : (this.nestedFlip = !this.nestedFlip) ? s1 : s2;
+      storeWords(this.view, from, len, this.nestedWords, slot * W);
       this.nestedLen[slot] = len;
       this.nestedValue[slot] = v;
     }

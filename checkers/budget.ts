@@ -4,10 +4,12 @@ import { getHeapStatistics } from 'node:v8';
 
 /** Above this share of V8's heap limit we stop before V8 would crash the process. */
 const HEAP_GUARD = 0.85;
+/** The heap's limit, fixed for the process: read once (a check of a hundred small files made a few budgets each, and each read cost more than the file's search). */
+let heapLimitBytes: number | undefined;
+const heapLimit = (): number => (heapLimitBytes ??= getHeapStatistics().heap_size_limit * HEAP_GUARD);
 
 export class Budget {
   private deadline: number;
-  private readonly heapLimit = getHeapStatistics().heap_size_limit * HEAP_GUARD;
 
   /** deadline: the Date.now() at which the time limit runs out, when it started earlier (another thread's budget). */
   constructor(private readonly timeLimitMs?: number, private readonly maxMemoryBytes?: number, deadline?: number) {
@@ -34,7 +36,7 @@ export class Budget {
       if (rss > this.maxMemoryBytes) return `memory limit of ${mb(this.maxMemoryBytes)} reached (resident ${mb(rss)}) before a verdict`;
     }
     const heap = getHeapStatistics().used_heap_size;
-    if (heap > this.heapLimit) return `the JavaScript heap is nearly full (${mb(heap)}); raise --max-old-space-size or set a smaller search`;
+    if (heap > heapLimit()) return `the JavaScript heap is nearly full (${mb(heap)}); raise --max-old-space-size or set a smaller search`;
     return undefined;
   }
 }

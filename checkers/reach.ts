@@ -10,7 +10,7 @@
 // (undefined) on models whose reachable states outgrow MAX_STATES (lock models with leases),
 // or when the budget runs out.
 import type { Op } from '../src/history/types.ts';
-import type { Budget } from './budget.ts';
+import { checkDue, type Budget } from './budget.ts';
 import type { Model } from './types.ts';
 import { isInconsistent } from './models/inconsistent.ts';
 import type { DescribedModel } from './models/lockpick-model.ts';
@@ -44,7 +44,7 @@ export function unreachableOp<S>(model: Model<S>, ops: readonly Op[], budget: Bu
   const kinds = new Set<string>();
   const fitted = new Set<string>();
   let steps = 0;
-  const tooMuch = () => states.size > MAX_STATES || (++steps % CHECK_EVERY === 0 && budget.check() !== undefined);
+  const tooMuch = () => states.size > MAX_STATES || (checkDue(++steps, CHECK_EVERY) && budget.check() !== undefined);
   /** The state op leads to from s, added to `into` when new. */
   const stepInto = (s: S, op: Op, into: S[]) => {
     const r = model.step(s, op);

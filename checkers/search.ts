@@ -5,7 +5,7 @@
 // succeeds as soon as every ok op is linearized.
 import type { Op } from '../src/history/types.ts';
 import type { Inconsistent, Model } from './types.ts';
-import type { Budget } from './budget.ts';
+import { checkDue, type Budget } from './budget.ts';
 import { LinearizedSet } from './memo.ts';
 import { isInconsistent } from './models/inconsistent.ts';
 import type { DescribedModel } from './models/lockpick-model.ts';
@@ -94,8 +94,9 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
   const byPos = new Int32Array(nKinds);
   const rank = new Int32Array(nKinds);
   const kindMoved = (k: number, by: number) => {
-    const j = kindOps[k]![(placedOfKind[k]! += by)];
-    const p = kindPos[k] = j === undefined ? Infinity : ops[j]!.invokeSeq;
+    const list = kindOps[k]!, at = (placedOfKind[k]! += by);
+    // Past the end is Infinity, by a look at the length (a read past an array's end throws the optimized code away).
+    const p = kindPos[k] = at < list.length ? ops[list[at]!]!.invokeSeq : Infinity;
     let r = rank[k]!;
     for (; r + 1 < nKinds && kindPos[byPos[r + 1]!]! < p; r++) rank[byPos[r] = byPos[r + 1]!] = r;
     for (; r > 0 && kindPos[byPos[r - 1]!]! > p; r--) rank[byPos[r] = byPos[r - 1]!] = r;
@@ -240,7 +241,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
   };
 
   while (okLeft > 0 || finals) {
-    if (++steps % CHECK_EVERY === 0) {
+    if (checkDue(++steps, CHECK_EVERY)) {
       const reason = budget.check();
       if (reason) return { result: 'unknown', reason, placed: Math.max(deepestLen, sp), blockedAt };
     }

@@ -25,6 +25,7 @@ import { ProcessMap } from '../src/history/process-table.ts';
 import { releaseKind } from './lease.ts';
 import { findStaleUnlocks, leaseOf } from './stale-unlock.ts';
 import { CrashScan, withCrashes } from './crash.ts';
+import { checkDue } from './budget.ts';
 import { SilenceReader, type Silences } from './silences.ts';
 import { PERMIT_MODELS, SWEEP_OPTIONS, TokenCheck, sweepAnomalies, type SweepOptions } from './sweep.ts';
 import { PointQueue } from './point-queue.ts';
@@ -138,6 +139,7 @@ class KeyStream {
   /** The beliefs findStaleUnlocks needs (see the header). */
   private readonly kept = new Set<Belief>();
   private endedWatermark = STREAM_TUNING.endedMin;
+  private drains = 0;
 
   /** dead: processes that ended with info, shared by all keys (their last holds are forgotten once swept past). */
   constructor(private readonly key: string, private readonly opts: SweepOptions, private readonly dead: ReadonlyMap<number, number>, silences: Silences) {
@@ -160,7 +162,9 @@ class KeyStream {
 
   private drain(final: boolean): void {
     this.points.drain(final, this.take);
-    if (this.scan.ended.size > this.endedWatermark) this.forgetDead();
+    // Also at each power of two of drains (checkDue): the engine sees the call early and seldom,
+    // so it neither inlines it nor throws drain's optimized code away when the table first grows.
+    if (this.scan.ended.size > this.endedWatermark || checkDue(++this.drains, 1 << 30)) this.forgetDead();
   }
 
   private point(op: Op): void {

@@ -1,6 +1,11 @@
 // Time and memory limits for a check. Searches call check() every few thousand steps (checkDue);
 // a reason string means "stop now and answer unknown".
-import { getHeapStatistics } from 'node:v8';
+import { createRequire } from 'node:module';
+
+// node:v8 is loaded at the first look at the heap: a check that never asks (a streamed mutex
+// history without limits) does not pay its ~5 ms of loading (it brings node:stream with it).
+const require = createRequire(import.meta.url);
+const getHeapStatistics = () => (require('node:v8') as typeof import('node:v8')).getHeapStatistics();
 
 /** Above this share of V8's heap limit we stop before V8 would crash the process. */
 const HEAP_GUARD = 0.85;

@@ -11,7 +11,7 @@ import { anomalyTypes, lockpick, repoRoot, tempStore } from './run-helpers.ts';
 
 const replay = (scenario: string) => lockpick(['run', '--replay', path.join(repoRoot, 'scenarios', scenario), '--store', tempStore(), '--json'], 180_000);
 
-test('etcd-lease-lock, holder paused 8 s past its 1 s lease: double holder (exit 1)', async () => {
+test('etcd-lease-lock, holder paused 4 s past its 1 s lease: double holder (exit 1)', async () => {
   const r = await replay('etcd-lease-lock-pause');
   assert.equal(r.code, 1, `exit ${r.code}\n${r.stderr}`);
   assert.ok(anomalyTypes(r).includes('double-holder'), anomalyTypes(r).join(', '));

@@ -26,7 +26,7 @@ test('etcd-mutex-fenced, the same pause, --property resource: the create revisio
 // keepalive-cut: only the holder's Lease connection is cut (its other calls go through); its lease
 // lapses while it works on. Each replay is one run on a 3-member cluster (about 9 s with the start).
 test('etcd-lease-lock, its keep-alive connection cut for 4 s while it holds: double holder (exit 1), its other links untouched', async () => {
-  const r = await lockpick(['run', '--replay', path.join(repoRoot, 'scenarios', 'etcd-lease-lock-keepalive-cut'), '--runs', '1', '--store', tempStore(), '--json'], 120_000);
+  const r = await lockpick(['run', '--replay', path.join(repoRoot, 'scenarios', 'etcd-lease-lock-keepalive-cut'), '--store', tempStore(), '--json'], 120_000);
   assert.equal(r.code, 1, `exit ${r.code}\n${r.stderr}`);
   assert.ok(anomalyTypes(r).includes('double-holder'), anomalyTypes(r).join(', '));
   const start = readFileSync(path.join(r.summary!.dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { f: string; value?: { links?: string[] } })

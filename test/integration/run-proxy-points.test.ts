@@ -59,7 +59,9 @@ test('zk-ephemeral (the zookeeper package\'s C client, no hook sees it): the pro
       ttlMs: 2000,
       clients: [
         { attempts: [{ key: 'k0', delayMs: 0, waitMs: 1000, holdMs: 300, renew: false }] },
-        { attempts: [{ key: 'k0', delayMs: 100, waitMs: 3000, holdMs: 100, renew: false }] },
+        // After c1's acquire returned ok: started 100 ms after c1, c2 could win the create under load, and c1, then a waiter,
+        // sends EXISTS watches on its link (a loaded CI run held an EXISTS as c1's release began).
+        { attempts: [{ key: 'k0', delayMs: 100, waitMs: 3000, holdMs: 100, renew: false, after: { client: 'c1', op: 'acquire', type: 'ok', nth: 1 } }] },
       ],
       faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: 300, target: 'c1', params: { point: 'send:release:1' } }],
     },

@@ -10,6 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bin, markedProcesses, repoRoot, runDirs, tempStore } from './run-helpers.ts';
+import { readProgress } from '../../src/runner/progress-file.ts';
 
 /** The lockpicks a test started and has not seen exit: a failed test stops its own (its hold lasts minutes). */
 const live = new Set<{ child: ChildProcess; exit: Promise<number | null> }>();
@@ -138,7 +139,7 @@ test('SIGTERM during a search (--json): exit 3, the summary on stdout and in res
   const history = path.join(dir!, 'history.jsonl');
   // Two runs done and counted (progress.jsonl is written as a run is counted: a run-end in the
   // history comes before its check, so under load two run-ends could stand beside one counted run).
-  const counted = () => { try { return Math.max(0, ...lines(path.join(dir!, 'progress.jsonl')).map((l) => (l as unknown as { runs: number }).runs)); } catch { return 0; } };
+  const counted = () => Math.max(0, ...readProgress(dir!).map((l) => l.runs));
   await until(() => existsSync(history) && counted() >= 2, 90_000, 'two runs');
   r.child.kill('SIGTERM');
   assert.equal(await r.exit, 3, r.out());

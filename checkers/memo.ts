@@ -76,6 +76,22 @@ class BucketHeads {
   }
 }
 
+/**
+ * Gives each ok op its two random hash words and marks it in okMask and okTotal. A function of its
+ * own: on a long history the engine compiles this loop while it runs, and the constructor's code
+ * after it, never run before, would have no type feedback (the optimized code thrown away there).
+ */
+function markOk(ops: readonly Op[], z1: Int32Array, z2: Int32Array, okMask: Uint32Array, okTotal: Int32Array): void {
+  let seed = 0x9e3779b9;
+  const rnd = () => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return seed | 0; };
+  for (let i = 0; i < ops.length; i++) {
+    if (ops[i]!.outcome !== 'ok') continue;
+    z1[i] = rnd(); z2[i] = rnd();
+    okMask[i >>> 5]! |= 1 << (i & 31);
+    okTotal[i >>> 5]!++;
+  }
+}
+
 export class LinearizedSet {
   readonly bits: Uint32Array;
   private readonly okMask: Uint32Array;
@@ -105,6 +121,7 @@ export class LinearizedSet {
    * ops of a kind in a fixed order (the earliest unplaced first) and undoes them LIFO.
    */
   constructor(ops: readonly Op[], kindOf?: Int32Array, kinds = 0) {
+    if (!primed) { primed = true; primeFeedback(); }
     this.kindOf = kinds > 0 && kinds <= MAX_COUNTED_KINDS && kindOf ? kindOf : undefined;
     this.counts = this.kindOf ? new Int32Array(kinds) : undefined;
     const n = ops.length, words = (n + 31) >>> 5;
@@ -114,14 +131,7 @@ export class LinearizedSet {
     this.okCount = new Int32Array(words);
     this.z1 = new Int32Array(n);
     this.z2 = new Int32Array(n);
-    let seed = 0x9e3779b9;
-    const rnd = () => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return seed | 0; };
-    for (let i = 0; i < n; i++) {
-      if (ops[i]!.outcome !== 'ok') continue;
-      this.z1[i] = rnd(); this.z2[i] = rnd();
-      this.okMask[i >>> 5]! |= 1 << (i & 31);
-      this.okTotal[i >>> 5]!++;
-    }
+    markOk(ops, this.z1, this.z2, this.okMask, this.okTotal);
     this.advanceBase();
   }
 
@@ -219,3 +229,38 @@ export class LinearizedSet {
     while (this.base < this.okTotal.length && this.okCount[this.base] === this.okTotal[this.base]) this.base++;
   }
 }
+
+/**
+ * Type feedback for the engine before a search uses the memo: a bucket's snapshot dropped from
+ * behind another (the antichain kept, seenWithId) is rare at a search's start, and a long search
+ * reached it only after the engine had optimized seenWithId without feedback there: the ~45 ms
+ * compile was thrown away at that step (`node --trace-deopt`) and done again. Four info ops of
+ * two kinds, placed so that every path of seenWithId runs (recorded, dominated, a head dropped, a
+ * snapshot behind the head dropped; and without kinds, the info ops listed), a few dozen times: the engine keeps no feedback for a
+ * function's first calls (lazy feedback allocation). Microseconds, once per process.
+ */
+function primeFeedback(): void {
+  const ops = [{ outcome: 'info' }, { outcome: 'info' }, { outcome: 'info' }, { outcome: 'info' }] as Op[];
+  const kindOf = new Int32Array([0, 0, 1, 1]);
+  for (let round = 0; round < 32; round++) {
+    const set = new LinearizedSet(ops, kindOf, 2);
+    set.add(2, false); set.add(3, false); set.seenWithId(0); // placed per kind [0, 2]: recorded
+    set.remove(3, false); set.remove(2, false);
+    set.add(0, false); set.add(1, false); set.seenWithId(0); // [2, 0]: recorded, the bucket's head
+    set.seenWithId(0); // the same again: dominated
+    set.remove(1, false);
+    set.add(2, false); set.seenWithId(0); // [1, 1]: neither dominated nor dominating; recorded
+    set.remove(2, false); set.remove(0, false);
+    set.add(2, false); set.seenWithId(0); // [0, 1]: drops [1, 1] (the head), and [0, 2] behind [2, 0]
+    set.remove(2, false);
+    set.add(0, false); set.seenWithId(0); // [1, 0]: drops [2, 0], behind [0, 1]
+    // Without kinds (none given, or too many to count): the info ops placed are listed.
+    const listed = new LinearizedSet(ops);
+    listed.add(1, false); listed.seenWithId(0); // recorded
+    listed.add(3, false); listed.seenWithId(0); // dominated by none: recorded
+    listed.remove(3, false); listed.seenWithId(0); // the first again: dominated
+    listed.remove(1, false);
+  }
+}
+/** Primed once, by the first set made. */
+let primed = false;

@@ -22,15 +22,7 @@ export interface Unreachable<S> { op: Op; states: S[] }
 
 /** The first ok op (by return) that fits no reachable state, with those states; undefined if none (or given up). */
 export function unreachableOp<S>(model: Model<S>, ops: readonly Op[], budget: Budget): Unreachable<S> | undefined {
-  // Events in real-time order: invokes add ops to the closure, ok returns are checked. Positions
-  // are distinct event numbers of the history, so they index a table: no sort.
-  let maxSeq = -1;
-  for (const op of ops) maxSeq = Math.max(maxSeq, op.invokeSeq, op.outcome === 'ok' ? op.completeSeq : -1);
-  const atSeq = new Int32Array(maxSeq + 1).fill(-1); // 2i: invoke of op i, 2i+1: its (ok) return
-  for (let i = 0; i < ops.length; i++) {
-    atSeq[ops[i]!.invokeSeq] = 2 * i;
-    if (ops[i]!.outcome === 'ok') atSeq[ops[i]!.completeSeq] = 2 * i + 1;
-  }
+  const atSeq = eventsBySeq(ops), maxSeq = atSeq.length - 1;
   const init = model.init();
   const states = new Map<string, S>([[model.hash(init), init]]);
   const stateList: S[] = [init]; // states' values, in the order found: walked by index while it grows
@@ -40,7 +32,7 @@ export function unreachableOp<S>(model: Model<S>, ops: readonly Op[], budget: Bu
   // A kind that fitted a reachable state fits one from then on (states are only ever added): its
   // later ok returns need no step at all.
   const opKey = (model as DescribedModel<S>).opKey;
-  const kindOf = opKey ? ops.map((op) => `${op.outcome} ${opKey(op)}`) : undefined;
+  const kindOf = opKey ? kindsOf(ops, opKey) : undefined;
   const kinds = new Set<string>();
   const fitted = new Set<string>();
   let steps = 0;
@@ -89,4 +81,29 @@ export function unreachableOp<S>(model: Model<S>, ops: readonly Op[], budget: Bu
     if (kind !== undefined) fitted.add(kind);
   }
   return undefined;
+}
+
+// The set-up's loops over the history are functions of their own: on a long history the engine
+// compiles such a loop while it runs, and code after it in the same function, never run before,
+// has no type feedback (the optimized code was thrown away there: `node --trace-deopt`).
+
+/**
+ * Events in real-time order: invokes add ops to the closure, ok returns are checked. Positions are
+ * distinct event numbers of the history, so they index a table: no sort. At each position: 2i for
+ * the invoke of op i, 2i + 1 for its (ok) return, -1 for none.
+ */
+function eventsBySeq(ops: readonly Op[]): Int32Array {
+  let maxSeq = -1;
+  for (const op of ops) maxSeq = Math.max(maxSeq, op.invokeSeq, op.outcome === 'ok' ? op.completeSeq : -1);
+  const atSeq = new Int32Array(maxSeq + 1).fill(-1);
+  for (let i = 0; i < ops.length; i++) {
+    atSeq[ops[i]!.invokeSeq] = 2 * i;
+    if (ops[i]!.outcome === 'ok') atSeq[ops[i]!.completeSeq] = 2 * i + 1;
+  }
+  return atSeq;
+}
+
+/** Each op's kind: its outcome and opKey. */
+function kindsOf(ops: readonly Op[], opKey: (op: Op) => string): string[] {
+  return ops.map((op) => `${op.outcome} ${opKey(op)}`);
 }

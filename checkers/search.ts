@@ -51,7 +51,9 @@ export interface SearchOptions<S> {
 }
 
 export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budget: Budget, opts: SearchOptions<S> = {}): SearchOutcome<S> {
-  const { watch, watchAll, finals, onFinal } = opts;
+  // Every option is read here, at the first step: a read first made after the loop would find no
+  // type feedback there, and the engine would throw the loop's optimized code away at it.
+  const { watch, watchAll, finals, onFinal, order } = opts;
   /** Records a final state; true when onFinal asks to stop. */
   const final = (hs: string, st: S): boolean => {
     if (finals!.has(hs)) return false;
@@ -67,19 +69,7 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
   // list: each kind offers its earliest unplaced op, so a step looks at the few kinds instead of
   // walking past every unplaced info op invoked so far (thousands on a long history). The
   // candidates are still tried in the same order (by invoke position) as the list would give.
-  const kindOf = new Int32Array(n).fill(-1);
-  const kindOps: number[][] = [];
-  if (opKey) {
-    const kinds = new Map<string, number>();
-    for (let i = 0; i < n; i++) {
-      if (ops[i]!.outcome === 'ok') continue;
-      const k = opKey(ops[i]!);
-      let id = kinds.get(k);
-      if (id === undefined) { kinds.set(k, (id = kindOps.length)); kindOps.push([]); }
-      kindOf[i] = id;
-      kindOps[id]!.push(i);
-    }
-  }
+  const { kindOf, kindOps } = infoKinds(ops, opKey);
   const placedOfKind = new Int32Array(kindOps.length);
   // By state id (stateIdOf): an array index, where a Map of state hashes cost a string lookup a step.
   const kindSteps = kindOps.map((): ({ r: S | Inconsistent; hs: string } | undefined)[] => []);
@@ -105,23 +95,9 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
   for (let k = 0; k < nKinds; k++) kindPos[k] = ops[kindOps[k]![0]!]!.invokeSeq;
   Array.from(kindPos.keys()).sort((a, b) => kindPos[a]! - kindPos[b]!).forEach((k, r) => { byPos[r] = k; rank[k] = r; });
 
-  // Entries: 2i = call of op i, 2i+1 = its return. Node = entry + 1; node 0 is the list head.
-  const order: number[] = [];
-  const pos = new Float64Array(2 * n);
-  let okLeft = 0;
-  for (let i = 0; i < n; i++) {
-    const op = ops[i]!;
-    pos[2 * i] = op.invokeSeq;
-    pos[2 * i + 1] = op.outcome === 'ok' ? op.completeSeq : Infinity;
-    if (op.outcome === 'ok') okLeft++;
-    if (kindOf[i] === -1) order.push(2 * i, 2 * i + 1);
-  }
-  order.sort((a, b) => pos[a]! - pos[b]! || a - b);
-  const next = new Int32Array(2 * n + 1);
-  const prev = new Int32Array(2 * n + 1);
-  let last = 0;
-  for (const e of order) { next[last] = e + 1; prev[e + 1] = last; last = e + 1; }
-  next[last] = -1;
+  const { pos, order: listed, okOps } = eventList(ops, kindOf);
+  const { next, prev } = linked(listed, pos);
+  let okLeft = okOps;
 
   const lift = (c: number) => {
     const r = c + 1;
@@ -300,6 +276,59 @@ export function searchLinearization<S>(model: Model<S>, ops: readonly Op[], budg
       if (d >= 0) { unlift(d); entry = next[d]!; after = -Infinity; } else { kindMoved(kindOf[j]!, -1); entry = firstReturn(); after = pos[2 * j]!; }
     }
   }
-  if (opts.order) for (let k = 0; k < sp; k++) opts.order.push(opOf(stackNode[k]!));
+  if (order) for (let k = 0; k < sp; k++) order.push(opOf(stackNode[k]!));
   return { result: 'ok' };
+}
+
+// The search's set-up, each loop over the history in a function of its own: on a long history the
+// engine compiles a loop while it runs (on-stack replacement), and code after such a loop in the
+// same function, never run before, has no type feedback: the search's optimized code was thrown
+// away there (`node --trace-deopt`), and compiled again later (~40 ms of a core).
+
+/** Each info op's kind (-1: an ok op, or no opKey) and each kind's ops in index order. */
+function infoKinds(ops: readonly Op[], opKey: ((op: Op) => string) | undefined): { kindOf: Int32Array; kindOps: number[][] } {
+  const kindOf = new Int32Array(ops.length).fill(-1);
+  const kindOps: number[][] = [];
+  if (!opKey) return { kindOf, kindOps };
+  const kinds = new Map<string, number>();
+  for (let i = 0; i < ops.length; i++) {
+    if (ops[i]!.outcome === 'ok') continue;
+    const k = opKey(ops[i]!);
+    let id = kinds.get(k);
+    if (id === undefined) { kinds.set(k, (id = kindOps.length)); kindOps.push([]); }
+    kindOf[i] = id;
+    kindOps[id]!.push(i);
+  }
+  return { kindOf, kindOps };
+}
+
+/**
+ * The entries of the events list (linked): 2i = call of op i, 2i+1 = its return; pos: each
+ * entry's position (an info op returns at Infinity). Ops of a kind stay out of the list (their
+ * kind offers them). okOps: the ok ops.
+ */
+function eventList(ops: readonly Op[], kindOf: Int32Array): { pos: Float64Array; order: number[]; okOps: number } {
+  const n = ops.length;
+  const order: number[] = [];
+  const pos = new Float64Array(2 * n);
+  let okOps = 0;
+  for (let i = 0; i < n; i++) {
+    const op = ops[i]!;
+    pos[2 * i] = op.invokeSeq;
+    pos[2 * i + 1] = op.outcome === 'ok' ? op.completeSeq : Infinity;
+    if (op.outcome === 'ok') okOps++;
+    if (kindOf[i] === -1) order.push(2 * i, 2 * i + 1);
+  }
+  return { pos, order, okOps };
+}
+
+/** The entries `order` as a doubly linked list sorted by pos (ties by entry): node = entry + 1, node 0 the head, -1 the end. */
+function linked(order: number[], pos: Float64Array): { next: Int32Array; prev: Int32Array } {
+  order.sort((a, b) => pos[a]! - pos[b]! || a - b);
+  const next = new Int32Array(pos.length + 1);
+  const prev = new Int32Array(pos.length + 1);
+  let last = 0;
+  for (const e of order) { next[last] = e + 1; prev[e + 1] = last; last = e + 1; }
+  next[last] = -1;
+  return { next, prev };
 }

@@ -1,4 +1,4 @@
-// `npm run bench:stages -- FILE [--model M] [--runs N] [--passes P]`: where a check's time goes,
+// `npm run bench:stages -- PATH [--model M] [--runs N] [--passes P]`: where a check's time goes,
 // cold and warm, so a change to the reader, the history's rules or a checker can be judged by the
 // stage it touches. Each run starts a fresh process per stage (bench/check-stages-child.mjs):
 //   read   the reader and the scanner alone (each event's fields to a sink that counts them)
@@ -8,10 +8,11 @@
 // last warm; the read stage's first pass also says how long each block of 2048 events took (the
 // engine's warm-up, event by event). Beside them: `node -e 0` and the whole `lockpick check FILE --model M --json`
 // command, wall time. The stages, the node start and the command alternate within each run, so a
-// change of the machine's load falls on all of them. Prints medians of N runs as a table.
+// change of the machine's load falls on all of them. Prints medians of N runs as a table. PATH is a
+// history file or a directory (its *.jsonl files, checked in one process as `lockpick check DIR/*.jsonl`).
 // Needs a fresh dist/ (`npm run build`): it times the JavaScript an installed lockpick runs.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { distFresh } from '../bin/dist-fresh.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const usage = 'usage: npm run bench:stages -- FILE [--model M] [--runs N] [--passes P]';
+const usage = 'usage: npm run bench:stages -- PATH (a history file, or a directory of .jsonl files) [--model M] [--runs N] [--passes P]';
 let parsed;
 try {
   parsed = parseArgs({ allowPositionals: true, options: { model: { type: 'string', default: 'mutex' }, runs: { type: 'string', default: '5' }, passes: { type: 'string', default: '4' } } });
@@ -32,11 +33,17 @@ const { values, positionals } = parsed;
 const runs = Number(values.runs), passes = Number(values.passes);
 const file = positionals[0] === undefined ? undefined : path.resolve(positionals[0]);
 if (file === undefined || positionals.length !== 1 || !existsSync(file)) {
-  console.error(`bench:stages: ${file === undefined ? 'give one history file' : positionals.length !== 1 ? 'give exactly one history file' : `${file} does not exist`}\n${usage}`);
+  console.error(`bench:stages: ${file === undefined ? 'give one history file or directory' : positionals.length !== 1 ? 'give exactly one history file or directory' : `${file} does not exist`}\n${usage}`);
   process.exit(2);
 }
 if (!Number.isSafeInteger(runs) || runs < 1 || !Number.isSafeInteger(passes) || passes < 2) {
   console.error(`bench:stages: --runs takes an integer of 1 or more, --passes one of 2 or more (the first pass is the cold one)\n${usage}`);
+  process.exit(2);
+}
+/** What the whole command checks: the file, or the directory's .jsonl files (as the child reads them). */
+const files = statSync(file).isDirectory() ? readdirSync(file).filter((f) => f.endsWith('.jsonl')).sort().map((f) => path.join(file, f)) : [file];
+if (files.length === 0) {
+  console.error(`bench:stages: ${file} holds no .jsonl file\n${usage}`);
   process.exit(2);
 }
 if (!distFresh()) {
@@ -81,7 +88,7 @@ for (let r = 0; r < runs; r++) {
     seen[stage].cold.push(m.ms[0]!); seen[stage].warm.push(m.ms[m.ms.length - 1]!);
   }
   // The verdict is no concern here: 0 valid, 1 invalid, 3 no verdict are all a finished check.
-  command.push((await timed([process.execPath, path.join(repoRoot, 'bin/lockpick.mjs'), 'check', file, '--model', values.model!, '--json'], [0, 1, 3])).ms);
+  command.push((await timed([process.execPath, path.join(repoRoot, 'bin/lockpick.mjs'), 'check', ...files, '--model', values.model!, '--json'], [0, 1, 3])).ms);
 }
 
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2; };
@@ -102,4 +109,4 @@ if (perBlock.length) {
   console.log(`read, first pass, ms per ${step} events (the first ${perBlock.length * step}), medians: ${perBlock.map((x) => x.toFixed(1)).join(' ')}; µs per event in the first block ${(1000 * perBlock[0]! / step).toFixed(2)}, in the last ${(1000 * perBlock[perBlock.length - 1]! / step).toFixed(2)}`);
   console.log('');
 }
-console.log(`\`node -e 0\`: ${f(nodeStart)} wall; \`lockpick check FILE --model ${values.model} --json\`: ${f(command)} wall.`);
+console.log(`\`node -e 0\`: ${f(nodeStart)} wall; \`lockpick check ${files.length === 1 ? 'FILE' : `DIR/*.jsonl (${files.length} files)`} --model ${values.model} --json\`: ${f(command)} wall.`);

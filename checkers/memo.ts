@@ -109,8 +109,6 @@ export class LinearizedSet {
   private readonly cache = new BucketHeads();
   private readonly meta = new Pool();
   private readonly words = new Pool();
-  /** State hash -> small id. */
-  private readonly stateIds = new Map<string, number>();
   size = 0;
 
   /** Info ops placed per kind (when counted): what a snapshot keeps instead of `infos`. */
@@ -158,14 +156,10 @@ export class LinearizedSet {
     if (w === this.top) while (this.top >= 0 && this.okCount[this.top] === 0) this.top--;
   }
 
-  /** True when (current set, state) is dominated by a configuration seen before; else records it. */
-  seenWith(stateHash: string): boolean {
-    let sid = this.stateIds.get(stateHash);
-    if (sid === undefined) this.stateIds.set(stateHash, (sid = this.stateIds.size));
-    return this.seenWithId(sid);
-  }
-
-  /** seenWith of the state with this id (≥ 0; one id per state hash, given by the caller: the search numbers its states once). */
+  /**
+   * True when (current set, state) is dominated by a configuration seen before; else records it.
+   * The state is given by its id (≥ 0; one id per state hash: the search numbers its states once).
+   */
   seenWithId(sid: number): boolean {
     const key = (this.h1 ^ Math.imul(sid + 1, 0x9e3779b1)) | 0; // an int32: BucketHeads' key
     let head = this.cache.get(key);

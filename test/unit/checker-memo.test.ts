@@ -16,7 +16,7 @@ const moveArb = fc.array(fc.record({ pop: fc.nat({ max: 2 }), op: fc.nat(), stat
 
 /**
  * Plays adds (op `pick` chooses, undefined: skip) and LIFO removes on the set and checks each
- * seenWith against the plain definition: an earlier configuration with the same ok ops and state
+ * seenWithId against the plain definition: an earlier configuration with the same ok ops and state
  * and a subset of the info ops placed now.
  */
 function agreesWithDefinition(set: LinearizedSet, outcomes: boolean[], moves: Move[], pick: (i: number, cur: Set<number>) => number | undefined): void {
@@ -31,7 +31,7 @@ function agreesWithDefinition(set: LinearizedSet, outcomes: boolean[], moves: Mo
     set.add(i, outcomes[i]!); cur.add(i);
     const state = String(m.state);
     const expected = seen.some((c) => c.state === state && c.ok === okKey() && c.info.every((j) => cur.has(j)));
-    assert.equal(set.seenWith(state), expected);
+    assert.equal(set.seenWithId(m.state), expected);
     for (let j = 0; j < outcomes.length; j++) assert.equal(set.has(j), cur.has(j));
     if (expected) { set.remove(i, outcomes[i]!); cur.delete(i); }
     else { seen.push({ ok: okKey(), info: [...cur].filter((j) => !outcomes[j]), state }); stack.push(i); }

@@ -250,10 +250,13 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
       if (why) return cause(a.type, 'inherent', why, f.kind, 'server');
     }
     // 3. A session lock: the holder's session ended under it (a kind that ends sessions, or cut off past the session timeout).
+    // The session runs out sessionMs after the server last heard from the holder, which can be
+    // before the cut began: its last answer (ZooKeeper once granted the waiter 1964 ms into a cut
+    // of a 2000 ms session, 2022 ms after the holder's acquire had returned).
     const fb = blame([ov.first.process], from, t);
     if (!d.leased) {
       const cut = periods.find((f) => f.start <= t && (f.end ?? Infinity) >= from && f.clients.includes(clientOf.get(ov.first.process) ?? '\0')
-        && (kindDef(f.kind)?.endsSessions === true || (d.sessionMs !== undefined && (Math.min(f.end ?? t, t) - f.start) / 1e6 >= d.sessionMs)));
+        && (kindDef(f.kind)?.endsSessions === true || (d.sessionMs !== undefined && (Math.min(f.end ?? t, t) - lastAnswer(ov.first.process, f.start)) / 1e6 >= d.sessionMs)));
       if (cut) return cause(a.type, 'inherent', 'session-outlived', cut.kind, fb.hit);
       const any = periods.some((f) => f.start <= t && (f.end ?? Infinity) >= from);
       return any ? cause(a.type, 'unknown', 'session', fb.fault, fb.hit, 'a fault overlapped it, but not one that ends a session') : cause(a.type, 'bug', 'no-fault', 'no fault', fb.hit);
@@ -341,6 +344,16 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
   }
 
   /** The fault that made it possible: one on these clients first, else any in the window; and what it hit. */
+  /** When the server last surely heard from process p by time `at`: the latest answer (an ok) p had by then, else `at`. */
+  function lastAnswer(p: number, at: number): number {
+    let last = -Infinity;
+    for (const o of ops) {
+      const c = o.completeTime;
+      if (o.process === p && o.outcome === 'ok' && c !== undefined && c <= at && c > last) last = c;
+    }
+    return last === -Infinity ? at : last;
+  }
+
   function blame(procs: number[], from: number, to: number, anyFirst = false): { fault: string; hit: string } {
     const over = periods.filter((f) => f.start <= to && (f.end ?? Infinity) >= from);
     const names = procs.map((p) => clientOf.get(p)).filter((c): c is string => c !== undefined);

@@ -137,6 +137,15 @@ test('what the rules cannot tell is unknown, never inherent: a lease kept alive 
   assert.match(classifyRun(killed.run(), session)[0]!.words, /^inherent to an unfenced session lock: the holder's session ended under it/);
   // No fault at all: a bug.
   assert.deepEqual(natures(new Story().op('c1', 'acquire', 0, 2).op('c2', 'acquire', 300, 302), session), ['bug']);
+  // Cut off: the session runs out sessionMs after the server last heard from the holder, which can
+  // be before the cut began (a run under load: the waiter granted 1964 ms into the cut, 2022 ms
+  // after the holder's acquire returned). Counted from the holder's last answer, not the cut.
+  const cutAfter = (c2Done: number) => new Story().op('c1', 'acquire', 2930, 3020)
+    .fault('partition', 3078, 6607, { target: 'client:c1', params: { point: 'in-critical-section' } })
+    .op('c2', 'acquire', 3924, c2Done).op('c2', 'release', 5203, 5218).op('c1', 'release', 6590, 7424);
+  assert.match(classifyRun(cutAfter(5042).run(), session)[0]!.key, /^inherent: double-holder · session-outlived · partition@/);
+  // Granted 1.5 s after the holder's last answer: no session of 2 s had run out, not inherent.
+  assert.deepEqual(natures(cutAfter(4520), session), ['unknown']);
   assert.deepEqual(classesOf([]).map((c) => c.nature), ['unknown']);
 });
 

@@ -47,6 +47,12 @@ export function parseAddress(field: string, value: unknown, listen: boolean): Ho
 export class FaultProxy {
   private server: net.Server | null = null;
   private readonly conns = new Set<Connection>();
+  /**
+   * Connections accepted whose upstream is still connecting (not in conns yet), as the function
+   * that drops them: a stop drops them too, else the server's close waited on them for as long as
+   * their upstream took to connect or fail.
+   */
+  private readonly opening = new Set<() => void>();
   private readonly toxicList: Toxic[] = [];
   private listenAddr: HostPort;
   private upstreamAddr: HostPort;
@@ -94,6 +100,7 @@ export class FaultProxy {
     const server = this.server;
     this.server = null;
     for (const c of [...this.conns]) c.close();
+    for (const drop of [...this.opening]) drop();
     if (server) await new Promise<void>((r) => server.close(() => r()));
   }
 
@@ -155,10 +162,12 @@ export class FaultProxy {
     const upstream = net.connect({ host: this.upstreamAddr.host, port: this.upstreamAddr.port });
     client.setNoDelay(true);
     upstream.setNoDelay(true);
-    const refuse = () => { client.destroy(); upstream.destroy(); };
+    const refuse = () => { this.opening.delete(refuse); client.destroy(); upstream.destroy(); };
+    this.opening.add(refuse);
     client.once('error', refuse);
     upstream.once('error', refuse);
     upstream.once('connect', () => {
+      this.opening.delete(refuse);
       client.off('error', refuse);
       upstream.off('error', refuse);
       if (!this.enabled || client.destroyed) return refuse();

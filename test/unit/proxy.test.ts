@@ -136,6 +136,32 @@ test('disabled: existing connections close, new connects are refused; re-enabled
   assert.ok((await roundTrip(port)) < 1000);
 });
 
+test('disabled while a connection waits for its upstream to connect: the update answers at once, that connection dropped', async () => {
+  // An upstream that never accepts (Python's socket, listen(0), no accept): once its queue is
+  // full the kernel drops further SYNs, so the proxy's connect to it hangs in retransmits.
+  const py = spawn('python3', ['-c', 'import socket,sys,time\ns=socket.socket()\ns.bind(("127.0.0.1",0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(60)'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const upstreamPort = await new Promise<number>((resolve, reject) => {
+      py.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
+      py.once('exit', (code) => reject(new Error(`python3 exited ${code}`)));
+    });
+    const fill: net.Socket[] = [];
+    for (let k = 0; k < 3; k++) { const f = net.connect(upstreamPort, '127.0.0.1'); f.on('error', () => {}); fill.push(f); }
+    await new Promise((r) => setTimeout(r, 200));
+    const p = await newProxy(upstreamPort);
+    const c = net.connect(portOf(p), '127.0.0.1');
+    const closed = new Promise<void>((r) => { c.once('close', () => r()); c.on('error', () => {}); });
+    await new Promise((r) => setTimeout(r, 300)); // accepted by the proxy, its upstream still connecting
+    const t0 = Date.now();
+    await p.update({ enabled: false, listen: p.listen, upstream: p.upstream });
+    assert.ok(Date.now() - t0 < 2000, `the disable took ${Date.now() - t0} ms`);
+    await closed;
+    for (const f of fill) f.destroy();
+  } finally {
+    py.kill('SIGKILL');
+  }
+});
+
 // Upper bounds leave room for a loaded machine (unit tests run two at a time); the lower bounds are what matters,
 // and 100 ms of slack on the update still tells 150 ms from the old 300 ms.
 test('latency toxic adds the configured delay (downstream and upstream add up)', async () => {

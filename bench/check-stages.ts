@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 // @ts-expect-error: a plain .mjs module without types
 import { distFresh } from '../bin/dist-fresh.mjs';
+import { extraCaNote } from './node-start.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const usage = 'usage: npm run bench:stages -- PATH (a history file, or a directory of .jsonl files) [--model M] [--runs N] [--passes P]';
@@ -109,4 +110,6 @@ if (perBlock.length) {
   console.log(`read, first pass, ms per ${step} events (the first ${perBlock.length * step}), medians: ${perBlock.map((x) => x.toFixed(1)).join(' ')}; µs per event in the first block ${(1000 * perBlock[0]! / step).toFixed(2)}, in the last ${(1000 * perBlock[perBlock.length - 1]! / step).toFixed(2)}`);
   console.log('');
 }
+const caNote = extraCaNote('bench:stages');
+if (caNote) { console.log(caNote); console.log(''); }
 console.log(`\`node -e 0\`: ${f(nodeStart)} wall; \`lockpick check ${files.length === 1 ? 'FILE' : `DIR/*.jsonl (${files.length} files)`} --model ${values.model} --json\`: ${f(command)} wall.`);

@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeRecordedMutex, writeRecordedRegister } from './recorded.ts';
 import { corpusDir } from '../test/support/corpus.ts';
+import { extraCaNote } from './node-start.ts';
 // @ts-expect-error: a plain .mjs module without types
 import { distFresh } from '../bin/dist-fresh.mjs';
 
@@ -156,6 +157,8 @@ mkdirSync(dir, { recursive: true });
 const rssForPorcupine = existsSync(GNU_TIME) ? 'gnu-time' : 'none';
 // What a user runs: the prebuilt dist/ when fresh; through tsx each call starts ~0.3 s later.
 if (!distFresh()) console.log('note: dist/ is not fresh (npm run build), so lockpick runs through tsx: each call starts about 0.3 s later than an installed lockpick');
+const caNote = extraCaNote('bench:porcupine');
+if (caNote) console.log(caNote);
 let failures = 0;
 const argsGiven = process.argv.slice(2).map((a) => (/^[\w.,:=\/-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
 console.log(`\`${porcupineCmd ? 'PORCUPINE_CMD="…" ' : ''}npm run bench:porcupine${argsGiven ? ` -- ${argsGiven}` : ''}\`, ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), seed ${seed}, median of ${runs} run(s)${porcupineCmd ? ', the two alternated' : ''}; wall time (CPU time, user + system) / peak RSS; load average at start ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);

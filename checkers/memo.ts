@@ -230,8 +230,9 @@ export class LinearizedSet {
  * reached it only after the engine had optimized seenWithId without feedback there: the ~45 ms
  * compile was thrown away at that step (`node --trace-deopt`) and done again. Four info ops of
  * two kinds, placed so that every path of seenWithId runs (recorded, dominated, a head dropped, a
- * snapshot behind the head dropped; and without kinds, the info ops listed), a few dozen times: the engine keeps no feedback for a
- * function's first calls (lazy feedback allocation). Microseconds, once per process.
+ * snapshot behind the head dropped; and without kinds, the info ops listed), a few dozen times:
+ * the engine keeps no feedback for a function's first calls (lazy feedback allocation).
+ * Microseconds, once per process.
  */
 function primeFeedback(): void {
   const ops = [{ outcome: 'info' }, { outcome: 'info' }, { outcome: 'info' }, { outcome: 'info' }] as Op[];

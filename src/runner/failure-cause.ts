@@ -343,7 +343,6 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     return c !== undefined && periods.some((f) => silences(f.kind) && f.clients.includes(c) && Math.min(f.end ?? t, t) - Math.max(f.start, from) > lease);
   }
 
-  /** The fault that made it possible: one on these clients first, else any in the window; and what it hit. */
   /** When the server last surely heard from process p by time `at`: the latest answer (an ok) p had by then, else `at`. */
   function lastAnswer(p: number, at: number): number {
     let last = -Infinity;
@@ -354,6 +353,7 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     return last === -Infinity ? at : last;
   }
 
+  /** The fault that made it possible: one on these clients first, else any in the window; and what it hit. */
   function blame(procs: number[], from: number, to: number, anyFirst = false): { fault: string; hit: string } {
     const over = periods.filter((f) => f.start <= to && (f.end ?? Infinity) >= from);
     const names = procs.map((p) => clientOf.get(p)).filter((c): c is string => c !== undefined);

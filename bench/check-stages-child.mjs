@@ -1,23 +1,18 @@
-// One process of `npm run bench:stages` (./check-stages.ts): runs one stage of a check on PATH
-// (a history file, or a directory: its *.jsonl files, one after another as `lockpick check DIR/*.jsonl`
-// reads them) `passes` times in this process and prints {"start", "load", "ms", "marks"} as one
-// JSON line: when this module's first line ran (ms since the process began), how long the
+// One process of `npm run bench:stages` (./check-stages.ts): runs one stage of a check on FILEs
+// (one after another, as `lockpick check FILE...` reads them) `passes` times in this process and
+// prints {"start", "load", "ms", "marks"} as one JSON line: when this module's first line ran (ms since the process began), how long the
 // stage's modules took to load, each pass's time, and (read) when the first pass reached each
 // 2048th event. The first pass is the cold one (the engine still compiling); later passes run
 // the same code warm. Plain JavaScript over dist/, as an installed lockpick runs.
-//   node bench/check-stages-child.mjs read|build|check PATH MODEL PASSES
+//   node bench/check-stages-child.mjs read|build|check MODEL PASSES FILE...
 // LOCKPICK_STAGES_DIST=DIR runs another build's dist/ (a copy kept from before a change), so two
 // builds can be compared alternately.
-import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const start = performance.now();
-const [stage, given, model, passesArg] = process.argv.slice(2);
+const [stage, model, passesArg, ...files] = process.argv.slice(2);
 const passes = Number(passesArg);
-const files = statSync(given).isDirectory()
-  ? readdirSync(given).filter((f) => f.endsWith('.jsonl')).sort().map((f) => path.join(given, f))
-  : [given];
 const dist = process.env.LOCKPICK_STAGES_DIST ? pathToFileURL(`${path.resolve(process.env.LOCKPICK_STAGES_DIST)}/`) : new URL('../dist/', import.meta.url);
 const t0 = performance.now();
 const { forEachJsonlEvent } = await import(new URL('src/history/jsonl.js', dist).href);

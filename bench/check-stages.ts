@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 // @ts-expect-error: a plain .mjs module without types
 import { distFresh } from '../bin/dist-fresh.mjs';
 import { extraCaNote } from './node-start.ts';
+import { median } from './median.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const usage = 'usage: npm run bench:stages -- PATH (a history file, or a directory of .jsonl files) [--model M] [--runs N] [--passes P]';
@@ -41,7 +42,7 @@ if (!Number.isSafeInteger(runs) || runs < 1 || !Number.isSafeInteger(passes) || 
   console.error(`bench:stages: --runs takes an integer of 1 or more, --passes one of 2 or more (the first pass is the cold one)\n${usage}`);
   process.exit(2);
 }
-/** What the whole command checks: the file, or the directory's .jsonl files (as the child reads them). */
+/** What each stage and the whole command check: the file, or the directory's .jsonl files (in name order). */
 const files = statSync(file).isDirectory() ? readdirSync(file).filter((f) => f.endsWith('.jsonl')).sort().map((f) => path.join(file, f)) : [file];
 if (files.length === 0) {
   console.error(`bench:stages: ${file} holds no .jsonl file\n${usage}`);
@@ -82,7 +83,7 @@ const child = path.join(repoRoot, 'bench/check-stages-child.mjs');
 for (let r = 0; r < runs; r++) {
   nodeStart.push((await timed([process.execPath, '-e', '0'], [0])).ms);
   for (const stage of STAGES) {
-    const { out } = await timed([process.execPath, child, stage, file, values.model!, String(passes)], [0]);
+    const { out } = await timed([process.execPath, child, stage, values.model!, String(passes), ...files], [0]);
     const m = JSON.parse(out) as { start: number; load: number; ms: number[]; marks: number[]; step: number };
     if (stage === 'read') { blocks.push(m.marks.map((t, i) => t - (i === 0 ? 0 : m.marks[i - 1]!))); step = m.step; }
     seen[stage].start.push(m.start); seen[stage].load.push(m.load);
@@ -92,7 +93,6 @@ for (let r = 0; r < runs; r++) {
   command.push((await timed([process.execPath, path.join(repoRoot, 'bin/lockpick.mjs'), 'check', ...files, '--model', values.model!, '--json'], [0, 1, 3])).ms);
 }
 
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2; };
 const range = (xs: number[]) => `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))}`;
 const f = (xs: number[]) => `${Math.round(median(xs))} ms (${range(xs)})`;
 const args = process.argv.slice(2).map((a) => (/^[\w.,:=\/-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');

@@ -3,6 +3,7 @@
 // (a sandbox or a corporate proxy sets it: ~50 ms of a 2-core VM's start for Debian's bundle);
 // a Go or Rust checker measured beside lockpick does not read it.
 import { spawnSync } from 'node:child_process';
+import { median } from './median.ts';
 
 /** Median wall ms of `node -e 0` over `runs` starts, in env. */
 function nodeStartMs(env: NodeJS.ProcessEnv, runs: number): number {
@@ -12,8 +13,7 @@ function nodeStartMs(env: NodeJS.ProcessEnv, runs: number): number {
     spawnSync(process.execPath, ['-e', '0'], { env, stdio: 'ignore' });
     ms.push(performance.now() - t);
   }
-  ms.sort((a, b) => a - b);
-  return ms[runs >> 1]!;
+  return median(ms);
 }
 
 /** A line saying what NODE_EXTRA_CA_CERTS costs each Node start here, or undefined when it is not set. */

@@ -4,6 +4,16 @@ import { Toxiproxy } from 'toxiproxy-node-client';
 import type { Endpoint, Link } from './types.ts';
 import { freePort } from './ports.ts';
 
+/** How long a request to the proxy's API may take before it counts as lost (it applies them one at a time, each in milliseconds). */
+const API_ANSWER_MS = 30_000;
+
+/** p, or a rejection once API_ANSWER_MS passed without its answer (the request itself is not cancelled). */
+function answered<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no answer from the fault proxy in ${API_ANSWER_MS / 1000} s`)), API_ANSWER_MS); });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 export class LinkTable {
   readonly links: Link[] = [];
   private readonly pending = new Map<string, Promise<Link>>();
@@ -43,18 +53,28 @@ export class LinkTable {
     if (!this.tp) {
       link = { name, from, to, listen: { ...upstream, id: name }, upstream, ...(channel ? { channel } : {}) };
     } else {
+      const up = `${upstream.host}:${upstream.port}`;
       let port = await freePort();
+      let host = listenHost;
       for (let attempt = 0; ; attempt++) {
         try {
-          await this.tp.createProxy({ name, listen: `${listenHost}:${port}`, upstream: `${upstream.host}:${upstream.port}` });
+          await answered(this.tp.createProxy({ name, listen: `${listenHost}:${port}`, upstream: up }), `creating proxy ${name}`);
           break;
         } catch (e) {
-          // Another process took the port between our probe and the proxy's bind.
+          // A creation whose answer was lost or late still made the proxy: one of this name and
+          // upstream is ours (in a loaded CI run the answer never came, and each retry met 409).
+          const made = await answered(this.tp.get(name), `reading proxy ${name}`).catch(() => undefined);
+          if (made && made.upstream === up) {
+            const at = made.listen.lastIndexOf(':');
+            host = made.listen.slice(0, at); port = Number(made.listen.slice(at + 1));
+            break;
+          }
+          // Else another process took the port between our probe and the proxy's bind.
           if (attempt >= 3) throw new Error(`lockpick: creating proxy ${name}: ${String(e)}`);
           port = await freePort();
         }
       }
-      link = { name, from, to, listen: { id: name, host: listenHost, port }, upstream, ...(channel ? { channel } : {}) };
+      link = { name, from, to, listen: { id: name, host, port }, upstream, ...(channel ? { channel } : {}) };
     }
     this.links.push(link);
     return link;

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { Toxiproxy, type Proxy } from 'toxiproxy-node-client';
 import { startFaultProxy, type FaultProxyHandle } from '../../src/proxy/index.ts';
+import { LinkTable } from '../../src/env/links.ts';
 
 let handle: FaultProxyHandle;
 let tp: Toxiproxy;
@@ -134,6 +135,16 @@ test('disabled: existing connections close, new connects are refused; re-enabled
   await assert.rejects(connect(port), /ECONNREFUSED/);
   await p.update({ enabled: true, listen: p.listen, upstream: p.upstream });
   assert.ok((await roundTrip(port)) < 1000);
+});
+
+test("an environment's link whose proxy is already there (a creation whose answer was lost) takes that proxy; another upstream under the name is refused", async () => {
+  const echoPort = (echo.address() as net.AddressInfo).port;
+  const made = await tp.createProxy({ name: 'lost->answer', listen: '127.0.0.1:0', upstream: `127.0.0.1:${echoPort}` });
+  const link = await new LinkTable(tp).ensure('lost', 'answer', { id: 'answer', host: '127.0.0.1', port: echoPort });
+  assert.equal(link.listen.port, portOf(made));
+  assert.ok((await roundTrip(link.listen.port)) < 1000, 'data flows through the adopted proxy');
+  const sinkPort = (sink.address() as net.AddressInfo).port;
+  await assert.rejects(new LinkTable(tp).ensure('lost', 'answer', { id: 'answer', host: '127.0.0.1', port: sinkPort }), /creating proxy lost->answer: .*409/);
 });
 
 test('disabled while a connection waits for its upstream to connect: the update answers at once, that connection dropped', async () => {

@@ -11,12 +11,25 @@ export const PROXY_VERSION = '2.9.0-lockpick';
 
 type Reply = { status: number; body?: unknown };
 
+/** A request unanswered this long is reported (on stderr, which lockpick passes on): what it waits for, so a hang names its cause. */
+const SLOW_MS = 5_000;
+
 export class ProxyApi {
   private readonly proxies = new Map<string, FaultProxy>();
   /** Clients whose I/O points the proxy makes, by client id (lockpick's extension: /points/{client}, ./points.ts). */
   private readonly clients = new Map<string, ClientPoints>();
   private server: http.Server | null = null;
   private queue: Promise<unknown> = Promise.resolve(); // requests apply one at a time, in arrival order
+  /** The request the queue is applying now ("POST /proxies/x"), for the slow-request report. */
+  private applying: string | undefined;
+
+  private readonly warn: (line: string) => void;
+  private readonly slowMs: number;
+
+  constructor(opts: { warn?: (line: string) => void; slowMs?: number } = {}) {
+    this.warn = opts.warn ?? ((l) => process.stderr.write(l + '\n'));
+    this.slowMs = opts.slowMs ?? SLOW_MS;
+  }
 
   /** Listens on 127.0.0.1:port (0 = a free port) and returns the base URL. */
   async listen(port: number): Promise<string> {
@@ -43,6 +56,11 @@ export class ProxyApi {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const what = `${req.method ?? 'GET'} ${req.url ?? '/'}`;
+    const t0 = performance.now();
+    let stage = 'reading its body';
+    const slow = setTimeout(() => this.warn(`lockpick fault proxy: ${what} unanswered after ${this.slowMs / 1000} s, ${stage}`
+      + (stage === 'queued' ? ` behind ${this.applying ?? '(nothing: the queue is stuck)'}` : '')), this.slowMs);
     let reply: Reply;
     try {
       const body = await readJson(req);
@@ -50,18 +68,27 @@ export class ProxyApi {
       // The long poll for a held request waits outside the queue: other requests go on meanwhile.
       const held = /^\/points\/([^/]+)\/held$/.exec(url.pathname);
       if (held && req.method === 'GET') {
+        clearTimeout(slow);
         const wait = Math.min(30_000, Math.max(0, Number(url.searchParams.get('wait_ms') ?? 0) || 0));
         const h = await this.client(decodeURIComponent(held[1]!)).next(wait);
         reply = h ? { status: 200, body: h } : { status: 204 };
         return void send(res, reply);
       }
-      const run = this.queue.then(() => this.route(req.method ?? 'GET', new URL(req.url ?? '/', 'http://x').pathname, body));
+      stage = 'queued';
+      const run = this.queue.then(() => {
+        stage = 'being applied';
+        this.applying = what;
+        return this.route(req.method ?? 'GET', url.pathname, body);
+      }).finally(() => { this.applying = undefined; });
       this.queue = run.catch(() => undefined);
       reply = await run;
     } catch (e) {
       const status = e instanceof ApiError ? e.status : 500;
       reply = { status, body: { error: e instanceof Error ? e.message : String(e), status } };
     }
+    clearTimeout(slow);
+    const ms = performance.now() - t0;
+    if (ms >= this.slowMs) this.warn(`lockpick fault proxy: ${what} answered ${reply.status} after ${(ms / 1000).toFixed(1)} s`);
     send(res, reply);
   }
 

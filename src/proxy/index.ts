@@ -77,7 +77,8 @@ async function spawnOwn(): Promise<FaultProxyHandle> {
   });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  const collect = (d: Buffer) => { output += d.toString(); };
+  child.stderr!.on('data', collect);
   const k = killer(child);
   try {
     const url = await new Promise<string>((resolve, reject) => {
@@ -91,7 +92,9 @@ async function spawnOwn(): Promise<FaultProxyHandle> {
     child.unref();
     (child.channel as { unref?: () => void } | undefined)?.unref?.();
     child.stdout!.destroy();
-    child.stderr!.resume();
+    // From now on what it says (a request it left unanswered for seconds) is passed on, not kept.
+    child.stderr!.off('data', collect);
+    child.stderr!.on('data', (d: Buffer) => process.stderr.write(d));
     return { url, kind: 'lockpick', pid: child.pid, stop: () => k.stop() };
   } catch (e) {
     await k.stop();

@@ -101,7 +101,14 @@ export class FaultProxy {
     this.server = null;
     for (const c of [...this.conns]) c.close();
     for (const drop of [...this.opening]) drop();
-    if (server) await new Promise<void>((r) => server.close(() => r()));
+    // close() shuts the listener at once; its callback waits for every accepted socket, which
+    // those closed above are. A socket still open is not ours to wait on: a stop answers in ≤1 s.
+    if (server) {
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 1000);
+        server.close(() => { clearTimeout(t); r(); });
+      });
+    }
   }
 
   /** Applies a POST /proxies/{name} body: enabled, listen, upstream (each optional). */

@@ -3,6 +3,17 @@
 // the reports alike.
 import type { Anomaly } from './types.ts';
 
+/**
+ * Every anomaly type a checker reports (Anomaly.type is one of them, so a new one is added here,
+ * and the pages need its name in each language: src/i18n/messages.ts 'anomaly.<type>').
+ */
+export const ANOMALY_TYPES = [
+  'double-holder', 'over-admission', 'writer-beside-reader', 'writer-beside-writer', 'nonlinearizable',
+  'stale-release', 'stale-renew', 'stale-token', 'lost-update', 'stale-write', 'exposure', 'expired-grant',
+  'overstated-validity', 'permit-leak', 'liveness', 'client-crash',
+] as const;
+export type AnomalyType = typeof ANOMALY_TYPES[number];
+
 /** Clients holding at once beyond what the lock allows (times: [the overlap's start, its end]): drawn and classed as a double holder is. */
 export const OVERLAPS: ReadonlySet<string> = new Set(['double-holder', 'over-admission', 'writer-beside-reader', 'writer-beside-writer']);
 

@@ -100,7 +100,7 @@ export function misstep(key: string, m: Misstep, backend?: Backend, once = 'an o
   if (m.kind === 'held' || m.kind === 'reacquire') {
     const h = m.holder!;
     const lines = defined([h.acquire.completeLine, h.failed?.invokeLine, op.completeLine]);
-    const base = { type: 'nonlinearizable', key, lines, ops: [h.acquire.id, ...defined([h.failed?.id]), op.id], ...(op.completeTime !== undefined ? { times: [op.completeTime] } : {}) };
+    const base = { type: 'nonlinearizable' as const, key, lines, ops: [h.acquire.id, ...defined([h.failed?.id]), op.id], ...(op.completeTime !== undefined ? { times: [op.completeTime] } : {}) };
     if (m.kind === 'reacquire') {
       return {
         ...base, processes: [p],

@@ -2,6 +2,7 @@
 // the mutex's manner (checkers/messages.ts): who held, from which line to which, and why that breaks it.
 import type { Op } from '../src/history/types.ts';
 import type { Anomaly } from './types.ts';
+import type { AnomalyType } from './anomaly-kinds.ts';
 import type { Conflict, HeldMisstep, LeakEpisode, PermitBelief, PermitKind } from './permit-sweep.ts';
 import { LEAK_BOUND_MS } from './permit-sweep.ts';
 
@@ -26,7 +27,7 @@ function firstEnd(bs: readonly PermitBelief[]): PermitBelief {
 }
 
 /** second's belief started while others held: `holders` says who, `why` what broke. */
-function overlap(key: string, type: string, second: PermitBelief, others: PermitBelief[], head: string, holders: string, why: string): Anomaly {
+function overlap(key: string, type: AnomalyType, second: PermitBelief, others: PermitBelief[], head: string, holders: string, why: string): Anomaly {
   const all = [...others, second];
   const end = firstEnd(all);
   const endOp = end.release;

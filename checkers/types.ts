@@ -1,10 +1,11 @@
 // What a checker returns, and the Porcupine-style model interface.
 import type { Op } from '../src/history/types.ts';
+import type { AnomalyType } from './anomaly-kinds.ts';
 
 export type Verdict = true | false | 'unknown';
 
 export interface Anomaly {
-  type: 'double-holder' | 'nonlinearizable' | 'stale-release' | 'stale-token' | 'lost-update' | 'stale-write' | string;
+  type: AnomalyType;
   key: string;
   processes: number[];
   lines: number[];           // 1-based source lines that show it

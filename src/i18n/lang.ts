@@ -47,3 +47,9 @@ export function t(lang: Lang, key: MessageKey, vars: Record<string, string | num
 export function messagesFor(lang: Lang, keys: readonly MessageKey[]): Record<string, string> {
   return Object.fromEntries(keys.map((k) => [k, MESSAGES[k][lang]]));
 }
+
+/** An anomaly type's name in `lang` (messages 'anomaly.<type>'), or undefined for a type this build does not know (an older results.json). */
+export function anomalyName(lang: Lang, type: string): string | undefined {
+  const key = `anomaly.${type}`;
+  return Object.hasOwn(MESSAGES, key) ? t(lang, key as MessageKey) : undefined;
+}

@@ -15,7 +15,7 @@ import { G, niceTicks, tickLabel } from './timeline-geometry.ts';
 import { timelineScript } from './timeline-script.ts';
 import { timelineCss } from './timeline-style.ts';
 import { describeOutcomes, opOutcomes, type Outcomes } from './outcomes.ts';
-import { t, type Lang } from '../i18n/lang.ts';
+import { anomalyName, t, type Lang } from '../i18n/lang.ts';
 
 export type { TimelineExtras } from './timeline-story.ts';
 
@@ -31,6 +31,12 @@ const fmtInt = (x: number): string => x.toLocaleString('en-US');
 function at(tl: Timeline, x: number): string {
   return tl.mode === 'time' ? `${x.toFixed(3)} ms` : `event #${Math.round(x)}`;
 }
+/** An anomaly's type named in the page's language, before its message (which stays in English). */
+function typeTag(lang: Lang, type: string): string {
+  const name = anomalyName(lang, type);
+  return name === undefined ? '' : `<b class="atype">${escapeHtml(name)}</b> — `;
+}
+
 function lineOf(l: number): string { return Number.isFinite(l) ? `line ${l}` : 'end of history'; }
 
 function opTip(op: Op, tl: Timeline, st: Story): string {
@@ -365,7 +371,7 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
 
   const listed = tl.anomalies.slice(0, MAX_LISTED).map((m) => {
     const drawn = m.window >= 0 && Number.isFinite(m.a);
-    const body = `<span class="num">#${m.index + 1}</span> ${escapeHtml(m.anomaly.message)}<div class="where">${escapeHtml(anomalyWhere(tl, st, m))}${drawn ? '' : t(lang, 'tl.notDrawn')}</div>`;
+    const body = `<span class="num">#${m.index + 1}</span> ${typeTag(lang, m.anomaly.type)}${escapeHtml(m.anomaly.message)}<div class="where">${escapeHtml(anomalyWhere(tl, st, m))}${drawn ? '' : t(lang, 'tl.notDrawn')}</div>`;
     return drawn ? `<li id="l${m.index + 1}"><a href="#a${m.index + 1}" data-anom="${m.index}" data-win="w${m.window}" data-a="${n(m.a)}" data-b="${n(m.b)}">${body}</a></li>` : `<li>${body}</li>`;
   }).join('');
   const more = tl.anomalies.length > MAX_LISTED ? `<p class="more">${t(lang, 'tl.more', { n: fmtInt(tl.anomalies.length - MAX_LISTED) })}</p>` : '';

@@ -18,6 +18,7 @@ table.meta td{font-family:ui-monospace,Menlo,monospace;word-break:break-all}
 .anoms li{margin:3px 0}.anoms a{color:inherit;text-decoration:none;display:block;padding:3px 6px;border-radius:4px}
 .anoms a:hover{background:#ffe0e0}
 .num{display:inline-block;min-width:26px;font-weight:700;color:#c62828}
+.atype{font-weight:600}
 .where{font-size:12px;color:#555;margin-left:30px;font-family:ui-monospace,Menlo,monospace}
 .cut{background:#fff8e1;border-left:4px solid #ffb300;padding:6px 10px;margin:8px 0}
 .keys{font-size:13px;color:#444}

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { escapeHtml as esc } from '../report/html.ts';
-import { messagesFor, t, LANGS, type Lang } from '../i18n/lang.ts';
+import { anomalyName, messagesFor, t, LANGS, type Lang } from '../i18n/lang.ts';
 import type { MessageKey } from '../i18n/messages.ts';
 import { readJson, type StoreRow } from './store-scan.ts';
 
@@ -102,6 +102,12 @@ function filesOf(dir: string, rel: string): { rel: string; size: number }[] {
 
 const kb = (n: number): string => (n < 1024 ? `${n} B` : n < 1 << 20 ? `${(n / 1024).toFixed(1)} KB` : `${(n / (1 << 20)).toFixed(1)} MB`);
 
+/** A failure's anomaly types named in the page's language (those this build knows). */
+function named(lang: Lang, types: unknown): string {
+  const names = (Array.isArray(types) ? types : []).map((x) => (typeof x === 'string' ? anomalyName(lang, x) : undefined)).filter((x) => x !== undefined);
+  return names.length ? `<div class="atypes">${names.map(esc).join('; ')}</div>` : '';
+}
+
 /** A run's summary block: verdict, lock, faults, date, duration, runs, coverage, gaps, failures with their timelines. */
 function runSummary(c: PageContext, row: StoreRow, dir: string, frames: boolean): string {
   const results = readJson(join(dir, 'results.json'));
@@ -112,6 +118,7 @@ function runSummary(c: PageContext, row: StoreRow, dir: string, frames: boolean)
     const f = failures.find((x) => typeof x.counterexample === 'string' && x.counterexample.endsWith(`/${name}`)) ?? failures[i];
     const tl = existsSync(join(dir, name, 'timeline.html')) ? `${row.id}/${name}/timeline.html` : undefined;
     return `<li data-counterexample="${esc(name)}"><b>${esc(name)}</b>${f?.class ? `: ${esc(f.class)}` : ''}${f?.cause ? `<div class="cls">${esc(f.cause)}</div>` : ''}` +
+      `${named(c.lang, f?.anomalies)}` +
       `${tl ? ` <a href="${fileUrl(c, tl)}" data-timeline target="_blank">${esc(t(c.lang, 'run.openTimeline'))}</a>` : ''}` +
       ` · <a href="${fileUrl(c, `${row.id}/${name}/history.jsonl`)}?download=1">history.jsonl</a>` +
       `${tl && frames && i === 0 ? `<iframe src="${fileUrl(c, tl)}" title="timeline"></iframe>` : ''}</li>`;

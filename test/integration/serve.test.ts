@@ -138,6 +138,8 @@ test('the browser: every verdict on the index, the unsafe run\'s timeline, a cat
   await page.click(`tr[data-id="${unsafe!.id}"] a`);
   await page.waitForSelector('html[data-ready="1"]');
   const href = await page.$eval('[data-counterexample="counterexample"] a[data-timeline]', (a) => (a as unknown as { href: string }).href);
+  // The failure's anomaly types, named in the page's language.
+  assert.match(await page.$eval('[data-counterexample="counterexample"] .atypes', (e) => e.textContent ?? ''), /^[a-z -]+(; [a-z -]+)*$/);
   await page.screenshot({ path: path.join(SHOTS, 'serve-run.png') });
   await page.goto(href);
   await page.waitForSelector('html[data-ready="1"]', { timeout: 20_000 });
@@ -175,6 +177,10 @@ test('the browser: every verdict on the index, the unsafe run\'s timeline, a cat
   assert.match(await page.$eval('h1', (h) => h.textContent ?? ''), /本结果库中的测试运行/);
   assert.ok((await page.$$eval('[data-verdict="UNSAFE"]', (els) => els.map((e) => e.textContent))).includes('不安全'));
   await page.screenshot({ path: path.join(SHOTS, 'serve-index-zh-CN.png') });
+  await page.click(`tr[data-id="${unsafe!.id}"] a`);
+  await page.waitForSelector('html[data-ready="1"]');
+  assert.match(await page.$eval('[data-counterexample="counterexample"] .atypes', (e) => e.textContent ?? ''), /^[\u4e00-\u9fff]+：[\u4e00-\u9fff，、]+(; |$)/, 'the anomaly types in Chinese');
+  await page.screenshot({ path: path.join(SHOTS, 'serve-run-zh-CN.png') });
   await page.goto(new URL('/course', url).href);
   await page.waitForSelector('html[data-ready="1"]');
   assert.match(await page.$eval('h1', (h) => h.textContent ?? ''), /分布式锁/);

@@ -174,7 +174,7 @@ test('usage errors exit 2 with a message that says what to do', async () => {
 
 test('text report is bounded: the first 10 anomalies, then "and N more"', () => {
   const anomalies = Array.from({ length: 25 }, (_, i) => ({
-    type: 'double-holder', key: 'k', processes: [i, i + 1], lines: [2 * i + 1, 2 * i + 2], times: [i * 1e9], message: `overlap number ${i}`,
+    type: 'double-holder' as const, key: 'k', processes: [i, i + 1], lines: [2 * i + 1, 2 * i + 2], times: [i * 1e9], message: `overlap number ${i}`,
   }));
   const r: CheckResult = { valid: false, model: 'mutex', ops: 50, keys: 1, anomalies, keys_detail: { k: { valid: false, ops: 50 } }, elapsed_ms: 1 };
   const text = formatResult('h.jsonl', r);

@@ -154,7 +154,7 @@ test('a grant handed out already expired is a bug; a resource failure is a bug o
   const [first] = classifyRun(expired, LEASE);
   assert.equal(first!.key, 'bug: expired-grant · expired-grant · no fault@idle');
   assert.match(first!.words, /^a bug in this lock: it handed out a lock whose validity was already over$/);
-  const stale = { type: 'stale-write', key: 'k0', processes: [1], lines: [], message: 'x' };
+  const stale = { type: 'stale-write' as const, key: 'k0', processes: [1], lines: [], message: 'x' };
   const res = { events: [], check: { anomalies: [] }, resource: { anomalies: [stale] } };
   assert.deepEqual(classifyRun(res, { ...LEASE, fencing: true }).map((c) => c.nature), ['bug']);
   assert.deepEqual(classifyRun(res, LEASE).map((c) => c.nature), ['unknown']);

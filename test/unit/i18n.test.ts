@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MESSAGES } from '../../src/i18n/messages.ts';
+import { ANOMALY_TYPES } from '../../checkers/anomaly-kinds.ts';
 import { LANGS, asLang, fromAcceptLanguage, langOption, t } from '../../src/i18n/lang.ts';
 import { DEMOS } from '../../src/demo/registry.ts';
 import { PROSE_FIELDS, entryText } from '../../src/demo/entry.ts';
@@ -23,6 +24,17 @@ test('every message has every language, non-empty, with the same {placeholders}'
     }
     assert.match(byLang['zh-CN']!, /[\u4e00-\u9fff]|^[A-Za-z0-9 :·{}–]+$/, `${key}: the zh-CN text is not Chinese`);
   }
+});
+
+test('every anomaly type a checker reports has its name in every language, the Chinese one saying what went wrong', () => {
+  for (const type of ANOMALY_TYPES) {
+    const m = (MESSAGES as Record<string, Record<string, string>>)[`anomaly.${type}`];
+    assert.ok(m, `anomaly type ${type} has no name: add 'anomaly.${type}' to src/i18n/messages.ts`);
+    // A name, then after the colon what happened: a reader of the Chinese page learns the failure from it.
+    assert.match(m['zh-CN']!, /^[\u4e00-\u9fff]+：[\u4e00-\u9fff，、]{6,}$/, `anomaly.${type}: zh-CN is "名称：说明"`);
+  }
+  const names = Object.keys(MESSAGES).filter((k) => k.startsWith('anomaly.')).map((k) => k.slice('anomaly.'.length));
+  assert.deepEqual(names.sort(), [...ANOMALY_TYPES].sort(), 'a name for a type no checker reports');
 });
 
 test('the Chinese words are the ones Chinese engineers use', () => {
@@ -94,6 +106,8 @@ test('a zh-CN timeline page has the Chinese headings, legend and story words and
   assert.ok(en.includes('1 anomaly (click one to zoom to it') && en.includes('<b>Replayed:</b>') && en.includes('two clients hold the lock at once'));
   assert.match(zh, /<html lang="zh-CN">/);
   assert.match(zh, /<span class="verdict bad">无效<\/span>/);
+  assert.match(zh, /<span class="num">#1<\/span> <b class="atype">双重持有：两个客户端同时认为自己持有锁<\/b> — /, 'the anomaly named in Chinese before its message');
+  assert.match(en, /<span class="num">#1<\/span> <b class="atype">double holder<\/b> — /);
   for (const w of ['1 个异常', '<b>重放：</b>', '两个客户端同时持有锁', '持有锁（客户端自己认为）', '整个运行：', '个客户端', '检查耗时']) assert.ok(zh.includes(w), w);
   const big = bigHistory(30000);
   const zhBig = renderTimelineHtml(big.h, big.r, undefined, { lang: 'zh-CN' });

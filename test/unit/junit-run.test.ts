@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse, type TestSuites } from 'junit2json';
 import { normaliseKeys, renderRunJUnit, type RunJUnit } from '../../src/report/junit.ts';
+import type { AnomalyType } from '../../checkers/anomaly-kinds.ts';
 
 const PLAN = `lease (TTL) 800 ms; 2 busy client(s) of 3, 4 operations at most, 1 fault(s)
   client c1: wait 10 ms, lock 'k0' (retry up to 400 ms), hold 60 ms, unlock
@@ -84,7 +85,7 @@ test('normaliseKeys: run keys become plan keys; other text is left alone', () =>
 test('unsafe with a bug and an inherent failure: one testcase each, named by class (stable), each with its cause, anomalies, plan and replay', async () => {
   const byClass = (run: number): RunJUnit => {
     const base = unsafe(run);
-    const one = (cls: string, cause: string, type: string, dir: string) => ({
+    const one = (cls: string, cause: string, type: AnomalyType, dir: string) => ({
       class: cls, cause, confirmed: true, anomalies: [{ ...base.anomalies[0]!, type }], resource: base.resource, plan: PLAN,
       timeline: `${dir}/timeline.html`, replayCommand: `lockpick run --replay ${dir}`,
     });

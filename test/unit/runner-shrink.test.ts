@@ -10,6 +10,7 @@ import { SHRINK_HOLD, involvement, prunePlan, shrinkRun, structuralCandidates } 
 import type { RunOutcome } from '../../src/runner/session.ts';
 import type { HistoryEvent } from '../../src/history/types.ts';
 import { emptyStats } from '../../checkers/stats.ts';
+import type { AnomalyType } from '../../checkers/anomaly-kinds.ts';
 
 const arb = planArb({ clients: 4, faults: ['client-pause'], ttlMs: 800, nodes: ['n1'], maxAttempts: 3 });
 
@@ -23,7 +24,7 @@ function eventsOf(plan: RunPlan): HistoryEvent[] {
 }
 
 /** A run outcome; unsafe when `bad` names processes (the anomaly's). */
-function outcome(plan: RunPlan, bad: number[] | null, lines: number[] = [], types = ['double-holder']): RunOutcome {
+function outcome(plan: RunPlan, bad: number[] | null, lines: number[] = [], types: AnomalyType[] = ['double-holder']): RunOutcome {
   const anomalies = bad ? types.map((type) => ({ type, key: 'k0', processes: bad, lines, message: type })) : [];
   return { run: 1, plan, verdict: !bad, lockVerdict: !bad, ops: planOps(plan), elapsedMs: 1, problems: [], inconclusive: [], faults: { applied: {}, healed: {}, missing: [], kindsMissing: [] }, stats: emptyStats(), events: eventsOf(plan), resourceEntries: [],
     check: { valid: !bad, model: 'mutex', ops: 0, keys: 1, anomalies, keys_detail: {}, elapsed_ms: 0 },

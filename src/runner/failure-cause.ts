@@ -143,6 +143,7 @@ const DESIGN_WORDS: Record<string, (d: LockDesign) => string> = {
 };
 const BUG_WORDS: Record<string, string> = {
   'stale-release': 'its release freed another client\'s lock',
+  'stale-renew': 'its renewal extended another client\'s lock',
   'within-lease': 'it let a second client in while the first held the lock within its lease',
   'no-fault': 'two clients held the lock at once with no fault to explain it',
   'expired-grant': 'it handed out a lock whose validity was already over',

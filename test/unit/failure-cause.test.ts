@@ -154,6 +154,12 @@ test('a grant handed out already expired is a bug; a resource failure is a bug o
   const [first] = classifyRun(expired, LEASE);
   assert.equal(first!.key, 'bug: expired-grant · expired-grant · no fault@idle');
   assert.match(first!.words, /^a bug in this lock: it handed out a lock whose validity was already over$/);
+  // A renewal by a client whose lease had run out, after another took the lock: it extended that client's lock.
+  const renew = new Story().op('c1', 'acquire', 0, 2, { lease: 800 }).op('c2', 'acquire', 900, 902, { lease: 800 }).op('c1', 'renew', 1000, 1002, { lease: 800 }).run();
+  const renewed = classifyRun(renew, LEASE);
+  assert.ok(renew.check.anomalies.some((a) => a.type === 'stale-renew'), JSON.stringify(renew.check.anomalies.map((a) => a.type)));
+  assert.equal(renewed.find((c) => c.key.includes('stale-renew'))?.nature, 'bug');
+  assert.match(renewed.find((c) => c.key.includes('stale-renew'))!.words, /^a bug in this lock: its renewal extended another client's lock$/);
   const stale = { type: 'stale-write' as const, key: 'k0', processes: [1], lines: [], message: 'x' };
   const res = { events: [], check: { anomalies: [] }, resource: { anomalies: [stale] } };
   assert.deepEqual(classifyRun(res, { ...LEASE, fencing: true }).map((c) => c.nature), ['bug']);

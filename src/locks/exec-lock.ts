@@ -89,6 +89,16 @@ export class StderrTail {
   }
 }
 
+/**
+ * The shell line that runs `command` as the shell itself (`exec`), so the child's pid is the
+ * command's; variable assignments before it (`UNLOCK=lua perl lock.pl`) stay before the `exec`,
+ * where they set the command's environment (after it, `exec` would take them for the command).
+ */
+export function shellCommand(command: string): string {
+  const assigns = /^\s*(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[^\s'"\\;&|<>()`$])*\s+)*/.exec(command)![0];
+  return `${assigns}exec ${command.slice(assigns.length)}`;
+}
+
 function clip(s: string, n = 200): string {
   return s.length > n ? `${s.slice(0, n - 3)}...` : s;
 }
@@ -181,7 +191,7 @@ export class ExecLock implements Lock {
     }
     // `exec`: the shell becomes the command, so the child's pid is the command's (a kill reaches it).
     // Not detached: it stays in the worker's process group, which client pauses and kills signal.
-    const child = spawn('/bin/sh', ['-c', `exec ${this.cfg.command}`], { cwd: this.cfg.cwd, stdio: ['pipe', 'pipe', 'pipe'], env });
+    const child = spawn('/bin/sh', ['-c', shellCommand(this.cfg.command)], { cwd: this.cfg.cwd, stdio: ['pipe', 'pipe', 'pipe'], env });
     this.child = child;
     // Its stderr goes on to the worker's (the client's log); its tail is kept for a death before ready.
     const stderrTail = new StderrTail();

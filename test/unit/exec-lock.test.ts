@@ -4,11 +4,11 @@
 // close leaves no process behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ExecLock } from '../../src/locks/exec-lock.ts';
+import { ExecLock, shellCommand } from '../../src/locks/exec-lock.ts';
 import { isDefiniteFailure, isLockContractError, type LockContext } from '../../src/locks/lock.ts';
 import { execRecipeFromName, execRecipeFromFile } from '../../src/locks/exec-recipe.ts';
 import { shimPath } from '../../src/env/clock-shim.ts';
@@ -156,6 +156,24 @@ test('no answer in time: an unknown outcome, the child killed and a fresh one st
   await assert.rejects(lock.acquire('k', { ttlMs: 800, waitMs: 0 }), /no answer/);
   assert.notEqual(pidOf(lock) ?? -1, pid);
   await lock.close();
+});
+
+test('a command with variable assignments before it: they set its environment, and the child is the command itself', async () => {
+  assert.equal(shellCommand('perl lock.pl'), 'exec perl lock.pl');
+  assert.equal(shellCommand('UNLOCK=lua A="x y" B=\'1 2\' C=a\\ b  perl lock.pl'), 'UNLOCK=lua A="x y" B=\'1 2\' C=a\\ b  exec perl lock.pl');
+  assert.equal(shellCommand('X=$(id) perl lock.pl'), 'exec X=$(id) perl lock.pl', 'a substitution is not a plain assignment: left to the shell as it was');
+  assert.equal(shellCommand('./run.sh A=1'), 'exec ./run.sh A=1', 'an argument that looks like one stays an argument');
+  // Through a real shell: the variable reaches the child's environment, and the child is python3 itself.
+  const lock = new ExecLock({ command: `LOCKPICK_TEST_VAR='two words' ${ANSWERS}`, cwd: process.cwd(), clock: 'none', renews: true }, ctx());
+  await lock.start();
+  const pid = pidOf(lock);
+  try {
+    assert.equal(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0], '/usr/bin/python3', 'the child is the command, not a shell');
+    assert.match(readFileSync(`/proc/${pid}/environ`, 'utf8'), /(^|\0)LOCKPICK_TEST_VAR=two words\0/);
+  } finally {
+    await lock.close();
+  }
+  assert.ok(!alive(pid), 'the child outlived close()');
 });
 
 test('exec:CMD and a recipe file name a process client recipe', () => {

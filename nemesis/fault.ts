@@ -120,6 +120,12 @@ export interface KindDef {
   /** It ends the sessions of the clients it names (a session lock's hold goes with them). */
   endsSessions?: true;
   /**
+   * Whether a fault of this kind, as its start record says (`value`), closes the connections of
+   * the clients it names: where a session is its connection (TopologyDef.sessionEndsWithConnection)
+   * that ends their sessions at once (a partition in 'disable' mode; not a black hole).
+   */
+  closesConnections?: (value: Record<string, unknown>) => boolean;
+  /**
    * What the fault touches. 'client': only the clients it names (their processes, their
    * clocks), which belong to one run alone, so other runs on other clients and keys may go
    * on beside it (`lockpick run --parallel`). 'server': servers, their links, or anything

@@ -27,6 +27,8 @@ export const partition: KindDef = {
   needs: ['client-link'],
   scope: 'server',   // client links too are shared: their proxies are named by client id, the same in every run
   silences: true,
+  // 'disable' closes the cut connections (as Toxiproxy does); a black hole and lost replies keep them open.
+  closesConnections: (value) => value.mode === 'disable',
   create(spec, ctx, id) {
     let undo: (() => Promise<void>) | undefined;
     const mode = param<CutMode>(spec, 'mode', 'disable');

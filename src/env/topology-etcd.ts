@@ -66,6 +66,7 @@ export const etcdTopology: TopologyDef = {
   expiryClock: 'unshimmable',
   // Keys and leases are in the raft log on disk: a restarted member has them back.
   restartForgets: 'never',
+  sessionEndsWithConnection: false,
   asyncFailover: false,
   nativeClient: false,
   leader: { minNodes: 3, find: etcdLeader },

@@ -58,6 +58,7 @@ export const mariadbTopology: TopologyDef = {
   leader: { none: 'one server' },
   // A hold in a session ends with it (the restarting kind's endsSessions says so); rows are on disk.
   restartForgets: 'never',
+  sessionEndsWithConnection: true,
   asyncFailover: false,
   nativeClient: false,
   timescales: { none: 'holds live in server sessions: no lease to size by' },

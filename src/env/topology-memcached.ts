@@ -74,6 +74,7 @@ export const memcachedTopology: TopologyDef = {
   expiryClock: 'monotonic',
   restartForgets: 'always',
   leader: { none: 'one server' },
+  sessionEndsWithConnection: false,
   asyncFailover: false,
   nativeClient: false,
   framing: 'memcached',

@@ -72,6 +72,7 @@ export const natsTopology: TopologyDef = {
   // The recipes' buckets are kept in memory (storage: memory): a restarted server has the buckets' configs, not their keys.
   restartForgets: 'always',
   leader: { none: 'one server' },
+  sessionEndsWithConnection: false,
   asyncFailover: false,
   nativeClient: false,
   framing: { none: "the proxy does not frame the NATS protocol: a process client on nats gets no I/O points (the nats package's own sockets get the worker's)" },

@@ -138,6 +138,7 @@ export const postgresTopology: TopologyDef = {
   leader: { none: 'one server' },
   // A hold in a session ends with it (the restarting kind's endsSessions says so); rows are on disk.
   restartForgets: 'never',
+  sessionEndsWithConnection: true,
   asyncFailover: false,
   nativeClient: false,
   timescales: { none: 'holds live in server sessions: no lease to size by' },
@@ -167,6 +168,7 @@ export const pgbouncerTopology: TopologyDef = {
   leader: { none: 'one server' },
   // A hold in a session ends with it (the restarting kind's endsSessions says so); rows are on disk.
   restartForgets: 'never',
+  sessionEndsWithConnection: false, // the client's connection is to the pooler; the lock is on a pooled server connection
   asyncFailover: false,
   nativeClient: false,
   timescales: { none: 'holds live in server sessions: no lease to size by' },

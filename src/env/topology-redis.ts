@@ -41,6 +41,7 @@ export const redisTopology: TopologyDef = {
   expiryClock: 'wall',
   restartForgets: 'without-persistence',
   leader: { none: 'independent masters: none is elected' },
+  sessionEndsWithConnection: false,
   asyncFailover: false,
   nativeClient: false,
   // Redis expires a key to the millisecond asked (PX) and never answers with one past it (lazy expiry on access).

@@ -134,6 +134,7 @@ export const sentinelTopology: TopologyDef = {
   leased: true,
   restartForgets: 'without-persistence',
   expiryClock: 'wall',
+  sessionEndsWithConnection: false,
   asyncFailover: true,
   leader: { none: "the Sentinels choose the primary; faults aim at it as 'primary'" },
   nativeClient: false,

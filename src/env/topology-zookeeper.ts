@@ -82,6 +82,7 @@ export const zookeeperTopology: TopologyDef = {
   nativeClient: true,
   // Znodes and sessions are in the ensemble's transaction log: a restarted server has them back.
   restartForgets: 'never',
+  sessionEndsWithConnection: false,
   asyncFailover: false,
   timescales: { none: "a hold lives in a session the lock times (LockRecipe.sessionMs): no lease to size by" },
   images: { zookeeper: ZOOKEEPER_IMAGE },

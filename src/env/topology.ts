@@ -138,6 +138,13 @@ export interface TopologyDef {
    * 'unshimmable' (whatever clock, read without libc: a Go server, etcd, NATS), 'none'.
    */
   expiryClock: ExpiryClock;
+  /**
+   * A hold that lives in a server session ends as soon as the client's connection closes: the
+   * session is the connection (MariaDB, PostgreSQL), so a cut that closes it (a partition in
+   * 'disable' mode: KindDef.closesConnections) ends the hold at once. False where a session
+   * outlives its connection until a timeout (ZooKeeper) or holds are leases.
+   */
+  sessionEndsWithConnection: boolean;
   /** A failover may promote a replica a grant had not reached yet (asynchronous replication, Sentinel): a double holder it causes is inherent to the design. */
   asyncFailover: boolean;
   /** Its clients do their I/O outside Node's net (ZooKeeper's C addon): no in-process send/reply points fire; the proxy's do, given `framing`. */

@@ -46,6 +46,8 @@ export interface LockDesign {
   driftMs: number;
   /** A session lock: how long the server keeps a silent client's hold. */
   sessionMs?: number;
+  /** Its sessions are the clients' connections: a fault that closes them ends the session at once (TopologyDef.sessionEndsWithConnection). */
+  sessionEndsWithConnection?: boolean;
 }
 
 /** Whether a restart of the lock's servers, as they were started (the recipe's persistence), forgets its holds. */
@@ -65,6 +67,7 @@ export function lockDesign(recipe: LockRecipe, ttlMs: number, lockOptions?: Reco
     asyncFailover: topo?.asyncFailover === true,
     driftMs: recipe.clockDriftMs?.(ttlMs, lockOptions) ?? 0,
     ...(recipe.sessionMs ? { sessionMs: recipe.sessionMs(lockOptions) } : {}),
+    ...(topo?.sessionEndsWithConnection ? { sessionEndsWithConnection: true } : {}),
   };
 }
 
@@ -250,14 +253,16 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
       const why = broken(d, f);
       if (why) return cause(a.type, 'inherent', why, f.kind, 'server');
     }
-    // 3. A session lock: the holder's session ended under it (a kind that ends sessions, or cut off past the session timeout).
+    // 3. A session lock: the holder's session ended under it (a kind that ends sessions, a cut that closed the connection
+    // that is its session, or cut off past the session timeout).
     // The session runs out sessionMs after the server last heard from the holder, which can be
     // before the cut began: its last answer (ZooKeeper once granted the waiter 1964 ms into a cut
     // of a 2000 ms session, 2022 ms after the holder's acquire had returned).
     const fb = blame([ov.first.process], from, t);
     if (!d.leased) {
       const cut = periods.find((f) => f.start <= t && (f.end ?? Infinity) >= from && f.clients.includes(clientOf.get(ov.first.process) ?? '\0')
-        && (kindDef(f.kind)?.endsSessions === true || (d.sessionMs !== undefined && (Math.min(f.end ?? t, t) - lastAnswer(ov.first.process, f.start)) / 1e6 >= d.sessionMs)));
+        && (kindDef(f.kind)?.endsSessions === true || (d.sessionEndsWithConnection === true && kindDef(f.kind)?.closesConnections?.(f.value) === true)
+          || (d.sessionMs !== undefined && (Math.min(f.end ?? t, t) - lastAnswer(ov.first.process, f.start)) / 1e6 >= d.sessionMs)));
       if (cut) return cause(a.type, 'inherent', 'session-outlived', cut.kind, fb.hit);
       const any = periods.some((f) => f.start <= t && (f.end ?? Infinity) >= from);
       return any ? cause(a.type, 'unknown', 'session', fb.fault, fb.hit, 'a fault overlapped it, but not one that ends a session') : cause(a.type, 'bug', 'no-fault', 'no fault', fb.hit);

@@ -149,6 +149,22 @@ test('what the rules cannot tell is unknown, never inherent: a lease kept alive 
   assert.deepEqual(classesOf([]).map((c) => c.nature), ['unknown']);
 });
 
+test('a cut that closes the connection ends a session that is its connection (PostgreSQL, MariaDB) at once; a black hole does not', () => {
+  const conn: LockDesign = { ...LEASE, leased: false, sessionEndsWithConnection: true };
+  const cut = (mode: string) => new Story().op('c1', 'acquire', 0, 2)
+    .fault('partition', 100, 1600, { target: 'client:c1', mode, params: { point: 'in-critical-section' } })
+    .op('c2', 'acquire', 300, 402).op('c2', 'release', 500, 502).op('c1', 'release', 1700, 1702);
+  assert.match(classifyRun(cut('disable').run(), conn)[0]!.key, /^inherent: double-holder · session-outlived · partition@holding$/);
+  assert.deepEqual(natures(cut('blackhole'), conn), ['unknown']);
+  assert.deepEqual(natures(cut('drop-replies'), conn), ['unknown']);
+  // A session that outlives its connection until its timeout (ZooKeeper): the same cut, shorter than the session, explains nothing.
+  assert.deepEqual(natures(cut('disable'), { ...conn, sessionEndsWithConnection: false, sessionMs: 4000 }), ['unknown']);
+  // Declared by the topology: a PostgreSQL session is its connection; behind PgBouncer the lock is on the pooler's server connection.
+  assert.equal(lockDesign(RECIPES.find((r) => r.name === 'pg-advisory-session')!, 800).sessionEndsWithConnection, true);
+  assert.equal(lockDesign(RECIPES.find((r) => r.name === 'pg-advisory-pgbouncer')!, 800).sessionEndsWithConnection, undefined);
+  assert.equal(lockDesign(RECIPES.find((r) => r.name === 'zk-ephemeral-sequential')!, 800).sessionEndsWithConnection, undefined);
+});
+
 test('a grant handed out already expired is a bug; a resource failure is a bug only where the lock fences', () => {
   const expired = new Story().op('c1', 'acquire', 0, 2, { lease: 800, valid: -5 }).op('c2', 'acquire', 10, 12, { lease: 800 }).run();
   const [first] = classifyRun(expired, LEASE);

@@ -38,7 +38,7 @@ const RESERVED_ENDPOINT_WORDS = ['resource', 'master'];
  * (restartForgets, asyncFailover), the clock faults refused (expiryClock), the I/O points
  * (framing, nativeClient), the faults drawn (leader), the TTL floor and lease lag (timescales).
  */
-const VERDICT_FIELDS = ['leased', 'expiryClock', 'restartForgets', 'asyncFailover', 'nativeClient', 'framing', 'leader', 'timescales'] as const;
+const VERDICT_FIELDS = ['leased', 'expiryClock', 'restartForgets', 'asyncFailover', 'sessionEndsWithConnection', 'nativeClient', 'framing', 'leader', 'timescales'] as const;
 
 /** What `t` breaks of the contract, one line per problem (empty = keeps it). */
 function contractProblems(t: TopologyDef): string[] {
@@ -56,7 +56,8 @@ function contractProblems(t: TopologyDef): string[] {
   }
   need(EXPIRY_CLOCKS.includes(t.expiryClock), `expiryClock '${String(t.expiryClock)}' is one of ${EXPIRY_CLOCKS.join(', ')}`);
   need(['always', 'without-persistence', 'never'].includes(t.restartForgets), `restartForgets '${String(t.restartForgets)}' is always, without-persistence or never`);
-  need(typeof t.asyncFailover === 'boolean' && typeof t.nativeClient === 'boolean', 'asyncFailover and nativeClient are true or false');
+  need(typeof t.asyncFailover === 'boolean' && typeof t.nativeClient === 'boolean' && typeof t.sessionEndsWithConnection === 'boolean', 'asyncFailover, nativeClient and sessionEndsWithConnection are true or false');
+  need(!(t.sessionEndsWithConnection && t.leased), 'sessionEndsWithConnection belongs to a topology whose holds live in sessions (leased false)');
   need(declared(t.timescales) === undefined || typeof t.timescales === 'function', 'timescales is a function or { none }');
   need(declared(t.framing) === undefined || typeof t.framing === 'string', 'framing is a protocol word or { none }');
   // Persistence is an option, and a kill parameter, exactly where a restart forgets without it.
@@ -124,6 +125,7 @@ const consul: TopologyDef = {
   leased: true,
   expiryClock: 'unshimmable',
   restartForgets: 'never',
+  sessionEndsWithConnection: false,
   asyncFailover: false,
   nativeClient: false,
   framing: { none: 'a throwaway of this test' },

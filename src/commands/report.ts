@@ -21,6 +21,7 @@ import { explainAnomalies } from '../report/cause.ts';
 import { clientsFromFile } from '../report/timeline-story.ts';
 import { renderJUnit } from '../report/junit.ts';
 import { renderTimelineHtml } from '../report/html.ts';
+import { langOption, type Lang } from '../i18n/lang.ts';
 import { EXIT_HELP, fsReason, UsageError } from '../errors.ts';
 import { clientLogs, clientOutputNote } from '../runner/client-logs.ts';
 import { samePath } from '../same-path.ts';
@@ -60,6 +61,7 @@ options:
                cause points to, the replay command, the files to attach
   --out FILE   where to write; html defaults to <run dir or history's dir>/timeline.html,
                the others to standard output
+  --lang L     the html page's language: en or zh-CN (default LOCKPICK_LANG, else en)
   --model M    the model (default: test.json's model, else results.json's, else
                mutex); one of: ${Object.keys(MODELS).join(', ')}
   --max-line-bytes N  the longest line (or EDN op map) read (default ${DEFAULT_MAX_LINE_BYTES});
@@ -112,7 +114,7 @@ function storedDisagrees(stored: StoredResults | undefined, model: string, r: Ch
 const modelFrom = (o: unknown): string | undefined =>
   o !== null && typeof o === 'object' && typeof (o as { model?: unknown }).model === 'string' ? (o as { model: string }).model : undefined;
 
-function render(format: Format, name: string, h: ParsedHistory, r: CheckResult, meta: Record<string, unknown>): string {
+function render(format: Format, name: string, h: ParsedHistory, r: CheckResult, meta: Record<string, unknown>, lang: Lang): string {
   switch (format) {
     case 'text': {
       // In the user's terms when the history names its clients (lockpick run records them).
@@ -126,7 +128,7 @@ function render(format: Format, name: string, h: ParsedHistory, r: CheckResult, 
       return `${JSON.stringify({ file: h.source, ...r, anomalies })}\n`;
     }
     case 'junit': return renderJUnit([{ name, result: r, meta }]);
-    case 'html': return renderTimelineHtml(h, r, meta);
+    case 'html': return renderTimelineHtml(h, r, meta, { lang });
     case 'issue': throw new Error('report: the issue format is rendered by issueReport');
   }
 }
@@ -170,7 +172,7 @@ async function issueReport(path: string, model: string | undefined, maxLineBytes
 
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('report', usage(), argv,
-    { format: { type: 'string', default: 'html' }, out: { type: 'string' }, model: { type: 'string' }, 'max-line-bytes': { type: 'string' } }, true);
+    { format: { type: 'string', default: 'html' }, out: { type: 'string' }, model: { type: 'string' }, 'max-line-bytes': { type: 'string' }, lang: { type: 'string' } }, true);
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
   if (positionals.length !== 1) {
@@ -188,6 +190,7 @@ export async function run(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   try {
+    const lang = langOption(values.lang) ?? 'en';
     if (format === 'issue') {
       const { text, valid } = await issueReport(positionals[0]!, values.model, maxLineBytes);
       if (values.out) {
@@ -209,7 +212,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     const name = inputs.runId ?? h.source;
     const meta: Record<string, unknown> = { ...(inputs.runId ? { run: inputs.runId } : {}), ...(inputs.test ?? {}) };
-    let text = render(format, name, h, r, meta);
+    let text = render(format, name, h, r, meta, lang);
     // A stored run: the lock module's own output, when it printed any (clients/<id>.log), is named.
     const logs = inputs.runId ? clientLogs(inputs.dir) : [];
     if (logs.length && format === 'text') text += `${clientOutputNote(inputs.dir)}\n`;

@@ -3,6 +3,7 @@ import { parseCommandArgs } from './args.ts';
 import { EXIT, EXIT_HELP, InconclusiveError, UsageError } from '../errors.ts';
 import { lockLabel, parseLockArg } from '../runner/lock-spec.ts';
 import { replay, runTest, type RunSummary } from '../runner/index.ts';
+import { langOption } from '../i18n/lang.ts';
 import { MAX_MS, MAX_S, checkKindOptions, coverageGuidedOf, minCoverageOf, checkLockOptions, clientCount, ttlWithinTime, faultsFor, int, parallelRuns, parseEnv, parseKeyPrefix, parseLockOptions, parsePausePoints, parseShard, pointsFrom, propertyOf, recipeFor, replayDir, writablePath } from '../options.ts';
 
 const USAGE = `usage: lockpick run --lock NAME|./my-lock.ts [--faults KIND,KIND...] [options]
@@ -24,6 +25,8 @@ options:
   --keep-going         after a violation, search on for all of --time (shrinking not counted)
                        and report every distinct failure by cause, each with its time to
                        detection; the 2nd on in store/<lock>/<run-id>/counterexample-N
+  --lang L             the language of the timeline pages it writes: en or zh-CN (default
+                       LOCKPICK_LANG, else en)
   --first-failure      stop at the first failure, even one inherent to the lock's design
                        (default: search on past it for a bug of this lock, report both)
   --parallel K         run up to K plans at once when all their faults touch only their own
@@ -99,7 +102,7 @@ export async function run(argv: string[]): Promise<number> {
     lock: { type: 'string' }, faults: { type: 'string' }, clients: { type: 'string' }, time: { type: 'string' },
     runs: { type: 'string' }, 'shrink-time': { type: 'string' }, seed: { type: 'string' }, ttl: { type: 'string' },
     keys: { type: 'string' }, 'max-attempts': { type: 'string' }, 'max-faults': { type: 'string' }, 'restart-delay': { type: 'string' }, 'pause-at': { type: 'string' }, 'points-from': { type: 'string' }, property: { type: 'string' }, 'liveness-ms': { type: 'string' }, 'lock-opt': { type: 'string', multiple: true }, store: { type: 'string' },
-    replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, 'first-failure': { type: 'boolean' }, measure: { type: 'boolean' }, 'min-coverage': { type: 'string' }, 'coverage-guided': { type: 'string' }, shard: { type: 'string' }, 'shard-total': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' },
+    replay: { type: 'string' }, env: { type: 'string' }, endpoints: { type: 'string' }, image: { type: 'string' }, 'key-prefix': { type: 'string' }, parallel: { type: 'string' }, 'keep-going': { type: 'boolean' }, 'first-failure': { type: 'boolean' }, measure: { type: 'boolean' }, 'min-coverage': { type: 'string' }, 'coverage-guided': { type: 'string' }, shard: { type: 'string' }, 'shard-total': { type: 'string' }, json: { type: 'boolean' }, junit: { type: 'string' }, lang: { type: 'string' },
   });
   if (typeof parsed === 'number') return parsed;
   const args = parsed.values;
@@ -111,6 +114,7 @@ export async function run(argv: string[]): Promise<number> {
     const junitPath = args.junit === undefined ? undefined : writablePath(args.junit, '--junit');
     // The CLI owns the process: a signal stores what was found and exits (Ctrl-C 130, else 1 or 3; the library API does not).
     const interrupts = { exitOnSignal: true, json };
+    const lang = langOption(args.lang);
     const env = await parseEnv(args.env, args.endpoints, args.replay !== undefined, args.image);
     if (args.replay) {
       if (args['key-prefix'] !== undefined) throw new UsageError('--key-prefix: a replay uses the prefix its test.json stored; leave it out');
@@ -121,7 +125,7 @@ export async function run(argv: string[]): Promise<number> {
       if (args['min-coverage'] !== undefined || args['coverage-guided'] !== undefined) throw new UsageError(`--${args['min-coverage'] !== undefined ? 'min-coverage' : 'coverage-guided'} is about a search's fault-space coverage; a replay runs one stored plan, so leave it out (or drop --replay)`);
       // --lock: another module (a fix, or the same one moved) against the stored plan.
       const lock = args.lock === undefined ? undefined : parseLockArg(args.lock);
-      summary = await replay({ dir: replayDir(args.replay), runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env, lock, measure: args.measure === true });
+      summary = await replay({ dir: replayDir(args.replay), runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env, lock, measure: args.measure === true, ...(lang ? { lang } : {}) });
     } else {
       if (args.measure) throw new UsageError('--measure measures how often a stored counterexample breaks the lock again: give it with --replay DIR (and --runs N)');
       if (args['keep-going'] && args['first-failure']) throw new UsageError('--keep-going searches on after every violation, --first-failure stops at the first: give one of them');
@@ -150,7 +154,7 @@ export async function run(argv: string[]): Promise<number> {
         restartDelayMs: args['restart-delay'] === undefined ? undefined : int(args['restart-delay'], '--restart-delay', 0, 0, MAX_MS), pausePoints, learnedPoints, property, livenessMs, storeRoot, lockOptions, log,
         progress: json ? undefined : process.stderr, junitPath, interrupts, env, keyPrefix,
         parallel: parallelRuns(args.parallel), keepGoing: args['keep-going'] === true, firstFailure: args['first-failure'] === true, shard: parseShard(args.shard, args['shard-total']),
-        ...(minCoverage !== undefined ? { minCoverage } : {}), ...(coverageGuided ? {} : { coverageGuided: false }),
+        ...(minCoverage !== undefined ? { minCoverage } : {}), ...(coverageGuided ? {} : { coverageGuided: false }), ...(lang ? { lang } : {}),
       });
     }
   } catch (e) {

@@ -31,6 +31,12 @@ const fmtInt = (x: number): string => x.toLocaleString('en-US');
 function at(tl: Timeline, x: number): string {
   return tl.mode === 'time' ? `${x.toFixed(3)} ms` : `event #${Math.round(x)}`;
 }
+
+/** An anomaly's tag on the drawing: its name in the page's language up to the explanation (the type itself for one this build does not know). */
+function shortName(lang: Lang, type: string): string {
+  return anomalyName(lang, type)?.split('：')[0] ?? type;
+}
+
 /** An anomaly's type named in the page's language, before its message (which stays in English). */
 function typeTag(lang: Lang, type: string): string {
   const name = anomalyName(lang, type);
@@ -121,7 +127,7 @@ function windowLanes(w: Window, st: Story): Lane[] {
     .sort((p, q) => order[p.kind] - order[q.kind] || num(p.id) - num(q.id) || p.id.localeCompare(q.id));
 }
 
-function windowSvg(tl: Timeline, st: Story, w: Window): string {
+function windowSvg(tl: Timeline, st: Story, w: Window, lang: Lang): string {
   const multiKey = tl.keys.length > 1;
   const X = (a: number): number => G.labelW + ((a - w.a0) * G.plotW) / (w.a1 - w.a0);
   const inWin = (a: number, b: number): boolean => b >= w.a0 && a <= w.a1;
@@ -166,7 +172,7 @@ function windowSvg(tl: Timeline, st: Story, w: Window): string {
     if (!Number.isFinite(m.a)) continue;
     out.push(vline(X, m.a, 18, plotBottom, `class="aguide an-${i}"`));
     // Tags of anomalies close together: "#n", moved up to 24 px beside their guide (the guide stays exact).
-    out.push(note(X, m.a, [14], 0, `#${i + 1} ${m.anomaly.type}`, `atag an-${i}`, `#${i + 1} ${m.anomaly.message}`, `#${i + 1}`, 24));
+    out.push(note(X, m.a, [14], 0, `#${i + 1} ${shortName(lang, m.anomaly.type)}`, `atag an-${i}`, `#${i + 1} ${m.anomaly.message}`, `#${i + 1}`, 24));
   }
   // One-shot fault events and run sections: a dashed line, words on hover.
   for (const m of tl.marks) {
@@ -397,7 +403,7 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
         + (w.anomalies.length ? t(lang, w.anomalies.length === 1 ? 'tl.windowAnomaly1' : 'tl.windowAnomalies', { list: w.anomalies.map((i) => `#${i + 1}`).join(', ') }) : '')
       : t(lang, 'tl.wholeRun', { from: at(tl, w.a0), to: at(tl, tl.end) });
     const zoom = t(lang, 'tl.zoom');
-    return `<section class="win" id="w${w.id}"><h3><a class="self" href="#w${w.id}">${escapeHtml(heading)}</a></h3>${zoom}<div class="scroll">${windowSvg(tl, st, w)}</div></section>`;
+    return `<section class="win" id="w${w.id}"><h3><a class="self" href="#w${w.id}">${escapeHtml(heading)}</a></h3>${zoom}<div class="scroll">${windowSvg(tl, st, w, lang)}</div></section>`;
   }).join('');
 
   return `<!doctype html>

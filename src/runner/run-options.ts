@@ -73,6 +73,8 @@ export interface RunOptions {
   minCoverage?: number;
   /** Steer the plans not drawn by an aim toward fault cells not aimed at yet (default true; --coverage-guided false: uniform, for the bench). */
   coverageGuided?: boolean;
+  /** The language of the counterexamples' timeline pages (--lang; default en). */
+  lang?: Lang;
 }
 
 /** What a replay is asked to do: `lockpick run --replay DIR`. */

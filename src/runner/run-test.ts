@@ -90,7 +90,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
         onFailure: async (f, n) => {
           if (n === 1) { tally.stored.push({ f, cdir: join(dir, 'counterexample') }); return; }
           const name = `counterexample-${n}`;
-          const cdir = await writeCounterexample(dir, f.minimal, { lock: lockLabel(o.lock), seed, path: f.path, plan: describePlan(f.minimal.plan) }, name);
+          const cdir = await writeCounterexample(dir, f.minimal, { lock: lockLabel(o.lock), seed, path: f.path, plan: describePlan(f.minimal.plan) }, name, o.lang);
           writeJson(join(cdir, 'test.json'), { ...test, plan: f.minimal.plan, counterexample: { seed, path: f.path, run: f.minimal.run, class: f.name } });
           tally.stored.push({ f, cdir });
         },

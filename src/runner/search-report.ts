@@ -70,7 +70,7 @@ export async function storeInterruptedSearch(r: SearchRecord, reason: string): P
     ...(o.keepGoing || stored.length ? { failures: tally.failuresJson() } : {}), client_logs: clientLogs(dir), dir,
   };
   writeJson(join(dir, 'results.json'), results);
-  if (firstSeen) await writeCounterexample(dir, firstSeen, { lock: lockLabel(o.lock), seed, plan: describePlan(firstSeen.plan) });
+  if (firstSeen) await writeCounterexample(dir, firstSeen, { lock: lockLabel(o.lock), seed, plan: describePlan(firstSeen.plan) }, undefined, o.lang);
   writeJUnit(dir, [o.junitPath, firstSeen ? join(dir, 'counterexample', 'junit.xml') : undefined], {
     ...junitBase(r), verdict, interrupted: true, elapsedMs: Date.now() - t0, gaps: gapsNow, tested: describeCoverage(coverage),
     ...shownRun(firstSeen, firstSeen ? join(dir, 'counterexample') : undefined),
@@ -116,7 +116,7 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
     test.counterexample = { seed: res.seed, path: res.path, run: m.run };
     writeJson(join(dir, 'test.json'), test);
     const firstFound = stored[0]?.f ?? res.failures[0]!;
-    const firstDir = await writeCounterexample(dir, firstFound.minimal, { lock: lockLabel(o.lock), seed: res.seed, path: firstFound.path, plan: describePlan(firstFound.minimal.plan) });
+    const firstDir = await writeCounterexample(dir, firstFound.minimal, { lock: lockLabel(o.lock), seed: res.seed, path: firstFound.path, plan: describePlan(firstFound.minimal.plan) }, undefined, o.lang);
     // Shown after a bug found later, it replays from its own dir as counterexample-N do (the run dir replays the bug).
     if (firstFound !== res.failures[0]) writeJson(join(firstDir, 'test.json'), { ...test, plan: firstFound.minimal.plan, counterexample: { seed: res.seed, path: firstFound.path, run: firstFound.minimal.run, class: firstFound.name } });
     cdir = shown[0]!.cdir;

@@ -2,7 +2,7 @@
 // worker) longer than the lease break the SET NX PX recipes whose unlock is not atomic.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { anomalyTypes, lockpick, tempStore } from './run-helpers.ts';
 import { planOps } from '../../src/workload/plan.ts';
@@ -38,8 +38,12 @@ test('redis-set-px-del + client pause longer than the TTL: double holder and sta
 test('redis-set-px-check-del + a pause between compare and delete: stale unlock found', async () => {
   const store = tempStore();
   const r = await lockpick(['run', '--lock', 'redis-set-px-check-del', '--faults', 'client-pause', '--pause-at', 'after-compare',
-    '--clients', '6', '--first-failure', '--time', '60', '--shrink-time', '5', '--store', store, '--json']);
+    '--clients', '6', '--first-failure', '--time', '60', '--shrink-time', '5', '--store', store, '--json', '--lang', 'zh-CN']);
   assert.equal(r.code, 1, r.stderr);
+  // --lang: the counterexample's timeline page in Chinese, its anomalies named in it.
+  const page = readFileSync(path.join(r.summary!.dir, 'counterexample', 'timeline.html'), 'utf8');
+  assert.match(page, /<html lang="zh-CN">/);
+  assert.match(page, /<b class="atype">误删他人的锁：/);
   const types = anomalyTypes(r);
   const first = (r.summary!.firstAnomalies as { type: string }[]).map((a) => a.type);
   assert.ok([...types, ...first].includes('stale-release'), `no stale unlock named: ${types} / ${first}`);

@@ -135,7 +135,7 @@ test('DEL unlock + pause: the lease ends before the stale unlock, the second acq
   const intruder = await xOf(page, 'g.lane[data-lane="c1"] line.tick-gap-acquire');
   assert.ok(intruder.l > gap.l + 3 && intruder.l < gap.r - 3, `c1's acquire (${intruder.l}) inside c3's gap (${gap.l}–${gap.r})`);
   const texts = (await visibleLabels(page)).map((l) => l.text);
-  for (const t of ['lease ends', '✕ stale unlock', "acquires in c3's gap", 'pause c3 1186 ms (> lease 800 ms) at in-critical-section', 'c1', 'c3', 'p105', 'p106', '#1 double-holder', '#2 stale-release']) {
+  for (const t of ['lease ends', '✕ stale unlock', "acquires in c3's gap", 'pause c3 1186 ms (> lease 800 ms) at in-critical-section', 'c1', 'c3', 'p105', 'p106', '#1 double holder', '#2 stale release']) {
     assert.ok(texts.includes(t), `"${t}" is shown (shown: ${texts.join(' | ')})`);
   }
   assert.ok(texts.includes('1600 ms') || texts.includes('1.6 s') || texts.includes('1400 ms'), `times from the run start: ${texts.filter((t) => /\d (ms|s)$/.test(t)).join(', ')}`);

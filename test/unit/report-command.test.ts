@@ -36,6 +36,26 @@ test('a stored run renders to <run>/timeline.html by default and exits 1 on a do
   assert.match(html, /<th>lock<\/th><td>set-px-del<\/td>/);
 });
 
+test('--lang zh-CN (or LOCKPICK_LANG) writes the page in Chinese, the anomalies named in it; a language lockpick does not speak is exit 2', () => {
+  const run = storeRun('run-zh');
+  const zh = join(dir, 'zh.html');
+  assert.equal(lockpick(run, '--lang', 'zh-CN', '--out', zh).code, 1);
+  const page = readFileSync(zh, 'utf8');
+  assert.match(page, /<html lang="zh-CN">/);
+  assert.match(page, /<b class="atype">双重持有：两个客户端同时认为自己持有锁<\/b>/);
+  assert.match(page, />#1 双重持有</, 'the tag on the drawing');
+  const viaEnv = spawnSync(process.execPath, [bin, 'report', run, '--out', join(dir, 'zh2.html')], { encoding: 'utf8', env: { ...process.env, LOCKPICK_LANG: 'zh' } });
+  assert.equal(viaEnv.status, 1, viaEnv.stderr);
+  assert.match(readFileSync(join(dir, 'zh2.html'), 'utf8'), /<html lang="zh-CN">/);
+  const en = join(dir, 'en.html');
+  assert.equal(lockpick(run, '--out', en).code, 1);
+  assert.match(readFileSync(en, 'utf8'), />#1 double holder</);
+  const bad = lockpick(run, '--lang', 'fr', '--out', join(dir, 'fr.html'));
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--lang fr: not a language lockpick speaks\n  fix: give en or zh-CN/);
+  assert.ok(!existsSync(join(dir, 'fr.html')));
+});
+
 test('junit and json go to standard output; --out writes a file', () => {
   const run = storeRun('run-2');
   const j = lockpick(run, '--format', 'junit');

@@ -412,7 +412,8 @@ export class ExecLock implements Lock {
    * from the vDSO itself (src/env/go-binary.ts). A client that runs one (now, or seen running in
    * one of its first holds or since the clock was first moved) has its lock outside every step: a
    * step that lands between two of its Go processes reaches only the wrapper around them. The
-   * runner is told, once per step, and the run does not count the fault.
+   * runner is told, once per step, that it never can (`always`): the run does not count the fault,
+   * and the search is not SAFE on it, though a run whose Go process went unseen counted it.
    */
   private checkClockReach(): void {
     const pid = this.child?.pid;
@@ -422,6 +423,6 @@ export class ExecLock implements Lock {
     if (!go) return;
     this.clockUnreached = true;
     const whose = this.ownGoSeen ? `its process ${go.pid}` : `its recipe's program (process ${go.pid} of another client)`;
-    this.ctx.unreached?.('client-clock', `${whose} (${go.exe}) is a Go executable, which reads the clock without libc, so the clock shim cannot move it (a recipe file with "clock": "none" has client-clock refused up front)`);
+    this.ctx.unreached?.('client-clock', `${whose} (${go.exe}) is a Go executable, which reads the clock without libc, so the clock shim cannot move it (a recipe file with "clock": "none" has client-clock refused up front)`, true);
   }
 }

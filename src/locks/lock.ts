@@ -155,9 +155,11 @@ export interface LockContext {
   /**
    * A fault that cannot reach this lock's runtime (a process client whose clock is read by a
    * Go binary: 'client-clock'): the runner records it, and a run with such a fault is not
-   * counted as having applied it (inconclusive, never SAFE).
+   * counted as having applied it (inconclusive, never SAFE). `always`: it can never reach this
+   * lock (a property of its program, not of the moment): the runs that counted the kind as
+   * applied before this was learned did not test it either, so the search cannot be SAFE on it.
    */
-  unreached?(kind: string, reason: string): void;
+  unreached?(kind: string, reason: string, always?: boolean): void;
 }
 
 /**

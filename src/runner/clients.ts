@@ -286,7 +286,7 @@ export class ClientPool implements ClientControl {
         break;
       }
       case 'log': this.logs.push(`${w.id}: ${m.message}`); break;
-      case 'unreached': this.recorder.nemesis(`${m.kind}-unreached`, { client: w.id, reason: m.reason }); break;
+      case 'unreached': this.recorder.nemesis(`${m.kind}-unreached`, { client: w.id, reason: m.reason, ...(m.always ? { always: true } : {}) }); break;
       case 'contract': this.found.contract ??= m.message; break;
       case 'crash': this.onCrash(w, m.error, m.origin); break;
       case 'lock-stats':

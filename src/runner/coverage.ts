@@ -3,7 +3,7 @@
 // kind took effect at least once, some acquire succeeded and was released, and
 // some acquire met another client's hold (contention). Otherwise the run is
 // inconclusive (exit 3) and says which of these was missing.
-import { addCounts } from '../own-key.ts';
+import { addCounts, getOwn, setOwn } from '../own-key.ts';
 import type { RunOutcome } from './session.ts';
 import type { CellsJson } from './fault-cells.ts';
 import { addOutcomes, describeOutcomes, emptyOutcomes, errorGaps, type Outcomes } from '../report/outcomes.ts';
@@ -25,6 +25,8 @@ export interface Coverage {
   cells?: CellsJson;
   /** Every operation kind by outcome, the errors by message, and which acquire errors no fault explains (report/outcomes.ts), over the conclusive runs. */
   outcomes: Outcomes;
+  /** Requested kinds a client said can never reach this lock (FaultEffects.unreachable), in any run: each a gap, whatever other runs counted. */
+  unreachable?: Record<string, string>;
 }
 
 export function emptyCoverage(requested: readonly string[]): Coverage {
@@ -46,6 +48,10 @@ export function reasonWords(why: string): string {
 /** Counts one run (violating runs count as conclusive: what they found stands). */
 export function addRun(c: Coverage, out: RunOutcome): void {
   c.runs++;
+  // Learned in any run, conclusive or not: the kind's applications elsewhere reached nothing either.
+  for (const [k, why] of Object.entries(out.faults.unreachable ?? {})) {
+    if (Object.hasOwn(c.faultsApplied, k) && getOwn(c.unreachable ?? {}, k) === undefined) setOwn(c.unreachable ??= {}, k, why);
+  }
   if (out.verdict === 'unknown') {
     const words = reasonWords(out.inconclusive[0] ?? 'no verdict');
     addCounts(c.inconclusiveReasons, { [words]: 1 }); // a reason's words may be a lock's message
@@ -81,7 +87,9 @@ export function gaps(c: Coverage): string[] {
     return out;
   }
   for (const [k, n] of Object.entries(c.faultsApplied)) {
-    if (n === 0) out.push(kindGap(k));
+    const never = getOwn(c.unreachable ?? {}, k);
+    if (never !== undefined) out.push(`fault '${k}' can never reach this lock (${never})${n > 0 ? `: the ${n} time(s) conclusive runs counted it as applied did not test the lock` : ''}`);
+    else if (n === 0) out.push(kindGap(k));
   }
   if (c.okAcquires === 0) out.push(`no acquire succeeded (${c.acquires} tried): the lock was never held, so its safety was never tested`);
   else if (c.released === 0) out.push(`no hold ended with a successful release (${c.okAcquires} acquire(s) ok)`);

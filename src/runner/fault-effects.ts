@@ -16,6 +16,8 @@ export interface FaultEffects {
   missing: string[];                 // one sentence per planned fault that never took effect
   /** The plan's kinds none of whose faults took effect, each with the first reason: these make the run inconclusive. */
   kindsMissing: string[];
+  /** Kinds a client said can never reach its lock (`<kind>-unreached` with `always`), each with that reason: no run of the search tested them. */
+  unreachable?: Record<string, string>;
 }
 
 /** Nemesis event names that are not a fault kind's own. */
@@ -89,6 +91,7 @@ export function faultEffects(faults: readonly FaultSpec[], events: readonly Hist
   const healed: Record<string, number> = {};
   const failed = new Map<string, string[]>();
   const unreached = new Map<string, string[]>();
+  const unreachable: Record<string, string> = {};
   /** Faults aimed at clients: when each began and (by its id) ended. */
   const aimed: { kind: string; id: unknown; clients: string[]; from: number }[] = [];
   const stopped = new Map<unknown, number>();
@@ -96,7 +99,12 @@ export function faultEffects(faults: readonly FaultSpec[], events: readonly Hist
     if (e.process !== 'nemesis') continue;
     const v = (e.value ?? {}) as Record<string, unknown>;
     let k: string | undefined;
-    if ((k = kindOf(e.f, '-unreached'))) { const l = unreached.get(k) ?? []; unreached.set(k, l); l.push(`client ${String(v.client ?? '?')}: ${String(v.reason ?? 'no reason recorded')}`); }
+    if ((k = kindOf(e.f, '-unreached'))) {
+      const l = unreached.get(k) ?? []; unreached.set(k, l);
+      const why = `client ${String(v.client ?? '?')}: ${String(v.reason ?? 'no reason recorded')}`;
+      l.push(why);
+      if (v.always === true && getOwn(unreachable, k) === undefined) setOwn(unreachable, k, why);
+    }
     else if ((k = kindOf(e.f, '-start-failed'))) { const l = failed.get(k) ?? []; failed.set(k, l); l.push(String(v.error ?? 'no reason recorded')); }
     else if ((k = kindOf(e.f, '-start'))) {
       setOwn(applied, k, (getOwn(applied, k) ?? 0) + 1);
@@ -156,5 +164,5 @@ export function faultEffects(faults: readonly FaultSpec[], events: readonly Hist
     const first = missing.find((m) => m.includes(`never took effect`) && faults.some((f) => f.kind === kind && m.startsWith(`fault "${describeFault(f)}"`)));
     kindsMissing.push(first ?? idle.get(kind) ?? `no '${kind}' fault took effect`);
   }
-  return { applied, healed, missing, kindsMissing };
+  return { applied, healed, missing, kindsMissing, ...(Object.keys(unreachable).length ? { unreachable } : {}) };
 }

@@ -63,7 +63,7 @@ export type FromWorker =
   | { t: 'wait'; seq: number; after: OrderEvent; attempt: number }
   | { t: 'log'; message: string }
   /** A fault kind that could not reach this client's lock (LockContext.unreached): recorded as the nemesis event `<kind>-unreached`. */
-  | { t: 'unreached'; kind: string; reason: string }
+  | { t: 'unreached'; kind: string; reason: string; always?: true }
   /** The lock broke the Lock contract (src/locks/contract.ts): this client stopped; the run ends with exit 2. */
   | { t: 'contract'; method: string; message: string }
   /**

@@ -401,7 +401,7 @@ async function runJob(job: RunJob): Promise<void> {
       waitMs: Math.max(0, ...job.attempts.map((a) => a.waitMs)),
       options: job.options,
       point: async (name: string) => { await point(name); },
-      unreached: (kind: string, reason: string) => send({ t: 'unreached', kind, reason }),
+      unreached: (kind: string, reason: string, always?: boolean) => send({ t: 'unreached', kind, reason, ...(always ? { always: true as const } : {}) }),
     };
     let created: unknown;
     try {

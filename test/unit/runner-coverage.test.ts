@@ -102,6 +102,24 @@ test('a fault a client says did not reach its lock (<kind>-unreached): not appli
   assert.deepEqual(felt.kindsMissing, []);
 });
 
+test('a kind a client says can never reach its lock (always): no SAFE on it, though a run whose client went unseen counted it applied', () => {
+  const step = { kind: 'client-clock', at_ms: 0, duration_ms: 900, target: 'c1', params: { delta_ms: -900 } };
+  const never = faultEffects([step], [
+    nem('client-clock-start', { clients: ['c1'] }),
+    nem('client-clock-unreached', { client: 'c1', reason: 'its process 7 (/usr/bin/etcdctl) is a Go executable', always: true }),
+    nem('client-clock-stop'),
+  ], 3000);
+  assert.deepEqual(never.unreachable, { 'client-clock': 'client c1: its process 7 (/usr/bin/etcdctl) is a Go executable' });
+  // Only this run: no `always`, nothing learned for the search.
+  assert.equal(faultEffects([step], [nem('client-clock-start', { clients: ['c1'] }), nem('client-clock-unreached', { client: 'c1', reason: 'x' })], 3000).unreachable, undefined);
+  const c = emptyCoverage(['client-clock']);
+  // A run that counted the step (its Go process went unseen), then the run that learned it: the search has a gap, not a SAFE.
+  addRun(c, outcome({ faults: { applied: { 'client-clock': 1 }, healed: {}, missing: [], kindsMissing: [] } }));
+  assert.deepEqual(gaps(c), []);
+  addRun(c, outcome({ verdict: 'unknown', inconclusive: never.kindsMissing, faults: never }));
+  assert.deepEqual(gaps(c), ["fault 'client-clock' can never reach this lock (client c1: its process 7 (/usr/bin/etcdctl) is a Go executable): the 1 time(s) conclusive runs counted it as applied did not test the lock"]);
+});
+
 test('a fault aimed at clients that had no operation and held nothing while it lasted did not reach the lock', () => {
   const ms = 1e6;
   const at = (e: HistoryEvent, t: number): HistoryEvent => ({ ...e, time: t * ms });

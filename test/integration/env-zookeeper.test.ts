@@ -25,6 +25,17 @@ const { ZOO_EPHEMERAL, ZOO_PERSISTENT, ZNONODE } = ZooKeeper.constants;
 let env: Environment;
 const open: ZkClient[] = [];
 
+// The ZooKeeper C client runs on this thread (the addon polls its socket through libuv): a
+// stall of this thread is said, so a request to the fault proxy that seems to hang is told apart
+// from one the proxy left unanswered (which the proxy itself reports after 5 s).
+let lastTick = performance.now();
+const stallWatch = setInterval(() => {
+  const now = performance.now();
+  if (now - lastTick > 2000) console.log(`this test process's event loop stalled for ${((now - lastTick) / 1000).toFixed(1)} s`);
+  lastTick = now;
+}, 200);
+stallWatch.unref();
+
 async function connect(clientId: string, sessionTimeout = 4000): Promise<ZkClient> {
   const eps = await env.clientEndpoints(clientId);
   const c = new ZooKeeper({ connect: eps.map((e) => `${e.host}:${e.port}`).join(','), timeout: sessionTimeout, debug_level: 0 });

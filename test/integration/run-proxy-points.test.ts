@@ -70,8 +70,8 @@ test('zk-ephemeral (the zookeeper package\'s C client, no hook sees it): the pro
   assertSafe(r);
   const start = historyOf(r.summary!.dir).find((e) => e.f === 'client-pause-start');
   assert.equal(start?.value.point, 'send:release:1', JSON.stringify(start));
-  // The framer names the held request: the DELETE, or now and then a request the C client's own
-  // thread sent on the same link as the release began (a GETCHILDREN2 for a watch): the proxy counts
-  // a link's requests, not an operation's.
-  assert.ok(['DELETE', 'GETCHILDREN2'].includes(String(start?.value.command)), `the ZooKeeper framer names the held request: ${JSON.stringify(start)}`);
+  // The framer names the held request: the DELETE, or now and then a request the C client sent
+  // on the same link as the release began (a GETCHILDREN2 or an EXISTS for a watch, seen in loaded
+  // CI runs): the proxy counts a link's requests, not an operation's. A name it read, never a guess.
+  assert.ok(['DELETE', 'GETCHILDREN2', 'EXISTS'].includes(String(start?.value.command)), `the ZooKeeper framer names the held request: ${JSON.stringify(start)}`);
 });

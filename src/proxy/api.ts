@@ -227,7 +227,14 @@ export class ProxyApi {
   }
 }
 
+/**
+ * Every answer closes its connection: a client keeps no idle socket to reuse. With keep-alive, a
+ * fetch (undici) now and then reused a socket as it was being closed and waited 300 s for an
+ * answer the proxy had never been asked for (seen in CI and reproduced under load: the proxy
+ * idle, the client with no socket to it).
+ */
 function send(res: http.ServerResponse, reply: Reply): void {
+  res.setHeader('Connection', 'close');
   if (reply.body === undefined) {
     res.writeHead(reply.status).end();
   } else if (typeof reply.body === 'string') {

@@ -26,6 +26,8 @@ test('a request whose body is late is reported while it waits, and again when an
     // A prompt request says nothing.
     const v = await fetch(new URL('/version', url));
     assert.equal(v.status, 200);
+    // No idle socket left to reuse: a reused keep-alive socket being closed once left a fetch waiting 300 s.
+    assert.equal(v.headers.get('connection'), 'close');
     assert.equal(lines.length, 2);
   } finally {
     await api.close();

@@ -15,9 +15,9 @@ export const ANOMALY_TYPES = [
 export type AnomalyType = typeof ANOMALY_TYPES[number];
 
 /** Clients holding at once beyond what the lock allows (times: [the overlap's start, its end]): drawn and classed as a double holder is. */
-export const OVERLAPS: ReadonlySet<string> = new Set(['double-holder', 'over-admission', 'writer-beside-reader', 'writer-beside-writer']);
+export const OVERLAPS: ReadonlySet<string> = new Set<AnomalyType>(['double-holder', 'over-admission', 'writer-beside-reader', 'writer-beside-writer']);
 
-export const LIVENESS_ANOMALIES: ReadonlySet<string> = new Set(['permit-leak']);
+export const LIVENESS_ANOMALIES: ReadonlySet<string> = new Set<AnomalyType>(['permit-leak']);
 
 /** Whether a key with these anomalies is valid: none but liveness ones. */
 export const noSafetyAnomaly = (anomalies: readonly Anomaly[]): boolean => anomalies.every((a) => LIVENESS_ANOMALIES.has(a.type));

@@ -63,6 +63,9 @@ export class LinkTable {
         } catch (e) {
           // A creation whose answer was lost or late still made the proxy: one of this name and
           // upstream is ours (in a loaded CI run the answer never came, and each retry met 409).
+          // lockpick's own proxy now closes every connection it answers on (../proxy/api.ts
+          // send), which ended that; a Toxiproxy server (TOXIPROXY_URL, toxiproxy-server) keeps
+          // them alive, so the guard stays.
           const made = await answered(this.tp.get(name), `reading proxy ${name}`).catch(() => undefined);
           if (made && made.upstream === up) {
             const at = made.listen.lastIndexOf(':');

@@ -2,7 +2,8 @@
 // toxiproxy-node-client. Cuts are reference-counted per environment, so two
 // overlapping faults on one link heal correctly: the link comes back when the
 // last of them stops.
-import { Toxiproxy } from 'toxiproxy-node-client';
+import type { Toxiproxy } from 'toxiproxy-node-client';
+import { faultProxyClient } from '../src/env/fault-proxy-client.ts';
 import type { Environment, Link } from '../src/env/types.ts';
 
 /** Every toxic the nemesis adds starts with this, so a blanket heal can find them. */
@@ -17,7 +18,7 @@ function state(env: Environment): LinkState {
     if (!env.proxyUrl) {
       throw new Error('nemesis: this environment has no fault proxy (env.proxyUrl is empty), so links cannot be cut or slowed; start it with the proxy enabled');
     }
-    s = { tp: new Toxiproxy(env.proxyUrl), cuts: new Map() };
+    s = { tp: faultProxyClient(env.proxyUrl), cuts: new Map() };
     states.set(env, s);
   }
   return s;

@@ -4,7 +4,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { mkdtempSync } from 'node:fs';
-import { Toxiproxy } from 'toxiproxy-node-client';
+import { faultProxyClient } from './fault-proxy-client.ts';
 import type { ContainerRuntimeClient } from 'testcontainers';
 import type { Environment, TopologyName, TopologyOptions } from './types.ts';
 import { LocalEnvironment } from './environment.ts';
@@ -52,7 +52,7 @@ export async function startDockerEnvironment(topology: TopologyName, o: Topology
   try {
     await cleanupDockerLeftovers(client);
     const proxy = await startProxyBackend();
-    env = new LocalEnvironment(topology, root, new LinkTable(new Toxiproxy(proxy.url)), proxy, DOCKER_INFO, dataRoles(topology));
+    env = new LocalEnvironment(topology, root, new LinkTable(faultProxyClient(proxy.url)), proxy, DOCKER_INFO, dataRoles(topology));
     const net = await createNetwork(client, envId);
     const kit = new DockerKit(env, client, net, envId, { ...spec.images }, local, imageRecipe);
     // After the server containers (the nodes): their holders, then the network.

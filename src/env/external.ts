@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Toxiproxy } from 'toxiproxy-node-client';
+import { faultProxyClient } from './fault-proxy-client.ts';
 import type { Endpoint, Environment, Link, NodeRole, TopologyName, TopologyOptions } from './types.ts';
 import { LocalEnvironment, type ManagedNode } from './environment.ts';
 import { EXTERNAL_INFO as EXTERNAL } from './env-kind-info.ts';
@@ -101,7 +101,7 @@ function address(hostPort: string, id: string): Endpoint {
 async function userNodeLinks(url: string, nodes: ManagedNode[]): Promise<Link[]> {
   const ids = nodes.map((n) => n.id);
   const out: Link[] = [];
-  const all = await new Toxiproxy(url).getAll();
+  const all = await faultProxyClient(url).getAll();
   // Client links of a run that did not end (kill -9): they would block this run's (one run per Toxiproxy at a time).
   const stale = Object.keys(all).filter((name) => name.startsWith('client:'));
   if (stale.length) {
@@ -154,7 +154,7 @@ export async function startExternalEnvironment(topology: TopologyName, o: Topolo
         : 'TOXIPROXY_URL is not set'}; ${EXTERNAL.setup!.hint}`);
     }
     const proxy = await startProxyBackend();
-    const table = new LinkTable(new Toxiproxy(proxy.url));
+    const table = new LinkTable(faultProxyClient(proxy.url));
     table.links.push(...nodeLinks);
     env = new LocalEnvironment(topology, root, table, proxy, kind, dataRoles(topology));
     env.nodes.push(...nodes);
@@ -176,6 +176,6 @@ export async function startExternalEnvironment(topology: TopologyName, o: Topolo
 
 /** Removes client-link proxies from the user's Toxiproxy (never a server link). */
 async function removeProxies(url: string, names: string[]): Promise<void> {
-  const tp = new Toxiproxy(url);
+  const tp = faultProxyClient(url);
   await Promise.all(names.map((name) => tp.get(name).then((p) => p.remove()).catch(() => { /* gone already */ })));
 }

@@ -1,18 +1,9 @@
 // The links of an environment: one Toxiproxy proxy per directed link, created
 // and driven only through toxiproxy-node-client. Proxy name = `${from}->${to}`.
-import { Toxiproxy } from 'toxiproxy-node-client';
+import type { Toxiproxy } from 'toxiproxy-node-client';
+import { faultProxyClient } from './fault-proxy-client.ts';
 import type { Endpoint, Link } from './types.ts';
 import { freePort } from './ports.ts';
-
-/** How long a request to the proxy's API may take before it counts as lost (it applies them one at a time, each in milliseconds). */
-const API_ANSWER_MS = 30_000;
-
-/** p, or a rejection once API_ANSWER_MS passed without its answer (the request itself is not cancelled). */
-function answered<T>(p: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no answer from the fault proxy in ${API_ANSWER_MS / 1000} s`)), API_ANSWER_MS); });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
 
 export class LinkTable {
   readonly links: Link[] = [];
@@ -58,7 +49,7 @@ export class LinkTable {
       let host = listenHost;
       for (let attempt = 0; ; attempt++) {
         try {
-          await answered(this.tp.createProxy({ name, listen: `${listenHost}:${port}`, upstream: up }), `creating proxy ${name}`);
+          await this.tp.createProxy({ name, listen: `${listenHost}:${port}`, upstream: up }); // each request has its deadline (./fault-proxy-client.ts)
           break;
         } catch (e) {
           // A creation whose answer was lost or late still made the proxy: one of this name and
@@ -66,7 +57,7 @@ export class LinkTable {
           // lockpick's own proxy now closes every connection it answers on (../proxy/api.ts
           // send), which ended that; a Toxiproxy server (TOXIPROXY_URL, toxiproxy-server) keeps
           // them alive, so the guard stays.
-          const made = await answered(this.tp.get(name), `reading proxy ${name}`).catch(() => undefined);
+          const made = await this.tp.get(name).catch(() => undefined);
           if (made && made.upstream === up) {
             const at = made.listen.lastIndexOf(':');
             host = made.listen.slice(0, at); port = Number(made.listen.slice(at + 1));

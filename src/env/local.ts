@@ -3,7 +3,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Toxiproxy } from 'toxiproxy-node-client';
+import { faultProxyClient } from './fault-proxy-client.ts';
 import type { Environment, TopologyName, TopologyOptions } from './types.ts';
 import { LocalEnvironment } from './environment.ts';
 import { LinkTable } from './links.ts';
@@ -49,7 +49,7 @@ async function bringUp(topology: TopologyName, opts: TopologyOptions): Promise<E
   await cleanupLeftoverChains((m) => console.error(m));
   const root = mkdtempSync(path.join(os.tmpdir(), 'lockpick-env-'));
   const proxy = await startProxyBackend();
-  const env = new LocalEnvironment(topology, root, new LinkTable(new Toxiproxy(proxy.url)), proxy, undefined, dataRoles(topology));
+  const env = new LocalEnvironment(topology, root, new LinkTable(faultProxyClient(proxy.url)), proxy, undefined, dataRoles(topology));
   try {
     await topologyDef(topology)!.start(env, opts);
     // The protected resource is a fault-free Redis node whatever the lock service is (a topology may start its own).

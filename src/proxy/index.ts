@@ -8,7 +8,7 @@ import { accessSync, constants } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Toxiproxy } from 'toxiproxy-node-client';
+import { faultProxyClient } from '../env/fault-proxy-client.ts';
 
 export interface FaultProxyHandle {
   url: string;
@@ -42,7 +42,7 @@ async function freePort(): Promise<number> {
 /** Polls GET /version until the API answers (or the child dies / time runs out). */
 async function waitForApi(url: string, child: ChildProcess | undefined, output: () => string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
-  const client = new Toxiproxy(url);
+  const client = faultProxyClient(url, 2000); // polled: one slow answer is retried, READY_TIMEOUT_MS bounds the whole
   for (;;) {
     try { await client.getVersion(); return; } catch (e) {
       if (child && child.exitCode !== null) throw new Error(`fault proxy exited with code ${child.exitCode} before its API answered at ${url}:\n${output()}`);

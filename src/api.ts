@@ -17,6 +17,7 @@ import type { HistoryEvent, ParsedHistory } from './history/types.ts';
 import { MAX_MS, MAX_S, checkKindOptions, minCoverageOf, checkLockOptions, clientCount, ttlWithinTime, faultsFor, parseEnv, parseKeyPrefix, parsePausePoints, parseShard, positiveInt, propertyOf, recipeFor, writablePath } from './options.ts';
 import { runTest, type RunSummary } from './runner/index.ts';
 import { UsageError } from './errors.ts';
+import { LANGS, asLang } from './i18n/lang.ts';
 import { parseLockArg } from './runner/lock-spec.ts';
 import type { LockSpec } from './runner/protocol.ts';
 import type { ProgressEvent } from './runner/progress.ts';
@@ -82,6 +83,8 @@ export interface LockTestOptions {
   store?: string;
   /** Also write the run's JUnit XML here. */
   junit?: string;
+  /** The language of the timeline pages it writes, as `--lang`: 'en' (default) or 'zh-CN' ('zh', 'zh-Hans' are taken too). */
+  lang?: string;
   signal?: AbortSignal;
   onProgress?(e: ProgressEvent): void;
   /** The lines `lockpick run` prints (verdict, minimal schedule, replay command); dropped when absent. */
@@ -108,6 +111,8 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
   const shrinkTimeMs = positiveInt(o.shrinkTimeMs, 'shrinkTimeMs', 60_000, 0, 1000 * MAX_S);
   const ttlMs = positiveInt(o.ttlMs, 'ttlMs', 800, 50, MAX_MS);
   ttlWithinTime(ttlMs, timeMs, 'runLockTest: ttlMs', 'timeMs');
+  const lang = o.lang === undefined ? undefined : asLang(o.lang);
+  if (o.lang !== undefined && !lang) throw new UsageError(`runLockTest: lang ${JSON.stringify(o.lang)} is not a language lockpick speaks; give ${LANGS.map((l) => `'${l}'`).join(' or ')}`);
   return runTest({
     lock: spec, recipe, faults,
     clients: clientCount(positiveInt(o.clients, 'clients', 3, 1), 'clients'), timeS: timeMs / 1000, shrinkTimeS: shrinkTimeMs / 1000,
@@ -123,6 +128,7 @@ export async function runLockTest(o: LockTestOptions): Promise<RunSummary> {
     ...(minCoverage !== undefined ? { minCoverage } : {}), ...(o.coverageGuided === false ? { coverageGuided: false } : {}),
     shard: parseShard(typeof o.shard === 'object' && o.shard !== null ? `${o.shard.index}/${o.shard.total}` : o.shard, o.shardTotal, o.shardEnv ?? process.env),
     interrupts: { signal: o.signal },   // never exitOnSignal: the test runner owns the process
+    ...(lang ? { lang } : {}),
   });
 }
 
@@ -136,7 +142,7 @@ const API_OPTIONS: Record<keyof LockTestOptions, ApiKind> & Record<string, ApiKi
   lock: 'lock', faults: 'strings', env: 'string', endpoints: 'string', keyPrefix: 'string', maxAttempts: 'number', maxFaults: 'number',
   restartDelayMs: 'number', timeMs: 'number', shrinkTimeMs: 'number', keepGoing: 'boolean', clients: 'number', ttlMs: 'number', keys: 'number',
   runs: 'number', seed: 'number', pauseAt: 'strings', property: 'string', livenessMs: 'number', lockOptions: 'object', store: 'string',
-  junit: 'string', signal: 'signal', onProgress: 'function', log: 'function',
+  junit: 'string', lang: 'string', signal: 'signal', onProgress: 'function', log: 'function',
   shard: 'shard', shardTotal: 'number', shardEnv: 'object',
 };
 

@@ -56,7 +56,7 @@ test('the documented library example runs as a node:test file: UNSAFE for the DE
 
 // Runs in its own process so its stdout and stderr are the library's alone. It
 // reports through a file: every process it started, alive or not, once each call settled.
-const SCRIPT = (api: string, out: string) => `
+const SCRIPT = (api: string, out: string, memoryLock: string) => `
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { runLockTest } from '${api}';
@@ -75,6 +75,10 @@ const progress = [];
 const log = [];
 const done = await runLockTest({ lock: 'redis-set-px-lua', clients: 3, timeMs: 4000, store: process.argv[2], onProgress: (e) => progress.push(e), log: (l) => log.push(l) });
 report.done = { exitCode: done.exitCode, runs: done.runs, junit: done.junit, progress: progress.length, lastRuns: progress.at(-1)?.runs, log: log.join('\\n'), left: descendants() };
+
+// A lock that grants every acquire: a double holder at once, its timeline page in the language asked for.
+const zh = await runLockTest({ lock: '${memoryLock}', clients: 2, timeMs: 30_000, shrinkTimeMs: 2000, firstFailure: true, lang: 'zh', store: process.argv[2] });
+report.zh = { exitCode: zh.exitCode, dir: zh.dir };
 
 const ac = new AbortController();
 let during = [];
@@ -95,7 +99,7 @@ test('a library call prints nothing; an abort stops the servers and clients befo
   const dir = tempDir('lockpick-api-');
   const out = path.join(dir, 'report.json');
   const store = tempDir('lockpick-store-');
-  writeFileSync(path.join(dir, 'script.mjs'), SCRIPT(pathToFileURL(path.join(repoRoot, 'src/api.ts')).href, out));
+  writeFileSync(path.join(dir, 'script.mjs'), SCRIPT(pathToFileURL(path.join(repoRoot, 'src/api.ts')).href, out, path.join(repoRoot, 'test/fixtures/locks/memory.ts')));
   const r = await node(['--import', TSX, 'script.mjs', store], dir, 200_000);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, '', 'the library wrote to stdout');
@@ -109,6 +113,9 @@ test('a library call prints nothing; an abort stops the servers and clients befo
   assert.match(rep.done.log, /\n(SAFE so far|INCONCLUSIVE)/);
   assert.match(readFileSync(rep.done.junit, 'utf8'), /<testsuite name="lockpick run redis-set-px-lua"/);
   assert.deepEqual(rep.done.left, []);
+  // lang: the counterexample's timeline speaks Chinese ('zh' taken for zh-CN).
+  assert.equal(rep.zh.exitCode, 1, JSON.stringify(rep.zh));
+  assert.match(readFileSync(path.join(rep.zh.dir, 'counterexample', 'timeline.html'), 'utf8'), /<html lang="zh-CN">/);
 
   // The aborted call: it had servers and clients running, none is left once it rejected.
   assert.equal(rep.aborted.name, 'AbortError', JSON.stringify(rep.aborted));
@@ -119,7 +126,7 @@ test('a library call prints nothing; an abort stops the servers and clients befo
   assert.ok(rep.aborted.ms < 60_000, `the abort took ${rep.aborted.ms} ms`);
   // What was found is stored, marked interrupted.
   const runDir = (rep.done.junit as string).replace(/\/junit\.xml$/, '');
-  const aborted = runDirs(store).find((d) => d !== runDir)!;
+  const aborted = runDirs(store).find((d) => d !== runDir && d !== rep.zh.dir)!;
   assert.equal(JSON.parse(readFileSync(path.join(aborted, 'results.json'), 'utf8')).interrupted, true);
   assert.match(readFileSync(path.join(aborted, 'junit.xml'), 'utf8'), /<error type="interrupted"/);
 });

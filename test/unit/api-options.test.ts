@@ -15,6 +15,11 @@ test('runLockTest: an unknown property or a bad liveness bound rejects with exit
     (e: Error & { exitCode?: number }) => e.exitCode === 2 && /coverageGuided must be a boolean/.test(e.message));
 });
 
+test('runLockTest: a lang lockpick does not speak rejects with exitCode 2, naming the ones it does', async () => {
+  await assert.rejects(runLockTest({ lock: 'redis-set-px-lua', lang: 'fr' }),
+    (e: Error & { exitCode?: number }) => e.exitCode === 2 && /runLockTest: lang "fr" is not a language lockpick speaks; give 'en' or 'zh-CN'/.test(e.message));
+});
+
 test('runLockTest takes the CLI\'s environment and workload options, refusing what cannot run (exitCode 2)', async () => {
   const is2 = (re: RegExp) => (e: Error & { exitCode?: number }) => e.exitCode === 2 && re.test(e.message);
   await assert.rejects(runLockTest({ lock: 'redis-set-px-lua', env: 'external' }), is2(/--env external needs --endpoints/));

@@ -87,6 +87,11 @@ export class StderrTail {
     const last = this.buf.toString('utf8').split('\n').map((l) => l.trimEnd()).filter((l) => l !== '').slice(-this.lines);
     return last.length ? `; the last lines of its stderr:\n    ${last.map((l) => clip(l)).join('\n    ')}` : '; it wrote nothing to stderr';
   }
+  /** ': ' and its last non-blank stderr line (an exception's name and message, as a rule), or ''. */
+  lastLine(): string {
+    const l = this.buf.toString('utf8').split('\n').map((x) => x.trim()).filter((x) => x !== '').at(-1);
+    return l === undefined ? '' : `: ${clip(l)}`;
+  }
 }
 
 /**
@@ -131,6 +136,8 @@ export class ExecLock implements Lock {
   private readonly answered = new Set<number>();
   /** A protocol violation seen: every later call throws it (the worker stops the run with exit 2). */
   private broken?: LockContractError;
+  /** A child of this client answered ready once: a later child that cannot start (a fault keeps it from its servers) fails its request, not the run. */
+  private readyOnce = false;
   private killedByUs = new WeakSet<ChildProcess>();
   private closing = false;
   private clockFile?: string;
@@ -202,13 +209,25 @@ export class ExecLock implements Lock {
     let ready: { resolve(): void; reject(e: Error): void } | undefined;
     const started = new Promise<void>((resolve, reject) => { ready = { resolve, reject }; });
     const startMs = this.cfg.startMs ?? START_MS;
-    const readyTimer = setTimeout(() => ready?.reject(this.violation(`no {"t":"ready"} within ${startMs / 1000} s of {"t":"start"} (a client slow to start, a JVM or one connecting under load: raise its recipe's startMs)`)), startMs);
+    // A restart (a new child after one was killed or died mid-request) meets the faults of the run:
+    // a cut link refuses or swallows its connect. Its request certainly was not sent: it fails
+    // (`fail`, the child's words as its error) and the next request starts another child. The
+    // first start has no fault to blame: there, not starting breaks the protocol (exit 2).
+    const restart = this.readyOnce;
+    const notStarted = (what: string) => {
+      if (!ready) return;
+      if (!restart) { ready.reject(this.violation(`${what}${stderrTail.said()}`)); return; }
+      this.kill();
+      ready.reject(new DefiniteFailure(`a new client process did not start: ${what}${stderrTail.lastLine()}`));
+    };
+    const readyTimer = setTimeout(() => notStarted(`no {"t":"ready"} within ${startMs / 1000} s of {"t":"start"} (a client slow to start, a JVM or one connecting under load: raise its recipe's startMs)`), startMs);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (this.child !== child || this.broken) return;
       if (ready) {
         const m = this.parse(line);
         if (m?.t !== 'ready') { ready.reject(this.violation(`its first line must be {"t":"ready"}`, line)); return; }
         clearTimeout(readyTimer);
+        this.readyOnce = true;
         ready.resolve();
         ready = undefined;
         return;
@@ -221,7 +240,7 @@ export class ExecLock implements Lock {
       if (this.child === child) this.child = undefined;
       if (this.killedByUs.has(child) || this.closing || this.broken) return;
       const how = signal ? `by ${signal}` : `with code ${code}${code === 127 ? ' (command not found)' : code === 126 ? ' (not executable)' : ''}`;
-      if (ready) { ready.reject(this.violation(`it exited ${how} before answering {"t":"start"} with {"t":"ready"}${stderrTail.said()}`)); return; }
+      if (ready) { notStarted(`it exited ${how} before answering {"t":"start"} with {"t":"ready"}`); return; }
       if (this.pending.size > 0) {
         // Mid-operation: an unknown outcome for what it was doing; the next request starts a new child.
         for (const p of this.pending.values()) { clearTimeout(p.timer); p.reject(new Error(`the client process exited ${how} during ${p.op}('${p.key}'): unknown outcome`)); }

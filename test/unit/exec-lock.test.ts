@@ -242,3 +242,39 @@ test("start carries the run's TTL, its longest acquire wait, the command timeout
   });
   await lock.close().catch(() => {});
 });
+
+test('a new child that cannot start after the first one was ready fails its request (fail, its last stderr line), and the next request starts another', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lockpick-restart-'));
+  // Start 1: ready, then dies during its first request. Start 2: cannot reach its server (as under a cut link). Start 3: ready.
+  writeFileSync(join(dir, 'client.py'), [
+    'import json, os, sys',
+    'n_file = os.path.join(os.path.dirname(__file__), "starts")',
+    'n = int(open(n_file).read()) + 1 if os.path.exists(n_file) else 1',
+    'open(n_file, "w").write(str(n))',
+    'sys.stdin.readline()',
+    'if n == 2:',
+    '    print("Traceback (most recent call last):", file=sys.stderr)',
+    '    print("psycopg2.OperationalError: connection refused", file=sys.stderr)',
+    '    sys.exit(1)',
+    'print(json.dumps({"t": "ready"}), flush=True)',
+    'for line in sys.stdin:',
+    '    m = json.loads(line)',
+    '    if n == 1: os._exit(9)',
+    '    print(json.dumps({"t": "held", "id": m["id"]}), flush=True)',
+  ].join('\n'));
+  const lock = new ExecLock({ command: `/usr/bin/python3 ${join(dir, 'client.py')}`, cwd: dir, clock: 'none', renews: false }, ctx());
+  try {
+    await lock.start();
+    await assert.rejects(lock.acquire('k', { ttlMs: 800, waitMs: 0 }), (e) => !isDefiniteFailure(e) && !isLockContractError(e) && /exited with code 9 during acquire/.test((e as Error).message));
+    await assert.rejects(lock.acquire('k', { ttlMs: 800, waitMs: 0 }), (e) => {
+      assert.ok(isDefiniteFailure(e) && !isLockContractError(e), String(e));
+      assert.equal((e as Error).message, 'a new client process did not start: it exited with code 1 before answering {"t":"start"} with {"t":"ready"}: psycopg2.OperationalError: connection refused');
+      return true;
+    });
+    assert.deepEqual(await lock.acquire('k', { ttlMs: 800, waitMs: 0 }), { key: 'k' });
+    assert.equal(readFileSync(join(dir, 'starts'), 'utf8'), '3');
+  } finally {
+    await lock.close().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -42,6 +42,8 @@ const REPLIES: Record<Op, readonly string[]> = {
 };
 /** How long a child has to answer the start line with ready (a runtime and its client library loading on a busy machine). */
 const START_MS = 10_000;
+/** A validUntilMs further ahead than this is no lease's end: a wall-clock reading (refused). */
+const FAR_AHEAD_MS = 30 * 86_400_000;
 /** How long close waits for the child's `closed` (or its exit) before killing it. */
 const CLOSE_MS = 2000;
 
@@ -349,6 +351,9 @@ export class ExecLock implements Lock {
     if (r.state !== undefined) held.state = r.state;
     if (r.validUntilMs !== undefined) {
       if (typeof r.validUntilMs !== 'number' || !Number.isFinite(r.validUntilMs)) throw this.violation(`validUntilMs must be a number (ms on CLOCK_MONOTONIC), got ${describeValue(r.validUntilMs)}`);
+      // Epoch milliseconds (the wall clock, a common slip) lie decades past CLOCK_MONOTONIC, which counts from boot.
+      const ahead = r.validUntilMs - monotonicMs();
+      if (ahead > FAR_AHEAD_MS) throw this.violation(`validUntilMs ${r.validUntilMs} is ${Math.round(ahead / 86_400_000)} days ahead of CLOCK_MONOTONIC (now ${Math.round(monotonicMs())}): it looks like the wall clock (ms since 1970); report when the validity ends on CLOCK_MONOTONIC, e.g. start's monotonicMs plus the time elapsed since start`);
       // The child's CLOCK_MONOTONIC ms onto this process's performance.now() (both monotonic: the offset is fixed).
       held.validUntilMs = r.validUntilMs - (monotonicMs() - performance.now());
     }

@@ -26,6 +26,8 @@ export interface RunJob {
   resource: Endpoint;
   fenced: boolean;
   leased: boolean;      // acquires are leases of ttlMs at the server: record lease_ms
+  /** The lock's requests leave through the worker's own sockets (proxy-points.ts sendsSeenInProcess): record sent_ms. */
+  sendsSeen: boolean;
   /** The lock keeps its lease alive out of sight (LockRecipe.keepsAlive): an acquire ok says so (`kept_alive`), so its lease's length alone does not end the hold. */
   keptAlive?: boolean;
   /** A session lock's session timeout (LockRecipe.sessionMs): an acquire ok says so (`session_ms`), so a silence longer than it ends the hold. */

@@ -20,6 +20,18 @@ export function proxyFraming(recipe: LockRecipe, topology: string): string | und
   return wants ? declared(def?.framing) : undefined;
 }
 
+/**
+ * Whether the lock's requests leave through this worker's sockets, where the send clock
+ * (./send-clock.ts) sees them: not for a client in another process (a process client, a CLI it
+ * runs: ioPoints 'proxy') nor a native client library. There the worker's last write is the
+ * request it handed the child, which puts every retry and wait of the lock inside `sent_ms`: an
+ * upper bound where the validity check needs a lower one (it would call a correct lock's
+ * validity overstated). Such a lock's acquires carry no `sent_ms`.
+ */
+export function sendsSeenInProcess(recipe: LockRecipe, topology: string): boolean {
+  return recipe.ioPoints !== 'proxy' && (recipe.ioPoints === 'hooks' || topologyDef(topology)?.nativeClient !== true);
+}
+
 /** A request the proxy holds for the runner. */
 export interface HeldRequest { id: number; point: string; command?: string }
 

@@ -18,7 +18,7 @@ import { checkResource, type ResourceEntry, type ResourceResult } from '../../ch
 import { checkLiveness, defaultLivenessBoundMs, type LivenessResult } from '../../checkers/liveness.ts';
 import type { FaultSpec, NemesisContext } from '../../nemesis/types.ts';
 import { ClientPool, type ProxiedClients } from './clients.ts';
-import { proxyFraming, ProxyPointsControl } from './proxy-points.ts';
+import { proxyFraming, ProxyPointsControl, sendsSeenInProcess } from './proxy-points.ts';
 import { Recorder } from './recorder.ts';
 import { ResourceClient } from './resource-store.ts';
 import type { LockSpec, RunJob } from './protocol.ts';
@@ -218,7 +218,7 @@ export class Session {
         : undefined;
       return {
         t: 'run' as const, run, clientId: id, lock: this.o.lock, endpoints, ...extras, ...(channels ? { channels } : {}),
-        resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), keptAlive: recipe.keepsAlive === true, ...(sessionOf(recipe, this.o.lockOptions) ? { sessionMs: sessionOf(recipe, this.o.lockOptions) } : {}), reentrant: recipe.model === 'reentrant-mutex', ...(shapeOf(recipe) ? { shape: shapeOf(recipe) } : {}), keyPrefix, ttlMs: plan.ttlMs, ...(recipe.realLease ? { leaseMs: realLeaseMs(plan.ttlMs, recipe.realLease) } : {}), attempts: c.attempts,
+        resource: resourceEp, fenced: recipe.fencing, leased: isLeased(recipe), sendsSeen: sendsSeenInProcess(recipe, this.env.topology), keptAlive: recipe.keepsAlive === true, ...(sessionOf(recipe, this.o.lockOptions) ? { sessionMs: sessionOf(recipe, this.o.lockOptions) } : {}), reentrant: recipe.model === 'reentrant-mutex', ...(shapeOf(recipe) ? { shape: shapeOf(recipe) } : {}), keyPrefix, ttlMs: plan.ttlMs, ...(recipe.realLease ? { leaseMs: realLeaseMs(plan.ttlMs, recipe.realLease) } : {}), attempts: c.attempts,
         commandTimeoutMs, options: this.o.lockOptions, clockOffsetMs: 0,
         pausePoints: plan.faults.filter((f) => isAnchoredPause(f) && anchoredClient(f) === id).map((f) => anchorPoint(f)!),
       };

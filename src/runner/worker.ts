@@ -145,7 +145,7 @@ class Client {
     // The validity the lock itself reported (Redlock: TTL − elapsed − drift), as `valid_ms` (docs/history-format.md):
     // rounded up, so the checker's bound on the belief is never shorter than the client's.
     const validMs = validUntil(h) === undefined ? undefined : Math.ceil(validUntil(h)! - now);
-    const sentMs = validMs === undefined ? undefined : sendClock.sinceLastWrite(now);
+    const sentMs = validMs === undefined || !this.job.sendsSeen ? undefined : sendClock.sinceLastWrite(now);
     const extra = { ...fields, ...(this.job.leased ? { lease_ms: this.job.leaseMs ?? this.job.ttlMs } : {}), ...(validMs !== undefined ? { valid_ms: validMs } : {}), ...(sentMs !== undefined ? { sent_ms: sentMs } : {}) };
     // kept_alive: the lease is renewed out of sight, so the checker does not end the hold at its length (docs/history-format.md).
     // session_ms: the hold lives in a server session that ends that long after its client falls silent.

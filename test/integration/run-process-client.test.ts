@@ -94,3 +94,15 @@ test('a child that exits by itself while its client holds: a crash of the lock c
   assert.equal(r.code, 1, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
   assert.match(r.stdout, /client-crash on key "r\d+-k\d+": c\d's process crashed while holding the lock .*exited with code 0 by itself, between operations, thrown by the lock's own code/);
 });
+
+test('a process client that waits inside its acquire and reports its validity from its own last request is not flagged: no sent_ms for a client in another process', async () => {
+  const r = await run(`exec:${MISBEHAVE} slow-valid`, ['--clients', '1', '--json'], '6');
+  assert.notEqual(r.code, 1, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  assert.doesNotMatch(r.stdout + r.stderr, /overstated-validity/);
+  const dir = (JSON.parse(r.stdout) as { dir: string }).dir;
+  const oks = readFileSync(path.join(dir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+    .filter((e) => e.f === 'acquire' && e.type === 'ok');
+  assert.ok(oks.length >= 1, 'no acquire ok');
+  // The worker's last write was the request line to the child, 300 ms before the grant: not a lower bound on the lock's clock.
+  assert.ok(oks.every((e) => typeof e.valid_ms === 'number' && e.valid_ms > 700 && e.sent_ms === undefined), JSON.stringify(oks.slice(0, 3)));
+});

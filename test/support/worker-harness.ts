@@ -26,7 +26,7 @@ export function runWorker(o: { mode: string; attempts: Attempt[]; fenced?: boole
   const job: RunJob = {
     t: 'run', run: 1, clientId: 'c1', lock: { path: MEMORY_LOCK }, endpoints: [{ id: 'n1', host: '127.0.0.1', port: 1 }],
     // Nothing listens on port 1: the resource steps fail at once and are only logged.
-    resource: { id: 'resource', host: '127.0.0.1', port: 1 }, fenced: o.fenced ?? false, leased: true, reentrant: false, keyPrefix: 'r1-',
+    resource: { id: 'resource', host: '127.0.0.1', port: 1 }, fenced: o.fenced ?? false, leased: true, sendsSeen: true, reentrant: false, keyPrefix: 'r1-',
     ttlMs: o.ttlMs ?? 300, attempts: o.attempts, commandTimeoutMs: 200, options: { mode: o.mode }, clockOffsetMs: 0, pausePoints: [],
   };
   const ops: Op[] = [];

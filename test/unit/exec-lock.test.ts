@@ -278,3 +278,14 @@ test('a new child that cannot start after the first one was ready fails its requ
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a validUntilMs on the wall clock (epoch ms) is refused as a protocol break that says so', async () => {
+  const lock = new ExecLock({ command: ANSWERS, cwd: process.cwd(), clock: 'none', renews: false }, ctx());
+  try {
+    await lock.start();
+    await assert.rejects(lock.acquire('wall', { ttlMs: 800, waitMs: 0 }),
+      (e) => isLockContractError(e) && /validUntilMs [\d.]+ is \d+ days ahead of CLOCK_MONOTONIC \(now \d+\): it looks like the wall clock \(ms since 1970\)/.test((e as Error).message));
+  } finally {
+    await lock.close().catch(() => {});
+  }
+});

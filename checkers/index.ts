@@ -117,17 +117,21 @@ export function backendOf(h: ParsedHistory): Backend | undefined {
   return undefined;
 }
 
-/** The backend a run-start event records, if it is one. */
+/** The backend a run-start event records, if it is one: its topology when that has words of its own (PgBouncer's pooled sessions), else its backend. */
 export function backendIn(n: NemesisEvent): Backend | undefined {
-  const b = namedBackend(n);
-  return b !== undefined && backendNames().includes(b) ? b : undefined;
+  return namedBackends(n).find((b) => backendNames().includes(b));
 }
 
-/** The backend word a run-start event names, known or not (no registry needed). */
+/** The first word namedBackends gives, known or not (no registry needed). */
 export function namedBackend(n: NemesisEvent): string | undefined {
-  if (n.f !== 'run-start') return undefined;
-  const b = (n.value as { backend?: unknown } | null | undefined)?.backend;
-  return typeof b === 'string' ? b : undefined;
+  return namedBackends(n)[0];
+}
+
+/** The words a run-start event names for its lock service, most specific first: its topology, then its backend (no registry needed). */
+export function namedBackends(n: NemesisEvent): string[] {
+  if (n.f !== 'run-start') return [];
+  const v = n.value as { backend?: unknown; topology?: unknown } | null | undefined;
+  return [v?.topology, v?.backend].filter((b): b is string => typeof b === 'string');
 }
 
 /**

@@ -31,7 +31,7 @@ import { PERMIT_MODELS, SWEEP_OPTIONS, TokenCheck, sweepAnomalies, type SweepOpt
 import { PointQueue } from './point-queue.ts';
 import { PermitKeyStream } from './permit-stream.ts';
 import { backendNames, backendsLoaded, loadBackends } from './backends.ts';
-import { CheckInputError, LimitCheck, namedBackend, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
+import { CheckInputError, LimitCheck, namedBackends, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
 
 /** A bug in the checker met while streaming (exit 4), told apart from a file that cannot be read (exit 2). */
 export class CheckerBug extends Error {
@@ -91,7 +91,7 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
         keys.get(model.partition(op))!.complete(op);
       } catch (e) { throw new CheckerBug(e); }
     },
-    nemesis(n) { const b = namedBackend(n); if (b !== undefined) named.add(b); crashes.feed(n); silences.feed(n); },
+    nemesis(n) { for (const b of namedBackends(n)) named.add(b); crashes.feed(n); silences.feed(n); },
   };
   const b = new HistoryBuilder(path, sink);
   await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, read, b);

@@ -60,14 +60,19 @@ export function topologyEndpointRoles(): EndpointRoleDef[] {
   return [...out.values()];
 }
 
-/** The checker's words for lock service `backend` (run-start's "backend"), from the first topology naming it that gives them. */
+/**
+ * The checker's words for `backend`: a topology's name whose words are its own (run-start's
+ * "topology": PgBouncer's pooled sessions), else a lock service (run-start's "backend"), from the
+ * first topology naming it that gives them.
+ */
 export function backendWords(backend: string | undefined): BackendWords | undefined {
-  return backend === undefined ? undefined : TOPOLOGY_DEFS.find((t) => t.backend === backend && t.words)?.words;
+  if (backend === undefined) return undefined;
+  return TOPOLOGY_DEFS.find((t) => t.name === backend && t.words)?.words ?? TOPOLOGY_DEFS.find((t) => t.backend === backend && t.words)?.words;
 }
 
-/** Every backend word a registered topology declares, each once ('redis', 'zookeeper', 'mysql', ...). */
+/** Every backend word a registered topology declares, each once ('redis', 'zookeeper', 'mysql', ...), then the topologies whose words are their own. */
 export function backendNames(): string[] {
-  return [...new Set(TOPOLOGY_DEFS.map((t) => t.backend))];
+  return [...new Set([...TOPOLOGY_DEFS.map((t) => t.backend), ...TOPOLOGY_DEFS.filter((t) => t.words && t.words !== backendWords(t.backend)).map((t) => t.name)])];
 }
 
 /** The image recipe of `kind` ('redis', 'zookeeper', ...) from whichever topology declares it. */

@@ -12,8 +12,17 @@ import { freePort } from './ports.ts';
 import { clientPeers, isPeer, unlistedWords } from './client-sessions.ts';
 import { onlyOptions, sessionTag, type BackendWords, type TopologyDef } from './topology.ts';
 
-/** An advisory unlock frees only a lock its own server session holds; a pooler shares that session between clients. */
+/**
+ * An advisory unlock frees only a lock its own server session holds. Connected directly, each
+ * client has a session of its own: an unlock that reports success on another's lock freed nothing
+ * (the client misread the unlock's false, or unlocked from a new session). Behind PgBouncer the
+ * server sessions are shared between clients, and it can free another's.
+ */
 const WORDS: BackendWords = {
+  staleUnlock: (victim) => `pg_advisory_unlock frees only a lock its own server session holds, and each client here has its own: it cannot have freed process ${victim}'s lock, yet the client reported a release (an unlock whose false was read as success, or one run from a new session after its old one ended)`,
+  lateUnlock: "an advisory lock is its session's: an unlock that reports success after the holder's session could have ended ran in a session other than the one that took it, which held nothing",
+};
+const POOLED_WORDS: BackendWords = {
   staleUnlock: (victim) => `pg_advisory_unlock frees only a lock held by the server session it runs on; that session was shared (a pooler's server connection), so it freed process ${victim}'s lock`,
   lateUnlock: "an advisory lock is its session's: an unlock that reports success after the holder's session could have ended unlocked a session other than the one that took it",
 };
@@ -159,6 +168,7 @@ export const pgbouncerTopology: TopologyDef = {
   name: 'postgres-pgbouncer',
   summary: 'PgBouncer (transaction pooling) in front of one PostgreSQL server; clients lock through the pooler',
   backend: 'postgres',
+  words: POOLED_WORDS,
   packages: ['postgresql', 'pgbouncer'],
   framing: 'postgres',
   roles: { data: ['pgbouncer'], other: ['postgres'] },

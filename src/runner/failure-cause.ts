@@ -7,7 +7,7 @@
 //   `restartForgets`; a failover over asynchronous replication: `asyncFailover`; a server clock
 //   jump beyond the drift the lock declares: `LockRecipe.clockDriftMs`): inherent to that design;
 // - a double holder where every overlapping belief was within its lease and no such fault explains
-//   it, a stale release that freed another client's lock, an expired or overstated grant, a crash
+//   it, a stale release (an unlock that succeeded on a lock no longer its own), an expired or overstated grant, a crash
 //   of the lock's own code, a fencing failure of a fenced lock: a bug of this implementation;
 // - a lease the lock keeps alive itself counts as outlived only when a fault silenced its holder
 //   longer than the lease (a pause, a cut link); with no fault at all, a double holder is its bug;
@@ -145,7 +145,7 @@ const DESIGN_WORDS: Record<string, (d: LockDesign) => string> = {
   'delayed-write': () => 'inherent to an unfenced lock',
 };
 const BUG_WORDS: Record<string, string> = {
-  'stale-release': 'its release freed another client\'s lock',
+  'stale-release': 'its release succeeded on a lock it no longer held',
   'stale-renew': 'its renewal extended another client\'s lock',
   'within-lease': 'it let a second client in while the first held the lock within its lease',
   'no-fault': 'two clients held the lock at once with no fault to explain it',

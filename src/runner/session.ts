@@ -230,7 +230,7 @@ export class Session {
     const anchored = indexed.filter(byPool);
     const timed = plan.faults.filter((_, i) => !byPool(indexed[i]!));
     recorder.beginRun();
-    recorder.nemesis('run-start', { run, lock: lockLabel(this.o.lock), backend: backendOf(recipe), clients: jobs.length, faults: plan.faults.length });
+    recorder.nemesis('run-start', { run, lock: lockLabel(this.o.lock), backend: backendOf(recipe), topology: recipe.topology.kind, clients: jobs.length, faults: plan.faults.length });
     const abort = new AbortController();
     const problems: string[] = [];
     // A fault that left the environment unable to go on (a node that cannot restart: PortTaken) ends the search, not only this run.

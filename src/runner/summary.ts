@@ -79,7 +79,7 @@ export interface FailureJson {
   class: string;
   /** bug: of this implementation; inherent: to the lock's design; unknown: not classified. */
   nature: 'bug' | 'inherent' | 'unknown';
-  /** The class in words ("a bug in this lock: its release freed another client's lock (…)"). */
+  /** The class in words ("a bug in this lock: its release succeeded on a lock it no longer held (…)"). */
   cause: string;
   kinds: string[]; anomalies: string[]; after_ms: number; runs: number;
   ops: number; faults: number; counterexample: string; confirmed: boolean;

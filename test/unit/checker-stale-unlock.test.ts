@@ -55,6 +55,13 @@ test('the backend comes from the history\'s run-start record unless given', () =
   // A registered backend's own words (etcd's, from its TopologyDef); an unknown one gets general words.
   assert.match(stale(check([start('etcd'), ...sentWhileAnotherHeld]))[0]!.message, /deleted the lock key \(or revoked a lease\)/);
   assert.match(stale(check([start('consul'), ...sentWhileAnotherHeld]))[0]!.message, /the unlock freed the lock, which by then was process 1's$/);
+  // A topology with words of its own (PgBouncer shares server sessions) is named beside its backend and wins; plain PostgreSQL's say nothing was freed.
+  const pg = (topology?: string): HistoryEvent => ({ process: 'nemesis', type: 'info', f: 'run-start', value: { run: 1, lock: 'x', backend: 'postgres', ...(topology ? { topology } : {}) } });
+  assert.match(stale(check([pg(), ...sentWhileAnotherHeld]))[0]!.message, /each client here has its own: it cannot have freed process 1's lock, yet the client reported a release/);
+  assert.match(stale(check([pg('postgres'), ...sentWhileAnotherHeld]))[0]!.message, /cannot have freed process 1's lock/);
+  assert.match(stale(check([pg('postgres-pgbouncer'), ...sentWhileAnotherHeld]))[0]!.message, /that session was shared \(a pooler's server connection\), so it freed process 1's lock$/);
+  // An unknown topology (a newer lockpick's) falls back to its backend's words.
+  assert.match(stale(check([pg('postgres-pgcat'), ...sentWhileAnotherHeld]))[0]!.message, /cannot have freed process 1's lock/);
   // The runner's checkEvents is checkHistory: the same anomalies as `lockpick check` of the file.
   const events = [start('redis'), ...sentWhileAnotherHeld];
   assert.deepEqual(checkEvents(events, 'mutex', 10_000).anomalies, check(events).anomalies);

@@ -62,7 +62,7 @@ test('a stale DEL that freed the next holder\'s lock: a bug; the double holder i
   const classes = classifyRun(r, LEASE);
   assert.deepEqual(classes.map((c) => c.nature), ['bug']);
   assert.equal(classes[0]!.key, 'bug: stale-release · stale-release · client-pause@release');
-  assert.match(classes[0]!.words, /^a bug in this lock: its release freed another client's lock \(client-pause, during its release\)$/);
+  assert.match(classes[0]!.words, /^a bug in this lock: its release succeeded on a lock it no longer held \(client-pause, during its release\)$/);
 });
 
 test('one run with a lease outlived and a stale release beside it shows both classes, the bug first', () => {

@@ -90,7 +90,7 @@ test('unsafe with a bug and an inherent failure: one testcase each, named by cla
       timeline: `${dir}/timeline.html`, replayCommand: `lockpick run --replay ${dir}`,
     });
     return { ...base, failures: [
-      one('bug: stale-release · stale-release · client-pause@release', 'a bug in this lock: its release freed another client\'s lock', 'stale-release', `store/run-${run}/counterexample-2`),
+      one('bug: stale-release · stale-release · client-pause@release', 'a bug in this lock: its release succeeded on a lock it no longer held', 'stale-release', `store/run-${run}/counterexample-2`),
       one('inherent: double-holder · lease-outlived · client-pause@holding', 'inherent to an unfenced lease: a holder was paused past its lease', 'double-holder', `store/run-${run}/counterexample`),
     ] };
   };
@@ -103,7 +103,7 @@ test('unsafe with a bug and an inherent failure: one testcase each, named by cla
   ]);
   assert.deepEqual(names[1], names[0]);
   const [bug, inherent] = docs[0]!.testsuite![0]!.testcase!;
-  assert.match(bug!.failure![0]!.message!, /^UNSAFE: 1 anomaly \(stale-release\).*: a bug in this lock: its release freed another client's lock$/);
+  assert.match(bug!.failure![0]!.message!, /^UNSAFE: 1 anomaly \(stale-release\).*: a bug in this lock: its release succeeded on a lock it no longer held$/);
   assert.match(bug!.failure![0]!.inner!, /^a bug in this lock[\s\S]*minimal schedule[\s\S]*replay: {3}lockpick run --replay store\/run-18\/counterexample-2/);
   assert.match(inherent!.failure![0]!.inner!, /^inherent to an unfenced lease[\s\S]*double-holder[\s\S]*replay: {3}lockpick run --replay store\/run-18\/counterexample\n/);
 });

@@ -96,7 +96,7 @@ export function renderIssue(i: IssueInputs): string {
     '',
     ...i.lock.lines.map((l) => `- ${l}`),
     ...(Object.keys(options).length ? [`- options: ${Object.entries(options).map(([k, v]) => code(`${k}=${String(v)}`)).join(', ')}`] : []),
-    `- model: ${String(i.test.model ?? 'mutex')}${i.test.fencing ? ' (hands out fencing tokens)' : ''}; lease (TTL) ${String(i.test.ttl_ms ?? '?')} ms; ${String(i.test.clients ?? '?')} client(s)`,
+    `- model: ${String(i.test.model ?? 'mutex')}${i.test.fencing ? ' (hands out fencing tokens)' : ''}; TTL asked ${String((i.test.plan as { ttlMs?: number } | null | undefined)?.ttlMs ?? i.test.ttl_ms ?? '?')} ms; ${String(i.test.clients ?? '?')} client(s)`,
     '',
     '## The servers',
     '',

@@ -123,10 +123,13 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
     const firstS = ((res.firstAfterMs ?? 0) / 1000).toFixed(1);
     o.log(o.keepGoing
       ? `\nUNSAFE: ${lockLabel(o.lock)} broke first after ${firstS} s of search (--keep-going: ${res.runs} search run(s), ${res.shrinkRuns} shrinking run(s) in all)${res.shrinkInterrupted ? '; its shrink time ran out' : ''}.`
-      : `\nUNSAFE: ${lockLabel(o.lock)} broke after ${res.runs} run(s) (${firstS} s of search), shrunk in ${res.shrinkRuns} more run(s)${res.shrinkInterrupted ? ' (shrink time ran out)' : ''}.`);
+      : `\nUNSAFE: ${lockLabel(o.lock)} broke in search run ${res.firstRun ?? '?'} (${firstS} s of search; ${res.runs} search run(s) in all), shrunk in ${res.shrinkRuns} more run(s)${res.shrinkInterrupted ? ' (shrink time ran out)' : ''}.`);
     const head = res.failures[0]!;
     if (head.words) o.log(`${head.words}${res.failures.length > 1 ? ` (and ${res.failures.length - 1} more failure(s) below)` : ''}`);
-    if (!o.keepGoing && res.failures.length === 1 && head.nature === 'inherent') o.log(`no bug of this implementation found beyond it in ${(res.searchMs / 1000).toFixed(1)} s of search (${head.runs - 1 + res.inherentRuns} more run(s) broke it only in ways inherent to its design)`);
+    if (!o.keepGoing && res.failures.length === 1 && head.nature === 'inherent') {
+      o.log(o.firstFailure ? `--first-failure: the search stopped at this failure, inherent to the lock's design; search on without it for a bug of this implementation`
+        : `no bug of this implementation found beyond it in ${(res.searchMs / 1000).toFixed(1)} s of search (${inherentRuns(res) - 1} more run(s) broke it only in ways inherent to its design)`);
+    }
     o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? `broke the lock ${SHRINK_HOLD} of ${SHRINK_HOLD} times` : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
     o.log(`\n${await describeOutcome(m, join(cdir, 'history.jsonl'))}`);
     o.log(`\nsearch: ${describeCoverage(coverage)}`);
@@ -167,6 +170,11 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
     ...tally.totals(), gaps: missing, runs: res.runs, shrink_runs: res.shrinkRuns, inconclusive: res.inconclusive, throughput: speed,
     first_violation_after_ms: res.firstAfterMs ?? null, seed: res.seed, path: res.path ?? null,
     first: res.first ? outcomeJson(res.first) : null, minimal: res.minimal ? outcomeJson(res.minimal) : null,
-    failures: summary.failures, inherent_runs: res.inherentRuns, client_logs: clientLogs(dir),
+    failures: summary.failures, inherent_runs: inherentRuns(res), client_logs: clientLogs(dir),
   });
+}
+
+/** Search runs that broke the lock only in ways inherent to its design: those of each inherent failure, and those counted without shrinking. */
+function inherentRuns(res: SearchResult): number {
+  return res.failures.filter((f) => f.nature === 'inherent').reduce((n, f) => n + f.runs, 0) + res.inherentRuns;
 }

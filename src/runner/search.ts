@@ -85,6 +85,7 @@ export interface SearchResult {
   parallel: number;             // the most search runs that were in flight at once
   first?: RunOutcome;           // the first violation found
   firstAfterMs?: number;        // search time until it was found
+  firstRun?: number;            // which search run it was, from 1 (in the order drawn)
   minimal?: RunOutcome;         // the smallest violation after shrinking
   path?: string;                // fast-check path of the first counterexample (with seed, fast-check replays it)
   shrinkInterrupted: boolean;
@@ -142,6 +143,7 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
       if (res.first) return;
       res.first = out;
       res.firstAfterMs = afterMs;
+      res.firstRun = index + 1;
       firstIndex = index;
     }, () => {}).finally(() => { free.push(lane); running.delete(p); });
     running.add(p);

@@ -103,7 +103,8 @@ export function describeFault(f: FaultSpec): string {
 /** The plan in words, one line per client and per fault. */
 export function describePlan(plan: RunPlan): string {
   const busy = plan.clients.filter((c) => c.attempts.length > 0).length;
-  const lines: string[] = [`lease (TTL) ${plan.ttlMs} ms; ${busy} busy client(s) of ${plan.clients.length}, ${planOps(plan)} operations at most, ${plan.faults.length} fault(s)`];
+  // Every acquire asks this TTL; a lock without a lease takes it and ignores it, so it is no lease's length here.
+  const lines: string[] = [`TTL asked ${plan.ttlMs} ms; ${busy} busy client(s) of ${plan.clients.length}, ${planOps(plan)} operations at most, ${plan.faults.length} fault(s)`];
   plan.clients.forEach((c, i) => {
     if (c.attempts.length === 0) return;
     const steps = c.attempts.map((a) =>

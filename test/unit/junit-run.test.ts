@@ -7,7 +7,7 @@ import { parse, type TestSuites } from 'junit2json';
 import { normaliseKeys, renderRunJUnit, type RunJUnit } from '../../src/report/junit.ts';
 import type { AnomalyType } from '../../checkers/anomaly-kinds.ts';
 
-const PLAN = `lease (TTL) 800 ms; 2 busy client(s) of 3, 4 operations at most, 1 fault(s)
+const PLAN = `TTL asked 800 ms; 2 busy client(s) of 3, 4 operations at most, 1 fault(s)
   client c1: wait 10 ms, lock 'k0' (retry up to 400 ms), hold 60 ms, unlock
   client c2: wait 20 ms, lock 'k0' (retry up to 900 ms), hold 80 ms, unlock
   fault: from 30 ms: pause client c1 for 870 ms the next time it reaches 'in-critical-section'`;

@@ -20,7 +20,8 @@ export function parseCommandArgs<O extends Options, P extends boolean = false>(c
     parsed = parseArgs({ args: argv, options: { ...options, ...HELP }, allowPositionals, strict: true, tokens: true });
     valuesProblem(parsed.tokens, { ...options, ...HELP });
   } catch (e) {
-    console.error(`lockpick ${command}: ${(e as Error).message}\n\n${text()}`);
+    const near = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? nearestOption(String((e as Error).message), options, text()) : undefined;
+    console.error(`lockpick ${command}: ${(e as Error).message}${near ? `\n  fix: did you mean ${near}?` : ''}\n\n${text()}`);
     return EXIT.usage;
   }
   if ((parsed.values as { help?: boolean }).help) {
@@ -45,4 +46,33 @@ function valuesProblem(tokens: ReturnType<typeof parseArgs>['tokens'], options: 
     if (seen.has(t.name)) throw new Error(`${flag} is given twice; give it once`);
     seen.add(t.name);
   }
+}
+
+/**
+ * What an unknown option was likely meant as: a --format value given as a flag of its own
+ * (`report --json` for `--format json`, as `run --json` reads), else a known option a slip or
+ * two away (`--shrink-tim`). Read from parseArgs' message, which quotes the option.
+ */
+function nearestOption(message: string, options: Options, usage: string): string | undefined {
+  const name = /'(-{1,2}[^'=]+)/.exec(message)?.[1]?.replace(/^-+/, '');
+  if (!name) return undefined;
+  const formats = /--format (\S*\|\S*)/.exec(usage)?.[1]?.replace(/[\[\]]/g, '').split('|') ?? [];
+  if (options.format && formats.includes(name)) return `--format ${name}`;
+  let best: string | undefined, bestD = Math.min(2, Math.floor(name.length / 3));
+  for (const k of Object.keys(options)) {
+    const d = editDistance(name, k);
+    if (d <= bestD && (best === undefined || d < editDistance(name, best))) { best = k; bestD = d; }
+  }
+  return best === undefined ? undefined : `--${best}`;
+}
+
+/** Levenshtein distance (a few short option names: the plain table is enough). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
 }

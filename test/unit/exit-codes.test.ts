@@ -68,6 +68,12 @@ test('every subcommand: --help → 0 and states the exit codes; an unknown flag 
     if (cmd !== 'check') assert.match(h.out, /0 safe\/valid, 1 unsafe\/invalid, 2 bad input or usage, 3 inconclusive[^]*4 internal error/, `${cmd} --help states the exit codes`);
     expectExit(lockpick([cmd, '--no-such-flag']), 2, /Unknown option '--no-such-flag'/);
   }
+  // A --format value given as a flag, and a slip of a known option: the fix names what was meant; a far-off name gets no guess.
+  expectExit(lockpick(['report', 'x.jsonl', '--json']), 2, /Unknown option '--json'[^\n]*\n {2}fix: did you mean --format json\?/);
+  expectExit(lockpick(['run', '--shrink-tim', '3']), 2, /Unknown option '--shrink-tim'[^\n]*\n {2}fix: did you mean --shrink-time\?/);
+  const far = lockpick(['report', 'x.jsonl', '--bogus']);
+  expectExit(far, 2, /Unknown option '--bogus'/);
+  assert.doesNotMatch(far.err, /did you mean/);
 });
 
 test('report: unknown or prototype model names, missing and malformed inputs → 2', () => {

@@ -20,7 +20,10 @@ export interface CrashDetail {
   client: string;
   during: string;
   error: string;
-  stack: string;
+  /** Where the lock's code threw; none when the lock's own process ended (a process client). */
+  stack?: string;
+  /** A process client's stderr, in the run dir (its last words). */
+  log?: string;
   /** The fault that preceded the crash in the run, if any: its kind, words and line. */
   fault?: { kind: string; words: string; line: number; time?: number };
 }
@@ -88,7 +91,10 @@ function crashAnomaly(n: NemesisEvent, v: Record<string, unknown>, fault: CrashD
   const client = str(v.client) ?? 'a client';
   const during = str(v.during) ?? 'between';
   const error = str(v.error) ?? 'an uncaught error';
-  const stack = str(v.stack) ?? error;
+  // A process client that ended by itself: no stack of its own (only lockpick's reading of the exit); its words are in its log.
+  const exited = v.source === 'process';
+  const log = str(v.log);
+  const stack = exited ? undefined : str(v.stack) ?? error;
   const process = typeof v.process === 'number' ? v.process : undefined;
   const at = n.time !== undefined ? ` at ${(n.time / 1e9).toFixed(3)} s` : '';
   const after = fault ? `, after ${fault.words} (line ${fault.line})` : ', with no fault before it';
@@ -98,8 +104,10 @@ function crashAnomaly(n: NemesisEvent, v: Record<string, unknown>, fault: CrashD
     processes: process === undefined ? [] : [process],
     lines: [n.line],
     ...(n.time !== undefined ? { times: [n.time] } : {}),
-    message: `${client}'s process crashed ${duringWords(during)}${at}${after}: ${error}, thrown by the lock's own code (its module or client library) where nothing caught it: the lock takes down the service that uses it`,
-    crash: { client, during, error, stack, ...(fault ? { fault } : {}) },
+    message: exited
+      ? `${client}'s lock process ended ${duringWords(during)}${at}${after}: ${error}; it was not asked to (its stderr: ${log ?? `the client's log`}): the lock takes down the service that uses it`
+      : `${client}'s process crashed ${duringWords(during)}${at}${after}: ${error}, thrown by the lock's own code (its module or client library) where nothing caught it: the lock takes down the service that uses it`,
+    crash: { client, during, error, ...(stack !== undefined ? { stack } : {}), ...(log !== undefined ? { log } : {}), ...(fault ? { fault } : {}) },
   };
 }
 

@@ -250,7 +250,8 @@ export class ExecLock implements Lock {
         return;
       }
       // Between operations, by itself: the lock client crashed (the worker's crash rules: checkers/crash.ts).
-      throw new Error(`the client process '${this.cfg.command}' exited ${how} by itself, between operations`);
+      // Branded: the worker tells the crash as the lock process's own end (its words are in its stderr, the client's log), not a throw with a stack of lockpick's.
+      throw Object.assign(new Error(`the client process '${this.cfg.command}' exited ${how} by itself, between operations${stderrTail.lastLine()}`), { lockpickProcessExit: true });
     });
     this.write({
       t: 'start', protocol: PROTOCOL_VERSION, client: this.ctx.clientId, keyPrefix: this.ctx.keyPrefix ?? '',

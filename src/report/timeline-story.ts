@@ -228,7 +228,7 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
     const lane = p !== undefined ? laneOf(p) : c.client;
     if (!lanes.has(lane)) return;
     notes.push({ lane, a: m.a, kind: 'crash', text: t(lang, 'tl.st.crashed'), anomaly: i, pri: 0,
-      tip: `#${i + 1} ${lane}'s process crashed at ${m.a.toFixed(3)} ms (line ${m.anomaly.lines[0]})${c.fault ? `, after ${c.fault.words}` : ''}\n${c.stack}` });
+      tip: `#${i + 1} ${lane}'s process crashed at ${m.a.toFixed(3)} ms (line ${m.anomaly.lines[0]})${c.fault ? `, after ${c.fault.words}` : ''}\n${c.stack ?? `${c.error}${c.log ? ` (its stderr: ${c.log})` : ''}`}` });
   });
 
   // Faults: one row each, on the lanes they target; server nodes get lanes of their own.

@@ -288,7 +288,7 @@ export class ClientPool implements ClientControl {
       case 'log': this.logs.push(`${w.id}: ${m.message}`); break;
       case 'unreached': this.recorder.nemesis(`${m.kind}-unreached`, { client: w.id, reason: m.reason, ...(m.always ? { always: true } : {}) }); break;
       case 'contract': this.found.contract ??= m.message; break;
-      case 'crash': this.onCrash(w, m.error, m.origin); break;
+      case 'crash': this.onCrash(w, m.error, m.origin, m.processExit === true); break;
       case 'lock-stats':
         addCounts(this.found.lockStats, m.stats); // names are the lock module's
         break;
@@ -314,7 +314,7 @@ export class ClientPool implements ClientControl {
    * (docs/history-format.md allows nemesis events with fields of their own): the checker makes a lock's
    * crash its `client-crash` anomaly (checkers/crash.ts); lockpick's own is a problem of the run.
    */
-  private onCrash(w: Worker, error: string, origin: CrashOrigin): void {
+  private onCrash(w: Worker, error: string, origin: CrashOrigin, processExit = false): void {
     if (w.crashed) return;
     w.crashed = origin;
     if (origin === 'lockpick' || !w.done) this.found.crashes.push(`client ${w.id} crashed${origin === 'lockpick' ? ' (in lockpick\'s own worker code)' : ''}: ${error}`);
@@ -324,7 +324,7 @@ export class ClientPool implements ClientControl {
     const key = w.open && w.openOp ? w.openOp.key : holding[0];
     this.recorder.nemesis('client-crash', {
       client: w.id, ...(w.process !== null ? { process: w.process } : {}), during, ...(key !== undefined ? { key } : {}),
-      origin, error: error.split('\n')[0], stack: stackHead(error),
+      origin, error: error.split('\n')[0], ...(processExit ? { source: 'process', log: `clients/${w.id}.log` } : { stack: stackHead(error) }),
     });
     this.lapseOnDeath(w);
   }

@@ -72,7 +72,7 @@ export type FromWorker =
    * An uncaught exception or unhandled rejection (the worker exits 70 right after this), or the
    * lock's own process.exit(): the error's stack, and whose code threw it (crash-origin.ts).
    */
-  | { t: 'crash'; error: string; origin: 'lock' | 'lockpick' }
+  | { t: 'crash'; error: string; origin: 'lock' | 'lockpick'; /** The lock's own process ended (a process client): no stack of its to show. */ processExit?: boolean }
   /** The lock's counters (Lock.stats), once per run right before 'done'. */
   | { t: 'lock-stats'; run: number; stats: Record<string, number> }
   /** The points this client reached in the run (most sends/replies per operation kind, named points), once right before 'done'. */

@@ -468,8 +468,8 @@ function exitNow(code: number): never {
   exitingByUs = true;
   return realExit(code);
 }
-function tellCrash(error: string, origin: CrashOrigin, done?: () => void): void {
-  const m = { t: 'crash', error, origin } satisfies FromWorker;
+function tellCrash(error: string, origin: CrashOrigin, done?: () => void, processExit = false): void {
+  const m = { t: 'crash', error, origin, ...(processExit ? { processExit } : {}) } satisfies FromWorker;
   process.send!(m, undefined, {}, done);
 }
 function crash(e: unknown): void {
@@ -477,10 +477,12 @@ function crash(e: unknown): void {
   crashed = true;
   const exit = () => exitNow(70);
   if (!process.connected || !process.send) exit();
-  const error = e instanceof Error ? e.stack ?? e.message : String(e);
+  // A process client's own end (src/locks/exec-lock.ts): the lock's, its message alone (the stack is lockpick's reading of the exit).
+  const processExit = (e as { lockpickProcessExit?: unknown } | null)?.lockpickProcessExit === true;
+  const error = processExit ? (e as Error).message : e instanceof Error ? e.stack ?? e.message : String(e);
   setTimeout(exit, 2000);   // the parent is not reading (stopped): do not hang
   try {
-    tellCrash(error, crashOrigin(e instanceof Error ? e.stack : undefined, PACKAGE_ROOT), exit);
+    tellCrash(error, processExit ? 'lock' : crashOrigin(e instanceof Error ? e.stack : undefined, PACKAGE_ROOT), exit, processExit);
   } catch {
     exit();
   }

@@ -10,7 +10,7 @@ import type { Anomaly } from './types.ts';
 export const ANOMALY_TYPES = [
   'double-holder', 'over-admission', 'writer-beside-reader', 'writer-beside-writer', 'nonlinearizable',
   'stale-release', 'stale-renew', 'stale-token', 'lost-update', 'stale-write', 'exposure', 'expired-grant',
-  'overstated-validity', 'permit-leak', 'liveness', 'client-crash',
+  'overstated-validity', 'phantom-grant', 'permit-leak', 'liveness', 'client-crash',
 ] as const;
 export type AnomalyType = typeof ANOMALY_TYPES[number];
 

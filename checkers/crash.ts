@@ -118,7 +118,7 @@ export function crashAnomalies(nemesis: Iterable<NemesisEvent>): Anomaly[] {
   return scan.anomalies;
 }
 
-/** A check's result with the crashes added: a crash of the lock is a violation whatever the keys said. */
+/** A check's result with the run's own anomalies added (crashes, phantom grants): each is a violation whatever the keys said. */
 export function withCrashes(r: CheckResult, crashes: readonly Anomaly[]): CheckResult {
   return crashes.length === 0 ? r : { ...r, valid: false, anomalies: [...r.anomalies, ...crashes] };
 }

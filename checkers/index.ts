@@ -9,11 +9,12 @@ import { Budget } from './budget.ts';
 import { MODELS, modelNamed, registerModel } from './models/index.ts';
 import type { DescribedModel } from './models/lockpick-model.ts';
 import { searchLinearization } from './search.ts';
-import { PERMIT_MODELS, SWEEPS, doubleHolderScan, staleUnlocks } from './sweep.ts';
+import { PERMIT_MODELS, SWEEPS, SWEEP_OPTIONS, doubleHolderScan, staleUnlocks } from './sweep.ts';
 import { noSafetyAnomaly } from './anomaly-kinds.ts';
 import { explainNonlinearizable, explainUnreachable } from './window.ts';
 import { unreachableOp } from './reach.ts';
 import { crashAnomalies, withCrashes } from './crash.ts';
+import { phantomGrants } from './phantom-grant.ts';
 import { silencesOf, type Silences } from './silences.ts';
 
 export { MODELS, modelNamed, registerModel };
@@ -43,9 +44,23 @@ export class CheckInputError extends Error {
   }
 }
 
+/**
+ * Whether the model declares that every acquire ok must come from the servers (a mutex, a fenced
+ * mutex, a semaphore, a read-write lock): phantom grants are judged there. Not under a reentrant
+ * model (a re-entry may be answered by the client alone), nor an unknown one.
+ */
+export function grantsFromServers(model: Model<any> | undefined): boolean {
+  return model !== undefined && (SWEEP_OPTIONS.get(model)?.reentrant === false || PERMIT_MODELS.has(model));
+}
+
+/** The anomalies of the run as a whole, beside the keys' verdicts: the lock's crashes, its phantom grants (checkers/crash.ts, phantom-grant.ts). */
+export function runAnomalies(h: ParsedHistory, model: string | undefined): Anomaly[] {
+  return [...crashAnomalies(h.nemesis), ...phantomGrants(h.ops, h.nemesis, !grantsFromServers(modelNamed(model ?? 'mutex')))];
+}
+
 export function checkHistory(h: ParsedHistory, o: CheckOptions): CheckResult {
   const c = prepareCheck(h, o);
-  const crashes = crashAnomalies(h.nemesis);
+  const crashes = runAnomalies(h, o.model);
   if ('valid' in c) return withCrashes(c, crashes);
   const { model, parts, budget, backend, started, silences } = c;
   function* verdicts(): Generator<[string, number, KeyVerdict]> {

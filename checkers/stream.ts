@@ -25,13 +25,14 @@ import { ProcessMap } from '../src/history/process-table.ts';
 import { releaseKind } from './lease.ts';
 import { findStaleUnlocks, leaseOf } from './stale-unlock.ts';
 import { CrashScan, withCrashes } from './crash.ts';
+import { PhantomGrantScan } from './phantom-grant.ts';
 import { checkDue } from './budget.ts';
 import { SilenceReader, type Silences } from './silences.ts';
 import { PERMIT_MODELS, SWEEP_OPTIONS, TokenCheck, sweepAnomalies, type SweepOptions } from './sweep.ts';
 import { PointQueue } from './point-queue.ts';
 import { PermitKeyStream } from './permit-stream.ts';
 import { backendNames, backendsLoaded, loadBackends } from './backends.ts';
-import { CheckInputError, LimitCheck, namedBackends, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
+import { CheckInputError, LimitCheck, grantsFromServers, namedBackends, badValue, modelNamed, noOperations, summarize, unknownOperation, withStaleUnlocks, type KeyVerdict } from './index.ts';
 
 /** A bug in the checker met while streaming (exit 4), told apart from a file that cannot be read (exit 2). */
 export class CheckerBug extends Error {
@@ -64,6 +65,7 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
   /** Backend words run-start records name, in order: the first the registry knows is the history's (read once it is loaded, below). */
   const named = new Set<string>();
   const crashes = new CrashScan();   // client crashes of the lock (checkers/crash.ts)
+  const phantoms = new PhantomGrantScan(!grantsFromServers(model)); // acquires ok with no server in reach (checkers/phantom-grant.ts)
   const silences = new SilenceReader(); // when each process was kept from the servers (checkers/silences.ts)
   let bad: { id: number; error: CheckInputError } | undefined;
   const note = (op: Op, error: CheckInputError | undefined) => {
@@ -89,15 +91,18 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
         note(op, badValue(model, op, path));
         if (op.outcome === 'info') dead.set(op.process, op.completeSeq);
         keys.get(model.partition(op))!.complete(op);
+        phantoms.complete(op);
       } catch (e) { throw new CheckerBug(e); }
     },
-    nemesis(n) { for (const b of namedBackends(n)) named.add(b); crashes.feed(n); silences.feed(n); },
+    nemesis(n) { for (const b of namedBackends(n)) named.add(b); crashes.feed(n); silences.feed(n); phantoms.feed(n); },
   };
+  // The run's own anomalies beside the keys' verdicts: the lock's crashes, its phantom grants.
+  const runWide = () => [...crashes.anomalies, ...phantoms.finish()];
   const b = new HistoryBuilder(path, sink);
   await forEachJsonlEvent(path, (ev, line) => b.add(ev, line), chunkBytes, read, b);
   if (bad) throw bad.error;
   const { ops, nemesis } = b.counts;
-  if (ops === 0) return withCrashes(noOperations(model.name, nemesis), crashes.anomalies);
+  if (ops === 0) return withCrashes(noOperations(model.name, nemesis), runWide());
   const verdicts = (backend: Backend | undefined) => [...keys].map(([key, k]) => [key, k.ops, k.finish(backend)] as [string, number, KeyVerdict]);
   try {
     // A backend's words only explain anomalies: when every key is valid without them, they are
@@ -105,7 +110,7 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
     // may be called again.
     if (o.backend === undefined && named.size > 0 && !backendsLoaded()) {
       const plain = verdicts(undefined);
-      if (plain.every(([, , d]) => d.valid === true)) return withCrashes(summarize(model.name, ops, started, plain), crashes.anomalies);
+      if (plain.every(([, , d]) => d.valid === true)) return withCrashes(summarize(model.name, ops, started, plain), runWide());
     }
   } catch (e) {
     throw new CheckerBug(e);
@@ -113,7 +118,7 @@ export async function checkJsonlStreaming(path: string, o: CheckOptions, chunkBy
   if (named.size > 0 || o.backend !== undefined) await loadBackends();
   const backend = o.backend ?? (named.size > 0 ? [...named].find((b) => backendNames().includes(b)) : undefined);
   try {
-    return withCrashes(summarize(model.name, ops, started, verdicts(backend)), crashes.anomalies);
+    return withCrashes(summarize(model.name, ops, started, verdicts(backend)), runWide());
   } catch (e) {
     throw new CheckerBug(e);
   }

@@ -7,10 +7,10 @@
 import type { Op, ParsedHistory } from '../src/history/types.ts';
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '../src/thread.ts';
-import { keyVerdict, prepareCheck, readyToCheck, summarize, type KeyVerdict } from './index.ts';
+import { keyVerdict, prepareCheck, readyToCheck, runAnomalies, summarize, type KeyVerdict } from './index.ts';
 import { BUILTIN_MODELS } from './models/index.ts';
 import { SWEEPS } from './sweep.ts';
-import { crashAnomalies, withCrashes } from './crash.ts';
+import { withCrashes } from './crash.ts';
 import type { Backend, CheckOptions, CheckResult } from './types.ts';
 import type { Silences } from './silences.ts';
 
@@ -34,7 +34,7 @@ export type FromKeys = { kind: 'verdict'; i: number; verdict: KeyVerdict } | { k
 
 export async function checkHistoryOnThreads(h: ParsedHistory, o: CheckOptions): Promise<CheckResult> {
   // A client crash of the lock (checkers/crash.ts) makes the result a violation, whichever thread decides the keys.
-  const crashes = crashAnomalies(h.nemesis);
+  const crashes = runAnomalies(h, o.model);
   await readyToCheck(h, o);
   return withCrashes(await checkKeysOnThreads(h, o), crashes);
 }

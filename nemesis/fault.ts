@@ -51,8 +51,10 @@ export function defineFault(spec: FaultSpec, ctx: NemesisContext, id: string, im
       if (phase !== 'started') { phase = 'stopped'; return Promise.resolve(); }
       stopping ??= (async () => {
         try {
+          // When the heal began: a link may come back before the stop's record is written.
+          const began = ctx.now?.();
           const details = await impl.stop(step);
-          ctx.record(`${spec.kind}-stop`, { ...base(), ...(details ?? {}) });
+          ctx.record(`${spec.kind}-stop`, { ...base(), ...(details ?? {}), ...(began !== undefined ? { began } : {}) });
         } finally {
           phase = 'stopped';
         }

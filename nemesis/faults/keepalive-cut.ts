@@ -52,8 +52,10 @@ export const keepaliveCut: KindDef = {
         const links = linksOf(spec, ctx);
         undo = await cutLinks(ctx.env, links, mode, id);
         // Its keep-alives no longer arrive: for a lease kept alive over that connection, a silence.
-        const silenced = silencedClients(ctx.env, links, mode, param<string>(spec, 'links', CHANNEL) === 'all' ? undefined : CHANNEL);
-        return { mode, links: links.map((l) => l.name), ...(silenced.length ? { silenced } : {}) };
+        const all = param<string>(spec, 'links', CHANNEL) === 'all';
+        const silenced = silencedClients(ctx.env, links, mode, all ? undefined : CHANNEL);
+        // Only with all its links cut is a client cut off from every server (checkers/phantom-grant.ts).
+        return { mode, links: links.map((l) => l.name), ...(silenced.length ? { silenced, ...(all ? { cut_off: silenced } : {}) } : {}) };
       },
       async stop() { await undo?.(); },
     };

@@ -37,7 +37,8 @@ export const partition: KindDef = {
         const { links, shape } = await resolveLinks(spec, ctx);
         undo = await cutLinks(ctx.env, links, mode, id);
         const silenced = silencedClients(ctx.env, links, mode);
-        return { shape, mode, links: links.map((l) => l.name), ...(silenced.length ? { silenced } : {}) };
+        // Every link of theirs cut: none of their requests reaches a server (checkers/phantom-grant.ts).
+        return { shape, mode, links: links.map((l) => l.name), ...(silenced.length ? { silenced, cut_off: silenced } : {}) };
       },
       async stop() { await undo?.(); },
     };

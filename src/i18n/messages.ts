@@ -138,6 +138,7 @@ export const MESSAGES = {
   'anomaly.exposure': { en: 'held past its lease', 'zh-CN': '租约过期后仍在使用锁：锁可能已经归别人所有' },
   'anomaly.expired-grant': { en: 'expired grant', 'zh-CN': '授予即过期：获取锁成功时，锁的有效期已经用完' },
   'anomaly.overstated-validity': { en: 'overstated validity', 'zh-CN': '有效期被高估：锁报告的剩余有效期长于租约实际剩下的时间' },
+  'anomaly.phantom-grant': { en: 'phantom grant', 'zh-CN': '凭空加锁：客户端与所有服务器断开期间，获取锁却返回成功' },
   'anomaly.permit-leak': { en: 'permit leak', 'zh-CN': '许可泄漏：信号量的许可没有归还，可用数量越来越少' },
   'anomaly.liveness': { en: 'unavailable', 'zh-CN': '长时间不可用：锁在超出上限的时间里无人能获取' },
   'anomaly.client-crash': { en: 'client crash', 'zh-CN': '客户端崩溃：锁自身的代码抛出了未捕获的错误' },

@@ -46,6 +46,7 @@ const FIXES: Record<string, string> = {
   'no-fault': 'Two clients held the lock at once with no fault at all: a bug in how the lock grants holds. The schedule and history below show where.',
   'expired-grant': 'Do not hand out a hold whose validity is already over: measure the validity from before the first request went out (a monotonic clock read before sending), less the clock drift allowed, and treat a result of zero or less as a failure to acquire.',
   'overstated-validity': 'Count the validity from before the first request went out (read a monotonic clock before sending, not after the replies), less the clock drift allowed.',
+  'phantom-grant': 'Report an acquire as held only on the server\'s word: an error, a timeout or a lost connection is "not acquired" (or an unknown outcome), never "held".',
   'server-clock': 'A server\'s clock jump shortened the lease: time leases with a monotonic clock where the server allows it, allow for the drift in the validity reported, or fence the resource.',
   'restart-forgets': 'A restarted server forgot the lock: persist it before acknowledging (fsync on every write), or keep a restarted server out for longer than the longest lease (a delayed restart).',
   'async-failover': 'A failover promoted a replica the lock had not reached: with asynchronous replication an acknowledged lock can be lost. Wait for the replicas to acknowledge, or use a store that replicates by consensus.',

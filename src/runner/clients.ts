@@ -123,10 +123,12 @@ export class ClientPool implements ClientControl {
    * (checkers/silences.ts): the history names processes, not clients.
    */
   recordFault(f: string, v: unknown): void {
-    const silenced = (v as { silenced?: unknown } | null)?.silenced;
-    if (Array.isArray(silenced)) {
-      const processes = silenced.map((c) => (typeof c === 'string' ? this.workers.get(c)?.process : undefined)).filter((p): p is number => typeof p === 'number');
-      if (processes.length) v = { ...(v as object), silenced_processes: processes };
+    // The clients a fault silenced, and those it cut off from every server (`cut_off`: checkers/phantom-grant.ts), as processes too.
+    for (const [field, as] of [['silenced', 'silenced_processes'], ['cut_off', 'cut_off_processes']] as const) {
+      const clients = (v as Record<string, unknown> | null)?.[field];
+      if (!Array.isArray(clients)) continue;
+      const processes = clients.map((c) => (typeof c === 'string' ? this.workers.get(c)?.process : undefined)).filter((p): p is number => typeof p === 'number');
+      if (processes.length) v = { ...(v as object), [as]: processes };
     }
     this.recorder.nemesis(f, v);
   }

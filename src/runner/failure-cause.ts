@@ -151,6 +151,7 @@ const BUG_WORDS: Record<string, string> = {
   'no-fault': 'two clients held the lock at once with no fault to explain it',
   'expired-grant': 'it handed out a lock whose validity was already over',
   'overstated-validity': 'it reported more validity than it can have had',
+  'phantom-grant': 'it answered held while it could reach no server',
   'client-crash': 'its own code crashed the client process',
   'fencing': 'its fencing let a stale write through',
 };

@@ -26,6 +26,8 @@ export class PhantomGrantScan {
   private readonly spans = new Map<number, Span[]>();
   /** Open spans by fault (kind and id), closed by its stop record. */
   private readonly open = new Map<string, Span[]>();
+  /** The line of each open fault's start record (a joined span names it). */
+  private readonly openLine = new Map<string, number>();
   /** Acquire oks inside a span still open: judged when it closes (its heal may have begun before the ok was written). */
   private pending: { op: Op; span: Span }[] = [];
 
@@ -33,27 +35,33 @@ export class PhantomGrantScan {
   constructor(private readonly reentrant = false) {}
 
   feed(n: NemesisEvent): void {
-    const m = /^(.*)-(start|stop)$/.exec(n.f);
+    // A client's new process under a cut already begun (its first of a run, its next after an info): cut off from here on too.
+    const joined = n.f === 'joined-fault' ? obj(n.value) : undefined;
+    const m = joined ? [n.f, String(joined.kind), 'start'] : /^(.*)-(start|stop)$/.exec(n.f);
     if (!m || n.time === undefined) return;
     const v = obj(n.value);
     const id = `${m[1]}|${String(v.id ?? v.client ?? '')}`;
     if (m[2] === 'start') {
       const procs = Array.isArray(v.cut_off_processes) ? v.cut_off_processes.filter((p): p is number => Number.isSafeInteger(p)) : [];
-      if (procs.length === 0) return;
-      const spans: Span[] = [];
+      const open = this.open.get(id);
+      // A start whose clients had no process yet still opens its span list: they join it as they begin.
+      if (joined ? !open || procs.length === 0 : procs.length === 0 && !(Array.isArray(v.cut_off) && v.cut_off.length > 0)) return;
+      const spans: Span[] = open && joined ? open : [];
       for (const p of procs) {
-        const span: Span = { from: n.time, to: Infinity, fault: m[1]!, startLine: n.line, trusted: true };
+        const span: Span = { from: n.time, to: Infinity, fault: m[1]!, startLine: joined ? this.openLine.get(id) ?? n.line : n.line, trusted: true };
         spans.push(span);
         let l = this.spans.get(p);
         if (!l) this.spans.set(p, (l = []));
         l.push(span);
       }
       this.open.set(id, spans);
+      if (!joined) this.openLine.set(id, n.line);
       return;
     }
     const spans = this.open.get(id);
     if (!spans) return;
     this.open.delete(id);
+    this.openLine.delete(id);
     const began = typeof v.began === 'number' && Number.isFinite(v.began) ? v.began : undefined;
     for (const s of spans) {
       s.to = began ?? n.time;

@@ -18,13 +18,15 @@ export class SilenceReader {
   private readonly open = new Map<string, [number, number][]>();
 
   feed(n: NemesisEvent): void {
+    if (n.f === 'joined-fault') { this.join(n); return; }
     const m = /^(.*)-(start|stop)$/.exec(n.f);
     if (!m || n.time === undefined) return;
     const v = obj(n.value);
     const id = `${m[1]}|${String(v.id ?? v.client ?? '')}`;
     if (m[2] === 'start') {
       const procs = Array.isArray(v.silenced_processes) ? v.silenced_processes.filter((p): p is number => Number.isSafeInteger(p)) : [];
-      if (procs.length === 0) return;
+      // A start whose clients had no process yet still opens: they join it as they begin (`joined-fault`).
+      if (procs.length === 0 && !(Array.isArray(v.silenced) && v.silenced.length > 0)) return;
       const spans: [number, number][] = [];
       for (const p of procs) {
         const span: [number, number] = [n.time, Infinity];
@@ -39,6 +41,20 @@ export class SilenceReader {
       if (!spans) return;
       for (const s of spans) s[1] = n.time;
       this.open.delete(id);
+    }
+  }
+
+  /** A client's new process under a silence already begun (`joined-fault`: its kind and id): silenced from here to that fault's stop. */
+  private join(n: NemesisEvent): void {
+    const v = obj(n.value);
+    const spans = this.open.get(`${String(v.kind)}|${String(v.id)}`);
+    if (!spans || n.time === undefined || !Array.isArray(v.silenced_processes)) return;
+    for (const p of v.silenced_processes.filter((x): x is number => Number.isSafeInteger(x))) {
+      const span: [number, number] = [n.time, Infinity];
+      spans.push(span);
+      let l = this.silences.get(p);
+      if (!l) this.silences.set(p, (l = []));
+      l.push(span);
     }
   }
 }

@@ -86,6 +86,12 @@ export type PoolFault = FaultSpec & { index: number };
 export class ClientPool implements ClientControl {
   private readonly workers = new Map<string, Worker>();
   private nextProcess = 0;
+  /**
+   * Faults begun and not yet healed that silenced or cut off clients (by kind|id): a client that
+   * starts a new process meanwhile (its first invoke of a run, its next after an info) joins them
+   * (a `joined-fault` record), so the checker's spans name that process too.
+   */
+  private readonly silencing = new Map<string, { kind: string; id: string; silenced: readonly string[]; cutOff: readonly string[] }>();
   private active: string[] = [];
   private anchored: (PoolFault & { fired?: boolean })[] = [];
   /** Faults fired by time and an order event, not at a point (FaultSpec.after, or awaited by an attempt): not yet begun. */
@@ -123,6 +129,14 @@ export class ClientPool implements ClientControl {
    * (checkers/silences.ts): the history names processes, not clients.
    */
   recordFault(f: string, v: unknown): void {
+    const rec = (v ?? {}) as Record<string, unknown>;
+    const phase = /^(.+)-(start|stop)$/.exec(f);
+    if (phase && typeof rec.id === 'string') {
+      const key = `${phase[1]}|${rec.id}`;
+      const clients = (x: unknown) => (Array.isArray(x) ? x.filter((c): c is string => typeof c === 'string') : []);
+      if (phase[2] === 'stop') this.silencing.delete(key);
+      else if (clients(rec.silenced).length || clients(rec.cut_off).length) this.silencing.set(key, { kind: phase[1]!, id: rec.id, silenced: clients(rec.silenced), cutOff: clients(rec.cut_off) });
+    }
     // The clients a fault silenced, and those it cut off from every server (`cut_off`: checkers/phantom-grant.ts), as processes too.
     for (const [field, as] of [['silenced', 'silenced_processes'], ['cut_off', 'cut_off_processes']] as const) {
       const clients = (v as Record<string, unknown> | null)?.[field];
@@ -246,6 +260,13 @@ export class ClientPool implements ClientControl {
           w.process = this.nextProcess++;
           w.fresh = false;
           w.believes.clear();
+          for (const s of this.silencing.values()) {
+            const silenced = s.silenced.includes(w.id), cutOff = s.cutOff.includes(w.id);
+            if (silenced || cutOff) {
+              this.recorder.nemesis('joined-fault', { kind: s.kind, id: s.id, client: w.id, process: w.process,
+                ...(silenced ? { silenced_processes: [w.process] } : {}), ...(cutOff ? { cut_off_processes: [w.process] } : {}) });
+            }
+          }
         }
         this.recorder.append({ type: 'invoke', f: m.f, process: w.process, key: m.key, value: m.value, client: w.id, ...m.extra });
         this.book.note(w.id, m.f, 'invoke');
@@ -486,6 +507,7 @@ export class ClientPool implements ClientControl {
     this.anchored = poolFaults.filter(isAnchoredPause).map((f) => ({ ...f }));
     this.evented = poolFaults.filter((f) => !isAnchoredPause(f)).map((f) => ({ ...f }));
     this.runEnded = false;
+    this.silencing.clear();   // a fault of an earlier run is healed (or its run is over)
     this.runAbort = new AbortController();
     const kinds = new Map(poolFaults.map((f) => [f.index, f.kind]));
     // Not stuck while an ordered fault whose event came still waits for its time: it may yet begin.

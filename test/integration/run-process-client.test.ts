@@ -5,7 +5,7 @@
 // child that dies mid-operation is an unknown outcome; no child outlives the run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { lockpick, markedProcesses, tempStore } from './run-helpers.ts';
@@ -107,4 +107,23 @@ test('a process client that waits inside its acquire and reports its validity fr
   assert.ok(oks.length >= 1, 'no acquire ok');
   // The worker's last write was the request line to the child, 300 ms before the grant: not a lower bound on the lock's clock.
   assert.ok(oks.every((e) => typeof e.valid_ms === 'number' && e.valid_ms > 700 && e.sent_ms === undefined), JSON.stringify(oks.slice(0, 3)));
+});
+
+test('a process client that answers held when its request raised: a phantom grant under a partition, a bug of the lock', async () => {
+  // One client, cut off from the server from 0 ms (disable: its SET is refused); it asks for the lock 300 ms in.
+  const dir = tempStore();
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
+    description: 'an acquire invoked and answered inside a partition of its only server', lock_spec: { name: `exec:${MISBEHAVE} optimistic` }, property: 'lock',
+    plan: {
+      ttlMs: 800,
+      clients: [{ attempts: [{ key: 'k0', delayMs: 300, waitMs: 400, holdMs: 50, renew: false }] }],
+      faults: [{ kind: 'partition', at_ms: 0, duration_ms: 1500, target: 'n1' }],
+    },
+  }));
+  const mark = randomUUID();
+  const r = await lockpick(['run', '--replay', dir, '--runs', '1', '--store', tempStore(), '--json'], 120_000, { LOCKPICK_TEST_MARK: mark });
+  assert.deepEqual(markedProcesses(mark, /python3|redis-server/), []);
+  assert.equal(r.code, 1, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  assert.deepEqual([...new Set(r.summary!.minimal!.anomalies.map((a) => a.type))], ['phantom-grant'], r.stderr.slice(-3000));
+  assert.match(r.stderr, /phantom-grant on key "r\d+-k0": c1's acquire of lock "r\d+-k0" at line \d+ returned ok at line \d+, while every link of its client to the servers was cut \(partition from line \d+/);
 });

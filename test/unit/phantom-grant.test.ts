@@ -76,3 +76,16 @@ test('no phantom grant where a server may have answered, or where the history ca
     .map((e) => (e.f === 'partition-start' ? { ...e, value: { id: 'f1', silenced: ['c2'], silenced_processes: [1] } } : e));
   assert.deepEqual(await phantoms(paused), []);
 });
+
+test('a client whose process began after the cut (its first invoke of the run, its next after an info) joins it: judged from its joining on', async () => {
+  const events = history({ cut: 100, invoke: 200, ok: 300, healBegan: 400, healRecord: 410 }).flatMap((e) => {
+    if (e.f === 'partition-start') return [{ ...e, value: { id: 'f1', target: 'n1', silenced: ['c2'], cut_off: ['c2'] } }];   // no process yet
+    if (e.f === 'acquire' && e.type === 'invoke' && e.process === 1) return [nem('joined-fault', 199, { kind: 'partition', id: 'f1', client: 'c2', process: 1, silenced_processes: [1], cut_off_processes: [1] }), e];
+    return [e];
+  });
+  const [m, ...more] = await phantoms(events);
+  assert.equal(more.length, 0);
+  assert.match(m!, /^process 1's acquire of lock "k" at line 8 returned ok at line 9, while every link of its client to the servers was cut \(partition from line 6, healed at line 10\)/);
+  // A join to no fault begun (its start unknown) is not judged.
+  assert.deepEqual(await phantoms(events.filter((e) => e.f !== 'partition-start')), []);
+});

@@ -11,7 +11,8 @@ import { calibrationPlan, describeLearned, learnPoints, type LearnedPoints } fro
 import type { RunPlan } from '../workload/plan.ts';
 import type { RunOutcome } from './session.ts';
 
-export interface CalibrationOptions { ttlMs: number; renew?: boolean; reentrant?: boolean; sessionMs?: number }
+/** ioWhy: why a run may show no I/O point though its operations ran (where its requests are counted, or why they cannot be). */
+export interface CalibrationOptions { ttlMs: number; renew?: boolean; reentrant?: boolean; sessionMs?: number; ioWhy?: string }
 
 /**
  * Runs the calibration plan; the learned points (undefined when it reached none) and the line that
@@ -26,11 +27,14 @@ export async function calibrate(runOnce: (plan: RunPlan) => Promise<RunOutcome>,
   const reached = { ...(out.points ?? { io: {}, named: [] }), ...(validity ? { validity: true } : {}) };
   const points = learnPoints(base, reached);
   if (!points) {
-    const why = out.inconclusive[0] ?? out.problems[0] ?? 'no acquire got the lock';
+    // Said as it was: acquires that got the lock but reached no point asked are not "no acquire got the lock".
+    const granted = out.events.filter((e) => e.f === 'acquire' && e.type === 'ok').length;
+    const why = out.inconclusive[0] ?? out.problems[0] ?? (granted === 0 ? 'no acquire got the lock'
+      : `${granted} acquire(s) got the lock, but no operation reached any of ${base.join(', ')}${o.ioWhy && base.some((p) => p === 'send' || p === 'reply') ? `: ${o.ioWhy}` : ''}`);
     return { said: `points not learned: the calibration run reached none (${why}); drawing from ${base.join(', ')}`, ...(renews !== undefined ? { renews } : {}) };
   }
   const also = renews ? '; the lock has renew(): plans renew in long holds' : '';
-  return { learned: { points, reached }, said: `points learned from a calibration run: ${describeLearned(base, reached)}${also}`, ...(renews !== undefined ? { renews } : {}) };
+  return { learned: { points, reached }, said: `points learned from a calibration run: ${describeLearned(base, reached, o.ioWhy)}${also}`, ...(renews !== undefined ? { renews } : {}) };
 }
 
 /**
@@ -44,7 +48,7 @@ export async function pointsToDraw(o: { learnedPoints?: LearnedPoints; faults: r
     return { learned: o.learnedPoints, renew: o.renew };
   }
   if (!o.faults.length) return { renew: o.renew };
-  const c = await calibrate(runOnce, base, { ttlMs: o.ttlMs, renew: o.renew, reentrant: o.reentrant, sessionMs: o.sessionMs });
+  const c = await calibrate(runOnce, base, { ttlMs: o.ttlMs, renew: o.renew, reentrant: o.reentrant, sessionMs: o.sessionMs, ioWhy: o.ioWhy });
   log(c.said);
   return { learned: c.learned, renew: c.renews ?? o.renew };
 }

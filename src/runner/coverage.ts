@@ -104,7 +104,8 @@ export function gaps(c: Coverage): string[] {
 /** One line for the summary, e.g. "24 runs (22 conclusive), 61 ok acquires, 38 contended, faults applied: partition 20". */
 export function describeCoverage(c: Coverage): string {
   const faults = Object.entries(c.faultsApplied);
-  return `${c.runs} run(s) (${c.conclusive} conclusive), ${c.acquires} acquire(s): ${c.okAcquires} ok, ${c.released} released, ${c.contended} contended` +
+  // The counts are the conclusive runs' (an inconclusive run proves nothing): said so when some were not.
+  return `${c.runs} run(s) (${c.conclusive} conclusive), ${c.acquires} acquire(s)${c.conclusive < c.runs ? ` in the conclusive run(s)` : ''}: ${c.okAcquires} ok, ${c.released} released, ${c.contended} contended` +
     (faults.length ? `; faults applied: ${faults.map(([k, n]) => `${k} ${n}`).join(', ')}` : '; no faults asked for') +
     describeLockStats(c) + describeOutcomes(c.outcomes ?? emptyOutcomes()).map((l) => `\n  ${l}`).join('');
 }

@@ -4,7 +4,7 @@
 import { lockModel } from '../locks/shape.ts';
 import { join } from 'node:path';
 import type { RunOptions } from './run-options.ts';
-import { proxyFraming } from './proxy-points.ts';
+import { proxyFraming, sendsSeenInProcess } from './proxy-points.ts';
 import { defaultPausePoints, describePlan } from '../workload/plan.ts';
 import { Progress } from './progress.ts';
 import { search, type SearchResult } from './search.ts';
@@ -71,7 +71,7 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
       // undefined renew: the recipe does not say (a user lock); the calibration run finds out.
       const drawn = await pointsToDraw({
         learnedPoints: o.learnedPoints, faults: o.faults, ttlMs: lease.ttlMs, renew: o.recipe.renews,
-        reentrant: o.recipe.model === 'reentrant-mutex', sessionMs: o.recipe.sessionMs?.(o.lockOptions),
+        reentrant: o.recipe.model === 'reentrant-mutex', sessionMs: o.recipe.sessionMs?.(o.lockOptions), ioWhy: ioPointsWhy(o.recipe, topo.name),
       }, (plan) => session.runOnce(plan), points, o.log);
       learned = drawn.learned;
       if (learned) {
@@ -127,4 +127,13 @@ function searchTestJson(o: RunOptions, seed: number): Record<string, unknown> {
     ...(o.shard ? { shard: o.shard } : {}),
     ...(o.minCoverage !== undefined ? { min_coverage: o.minCoverage } : {}), ...(o.coverageGuided === false ? { coverage_guided: false } : {}),
   };
+}
+
+/** Why a lock's operations may reach no I/O point: where its requests are counted, or why they cannot be. */
+function ioPointsWhy(recipe: RunOptions['recipe'], topology: string): string {
+  if (sendsSeenInProcess(recipe, topology)) return "the lock's I/O is not on Node's sockets (a native library, or a program it runs)";
+  const framing = proxyFraming(recipe, topology);
+  return framing
+    ? `the fault proxy counts ${framing} requests on the clients' links and saw none (a client speaking another protocol to these servers, such as an HTTP/1.1 or JSON gateway, has no I/O points)`
+    : `its requests leave another process, and the ${topology} topology declares no protocol for the fault proxy to count them by`;
 }

@@ -88,7 +88,7 @@ export function learnPoints(base: readonly string[], reached: ReachedPoints): st
 }
 
 /** The learned points in one line: `acquire sends 1..1 replies 1..1, release sends 1..2 ..., named: after-compare`. */
-export function describeLearned(base: readonly string[], reached: ReachedPoints): string {
+export function describeLearned(base: readonly string[], reached: ReachedPoints, ioWhy = "the client's I/O is not on Node's sockets"): string {
   const parts: string[] = [];
   for (const op of IO_POINT_OPS) {
     const kinds = IO_POINT_KINDS.filter((k) => base.includes(k) && countOf(k, reached.io[op]) > 0).map((k) => {
@@ -98,7 +98,7 @@ export function describeLearned(base: readonly string[], reached: ReachedPoints)
     if (kinds.length) parts.push(`${op} ${kinds.join(' ')}`);
   }
   const ioAsked = IO_POINT_KINDS.filter((k) => base.includes(k));
-  if (ioAsked.length && parts.length === 0) parts.push(`no ${ioAsked.join('/')} (the client's I/O is not Node's net)`);
+  if (ioAsked.length && parts.length === 0) parts.push(`no ${ioAsked.join('/')} (${ioWhy})`);
   const named = base.filter((p) => !isIoPointEntry(p));
   const reachedNamed = named.filter((p) => reached.named.includes(p));
   if (named.length) parts.push(`named: ${reachedNamed.join(', ') || 'none'}`);

@@ -47,7 +47,7 @@ test('said in one line, as the run log prints it', () => {
     'acquire sends 1..1, release sends 1..2, named: in-critical-section, after-compare');
   assert.equal(describeLearned(redisBase, oneDel), 'acquire sends 1..5 (of 7) replies 1..5 (of 7), release sends 1..1 replies 1..1, named: in-critical-section, before-write, before-release');
   assert.equal(describeLearned(['in-critical-section', 'before-validity-check', 'send'], { io: {}, named: ['in-critical-section'] }),
-    "no send (the client's I/O is not Node's net), named: in-critical-section, not reached: before-validity-check");
+    "no send (the client's I/O is not on Node's sockets), named: in-critical-section, not reached: before-validity-check");
 });
 
 test('reached points of several clients merge: the larger count, every named point', () => {
@@ -219,4 +219,17 @@ test('late-grant draws only the replies a granted acquire got (its first client 
   const o = { ...base, points: learnPoints(['in-critical-section', 'send', 'reply'], reached)!, grantedAcquireReplies: 1 };
   const points = new Set(fc.sample(aim.plan(o), { numRuns: 100, seed: 5 }).map((p) => anchorPoint(p.faults[0]!)));
   assert.deepEqual([...points], ['reply:acquire:1']);
+});
+
+test('calibration that reached no point says why as it was: no grant, or grants whose requests no point could see', async () => {
+  const { calibrate } = await import('../../src/runner/calibrate.ts');
+  const outcome = (oks: number) => ({
+    events: Array.from({ length: oks }, () => ({ type: 'ok', f: 'acquire', process: 0, key: 'k' })),
+    points: { io: {}, named: [] }, inconclusive: [], problems: [],
+  }) as unknown as Awaited<ReturnType<Parameters<typeof calibrate>[0]>>;
+  const ioWhy = 'the fault proxy counts grpc requests on the clients\' links and saw none';
+  const none = await calibrate(async () => outcome(0), ['send'], { ttlMs: 800, ioWhy });
+  assert.equal(none.said, 'points not learned: the calibration run reached none (no acquire got the lock); drawing from send');
+  const granted = await calibrate(async () => outcome(3), ['send', 'in-critical-section'], { ttlMs: 800, ioWhy });
+  assert.equal(granted.said, `points not learned: the calibration run reached none (3 acquire(s) got the lock, but no operation reached any of send, in-critical-section: ${ioWhy}); drawing from send, in-critical-section`);
 });

@@ -185,6 +185,10 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
   // second holder in (as the report's cause says), so it is the release's class, not one of its own.
   const staleKeys = new Set(anomalies.filter((a, i) => causes[i]!.why === 'stale-release').map((a) => a.key));
   anomalies.forEach((a, i) => { if (causes[i]!.why === 'within-lease' && staleKeys.has(a.key)) causes[i]!.explained = true; });
+  // A count of lost updates (no writer of its own) beside stale writes a rule explained: those writes lost them.
+  if (anomalies.some((a, i) => RESOURCE.has(a.type) && a.type !== 'lost-update' && causes[i]!.nature !== 'unknown')) {
+    anomalies.forEach((a, i) => { if (a.type === 'lost-update' && causes[i]!.nature === 'unknown') causes[i]!.explained = true; });
+  }
   // An overlap one of whose holds was a phantom grant (an acquire no server answered): that grant is its cause, and its class.
   const phantom = new Set(anomalies.filter((a) => a.type === 'phantom-grant').flatMap((a) => a.ops ?? []));
   if (phantom.size) anomalies.forEach((a, i) => { if (OVERLAPS.has(a.type) && (a.ops ?? []).some((id) => phantom.has(id))) causes[i]!.explained = true; });

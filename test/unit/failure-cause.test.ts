@@ -186,6 +186,11 @@ test('a grant handed out already expired is a bug; a resource failure is a bug o
   const [d] = classifyRun({ ...paused, check: { anomalies: [] }, resource: { anomalies: [stale] } }, LEASE);
   assert.equal(d!.key, 'inherent: stale-write · delayed-write · client-pause@holding');
   assert.match(d!.words, /^inherent to an unfenced lock: a write held up \(its writer was paused\) reached the resource after its hold had ended/);
+  // The count of updates lost (no writer of its own) beside that stale write is its doing, not a class of its own.
+  const lost = { type: 'lost-update' as const, key: 'k0', processes: [], lines: [], message: '2 updates lost' };
+  assert.deepEqual(classifyRun({ ...paused, check: { anomalies: [] }, resource: { anomalies: [stale, lost] } }, LEASE).map((c) => c.key), ['inherent: stale-write · delayed-write · client-pause@holding']);
+  // Alone, it stays unclassified, said so.
+  assert.deepEqual(classifyRun({ ...paused, check: { anomalies: [] }, resource: { anomalies: [lost] } }, LEASE).map((c) => c.nature), ['unknown']);
   // The same with a lock anomaly beside it is the lock anomaly's class, not this one.
   assert.ok(!classifyRun({ ...paused, resource: { anomalies: [stale] } }, LEASE).some((c) => c.key.includes('delayed-write')));
 });

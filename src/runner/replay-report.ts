@@ -150,7 +150,9 @@ export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): 
   if (last) {
     cdir = await writeCounterexample(dir, last, { lock: lockLabel(spec), replay_of: o.dir, plan: describePlan(plan) }, undefined, o.lang);
     if (rateWords) await markTimeline(cdir, rateWords, o.log);
-    o.log(unsafe ? (o.measure ? `\nREPRODUCED in ${rate.reproduced} of ${coverage.runs} runs; the last that broke the lock:` : `\nREPRODUCED in run ${summary.runs} of ${o.runs}:`)
+    // Another lock than the run's (--lock) breaking on the stored plan has not reproduced the run's failure: it has one of its own.
+    const broke = ownCounterexample ? 'REPRODUCED' : 'UNSAFE on the stored plan';
+    o.log(unsafe ? (o.measure ? `\n${broke} in ${rate.reproduced} of ${coverage.runs} runs; the last that broke the lock:` : `\n${broke} in run ${summary.runs} of ${o.runs}:`)
       : notReproduced ? `\nNOT REPRODUCED: tried ${n} time(s) (--runs ${o.runs}), no violation; ${why?.[0].startsWith('missed: ') ? 'the stored order of events did not hold (below)' : 'the counterexample is timing-sensitive: try more --runs'} (exit 3):`
         : `\nNo violation in ${n} run(s) of the stored plan:`);
     o.log(await describeOutcome(last, join(cdir, 'history.jsonl')));

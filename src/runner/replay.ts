@@ -30,6 +30,12 @@ export function replayLock(test: Record<string, unknown>, where: string, o: Repl
   if (!stored || (typeof stored !== 'object')) throw new UsageError(`${where}: "lock_spec" is missing; it should be {"name": ...} or {"path": ...} as lockpick run wrote it\n  fix: add it, give --lock, or run afresh`);
   const spec = o.lock ?? lockFromStored(stored);
   if (!('path' in spec)) return { spec, same: 'name' in stored && stored.name === spec.name };
+  // --lock naming another file than the run's: its hash says nothing of that file; the replay tries this lock on the run's plan.
+  const fromStored = lockFromStored(stored);
+  const storedPath = 'path' in fromStored ? fromStored.path : undefined;
+  if (o.lock && storedPath !== spec.path) {
+    return { spec, same: false, note: `replaying the plan of ${lockLabel(stored)} with ${lockLabel(spec)} instead (--lock): a violation is this lock's, no violation is its verdict on that plan` };
+  }
   if (!o.lock && !existsSync(spec.path)) {
     throw new UsageError(`${where}: the lock module ${(stored as { path: string }).path} is not at ${spec.path}; test.json names it relative to the directory lockpick ran in: replay from your project's root, or give --lock PATH`);
   }

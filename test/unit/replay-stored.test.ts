@@ -122,6 +122,14 @@ test('a recipe file changed since the run is said with the file and both sha256;
   // A test.json with no hash of it: said that it cannot be told.
   const { lock_sha256: _, ...unhashed } = stored;
   assert.match(replayLock(unhashed, 'd/test.json', { dir: 'd' } as never).note ?? '', /d\/test\.json stores no sha256 of the recipe file .*x\.json \("lock_sha256"\): whether it changed since the run cannot be told/);
+  // --lock naming another file: no hash is compared (the stored one is the run's file's); said as the other lock on the stored plan.
+  const other = join(project, 'y.json');
+  writeFileSync(other, JSON.stringify({ exec: '/usr/bin/python3 other.py', topology: { kind: 'redis', masters: 1 }, model: 'mutex' }));
+  const o = replayLock(stored, 'test.json', { dir: 'd', lock: { path: other } } as never);
+  assert.equal(o.same, false);
+  assert.match(o.note ?? '', /^replaying the plan of .*x\.json with .*y\.json instead \(--lock\): a violation is this lock's, no violation is its verdict on that plan$/);
+  // --lock naming the run's own file: compared as without it.
+  assert.match(replayLock(stored, 'test.json', { dir: 'd', lock: { path: file } } as never).note ?? '', /changed since the run/);
 });
 
 test('through the command line: exit 2 with the message and no stack trace', () => {

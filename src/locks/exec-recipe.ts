@@ -13,7 +13,7 @@ import { realLeaseProblems, type RealLease } from './real-lease.ts';
 export const EXEC_PREFIX = 'exec:';
 
 /** The fields of a recipe file (docs/process-clients.md). */
-export const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'semaphore', 'modes', 'lease', 'fencing', 'renews', 'points', 'clock', 'sessionMs', 'startMs', 'realLease', 'ioPoints'];
+export const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'semaphore', 'modes', 'lease', 'fencing', 'renews', 'keepsAlive', 'channels', 'points', 'clock', 'sessionMs', 'startMs', 'realLease', 'ioPoints'];
 
 /** Bounds of the recipe's numbers (ms): the time to answer ready (a JVM under load takes 20 s), a session (an hour, as a TTL). */
 export const START_MS_MAX = 600_000;
@@ -44,6 +44,9 @@ function build(command: string, cwd: string, o: Record<string, unknown>, label: 
     ...(typeof o.lease === 'boolean' ? { lease: o.lease } : {}),
     ...(Array.isArray(o.points) ? { points: o.points as string[] } : {}),
     ...(renews ? { renews } : {}),
+    ...(o.keepsAlive === true ? { keepsAlive: true } : {}),
+    // Further connections (a lease's keep-alives): their endpoints come in start's `channels`, each on links of its own.
+    ...(Array.isArray(o.channels) ? { channels: o.channels as string[] } : {}),
     ...(sessionMs !== undefined ? { sessionMs: () => sessionMs } : {}),
     ...(clock === 'none' ? { lacks: { 'client-clock': NO_LIBC_CLOCK } } : {}),
     ...(realLease ? { realLease } : {}),
@@ -80,7 +83,7 @@ function fileProblems(o: Record<string, unknown>): string[] {
   if (typeof o.exec !== 'string' || !o.exec.trim() || o.exec.length > TEXT_MAX) out.push(`exec: the command that starts the client, a non-empty string of at most ${TEXT_MAX} characters`);
   for (const f of ['name', 'summary', 'source'] as const) if (o[f] !== undefined && !(typeof o[f] === 'string' && o[f].length > 0 && o[f].length <= TEXT_MAX)) out.push(`${f}: a non-empty string of at most ${TEXT_MAX} characters`);
   for (const k of Object.keys(o)) if (!FIELDS.includes(k)) out.push(`${k}: not a recipe field (known: ${FIELDS.join(', ')})`);
-  for (const f of ['lease', 'fencing', 'renews'] as const) if (o[f] !== undefined && typeof o[f] !== 'boolean') out.push(`${f}: true or false`);
+  for (const f of ['lease', 'fencing', 'renews', 'keepsAlive'] as const) if (o[f] !== undefined && typeof o[f] !== 'boolean') out.push(`${f}: true or false`);
   if (o.clock !== undefined && o.clock !== 'libc' && o.clock !== 'none') out.push("clock: 'libc' (the runtime reads the clock through libc: Python, the JVM) or 'none' (a Go binary)");
   if (o.points !== undefined && !(Array.isArray(o.points) && o.points.length <= POINTS_MAX && o.points.every((p) => typeof p === 'string' && /^[a-z][a-z0-9-]{0,63}$/.test(p)))) out.push(`points: the names of the points the client announces, at most ${POINTS_MAX} lower-case words of up to 64 characters`);
   if (o.sessionMs !== undefined && !inRange(o.sessionMs, SESSION_MS_MAX)) out.push(`sessionMs: a number of ms above 0 and at most ${SESSION_MS_MAX}`);

@@ -222,10 +222,14 @@ test('every recipe field has bounds, named in its message: startMs 1e400 or 1e12
     refused(JSON.stringify({ exec: 'x'.repeat(5000) }), /exec: the command that starts the client, a non-empty string of at most 4096/);
     refused(JSON.stringify({ exec: 'true', points: Array.from({ length: 65 }, (_, i) => `p${i}`) }), /points: .*at most 64/);
     refused('{"exec": "true", "ioPoints": "hooks"}', /ioPoints: 'proxy', the only value for a process client/);
-    writeFileSync(join(dir, 'r.json'), '{"exec": "true", "ioPoints": "proxy", "realLease": {"granularityMs": 1000, "marginMs": 1000}, "startMs": 600000}');
+    refused('{"exec": "true", "keepsAlive": "yes"}', /keepsAlive: true or false/);
+    writeFileSync(join(dir, 'r.json'), '{"exec": "true", "ioPoints": "proxy", "realLease": {"granularityMs": 1000, "marginMs": 1000}, "startMs": 600000, "keepsAlive": true, "channels": ["keepalive"]}');
     const r = execRecipeFromFile(join(dir, 'r.json'), 'r.json');
     assert.deepEqual(r.realLease, { granularityMs: 1000, marginMs: 1000 });
     assert.equal(r.ioPoints, 'proxy');
+    // A lease kept alive on a connection of its own: keepalive-cut can reach it.
+    assert.equal(r.keepsAlive, true);
+    assert.deepEqual(r.channels, ['keepalive']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

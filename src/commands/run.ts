@@ -19,9 +19,11 @@ options:
   --faults LIST        fault kinds, comma-separated (see 'lockpick list'); default none;
                        'all': every kind this lock's topology and environment support
   --clients N          clients at most (default 3)
-  --time S             search time budget in seconds (default 60)
+  --time S             search time budget in seconds (default 60; shrinking is not in it)
   --runs N             at most this many runs (default: as many as fit in --time)
-  --shrink-time S      time budget for shrinking a violation (default 60)
+  --shrink-time S      time budget for shrinking each failure found (default 60; the
+                       default search shrinks up to two: a bug and an inherent failure), so a
+                       run takes up to --time + 2 × --shrink-time, and the servers' start
   --keep-going         after a violation, search on for all of --time (shrinking not counted)
                        and report every distinct failure by cause, each with its time to
                        detection; the 2nd on in store/<lock>/<run-id>/counterexample-N

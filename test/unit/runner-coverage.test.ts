@@ -170,7 +170,7 @@ test('gates: SAFE needs a conclusive run, every requested fault applied, an ok r
   ]);
   addRun(c, outcome({ faults: { applied: { kill: 1 }, healed: {}, missing: [], kindsMissing: [] } }));
   assert.deepEqual(gaps(c), []);
-  assert.equal(describeCoverage(c), '3 run(s) (2 conclusive), 5 acquire(s): 2 ok, 2 released, 1 contended; faults applied: partition 2, kill 1');
+  assert.equal(describeCoverage(c), '3 run(s) (2 conclusive), 5 acquire(s) in the conclusive run(s): 2 ok, 2 released, 1 contended; faults applied: partition 2, kill 1');
 });
 
 test('gates: faults applied in an inconclusive run do not count; a violating run is conclusive', () => {

@@ -6,6 +6,7 @@
 // targets, anomalies in red with a plain-words list at the top. Times are ms
 // from the run's start. Big histories are cut to windows around the anomalies
 // (timeline-model.ts) with an overview strip, so the file stays small.
+import { RUNNER_RECORDS } from '../history/runner-records.ts';
 import type { Op, ParsedHistory } from '../history/types.ts';
 import type { CheckResult } from '../../checkers/types.ts';
 import { OVERLAPS } from '../../checkers/anomaly-kinds.ts';
@@ -368,7 +369,7 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
   const clientLanes = [...st.lanes.values()].filter((l) => l.kind === 'client').length;
   const facts = [t(lang, 'tl.model', { model: escapeHtml(r.model) }), t(lang, 'tl.ops', { n: fmtInt(tl.totalOps) }), t(lang, tl.keys.length === 1 ? 'tl.key1' : 'tl.keys', { n: fmtInt(tl.keys.length) }),
     clientLanes !== tl.processes ? t(lang, 'tl.clients', { clients: fmtInt(clientLanes), processes: fmtInt(tl.processes) }) : t(lang, 'tl.processes', { processes: fmtInt(tl.processes) }),
-    t(lang, 'tl.faultEvents', { n: fmtInt(h.nemesis.length) }), t(lang, 'tl.checked', { ms: fmtInt(Math.round(r.elapsed_ms)) }),
+    t(lang, 'tl.faultEvents', { n: fmtInt(h.nemesis.filter((n) => !RUNNER_RECORDS.has(n.f) && n.f !== 'client-crash').length) }), t(lang, 'tl.checked', { ms: fmtInt(Math.round(r.elapsed_ms)) }),
     t(lang, tl.mode === 'time' ? 'tl.axisTime' : 'tl.axisOrder')];
   const metaEntries = meta ? Object.entries(meta).filter(([, x]) => x !== undefined && x !== null) : [];
   const metaRows = metaEntries.map(([k, x]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(typeof x === 'string' ? x : JSON.stringify(x) ?? String(x))}</td></tr>`).join('');

@@ -5,6 +5,7 @@
 // with the reason in words. A fault aimed at clients that had no operation and held nothing while
 // it lasted did not reach the lock either (a clock step or a pause of an idle client tests nothing). The history is the evidence, so `lockpick check` and
 // a reader of history.jsonl see the same thing.
+import { RUNNER_RECORDS } from '../history/runner-records.ts';
 import { getOwn, setOwn } from '../own-key.ts';
 import type { HistoryEvent } from '../history/types.ts';
 import type { FaultSpec } from '../../nemesis/types.ts';
@@ -20,11 +21,8 @@ export interface FaultEffects {
   unreachable?: Record<string, string>;
 }
 
-/** Nemesis event names that are not a fault kind's own. */
-const RUNNER_EVENTS = new Set(['run-start', 'run-end', 'heal-failed', 'fault-not-applied']);
-
 function kindOf(f: string, suffix: string): string | undefined {
-  return f.endsWith(suffix) && !RUNNER_EVENTS.has(f) ? f.slice(0, -suffix.length) : undefined;
+  return f.endsWith(suffix) && !RUNNER_RECORDS.has(f) ? f.slice(0, -suffix.length) : undefined;
 }
 
 /** The clients a fault's start record names (`clients`, or a `client:<id>` target); undefined for a fault of servers or links. */

@@ -146,6 +146,8 @@ test("the runner's records: overlapping faults pair by id, run-start/run-end are
   assert.match(html, />clock of n1 jumps \+3187 ms for 300 ms<\/text>/);
   assert.match(html, />clock of n1 jumps \+2875 ms for 100 ms<\/text>/);
   assert.match(html, /data-lane="node:n1"/, 'a server node the faults target has a lane');
+  // The header counts the faults' records (two starts, two stops), not the run's own sections.
+  assert.match(html, / · 4 fault events · /);
 });
 
 // Real counterexamples (lockpick run, copied into histories/): what the page must say about them.

@@ -3,8 +3,8 @@
 // command and what a recipe gives (topology, model, lease, fencing, renews, points, the
 // runtime's clock). The command of a recipe file runs in the file's directory, so a project
 // and its recipe move together; an `exec:` command runs in lockpick's working directory.
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { LockRecipe, RecipeTopology } from './lock.ts';
 import { ExecLock, type ExecConfig } from './exec-lock.ts';
 import { shimPath } from '../env/clock-shim.ts';
@@ -25,7 +25,24 @@ const POINTS_MAX = 64;
 /** Why the client-clock fault cannot reach a runtime that reads its clock without libc. */
 export const NO_LIBC_CLOCK = "the lock's runtime reads its clock without libc (recipe \"clock\": \"none\", e.g. a Go binary), so the clock shim cannot move it";
 
+/**
+ * The program a command starts, when it is plainly named (its first word after any VAR=value, no
+ * quotes or shell syntax), and whether it can be found: a path from `cwd`, else on PATH. A missing
+ * one is said before any server starts; anything the shell would have to work out is left to it.
+ */
+export function missingProgram(command: string, cwd: string): string | undefined {
+  const rest = command.slice(/^\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*/.exec(command)![0].length);
+  const word = /^[A-Za-z0-9_./+-]+(?=\s|$)/.exec(rest)?.[0];
+  if (!word) return undefined;
+  const runnable = (p: string) => { try { accessSync(p, constants.X_OK); return statSync(p).isFile(); } catch { return false; } };
+  if (word.includes('/')) return runnable(resolve(cwd, word)) ? undefined : `${word} is not an executable file${word.startsWith('/') ? '' : ` (from ${cwd})`}`;
+  const found = (process.env.PATH ?? '').split(':').filter(Boolean).some((d) => runnable(join(d, word)));
+  return found ? undefined : `${word} is not on PATH`;
+}
+
 function build(command: string, cwd: string, o: Record<string, unknown>, label: string): LockRecipe {
+  const missing = missingProgram(command, cwd);
+  if (missing) throw new Error(`--lock ${label}: the client's program cannot be found: ${missing}\n  fix: install it, or give its full path in the command (docs/process-clients.md)`);
   const clock = (o.clock ?? 'libc') as 'libc' | 'none';
   const renews = o.renews === true;
   const sessionMs = typeof o.sessionMs === 'number' ? o.sessionMs : undefined;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ExecLock, shellCommand } from '../../src/locks/exec-lock.ts';
 import { isDefiniteFailure, isLockContractError, type LockContext } from '../../src/locks/lock.ts';
-import { execRecipeFromName, execRecipeFromFile } from '../../src/locks/exec-recipe.ts';
+import { execRecipeFromName, execRecipeFromFile, missingProgram } from '../../src/locks/exec-recipe.ts';
 import { shimPath } from '../../src/env/clock-shim.ts';
 
 const ANSWERS = '/usr/bin/python3 test/fixtures/process-clients/answers.py';
@@ -292,4 +292,19 @@ test('a validUntilMs on the wall clock (epoch ms) is refused as a protocol break
   } finally {
     await lock.close().catch(() => {});
   }
+});
+
+test("a client's program that cannot be found is said before anything starts; what the shell must work out is left to it", () => {
+  assert.equal(missingProgram('/usr/bin/python3 x.py', '/'), undefined);
+  assert.equal(missingProgram('python3 x.py', '/'), undefined);
+  assert.equal(missingProgram('UNLOCK=lua perl lock.pl', '/'), undefined);
+  assert.equal(missingProgram('nosuch-lockpick-prog --x', '/'), 'nosuch-lockpick-prog is not on PATH');
+  assert.equal(missingProgram('FOO=1 nosuch-lockpick-prog', '/'), 'nosuch-lockpick-prog is not on PATH');
+  assert.equal(missingProgram('./client.sh', '/tmp'), './client.sh is not an executable file (from /tmp)');
+  const plain = mkdtempSync(join(tmpdir(), 'lockpick-noexec-'));
+  writeFileSync(join(plain, 'client.py'), 'print(1)\n', { mode: 0o644 });
+  assert.equal(missingProgram('./client.py', plain), `./client.py is not an executable file (from ${plain})`);   // there, but not executable
+  rmSync(plain, { recursive: true, force: true });
+  assert.equal(missingProgram('"my prog" x', '/'), undefined);   // quoted: the shell's to read
+  assert.throws(() => execRecipeFromName('exec:nosuch-lockpick-prog'), /--lock exec:nosuch-lockpick-prog: the client's program cannot be found: nosuch-lockpick-prog is not on PATH\n {2}fix: /);
 });

@@ -106,6 +106,11 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
     elapsedMs: 0, junit: join(dir, 'junit.xml'),
     failures: [],
   };
+  /** Why the runs that gave no verdict gave none, the most frequent first (a SAFE search may have some too). */
+  const sayInconclusiveRuns = () => {
+    const reasons = Object.entries(coverage.inconclusiveReasons).sort((a, b) => b[1] - a[1]).slice(0, 3);
+    if (reasons.length) o.log(`inconclusive runs, most often:\n${reasons.map(([r, n]) => `  ${n} run(s): ${r}`).join('\n')}`);
+  };
   let cdir: string | undefined;
   if (res.minimal) {
     const m = res.minimal;
@@ -149,6 +154,7 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
     o.log(`tested: ${describeCoverage(coverage)}`);
     await sayCells(r);
     o.log(describeThroughput(speed));
+    sayInconclusiveRuns();
     o.log(describeLiveness(liveness));
     if (o.property === 'resource') {
       o.log(`the lock itself was broken in ${lockViolations} run(s) (double holders); the resource lost ${resource.lostUpdates} update(s), accepted ${resource.staleWritesAccepted} stale write(s) and rejected ${resource.staleStepsPrevented} stale step(s) by fencing`);
@@ -160,8 +166,7 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
     await sayCells(r);
     o.log(describeThroughput(speed));
     o.log(describeLiveness(liveness));
-    const reasons = Object.entries(coverage.inconclusiveReasons).sort((a, b) => b[1] - a[1]).slice(0, 3);
-    if (reasons.length) o.log(`inconclusive runs, most often:\n${reasons.map(([r, n]) => `  ${n} run(s): ${r}`).join('\n')}`);
+    sayInconclusiveRuns();
   }
   return finish(dir, o, t0, summary, {
     ...junitBase(r), tested: describeCoverage(coverage), ...shownRun(res.minimal, cdir), confirmed: res.minimal ? res.minimalConfirmed : undefined,

@@ -44,6 +44,11 @@ function typeTag(lang: Lang, type: string): string {
   return name === undefined ? '' : `<b class="atype">${escapeHtml(name)}</b> — `;
 }
 
+/** A message's "process N" as the client lane it is drawn on (c1), as the text report words it. */
+function said(st: Story, message: string): string {
+  return message.replace(/\bprocess (\d+)\b/g, (m, p: string) => { const l = st.laneOf(Number(p)); return /^p\d+$/.test(l) ? m : l; });
+}
+
 function lineOf(l: number): string { return Number.isFinite(l) ? `line ${l}` : 'end of history'; }
 
 function opTip(op: Op, tl: Timeline, st: Story): string {
@@ -173,7 +178,7 @@ function windowSvg(tl: Timeline, st: Story, w: Window, lang: Lang): string {
     if (!Number.isFinite(m.a)) continue;
     out.push(vline(X, m.a, 18, plotBottom, `class="aguide an-${i}"`));
     // Tags of anomalies close together: "#n", moved up to 24 px beside their guide (the guide stays exact).
-    out.push(note(X, m.a, [14], 0, `#${i + 1} ${shortName(lang, m.anomaly.type)}`, `atag an-${i}`, `#${i + 1} ${m.anomaly.message}`, `#${i + 1}`, 24));
+    out.push(note(X, m.a, [14], 0, `#${i + 1} ${shortName(lang, m.anomaly.type)}`, `atag an-${i}`, `#${i + 1} ${said(st, m.anomaly.message)}`, `#${i + 1}`, 24));
   }
   // One-shot fault events and run sections: a dashed line, words on hover.
   for (const m of tl.marks) {
@@ -193,7 +198,7 @@ function windowSvg(tl: Timeline, st: Story, w: Window, lang: Lang): string {
   // Their words after every band, so a later band on the same node never paints over them.
   for (const f of faults) for (const id of f.lanes) if (id.startsWith('node:')) push(id, note(X, f.a, [18], 2, f.words, 'nnote', f.tip));
   for (const s of st.stuck) if (inWin(s.a, s.b)) {
-    const tip = `#${s.anomaly + 1} ${tl.anomalies[s.anomaly]!.anomaly.message}`;
+    const tip = `#${s.anomaly + 1} ${said(st, tl.anomalies[s.anomaly]!.anomaly.message)}`;
     push(s.lane, rect(X, s.a, s.b, 3, G.laneH - 6, `class="stuck an-${s.anomaly}" data-tip="${escapeHtml(tip)}"`));
     push(s.lane, note(X, s.a, [18], 0, s.words, 'snote', tip));
   }
@@ -232,7 +237,7 @@ function windowSvg(tl: Timeline, st: Story, w: Window, lang: Lang): string {
   for (const i of w.anomalies) {
     const m = tl.anomalies[i]!;
     if (!Number.isFinite(m.a) || m.anomaly.type === 'liveness') continue;
-    const tip = `#${i + 1} ${m.anomaly.message}\n${anomalyWhere(tl, st, m)}`;
+    const tip = `#${i + 1} ${said(st, m.anomaly.message)}\n${anomalyWhere(tl, st, m)}`;
     // Two holders: a band over the overlap on both lanes. A window of ops: outlined, faint band.
     const solid = OVERLAPS.has(m.anomaly.type) || m.opIds.size === 0;
     if (m.anomaly.type === 'stale-release' && story) continue; // marked at the unlock itself
@@ -378,7 +383,7 @@ export function renderTimelineHtml(h: ParsedHistory, r: CheckResult, meta?: Reco
 
   const listed = tl.anomalies.slice(0, MAX_LISTED).map((m) => {
     const drawn = m.window >= 0 && Number.isFinite(m.a);
-    const body = `<span class="num">#${m.index + 1}</span> ${typeTag(lang, m.anomaly.type)}${escapeHtml(m.anomaly.message)}<div class="where">${escapeHtml(anomalyWhere(tl, st, m))}${drawn ? '' : t(lang, 'tl.notDrawn')}</div>`;
+    const body = `<span class="num">#${m.index + 1}</span> ${typeTag(lang, m.anomaly.type)}${escapeHtml(said(st, m.anomaly.message))}<div class="where">${escapeHtml(anomalyWhere(tl, st, m))}${drawn ? '' : t(lang, 'tl.notDrawn')}</div>`;
     return drawn ? `<li id="l${m.index + 1}"><a href="#a${m.index + 1}" data-anom="${m.index}" data-win="w${m.window}" data-a="${n(m.a)}" data-b="${n(m.b)}">${body}</a></li>` : `<li>${body}</li>`;
   }).join('');
   const more = tl.anomalies.length > MAX_LISTED ? `<p class="more">${t(lang, 'tl.more', { n: fmtInt(tl.anomalies.length - MAX_LISTED) })}</p>` : '';

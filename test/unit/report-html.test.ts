@@ -159,6 +159,8 @@ const real = async (file: string, extras?: TimelineExtras): Promise<string> => {
 test('DEL unlock + pause: client lanes, lease and belief, the gap, who acquired in it, the stale unlock at the unlock', async () => {
   const html = await real('histories/timeline-del-pause.jsonl');
   assert.deepEqual(lanesOf(html), ['c1', 'c3'], 'lanes are the clients, not p105/p106');
+  // The anomalies' words name the clients as the lanes do (and as the text report does).
+  assert.match(html, /<span class="num">#1<\/span> <b class="atype">double holder<\/b> — c1&#39;s acquire at line 11 returned ok at line 12, but c3 held lock/);
   assert.match(lane(html, 'c3'), /class="pd"[^>]*>p106<\/text>/, 'the process id is the detail');
   // c3 (p106) called acquire at 395.955 ms (ms from run-start), it returned at 397.135 ms, with an 800 ms lease:
   // the server keeps it until 1195.955 ms at least, 1197.135 ms at the latest (granted in between).

@@ -154,6 +154,8 @@ function faultBands(events: NemesisEvent[], pos: Timeline['pos'], end: number): 
     return typeof w === 'string' ? w : faultValue(v, 60) || 'a step';
   };
   for (const e of events) {
+    // A client's new process joining a fault begun: bookkeeping for the checker, drawn by the fault's band already.
+    if (e.f === 'joined-fault') continue;
     const { kind, phase, failed } = faultPhase(e.f);
     const at = pos(e.seq, e.time);
     if (kind === 'run') {

@@ -45,7 +45,7 @@ test('two unsafe runs: the same names, a failure with anomalies, damage, the who
     const body = f.inner!;
     assert.match(body, /anomalies:\n {2}1\. /);
     assert.match(body, /lost updates: \d+, stale writes accepted: \d+/);
-    assert.match(body, /minimal schedule.*:\nlease \(TTL\) 800 ms;[\s\S]*fault: from \d+ ms: pause client c\d/);
+    assert.match(body, /minimal schedule.*:\nTTL asked 800 ms;[\s\S]*fault: from \d+ ms: pause client c\d/);
     assert.ok(body.includes(`replay:   lockpick run --replay ${s.dir}`), body);
     assert.ok(body.includes(`timeline: ${path.join(s.failures![0]!.counterexample, 'timeline.html')}`), body);
     assert.doesNotMatch(own, /r\d+-k\d/, 'a run key name reached the JUnit');

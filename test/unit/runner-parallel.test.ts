@@ -24,7 +24,7 @@ test('throughput: runs per minute of search, conclusive and inconclusive, distin
 /** A stand-in run: `ms` long, unsafe when `unsafe(plan)`; records overlap per kind of plan and lanes in use. */
 function fakeRuns(unsafe: (p: RunPlan) => boolean, ms: number) {
   const inFlight = new Map<number, RunPlan>();
-  const seen = { maxAtOnce: 0, aloneOverlapped: false, laneClash: false, lanes: new Set<number>() };
+  const seen = { maxAtOnce: 0, aloneOverlapped: false, laneClash: false, lanes: new Set<number>(), startedBeside: 0 };
   let n = 0;
   const clientOnly = (p: RunPlan) => p.faults.every((f) => f.kind.startsWith('client-'));
   const runOnce = async (plan: RunPlan, lane: number): Promise<RunOutcome> => {
@@ -32,6 +32,7 @@ function fakeRuns(unsafe: (p: RunPlan) => boolean, ms: number) {
     inFlight.set(lane, plan);
     seen.lanes.add(lane);
     seen.maxAtOnce = Math.max(seen.maxAtOnce, inFlight.size);
+    if (inFlight.size > 1) seen.startedBeside++;
     if (inFlight.size > 1 && [...inFlight.values()].some((p) => !clientOnly(p))) seen.aloneOverlapped = true;
     await sleep(ms);
     inFlight.delete(lane);
@@ -46,7 +47,7 @@ function fakeRuns(unsafe: (p: RunPlan) => boolean, ms: number) {
 const clientArb = planArb({ clients: 3, faults: ['client-pause', 'client-clock'], ttlMs: 800, nodes: ['n1'] });
 const mixedArb = planArb({ clients: 3, faults: ['client-pause', 'kill'], ttlMs: 800, nodes: ['n1'] });
 
-test('--parallel 2: client-scoped plans run two at a time on lanes 0 and 1, about twice as many runs', async () => {
+test('--parallel 2: client-scoped plans run two at a time on lanes 0 and 1, most of them beside another', async () => {
   const one = fakeRuns(() => false, 40);
   const r1 = await search({ arb: clientArb, runOnce: one.runOnce, runs: 1_000_000, timeMs: 800, shrinkTimeMs: 0, seed: 5, parallel: 1, concurrent: one.concurrent });
   const two = fakeRuns(() => false, 40);
@@ -57,7 +58,9 @@ test('--parallel 2: client-scoped plans run two at a time on lanes 0 and 1, abou
   assert.equal(r2.parallel, 2);
   assert.deepEqual([...two.seen.lanes].sort(), [0, 1]);
   assert.equal(two.seen.laneClash, false);
-  assert.ok(r2.runs >= 1.5 * r1.runs, `K=2: ${r2.runs} runs, K=1: ${r1.runs}`);
+  // Not a count of runs in a time (a loaded machine slows both): how many began while the other lane ran.
+  assert.equal(one.seen.startedBeside, 0);
+  assert.ok(two.seen.startedBeside >= r2.runs / 2, `K=2: ${two.seen.startedBeside} of ${r2.runs} runs began beside another (K=1: ${r1.runs} runs)`);
   assert.ok(r2.searchMs >= 800 && r2.schedules <= r2.runs && r2.schedules > 0);
 });
 

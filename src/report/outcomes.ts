@@ -81,8 +81,15 @@ const fromOf = (p: FaultPeriod): number => (typeof p.value.began === 'number' ? 
 /** Whether a fault was on at some time of [from, to] for this client (undefined: the client or the times are not known). */
 export function faultTouched(periods: readonly FaultPeriod[], client: string | undefined, from: number | undefined, to: number | undefined): boolean {
   return periods.some((p) => (client === undefined || touchesAll(p) || clientsOf(p).includes(client))
-    && (from === undefined || to === undefined || (fromOf(p) <= to && (p.end ?? Infinity) >= from)));
+    && (from === undefined || to === undefined || (fromOf(p) <= to && (p.end ?? Infinity) + AFTER_HEAL_NS >= from)));
 }
+
+/**
+ * How long after a heal an error is still the fault's doing: a client library reconnects with a
+ * backoff (gRPC's first is 1 s), so an acquire that begins just after the links came back may
+ * still fail on the connection the cut broke.
+ */
+const AFTER_HEAL_NS = 1_000 * 1e6;
 
 const isLapse = (v: unknown) => typeof v === 'object' && v !== null && (v as { lapse?: unknown }).lapse === true;
 

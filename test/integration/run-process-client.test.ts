@@ -22,7 +22,9 @@ async function run(lock: string, extra: string[], time = '10') {
 
 test("redis-py's Lock: SAFE (or inconclusive with its reason) fault-free, a double holder under client pauses", async () => {
   const safe = await run(REDIS_PY, ['--json'], '8');
-  assert.ok(safe.code === 0 || (safe.code === 3 && /INCONCLUSIVE/.test(safe.stdout)), `exit ${safe.code}\n${safe.stdout}\n${safe.stderr}`);
+  // --json: the verdict is on stdout as JSON, the words on stderr; an inconclusive run names its gaps.
+  const said = JSON.parse(safe.stdout) as { verdict: unknown; gaps: string[] };
+  assert.ok((safe.code === 0 && said.verdict === true) || (safe.code === 3 && said.verdict === 'unknown' && said.gaps.length > 0 && /INCONCLUSIVE/.test(safe.stderr)), `exit ${safe.code}\n${safe.stdout}\n${safe.stderr}`);
   const paused = await run(REDIS_PY, ['--faults', 'client-pause', '--first-failure', '--json'], '40');
   assert.equal(paused.code, 1, `exit ${paused.code}\n${paused.stdout}\n${paused.stderr}`);
   assert.match(paused.stdout, /double-holder|stale-write|lost-update/);
@@ -106,7 +108,7 @@ test('a process client that waits inside its acquire and reports its validity fr
     .filter((e) => e.f === 'acquire' && e.type === 'ok');
   assert.ok(oks.length >= 1, 'no acquire ok');
   // The worker's last write was the request line to the child, 300 ms before the grant: not a lower bound on the lock's clock.
-  assert.ok(oks.every((e) => typeof e.valid_ms === 'number' && e.valid_ms > 700 && e.sent_ms === undefined), JSON.stringify(oks.slice(0, 3)));
+  assert.ok(oks.every((e) => typeof e.valid_ms === 'number' && e.valid_ms > 0 && e.sent_ms === undefined), JSON.stringify(oks.filter((e) => !(e.valid_ms > 0) || e.sent_ms !== undefined).slice(0, 3)));
 });
 
 test('a process client that answers held when its request raised: a phantom grant under a partition, a bug of the lock', async () => {

@@ -6,6 +6,7 @@
 // targets, anomalies in red with a plain-words list at the top. Times are ms
 // from the run's start. Big histories are cut to windows around the anomalies
 // (timeline-model.ts) with an overview strip, so the file stays small.
+import { inClientTerms } from './text.ts';
 import { RUNNER_RECORDS } from '../history/runner-records.ts';
 import type { Op, ParsedHistory } from '../history/types.ts';
 import type { CheckResult } from '../../checkers/types.ts';
@@ -46,7 +47,9 @@ function typeTag(lang: Lang, type: string): string {
 
 /** A message's "process N" as the client lane it is drawn on (c1), as the text report words it. */
 function said(st: Story, message: string): string {
-  return message.replace(/\bprocess (\d+)\b/g, (m, p: string) => { const l = st.laneOf(Number(p)); return /^p\d+$/.test(l) ? m : l; });
+  const clients = new Map<number, string>();
+  for (const l of st.lanes.values()) if (l.kind === 'client' && !/^p\d+$/.test(l.id)) for (const p of l.processes) clients.set(p, l.id);
+  return inClientTerms(message, clients);
 }
 
 function lineOf(l: number): string { return Number.isFinite(l) ? `line ${l}` : 'end of history'; }

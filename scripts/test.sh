@@ -19,6 +19,22 @@ fi
 mkdir -p "$times"
 rm -f "$times"/*.jsonl "$times/beside-seconds" "$times/lane3-seconds"
 report=(--test-reporter=spec --test-reporter-destination=stdout --test-reporter=./scripts/test-times.mjs)
+# A hung test must fail with its file's name, not hold CI until CI's own limit: each test file gets
+# a time limit (LOCKPICK_TEST_TIMEOUT_MS, 15 min; the slowest file takes about 4; node's runner
+# applies --test-timeout to a whole file when it runs several), a file whose tests are done exits
+# even with a handle left open, and each lane has a limit of its own (LOCKPICK_LANE_LIMIT_S, 45 min;
+# a lane takes about 20): past it the lane is stopped, whole.
+test_limits=(--test-timeout="${LOCKPICK_TEST_TIMEOUT_MS:-900000}" --test-force-exit)
+lane_limit="${LOCKPICK_LANE_LIMIT_S:-2700}"
+lane() { # lane NAME CMD...: runs CMD under the lane limit; says so if the limit stopped it
+  local name=$1; shift
+  local rc=0
+  timeout -k 30 "$lane_limit" "$@" || rc=$?
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    echo "== $name STOPPED after ${lane_limit} s (LOCKPICK_LANE_LIMIT_S): a test hung (its file was not named by the per-file limit: run the lane's next file alone)"
+  fi
+  return "$rc"
+}
 t0=$SECONDS
 bash scripts/setup.sh
 t_setup=$((SECONDS - t0))
@@ -69,7 +85,7 @@ done
 echo "== unit tests, then ${#beside[@]} integration files marked test-lane: beside; ${#beside3[@]} more in a third lane (both beside the serial lane; their reports follow it)"
 (
   u0=$SECONDS
-  node --import tsx --test --test-concurrency=1 "${report[@]}" --test-reporter-destination="$times/unit.jsonl" test/unit/*.test.ts "${beside[@]}" && rc=0 || rc=$?
+  lane "the lane beside" node --import tsx --test --test-concurrency=1 "${test_limits[@]}" "${report[@]}" --test-reporter-destination="$times/unit.jsonl" test/unit/*.test.ts "${beside[@]}" && rc=0 || rc=$?
   echo "== unit tests and the lane beside took $((SECONDS - u0)) s"
   echo "$((SECONDS - u0))" > "$times/beside-seconds"
   exit "$rc"
@@ -77,7 +93,7 @@ echo "== unit tests, then ${#beside[@]} integration files marked test-lane: besi
 unit_pid=$!
 (
   u0=$SECONDS
-  node --import tsx --test --test-concurrency=1 "${report[@]}" --test-reporter-destination="$times/beside.jsonl" "${beside3[@]}" && rc=0 || rc=$?
+  lane "the third lane" node --import tsx --test --test-concurrency=1 "${test_limits[@]}" "${report[@]}" --test-reporter-destination="$times/beside.jsonl" "${beside3[@]}" && rc=0 || rc=$?
   echo "== the third lane took $((SECONDS - u0)) s"
   echo "$((SECONDS - u0))" > "$times/lane3-seconds"
   exit "$rc"
@@ -90,7 +106,7 @@ if [ -n "$docker_log" ]; then
 fi
 echo "== integration tests (${#serial[@]} files, one at a time, real servers; $((SECONDS - t0)) s so far)"
 t1=$SECONDS
-node --import tsx --test --test-concurrency=1 "${report[@]}" --test-reporter-destination="$times/integration.jsonl" "${serial[@]}" || status=1
+lane "the serial lane" node --import tsx --test --test-concurrency=1 "${test_limits[@]}" "${report[@]}" --test-reporter-destination="$times/integration.jsonl" "${serial[@]}" || status=1
 t_serial=$((SECONDS - t1))
 echo "== integration tests took $t_serial s"
 wait "$unit_pid" || status=1

@@ -73,6 +73,8 @@ export interface Failure extends FailureClass {
   path: string;                 // the index of its plan among those drawn from the seed
   confirmed: boolean;
   shrinkInterrupted: boolean;
+  /** The search stopped on an error while this failure was shrunk (or before it was): its message; the failure stands. */
+  stoppedBy?: string;
 }
 
 export interface SearchResult {
@@ -94,6 +96,12 @@ export interface SearchResult {
   failures: Failure[];
   /** Violating runs the default search counted and did not shrink: they showed only failures inherent to the design. */
   inherentRuns: number;
+  /**
+   * A run could not go on (a broken lock contract, a server gone, the history not written) after
+   * a violation was found: the error's message. The search stopped there and kept what it had
+   * found (a violation seen in a checked history stays one); without a violation the error is thrown.
+   */
+  stoppedBy?: string;
 }
 
 export async function search(o: SearchOptions): Promise<SearchResult> {
@@ -107,6 +115,12 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
   // counterexample: fast-check would take it for one, so it is kept and rethrown.
   let fatal: { error: unknown } | undefined;
   const rethrow = () => { if (fatal) throw fatal.error; };   // (a function: the runs set it while the property waits)
+  /** After the search: the error, unless a violation was found before it (then it is said, and the search ends with what it has). */
+  const stopOrThrow = () => {
+    if (!fatal) return;
+    if (!res.first) throw fatal.error;
+    res.stoppedBy ??= messageOf(fatal.error);
+  };
   const runTracked = async (plan: RunPlan, phase: 'search' | 'shrink', lane: number): Promise<RunOutcome> => {
     rethrow();
     let out: RunOutcome;
@@ -173,6 +187,7 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
           if (again) { again.runs++; continue; }
           const s = await shrink(c.out);
           await found(c, s, failureClass(s.minimal.plan, s.minimal));
+          stoppedIn(s);
           continue;
         }
         // By cause: each class the run shows (a bug and an inherent failure may share a run) is found once.
@@ -185,6 +200,7 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
           // Shrinking keeps a run that shows this class's anomalies by causes of its nature (else it returns the run found).
           const got = classOf(s.minimal).find((k) => k.nature === cause.nature) ?? cause;
           await found(c, s, byCause(s.minimal.plan, got));
+          stoppedIn(s);
         }
       }
     } finally {
@@ -192,10 +208,16 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
     }
   };
 
+  /** A shrink a failed run ended: the search stops with what it has (every failure left is kept unshrunk). */
+  function stoppedIn(s: Awaited<ReturnType<typeof shrink>>): void {
+    if (s.error !== undefined) res.stoppedBy ??= messageOf(s.error);
+  }
+
   async function found(c: { out: RunOutcome; afterMs: number; index: number }, s: Awaited<ReturnType<typeof shrink>>, cls: FailureClass & Pick<Failure, 'nature' | 'words'>) {
     const same = res.failures.find((f) => f.name === cls.name);
     if (same) { same.runs++; return; }
     const f = failureOf(c.out, s, c.afterMs, String(c.index), cls);
+    if (s.error !== undefined) f.stoppedBy = messageOf(s.error);
     res.failures.push(f);
     await o.onFailure?.(f, res.failures.length);
   }
@@ -219,7 +241,7 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
   await settle();
   res.searchMs = searchNow();
   res.schedules = seen.size;
-  rethrow();
+  stopOrThrow();
   if (!res.first) return res;
   if (goOn) {
     await classify();
@@ -235,14 +257,21 @@ export async function search(o: SearchOptions): Promise<SearchResult> {
 
   // Shrink with what the checker found (src/runner/shrink.ts); the seed and
   // path name the first counterexample, which fast-check replays exactly.
-  const shrunk = await shrink(res.first);
+  // After an error, no more runs: the violation as found is the result (its history was checked).
+  const shrunk = res.stoppedBy === undefined ? await shrink(res.first) : { minimal: res.first, runs: 0, interrupted: true, confirmed: false };
+  stoppedIn(shrunk);
   res.minimal = shrunk.minimal;
   res.path = (k === 1 && checked.failed ? checked.counterexamplePath : undefined) ?? (firstIndex === undefined ? undefined : String(firstIndex));
   res.shrinkInterrupted = shrunk.interrupted;
   res.minimalConfirmed = shrunk.confirmed;
   const cause = classOf?.(shrunk.minimal)[0];
   res.failures.push(failureOf(res.first, shrunk, res.firstAfterMs ?? 0, res.path ?? '', cause ? byCause(shrunk.minimal.plan, cause) : undefined));
+  if (res.stoppedBy !== undefined) res.failures[0]!.stoppedBy = res.stoppedBy;
   return res;
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 const RANK: Record<Nature, number> = { bug: 0, unknown: 1, inherent: 2 };

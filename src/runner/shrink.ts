@@ -20,7 +20,8 @@
 // The smallest failing plan so far is kept whatever the budget does. With
 // hold 1 (the old rule), the result is confirmed at the end instead: the
 // smallest plans are run once more, smallest first, and the first that breaks
-// again is the result (else the smallest, marked unconfirmed).
+// again is the result (else the smallest, marked unconfirmed). A run that throws (it could
+// not go on: search.ts keeps the violation) ends shrinking with the smallest so far and its error.
 import type fc from 'fast-check';
 import { clientId, planOps, type RunPlan } from '../workload/plan.ts';
 import type { RunOutcome } from './session.ts';
@@ -109,6 +110,13 @@ export interface ShrinkResult {
   interrupted: boolean;
   /** The minimal plan broke the lock again on a confirmation run (or shrinking found nothing smaller and no run was left to confirm). */
   confirmed: boolean;
+  /** A run could not go on (runOnce threw): shrinking stopped there, with the smallest violation it had. */
+  error?: unknown;
+}
+
+/** runOnce threw: carries its error out of the shrinking steps to shrinkRun, which keeps what it had. */
+class RunFailed {
+  constructor(readonly error: unknown) {}
 }
 
 export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<ShrinkResult> {
@@ -120,111 +128,129 @@ export async function shrinkRun(first: RunOutcome, o: ShrinkOptions): Promise<Sh
   let runs = 0;
   let interrupted = false;
   const seen = new Set<string>([JSON.stringify(first.plan)]);
-  const wanted = anomalyKinds(first);
-  /** A violation with every kind of anomaly the first one showed. */
-  const showsAll = (out: RunOutcome) => out.verdict === false && (o.keep ? o.keep(out) : [...wanted].every((k) => anomalyKinds(out).has(k)));
-  const timeLeft = () => {
-    if (performance.now() < deadline) return true;
-    interrupted = true;
-    return false;
-  };
-  /** Runs the candidate up to n times; the violating outcome, or null. */
-  const attempt = async (plan: RunPlan, n: number): Promise<RunOutcome | null> => {
-    const key = JSON.stringify(plan);
-    if (seen.has(key)) return null;
-    seen.add(key);
-    for (let i = 0; i < n && timeLeft(); i++) {
-      const out = await o.runOnce(plan);
-      runs++;
-      if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: ${planOps(plan)} ops, ${plan.faults.length} fault(s), try ${i + 1}/${n}: ${out.verdict}\n`);
-      if (showsAll(out)) return held(plan, out);
-    }
-    return null;
-  };
-  /** The failing outcome when the plan breaks the lock the same way in its next hold − 1 runs too, else null. */
-  const held = async (plan: RunPlan, out: RunOutcome): Promise<RunOutcome | null> => {
-    for (let k = 1; k < hold; k++) {
-      if (!timeLeft()) return null;
-      const again = await o.runOnce(plan);
-      runs++;
-      if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: ${planOps(plan)} ops, held ${k + 1}/${hold}: ${again.verdict}\n`);
-      if (!showsAll(again)) return null;
-    }
-    return out;
-  };
+  try {
+    return await shrinkSteps();
+  } catch (e) {
+    if (!(e instanceof RunFailed)) throw e;
+    // Every plan kept broke the lock hold times in a row when it was kept: that much is confirmed.
+    return { minimal: best, runs, interrupted: true, confirmed: hold > 1 && chain.length > 0, error: e.error };
+  }
 
-  const pruned = prunePlan(best.plan, best);
-  const accept = (out: RunOutcome | null): boolean => {
-    if (!out) return false;
-    best = out;
-    chain.push(out);
-    return true;
-  };
-  if (pruned) accept(await attempt(pruned, tries + 1));
-  // Structure until no single removal fails any more.
-  for (let progress = true; progress && timeLeft();) {
-    progress = false;
-    for (const cand of structuralCandidates(best.plan)) {
-      if (!timeLeft()) break;
-      if (accept(await attempt(cand, tries))) {
-        // A smaller run may involve fewer clients still.
-        const again = prunePlan(best.plan, best);
-        if (again) accept(await attempt(again, 1));
-        progress = true;
-        break;
+  async function shrinkSteps(): Promise<ShrinkResult> {
+    const wanted = anomalyKinds(first);
+    /** A violation with every kind of anomaly the first one showed. */
+    const showsAll = (out: RunOutcome) => out.verdict === false && (o.keep ? o.keep(out) : [...wanted].every((k) => anomalyKinds(out).has(k)));
+    const timeLeft = () => {
+      if (performance.now() < deadline) return true;
+      interrupted = true;
+      return false;
+    };
+    /** Runs the candidate up to n times; the violating outcome, or null. */
+    const attempt = async (plan: RunPlan, n: number): Promise<RunOutcome | null> => {
+      const key = JSON.stringify(plan);
+      if (seen.has(key)) return null;
+      seen.add(key);
+      for (let i = 0; i < n && timeLeft(); i++) {
+        const out = await runOnce(plan);
+        runs++;
+        if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: ${planOps(plan)} ops, ${plan.faults.length} fault(s), try ${i + 1}/${n}: ${out.verdict}\n`);
+        if (showsAll(out)) return held(plan, out);
+      }
+      return null;
+    };
+    /** The failing outcome when the plan breaks the lock the same way in its next hold − 1 runs too, else null. */
+    const held = async (plan: RunPlan, out: RunOutcome): Promise<RunOutcome | null> => {
+      for (let k = 1; k < hold; k++) {
+        if (!timeLeft()) return null;
+        const again = await runOnce(plan);
+        runs++;
+        if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: ${planOps(plan)} ops, held ${k + 1}/${hold}: ${again.verdict}\n`);
+        if (!showsAll(again)) return null;
+      }
+      return out;
+    };
+
+    const pruned = prunePlan(best.plan, best);
+    const accept = (out: RunOutcome | null): boolean => {
+      if (!out) return false;
+      best = out;
+      chain.push(out);
+      return true;
+    };
+    if (pruned) accept(await attempt(pruned, tries + 1));
+    // Structure until no single removal fails any more.
+    for (let progress = true; progress && timeLeft();) {
+      progress = false;
+      for (const cand of structuralCandidates(best.plan)) {
+        if (!timeLeft()) break;
+        if (accept(await attempt(cand, tries))) {
+          // A smaller run may involve fewer clients still.
+          const again = prunePlan(best.plan, best);
+          if (again) accept(await attempt(again, 1));
+          progress = true;
+          break;
+        }
       }
     }
-  }
-  // Numbers: the first failing candidate of fast-check's stream wins, then its stream.
-  for (let progress = true; progress && timeLeft() && o.arb.canShrinkWithoutContext(best.plan);) {
-    progress = false;
-    for (const cand of o.arb.shrink(best.plan, undefined)) {
-      if (!timeLeft()) break;
-      if (planOps(cand.value) > planOps(best.plan) || cand.value.faults.length > best.plan.faults.length) continue;
-      if (accept(await attempt(cand.value, 1))) {
-        progress = true;
-        break;
+    // Numbers: the first failing candidate of fast-check's stream wins, then its stream.
+    for (let progress = true; progress && timeLeft() && o.arb.canShrinkWithoutContext(best.plan);) {
+      progress = false;
+      for (const cand of o.arb.shrink(best.plan, undefined)) {
+        if (!timeLeft()) break;
+        if (planOps(cand.value) > planOps(best.plan) || cand.value.faults.length > best.plan.faults.length) continue;
+        if (accept(await attempt(cand.value, 1))) {
+          progress = true;
+          break;
+        }
       }
     }
-  }
-  // Order: the smallest failing run's order of events pinned into its plan (pin-order.ts), kept if it
-  // breaks the lock R of R times (what is stored then replays by events, not by times alone), within the budget.
-  const pinnedPlan = o.pin === false ? null : pinOrder(best.plan, best.events);
-  if (pinnedPlan) {
-    let out: RunOutcome | null = null;
-    for (let k = 0; k < hold; k++) {
-      if (!timeLeft()) { out = null; break; }
-      const again = await o.runOnce(pinnedPlan);
-      runs++;
-      if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: order pinned, ${k + 1}/${hold}: ${again.verdict}\n`);
-      if (!showsAll(again)) { out = null; break; }
-      out ??= again;
+    // Order: the smallest failing run's order of events pinned into its plan (pin-order.ts), kept if it
+    // breaks the lock R of R times (what is stored then replays by events, not by times alone), within the budget.
+    const pinnedPlan = o.pin === false ? null : pinOrder(best.plan, best.events);
+    if (pinnedPlan) {
+      let out: RunOutcome | null = null;
+      for (let k = 0; k < hold; k++) {
+        if (!timeLeft()) { out = null; break; }
+        const again = await runOnce(pinnedPlan);
+        runs++;
+        if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: order pinned, ${k + 1}/${hold}: ${again.verdict}\n`);
+        if (!showsAll(again)) { out = null; break; }
+        out ??= again;
+      }
+      if (out && hold > 1) return { minimal: out, runs, interrupted, confirmed: true };
+      if (out) accept(out);
     }
-    if (out && hold > 1) return { minimal: out, runs, interrupted, confirmed: true };
-    if (out) accept(out);
-  }
-  // Every plan kept broke the lock hold times in a row: the smallest is confirmed.
-  if (hold > 1 && chain.length > 0) return { minimal: best, runs, interrupted, confirmed: true };
-  if (chain.length === 0) {
-    // Nothing smaller: the first violation itself must come back hold − 1 more times (after the budget, as a confirmation).
-    for (let k = 1; k < hold && (o.confirmRuns ?? 2) > 0; k++) {
-      const again = await o.runOnce(first.plan);
-      runs++;
-      if (!showsAll(again)) return { minimal: first, runs, interrupted, confirmed: false };
+    // Every plan kept broke the lock hold times in a row: the smallest is confirmed.
+    if (hold > 1 && chain.length > 0) return { minimal: best, runs, interrupted, confirmed: true };
+    if (chain.length === 0) {
+      // Nothing smaller: the first violation itself must come back hold − 1 more times (after the budget, as a confirmation).
+      for (let k = 1; k < hold && (o.confirmRuns ?? 2) > 0; k++) {
+        const again = await runOnce(first.plan);
+        runs++;
+        if (!showsAll(again)) return { minimal: first, runs, interrupted, confirmed: false };
+      }
+      return { minimal: first, runs, interrupted, confirmed: true };
     }
-    return { minimal: first, runs, interrupted, confirmed: true };
+    // Confirm: smallest first, one run each, within confirmRuns.
+    let left = Math.max(0, o.confirmRuns ?? 2);
+    const bySize = [...chain].reverse();
+    for (const c of bySize) {
+      if (left-- <= 0) break;
+      const out = await runOnce(c.plan);
+      runs++;
+      if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: confirm ${planOps(c.plan)} ops: ${out.verdict}\n`);
+      // It broke again; report the run that shows every kind (this one, or the one that was accepted).
+      if (out.verdict === false && (o.keep?.(out) ?? true)) return { minimal: showsAll(out) ? out : c, runs, interrupted, confirmed: true };
+    }
+    // Not seen again: still a violation that happened (its history shows it), but a replay may need several runs.
+    return { minimal: best, runs, interrupted, confirmed: false };
   }
-  // Confirm: smallest first, one run each, within confirmRuns.
-  let left = Math.max(0, o.confirmRuns ?? 2);
-  const bySize = [...chain].reverse();
-  for (const c of bySize) {
-    if (left-- <= 0) break;
-    const out = await o.runOnce(c.plan);
-    runs++;
-    if (process.env.LOCKPICK_DEBUG_SHRINK) process.stderr.write(`shrink: confirm ${planOps(c.plan)} ops: ${out.verdict}\n`);
-    // It broke again; report the run that shows every kind (this one, or the one that was accepted).
-    if (out.verdict === false && (o.keep?.(out) ?? true)) return { minimal: showsAll(out) ? out : c, runs, interrupted, confirmed: true };
+
+  async function runOnce(plan: RunPlan): Promise<RunOutcome> {
+    try {
+      return await o.runOnce(plan);
+    } catch (e) {
+      throw new RunFailed(e);
+    }
   }
-  // Not seen again: still a violation that happened (its history shows it), but a replay may need several runs.
-  return { minimal: best, runs, interrupted, confirmed: false };
 }

@@ -51,6 +51,8 @@ export interface RunSummaryFields {
   junit: string;
   /** Every distinct failure found (one without keepGoing; none when SAFE), the first being `minimal`; absent on a replay. */
   failures?: FailureJson[];
+  /** UNSAFE only: a run could not go on after the violation was found (its error); the search stopped there and kept the failure. */
+  stoppedBy?: string;
 }
 
 /**
@@ -83,18 +85,21 @@ export interface FailureJson {
   cause: string;
   kinds: string[]; anomalies: string[]; after_ms: number; runs: number;
   ops: number; faults: number; counterexample: string; confirmed: boolean;
+  /** The search stopped on this error while (or before) it shrank this failure: kept as far as it was shrunk, unconfirmed. */
+  stopped_by?: string;
 }
 
 export function failureJson(f: Failure, cdir: string): FailureJson {
   return {
     class: f.name, nature: f.nature ?? 'unknown', cause: f.words ?? `not classified: ${f.name}`, kinds: f.kinds, anomalies: f.anomalies, after_ms: f.afterMs, runs: f.runs,
     ops: planOps(f.minimal.plan), faults: f.minimal.plan.faults.length, counterexample: cdir, confirmed: f.confirmed,
+    ...(f.stoppedBy !== undefined ? { stopped_by: f.stoppedBy } : {}),
   };
 }
 
 export function describeFailure(j: FailureJson, n: number): string {
   return `  ${n}. ${j.cause}\n     after ${(j.after_ms / 1000).toFixed(1)} s of search; ${j.anomalies.join(', ')} under ${j.kinds.join(', ') || 'no fault'}; shrunk to ${j.ops} ops / ${j.faults} fault(s)`
-    + `${j.confirmed ? '' : ' (not seen again on a confirmation run)'}; ${j.runs} violating run(s); ${j.counterexample}`;
+    + `${j.confirmed ? '' : j.stopped_by !== undefined ? ' (no confirmation run: the search stopped on an error)' : ' (not seen again on a confirmation run)'}; ${j.runs} violating run(s); ${j.counterexample}`;
 }
 
 export interface LivenessTotals {

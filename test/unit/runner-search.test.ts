@@ -64,3 +64,34 @@ test('the plans given as first run before any drawn one, in their order', async 
   assert.equal(seen.length, 5);
   assert.ok(seen.slice(2).every((p) => p.ttlMs === 800), 'then the drawn plans');
 });
+
+test('a run that cannot go on after a violation was found ends the search with the violation kept, the error said; before any, the error is thrown', async () => {
+  const base = fakeRun((p) => p.faults.length > 0, 1);
+  let n = 0;
+  // Run 3 and later fail as a broken lock contract or a server gone would: runOnce throws.
+  const failing = (after: number) => async (plan: RunPlan): Promise<RunOutcome> => {
+    if (++n > after) throw new Error('process client broke the protocol');
+    return base.runOnce(plan);
+  };
+  const firstFaulty = await search({ arb, runOnce: async (p) => base.runOnce(p), runs: 200, timeMs: 10_000, shrinkTimeMs: 0, seed: 5 });
+  assert.ok(firstFaulty.firstRun, 'the stand-in breaks on a plan with a fault');
+  // The error comes while the violation is being shrunk: the search resolves with it, unshrunk as far as it got.
+  n = 0;
+  const r = await search({ arb, runOnce: failing(firstFaulty.firstRun!), runs: 200, timeMs: 10_000, shrinkTimeMs: 10_000, seed: 5 });
+  assert.ok(r.first && r.minimal, 'the violation found is kept');
+  assert.equal(r.stoppedBy, 'process client broke the protocol');
+  assert.equal(r.failures.length, 1);
+  assert.equal(r.failures[0]!.stoppedBy, 'process client broke the protocol');
+  assert.equal(r.minimal, r.first, 'no run after the error: the violation as found');
+  assert.equal(r.minimalConfirmed, false);
+  // The same error before any violation: no verdict to keep, the search rejects with it.
+  n = 0;
+  await assert.rejects(search({ arb, runOnce: failing(firstFaulty.firstRun! - 1), runs: 200, timeMs: 10_000, shrinkTimeMs: 10_000, seed: 5 }), /broke the protocol/);
+  // By cause (the default search goes on past an inherent failure): the error in a later search run keeps the failure too.
+  n = 0;
+  const inherent = { key: 'inherent: x', nature: 'inherent' as const, words: 'inherent to the design', causes: [] };
+  const c = await search({ arb, runOnce: failing(firstFaulty.firstRun! + 3), runs: 200, timeMs: 10_000, shrinkTimeMs: 0, seed: 5, classify: () => [inherent] });
+  assert.ok(c.minimal);
+  assert.equal(c.failures[0]!.nature, 'inherent');
+  assert.equal(c.stoppedBy, 'process client broke the protocol');
+});

@@ -14,6 +14,7 @@ import { DefiniteFailure, LockContractError, type AcquireOptions, type Held, typ
 import { describeValue } from './contract.ts';
 import { goProcesses } from '../env/go-binary.ts';
 import type { RealLease } from './real-lease.ts';
+import { monotonicMs } from '../monotonic.ts';   // the protocol's clock for validUntilMs
 
 export const PROTOCOL_VERSION = 1;
 
@@ -57,10 +58,6 @@ interface Pending {
   reject(e: Error): void;
 }
 
-/** CLOCK_MONOTONIC in ms (process.hrtime is libuv's uv_hrtime: that clock), the protocol's clock for validUntilMs. */
-function monotonicMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6;
-}
 
 /**
  * Children alive in this process. The worker may end without closing its lock (its parent was

@@ -3,6 +3,8 @@
 // into history events (the parent is the single recorder), assigns logical
 // process ids (a fresh one after every `info`, as in Jepsen), and asks a fault's
 // kind to act when its client reaches the point the fault is anchored at.
+import { restamp } from './restamp.ts';
+import { monotonicMs } from '../monotonic.ts';
 import { addCounts } from '../own-key.ts';
 import { fork, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
@@ -284,7 +286,9 @@ export class ClientPool implements ClientControl {
       }
       case 'complete': {
         if (w.process === null) break;
-        this.recorder.append({ type: m.type, f: m.f, process: w.process, key: m.key, value: m.value, ...(m.error ? { error: m.error } : {}), ...m.extra });
+        // Its durations moved from the worker's instant to the stamp the recorder gives it now (restamp.ts).
+        const extra = restamp(m.extra, m.at === undefined ? 0 : monotonicMs() - m.at);
+        this.recorder.append({ type: m.type, f: m.f, process: w.process, key: m.key, value: m.value, ...(m.error ? { error: m.error } : {}), ...extra });
         if (m.type !== 'info') this.book.note(w.id, m.f, m.type);
         w.open = false;
         if (m.f === 'acquire' && m.type === 'ok') w.believes.set(m.key, (w.believes.get(m.key) ?? 0) + 1);

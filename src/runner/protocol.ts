@@ -59,7 +59,8 @@ export type FromWorker =
   | { t: 'ready' }
   | { t: 'prepared'; run: number }                  // lock built and connected; waiting for 'start'
   | { t: 'invoke'; seq: number; f: string; key: string; value?: unknown; extra?: Record<string, unknown> }
-  | { t: 'complete'; type: Exclude<EventType, 'invoke'>; f: string; key: string; value?: unknown; error?: string; extra?: Record<string, unknown> }
+  /** at: when the worker saw it, ms on CLOCK_MONOTONIC (the parent stamps the event later: its durations are moved to that stamp). */
+  | { t: 'complete'; type: Exclude<EventType, 'invoke'>; f: string; key: string; value?: unknown; error?: string; extra?: Record<string, unknown>; at?: number }
   | { t: 'point'; seq: number; name: string; command?: string }   // command: the word of a held send (DEL, DELETE), when readable
   /** An ordered attempt (Attempt.after): the parent answers 'go' once the event has happened, or cannot (src/runner/order-book.ts). */
   | { t: 'wait'; seq: number; after: OrderEvent; attempt: number }

@@ -13,6 +13,7 @@ import { acquireFields, shapedAcquire } from '../locks/shape.ts';
 import type { AcquireOptions } from '../locks/lock.ts';
 import { checkAcquired, checkCreated, checkReleased, checkRenewed, type ContractViolation } from '../locks/contract.ts';
 import { installSkewedClock } from './skewed-clock.ts';
+import { monotonicMs } from '../monotonic.ts';
 import { installIoPoints } from './io-points.ts';
 import { installSendClock } from './send-clock.ts';
 import { ResourceClient } from './resource-store.ts';
@@ -53,10 +54,10 @@ async function invoke(f: 'acquire' | 'release' | 'renew', key: string, extra?: R
   ioPoints.operation(f);   // I/O points count within this operation
 }
 
-function complete(type: 'ok' | 'fail' | 'info', f: string, key: string, value?: unknown, err?: unknown, extra?: Record<string, unknown>): void {
+function complete(type: 'ok' | 'fail' | 'info', f: string, key: string, value?: unknown, err?: unknown, extra?: Record<string, unknown>, at = monotonicMs()): void {
   ioPoints.operation(undefined);
   const error = err === undefined ? undefined : err instanceof Error ? err.message : String(err);
-  send({ t: 'complete', type, f, key, value, error, extra });
+  send({ t: 'complete', type, f, key, value, error, extra, at });
 }
 
 /** Held.validUntilMs when the lock reported a finite one (re-read after a renew: a lock may extend it). */
@@ -141,6 +142,7 @@ class Client {
     const h = held as Held;
     ioPoints.granted();
     const now = performance.now();
+    const at = monotonicMs();   // the same instant on the clock the parent stamps by (valid_ms and sent_ms are moved to its stamp)
     this.leaseFrom.set(h, now);
     // The validity the lock itself reported (Redlock: TTL − elapsed − drift), as `valid_ms` (docs/history-format.md):
     // rounded up, so the checker's bound on the belief is never shorter than the client's.
@@ -150,7 +152,7 @@ class Client {
     // kept_alive: the lease is renewed out of sight, so the checker does not end the hold at its length (docs/history-format.md).
     // session_ms: the hold lives in a server session that ends that long after its client falls silent.
     const value = { ...(h.token !== undefined ? { token: h.token } : {}), ...(this.job.keptAlive && this.job.leased ? { kept_alive: true } : {}), ...(this.job.sessionMs !== undefined ? { session_ms: this.job.sessionMs } : {}) };
-    complete('ok', 'acquire', key, Object.keys(value).length ? value : undefined, undefined, Object.keys(extra).length ? extra : undefined);
+    complete('ok', 'acquire', key, Object.keys(value).length ? value : undefined, undefined, Object.keys(extra).length ? extra : undefined, at);
     if (validMs !== undefined && validMs <= 0) {
       // Handed out already over: a careful client does not use it (the checker reports the expired grant).
       await this.recordLapse(key);

@@ -325,7 +325,9 @@ export class ExecLock implements Lock {
       this.arm(p);
     });
     this.syncClock();
-    this.write(JSON.parse(line) as Record<string, unknown>);
+    // monotonicMs as the line goes out: a child without CLOCK_MONOTONIC of its own maps its clock from the request it
+    // answers (start's reading is as old as the child's start-up when it reads it: every validity would be that short).
+    this.write({ ...(JSON.parse(line) as Record<string, unknown>), monotonicMs: monotonicMs() });
     const stopLooking = this.lookWhileInFlight();
     const r = await reply.finally(() => stopLooking?.());
     // While held, a lock that is a Go binary runs in the client's tree: seen once, no clock step counts for this client.
@@ -351,7 +353,7 @@ export class ExecLock implements Lock {
       if (typeof r.validUntilMs !== 'number' || !Number.isFinite(r.validUntilMs)) throw this.violation(`validUntilMs must be a number (ms on CLOCK_MONOTONIC), got ${describeValue(r.validUntilMs)}`);
       // Epoch milliseconds (the wall clock, a common slip) lie decades past CLOCK_MONOTONIC, which counts from boot.
       const ahead = r.validUntilMs - monotonicMs();
-      if (ahead > FAR_AHEAD_MS) throw this.violation(`validUntilMs ${r.validUntilMs} is ${Math.round(ahead / 86_400_000)} days ahead of CLOCK_MONOTONIC (now ${Math.round(monotonicMs())}): it looks like the wall clock (ms since 1970); report when the validity ends on CLOCK_MONOTONIC, e.g. start's monotonicMs plus the time elapsed since start`);
+      if (ahead > FAR_AHEAD_MS) throw this.violation(`validUntilMs ${r.validUntilMs} is ${Math.round(ahead / 86_400_000)} days ahead of CLOCK_MONOTONIC (now ${Math.round(monotonicMs())}): it looks like the wall clock (ms since 1970); report when the validity ends on CLOCK_MONOTONIC, e.g. the request's monotonicMs plus the time elapsed since you read it`);
       // The child's CLOCK_MONOTONIC ms onto this process's performance.now() (both monotonic: the offset is fixed).
       held.validUntilMs = r.validUntilMs - (monotonicMs() - performance.now());
     }

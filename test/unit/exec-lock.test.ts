@@ -52,6 +52,21 @@ test('replies map to the Lock contract: held (token, state, validity), busy, fai
   assert.ok(!alive(pid), 'the child outlived close()');
 });
 
+test("every request carries lockpick's CLOCK_MONOTONIC as it was written, the reading a child without that clock maps its own from", async () => {
+  const lock = new ExecLock({ command: ANSWERS, cwd: process.cwd(), clock: 'none', renews: false }, ctx());
+  try {
+    await lock.start();
+    const before = Number(process.hrtime.bigint()) / 1e6;
+    const h = await lock.acquire('mono', { ttlMs: 800, waitMs: 0 });
+    const after = Number(process.hrtime.bigint()) / 1e6;
+    const { sent, read } = h!.state as { sent: number; read: number };
+    assert.ok(sent >= before && sent <= after, `monotonicMs ${sent} outside this request (${before}..${after})`);
+    assert.ok(read >= sent && read <= after, `the child read the line at ${read}, before lockpick wrote it (${sent}) or after the answer (${after})`);
+  } finally {
+    await lock.close();
+  }
+});
+
 test("a named point waits in ctx.point before the child goes on", async () => {
   const seen: string[] = [];
   let release!: () => void;

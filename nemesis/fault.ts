@@ -150,8 +150,8 @@ export interface KindDef {
   generate(o: FaultGenOptions): import('fast-check').Arbitrary<FaultSpec[]>;
   /** The spec in words, e.g. "at 120 ms: partition client c1 for 900 ms". */
   describe(spec: FaultSpec): string;
-  /** The fault as the timeline draws it, from its start record: short words on its band, e.g. "kill server n2, down for 300 ms". */
-  band?(b: import('./band.ts').FaultBand): string;
+  /** The fault as the timeline draws it, from its start record: short words on its band, e.g. "kill server n2, down for 300 ms" (every kind has them: a record dumped as it is reads as noise). */
+  band(b: import('./band.ts').FaultBand): string;
   /** For histories without its `<kind>-step` records: the steps it took before its start record, placed from what the record says (`a`: the band's start, `at`: the record). */
   bandSteps?(v: Record<string, unknown>, a: number, at: number): import('./band.ts').FaultStep[];
   /** What it did to a client it hit, for an anomaly's cause: "c1 was paused for 900 ms from ..." (default "was hit by <kind>"). */

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import type { KindDef } from '../fault.ts';
 import { at, single, someClient, targetText } from '../words.ts';
 import { resolveClients } from '../targets.ts';
+import { atPoint } from '../band.ts';
 import { TOPOLOGY_DEFS, topologyDef } from '../../src/env/topologies.ts';
 
 export const sessionKill: KindDef = {
@@ -47,6 +48,12 @@ export const sessionKill: KindDef = {
     target: fc.constant(c),
     anchor: fc.constant({ client: c, point: 'in-critical-section' }),
   }))),
+  // "the server ends c2's session (KILL CONNECTION 17 on n1) at in-critical-section": what its start record says, in words.
+  band: (b) => {
+    const n = typeof b.value.sessions === 'number' ? b.value.sessions : undefined;
+    const said = typeof b.value.said === 'string' ? ` (${b.value.said})` : '';
+    return `the server ends ${b.who}'s session${n !== undefined && n > 1 ? `s (${n})` : ''}${said}${atPoint(b)}`;
+  },
   describe: (f) => (f.anchor
     ? `from ${f.at_ms} ms: the server ends the session(s) of client ${targetText(f)} when client ${f.anchor.client} next reaches '${f.anchor.point}'`
     : `${at(f)}: the server ends the session(s) of client ${targetText(f)}`),

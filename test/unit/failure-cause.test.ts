@@ -230,7 +230,7 @@ test('what a fault breaks is read from its kind\'s declaration (KindDef), not it
   // Two kinds defined here and never in the sources, registered by one push as a line in KINDS would be.
   const throwaway = (kind: string, fields: Partial<KindDef>): KindDef => ({
     schema: { kind, summary: 'a throwaway of this test', target: 'a node', targetRequired: false, params: {} }, needs: [], scope: 'server',
-    create: () => ({ start: async () => {}, stop: async () => {} }), generate: () => fc.constant([]), describe: () => kind, ...fields,
+    create: () => ({ start: async () => {}, stop: async () => {} }), generate: () => fc.constant([]), describe: () => kind, band: () => kind, ...fields,
   });
   const wipe = throwaway('disk-wipe', { breaks: 'restart' });
   const nap = throwaway('server-nap', {});

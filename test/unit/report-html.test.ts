@@ -209,6 +209,16 @@ test('fault words carry every parameter', () => {
   assert.equal(faultWords('clock-strobe', { target: 'n1', params: { delta_ms: -5000, period_ms: 200 } }, 1000), 'clock of n1 strobes −5000 ms every 200 ms for 1000 ms');
   assert.equal(faultWords('latency', { target: ['client:c2'], params: { latency_ms: 150 } }, undefined), 'slow links of c2 by 150 ms');
   assert.equal(faultWords('brand-new', { id: 'f9', target: 'n1', params: { x: 1 } }, 20), 'brand-new target=n1 x=1 for 20 ms');
+  // session-kill's start record as a run writes it (it dumped as "session-kill target=c2 clients=[…] sessions=1 said=… began=…").
+  assert.equal(faultWords('session-kill', { target: 'c2', clients: ['c2'], sessions: 1, said: 'KILL CONNECTION 17 on n1', began: 8552940370, point: 'in-critical-section' }, 3),
+    "the server ends c2's session (KILL CONNECTION 17 on n1) at in-critical-section");
+});
+
+test('every registered fault kind has words of its own for its band (a record dumped as it is is for kinds lockpick does not know)', async () => {
+  const { KINDS } = await import('../../nemesis/kinds.ts');
+  for (const kind of KINDS.map((k) => k.schema.kind)) {
+    assert.doesNotMatch(faultWords(kind, { target: 'n1', client: 'c1', params: {} }, 100), /=/, `${kind}: its band words are its record dumped`);
+  }
 });
 
 test('liveness: the stuck interval is drawn on the lock lane with words', () => {

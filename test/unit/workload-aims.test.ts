@@ -358,7 +358,7 @@ test('lease-restart composes any kind asked for that restarts servers (KindDef.b
   // A throwaway kind that declares it restarts servers fills the slot too; one that declares nothing does not.
   const throwaway = (kind: string, breaks?: 'restart'): KindDef => ({
     schema: { kind, summary: 'a throwaway of this test', target: 'a node', targetRequired: true, params: {} }, needs: [], scope: 'server', ...(breaks ? { breaks } : {}),
-    create: () => ({ start: async () => {}, stop: async () => {} }), generate: () => fc.constant([]), describe: () => kind,
+    create: () => ({ start: async () => {}, stop: async () => {} }), generate: () => fc.constant([]), describe: () => kind, band: () => kind,
   });
   const reboot = throwaway('reboot', 'restart');
   const nap = throwaway('nap');

@@ -133,7 +133,11 @@ export function loadUserLock(file: string): Promise<LockRecipe> {
 }
 
 async function load(file: string, abs: string): Promise<LockRecipe> {
-  if (!existsSync(abs)) throw new Error(`--lock ${file}: no such file (${abs}); give the path of a module exporting a LockRecipe, e.g. ./examples/my-lock.ts`);
+  if (!existsSync(abs)) {
+    throw new Error(`--lock ${file}: no such file (${abs}); give the path of ${path.extname(abs) === '.json'
+      ? "a process client's recipe (docs/process-clients.md), or exec:'COMMAND' for a client without one"
+      : 'a module exporting a LockRecipe, e.g. ./examples/my-lock.ts'}`);
+  }
   const ext = path.extname(abs);
   if (ext === '.json') {
     // A process client's recipe file (docs/process-clients.md): checked as any recipe is.

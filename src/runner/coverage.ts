@@ -42,8 +42,15 @@ export function emptyCoverage(requested: readonly string[]): Coverage {
  * become N; a client's id (c2), an ordinal (5th) and a fault's number (#1) name what was missed and stay.
  */
 export function reasonWords(why: string): string {
-  return why.replace(/(?<![c#\d])\d+(?!\d|st\b|nd\b|rd\b|th\b)/g, 'N').slice(0, 200);
+  const words = why.replace(/(?<![c#\d])\d+(?!\d|st\b|nd\b|rd\b|th\b)/g, 'N');
+  if (words.length <= REASON_CHARS) return words;
+  // Cut at a word, marked: a reason cut mid-word ("… to end (KI") reads as a garbled message.
+  const cut = words.lastIndexOf(' ', REASON_CHARS - 1);
+  return `${words.slice(0, cut > REASON_CHARS / 2 ? cut : REASON_CHARS - 1)}…`;
 }
+
+/** The longest reason counted as it is (a fault's words, then why it missed, fit). */
+const REASON_CHARS = 300;
 
 /** Counts one run (violating runs count as conclusive: what they found stands). */
 export function addRun(c: Coverage, out: RunOutcome): void {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { HistoryEvent } from '../../src/history/types.ts';
 import { lockStats, emptyStats } from '../../checkers/stats.ts';
 import { faultEffects } from '../../src/runner/fault-effects.ts';
-import { addRun, describeCoverage, emptyCoverage, gaps } from '../../src/runner/coverage.ts';
+import { addRun, describeCoverage, emptyCoverage, gaps, reasonWords } from '../../src/runner/coverage.ts';
 import type { RunOutcome } from '../../src/runner/session.ts';
 
 const ev = (process: number, type: HistoryEvent['type'], f: string, value?: unknown): HistoryEvent => ({ process, type, f, key: 'k', ...(value !== undefined ? { value } : {}) });
@@ -180,4 +180,13 @@ test('gates: faults applied in an inconclusive run do not count; a violating run
   addRun(c, outcome({ verdict: false, faults: { applied: { pause: 1 }, healed: {}, missing: [], kindsMissing: [] }, stats: emptyStats() }));
   assert.equal(c.conclusive, 1);
   assert.equal(c.faultsApplied.pause, 1);
+});
+
+test('an inconclusive reason is counted by its words: numbers become N, a long one is cut at a word and marked', () => {
+  assert.equal(reasonWords('c2 paused 1115 ms at the 2nd acquire (#1)'), 'c2 paused N ms at the 2nd acquire (#1)');
+  const long = `fault "from 120 ms: the server ends the session(s) of client c3 when client c1 next reaches 'in-critical-section'" never took effect: it failed to start: session-kill: no server session of c3 to end (KILL CONNECTION found no connection of c3 among ${'x '.repeat(60)}the listed ones)`;
+  const w = reasonWords(long);
+  assert.ok(w.length <= 300, `${w.length} chars`);
+  assert.match(w, /no server session of c3 to end \(KILL CONNECTION/, 'what failed stays in');
+  assert.match(w, / x…$/, 'cut after a whole word, marked');
 });

@@ -9,11 +9,12 @@ import type { LockRecipe, RecipeTopology } from './lock.ts';
 import { ExecLock, type ExecConfig } from './exec-lock.ts';
 import { shimPath } from '../env/clock-shim.ts';
 import { realLeaseProblems, type RealLease } from './real-lease.ts';
+import { commandTimeoutProblems } from './command-timeout.ts';
 
 export const EXEC_PREFIX = 'exec:';
 
 /** The fields of a recipe file (docs/process-clients.md). */
-export const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'semaphore', 'modes', 'lease', 'fencing', 'renews', 'keepsAlive', 'channels', 'points', 'clock', 'sessionMs', 'startMs', 'realLease', 'ioPoints'];
+export const FIELDS = ['exec', 'name', 'summary', 'source', 'topology', 'model', 'semaphore', 'modes', 'lease', 'fencing', 'renews', 'keepsAlive', 'channels', 'points', 'clock', 'sessionMs', 'startMs', 'commandTimeoutMs', 'realLease', 'ioPoints'];
 
 /** Bounds of the recipe's numbers (ms): the time to answer ready (a JVM under load takes 20 s), a session (an hour, as a TTL). */
 export const START_MS_MAX = 600_000;
@@ -62,6 +63,7 @@ function build(command: string, cwd: string, o: Record<string, unknown>, label: 
     ...(Array.isArray(o.points) ? { points: o.points as string[] } : {}),
     ...(renews ? { renews } : {}),
     ...(o.keepsAlive === true ? { keepsAlive: true } : {}),
+    ...(typeof o.commandTimeoutMs === 'number' ? { commandTimeoutMs: o.commandTimeoutMs } : {}),
     // Further connections (a lease's keep-alives): their endpoints come in start's `channels`, each on links of its own.
     ...(Array.isArray(o.channels) ? { channels: o.channels as string[] } : {}),
     ...(sessionMs !== undefined ? { sessionMs: () => sessionMs } : {}),
@@ -106,6 +108,7 @@ function fileProblems(o: Record<string, unknown>): string[] {
   if (o.sessionMs !== undefined && !inRange(o.sessionMs, SESSION_MS_MAX)) out.push(`sessionMs: a number of ms above 0 and at most ${SESSION_MS_MAX}`);
   if (o.startMs !== undefined && !inRange(o.startMs, START_MS_MAX)) out.push(`startMs: a number of ms above 0 and at most ${START_MS_MAX} (how long the client has to answer start with ready)`);
   if (o.realLease !== undefined) out.push(...realLeaseProblems(o.realLease));
+  out.push(...commandTimeoutProblems(o.commandTimeoutMs));
   if (o.ioPoints !== undefined && o.ioPoints !== 'proxy') out.push("ioPoints: 'proxy', the only value for a process client (its requests leave another process, so only the fault proxy sees them: send points, no reply points)");
   return out;
 }

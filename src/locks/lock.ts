@@ -209,6 +209,12 @@ export interface LockRecipe {
   /** Its Lock has renew() (with some options, at least): run plans then ask for renews in holds. */
   renews?: boolean;
   /**
+   * The budget of one call to the servers (LockContext.commandTimeoutMs; default 500 ms): more
+   * for a library that cannot give up sooner (whole-second timeouts). Past it, twice over, a
+   * process client is killed mid-call. At most COMMAND_TIMEOUT_MAX_MS (command-timeout.ts).
+   */
+  commandTimeoutMs?: number;
+  /**
    * The lock keeps its own lease alive while held (a watchdog timer, an auto-refresh): plans then
    * hold past the TTL with no renew call, so a watchdog that is late or renews what it no longer owns shows.
    */

@@ -4,7 +4,7 @@
 // in a field is refused here, in the child, as a recipe problem.
 
 /** The recipe fields lockpick reads outside the client workers. */
-export const DATA_FIELDS = ['name', 'summary', 'source', 'topology', 'model', 'fencing', 'lease', 'points', 'channels', 'renews', 'keepsAlive', 'ioPoints', 'optionsHelp', 'optionValues', 'packages', 'lacks', 'realLease'] as const;
+export const DATA_FIELDS = ['name', 'summary', 'source', 'topology', 'model', 'fencing', 'lease', 'points', 'channels', 'renews', 'keepsAlive', 'commandTimeoutMs', 'ioPoints', 'optionsHelp', 'optionValues', 'packages', 'lacks', 'realLease'] as const;
 
 export interface RecipeData {
   fields: Record<string, unknown>;

@@ -15,6 +15,7 @@ import type { LockRecipe } from './lock.ts';
 import type { TopologyOptions } from '../env/types.ts';
 import { topologyDef, topologyNames } from '../env/topologies.ts';
 import { realLeaseProblems } from './real-lease.ts';
+import { commandTimeoutProblems } from './command-timeout.ts';
 import { execRecipeFromFile } from './exec-recipe.ts';
 
 // tsx's loader has no types: importing it only registers its hooks.
@@ -44,6 +45,7 @@ export function recipeProblems(x: unknown): string[] {
     problems.push("ioPoints: 'proxy' (the fault proxy counts the client's requests: a client no hook in the worker sees) or 'hooks' (the default)");
   }
   if (r.realLease !== undefined) problems.push(...realLeaseProblems(r.realLease));
+  problems.push(...commandTimeoutProblems(r.commandTimeoutMs));
   // A semaphore's limit, a read-write lock's modes: declared, and agreeing with the model.
   if (typeof r.model === 'string' && MODELS.includes(r.model)) problems.push(...shapeProblems(r as unknown as Parameters<typeof shapeProblems>[0]));
   problems.push(...topologyProblems(r.topology));

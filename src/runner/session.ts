@@ -3,6 +3,7 @@
 // `lockpick run`. Each run uses its own key names (r<run>-<key>) and fresh
 // process ids, so the whole history.jsonl stays one valid history and every run
 // can be checked on its own.
+import { COMMAND_TIMEOUT_DEFAULT_MS } from '../locks/command-timeout.ts';
 import { lockModel, shapeOf } from '../locks/shape.ts';
 import { startEnv, type EnvSpec } from '../env/env-kinds.ts';
 import { dataRoles, topologyDef } from '../env/topologies.ts';
@@ -203,7 +204,7 @@ export class Session {
     const started = performance.now();
     const keyPrefix = `${this.o.keyPrefix ?? ''}r${run}-`;
     const recipe = this.o.recipe;
-    const commandTimeoutMs = this.o.commandTimeoutMs ?? 500;
+    const commandTimeoutMs = this.o.commandTimeoutMs ?? recipe.commandTimeoutMs ?? COMMAND_TIMEOUT_DEFAULT_MS;
     const nem = await import('../../nemesis/index.ts');
     const { recorder, pool, ctx } = this.lane(lane);
     const resourceEp = this.env.resourceEndpoint!();

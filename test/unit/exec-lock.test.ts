@@ -323,3 +323,17 @@ test("a client's program that cannot be found is said before anything starts; wh
   assert.equal(missingProgram('"my prog" x', '/'), undefined);   // quoted: the shell's to read
   assert.throws(() => execRecipeFromName('exec:nosuch-lockpick-prog'), /--lock exec:nosuch-lockpick-prog: the client's program cannot be found: nosuch-lockpick-prog is not on PATH\n {2}fix: /);
 });
+
+test("a recipe's commandTimeoutMs reaches start (a library with whole-second timeouts); out of bounds it is refused naming the field", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lockpick-cmd-timeout-'));
+  try {
+    writeFileSync(join(dir, 'r.json'), JSON.stringify({ exec: 'true', commandTimeoutMs: 2000 }));
+    assert.equal(execRecipeFromFile(join(dir, 'r.json'), 'r.json').commandTimeoutMs, 2000);
+    for (const bad of [10, 60_000, '2000']) {
+      writeFileSync(join(dir, 'r.json'), JSON.stringify({ exec: 'true', commandTimeoutMs: bad }));
+      assert.throws(() => execRecipeFromFile(join(dir, 'r.json'), 'r.json'), /commandTimeoutMs: a number of ms from 50 to 30000/);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -142,6 +142,7 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
     o.log(`\nsearch: ${describeCoverage(coverage)}`);
     await sayCells(r);
     o.log(describeThroughput(speed));
+    sayInconclusiveRuns();
     o.log(describeLiveness(liveness));
     o.log(`fast-check seed ${res.seed}, path "${res.path ?? ''}"${learned ? `; the same search again: ${o.shard ? `--seed ${seed} --shard ${shardLabel(o.shard)}` : `--seed ${res.seed}`} --points-from ${dir}` : ''}`);
     o.log(`timeline: ${join(cdir, 'timeline.html')}`);

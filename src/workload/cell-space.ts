@@ -290,7 +290,9 @@ function shape(o: WorkloadOptions, plan: RunPlan, group: FaultSpec[], cell: Cell
   }
   let spec: FaultSpec = { ...drawn };
   if (form === 'param') spec = { ...spec, at_ms: 0, target: toFirst(spec.target), params: { ...spec.params, point: cell.place } };
-  else if (form === 'anchor') spec = { ...spec, at_ms: 0, anchor: { client: 'c1', point: cell.place } };
+  // Anchored at the first client's point: a fault on clients acts on that client too (a session-kill of c3
+  // while c1 holds missed its mark, or ended a session that held nothing).
+  else if (form === 'anchor') spec = { ...spec, at_ms: 0, anchor: { client: 'c1', point: cell.place }, ...(spec.target !== undefined && isClientTarget(spec.target) ? { target: toFirst(spec.target) } : {}) };
   else {
     // At a time in the phase: the first client's acquire starts at 0, its hold right after, its release after holdMs.
     const at = cell.place === 'acquire' ? (behind ? 2 * soon : 0) : cell.place === 'holding' ? Math.floor(holdMs / 2) : holdMs + 1;

@@ -104,3 +104,13 @@ test('the first WARM_UP plans are the uniform search\'s, exactly: a failure they
   assert.deepEqual(guided.slice(0, WARM_UP), uniform.slice(0, WARM_UP));
   assert.notDeepEqual(guided.slice(WARM_UP), uniform.slice(WARM_UP), 'steered after them');
 });
+
+test('a fault on clients steered to the first client\'s point acts on that client (its target moved with its anchor)', () => {
+  const o = w({ faults: ['session-kill'], topology: 'mariadb', leased: false, forgetsAsStarted: false });
+  const guide = new CellGuide(o);
+  assert.ok(guide.cells.length > 0, 'session-kill has cells on mariadb');
+  const plans = fc.sample(guidedPlanArb(o, guide), { seed: 11, numRuns: 200 });
+  const anchored = plans.flatMap((p) => p.faults).filter((f) => f.kind === 'session-kill' && f.anchor?.client === 'c1');
+  assert.ok(anchored.length >= 20, `${anchored.length} steered session-kills anchored at c1`);
+  for (const f of anchored) assert.deepEqual([f.target].flat().map((t) => String(t).replace(/^client:/, '')), ['c1'], `anchored at c1, aimed at ${JSON.stringify(f.target)}`);
+});

@@ -215,10 +215,14 @@ export function runCauses(o: RunLike, d: LockDesign): Cause[] {
     // No lock anomaly, no fencing, and a fault that silenced the writer: its write was held up past
     // the end of its hold (Kleppmann's pause between the check and the write), which nothing but
     // a fencing token can stop: inherent to an unfenced lock.
+    // A stale write names its writer, then the client whose update it overwrote: either may be the one
+    // held up (the late write lands inside the next holder's section, before or after that holder's own).
     if (RESOURCE.has(a.type) && lock.length === 0) {
-      const writer = procs[0] === undefined ? undefined : clientOf.get(procs[0]);
-      const held = periods.find((f) => silences(f.kind) && writer !== undefined && f.clients.includes(writer));
-      if (held) return cause(a.type, 'inherent', 'delayed-write', held.kind, phase(ops, procs[0]!, held));
+      for (const p of procs) {
+        const who = clientOf.get(p);
+        const held = periods.find((f) => silences(f.kind) && who !== undefined && f.clients.includes(who));
+        if (held) return cause(a.type, 'inherent', 'delayed-write', held.kind, phase(ops, p, held));
+      }
     }
     return cause(a.type, 'unknown', a.type, fault, hit, `no rule for a ${a.type}${RESOURCE.has(a.type) ? ' without fencing and without a lock anomaly' : ''}`);
   }

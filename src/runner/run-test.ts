@@ -112,6 +112,9 @@ export async function runTest(o: RunOptions): Promise<RunSummary> {
     } finally {
       progress.done();
     }
+    // Interrupted after a violation: the search kept it and returned (search.ts stoppedBy), but the
+    // interrupt stores what was found and ends the run; storing here too would race it.
+    if (interrupted) return await new Promise<never>(() => {});
     return storeSearch(record, res, learned);
   }, onInterrupt);
 }

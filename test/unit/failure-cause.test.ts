@@ -189,6 +189,13 @@ test('a grant handed out already expired is a bug; a resource failure is a bug o
   // The count of updates lost (no writer of its own) beside that stale write is its doing, not a class of its own.
   const lost = { type: 'lost-update' as const, key: 'k0', processes: [], lines: [], message: '2 updates lost' };
   assert.deepEqual(classifyRun({ ...paused, check: { anomalies: [] }, resource: { anomalies: [stale, lost] } }, LEASE).map((c) => c.key), ['inherent: stale-write · delayed-write · client-pause@holding']);
+  // The paused client's late write landed before the next holder's (which read before it): the checker names the next
+  // holder as the writer and the paused one as overwritten; the pause is still the cause, and the lost update its doing.
+  const overwritten = { ...stale, processes: [2, 1] };
+  assert.deepEqual(classifyRun({ ...paused, check: { anomalies: [] }, resource: { anomalies: [overwritten, lost] } }, LEASE).map((c) => c.key), ['inherent: stale-write · delayed-write · client-pause@holding']);
+  // Neither client silenced: no rule.
+  const calm = new Story().op('c1', 'acquire', 0, 2, { lease: 800 }).op('c2', 'acquire', 900, 902, { lease: 800 }).run();
+  assert.deepEqual(classifyRun({ ...calm, check: { anomalies: [] }, resource: { anomalies: [overwritten] } }, LEASE).map((c) => c.nature), ['unknown']);
   // Alone, it stays unclassified, said so.
   assert.deepEqual(classifyRun({ ...paused, check: { anomalies: [] }, resource: { anomalies: [lost] } }, LEASE).map((c) => c.nature), ['unknown']);
   // The same with a lock anomaly beside it is the lock anomaly's class, not this one.

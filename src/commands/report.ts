@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { writeOutput } from '../output.ts';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CheckInputError, checkHistory, MODELS, readyToCheck } from '../../checkers/index.ts';
-import type { CheckResult } from '../../checkers/types.ts';
+import type { Anomaly, CheckResult } from '../../checkers/types.ts';
 import { DEFAULT_MAX_LINE_BYTES, HistoryError, parseMaxLineBytes, readHistory } from '../history/index.ts';
 import type { ParsedHistory } from '../history/types.ts';
 import { formatResult } from '../report/text.ts';
@@ -163,11 +163,21 @@ async function issueReport(path: string, model: string | undefined, maxLineBytes
   const rate = rateFile ? await readJson(rateFile) as Record<string, unknown> : undefined;
   const reproduction = rate && [rate.runs, rate.reproduced, rate.inconclusive, rate.clean].every((x) => Number.isSafeInteger(x))
     ? { runs: rate.runs as number, reproduced: rate.reproduced as number, inconclusive: rate.inconclusive as number, clean: rate.clean as number, ...(typeof rate.measured === 'string' ? { measured: rate.measured } : {}) } : undefined;
+  const resource = shownResource(results, cxDir === join(runDir, 'counterexample'));
   const text = renderIssue({
-    dir: runDir, counterexampleDir: cxDir, test, results, lock: await lockFacts(test), check,
+    dir: runDir, counterexampleDir: cxDir, test, results, lock: await lockFacts(test), check, resource,
     causes: explainAnomalies(h, check.anomalies, clients), clients, schedule: describePlan(plan), ...(reproduction ? { reproduction } : {}),
   });
-  return { text, valid: check.valid };
+  // The run broke the resource though the lock's history is valid: as the run said, not valid.
+  return { text, valid: resource.length && check.valid === true ? false : check.valid };
+}
+
+/** The resource anomalies results.json stores for the run's first counterexample (its minimal run); none known for another. */
+function shownResource(results: Record<string, unknown>, first: boolean): Anomaly[] {
+  if (!first) return [];
+  const minimal = results.minimal as { resource?: { anomalies?: unknown } } | null | undefined;
+  const list = minimal?.resource?.anomalies;
+  return Array.isArray(list) ? list.filter((a): a is Anomaly => a !== null && typeof a === 'object' && typeof (a as Anomaly).type === 'string' && typeof (a as Anomaly).message === 'string' && Array.isArray((a as Anomaly).processes)) : [];
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -230,6 +240,10 @@ export async function run(argv: string[]): Promise<number> {
     }
     const minimal = join(inputs.dir, 'counterexample', 'history.jsonl');
     if (inputs.runId && existsSync(minimal)) console.error(`lockpick report: this run's shrunk counterexample: lockpick report ${join(inputs.dir, 'counterexample')}`);
+    // The run weighed more than this history check does: a valid lock history of an UNSAFE run is said to be only part of it.
+    if (inputs.stored && 'verdict' in inputs.stored && inputs.stored.verdict === false && r.valid === true) {
+      console.error(`lockpick report: the run itself was UNSAFE (results.json): what broke is not in the lock's history (the resource it protects, or liveness); this report checks that history alone. The run's failure: lockpick report ${inputs.dir} --format issue`);
+    }
     return r.valid === true ? EXIT.valid : r.valid === false ? EXIT.invalid : EXIT.unknown;
   } catch (e) {
     if (e instanceof ReportError || e instanceof HistoryError || e instanceof CheckInputError || e instanceof UsageError) {

@@ -24,6 +24,8 @@ export interface IssueInputs {
   lock: LockFacts;
   /** The counterexample's history checked again, its anomalies' causes in words, its clients by process. */
   check: CheckResult;
+  /** What the run's resource check found in this counterexample (results.json): a stale write, lost updates. */
+  resource?: Anomaly[];
   causes: (string | undefined)[];
   clients: ReadonlyMap<number, string>;
   /** The minimal schedule in words (describePlan). */
@@ -78,8 +80,9 @@ export function renderIssue(i: IssueInputs): string {
   const failures = (Array.isArray(i.results.failures) ? i.results.failures : []) as Failure[];
   const shown = failures.find((f) => f.counterexample === i.counterexampleDir) ?? failures[0];
   const anomalies = i.check.anomalies;
+  const resource = i.resource ?? [];
   const kinds = shown?.kinds ?? [];
-  const title = `${i.lock.label}: ${[...new Set(anomalies.map((a) => a.type))].join(', ') || 'a violation'}${kinds.length ? ` under ${kinds.join(', ')}` : ' with no fault'}`;
+  const title = `${i.lock.label}: ${[...new Set([...anomalies, ...resource].map((a) => a.type))].join(', ') || 'a violation'}${kinds.length ? ` under ${kinds.join(', ')}` : ' with no fault'}`;
   const versions = (i.test.versions ?? {}) as Record<string, string>;
   const topology = (i.test.topology ?? {}) as Record<string, unknown>;
   const env = (i.test.env ?? {}) as Record<string, unknown>;
@@ -91,7 +94,7 @@ export function renderIssue(i: IssueInputs): string {
   const out: string[] = [
     `# ${title}`,
     '',
-    `${nature === 'bug' ? 'A bug in this lock' : nature === 'inherent' ? 'A failure inherent to how this lock is built' : 'A violation of mutual exclusion'}, found by a Jepsen-style test on real servers and shrunk to the schedule below.`,
+    `${nature === 'bug' ? 'A bug in this lock' : nature === 'inherent' ? 'A failure inherent to how this lock is built' : anomalies.length === 0 && resource.length ? 'A violation of the resource the lock protects' : 'A violation of mutual exclusion'}, found by a Jepsen-style test on real servers and shrunk to the schedule below.`,
     '',
     '## The lock',
     '',
@@ -112,6 +115,9 @@ export function renderIssue(i: IssueInputs): string {
     fence(i.schedule),
     '',
     ...anomalies.flatMap((a, k) => anomalyLines(a, i.causes[k], i.clients)),
+    // The lock's history may be valid while the resource it protects was not (a write held up past its hold).
+    ...(resource.length ? [...(anomalies.length ? ['', 'In the resource the lock protects:'] : ['The lock\'s own history is valid; the resource it protects was not:']), ''] : []),
+    ...resource.flatMap((a) => anomalyLines(a, undefined, i.clients)),
     '',
     '## Bug or design?',
     '',

@@ -41,6 +41,21 @@ for (const { lock, says } of LOCKS) {
   });
 }
 
+test('report --format issue of a run that broke the resource, not the lock (a write held up past its hold): the stale write, its cause, exit 1', async () => {
+  const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--lock-opt', 'validity=reported', '--faults', 'client-pause', '--pause-at', 'before-write', '--first-failure', '--shrink-time', '0', '--time', '40', '--seed', '1', '--store', tempStore(), '--json'], 150_000);
+  assert.equal(r.code, 1, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+  assert.match(r.stderr, /inherent to an unfenced lock: a write held up \(its writer was paused\) reached the resource after its hold had ended/);
+  const md = spawnSync(process.execPath, [bin, 'report', r.summary!.dir, '--format', 'issue'], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(md.status, 1, `the run broke the resource: not valid, as the run said\n${md.stdout}\n${md.stderr}`);
+  assert.match(md.stdout, /^# redis-set-px-lua: (stale-write|lost-update)[^\n]* under client-pause\n\nA failure inherent to how this lock is built/);
+  assert.match(md.stdout, /The lock's own history is valid; the resource it protects was not:\n\n- \*\*(stale-write|lost-update)\*\*/);
+  assert.match(md.stdout, /## What would fix it\n\n- A write held up after the holder's last check reaches the resource late: only a fencing token/);
+  // The plain report checks the lock's history alone: valid, and it says the run was UNSAFE all the same.
+  const plain = spawnSync(process.execPath, [bin, 'report', r.summary!.dir, '--format', 'text'], { cwd: repoRoot, encoding: 'utf8' });
+  assert.equal(plain.status, 0, plain.stderr);
+  assert.match(plain.stderr, /the run itself was UNSAFE \(results\.json\): what broke is not in the lock's history/);
+});
+
 test('report --format issue of a run that did not break the lock, or of a plain history file: exit 2 naming what to give', async () => {
   const r = await lockpick(['run', '--lock', 'redis-set-px-lua', '--clients', '2', '--runs', '2', '--time', '20', '--seed', '1', '--store', tempStore(), '--json'], 150_000);
   assert.notEqual(r.code, 1, r.stdout);

@@ -28,7 +28,8 @@ test('redis-set-px-lua + client-clock, --parallel 2: SAFE, two lanes, each histo
   const s = r.summary!;
   assert.equal(s.verdict, true);
   assert.equal(s.throughput.parallel, 2, 'no two runs were ever in flight at once');
-  assert.ok(s.throughput.runs >= 6, `only ${s.throughput.runs} runs`);
+  // How many runs fit in 8 s is the machine's speed, not the property (both lanes ran some: below).
+  assert.ok(s.throughput.runs >= 2, `only ${s.throughput.runs} runs`);
   assert.match(r.stderr, /up to 2 at once/);
   const lanes = [path.join(s.dir, 'history.jsonl'), path.join(s.dir, 'history.lane2.jsonl')];
   for (const f of lanes) assert.ok(existsSync(f), `missing ${f}`);

@@ -15,6 +15,7 @@ import { describeValue } from './contract.ts';
 import { goProcesses } from '../env/go-binary.ts';
 import type { RealLease } from './real-lease.ts';
 import { monotonicMs } from '../monotonic.ts';   // the protocol's clock for validUntilMs
+import { stalledSince, watchStalls } from './stall-clock.ts';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -298,11 +299,13 @@ export class ExecLock implements Lock {
 
   /** The reply's deadline: a request past it is an unknown outcome, and its child is killed (a new one starts on the next request). */
   private arm(p: Pending): void {
+    watchStalls();
     const at = performance.now();
     const fire = () => {
-      // Fired late by far: this process was stopped (a client pause stops the child too); give the child a moment to answer.
-      const late = performance.now() - at - p.ms;
-      if (late > 100 && p.ms > 0) { p.ms = 0; p.timer = setTimeout(fire, 300); return; }
+      // Time this process was stopped (a client pause stops the child too) or starved is not waiting: what is
+      // left of the deadline after it runs on, with a moment for an answer already in the pipe.
+      const left = p.ms - (performance.now() - at - stalledSince(at));
+      if (left > 0) { p.timer = setTimeout(fire, left + 50); return; }
       this.pending.delete([...this.pending].find(([, x]) => x === p)?.[0] ?? -1);
       p.reject(new Error(`no answer to ${p.op}('${p.key}') in time: unknown outcome (the client process was killed; a new one starts on the next request)`));
       this.kill();

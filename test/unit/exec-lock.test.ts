@@ -67,6 +67,31 @@ test("every request carries lockpick's CLOCK_MONOTONIC as it was written, the re
   }
 });
 
+test("time the worker could not run (stopped by a client pause, starved) does not count against a reply's deadline", async () => {
+  // Deadline 2 × 100 ms; the child (answering 150 ms after the request) and the worker's loop are stopped until just past
+  // the deadline, as a client pause stops both: the deadline counts only the time they ran, the child is not killed.
+  const lock = new ExecLock({ command: ANSWERS, cwd: process.cwd(), clock: 'none', renews: false }, ctx({ commandTimeoutMs: 100 }));
+  try {
+    await lock.start();
+    const pid = pidOf(lock);
+    const held = lock.acquire('slow', { ttlMs: 800, waitMs: 0 });
+    await new Promise((r) => setTimeout(r, 5));   // the request is written
+    // A client pause: the child stopped with the worker, until 55 ms past the deadline; it answers only after.
+    process.kill(pid!, 'SIGSTOP');
+    const until = performance.now() + 250;
+    while (performance.now() < until) { /* the worker stopped */ }
+    process.kill(pid!, 'SIGCONT');
+    assert.deepEqual(await held, { key: 'slow' });
+    assert.equal(pidOf(lock), pid, 'the same child answered');
+    // Without a stall the deadline holds: a child that answers late is an unknown outcome.
+    const strict = new ExecLock({ command: ANSWERS, cwd: process.cwd(), clock: 'none', renews: false }, ctx({ commandTimeoutMs: 50 }));
+    await assert.rejects(strict.acquire('slow', { ttlMs: 800, waitMs: 0 }), /no answer to acquire\('slow'\) in time/);
+    await strict.close();
+  } finally {
+    await lock.close();
+  }
+});
+
 test("a named point waits in ctx.point before the child goes on", async () => {
   const seen: string[] = [];
   let release!: () => void;

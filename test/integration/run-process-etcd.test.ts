@@ -33,7 +33,8 @@ for (const c of CLIENTS) {
   });
 
   test(`${c.name}, its holder paused past the lease: a stale write accepted (UNSAFE)`, async () => {
-    const r = await run(c.plain, ['--faults', 'client-pause', '--property', 'resource', '--first-failure'], '40');
+    // Paused where a stale write comes from (before its write): a search that must find it, not one that may.
+    const r = await run(c.plain, ['--faults', 'client-pause', '--pause-at', 'before-write', '--property', 'resource', '--first-failure'], '40');
     assert.equal(r.code, 1, `exit ${r.code}\n${r.stdout}\n${r.stderr}`);
     assert.ok(r.summary!.resource.staleWritesAccepted > 0 || r.summary!.resource.lostUpdates > 0, JSON.stringify(r.summary!.resource));
     // Broken by the pause: the minimal plan keeps it.

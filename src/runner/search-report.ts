@@ -161,6 +161,9 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
     o.log(describeLiveness(liveness));
     if (o.property === 'resource') {
       o.log(`the lock itself was broken in ${lockViolations} run(s) (double holders); the resource lost ${resource.lostUpdates} update(s), accepted ${resource.staleWritesAccepted} stale write(s) and rejected ${resource.staleStepsPrevented} stale step(s) by fencing`);
+    } else if (o.property === 'lock' && resource.lostUpdates + resource.staleWritesAccepted > 0) {
+      // Not judged under --property lock, and not hidden either: the writes a pause held up past a hold.
+      o.log(`the resource (not judged under --property lock) lost ${resource.lostUpdates} update(s) and accepted ${resource.staleWritesAccepted} stale write(s): a write held up past its hold, which only fencing stops (--property resource judges it)`);
     }
   } else {
     o.log(`\nINCONCLUSIVE: no violation, but no safety promise either:`);

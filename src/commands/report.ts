@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { writeOutput } from '../output.ts';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CheckInputError, checkHistory, MODELS, readyToCheck } from '../../checkers/index.ts';
-import type { Anomaly, CheckResult } from '../../checkers/types.ts';
+import type { CheckResult } from '../../checkers/types.ts';
 import { DEFAULT_MAX_LINE_BYTES, HistoryError, parseMaxLineBytes, readHistory } from '../history/index.ts';
 import type { ParsedHistory } from '../history/types.ts';
 import { formatResult } from '../report/text.ts';
@@ -26,7 +26,7 @@ import { EXIT_HELP, fsReason, UsageError } from '../errors.ts';
 import { clientLogs, clientOutputNote } from '../runner/client-logs.ts';
 import { samePath } from '../same-path.ts';
 import { requireRegularFile } from '../regular-file.ts';
-import { checkResultsJson, checkTestJson, type StoredResults } from '../runner/stored-files.ts';
+import { checkResultsJson, checkTestJson, minimalResourceAnomalies, type StoredResults } from '../runner/stored-files.ts';
 
 const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
 /** File-system errors on a path the user gave: bad input (exit 2), not lockpick's failure. */
@@ -163,7 +163,8 @@ async function issueReport(path: string, model: string | undefined, maxLineBytes
   const rate = rateFile ? await readJson(rateFile) as Record<string, unknown> : undefined;
   const reproduction = rate && [rate.runs, rate.reproduced, rate.inconclusive, rate.clean].every((x) => Number.isSafeInteger(x))
     ? { runs: rate.runs as number, reproduced: rate.reproduced as number, inconclusive: rate.inconclusive as number, clean: rate.clean as number, ...(typeof rate.measured === 'string' ? { measured: rate.measured } : {}) } : undefined;
-  const resource = shownResource(results, cxDir === join(runDir, 'counterexample'));
+  // The resource anomalies results.json stores are those of the run's first counterexample (its minimal run); none are known for another.
+  const resource = cxDir === join(runDir, 'counterexample') ? minimalResourceAnomalies(results, join(runDir, 'results.json')) : [];
   const text = renderIssue({
     dir: runDir, counterexampleDir: cxDir, test, results, lock: await lockFacts(test), check, resource,
     causes: explainAnomalies(h, check.anomalies, clients), clients, schedule: describePlan(plan), ...(reproduction ? { reproduction } : {}),
@@ -172,13 +173,6 @@ async function issueReport(path: string, model: string | undefined, maxLineBytes
   return { text, valid: resource.length && check.valid === true ? false : check.valid };
 }
 
-/** The resource anomalies results.json stores for the run's first counterexample (its minimal run); none known for another. */
-function shownResource(results: Record<string, unknown>, first: boolean): Anomaly[] {
-  if (!first) return [];
-  const minimal = results.minimal as { resource?: { anomalies?: unknown } } | null | undefined;
-  const list = minimal?.resource?.anomalies;
-  return Array.isArray(list) ? list.filter((a): a is Anomaly => a !== null && typeof a === 'object' && typeof (a as Anomaly).type === 'string' && typeof (a as Anomaly).message === 'string' && Array.isArray((a as Anomaly).processes)) : [];
-}
 
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('report', usage(), argv,

@@ -2,7 +2,7 @@
 // each, so an edited or foreign file is bad input naming the file and the field (exit 2), never a
 // TypeError deep in a report (exit 4) or a verdict taken on trust. Hand-written: a field is
 // checked only for what a reader of it relies on; fields nobody reads pass as they are.
-import type { CheckResult, Verdict } from '../../checkers/types.ts';
+import type { Anomaly, CheckResult, Verdict } from '../../checkers/types.ts';
 import { UsageError } from '../errors.ts';
 import { validatePlan } from '../workload/plan.ts';
 
@@ -58,16 +58,7 @@ function checkCheckResult(c: Checker, r: Record<string, unknown>, at: string): C
   c.count(r.keys, `${at}keys`, true);
   c.number(r.elapsed_ms, `${at}elapsed_ms`, true);
   c.string(r.reason, `${at}reason`, true);
-  if (!Array.isArray(r.anomalies)) c.fail(`${at}anomalies`, 'a list of anomalies', r.anomalies);
-  r.anomalies.forEach((a, i) => {
-    const f = `${at}anomalies[${i}]`;
-    const o = c.object(a, f);
-    c.string(o.type, `${f}.type`);
-    c.string(o.key, `${f}.key`);
-    c.string(o.message, `${f}.message`);
-    c.counts(o.processes, `${f}.processes`);
-    c.counts(o.lines, `${f}.lines`);
-  });
+  checkAnomalies(c, r.anomalies, `${at}anomalies`);
   const detail = r.keys_detail === undefined ? {} : c.object(r.keys_detail, `${at}keys_detail`);
   for (const [k, d] of Object.entries(detail)) {
     const f = `${at}keys_detail.${k}`;
@@ -86,6 +77,30 @@ export type StoredResults = { check: CheckResult } | { verdict: Verdict };
  * results.json: a run's results ({"verdict": ...}: `lockpick run`) or a check result ({"valid": ...},
  * also under "result" / "check").
  */
+/** A list of anomalies as the checkers write them (type, key, message, processes, lines). */
+function checkAnomalies(c: Checker, list: unknown, at: string): Anomaly[] {
+  if (!Array.isArray(list)) c.fail(at, 'a list of anomalies', list);
+  list.forEach((a, i) => {
+    const f = `${at}[${i}]`;
+    const o = c.object(a, f);
+    c.string(o.type, `${f}.type`);
+    c.string(o.key, `${f}.key`);
+    c.string(o.message, `${f}.message`);
+    c.counts(o.processes, `${f}.processes`);
+    c.counts(o.lines, `${f}.lines`);
+  });
+  return list as Anomaly[];
+}
+
+/** A run's results.json: what its resource check found in the minimal run (none when it has no minimal run or no resource record). */
+export function minimalResourceAnomalies(raw: Record<string, unknown>, file: string): Anomaly[] {
+  const c = new Checker(file, "remove or repair the file; it must be the results.json 'lockpick run' wrote");
+  if (raw.minimal === undefined || raw.minimal === null) return [];
+  const resource = c.object(raw.minimal, 'minimal').resource;
+  if (resource === undefined) return [];
+  return checkAnomalies(c, c.object(resource, 'minimal.resource').anomalies, 'minimal.resource.anomalies');
+}
+
 export function checkResultsJson(raw: unknown, file: string): StoredResults {
   const c = new Checker(file, "remove or repair the file; it must be the results.json 'lockpick run' or 'lockpick check --json' wrote (the history alone is enough: it is checked again)");
   const o = c.object(raw, '(the whole file)');

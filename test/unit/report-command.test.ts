@@ -122,3 +122,11 @@ test('--out that is an input of the report (the history, results.json, test.json
   assert.equal(h.code, 2, h.err);
   assert.deepEqual(files.map((f) => readFileSync(f, 'utf8')), before);
 });
+
+test("a run's stored resource anomalies are read with the same checks as any stored anomaly: a broken one names its place", async () => {
+  const { minimalResourceAnomalies } = await import('../../src/runner/stored-files.ts');
+  const stale = { type: 'stale-write', key: 'k0', message: 'c1 wrote on top of c2', processes: [2, 1], lines: [] };
+  assert.deepEqual(minimalResourceAnomalies({ minimal: { resource: { anomalies: [stale] } } }, 'results.json'), [stale]);
+  assert.deepEqual(minimalResourceAnomalies({ minimal: null }, 'results.json'), []);
+  assert.throws(() => minimalResourceAnomalies({ minimal: { resource: { anomalies: [{ ...stale, processes: 'c1' }] } } }, 'results.json'), /minimal\.resource\.anomalies\[0\]\.processes/);
+});

@@ -9,6 +9,15 @@ import { bufferWithRoom } from './jsonl-scan.ts';
 export const CHUNK_BYTES = 1 << 22;
 
 /**
+ * The largest read of the scanner on one thread (a file below the reader thread's size): a buffer
+ * that stays in the CPU's cache between the read and the scan. 4 MB buffers cost a 17 MB file
+ * about a tenth more CPU (each new buffer's pages faulted in, the bytes fetched from memory again
+ * after the copy); the reader thread keeps CHUNK_BYTES, whose fewer, larger pieces it shares
+ * with the checking thread (docs/benchmarks.md, "Checker throughput").
+ */
+export const SCAN_CHUNK_BYTES = 1 << 17;
+
+/**
  * The first read's size: the buffers double with each read that fills them, up to the chunk size.
  * Most histories are small (a directory of run histories, Jepsen's): two 4 MB buffers a file
  * would be most of the work of checking it, in allocation and garbage collection.

@@ -4,7 +4,7 @@
 // lines all go to JSON.parse (./reader-choice.ts says which).
 import { HistoryBuilder } from './build.ts';
 import { jsonlLines } from './jsonl-line.ts';
-import { CHUNK_BYTES, forEachLineBytes } from './jsonl-lines.ts';
+import { CHUNK_BYTES, SCAN_CHUNK_BYTES, forEachLineBytes } from './jsonl-lines.ts';
 import type { FieldSink } from './jsonl-threaded.ts';
 import { coreSpare, readerOf } from './reader-choice.ts';
 import { maxLineBytesOf, type ReadOptions } from './limits.ts';
@@ -26,7 +26,7 @@ export async function forEachJsonlEvent(path: string, onEvent: (raw: unknown, li
     if (await (await import('./jsonl-threaded.ts')).forEachJsonlEventThreaded(path, onEvent, chunkBytes, o, fields, spare)) return;
   }
   const { fast, onLine, take } = jsonlLines(path, onEvent, maxLineBytesOf(o), reader !== 'json-parse');
-  await forEachLineBytes(path, onLine, chunkBytes, o, fast, take);
+  await forEachLineBytes(path, onLine, chunkBytes === CHUNK_BYTES ? SCAN_CHUNK_BYTES : chunkBytes, o, fast, take);
 }
 
 /** chunkBytes is for tests (tiny chunks exercise lines split across reads). */

@@ -2,8 +2,9 @@
 // and "What the server holds"). Two questions, kept apart:
 // - what each client BELIEVED: from its acquire ok until the invoke of its next release, whatever
 //   that release's outcome, or its lapse, or the end of the history; for a lock that reported its
-//   validity (`valid_ms` on the acquire ok) no longer than that: a careful client stops using the
-//   lock when it runs out, even if its lapse is recorded later (it was paused). Two beliefs of
+//   validity (`valid_ms` on the acquire ok, moved by a renew ok that reports one) no longer than
+//   that: a careful client stops using the lock when it runs out, even if its lapse is recorded
+//   later (it was paused). Two beliefs of
 //   different processes that overlap are a double holder (findOverlaps).
 // - what the SERVER held (checkers/lease.ts, the same rules as the search models in
 //   checkers/models/mutex.ts): a failed release keeps the hold, an ok or info release ends it,
@@ -22,8 +23,10 @@ export interface Belief {
   start: number;        // acquire.completeSeq
   end: number;          // release.invokeSeq, or Infinity; or the first point at or after validUntil
   failed: boolean;      // that release failed: the lock stayed held at the server
-  /** ns: acquire ok + valid_ms, when the lock reported its validity (and the history has times). */
+  /** ns: acquire ok + valid_ms, when the lock reported its validity (and the history has times); a renew ok's when it reported one. */
   validUntil?: number;
+  /** The op whose valid_ms set validUntil: the acquire, or the last renew ok that reported one. */
+  validGrant?: Op;
   /** The belief ended because that validity ran out (at `end`), before any release. */
   expired?: boolean;
   /** Its last renew ok while it believed (the lease runs from there: the stale-unlock words). */
@@ -71,12 +74,14 @@ export interface Misstep {
    * the beliefs do not overlap: that is a double holder). reacquire: the holder acquired again.
    * stale-release / stale-renew: a plain release ok or a renew ok by a process that did not hold it.
    * expired-grant: an acquire ok whose reported validity (valid_ms) was already over.
-   * overstated-validity: an acquire ok reporting more validity than its lease can have left (./validity.ts).
+   * overstated-validity: an acquire ok (or renew ok) reporting more validity than its lease can have left (./validity.ts).
    */
   kind: 'held' | 'reacquire' | 'stale-release' | 'stale-renew' | 'expired-grant' | 'overstated-validity';
   op: Op;
   /** held / reacquire: the hold that still stood. */
   holder?: ServerHold;
+  /** overstated-validity: the lease (ms) the validity was checked against (a renew's own, else its acquire's). */
+  leaseMs?: number;
   /** stale-*: how the process's last hold had ended, if it had one. */
   previous?: HoldEnd;
   /** stale-release: the hold standing at the server when the release ran (someone else's, or none). */
@@ -231,8 +236,11 @@ export class KeyScanner {
       const mine = believing.get(p);
       if (mine) this.acted(mine.belief, op);
       if (op.outcome !== 'ok') return; // a renew that failed or has no answer moved nothing at the server
-      if (held?.process === p) renewed(op, held, mine?.belief);
-      else {
+      if (held?.process === p) {
+        const over = overstated(op, mine?.belief);
+        if (over) missteps.push(over);
+        if (renewed(op, held, mine?.belief)) this.valid.add(mine!.belief);
+      } else {
         missteps.push({ kind: 'stale-renew', op, previous: ended.get(p), current: held });
       }
     }
@@ -252,6 +260,7 @@ export function newBelief(op: Op): Belief {
   else if (lease !== undefined && keptAlive(op)) belief.heardFor = { ns: lease, what: 'lease' };
   if (op.validMs !== undefined && op.completeTime !== undefined) {
     belief.validUntil = op.completeTime + op.validMs * 1e6;
+    belief.validGrant = op;
     // Handed out already over (an expired-grant misstep): the careful client never used it.
     if (op.validMs <= 0) belief.expired = true;
   }
@@ -286,10 +295,28 @@ export function endExpired<B extends Belief>(valid: Set<B>, time: number | undef
   }
 }
 
-/** A renew ok by the holder: its server hold's lease extended, and its belief's lease dated from it. */
-export function renewed(op: Op, held: ServerHold, b: Belief | undefined): void {
+/** A renew ok that reported more validity than its lease can have left (./validity.ts), checked against its lease or its belief's acquire's. */
+export function overstated(op: Op, b: Belief | undefined): Misstep | undefined {
+  const leaseMs = op.leaseMs ?? b?.acquire.leaseMs;
+  return overstatedMs(op, leaseMs) !== undefined ? { kind: 'overstated-validity', op, leaseMs } : undefined;
+}
+
+/**
+ * A renew ok by the holder: its server hold's lease extended, and its belief's lease dated from
+ * it. A renew that reported its validity (`valid_ms`) moves the belief's end to it, later or
+ * sooner: the careful client works on until then (true: the belief now has a reported validity,
+ * for the caller's set of them). One that reported none leaves the acquire's: the client cannot
+ * count on more.
+ */
+export function renewed(op: Op, held: ServerHold, b: Belief | undefined): boolean {
+  let valid = false;
   if (b) {
     b.renewed = op;
+    if (op.validMs !== undefined && op.completeTime !== undefined && !b.expired) {
+      b.validUntil = op.completeTime + op.validMs * 1e6;
+      b.validGrant = op;
+      valid = true;
+    }
     const lease = leaseNs(op) ?? leaseNs(b.acquire);
     if (b.leaseUntil !== undefined && lease !== undefined && op.completeTime !== undefined && op.completeTime + lease > b.leaseUntil) {
       b.leaseUntil = op.completeTime + lease;
@@ -298,6 +325,7 @@ export function renewed(op: Op, held: ServerHold, b: Belief | undefined): void {
   }
   const deadline = leaseEnd(op, held.lease);
   if (deadline > held.deadline) { held.deadline = deadline; held.leaseFrom = op; }
+  return valid;
 }
 
 export interface Overlap { first: Belief; second: Belief }

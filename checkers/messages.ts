@@ -11,7 +11,7 @@ export const lockName = (key: string) => (key === '' ? 'the lock' : `lock "${key
 
 const endText = (b: Belief) =>
   b.expired
-    ? `until the validity its lock reported ran out (${b.acquire.validMs} ms after line ${b.acquire.completeLine})`
+    ? `until the validity its lock reported ran out (${(b.validGrant ?? b.acquire).validMs} ms after line ${(b.validGrant ?? b.acquire).completeLine}${b.validGrant && b.validGrant !== b.acquire ? `, its ${b.validGrant.f}` : ''})`
     : b.release
     ? `until its ${b.release.f} at line ${b.release.invokeLine}${b.release.outcome === 'info' ? ' (no answer)' : b.failed ? ' (which failed: it had left its critical section, though the server kept its lock)' : ''}`
     : 'to the end of the history (it never released it)';
@@ -87,13 +87,14 @@ export function misstep(key: string, m: Misstep, backend?: Backend, once = 'an o
     };
   }
   if (m.kind === 'overstated-validity') {
-    const over = overstatedMs(op)!;
+    const lease = m.leaseMs ?? op.leaseMs!;
+    const over = overstatedMs(op, lease)!;
     return {
       type: 'overstated-validity', key, processes: [p],
       lines: defined([op.invokeLine, op.completeLine]), ops: [op.id],
       ...(op.completeTime !== undefined ? { times: [op.completeTime] } : {}),
-      message: `process ${p}'s acquire of ${lockName(key)} at line ${op.invokeLine} returned ok at line ${op.completeLine} reporting ${op.validMs} ms of validity, ` +
-        `but its ${op.leaseMs} ms lease had at most ${op.leaseMs! - op.sentMs!} ms left: its last request went out ${op.sentMs} ms before the acquire returned ` +
+      message: `process ${p}'s ${op.f} of ${lockName(key)} at line ${op.invokeLine} returned ok at line ${op.completeLine} reporting ${op.validMs} ms of validity, ` +
+        `but its ${lease} ms lease had at most ${lease - op.sentMs!} ms left: its last request went out ${op.sentMs} ms before the ${op.f} returned ` +
         `(${over} ms overstated): a lock must count its validity from before its requests went out; a careful client trusting it works on after the lock may be gone`,
     };
   }

@@ -14,7 +14,7 @@
 //   kept out, the first and the last more than LEAK_BOUND_MS apart.
 import type { Op } from '../src/history/types.ts';
 import type { Anomaly, Backend } from './types.ts';
-import { endExpired, exposedBy, newBelief, renewed, type Belief, type HoldEnd, type Misstep, type ServerHold } from './holds.ts';
+import { endExpired, exposedBy, newBelief, overstated, renewed, type Belief, type HoldEnd, type Misstep, type ServerHold } from './holds.ts';
 import { leaseEnd, leaseNs, ranOut, releaseKind, sessionNs } from './lease.ts';
 import { overstatedMs } from './validity.ts';
 import { ProcessMap } from '../src/history/process-table.ts';
@@ -185,7 +185,9 @@ export class PermitScanner {
     if (op.outcome !== 'ok') return;
     const mine = this.holds.get(p);
     if (!mine) { this.missteps.push({ kind: 'stale-renew', op, previous: this.ended.get(p) }); return; }
-    renewed(op, mine, b);
+    const over = overstated(op, b);
+    if (over) this.missteps.push(over);
+    if (renewed(op, mine, b)) this.valid.add(b!);
   }
 
   /** An info acquire: it may hold its permits with its client gone, until its lease (or the key's session or lease) runs out. */

@@ -110,13 +110,15 @@ export class HistoryBuilder {
       this.fail(line, 'bad-lease', `"lease_ms" must be a positive number of milliseconds when present (the lease the lock was granted); got ${describe(lease)}`,
         'write the lease as a number of milliseconds, e.g. "lease_ms": 800, or leave it out if the lock has no lease');
     }
-    if (valid !== undefined && !(typeof valid === 'number' && Number.isFinite(valid) && type === 'ok' && f === 'acquire')) {
-      this.fail(line, 'bad-valid', `"valid_ms" belongs on an ok acquire and must be a finite number of milliseconds (the validity the lock reported left when acquire returned; 0 or less: it returned an expired hold); got ${describe(valid)}${type !== 'ok' || f !== 'acquire' ? ` on a "${String(type)}" of ${String(f)}` : ''}`,
-        'write "valid_ms" only on acquire ok lines, as a number of milliseconds, or leave it out if the lock reports no validity');
+    // A grant's figures: on the ok of an acquire, or of a renew (the validity the renew reported).
+    const grant = type === 'ok' && (f === 'acquire' || f === 'renew');
+    if (valid !== undefined && !(typeof valid === 'number' && Number.isFinite(valid) && grant)) {
+      this.fail(line, 'bad-valid', `"valid_ms" belongs on an ok acquire or an ok renew and must be a finite number of milliseconds (the validity the lock reported left when it returned; 0 or less: it returned an expired hold); got ${describe(valid)}${!grant ? ` on a "${String(type)}" of ${String(f)}` : ''}`,
+        'write "valid_ms" only on acquire ok and renew ok lines, as a number of milliseconds, or leave it out if the lock reports no validity');
     }
-    if (sent !== undefined && !(typeof sent === 'number' && Number.isFinite(sent) && sent >= 0 && type === 'ok' && f === 'acquire')) {
-      this.fail(line, 'bad-sent', `"sent_ms" belongs on an ok acquire and must be a number of milliseconds, 0 or more (how long before acquire returned its last request went out); got ${describe(sent)}${type !== 'ok' || f !== 'acquire' ? ` on a "${String(type)}" of ${String(f)}` : ''}`,
-        'write "sent_ms" only on acquire ok lines, as a number of milliseconds, or leave it out');
+    if (sent !== undefined && !(typeof sent === 'number' && Number.isFinite(sent) && sent >= 0 && grant)) {
+      this.fail(line, 'bad-sent', `"sent_ms" belongs on an ok acquire or an ok renew and must be a number of milliseconds, 0 or more (how long before it returned its last request went out); got ${describe(sent)}${!grant ? ` on a "${String(type)}" of ${String(f)}` : ''}`,
+        'write "sent_ms" only on acquire ok and renew ok lines, as a number of milliseconds, or leave it out');
     }
     if (mode !== undefined && !((mode === 'exclusive' || mode === 'shared') && f === 'acquire')) {
       this.fail(line, 'bad-mode', `"mode" belongs on acquire events and must be "exclusive" or "shared"; got ${describe(mode)}${f !== 'acquire' ? ` on ${String(f)}` : ''}`,

@@ -38,8 +38,8 @@ export interface Op {
   invokeSeq: number;          // 0-based position of the invoke among all events (real-time order)
   completeSeq: number;        // position of the completion; Infinity when unanswered
   leaseMs?: number;           // `lease_ms` of the completion (else the invoke): the lease an acquire or renew was granted
-  validMs?: number;           // `valid_ms` of an ok acquire: the validity the lock reported left when acquire returned (a careful client's belief ends then)
-  sentMs?: number;            // `sent_ms` of an ok acquire: ms from the acquire's last write to a socket until it returned (checkers/validity.ts)
+  validMs?: number;           // `valid_ms` of an ok acquire or renew: the validity the lock reported left when it returned (a careful client's belief ends then)
+  sentMs?: number;            // `sent_ms` of an ok acquire or renew: ms from its last write to a socket until it returned (checkers/validity.ts)
   /** `mode` of an acquire (the completion's, else the invoke's): a read-write lock's read hold is 'shared'; absent means exclusive. */
   mode?: HoldMode;
   /** `permits` of an acquire: how many permits of a counting semaphore the hold takes (integer ≥ 1; absent: 1). */

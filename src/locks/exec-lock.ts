@@ -164,7 +164,16 @@ export class ExecLock implements Lock {
 
   constructor(private readonly cfg: ExecConfig, private readonly ctx: LockContext) {
     this.name = `exec:${cfg.command}`;
-    if (cfg.renews) this.renew = (h, ttlMs) => this.request('renew', h.key, { ttlMs, ...(h.state === undefined ? {} : { state: h.state }) }).then((r) => r.t === 'renewed' ? 'renewed' : 'lost');
+    if (cfg.renews) {
+      this.renew = async (h, ttlMs) => {
+        const r = await this.request('renew', h.key, { ttlMs, ...(h.state === undefined ? {} : { state: h.state }) });
+        if (r.t !== 'renewed') return 'lost';
+        // A renewed validity moves the hold's (the worker records it as the renew's valid_ms); none leaves the last one.
+        const v = this.validUntil(r);
+        if (v !== undefined) h.validUntilMs = v;
+        return 'renewed';
+      };
+    }
   }
 
   private violation(what: string, line?: string): LockContractError {
@@ -352,15 +361,20 @@ export class ExecLock implements Lock {
     const held: Held = { key };
     if (r.token !== undefined) held.token = r.token as Held['token'];   // checked by the worker (contract.ts)
     if (r.state !== undefined) held.state = r.state;
-    if (r.validUntilMs !== undefined) {
-      if (typeof r.validUntilMs !== 'number' || !Number.isFinite(r.validUntilMs)) throw this.violation(`validUntilMs must be a number (ms on CLOCK_MONOTONIC), got ${describeValue(r.validUntilMs)}`);
-      // Epoch milliseconds (the wall clock, a common slip) lie decades past CLOCK_MONOTONIC, which counts from boot.
-      const ahead = r.validUntilMs - monotonicMs();
-      if (ahead > FAR_AHEAD_MS) throw this.violation(`validUntilMs ${r.validUntilMs} is ${Math.round(ahead / 86_400_000)} days ahead of CLOCK_MONOTONIC (now ${Math.round(monotonicMs())}): it looks like the wall clock (ms since 1970); report when the validity ends on CLOCK_MONOTONIC, e.g. the request's monotonicMs plus the time elapsed since you read it`);
-      // The child's CLOCK_MONOTONIC ms onto this process's performance.now() (both monotonic: the offset is fixed).
-      held.validUntilMs = r.validUntilMs - (monotonicMs() - performance.now());
-    }
+    const v = this.validUntil(r);
+    if (v !== undefined) held.validUntilMs = v;
     return held;
+  }
+
+  /** A `held` or `renewed` reply's validUntilMs (CLOCK_MONOTONIC ms) on this process's performance.now(), or undefined without one. */
+  private validUntil(r: Record<string, unknown>): number | undefined {
+    if (r.validUntilMs === undefined) return undefined;
+    if (typeof r.validUntilMs !== 'number' || !Number.isFinite(r.validUntilMs)) throw this.violation(`validUntilMs must be a number (ms on CLOCK_MONOTONIC), got ${describeValue(r.validUntilMs)}`);
+    // Epoch milliseconds (the wall clock, a common slip) lie decades past CLOCK_MONOTONIC, which counts from boot.
+    const ahead = r.validUntilMs - monotonicMs();
+    if (ahead > FAR_AHEAD_MS) throw this.violation(`validUntilMs ${r.validUntilMs} is ${Math.round(ahead / 86_400_000)} days ahead of CLOCK_MONOTONIC (now ${Math.round(monotonicMs())}): it looks like the wall clock (ms since 1970); report when the validity ends on CLOCK_MONOTONIC, e.g. the request's monotonicMs plus the time elapsed since you read it`);
+    // The child's CLOCK_MONOTONIC ms onto this process's performance.now() (both monotonic: the offset is fixed).
+    return r.validUntilMs - (monotonicMs() - performance.now());
   }
 
   async release(h: Held): Promise<'released' | 'lost'> {

@@ -273,6 +273,7 @@ class Client {
     await invoke('renew', key);
     const renewedAt = performance.now();
     let r: unknown;
+    sendClock.reset();
     try {
       r = await this.lock.renew!(held, this.job.ttlMs);
     } catch (e) {
@@ -293,7 +294,14 @@ class Client {
     if (r === 'renewed') {
       this.leaseFrom.set(held, renewedAt);
       this.renewFailed.delete(held);
-      complete('ok', 'renew', key);
+      // The validity the renew reported (the lock moved Held.validUntilMs), as on an acquire ok:
+      // the checker's belief then ends there, not at the acquire's (docs/history-format.md `valid_ms`).
+      const now = performance.now();
+      const at = monotonicMs();
+      const validMs = validUntil(held) === undefined ? undefined : Math.ceil(validUntil(held)! - now);
+      const sentMs = validMs === undefined || !this.job.sendsSeen ? undefined : sendClock.sinceLastWrite(now);
+      const extra = { ...(validMs !== undefined ? { valid_ms: validMs } : {}), ...(sentMs !== undefined ? { sent_ms: sentMs } : {}) };
+      complete('ok', 'renew', key, undefined, undefined, Object.keys(extra).length ? extra : undefined, at);
       return true;
     }
     // Told it no longer holds: a failed renew, then the client stops believing (a lapse, at once:

@@ -2,7 +2,9 @@
 // Validity checked against physics on real redis-servers, one client: a Redlock whose validity is
 // counted from after its votes, paused as its last vote's reply comes in, reports nearly its whole
 // TTL while its keys have been set for the pause: UNSAFE, overstated-validity. The built-in Redlock
-// (monotonic clock) under the same pause counts it and is not flagged.
+// (monotonic clock) under the same pause counts it and is not flagged. The same for a renew that
+// reports its validity: counted from after its reply, overstated (the renew named); from before its
+// request, not flagged, and the renew's valid_ms is in the history.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -43,4 +45,39 @@ test('the built-in Redlock under the same pause counts it: not flagged', async (
     .filter((e) => e.f === 'acquire' && e.type === 'ok');
   assert.equal(oks.length, 1, JSON.stringify(oks));
   assert.ok(oks[0].sent_ms >= 290 && oks[0].valid_ms <= oks[0].lease_ms - oks[0].sent_ms, JSON.stringify(oks[0]));
+});
+
+/** One client holding 400 ms with a renew half way, paused 300 ms as the renew's reply comes in; TTL 1 s. */
+function replayRenewPause(renewClock: 'before' | 'after'): Promise<CliResult> {
+  const dir = tempStore();
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
+    description: 'one client paused 300 ms as the reply to its renew comes in', lock_spec: { path: './test/fixtures/locks/renew-validity.ts' },
+    lock_options: { renewClock }, property: 'lock',
+    plan: {
+      ttlMs: 1000,
+      clients: [{ attempts: [{ key: 'k0', delayMs: 0, waitMs: 500, holdMs: 400, renew: true }] }],
+      faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: 300, target: 'c1', params: { point: 'reply:renew:1' } }],
+    },
+  }));
+  return lockpick(['run', '--replay', dir, '--runs', '1', '--store', tempStore(), '--json'], 60_000);
+}
+
+const renewOks = (r: CliResult) => readFileSync(path.join(r.summary!.dir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean)
+  .map((l) => JSON.parse(l)).filter((e) => e.f === 'renew' && e.type === 'ok');
+
+test('a renew that counts its validity from after its reply: overstated-validity, the renew named', async () => {
+  const r = await replayRenewPause('after');
+  assert.equal(r.code, 1, r.stderr.slice(-3000));
+  assert.deepEqual([...new Set(anomalyTypes(r))], ['overstated-validity'], r.stderr.slice(-3000));
+  assert.match(r.stderr, /renew of lock "[^"]+" at line \d+ returned ok at line \d+ reporting \d+ ms of validity, but its 1000 ms lease had at most \d+ ms left: its last request went out \d+ ms before the renew returned/);
+});
+
+test('a renew that counts its validity from before its request: not flagged, its validity recorded', async () => {
+  const r = await replayRenewPause('before');
+  assert.notEqual(r.code, 1, r.stderr.slice(-3000));
+  assert.equal(r.summary!.lockViolations, 0);
+  const oks = renewOks(r);
+  assert.equal(oks.length, 1, JSON.stringify(oks));
+  // The pause is in sent_ms, and the validity the renew reported leaves it out.
+  assert.ok(oks[0].sent_ms >= 290 && oks[0].valid_ms > 0 && oks[0].valid_ms <= 1000 - oks[0].sent_ms, JSON.stringify(oks[0]));
 });

@@ -45,7 +45,14 @@ test('replies map to the Lock contract: held (token, state, validity), busy, fai
     const v = await lock.acquire('valid', { ttlMs: 800, waitMs: 0 });
     // 5 s on the child's CLOCK_MONOTONIC, seen on this process's performance.now().
     assert.ok(v!.validUntilMs! > before + 4000 && v!.validUntilMs! < performance.now() + 5001, `${v!.validUntilMs} vs ${before}`);
+    // A renewed validity moves the hold's (9 s); a renew that reports none leaves it.
+    const beforeRenew = performance.now();
     assert.equal(await lock.renew!(v!, 800), 'renewed');
+    assert.ok(v!.validUntilMs! > beforeRenew + 8000 && v!.validUntilMs! < performance.now() + 9001, `${v!.validUntilMs} vs ${beforeRenew}`);
+    const kept = v!.validUntilMs;
+    const plain = { ...v!, key: 'other' };
+    assert.equal(await lock.renew!(plain, 800), 'renewed');
+    assert.equal(plain.validUntilMs, kept);
   } finally {
     await lock.close();
   }

@@ -7,10 +7,12 @@
 // hash is the sources'; otherwise it hashes the sources again (about 10 ms) and any difference,
 // or no stamp, means the sources are run through tsx as always. A stale dist is never used (only
 // a source changed without changing its size or its modification time to the nanosecond could).
+// A start that hashed the sources and found them as compiled keeps what it saw (VERIFIED below),
+// so an installed package, whose files npm dated anew, hashes them once, not at every start.
 //   node bin/dist-fresh.mjs --hash    prints the hash of the sources now (the build script stores it)
 //   node bin/dist-fresh.mjs --stat    prints the sizes and times of the sources now (stored beside it)
 //   node bin/dist-fresh.mjs --fresh   exits 0 when dist/ is fresh, 1 when not (prepack builds only then)
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,17 +73,34 @@ export function sourceStat(root = ROOT) {
   }).join('\n');
 }
 
+/**
+ * Where a start that hashed the sources and found them as compiled keeps the sizes and times it saw,
+ * under the stamp it checked them against: an installed package's files carry the times npm gave
+ * them, not the build's, and without it every start would hash every source again (30–50 ms, and
+ * ten times that from a cold disk). Written when it can be (a read-only install just hashes).
+ */
+const VERIFIED = '.source-stat-verified';
+
+const read = (file) => { try { return readFileSync(file, 'utf8'); } catch { return undefined; } };
+
 /** True only when dist/.source-hash matches the sources as they are now. */
 export function distFresh(root = ROOT) {
-  let stamp;
-  try { stamp = readFileSync(path.join(root, 'dist', '.source-hash'), 'utf8').trim().split(' '); } catch { return false; }
-  // Every source as the build saw it: its hash is the one stored.
-  let seen;
-  try { seen = readFileSync(path.join(root, 'dist', '.source-stat'), 'utf8'); } catch { seen = undefined; }
-  if (seen !== undefined && stamp.length === 2 && seen === sourceStat(root)) return true;
+  const stampText = read(path.join(root, 'dist', '.source-hash'))?.trim();
+  if (stampText === undefined) return false;
+  const stamp = stampText.split(' ');
+  if (stamp.length !== 2) return false;
+  // Every source as the build saw it (or as a start that hashed them saw it, under this same stamp): its hash is the one stored.
+  const now = sourceStat(root);
+  if (read(path.join(root, 'dist', '.source-stat')) === now) return true;
+  const verified = `${stampText}\n${now}`;
+  if (read(path.join(root, 'dist', VERIFIED)) === verified) return true;
   const [sources, config] = sourceHash(root).split(' ');
   const configShipped = FILES.some((f) => existsSync(path.join(root, f)));
-  return stamp.length === 2 && stamp[0] === sources && (!configShipped || stamp[1] === config);
+  const fresh = stamp[0] === sources && (!configShipped || stamp[1] === config);
+  if (fresh) {
+    try { writeFileSync(path.join(root, 'dist', VERIFIED), verified); } catch { /* a read-only install: the next start hashes again */ }
+  }
+  return fresh;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

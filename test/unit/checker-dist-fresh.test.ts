@@ -4,7 +4,7 @@
 import { tempDir } from '../support/temp-dir.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 // @ts-expect-error plain JavaScript module without types
 import { distFresh, sourceHash, sourceStat } from '../../bin/dist-fresh.mjs';
@@ -77,4 +77,31 @@ test('files in dot folders are no sources (tsc skips them): a mutant recipe writ
   write('src/locks/.mutants/m1/a.ts', 'export const a = 2;\n');
   assert.equal(distFresh(root), true, 'a dot folder beside the sources');
   assert.doesNotMatch(sourceStat(root), /\.mutants/);
+}));
+
+test('a start that hashed the sources keeps what it saw under that stamp: the next start only compares it, and an edit or another stamp is hashed again', () => inProject((root, write) => {
+  write('src/a.ts', 'export const a = 1;\n');
+  write('tsconfig.json', '{}');
+  const stamp = sourceHash(root);
+  write('dist/.source-hash', `${stamp}\n`);
+  // The build's sizes and times are not these (an installed package: npm dated the files anew).
+  write('dist/.source-stat', 'src/a.ts 1 1');
+  const verified = path.join(root, 'dist/.source-stat-verified');
+  assert.equal(distFresh(root), true, 'hashed: the content is what was compiled');
+  assert.equal(readFileSync(verified, 'utf8'), `${stamp}\n${sourceStat(root)}`);
+  // The next start compares sizes and times with what was verified, no hash: a stamp no hash
+  // would match is taken while the verified record says it was checked under it.
+  write('dist/.source-hash', 'taken-unhashed config\n');
+  write('dist/.source-stat-verified', `taken-unhashed config\n${sourceStat(root)}`);
+  assert.equal(distFresh(root), true, 'verified under this stamp: not hashed');
+  // Under a stamp of other sources, what was verified under the first one counts for nothing.
+  write('dist/.source-hash', 'not-the-hash config\n');
+  assert.equal(distFresh(root), false, 'another stamp');
+  write('dist/.source-hash', `${stamp}\n`);
+  write('src/a.ts', 'export const a = 2;\n'); // same size, a new time
+  assert.equal(distFresh(root), false, 'an edited source: hashed again, and the hash differs');
+  write('src/a.ts', 'export const a = 1;\n');
+  assert.equal(distFresh(root), true);
+  rmSync(verified);
+  assert.equal(existsSync(verified), false);
 }));

@@ -39,7 +39,7 @@
 // Not covered: clients doing their I/O outside Node's net (the `zookeeper` package's C client, a
 // child process): their send points come from the fault proxy instead (./proxy-points.ts).
 import net from 'node:net';
-import { ioPointName, type IoPointOp } from '../workload/plan.ts';
+import { ioPointName, type IoPointOp } from '../../nemesis/points.ts';
 import { commandWord } from './command-word.ts';
 import { hookHttp2 } from './io-points-http2.ts';
 import { holdTimers, installLateTimers, restartTimer } from './late-timers.ts';

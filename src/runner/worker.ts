@@ -22,7 +22,8 @@ import { crashOrigin, PACKAGE_ROOT, type CrashOrigin } from './crash-origin.ts';
 import type { FromWorker, RunJob, ToWorker } from './protocol.ts';
 import type { Attempt } from '../workload/plan.ts';
 import type { OrderEvent } from '../../nemesis/order.ts';
-import { BEFORE_RELEASE, BEFORE_WRITE, CRITICAL_SECTION } from '../workload/plan.ts';
+// From nemesis/points.ts, not workload/plan.ts (which re-exports them): plan.ts loads every fault kind and topology, which a worker never needs.
+import { BEFORE_RELEASE, BEFORE_WRITE, CRITICAL_SECTION } from '../../nemesis/points.ts';
 
 // Deep enough that a crash's stack reaches the frame that tells who threw it (crash-origin.ts).
 Error.stackTraceLimit = Math.max(Error.stackTraceLimit, 50);

@@ -14,10 +14,10 @@ fi
 # `bash scripts/test.sh --slowest` prints the slowest ten tests and files of the last run.
 times=.test-times
 if [ "${1:-}" = --slowest ]; then
-  exec node scripts/test-times.mjs "$times/integration.jsonl" "$times/unit.jsonl" "$times/beside.jsonl"
+  exec node scripts/test-times.mjs "$times"/*.jsonl
 fi
 mkdir -p "$times"
-rm -f "$times"/*.jsonl "$times/beside-seconds" "$times/lane3-seconds"
+rm -f "$times"/*.jsonl "$times"/*-seconds
 report=(--test-reporter=spec --test-reporter-destination=stdout --test-reporter=./scripts/test-times.mjs)
 # A hung test must fail with its file's name, not hold CI until CI's own limit: each test file gets
 # a time limit (LOCKPICK_TEST_TIMEOUT_MS, 15 min; the slowest file takes about 4; node's runner
@@ -64,41 +64,44 @@ tsc_pid=$!
 echo "== build dist/ (npm run build)"
 npm run build --silent
 t_build=$((SECONDS - t0 - t_setup))
-# Two lanes, each one file at a time. The serial lane: integration files on real servers whose
+# Lanes, each one file at a time. The serial lane: integration files on real servers whose
 # faults and verdicts hang on timing (a Sentinel failover, a session expiring), which share the
-# machine's clock budget. The lane beside it: the unit tests (pure logic), then the integration
+# machine's clock budget. The lanes beside it: the unit tests (pure logic), and the integration
 # files marked by a line `// test-lane: beside` (they start no server, or servers of their own on
 # free ports whose verdicts do not hang on fine timing: the package, the library API, the demo,
-# JUnit). Its report is kept in a file and shown after the serial lane's.
+# JUnit). Their reports are kept in files and shown after the serial lane's.
 status=0
-unit_log=$(mktemp)
-lane3_log=$(mktemp)
 mapfile -t beside_all < <(grep -l '^// test-lane: beside' test/integration/*.test.ts)
 mapfile -t serial < <(grep -L '^// test-lane: beside' test/integration/*.test.ts)
-# The files beside share two lanes: one after the unit tests takes every third file, the other
-# the rest from the start (the unit tests are about a fifth of the lane's time). Their tests wait
-# on servers and leases far more than they compute, so three lanes fit two cores.
-beside=(); beside3=()
+# The files beside share the lanes beside the serial one: the first runs the unit tests (about a
+# fifth of a lane's time) and then every fifth file, the others take the rest in turn. Their tests
+# wait on servers and leases far more than they compute: with the serial lane, four lanes keep two
+# cores about nine tenths busy where three left a fifth of them idle (LOCKPICK_BESIDE_LANES, 3).
+nbeside="${LOCKPICK_BESIDE_LANES:-3}"
+lane_files=()   # lane_files[k]: the files of beside lane k, space-separated (no file name holds a space)
+for ((k = 0; k < nbeside; k++)); do lane_files[k]=""; done
 for i in "${!beside_all[@]}"; do
-  if [ $((i % 3)) -eq 0 ]; then beside+=("${beside_all[$i]}"); else beside3+=("${beside_all[$i]}"); fi
+  if [ "$nbeside" -eq 1 ] || [ $((i % 5)) -eq 0 ]; then k=0; else k=$(( 1 + (i % 5 - 1) % (nbeside - 1) )); fi
+  lane_files[k]+="${beside_all[$i]} "
 done
-echo "== unit tests, then ${#beside[@]} integration files marked test-lane: beside; ${#beside3[@]} more in a third lane (both beside the serial lane; their reports follow it)"
-(
-  u0=$SECONDS
-  lane "the lane beside" node --import tsx --test --test-concurrency=1 "${test_limits[@]}" "${report[@]}" --test-reporter-destination="$times/unit.jsonl" test/unit/*.test.ts "${beside[@]}" && rc=0 || rc=$?
-  echo "== unit tests and the lane beside took $((SECONDS - u0)) s"
-  echo "$((SECONDS - u0))" > "$times/beside-seconds"
-  exit "$rc"
-) > "$unit_log" 2>&1 &
-unit_pid=$!
-(
-  u0=$SECONDS
-  lane "the third lane" node --import tsx --test --test-concurrency=1 "${test_limits[@]}" "${report[@]}" --test-reporter-destination="$times/beside.jsonl" "${beside3[@]}" && rc=0 || rc=$?
-  echo "== the third lane took $((SECONDS - u0)) s"
-  echo "$((SECONDS - u0))" > "$times/lane3-seconds"
-  exit "$rc"
-) > "$lane3_log" 2>&1 &
-lane3_pid=$!
+echo "== unit tests, then ${#beside_all[@]} integration files marked test-lane: beside, in ${nbeside} lane(s) beside the serial lane (their reports follow it)"
+lane_pids=(); lane_logs=()
+for ((k = 0; k < nbeside; k++)); do
+  lane_logs[k]=$(mktemp)
+  (
+    u0=$SECONDS
+    # shellcheck disable=SC2086 # the lane's files, split on spaces
+    if [ "$k" -eq 0 ]; then files=(test/unit/*.test.ts ${lane_files[k]}); dest="$times/unit.jsonl"; else files=(${lane_files[k]}); dest="$times/beside-$k.jsonl"; fi
+    rc=0
+    if [ "${#files[@]}" -gt 0 ]; then
+      lane "beside lane $k" node --import tsx --test --test-concurrency=1 "${test_limits[@]}" "${report[@]}" --test-reporter-destination="$dest" "${files[@]}" || rc=$?
+    fi
+    echo "== beside lane $k$([ "$k" -eq 0 ] && echo ' (unit tests first)') took $((SECONDS - u0)) s"
+    echo "$((SECONDS - u0))" > "$times/beside-$k-seconds"
+    exit "$rc"
+  ) > "${lane_logs[k]}" 2>&1 &
+  lane_pids[k]=$!
+done
 if [ -n "$docker_log" ]; then
   wait "$docker_pid" || true
   cat "$docker_log"
@@ -109,18 +112,17 @@ t1=$SECONDS
 lane "the serial lane" node --import tsx --test --test-concurrency=1 "${test_limits[@]}" "${report[@]}" --test-reporter-destination="$times/integration.jsonl" "${serial[@]}" || status=1
 t_serial=$((SECONDS - t1))
 echo "== integration tests took $t_serial s"
-wait "$unit_pid" || status=1
-echo "== unit tests and the lane beside (report)"
-cat "$unit_log"
-rm -f "$unit_log"
-wait "$lane3_pid" || status=1
-echo "== the third lane (report)"
-cat "$lane3_log"
-rm -f "$lane3_log"
+for ((k = 0; k < nbeside; k++)); do
+  wait "${lane_pids[k]}" || status=1
+  echo "== beside lane $k (report)"
+  cat "${lane_logs[k]}"
+  rm -f "${lane_logs[k]}"
+done
 if wait "$tsc_pid"; then echo "== typecheck: clean"; else status=1; echo "== typecheck FAILED:"; fi
 cat "$tsc_log"
 rm -f "$tsc_log"
-node scripts/test-times.mjs "$times/integration.jsonl" "$times/unit.jsonl" "$times/beside.jsonl" || true
+node scripts/test-times.mjs "$times"/*.jsonl || true
 # Last, so the end of a long log says where the time went.
-echo "== $((SECONDS - t0)) s in all: setup ${t_setup} s, build ${t_build} s, serial lane ${t_serial} s, lane beside $(cat "$times/beside-seconds" 2>/dev/null || echo '?') s, third lane $(cat "$times/lane3-seconds" 2>/dev/null || echo '?') s (all at the same time)"
+lanes=""; for ((k = 0; k < nbeside; k++)); do lanes+=", beside lane $k $(cat "$times/beside-$k-seconds" 2>/dev/null || echo '?') s"; done
+echo "== $((SECONDS - t0)) s in all: setup ${t_setup} s, build ${t_build} s, serial lane ${t_serial} s${lanes} (all at the same time)"
 exit "$status"

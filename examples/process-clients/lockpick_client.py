@@ -12,6 +12,9 @@ lines). Write a class with acquire/release (and renew, close if you need them) a
             return Held(token=None)          # or None: busy (certainly not acquired)
         def release(self, key, state):
             return True                      # True: released; False: lost (no longer ours)
+        def renew(self, key, ttl_ms, state): # only with "renews": true in the recipe
+            return True                      # True: renewed; False: lost; Renewed(valid_until_ms=...)
+                                             # when the lock reports the renewed validity
 
     serve(MyLock)
 
@@ -35,6 +38,12 @@ class Held:
         self.token = token                    # a fencing token, if the lock hands one out
         self.valid_until_ms = valid_until_ms  # on CLOCK_MONOTONIC, in ms: monotonic_ms() + validity
         self.state = state                    # anything JSON that release/renew need back
+
+
+class Renewed:
+    """What renew returns when the lock reports the validity it renewed (as Held.valid_until_ms)."""
+    def __init__(self, valid_until_ms=None):
+        self.valid_until_ms = valid_until_ms  # on CLOCK_MONOTONIC, in ms; None: renewed, no validity reported
 
 
 def monotonic_ms():
@@ -99,7 +108,10 @@ def serve(make_lock):
             elif t == "release":
                 reply = {"t": "released" if lock.release(m["key"], m.get("state")) else "lost"}
             elif t == "renew":
-                reply = {"t": "renewed" if lock.renew(m["key"], m["ttlMs"], m.get("state")) else "lost"}
+                r = lock.renew(m["key"], m["ttlMs"], m.get("state"))
+                reply = {"t": "renewed" if r else "lost"}
+                if isinstance(r, Renewed) and r.valid_until_ms is not None:
+                    reply["validUntilMs"] = r.valid_until_ms
             else:
                 reply = {"t": "error", "error": f"unknown request {t!r}"}
         except Failed as e:

@@ -59,6 +59,24 @@ test('replies map to the Lock contract: held (token, state, validity), busy, fai
   assert.ok(!alive(pid), 'the child outlived close()');
 });
 
+test("the Python helper's renew: Renewed(valid_until_ms) moves the hold's validity, True keeps it, False is lost", async () => {
+  const lock = new ExecLock({ command: '/usr/bin/python3 test/fixtures/process-clients/renewing.py', cwd: process.cwd(), clock: 'none', renews: true }, ctx());
+  try {
+    const h = (await lock.acquire('valid', { ttlMs: 800, waitMs: 0 }))!;
+    const before = performance.now();
+    assert.ok(h.validUntilMs! < before + 5001, `${h.validUntilMs} vs ${before}`);
+    assert.equal(await lock.renew!(h, 800), 'renewed');
+    assert.ok(h.validUntilMs! > before + 6000 && h.validUntilMs! < performance.now() + 7001, `${h.validUntilMs} vs ${before}`);
+    const plain = (await lock.acquire('plain', { ttlMs: 800, waitMs: 0 }))!;
+    const kept = plain.validUntilMs;
+    assert.equal(await lock.renew!(plain, 800), 'renewed');
+    assert.equal(plain.validUntilMs, kept);
+    assert.equal(await lock.renew!({ ...plain, key: 'lost' }, 800), 'lost');
+  } finally {
+    await lock.close();
+  }
+});
+
 test("every request carries lockpick's CLOCK_MONOTONIC as it was written, the reading a child without that clock maps its own from", async () => {
   const lock = new ExecLock({ command: ANSWERS, cwd: process.cwd(), clock: 'none', renews: false }, ctx());
   try {

@@ -119,8 +119,8 @@ function leaseAt(leases: Lease[], lane: string, x: number): number | undefined {
 function leasesOf(ops: Op[], tl: Timeline, laneOf: (p: number) => string, ns: (t: number) => number): Lease[] {
   // The server granted (or extended) the lease somewhere between the call and its return: it ends
   // no earlier than call + lease (grantLo) and no later than return + lease (grantHi). Only after
-  // grantHi is the client surely past its lease. A lock that reports the validity left (valid_ms)
-  // narrows grantHi to return + valid_ms.
+  // grantHi is the client surely past its lease. A lock that reports the validity left (valid_ms,
+  // on the acquire or a renew) narrows grantHi to return + valid_ms.
   type Open = Lease & { grantLo: number; grantHi: number };
   const out: Open[] = [];
   const open = new Map<string, Open>();
@@ -143,7 +143,8 @@ function leasesOf(ops: Op[], tl: Timeline, laneOf: (p: number) => string, ns: (t
     } else if (cur && op.f === 'renew' && op.outcome === 'ok' && op.invokeTime !== undefined) {
       const ms = op.leaseMs ?? cur.leaseMs;
       cur.grantLo = Math.max(cur.grantLo, ns(op.invokeTime) + ms);
-      cur.grantHi = Math.max(cur.grantHi, (opEnd(op, tl.pos) ?? ns(op.invokeTime)) + ms);
+      // A renew that reported the validity it renewed narrows its grant as an acquire's does.
+      cur.grantHi = Math.max(cur.grantHi, (opEnd(op, tl.pos) ?? ns(op.invokeTime)) + Math.min(ms, op.validMs ?? Infinity));
       cur.renewals++;
     } else if (cur && op.f === 'release') {
       cur.beliefEnd = opStart(op, tl.pos);

@@ -11,8 +11,13 @@ if [ -z "${LOCKPICK_CORPUS:-}" ] && [ -d "$beside" ]; then
   export LOCKPICK_CORPUS="$beside"
 fi
 # Every run keeps each test's duration in .test-times/ (unit.jsonl, integration.jsonl);
-# `bash scripts/test.sh --slowest` prints the slowest ten tests and files of the last run.
+# `bash scripts/test.sh --slowest` prints the slowest ten tests and files of the last run;
+# `bash scripts/test.sh --weights` keeps its files' times in test/lane-weights.tsv, by which the lanes are filled.
 times=.test-times
+if [ "${1:-}" = --weights ]; then
+  node scripts/test-lanes.mjs --weights > test/lane-weights.tsv && echo "test/lane-weights.tsv: $(grep -vc '^#' test/lane-weights.tsv) files' times from the last run"
+  exit
+fi
 if [ "${1:-}" = --slowest ]; then
   exec node scripts/test-times.mjs "$times"/*.jsonl
 fi
@@ -73,17 +78,13 @@ t_build=$((SECONDS - t0 - t_setup))
 status=0
 mapfile -t beside_all < <(grep -l '^// test-lane: beside' test/integration/*.test.ts)
 mapfile -t serial < <(grep -L '^// test-lane: beside' test/integration/*.test.ts)
-# The files beside share the lanes beside the serial one: the first runs the unit tests (about a
-# fifth of a lane's time) and then every fifth file, the others take the rest in turn. Their tests
-# wait on servers and leases far more than they compute: with the serial lane, four lanes keep two
-# cores about nine tenths busy where three left a fifth of them idle (LOCKPICK_BESIDE_LANES, 3).
+# The files beside share the lanes beside the serial one, the first of which runs the unit tests
+# first: longest first, each to the lane with the least time so far, by a run's times kept in
+# test/lane-weights.tsv (scripts/test-lanes.mjs; `bash scripts/test.sh --weights` rewrites it from
+# the last run). Their tests wait on servers and leases as much as they compute: with the serial
+# lane, four lanes keep two cores about nine tenths busy (LOCKPICK_BESIDE_LANES, 3).
 nbeside="${LOCKPICK_BESIDE_LANES:-3}"
-lane_files=()   # lane_files[k]: the files of beside lane k, space-separated (no file name holds a space)
-for ((k = 0; k < nbeside; k++)); do lane_files[k]=""; done
-for i in "${!beside_all[@]}"; do
-  if [ "$nbeside" -eq 1 ] || [ $((i % 5)) -eq 0 ]; then k=0; else k=$(( 1 + (i % 5 - 1) % (nbeside - 1) )); fi
-  lane_files[k]+="${beside_all[$i]} "
-done
+mapfile -t lane_files < <(node scripts/test-lanes.mjs "$nbeside" "${beside_all[@]}")
 echo "== unit tests, then ${#beside_all[@]} integration files marked test-lane: beside, in ${nbeside} lane(s) beside the serial lane (their reports follow it)"
 lane_pids=(); lane_logs=()
 for ((k = 0; k < nbeside; k++)); do

@@ -73,7 +73,7 @@ export interface Misstep {
    * held: another process's acquire ok while the server still held the lock for `holder` (and
    * the beliefs do not overlap: that is a double holder). reacquire: the holder acquired again.
    * stale-release / stale-renew: a plain release ok or a renew ok by a process that did not hold it.
-   * expired-grant: an acquire ok whose reported validity (valid_ms) was already over.
+   * expired-grant: an acquire ok (or renew ok) whose reported validity (valid_ms) was already over.
    * overstated-validity: an acquire ok (or renew ok) reporting more validity than its lease can have left (./validity.ts).
    */
   kind: 'held' | 'reacquire' | 'stale-release' | 'stale-renew' | 'expired-grant' | 'overstated-validity';
@@ -295,8 +295,13 @@ export function endExpired<B extends Belief>(valid: Set<B>, time: number | undef
   }
 }
 
-/** A renew ok that reported more validity than its lease can have left (./validity.ts), checked against its lease or its belief's acquire's. */
+/**
+ * What a renew ok's reported validity says of the lock: none left (an expired grant, as an
+ * acquire's), or more than its lease can have left (./validity.ts; checked against its lease or
+ * its belief's acquire's).
+ */
 export function overstated(op: Op, b: Belief | undefined): Misstep | undefined {
+  if (op.validMs !== undefined && op.validMs <= 0) return { kind: 'expired-grant', op };
   const leaseMs = op.leaseMs ?? b?.acquire.leaseMs;
   return overstatedMs(op, leaseMs) !== undefined ? { kind: 'overstated-validity', op, leaseMs } : undefined;
 }

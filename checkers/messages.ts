@@ -80,10 +80,12 @@ export function misstep(key: string, m: Misstep, backend?: Backend, once = 'an o
       type: 'expired-grant', key, processes: [p],
       lines: defined([op.invokeLine, op.completeLine]), ops: [op.id],
       ...(op.completeTime !== undefined ? { times: [op.completeTime] } : {}),
-      message: `process ${p}'s acquire of ${lockName(key)} at line ${op.invokeLine} returned ok at line ${op.completeLine} with its validity already over ` +
+      message: `process ${p}'s ${op.f} of ${lockName(key)} at line ${op.invokeLine} returned ok at line ${op.completeLine} with its validity already over ` +
         `(valid_ms ${op.validMs}: ${-op.validMs!} ms past the end it reported` +
-        `${op.invokeTime !== undefined && op.completeTime !== undefined ? `, after an acquire of ${ms(op.completeTime - op.invokeTime)} ms` : ''}): ` +
-        'a lock must not hand out a hold that has run out; a careful client cannot use it, a careless one works without the lock',
+        `${op.invokeTime !== undefined && op.completeTime !== undefined ? `, after ${op.f === 'acquire' ? 'an acquire' : 'a renew'} of ${ms(op.completeTime - op.invokeTime)} ms` : ''}): ` +
+        (op.f === 'acquire'
+          ? 'a lock must not hand out a hold that has run out; a careful client cannot use it, a careless one works without the lock'
+          : 'a lock must not say it renewed a hold that has run out (answer that it is lost); a careful client stops, a careless one works without the lock'),
     };
   }
   if (m.kind === 'overstated-validity') {

@@ -149,7 +149,7 @@ const BUG_WORDS: Record<string, string> = {
   'stale-renew': 'its renewal extended another client\'s lock',
   'within-lease': 'it let a second client in while the first held the lock within its lease',
   'no-fault': 'two clients held the lock at once with no fault to explain it',
-  'expired-grant': 'it handed out a lock whose validity was already over',
+  'expired-grant': 'it handed out (or renewed) a lock whose validity was already over',
   'overstated-validity': 'it reported more validity than it can have had',
   'phantom-grant': 'it answered held while it could reach no server',
   'client-crash': 'its own code crashed the client process',

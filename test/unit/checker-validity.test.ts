@@ -120,6 +120,15 @@ test('a renew that reports more validity than its lease can have left is oversta
   for (const r of await both(renewing(770, 2050, 20))) assert.deepEqual(types(r), []);
 });
 
+test('a renew ok with its validity already over is an expired grant, named as the renew; the belief ends there', async () => {
+  // The renew took 877 ms and reports -77 ms: it said it renewed a hold that had run out. p2's grant after it is no double holder.
+  const events = renewing(-77, 1500).map((e) => (e.f === 'renew' && e.type === 'ok' ? { ...e, time: 1477 * ms } : e)).sort((a, b) => a.time! - b.time!);
+  for (const r of await both(events)) {
+    assert.deepEqual(types(r), ['expired-grant']);
+    assert.match(r.anomalies[0]!.message, /process 1's renew of lock "k" at line 3 returned ok at line 5 with its validity already over \(valid_ms -77: 77 ms past the end it reported, after a renew of 877 ms\): a lock must not say it renewed a hold that has run out/);
+  }
+});
+
 test('a semaphore\'s belief is moved by its renew\'s reported validity the same way', () => {
   const sem = (e: HistoryEvent): HistoryEvent => (e.f === 'acquire' ? { ...e, limit: 1 } : e);
   const check = (events: HistoryEvent[]) => checkHistory(toParsed(events.map(sem)), { model: 'semaphore' });

@@ -1,4 +1,3 @@
-// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // `lockpick run --keep-going` on real Redis: Redlock under every fault kind breaks
 // in more than one way (a master restarted empty, Kleppmann's partition + clock
 // jump). After the first violation the search goes on for all of --time and lists

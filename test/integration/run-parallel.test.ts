@@ -1,4 +1,3 @@
-// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // `lockpick run --parallel 2` on real Redis: plans whose faults touch only their own
 // clients run two at a time, each lane with its own clients and history file. A lock
 // immune to client clock skew stays SAFE (no false alarm from runs side by side), each

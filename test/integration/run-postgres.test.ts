@@ -1,4 +1,3 @@
-// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // PostgreSQL advisory locks on a real server (and a real PgBouncer), found by the
 // random search through the CLI: a session lock whose session the server ends
 // under its holder (session-kill) gives a double holder; through PgBouncer in

@@ -1,4 +1,3 @@
-// test-lane: beside (its servers are its own; its verdicts do not hang on fine timing)
 // No false alarms, and fencing that works: redis-set-px-lua without faults is
 // safe with 8 clients; redis-set-px-lua-fenced under the stored pause, clock jump
 // and restart plans that break redis-set-px-lua has double holders, yet the

@@ -185,8 +185,8 @@ export class KeyScanner {
     const held = this.held;
     if (op.f === 'acquire') {
       const b = believing.get(p);
-      if (op.validMs !== undefined && op.validMs <= 0) missteps.push({ kind: 'expired-grant', op });
-      else if (overstatedMs(op) !== undefined) missteps.push({ kind: 'overstated-validity', op });
+      const wrong = validityMisstep(op, undefined);
+      if (wrong) missteps.push(wrong);
       if (!b) {
         const belief = newBelief(op);
         if (belief.validUntil !== undefined && !belief.expired) this.valid.add(belief);
@@ -237,8 +237,8 @@ export class KeyScanner {
       if (mine) this.acted(mine.belief, op);
       if (op.outcome !== 'ok') return; // a renew that failed or has no answer moved nothing at the server
       if (held?.process === p) {
-        const over = overstated(op, mine?.belief);
-        if (over) missteps.push(over);
+        const wrong = validityMisstep(op, mine?.belief);
+        if (wrong) missteps.push(wrong);
         if (renewed(op, held, mine?.belief)) this.valid.add(mine!.belief);
       } else {
         missteps.push({ kind: 'stale-renew', op, previous: ended.get(p), current: held });
@@ -296,11 +296,11 @@ export function endExpired<B extends Belief>(valid: Set<B>, time: number | undef
 }
 
 /**
- * What a renew ok's reported validity says of the lock: none left (an expired grant, as an
- * acquire's), or more than its lease can have left (./validity.ts; checked against its lease or
- * its belief's acquire's).
+ * What an acquire ok's or renew ok's reported validity says of the lock: none left (an expired
+ * grant), or more than its lease can have left (./validity.ts; checked against its own lease, a
+ * renew without one against its belief's acquire's).
  */
-export function overstated(op: Op, b: Belief | undefined): Misstep | undefined {
+export function validityMisstep(op: Op, b: Belief | undefined): Misstep | undefined {
   if (op.validMs !== undefined && op.validMs <= 0) return { kind: 'expired-grant', op };
   const leaseMs = op.leaseMs ?? b?.acquire.leaseMs;
   return overstatedMs(op, leaseMs) !== undefined ? { kind: 'overstated-validity', op, leaseMs } : undefined;

@@ -14,9 +14,8 @@
 //   kept out, the first and the last more than LEAK_BOUND_MS apart.
 import type { Op } from '../src/history/types.ts';
 import type { Anomaly, Backend } from './types.ts';
-import { endExpired, exposedBy, newBelief, overstated, renewed, type Belief, type HoldEnd, type Misstep, type ServerHold } from './holds.ts';
+import { endExpired, exposedBy, newBelief, renewed, validityMisstep, type Belief, type HoldEnd, type Misstep, type ServerHold } from './holds.ts';
 import { leaseEnd, leaseNs, ranOut, releaseKind, sessionNs } from './lease.ts';
-import { overstatedMs } from './validity.ts';
 import { ProcessMap } from '../src/history/process-table.ts';
 import type { Silences } from './silences.ts';
 import { limitOf, permitsOf, isShared } from './models/permits.ts';
@@ -115,8 +114,8 @@ export class PermitScanner {
 
   private grant(op: Op): void {
     const p = op.process;
-    if (op.validMs !== undefined && op.validMs <= 0) this.missteps.push({ kind: 'expired-grant', op });
-    else if (overstatedMs(op) !== undefined) this.missteps.push({ kind: 'overstated-validity', op });
+    const wrong = validityMisstep(op, undefined);
+    if (wrong) this.missteps.push(wrong);
     this.keyBound ??= sessionNs(op) ?? leaseNs(op);
     // Beliefs: one per process; a second acquire while believing is the server's reacquire below.
     let conflicted = false;
@@ -185,8 +184,8 @@ export class PermitScanner {
     if (op.outcome !== 'ok') return;
     const mine = this.holds.get(p);
     if (!mine) { this.missteps.push({ kind: 'stale-renew', op, previous: this.ended.get(p) }); return; }
-    const over = overstated(op, b);
-    if (over) this.missteps.push(over);
+    const wrong = validityMisstep(op, b);
+    if (wrong) this.missteps.push(wrong);
     if (renewed(op, mine, b)) this.valid.add(b!);
   }
 

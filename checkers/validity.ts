@@ -21,9 +21,8 @@ export const TOLERANCE_MS = 2;
  * How many ms more validity the acquire ok (or renew ok) reported than its lease can have left, or
  * undefined when none (or not checkable). `leaseMs`: a renew's lease when it records none (its acquire's).
  */
-export function overstatedMs(op: Op, leaseOf: number | undefined = op.leaseMs): number | undefined {
+export function overstatedMs(op: Op, leaseMs: number | undefined = op.leaseMs): number | undefined {
   const { validMs, sentMs } = op;
-  const leaseMs = op.leaseMs ?? leaseOf;
   if ((op.f !== 'acquire' && op.f !== 'renew') || op.outcome !== 'ok' || validMs === undefined || leaseMs === undefined || sentMs === undefined || validMs <= 0) return undefined;
   const over = validMs - (leaseMs - sentMs);
   return over > TOLERANCE_MS ? over : undefined;

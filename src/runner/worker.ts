@@ -147,9 +147,9 @@ class Client {
     this.leaseFrom.set(h, now);
     // The validity the lock itself reported (Redlock: TTL − elapsed − drift), as `valid_ms` (docs/history-format.md):
     // rounded up, so the checker's bound on the belief is never shorter than the client's.
-    const validMs = validUntil(h) === undefined ? undefined : Math.ceil(validUntil(h)! - now);
-    const sentMs = validMs === undefined || !this.job.sendsSeen ? undefined : sendClock.sinceLastWrite(now);
-    const extra = { ...fields, ...(this.job.leased ? { lease_ms: this.job.leaseMs ?? this.job.ttlMs } : {}), ...(validMs !== undefined ? { valid_ms: validMs } : {}), ...(sentMs !== undefined ? { sent_ms: sentMs } : {}) };
+    const validity = this.reportedValidity(h, now);
+    const validMs = validity.valid_ms;
+    const extra = { ...fields, ...(this.job.leased ? { lease_ms: this.job.leaseMs ?? this.job.ttlMs } : {}), ...validity };
     // kept_alive: the lease is renewed out of sight, so the checker does not end the hold at its length (docs/history-format.md).
     // session_ms: the hold lives in a server session that ends that long after its client falls silent.
     const value = { ...(h.token !== undefined ? { token: h.token } : {}), ...(this.job.keptAlive && this.job.leased ? { kept_alive: true } : {}), ...(this.job.sessionMs !== undefined ? { session_ms: this.job.sessionMs } : {}) };
@@ -160,6 +160,18 @@ class Client {
       return 'fail';
     }
     return h;
+  }
+
+  /**
+   * The validity the lock reported for the hold as it stands at `now` (an acquire's, or a renew's that
+   * moved it), as `valid_ms`, rounded up so the checker's bound on the belief is never shorter than
+   * the client's; with `sent_ms` where the lock's sends are seen here. Empty when it reports none.
+   */
+  private reportedValidity(h: Held, now: number): { valid_ms?: number; sent_ms?: number } {
+    const v = validUntil(h);
+    if (v === undefined) return {};
+    const validMs = Math.ceil(v - now);
+    return this.job.sendsSeen ? { valid_ms: validMs, sent_ms: sendClock.sinceLastWrite(now) } : { valid_ms: validMs };
   }
 
   /**
@@ -299,9 +311,7 @@ class Client {
       // the checker's belief then ends there, not at the acquire's (docs/history-format.md `valid_ms`).
       const now = performance.now();
       const at = monotonicMs();
-      const validMs = validUntil(held) === undefined ? undefined : Math.ceil(validUntil(held)! - now);
-      const sentMs = validMs === undefined || !this.job.sendsSeen ? undefined : sendClock.sinceLastWrite(now);
-      const extra = { ...(validMs !== undefined ? { valid_ms: validMs } : {}), ...(sentMs !== undefined ? { sent_ms: sentMs } : {}) };
+      const extra = this.reportedValidity(held, now);
       complete('ok', 'renew', key, undefined, undefined, Object.keys(extra).length ? extra : undefined, at);
       return true;
     }

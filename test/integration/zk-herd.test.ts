@@ -36,7 +36,11 @@ test('6 clients, no faults: zk-ephemeral wakes the herd, zk-ephemeral-sequential
   assert.equal(h.watchNotifications, Math.round((herd.lockStats.watchNotifications! / herd.okAcquires) * 100) / 100);
   // One predecessor watch per waiter: at most about one notification and one create per acquire.
   assert.ok(q.watchNotifications! > 0 && q.watchNotifications! <= 1.0, `sequential: ${JSON.stringify(q)}`);
-  assert.ok(q.creates! >= 1 && q.creates! <= 1.2, `sequential: ${JSON.stringify(q)}`);
+  // Creates are counted per attempt: an attempt that timed out in the queue also
+  // made its one node, so per ok acquire the figure rises with the machine's load
+  // (1.22 once under a loaded CI) while per attempt it stays one.
+  const perAttempt = queue.lockStats.creates! / queue.acquires;
+  assert.ok(q.creates! >= 1 && perAttempt <= 1.05, `sequential: ${queue.lockStats.creates} creates for ${queue.acquires} attempts (${JSON.stringify(q)})`);
   // Every waiter notified by every release, and each then tries create again.
   assert.ok(h.watchNotifications! > 1.3 * q.watchNotifications!, `notifications per ok acquire: ephemeral ${h.watchNotifications} vs sequential ${q.watchNotifications}`);
   assert.ok(h.creates! > 1.5 * q.creates!, `creates per ok acquire: ephemeral ${h.creates} vs sequential ${q.creates}`);

@@ -103,7 +103,8 @@ export class ProxyApi {
    * ({"proxies": [...], "framing": "resp", "hold": ["send:release:2"]}), POST .../operation says
    * which operation it is in ({"op": "release"} or null; "granted": the acquire ending got the
    * lock), GET .../held?wait_ms=N waits for a held request ({"id", "point", "command"}; 204: none),
-   * POST .../go ({"id"}) lets it go on, GET the counts, DELETE unbinds (all held requests go on).
+   * POST .../go ({"id"}) lets it go on, GET the counts and `last_send_ms` (when the client's bytes
+   * last reached one of its links, CLOCK_MONOTONIC ms), DELETE unbinds (all held requests go on).
    */
   private points(method: string, id: string, sub: string | undefined, body: unknown): Reply {
     if (sub === undefined && method === 'PUT') {
@@ -117,11 +118,11 @@ export class ProxyApi {
       this.unbind(id);
       const c = new ClientPoints(f);
       c.arm(hold as string[]);
-      for (const p of links) p.points = c;
+      for (const p of links) { p.points = c; p.lastClientSendMs = undefined; }
       this.clients.set(id, c);
       return { status: 200, body: c.json() };
     }
-    if (sub === undefined && method === 'GET') return { status: 200, body: this.client(id).json() };
+    if (sub === undefined && method === 'GET') return { status: 200, body: { ...this.client(id).json(), last_send_ms: this.lastSend(this.client(id)) } };
     if (sub === undefined && method === 'DELETE') { this.unbind(id); return { status: 204 }; }
     if (sub === 'operation' && method === 'POST') {
       const op = isRecord(body) ? body.op : undefined;
@@ -137,6 +138,15 @@ export class ProxyApi {
       return { status: 204 };
     }
     throw new ApiError(405, `method not allowed: ${method} /points/${id}${sub ? `/${sub}` : ''}`);
+  }
+
+  /** When the client's bytes last reached any of its links (CLOCK_MONOTONIC ms), or null: none since they were bound. */
+  private lastSend(c: ClientPoints): number | null {
+    let last: number | null = null;
+    for (const p of this.proxies.values()) {
+      if (p.points === c && p.lastClientSendMs !== undefined && (last === null || p.lastClientSendMs > last)) last = p.lastClientSendMs;
+    }
+    return last;
   }
 
   private unbind(id: string): void {

@@ -7,7 +7,11 @@ import type { Stream, Toxic } from './toxics.ts';
 import type { RequestTap } from './points.ts';
 
 /** How a connection sees its proxy's toxics. */
-export interface ToxicSource { toxics(stream: Stream): Toxic[] }
+export interface ToxicSource {
+  toxics(stream: Stream): Toxic[];
+  /** The client's bytes reached the proxy (any connection of the link, framed or not): their time, for `sent_ms`. */
+  clientSent?(): void;
+}
 
 const HIGH_WATER = 64; // queued chunks before reading from the source pauses
 const BANDWIDTH_SLICE_MS = 100; // a bandwidth-limited chunk is sent in ≤100 ms slices
@@ -29,7 +33,9 @@ class Pipe {
 
   constructor(private readonly conn: Connection, readonly stream: Stream,
     private readonly src: net.Socket, private readonly dst: net.Socket) {
+    const sent = stream === 'upstream' ? conn.source.clientSent?.bind(conn.source) : undefined;
     src.on('data', (data: Buffer) => {
+      sent?.();
       this.enqueue(data, Date.now());
       if (this.queue.length >= HIGH_WATER) src.pause();
       void this.run();

@@ -5,6 +5,7 @@
 import net from 'node:net';
 import os from 'node:os';
 import { Connection } from './connection.ts';
+import { monotonicMs } from '../monotonic.ts';
 import type { ClientPoints } from './points.ts';
 import { ApiError, parseToxic, toxicJson, updateToxic } from './toxics.ts';
 import type { Stream, Toxic, ToxicJson } from './toxics.ts';
@@ -59,6 +60,14 @@ export class FaultProxy {
   enabled = false;
   /** The client whose requests this link carries, when its I/O points are the proxy's (./points.ts): connections opened from now on are framed. */
   points: ClientPoints | undefined;
+  /**
+   * When the client's bytes last reached this link, on CLOCK_MONOTONIC (the clock every lockpick
+   * process shares): the bound client's last send, for `sent_ms` (./points.ts). Taken as bytes
+   * arrive, before any toxic delays them: no later than the client wrote them.
+   */
+  lastClientSendMs: number | undefined;
+
+  clientSent(): void { this.lastClientSendMs = monotonicMs(); }
 
   constructor(readonly name: string, listen: unknown, upstream: unknown) {
     this.listenAddr = parseAddress('listen', listen, true);

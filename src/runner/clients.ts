@@ -607,7 +607,8 @@ export class ClientPool implements ClientControl {
       }
       w.proxy = Promise.resolve();
       watchers.push(this.watchHeld(w, proxied.control, signal));
-      return rest;
+      // Its sends are seen where its bytes reach the proxy: the validity it reports is checked against them.
+      return job.sendsSeen ? rest : { ...rest, proxySends: { url: proxied.control.url, client: job.clientId } };
     }));
     return { jobs: out, watchers };
   }

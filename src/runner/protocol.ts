@@ -5,6 +5,7 @@ import type { EventType } from '../history/types.ts';
 import type { LockShape } from '../locks/shape.ts';
 import type { Attempt } from '../workload/plan.ts';
 import type { ReachedPoints } from '../workload/points.ts';
+import type { ProxySends } from './proxy-send-clock.ts';
 
 /** Which lock to build: a registry name or a user's module path. */
 export type LockSpec = { name: string } | { path: string };
@@ -28,6 +29,8 @@ export interface RunJob {
   leased: boolean;      // acquires are leases of ttlMs at the server: record lease_ms
   /** The lock's requests leave through the worker's own sockets (proxy-points.ts sendsSeenInProcess): record sent_ms. */
   sendsSeen: boolean;
+  /** Else, where its requests are seen: the fault proxy, which frames this client's links (proxy-send-clock.ts): record sent_ms from there. */
+  proxySends?: ProxySends;
   /** The lock keeps its lease alive out of sight (LockRecipe.keepsAlive): an acquire ok says so (`kept_alive`), so its lease's length alone does not end the hold. */
   keptAlive?: boolean;
   /** A session lock's session timeout (LockRecipe.sessionMs): an acquire ok says so (`session_ms`), so a silence longer than it ends the hold. */

@@ -26,7 +26,8 @@ export function proxyFraming(recipe: LockRecipe, topology: string): string | und
  * runs: ioPoints 'proxy') nor a native client library. There the worker's last write is the
  * request it handed the child, which puts every retry and wait of the lock inside `sent_ms`: an
  * upper bound where the validity check needs a lower one (it would call a correct lock's
- * validity overstated). Such a lock's acquires carry no `sent_ms`.
+ * validity overstated). Such a lock's `sent_ms` comes from the fault proxy, where its bytes arrive
+ * (proxy-send-clock.ts), when the proxy frames its links; else its acquires carry none.
  */
 export function sendsSeenInProcess(recipe: LockRecipe, topology: string): boolean {
   return recipe.ioPoints !== 'proxy' && (recipe.ioPoints === 'hooks' || topologyDef(topology)?.nativeClient !== true);
@@ -37,7 +38,7 @@ export interface HeldRequest { id: number; point: string; command?: string }
 
 /** The proxy's /points API, for the pool. Every call has a deadline: a proxy that does not answer never hangs a run. */
 export class ProxyPointsControl {
-  constructor(private readonly url: string, readonly framing: string) {}
+  constructor(readonly url: string, readonly framing: string) {}
 
   private async call(method: string, path: string, body?: unknown, ms = 5000, signal?: AbortSignal): Promise<Response> {
     const timeout = AbortSignal.timeout(ms);

@@ -16,6 +16,7 @@ import { installSkewedClock } from './skewed-clock.ts';
 import { monotonicMs } from '../monotonic.ts';
 import { installIoPoints } from './io-points.ts';
 import { installSendClock } from './send-clock.ts';
+import { proxySentMs } from './proxy-send-clock.ts';
 import { ResourceClient } from './resource-store.ts';
 import { resolveRecipe } from './lock-spec.ts';
 import { crashOrigin, PACKAGE_ROOT, type CrashOrigin } from './crash-origin.ts';
@@ -82,6 +83,8 @@ function violated(f: string, key: string, v: ContractViolation): never {
 class Client {
   /** When each hold's lease last started (acquire or renew ok), on the monotonic clock: a lapse waits for its end. */
   private readonly leaseFrom = new WeakMap<Held, number>();
+  /** When the current acquire or renew began (CLOCK_MONOTONIC): a proxied client's sends before it are not its. */
+  private opStartMs = 0;
   /** Holds whose last renew certainly failed: the client holds on only to the end of its last lease. */
   private readonly renewFailed = new WeakSet<Held>();
 
@@ -126,6 +129,7 @@ class Client {
     await invoke('acquire', key, fields);
     let held: unknown;
     sendClock.reset();
+    this.opStartMs = monotonicMs();
     try {
       held = await this.lock.acquire(key, { ttlMs: this.job.ttlMs, waitMs, ...shaped });
     } catch (e) {
@@ -147,7 +151,7 @@ class Client {
     this.leaseFrom.set(h, now);
     // The validity the lock itself reported (Redlock: TTL − elapsed − drift), as `valid_ms` (docs/history-format.md):
     // rounded up, so the checker's bound on the belief is never shorter than the client's.
-    const validity = this.reportedValidity(h, now);
+    const validity = await this.reportedValidity(h, now, at);
     const validMs = validity.valid_ms;
     const extra = { ...fields, ...(this.job.leased ? { lease_ms: this.job.leaseMs ?? this.job.ttlMs } : {}), ...validity };
     // kept_alive: the lease is renewed out of sight, so the checker does not end the hold at its length (docs/history-format.md).
@@ -167,11 +171,13 @@ class Client {
    * moved it), as `valid_ms`, rounded up so the checker's bound on the belief is never shorter than
    * the client's; with `sent_ms` where the lock's sends are seen here. Empty when it reports none.
    */
-  private reportedValidity(h: Held, now: number): { valid_ms?: number; sent_ms?: number } {
+  private async reportedValidity(h: Held, now: number, at: number): Promise<{ valid_ms?: number; sent_ms?: number }> {
     const v = validUntil(h);
     if (v === undefined) return {};
     const validMs = Math.ceil(v - now);
-    return this.job.sendsSeen ? { valid_ms: validMs, sent_ms: sendClock.sinceLastWrite(now) } : { valid_ms: validMs };
+    const sent = this.job.sendsSeen ? sendClock.sinceLastWrite(now)
+      : this.job.proxySends ? await proxySentMs(this.job.proxySends, this.opStartMs, at) : undefined;
+    return sent === undefined ? { valid_ms: validMs } : { valid_ms: validMs, sent_ms: sent };
   }
 
   /**
@@ -287,6 +293,7 @@ class Client {
     const renewedAt = performance.now();
     let r: unknown;
     sendClock.reset();
+    this.opStartMs = monotonicMs();
     try {
       r = await this.lock.renew!(held, this.job.ttlMs);
     } catch (e) {
@@ -311,7 +318,7 @@ class Client {
       // the checker's belief then ends there, not at the acquire's (docs/history-format.md `valid_ms`).
       const now = performance.now();
       const at = monotonicMs();
-      const extra = this.reportedValidity(held, now);
+      const extra = await this.reportedValidity(held, now, at);
       complete('ok', 'renew', key, undefined, undefined, Object.keys(extra).length ? extra : undefined, at);
       return true;
     }

@@ -4,7 +4,9 @@
 // TTL while its keys have been set for the pause: UNSAFE, overstated-validity. The built-in Redlock
 // (monotonic clock) under the same pause counts it and is not flagged. The same for a renew that
 // reports its validity: counted from after its reply, overstated (the renew named); from before its
-// request, not flagged, and the renew's valid_ms is in the history.
+// request, not flagged, and the renew's valid_ms is in the history. A process client (Python, its
+// requests seen where they reach the fault proxy) under a slowed link: counted from after its
+// replies, its acquire and renew are overstated; from before its requests, not.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -80,4 +82,42 @@ test('a renew that counts its validity from before its request: not flagged, its
   assert.equal(oks.length, 1, JSON.stringify(oks));
   // The pause is in sent_ms, and the validity the renew reported leaves it out.
   assert.ok(oks[0].sent_ms >= 290 && oks[0].valid_ms > 0 && oks[0].valid_ms <= 1000 - oks[0].sent_ms, JSON.stringify(oks[0]));
+});
+
+/**
+ * A process client (Python, another process: its sends are seen where they reach the fault proxy)
+ * holding 1 s with a renew half way, its link slowed 200 ms each way; TTL 3 s.
+ */
+function replayProcessLatency(countFrom: 'before' | 'after'): Promise<CliResult> {
+  const dir = tempStore();
+  writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
+    description: "one process client, its link slowed 200 ms each way", lock_spec: { path: `./test/fixtures/process-clients/redis-validity-${countFrom}.json` }, property: 'lock',
+    plan: {
+      ttlMs: 3000,
+      clients: [{ attempts: [{ key: 'k0', delayMs: 300, waitMs: 2000, holdMs: 1000, renew: true }] }],
+      faults: [{ kind: 'latency', at_ms: 0, duration_ms: 4000, target: 'n1', params: { latency_ms: 200 } }],
+    },
+  }));
+  return lockpick(['run', '--replay', dir, '--runs', '1', '--store', tempStore(), '--json'], 60_000);
+}
+
+const grantOks = (r: CliResult) => readFileSync(path.join(r.summary!.dir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean)
+  .map((l) => JSON.parse(l)).filter((e) => (e.f === 'acquire' || e.f === 'renew') && e.type === 'ok');
+
+test("a process client counting its validity from after its replies: its acquire and renew overstated, seen by the fault proxy", async () => {
+  const r = await replayProcessLatency('after');
+  assert.equal(r.code, 1, r.stderr.slice(-3000));
+  assert.deepEqual([...new Set(anomalyTypes(r))], ['overstated-validity'], r.stderr.slice(-3000));
+  assert.match(r.stderr, /c1's acquire of lock "[^"]+" at line \d+ returned ok at line \d+ reporting \d+ ms of validity, but its 3000 ms lease had at most \d+ ms left/);
+  assert.match(r.stderr, /c1's renew of lock "[^"]+" at line \d+ returned ok/);
+});
+
+test('a process client counting its validity from before its requests: not flagged, the round trip in sent_ms', async () => {
+  const r = await replayProcessLatency('before');
+  assert.notEqual(r.code, 1, r.stderr.slice(-3000));
+  assert.equal(r.summary!.lockViolations, 0);
+  const oks = grantOks(r);
+  assert.deepEqual(oks.map((e) => e.f), ['acquire', 'renew'], JSON.stringify(oks));
+  // The 400 ms round trip is in sent_ms (the last bytes reached the proxy before the latency held them), and the validity leaves it out.
+  for (const e of oks) assert.ok(e.sent_ms >= 390 && e.valid_ms > 0 && e.valid_ms <= 3000 - e.sent_ms, JSON.stringify(e));
 });

@@ -137,3 +137,33 @@ test('a QUIT sent by close() right after the last operation is not counted as it
   s.destroy();
   await call('DELETE', '/points/c1');
 });
+
+test("last_send_ms: when the client's bytes last reached any of its links, taken as they arrive, before a latency toxic holds them", async () => {
+  assert.equal((await call('PUT', '/points/c1', { proxies: ['client:c1->n1', 'client:c1->n2'], framing: 'resp' })).status, 200);
+  assert.equal((await call('GET', '/points/c1')).json.last_send_ms, null, 'none since the binding');
+  const s = await connect('client:c1->n1');
+  const other = await connect('client:c1->n2');
+  const { monotonicMs } = await import('../../src/monotonic.ts');
+  const t0 = monotonicMs();
+  s.write(resp('SET', 'k', 'v'));
+  assert.equal(await echoed(s, resp('SET', 'k', 'v')), resp('SET', 'k', 'v'));
+  const first = (await call('GET', '/points/c1')).json.last_send_ms as number;
+  assert.ok(first >= t0 && first <= monotonicMs(), `${first} within [${t0}, now]`);
+  // The worker's reading (src/runner/proxy-send-clock.ts): ms from it to the ok; none when it came before the operation began.
+  const { proxySentMs } = await import('../../src/runner/proxy-send-clock.ts');
+  assert.equal(await proxySentMs({ url, client: 'c1' }, t0, first + 10.7), 10);
+  assert.equal(await proxySentMs({ url, client: 'c1' }, first + 1, first + 10), undefined);
+  assert.equal(await proxySentMs({ url, client: 'nobody' }, t0, first + 10), undefined, 'an unbound client: nothing to count from');
+  // The other link, slowed 300 ms towards the server: its bytes count when they reach the proxy, not when they leave it.
+  assert.equal((await call('POST', `/proxies/${encodeURIComponent('client:c1->n2')}/toxics`, { name: 'slow', type: 'latency', stream: 'upstream', attributes: { latency: 300 } })).status, 200);
+  const t1 = monotonicMs();
+  other.write(resp('GET', 'x'));
+  const back = echoed(other, resp('GET', 'x'));
+  await new Promise((r) => setTimeout(r, 100));
+  const second = (await call('GET', '/points/c1')).json.last_send_ms as number;
+  assert.ok(second >= t1 && second < t1 + 100, `${second - t1} ms after the write: at its arrival, not after the 300 ms toxic`);
+  assert.equal(await back, resp('GET', 'x'));
+  s.destroy(); other.destroy();
+  assert.equal((await call('DELETE', `/proxies/${encodeURIComponent('client:c1->n2')}/toxics/slow`)).status, 204);
+  assert.equal((await call('DELETE', '/points/c1')).status, 204);
+});

@@ -13,6 +13,9 @@ export interface LockStats {
   released: number;          // holds ended by a release the client invoked (not a lapse, not the end)
   contended: number;         // acquires that met another process's hold on the key while they were pending, and ended ok or fail
   unansweredWaiters: number; // acquires that met such a hold and got no definite answer (info, or none by the end)
+  /** Acquire and renew oks that reported the lock's validity (`valid_ms`), and of them those checked against their lease (`lease_ms` and `sent_ms` too: checkers/validity.ts). */
+  validityReported?: number;
+  validityChecked?: number;
 }
 
 export const emptyStats = (): LockStats => ({ acquires: 0, okAcquires: 0, released: 0, contended: 0, unansweredWaiters: 0 });
@@ -23,6 +26,10 @@ export function addStats(into: LockStats, s: LockStats): LockStats {
   into.released += s.released;
   into.contended += s.contended;
   into.unansweredWaiters += s.unansweredWaiters ?? 0;   // a stored LockStats from before it was counted
+  if (s.validityReported) {
+    into.validityReported = (into.validityReported ?? 0) + s.validityReported;
+    into.validityChecked = (into.validityChecked ?? 0) + (s.validityChecked ?? 0);
+  }
   return into;
 }
 
@@ -37,8 +44,11 @@ export function lockStats(events: readonly HistoryEvent[]): LockStats {
   const waiting = new Map<string, Set<number | string>>();
   // Pending first acquires that met a hold: counted when they end, by how they end.
   const met = new Set<string>();
+  // A renew's lease is its own lease_ms, else its acquire's (checkers/validity.ts): process and key → the acquire's.
+  const leases = new Map<string, number>();
   for (const e of events) {
     if (e.process === 'nemesis') continue;
+    if (e.type === 'ok' && (e.f === 'acquire' || e.f === 'renew')) countValidity(s, e, leases);
     const key = e.key ?? '';
     let byKey = holders.get(key);
     if (!byKey) holders.set(key, (byKey = new Map()));
@@ -74,4 +84,17 @@ export function lockStats(events: readonly HistoryEvent[]): LockStats {
   }
   s.unansweredWaiters += met.size;   // still waiting when the history ends
   return s;
+}
+
+const ms = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** An acquire or renew ok: whether it reported a validity, and whether that could be checked against its lease. */
+function countValidity(s: LockStats, e: HistoryEvent, leases: Map<string, number>): void {
+  const id = `${String(e.process)}\u0000${e.key ?? ''}`;
+  const own = ms(e.lease_ms);
+  if (e.f === 'acquire' && own !== undefined) leases.set(id, own);
+  if (ms(e.valid_ms) === undefined) return;
+  s.validityReported = (s.validityReported ?? 0) + 1;
+  const lease = own ?? (e.f === 'renew' ? leases.get(id) : undefined);
+  if (lease !== undefined && ms(e.sent_ms) !== undefined) s.validityChecked = (s.validityChecked ?? 0) + 1;
 }

@@ -15,6 +15,9 @@ export interface Coverage {
   okAcquires: number;
   released: number;
   contended: number;
+  /** Acquire and renew oks that reported the lock's validity, and of them those checked against their lease (checkers/stats.ts); absent in results from before they were counted. */
+  validityReported?: number;
+  validityChecked?: number;
   faultsApplied: Record<string, number>;      // per requested kind, in conclusive runs
   inconclusiveReasons: Record<string, number>; // reason → runs (the first reason of each run)
   /** The lock's own counters (Lock.stats) over the conclusive runs, e.g. ZooKeeper watchNotifications, creates, wakeups. */
@@ -69,6 +72,10 @@ export function addRun(c: Coverage, out: RunOutcome): void {
   c.okAcquires += out.stats.okAcquires;
   c.released += out.stats.released;
   c.contended += out.stats.contended;
+  if (out.stats.validityReported) {   // kept out of results.json for a lock that reports no validity
+    c.validityReported = (c.validityReported ?? 0) + out.stats.validityReported;
+    c.validityChecked = (c.validityChecked ?? 0) + (out.stats.validityChecked ?? 0);
+  }
   for (const [k, n] of Object.entries(out.faults.applied)) if (Object.hasOwn(c.faultsApplied, k)) c.faultsApplied[k]! += n;
   addCounts(c.lockStats, out.lockStats ?? {}); // names are the lock module's
   addOutcomes(c.outcomes, { ...out.outcomes, unansweredWaiters: out.stats.unansweredWaiters ?? 0 });
@@ -114,7 +121,19 @@ export function describeCoverage(c: Coverage): string {
   // The counts are the conclusive runs' (an inconclusive run proves nothing): said so when some were not.
   return `${c.runs} run(s) (${c.conclusive} conclusive), ${c.acquires} acquire(s)${c.conclusive < c.runs ? ` in the conclusive run(s)` : ''}: ${c.okAcquires} ok, ${c.released} released, ${c.contended} contended` +
     (faults.length ? `; faults applied: ${faults.map(([k, n]) => `${k} ${n}`).join(', ')}` : '; no faults asked for') +
-    describeLockStats(c) + describeOutcomes(c.outcomes ?? emptyOutcomes()).map((l) => `\n  ${l}`).join('');
+    describeValidity(c) + describeLockStats(c) + describeOutcomes(c.outcomes ?? emptyOutcomes()).map((l) => `\n  ${l}`).join('');
+}
+
+/**
+ * E.g. "; validity reported on 40 grants (acquire or renew ok), 40 checked against their lease": whether
+ * overstated-validity was looked for (empty when the lock reports no validity).
+ */
+function describeValidity(c: Coverage): string {
+  const n = c.validityReported ?? 0;
+  if (n === 0) return '';
+  const checked = c.validityChecked ?? 0;
+  return `; validity reported on ${n} grant(s) (acquire or renew ok), ${checked === n ? 'each' : checked} checked against its lease` +
+    (checked < n ? ` (the rest: no lease, or the lock's sends unseen: docs/history-format.md "sent_ms")` : '');
 }
 
 /** E.g. "; per ok acquire: 4.8 watch notifications, 5.8 creates, 4.1 wakeups" (empty when the lock counts nothing). */

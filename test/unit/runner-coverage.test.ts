@@ -173,6 +173,31 @@ test('gates: SAFE needs a conclusive run, every requested fault applied, an ok r
   assert.equal(describeCoverage(c), '3 run(s) (2 conclusive), 5 acquire(s) in the conclusive run(s): 2 ok, 2 released, 1 contended; faults applied: partition 2, kill 1');
 });
 
+test('validity: acquire and renew oks that reported one are counted, and those checkable against their lease (a renew by its acquire\'s)', () => {
+  const ok = (process: number, f: string, fields: Record<string, number>): HistoryEvent => ({ ...ev(process, 'ok', f), ...fields });
+  const s = lockStats([
+    ev(0, 'invoke', 'acquire'), ok(0, 'acquire', { lease_ms: 1000, valid_ms: 900, sent_ms: 3 }),   // checked
+    ev(0, 'invoke', 'renew'), ok(0, 'renew', { valid_ms: 950, sent_ms: 2 }),                      // checked, by its acquire's lease
+    ev(0, 'invoke', 'release'), ev(0, 'ok', 'release'),
+    ev(1, 'invoke', 'acquire'), ok(1, 'acquire', { lease_ms: 1000, valid_ms: 900 }),             // its sends unseen: reported only
+    ev(1, 'invoke', 'renew'), ok(1, 'renew', { sent_ms: 1 }),                                     // no validity reported
+    ev(1, 'invoke', 'release'), ev(1, 'ok', 'release'),
+    ev(2, 'invoke', 'acquire'), ok(2, 'acquire', { valid_ms: 900, sent_ms: 3 }),                 // leaseless: reported only
+  ]);
+  assert.equal(s.validityReported, 4);
+  assert.equal(s.validityChecked, 2);
+  const c = emptyCoverage([]);
+  addRun(c, outcome({ stats: s }));
+  assert.match(describeCoverage(c), /; validity reported on 4 grant\(s\) \(acquire or renew ok\), 2 checked against its lease \(the rest: no lease, or the lock's sends unseen/);
+  addRun(c, outcome({ stats: lockStats([ev(3, 'invoke', 'acquire'), ok(3, 'acquire', { lease_ms: 500, valid_ms: 400, sent_ms: 1 })]) }));
+  assert.equal(c.validityReported, 5);
+  // A lock that reports no validity: nothing said, nothing stored.
+  const none = emptyCoverage([]);
+  addRun(none, outcome({ stats: lockStats([ev(0, 'invoke', 'acquire'), ev(0, 'ok', 'acquire')]) }));
+  assert.doesNotMatch(describeCoverage(none), /validity/);
+  assert.equal('validityReported' in none, false);
+});
+
 test('gates: faults applied in an inconclusive run do not count; a violating run is conclusive', () => {
   const c = emptyCoverage(['pause']);
   addRun(c, outcome({ verdict: 'unknown', inconclusive: ['client c1 crashed'], faults: { applied: { pause: 1 }, healed: {}, missing: [], kindsMissing: [] } }));

@@ -6,6 +6,7 @@ import type { HistoryEvent } from '../../src/history/types.ts';
 import { lockStats, emptyStats } from '../../checkers/stats.ts';
 import { faultEffects } from '../../src/runner/fault-effects.ts';
 import { addRun, describeCoverage, emptyCoverage, gaps, reasonWords } from '../../src/runner/coverage.ts';
+import { sumCoverage } from '../../src/runner/merge.ts';
 import type { RunOutcome } from '../../src/runner/session.ts';
 
 const ev = (process: number, type: HistoryEvent['type'], f: string, value?: unknown): HistoryEvent => ({ process, type, f, key: 'k', ...(value !== undefined ? { value } : {}) });
@@ -191,6 +192,9 @@ test('validity: acquire and renew oks that reported one are counted, and those c
   assert.match(describeCoverage(c), /; validity reported on 4 grant\(s\) \(acquire or renew ok\), 2 checked against its lease \(the rest: no lease, or the lock's sends unseen/);
   addRun(c, outcome({ stats: lockStats([ev(3, 'invoke', 'acquire'), ok(3, 'acquire', { lease_ms: 500, valid_ms: 400, sent_ms: 1 })]) }));
   assert.equal(c.validityReported, 5);
+  // lockpick merge sums the shards' counts; a shard whose lock reported none (or from before they were counted) adds nothing.
+  const merged = sumCoverage([], [c, c, emptyCoverage([])]);
+  assert.deepEqual([merged.validityReported, merged.validityChecked], [10, 6]);
   // A lock that reports no validity: nothing said, nothing stored.
   const none = emptyCoverage([]);
   addRun(none, outcome({ stats: lockStats([ev(0, 'invoke', 'acquire'), ev(0, 'ok', 'acquire')]) }));

@@ -170,9 +170,11 @@ export function explainAnomalies(h: Pick<ParsedHistory, 'ops' | 'nemesis'>, anom
       const verb = kindDef(f.kind)?.clientVerb ?? `was hit by ${f.kind}`;
       return `${who(p, clients)} ${verb}${dur} from ${s(f.start)}${at}, ${whereWas(h.ops, p, f.start)}${nextOf(h.ops, p, f.end)}`;
     }
-    // Held when the fault was all in effect (a failover: once the replica was promoted).
+    // Held when the fault was all in effect (a failover: once the replica was promoted): granted
+    // before then, and no release (nor lapse) of it invoked by then.
+    const heldAt = (o: Op) => !h.ops.some((r) => r.process === o.process && r.key === o.key && r.f === 'release' && r.invokeTime !== undefined && r.invokeTime > o.completeTime! && r.invokeTime <= f.effect);
     const holder = procs.map((p) => ({ p, o: h.ops.filter((o) => o.process === p && o.f === 'acquire' && o.outcome === 'ok' && o.completeTime !== undefined && o.completeTime <= f.effect).pop() }))
-      .find((x) => x.o !== undefined);
+      .find((x) => x.o !== undefined && heldAt(x.o));
     const target = f.nodes.length ? ` of ${f.nodes.join(', ')}` : f.clients.length ? ` of ${f.clients.join(', ')}` : '';
     const steps = f.steps.length ? ` (${f.steps.map((x) => `${x.words} at ${s(x.time)}`).join('; ')})` : '';
     return `${f.kind}${target}${dur} from ${s(f.start)}${steps}${at}${holder ? `, while ${who(holder.p, clients)} held the lock (acquire ok at line ${holder.o!.completeLine})` : ''}`;

@@ -127,3 +127,25 @@ test('an overstated validity is told with its figures and the pause inside the a
   const text = formatResult('h.jsonl', r, { clients, causes });
   assert.match(text, /overstated-validity on key "k": c1's acquire of lock "k" at line 2 returned ok at line 5 reporting 988 ms of validity, but its 1000 ms lease had at most 696 ms left/);
 });
+
+test('a server fault after the hold was released names no holder (a hold already given back is not "held")', () => {
+  // c2 holds and releases; then its links are slowed; its next acquire reports more validity than it can have had.
+  const slow: HistoryEvent[] = [
+    nem('run-start', 0, { run: 1, backend: 'redis' }),
+    op('invoke', 'acquire', 0, 10, { client: 'c2' }), op('ok', 'acquire', 0, 12, { lease_ms: 800, valid_ms: 790, sent_ms: 1 }),
+    op('invoke', 'release', 0, 30, { client: 'c2' }), op('ok', 'release', 0, 32),
+    nem('latency-start', 40, { id: 'f1', target: 'n1', params: { latency_ms: 150 }, links: ['client:c2->n1'], began: 38 * ms }),
+    op('invoke', 'acquire', 0, 500, { client: 'c2' }), op('ok', 'acquire', 0, 840, { lease_ms: 800, valid_ms: 793, sent_ms: 339 }),
+    op('invoke', 'release', 0, 900, { client: 'c2' }), op('ok', 'release', 0, 902),
+    nem('latency-stop', 1300, { id: 'f1', began: 1299 * ms }),
+  ];
+  const r = checkHistory(toParsed(slow), { model: 'mutex' });
+  assert.deepEqual(r.anomalies.map((a) => a.type), ['overstated-validity']);
+  const { causes } = explainRun(slow, r.anomalies);
+  assert.match(causes[0]!, /^latency of n1 for \d+ ms from 0\.0[34]\d s$/);
+  // Held across the fault's start: named.
+  const held = slow.filter((e) => !(e.process === 0 && e.f === 'release' && (e.time ?? 0) < 40 * ms));
+  const r2 = checkHistory(toParsed(held), { model: 'mutex' });
+  const c2 = explainRun(held, r2.anomalies.filter((a) => a.type === 'overstated-validity')).causes[0]!;
+  assert.match(c2, /while c2 \(process 0\) held the lock \(acquire ok at line 3\)/);
+});

@@ -17,6 +17,13 @@ export type AnomalyType = typeof ANOMALY_TYPES[number];
 /** Clients holding at once beyond what the lock allows (times: [the overlap's start, its end]): drawn and classed as a double holder is. */
 export const OVERLAPS: ReadonlySet<string> = new Set<AnomalyType>(['double-holder', 'over-admission', 'writer-beside-reader', 'writer-beside-writer']);
 
+/**
+ * Anomalies one client shows alone (a grant already over, a validity beyond its lease, a grant with
+ * no server reached, the lock's client dying while it held): a plan that shows one needs no second
+ * client to meet the hold, so a fix replayed on it is judged without contention (src/runner/replay.ts).
+ */
+export const ONE_CLIENT_ANOMALIES: ReadonlySet<string> = new Set<AnomalyType>(['expired-grant', 'overstated-validity', 'phantom-grant', 'client-crash']);
+
 export const LIVENESS_ANOMALIES: ReadonlySet<string> = new Set<AnomalyType>(['permit-leak']);
 
 /** Whether a key with these anomalies is valid: none but liveness ones. */

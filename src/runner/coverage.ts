@@ -93,7 +93,8 @@ const kindGap = (kind: string): string => `fault '${kind}' never took effect in 
 /** Whether a gap is only that a kind never took effect: a shard's own (it leads other kinds), which merge sums over the shards. */
 export const isKindGap = (gap: string): boolean => /^fault '[^']+' never took effect in a conclusive run$/.test(gap);
 
-export function gaps(c: Coverage): string[] {
+/** `contention: false`: a replay on a plan whose counterexample one client shows alone (ONE_CLIENT_ANOMALIES) asks for none. */
+export function gaps(c: Coverage, o: { contention?: boolean } = {}): string[] {
   const out: string[] = [];
   if (c.conclusive === 0) {
     const top = Object.entries(c.inconclusiveReasons).sort((a, b) => b[1] - a[1])[0];
@@ -109,7 +110,7 @@ export function gaps(c: Coverage): string[] {
   else if (c.released === 0) out.push(`no hold ended with a successful release (${c.okAcquires} acquire(s) ok)`);
   // Before contention: waiters that raised are often why none met a hold with a definite answer.
   out.push(...errorGaps(c.outcomes ?? emptyOutcomes(), c.acquires));
-  if (c.contended === 0) {
+  if (c.contended === 0 && o.contention !== false) {
     out.push(`no contention: no acquire met another client's hold on the same key; use more clients (--clients), fewer keys, or more time`);
   }
   return out;

@@ -117,7 +117,8 @@ async function markTimeline(dir: string, words: string, log: (s: string) => void
   }
 }
 
-export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): Promise<RunSummary> {
+/** `soloAnomalies`: the replayed counterexample's anomalies, when one client shows them all alone (no contention asked of the replay). */
+export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean, soloAnomalies?: readonly string[]): Promise<RunSummary> {
   const { o, dir, id, t0, plan, spec, property } = r;
   const { ops, coverage, liveness, rate } = r.tally;
   // Measuring: every run was made; the counterexample kept is the last that broke the lock.
@@ -136,7 +137,7 @@ export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): 
   const notReproduced = !unsafe && ownCounterexample;
   // Not reproduced: say why the runs missed it (an anchor never reached, a fault that did not take effect), the most frequent first.
   const why = Object.entries(rate.reasons).sort((a, b) => b[1] - a[1])[0];
-  const missing = unsafe ? [] : [...gaps(coverage), ...(notReproduced ? [`the counterexample did not break the lock again in ${n} run(s) (--runs ${o.runs})${why ? `; most often: ${why[0]} (${why[1]} run(s))` : ''}`] : [])];
+  const missing = unsafe ? [] : [...gaps(coverage, { contention: !soloAnomalies }), ...(notReproduced ? [`the counterexample did not break the lock again in ${n} run(s) (--runs ${o.runs})${why ? `; most often: ${why[0]} (${why[1]} run(s))` : ''}`] : [])];
   const summary: SummaryDraft = {
     verdict: unsafe ? false : missing.length === 0 ? true : 'unknown', exitCode: unsafe ? 1 : missing.length === 0 ? 0 : 3,
     coverage, gaps: missing,
@@ -160,6 +161,7 @@ export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean): 
   }
   if (missing.length) o.log(`INCONCLUSIVE:\n${missing.map((g) => `  - ${g}`).join('\n')}`);
   o.log(`tested: ${describeCoverage(coverage)}`);
+  if (soloAnomalies && !unsafe && coverage.contended === 0) o.log(`no contention asked of this replay: the counterexample it replays (${soloAnomalies.join(', ')}) shows with one client alone`);
   return finish(dir, o, t0, summary, {
     lock: lockLabel(spec), property, faults: [...new Set(plan.faults.map((f) => f.kind))], replay: true, replayCommand: summary.replay,
     tested: describeCoverage(coverage), ...shownRun(unsafe ? last : undefined, cdir),

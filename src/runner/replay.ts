@@ -3,7 +3,8 @@
 // and said by replay-report.ts.
 import { appendProgress } from './progress-file.ts';
 import { join } from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { ONE_CLIENT_ANOMALIES } from '../../checkers/anomaly-kinds.ts';
 import { describePlan, validatePlan } from '../workload/plan.ts';
 import type { LockSpec } from './protocol.ts';
 import { newRunDir, readTestJson, versions, writeJson } from './store.ts';
@@ -106,6 +107,23 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
       if (outcome.verdict === false && !o.measure) break;
     }
     // A counterexample of this very lock that did not break again is not reproduced (storeReplay: no verdict).
-    return storeReplay(record, same && test.counterexample !== undefined);
+    return storeReplay(record, same && test.counterexample !== undefined, soloAnomalies(o.dir));
   }, onInterrupt);
+}
+
+/**
+ * The anomalies of the counterexample stored in `dir` (its run's results.json, or the run's above a
+ * counterexample/ dir), when every one is shown by one client alone (ONE_CLIENT_ANOMALIES); else undefined.
+ */
+export function soloAnomalies(dir: string): string[] | undefined {
+  for (const file of [join(dir, 'results.json'), join(dir, '..', 'results.json')]) {
+    let results: unknown;
+    try { results = JSON.parse(readFileSync(file, 'utf8')); } catch { continue; }
+    const minimal = (results as { minimal?: { check?: { anomalies?: unknown }; resource?: { anomalies?: unknown } } } | null)?.minimal;
+    const types = [minimal?.check?.anomalies, minimal?.resource?.anomalies].flatMap((l) => (Array.isArray(l) ? l : []))
+      .map((a) => (a as { type?: unknown } | null)?.type);
+    if (types.length === 0) return undefined;
+    return types.every((t) => typeof t === 'string' && ONE_CLIENT_ANOMALIES.has(t)) ? [...new Set(types as string[])] : undefined;
+  }
+  return undefined;
 }

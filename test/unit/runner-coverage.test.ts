@@ -219,3 +219,24 @@ test('an inconclusive reason is counted by its words: numbers become N, a long o
   assert.match(w, /no server session of c3 to end \(KILL CONNECTION/, 'what failed stays in');
   assert.match(w, / x…$/, 'cut after a whole word, marked');
 });
+
+test("a replay of a counterexample one client shows alone asks for no contention; any other still does", async () => {
+  const { soloAnomalies } = await import('../../src/runner/replay.ts');
+  const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const path = await import('node:path');
+  const results = (types: string[]) => JSON.stringify({ minimal: { check: { anomalies: types.map((type) => ({ type })) }, resource: { anomalies: [] } } });
+  const dir = mkdtempSync(path.join(tmpdir(), 'lockpick-solo-'));
+  writeFileSync(path.join(dir, 'results.json'), results(['overstated-validity', 'expired-grant', 'overstated-validity']));
+  assert.deepEqual(soloAnomalies(dir), ['overstated-validity', 'expired-grant']);
+  mkdirSync(path.join(dir, 'counterexample'));
+  assert.deepEqual(soloAnomalies(path.join(dir, 'counterexample')), ['overstated-validity', 'expired-grant'], "a counterexample dir: its run's results");
+  writeFileSync(path.join(dir, 'results.json'), results(['overstated-validity', 'double-holder']));
+  assert.equal(soloAnomalies(dir), undefined, 'a double holder needs a second client');
+  writeFileSync(path.join(dir, 'results.json'), JSON.stringify({ minimal: null }));
+  assert.equal(soloAnomalies(dir), undefined, 'no counterexample stored');
+  const c = emptyCoverage([]);
+  addRun(c, outcome({ stats: { acquires: 2, okAcquires: 2, released: 2, contended: 0 } }));
+  assert.match(gaps(c).join('\n'), /no contention/);
+  assert.deepEqual(gaps(c, { contention: false }), []);
+});

@@ -19,10 +19,11 @@ export const OVERLAPS: ReadonlySet<string> = new Set<AnomalyType>(['double-holde
 
 /**
  * Anomalies one client shows alone (a grant already over, a validity beyond its lease, a grant with
- * no server reached, the lock's client dying while it held): a plan that shows one needs no second
+ * no server reached, the lock's client dying while it held, a holder acting on past its lock's
+ * end): a plan that shows one needs no second
  * client to meet the hold, so a fix replayed on it is judged without contention (src/runner/replay.ts).
  */
-export const ONE_CLIENT_ANOMALIES: ReadonlySet<string> = new Set<AnomalyType>(['expired-grant', 'overstated-validity', 'phantom-grant', 'client-crash']);
+export const ONE_CLIENT_ANOMALIES: ReadonlySet<string> = new Set<AnomalyType>(['expired-grant', 'overstated-validity', 'phantom-grant', 'client-crash', 'exposure']);
 
 export const LIVENESS_ANOMALIES: ReadonlySet<string> = new Set<AnomalyType>(['permit-leak']);
 

@@ -53,7 +53,8 @@ export async function lockFacts(test: Record<string, unknown>, cwd = process.cwd
   if (!existsSync(path) || !statSync(path).isFile()) return { label, lines: [`${file.path} (not found from ${cwd}: run the report from the project the run was made in)`] };
   if (path.endsWith('.json')) {
     const rec = readJson(path) ?? {};
-    lines.push(`a process client: ${'`'}${String(rec.exec ?? '?')}${'`'} (recipe ${'`'}${file.path}${'`'})`);
+    const name = typeof rec.name === 'string' ? ` ${'`'}${rec.name}${'`'}` : '';
+    lines.push(`a process client${name}: ${'`'}${String(rec.exec ?? '?')}${'`'} (recipe ${'`'}${file.path}${'`'})`);
     if (typeof rec.summary === 'string') lines.push(rec.summary);
     if (typeof rec.source === 'string') lines.push(`library: ${rec.source}`);
   } else {

@@ -42,10 +42,10 @@ export function emptyCoverage(requested: readonly string[]): Coverage {
 
 /**
  * A reason's words, to count reasons by: numbers (times, process ids) vary from run to run and
- * become N; a client's id (c2), an ordinal (5th) and a fault's number (#1) name what was missed and stay.
+ * become N; a client's id (c2), an ordinal (5th), a fault's number (#1) and a point's (send:acquire:4) name what was missed and stay.
  */
 export function reasonWords(why: string): string {
-  const words = why.replace(/(?<![c#\d])\d+(?!\d|st\b|nd\b|rd\b|th\b)/g, 'N');
+  const words = why.replace(/(?<![c#\d]|:[a-z]+:)\d+(?!\d|st\b|nd\b|rd\b|th\b)/g, 'N');
   if (words.length <= REASON_CHARS) return words;
   // Cut at a word, marked: a reason cut mid-word ("… to end (KI") reads as a garbled message.
   const cut = words.lastIndexOf(' ', REASON_CHARS - 1);

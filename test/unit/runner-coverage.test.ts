@@ -213,6 +213,7 @@ test('gates: faults applied in an inconclusive run do not count; a violating run
 
 test('an inconclusive reason is counted by its words: numbers become N, a long one is cut at a word and marked', () => {
   assert.equal(reasonWords('c2 paused 1115 ms at the 2nd acquire (#1)'), 'c2 paused N ms at the 2nd acquire (#1)');
+  assert.equal(reasonWords('pause client c2 for 312 ms just before the 4th command of its next acquire (send:acquire:4)'), 'pause client c2 for N ms just before the 4th command of its next acquire (send:acquire:4)');
   const long = `fault "from 120 ms: the server ends the session(s) of client c3 when client c1 next reaches 'in-critical-section'" never took effect: it failed to start: session-kill: no server session of c3 to end (KILL CONNECTION found no connection of c3 among ${'x '.repeat(60)}the listed ones)`;
   const w = reasonWords(long);
   assert.ok(w.length <= 300, `${w.length} chars`);

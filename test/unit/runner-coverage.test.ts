@@ -237,7 +237,7 @@ test("a replay of a counterexample one client shows alone asks for no contention
   writeFileSync(path.join(dir, 'results.json'), JSON.stringify({ minimal: null }));
   assert.equal(soloAnomalies(dir), undefined, 'no counterexample stored');
   const c = emptyCoverage([]);
-  addRun(c, outcome({ stats: { acquires: 2, okAcquires: 2, released: 2, contended: 0 } }));
+  addRun(c, outcome({ stats: { acquires: 2, okAcquires: 2, released: 2, contended: 0, unansweredWaiters: 0 } }));
   assert.match(gaps(c).join('\n'), /no contention/);
   assert.deepEqual(gaps(c, { contention: false }), []);
 });

@@ -18,6 +18,9 @@ export interface Coverage {
   /** Acquire and renew oks that reported the lock's validity, and of them those checked against their lease (checkers/stats.ts); absent in results from before they were counted. */
   validityReported?: number;
   validityChecked?: number;
+  /** Releases that came back lost inside their lease with no server fault (lost-in-lease.ts), and the first: a gap. */
+  lostInLease?: number;
+  lostInLeaseExample?: string;
   faultsApplied: Record<string, number>;      // per requested kind, in conclusive runs
   inconclusiveReasons: Record<string, number>; // reason → runs (the first reason of each run)
   /** The lock's own counters (Lock.stats) over the conclusive runs, e.g. ZooKeeper watchNotifications, creates, wakeups. */
@@ -72,6 +75,10 @@ export function addRun(c: Coverage, out: RunOutcome): void {
   c.okAcquires += out.stats.okAcquires;
   c.released += out.stats.released;
   c.contended += out.stats.contended;
+  if (out.lostInLease?.count) {
+    c.lostInLease = (c.lostInLease ?? 0) + out.lostInLease.count;
+    c.lostInLeaseExample ??= out.lostInLease.example;
+  }
   if (out.stats.validityReported) {   // kept out of results.json for a lock that reports no validity
     c.validityReported = (c.validityReported ?? 0) + out.stats.validityReported;
     c.validityChecked = (c.validityChecked ?? 0) + (out.stats.validityChecked ?? 0);
@@ -110,6 +117,9 @@ export function gaps(c: Coverage, o: { contention?: boolean } = {}): string[] {
   else if (c.released === 0) out.push(`no hold ended with a successful release (${c.okAcquires} acquire(s) ok)`);
   // Before contention: waiters that raised are often why none met a hold with a definite answer.
   out.push(...errorGaps(c.outcomes ?? emptyOutcomes(), c.acquires));
+  if (c.lostInLease) {
+    out.push(`${c.lostInLease} release(s) came back lost inside their lease while no fault touched the servers (${c.lostInLeaseExample ?? 'the first'}): something removed a live lock (another client's stale unlock, an overwrite) though no client got in to show a double holder; more clients (--clients) or longer holds let one in (docs/checking.md)`);
+  }
   if (c.contended === 0 && o.contention !== false) {
     out.push(`no contention: no acquire met another client's hold on the same key; use more clients (--clients), fewer keys, or more time`);
   }

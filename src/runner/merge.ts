@@ -159,6 +159,7 @@ export function sumCoverage(faults: readonly string[], all: readonly Coverage[])
   for (const x of all) {
     c.runs += x.runs; c.conclusive += x.conclusive; c.acquires += x.acquires; c.okAcquires += x.okAcquires;
     c.released += x.released; c.contended += x.contended;
+    if (x.lostInLease) { c.lostInLease = (c.lostInLease ?? 0) + x.lostInLease; c.lostInLeaseExample ??= x.lostInLeaseExample; }
     if (x.validityReported !== undefined) c.validityReported = (c.validityReported ?? 0) + x.validityReported;
     if (x.validityChecked !== undefined) c.validityChecked = (c.validityChecked ?? 0) + x.validityChecked;
     add(c.faultsApplied, x.faultsApplied, true);

@@ -25,6 +25,7 @@ import { ResourceClient } from './resource-store.ts';
 import type { LockSpec, RunJob } from './protocol.ts';
 import { anchoredClient, anchorPoint, clientId, isAnchoredPause, planHorizonMs, type RunPlan } from '../workload/plan.ts';
 import { lockStats, type LockStats } from '../../checkers/stats.ts';
+import { lostInsideLease, type LostInLease } from './lost-in-lease.ts';
 import { faultEffects, type FaultEffects } from './fault-effects.ts';
 import { runOutcomes, type Outcomes } from '../report/outcomes.ts';
 import { lockLabel } from './lock-spec.ts';
@@ -73,6 +74,8 @@ export interface RunOutcome {
   inconclusive: string[];
   faults: FaultEffects;             // what the nemesis actually did
   stats: LockStats;                 // ok acquires, releases, contention
+  /** Releases that came back lost inside their lease with no server fault (lost-in-lease.ts): no SAFE on them. */
+  lostInLease?: LostInLease;
   outcomes?: Outcomes;              // every operation by outcome, the errors by message, those no fault explains
   lockStats?: Record<string, number>; // the lock's own counters (Lock.stats), summed over clients
   points?: ReachedPoints;           // what the clients reached: I/O counts per operation kind, named points
@@ -295,7 +298,7 @@ export class Session {
     const ops = events.filter((e) => e.process !== 'nemesis' && e.type !== 'invoke').length;
     return {
       run, plan, verdict, lockVerdict: check.valid, check, resource, events, history, ops, elapsedMs: performance.now() - started,
-      problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), outcomes: runOutcomes(events), lockStats: report.lockStats, points: report.points, resourceEntries: entries, liveness,
+      problems: [...problems, ...notes], inconclusive, faults: effects, stats: lockStats(events), lostInLease: lostInsideLease(events, this.timescales.leaseLagMs ?? 0), outcomes: runOutcomes(events), lockStats: report.lockStats, points: report.points, resourceEntries: entries, liveness,
       ...(report.orderMissed.length ? { orderMissed: report.orderMissed } : {}),
     };
   }

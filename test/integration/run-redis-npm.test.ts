@@ -22,7 +22,9 @@ test("npm:redlock + Kleppmann's scenario: double holder", async () => {
 });
 
 test('npm:redlock + one master restarted without persistence: double holder', async () => {
-  assertDoubleHolder(await replayScenario('npm-redlock-restart'));
+  // Up to 3 runs (the replay stops at the first that breaks): the restarted master must be back
+  // within c2's 2000 ms of retries, and once under a loaded CI the one run's c2 found it not yet up.
+  assertDoubleHolder(await replayScenario('npm-redlock-restart', 3));
 });
 
 test('npm:redlock + the restart delayed beyond the TTL: safe', async () => {

@@ -122,7 +122,10 @@ export class ProxyApi {
       this.clients.set(id, c);
       return { status: 200, body: c.json() };
     }
-    if (sub === undefined && method === 'GET') return { status: 200, body: { ...this.client(id).json(), last_send_ms: this.lastSend(this.client(id)) } };
+    if (sub === undefined && method === 'GET') {
+      const c = this.client(id);
+      return { status: 200, body: { ...c.json(), last_send_ms: this.lastSend(c) } };
+    }
     if (sub === undefined && method === 'DELETE') { this.unbind(id); return { status: 204 }; }
     if (sub === 'operation' && method === 'POST') {
       const op = isRecord(body) ? body.op : undefined;

@@ -4,9 +4,10 @@
 // any time (a server may forget), and the freed lock shows as a double holder only when another
 // client got in. So the search does not call such a lock SAFE (coverage.ts gaps: inconclusive,
 // with this example). "Cannot have run out": completed before its acquire's invoke + lease_ms
-// (the key was set no earlier), less the servers' own expiry lag (memcached's whole seconds). Only faults of clients' own processes (a kind's declared
-// scope 'client': a pause, a clock step, a kill) leave the servers' state alone; any other, or a
-// kind this lockpick does not know, while the hold stood, and the release is not counted.
+// (the key was set no earlier), less the servers' own expiry lag (memcached's whole seconds).
+// Only faults of clients' own processes (a kind's declared scope 'client': a pause, a clock step,
+// a kill) leave the servers' state alone; after any other, or a kind this lockpick does not know,
+// while the hold stood, the release is not counted.
 import type { HistoryEvent } from '../history/types.ts';
 import { kindDef } from '../../nemesis/kinds.ts';
 import { RUNNER_RECORDS } from '../history/runner-records.ts';

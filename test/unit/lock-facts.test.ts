@@ -2,13 +2,13 @@
 // gives its name, summary and library; a built-in recipe its summary and source.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { tempDir } from '../support/temp-dir.ts';
 import { lockFacts } from '../../src/report/lock-facts.ts';
 
 test("a process client's recipe: its name, its command, its summary and library", async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'lockpick-facts-'));
+  const dir = tempDir('lockpick-facts-');
   writeFileSync(path.join(dir, 'lease.json'), JSON.stringify({ exec: 'perl lease_lock.pl', name: 'perl-lease', summary: 'SET NX PX, Lua unlock', source: 'https://example.org/lease' }));
   const f = await lockFacts({ lock: 'lease.json', lock_spec: { path: 'lease.json' } }, dir);
   assert.deepEqual(f.lines, ['a process client `perl-lease`: `perl lease_lock.pl` (recipe `lease.json`)', 'SET NX PX, Lua unlock', 'library: https://example.org/lease']);

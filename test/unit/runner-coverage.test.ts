@@ -223,11 +223,11 @@ test('an inconclusive reason is counted by its words: numbers become N, a long o
 
 test("a replay of a counterexample one client shows alone asks for no contention; any other still does", async () => {
   const { soloAnomalies } = await import('../../src/runner/replay.ts');
-  const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
   const path = await import('node:path');
+  const { tempDir } = await import('../support/temp-dir.ts');
   const results = (types: string[]) => JSON.stringify({ minimal: { check: { anomalies: types.map((type) => ({ type })) }, resource: { anomalies: [] } } });
-  const dir = mkdtempSync(path.join(tmpdir(), 'lockpick-solo-'));
+  const dir = tempDir('lockpick-solo-');
   writeFileSync(path.join(dir, 'results.json'), results(['overstated-validity', 'expired-grant', 'overstated-validity']));
   assert.deepEqual(soloAnomalies(dir), ['overstated-validity', 'expired-grant']);
   mkdirSync(path.join(dir, 'counterexample'));

@@ -352,3 +352,24 @@ test('GET /proxies/{name}/connections: each open connection as the client and th
     server.close();
   }
 });
+
+test("the blanket heal between runs: every link on, every nemesis toxic gone, other toxics kept, in one request when nothing is left", async () => {
+  const { healLinks, TOXIC_PREFIX } = await import('../../nemesis/links.ts');
+  const a = await newProxy(), b = await newProxy(), c = await newProxy();
+  const link = (p: Proxy) => ({ name: p.name, from: 'client:c1', to: 'n1', listen: { host: '127.0.0.1', port: portOf(p) }, upstream: { host: '127.0.0.1', port: 0 } });
+  const env = { links: [a, b, c].map(link), proxyUrl: handle.url } as unknown as Parameters<typeof healLinks>[0];
+  await a.update({ enabled: false, listen: a.listen, upstream: a.upstream });
+  await b.addToxic({ name: `${TOXIC_PREFIX}f1-latency-downstream`, type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 500, jitter: 0 } });
+  await b.addToxic({ name: 'users-own', type: 'latency', stream: 'upstream', toxicity: 1, attributes: { latency: 1, jitter: 0 } });
+  await healLinks(env);
+  const after = (await tp.getApi().get(`${handle.url}/proxies`)).data as Record<string, { enabled: boolean; toxics: { name: string }[] }>;
+  assert.deepEqual([a, b, c].map((p) => after[p.name]!.enabled), [true, true, true]);
+  assert.deepEqual(after[b.name]!.toxics.map((t) => t.name), ['users-own'], 'the nemesis toxic removed, the one it did not add kept');
+  assert.ok(await roundTrip(portOf(a)) < 400, 'the link that was off carries data again');
+  // Nothing left to heal: one GET of the listing, no request per link.
+  const counted: string[] = [];
+  const orig = globalThis.fetch;
+  globalThis.fetch = ((u: string | URL | Request, init?: RequestInit) => { counted.push(`${init?.method ?? 'GET'} ${String(u).replace(handle.url, '')}`); return orig(u, init); }) as typeof fetch;
+  try { await healLinks(env); } finally { globalThis.fetch = orig; }
+  assert.deepEqual(counted, ['GET /proxies']);
+});

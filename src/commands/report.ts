@@ -26,7 +26,7 @@ import { EXIT_HELP, fsReason, UsageError } from '../errors.ts';
 import { clientLogs, clientOutputNote } from '../runner/client-logs.ts';
 import { samePath } from '../same-path.ts';
 import { requireRegularFile } from '../regular-file.ts';
-import { checkResultsJson, checkTestJson, minimalResourceAnomalies, type StoredResults } from '../runner/stored-files.ts';
+import { checkResultsJson, checkTestJson, counterexampleResourceAnomalies, minimalResourceAnomalies, type StoredResults } from '../runner/stored-files.ts';
 
 const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
 /** File-system errors on a path the user gave: bad input (exit 2), not lockpick's failure. */
@@ -141,12 +141,17 @@ async function issueReport(path: string, model: string | undefined, maxLineBytes
   const abs = resolve(path);
   const inCx = /^counterexample(-\d+)?$/.test(basename(abs)) && existsSync(join(dirname(abs), 'test.json'));
   const runDir = inCx ? dirname(abs) : abs;
-  const cxDir = inCx ? abs : join(abs, 'counterexample');
   const fix = 'give a run directory store/<lock>/<run-id> of a `lockpick run` that broke the lock (exit 1), or one of its counterexample directories';
   if (!existsSync(join(runDir, 'results.json')) || !existsSync(join(runDir, 'test.json'))) throw new ReportError(`${path}: no results.json and test.json of a run here\n  fix: ${fix}`);
-  if (!existsSync(join(cxDir, 'history.jsonl'))) throw new ReportError(`${path}: the run has no counterexample (it did not break the lock)\n  fix: ${fix}`);
   const results = await readJson(join(runDir, 'results.json')) as Record<string, unknown>;
   checkResultsJson(results, join(runDir, 'results.json'));
+  // A run dir reports the run's headline failure (results.json's first: a bug of the lock before a
+  // failure inherent to its design), whose counterexample may be counterexample-N: the first found
+  // is always counterexample/. Its dir is named in failures[0], by the path the run wrote (the store may have moved since).
+  const headline = Array.isArray(results.failures) ? (results.failures[0] as { counterexample?: unknown } | undefined)?.counterexample : undefined;
+  const headlineDir = typeof headline === 'string' && /^counterexample(-\d+)?$/.test(basename(headline)) ? basename(headline) : 'counterexample';
+  const cxDir = inCx ? abs : join(abs, existsSync(join(abs, headlineDir, 'history.jsonl')) ? headlineDir : 'counterexample');
+  if (!existsSync(join(cxDir, 'history.jsonl'))) throw new ReportError(`${path}: the run has no counterexample (it did not break the lock)\n  fix: ${fix}`);
   // A counterexample-N dir carries its own test.json (its plan); the run's says the rest.
   const own = existsSync(join(cxDir, 'test.json')) ? checkTestJson(await readJson(join(cxDir, 'test.json')), join(cxDir, 'test.json')) : undefined;
   const test = { ...checkTestJson(await readJson(join(runDir, 'test.json')), join(runDir, 'test.json')), ...(own ?? {}) };
@@ -157,16 +162,20 @@ async function issueReport(path: string, model: string | undefined, maxLineBytes
   const check = checkHistory(h, { model: m });
   const clients = clientsFromFile(h.source);
   const [{ renderIssue }, { lockFacts }, { validatePlan, describePlan }] = await Promise.all([import('../report/issue.ts'), import('../report/lock-facts.ts'), import('../workload/plan.ts')]);
-  const plan = validatePlan(test.plan, join(inCx && own ? cxDir : runDir, 'test.json'));
+  const plan = validatePlan(test.plan, join(own ? cxDir : runDir, 'test.json'));
   // The rate a measuring replay stored beside what it replayed (the run dir or the counterexample's).
   const rateFile = [join(cxDir, 'reproduction.json'), join(runDir, 'reproduction.json')].find((f) => existsSync(f));
   const rate = rateFile ? await readJson(rateFile) as Record<string, unknown> : undefined;
   const reproduction = rate && [rate.runs, rate.reproduced, rate.inconclusive, rate.clean].every((x) => Number.isSafeInteger(x))
     ? { runs: rate.runs as number, reproduced: rate.reproduced as number, inconclusive: rate.inconclusive as number, clean: rate.clean as number, ...(typeof rate.measured === 'string' ? { measured: rate.measured } : {}) } : undefined;
-  // The resource anomalies results.json stores are those of the run's first counterexample (its minimal run); none are known for another.
-  const resource = cxDir === join(runDir, 'counterexample') ? minimalResourceAnomalies(results, join(runDir, 'results.json')) : [];
+  // What the resource check found in this counterexample's run: its own resource.json, else (a store
+  // written before counterexamples kept one) results.json's minimal run's, when this is the minimal's counterexample.
+  const resource = existsSync(join(cxDir, 'resource.json'))
+    ? counterexampleResourceAnomalies(await readJson(join(cxDir, 'resource.json')), join(cxDir, 'resource.json'))
+    : basename(cxDir) === headlineDir ? minimalResourceAnomalies(results, join(runDir, 'results.json')) : [];
   const text = renderIssue({
-    dir: runDir, counterexampleDir: cxDir, test, results, lock: await lockFacts(test), check, resource,
+    // A counterexample with a test.json of its own replays from its dir; the headline's plan is the run dir's.
+    dir: runDir, counterexampleDir: cxDir, replayDir: own ? cxDir : runDir, test, results, lock: await lockFacts(test), check, resource,
     causes: explainAnomalies(h, check.anomalies, clients), clients, schedule: describePlan(plan), ...(reproduction ? { reproduction } : {}),
   });
   // The run broke the resource though the lock's history is valid: as the run said, not valid.

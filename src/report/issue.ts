@@ -18,6 +18,8 @@ export interface IssueInputs {
   /** The run directory (store/<lock>/<run-id>) and the counterexample's. */
   dir: string;
   counterexampleDir: string;
+  /** What `lockpick run --replay` takes to run this counterexample's plan again: its own dir when it has a test.json, else the run dir. */
+  replayDir: string;
   test: Record<string, unknown>;
   /** results.json of the run, as written (failures, coverage, …). */
   results: Record<string, unknown>;
@@ -68,7 +70,7 @@ const fence = (s: string) => `\`\`\`\n${s.replace(/```/g, "'''")}\n\`\`\``;
 function anomalyLines(a: Anomaly, cause: string | undefined, clients: ReadonlyMap<number, string>): string[] {
   const who = a.processes.map((p) => clients.get(p) ?? `process ${p}`).join(', ');
   return [
-    `- **${a.type}**${a.key ? ` on lock ${code(a.key)}` : ''} (${who}): ${inClientTerms(a.message, clients)}`,
+    `- **${a.type}**${a.key ? ` on lock ${code(a.key)}` : ''}${who ? ` (${who})` : ''}: ${inClientTerms(a.message, clients)}`,
     // Causes name clients already ("c1 (process 9)"): the process ids are the test's, not the lock's.
     ...(cause ? [`  - what made it possible: ${cause.replace(/ \(process \d+\)/g, '')}`] : []),
     ...(a.lines.length ? [`  - history lines: ${a.lines.join(', ')}`] : []),
@@ -78,7 +80,9 @@ function anomalyLines(a: Anomaly, cause: string | undefined, clients: ReadonlyMa
 
 export function renderIssue(i: IssueInputs): string {
   const failures = (Array.isArray(i.results.failures) ? i.results.failures : []) as Failure[];
-  const shown = failures.find((f) => f.counterexample === i.counterexampleDir) ?? failures[0];
+  // The failure of this counterexample, by its dir's name in the run dir (the store may have moved since the run wrote the paths).
+  const name = i.counterexampleDir.split(/[\\/]/).pop();
+  const shown = failures.find((f) => typeof f.counterexample === 'string' && f.counterexample.split(/[\\/]/).pop() === name) ?? failures[0];
   const anomalies = i.check.anomalies;
   const resource = i.resource ?? [];
   const kinds = shown?.kinds ?? [];
@@ -90,7 +94,7 @@ export function renderIssue(i: IssueInputs): string {
   const options = (i.test.lock_options ?? {}) as Record<string, unknown>;
   const nature = shown?.nature ?? 'unknown';
   const fixes = [...new Set(causesOf(shown?.class))].map((c) => FIXES[c]).filter((x): x is string => x !== undefined);
-  const replay = `lockpick run --replay ${i.counterexampleDir === i.dir ? i.dir : i.counterexampleDir.replace(/\/counterexample$/, '')}`;
+  const replay = `lockpick run --replay ${i.replayDir}`;
   const out: string[] = [
     `# ${title}`,
     '',
@@ -144,7 +148,7 @@ export function renderIssue(i: IssueInputs): string {
     '',
     `- ${code(`${i.counterexampleDir}/timeline.html`)}: the timeline (every client, fault and anomaly)`,
     `- ${code(`${i.counterexampleDir}/history.jsonl`)}: the history (one operation per line)`,
-    `- ${code(`${i.dir}/test.json`)}: what was run`,
+    `- ${code(`${i.replayDir}/test.json`)}: what was run`,
     '',
   ];
   return out.join('\n');

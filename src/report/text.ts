@@ -15,7 +15,9 @@ export interface TextOptions {
 /** "process 4's release" → "c2's release" where the client is known (the clients line keeps the ids). */
 export function inClientTerms(message: string, clients: ReadonlyMap<number, string> | undefined): string {
   if (!clients?.size) return message;
-  return message.replace(/\bprocess (\d+)\b/g, (m, p: string) => clients.get(Number(p)) ?? m);
+  // "client c3 (process 37)", the resource check's words, would read "client c3 (c3)": the name once.
+  return message.replace(/\bclient (\S+) \(process (\d+)\)/g, (m, c: string, p: string) => (clients.get(Number(p)) === c ? `client ${c}` : m))
+    .replace(/\bprocess (\d+)\b/g, (m, p: string) => clients.get(Number(p)) ?? m);
 }
 
 const VERDICT: Record<string, string> = { true: 'VALID', false: 'INVALID', unknown: 'UNKNOWN' };

@@ -32,6 +32,9 @@ export async function writeCounterexample(dir: string, o: RunOutcome, meta: Reco
   mkdirSync(cdir, { recursive: true });
   const hpath = join(cdir, 'history.jsonl');
   writeEvents(hpath, o.events);
+  // What the resource check found in this run: results.json keeps only the minimal run's, and a bug
+  // report of another counterexample (counterexample-N) would otherwise have none (lockpick report --format issue).
+  writeJson(join(cdir, 'resource.json'), o.resource);
   let html: string;
   try {
     // Drawn from the run's history in memory (the file just written holds the same events, line for line).

@@ -101,6 +101,12 @@ export function minimalResourceAnomalies(raw: Record<string, unknown>, file: str
   return checkAnomalies(c, c.object(resource, 'minimal.resource').anomalies, 'minimal.resource.anomalies');
 }
 
+/** A counterexample's resource.json (the resource check of its run, ./run-files.ts): its anomalies. */
+export function counterexampleResourceAnomalies(raw: unknown, file: string): Anomaly[] {
+  const c = new Checker(file, "remove or repair the file; it must be the resource.json 'lockpick run' wrote beside a counterexample's history");
+  return checkAnomalies(c, c.object(raw, '(the whole file)').anomalies, 'anomalies');
+}
+
 export function checkResultsJson(raw: unknown, file: string): StoredResults {
   const c = new Checker(file, "remove or repair the file; it must be the results.json 'lockpick run' or 'lockpick check --json' wrote (the history alone is enough: it is checked again)");
   const o = c.object(raw, '(the whole file)');

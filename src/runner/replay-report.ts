@@ -62,6 +62,8 @@ export interface ReplayRecord {
   spec: LockSpec;
   property: Property;
   tally: ReplayTally;
+  /** The stored plan's I/O points moved to what this lock has (./replay-retarget.ts), said before the runs. */
+  moved?: boolean;
 }
 
 /** An interrupt: the runs done so far are stored with the reason (a violation already seen stays one); the history keeps every event. */
@@ -155,7 +157,7 @@ export async function storeReplay(r: ReplayRecord, ownCounterexample: boolean, s
     const broke = ownCounterexample ? 'REPRODUCED' : 'UNSAFE on the stored plan';
     o.log(unsafe ? (o.measure ? `\n${broke} in ${rate.reproduced} of ${coverage.runs} runs; the last that broke the lock:` : `\n${broke} in run ${summary.runs} of ${o.runs}:`)
       : notReproduced ? `\nNOT REPRODUCED: tried ${n} time(s) (--runs ${o.runs}), no violation; ${why?.[0].startsWith('missed: ') ? 'the stored order of events did not hold (below)' : 'the counterexample is timing-sensitive: try more --runs'} (exit 3):`
-        : `\nNo violation in ${n} run(s) of the stored plan:`);
+        : `\nNo violation in ${n} run(s) of the stored plan${r.moved ? ' (its I/O points moved, above)' : ''}:`);
     o.log(await describeOutcome(last, join(cdir, 'history.jsonl')));
     summary.minimal = { plan, ops: last.ops, faults: plan.faults.length, anomalies: last.check.anomalies, resource: last.resource };
   }

@@ -2,7 +2,7 @@
 // (`lockpick run --replay DIR`), up to --runs times, until it breaks; what it did is stored
 // and said by replay-report.ts.
 import { appendProgress } from './progress-file.ts';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
 import { ONE_CLIENT_ANOMALIES } from '../../checkers/anomaly-kinds.ts';
 import { describePlan, validatePlan } from '../workload/plan.ts';
@@ -14,6 +14,8 @@ import { envJson, envFromTest, keyNamespace } from './env-spec.ts';
 import { checkPackages } from '../optional.ts';
 import { UsageError } from '../errors.ts';
 import { checkStoredRun } from '../options.ts';
+import { hasIoPoints, retargetIoPoints } from './replay-retarget.ts';
+import { calibrationPlan } from '../workload/points.ts';
 import { logged } from './run-files.ts';
 import type { RunSummary } from './summary.ts';
 import { withSession, type Interrupted } from './with-session.ts';
@@ -98,8 +100,23 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
     env, keyPrefix: keyNamespace(env, keyPrefix, id),
   }, o.interrupts ?? {}, async (session) => {
     const { tally } = record;
+    // Another lock than the stored one: its operations may make fewer requests than the plan's I/O
+    // points ask (./replay-retarget.ts); one fault-free run of it says how many, before the plan's runs.
+    let runPlan = plan;
+    if (!same && hasIoPoints(plan)) {
+      const probe = await session.runOnce(calibrationPlan({ ttlMs: plan.ttlMs, renew: recipe.renews, reentrant: recipe.model === 'reentrant-mutex', sessionMs: recipe.sessionMs?.(lockOptions) }));
+      if (interrupted) return await new Promise<never>(() => {});
+      const moved = retargetIoPoints(plan, probe.points);
+      if (moved.moves.length) {
+        runPlan = record.plan = moved.plan;
+        record.moved = true;
+        for (const m of moved.moves) o.log(`replay: ${m}`);
+        // What this replay ran, so a replay of it runs the same.
+        writeJson(join(dir, 'test.json'), { ...readTestJson(dir), plan: runPlan, replay_moved: moved.moves });
+      }
+    }
     for (; tally.n < o.runs; tally.n++) {
-      const outcome = await session.runOnce(plan);
+      const outcome = await session.runOnce(runPlan);
       // Interrupted meanwhile: onInterrupt stored the runs before this one and the process is exiting.
       if (interrupted) return await new Promise<never>(() => {});
       tally.onRun(outcome);
@@ -112,18 +129,22 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
 }
 
 /**
- * The anomalies of the counterexample stored in `dir` (its run's results.json, or the run's above a
- * counterexample/ dir), when every one is shown by one client alone (ONE_CLIENT_ANOMALIES); else undefined.
+ * The anomalies of the counterexample stored in `dir`, when every one is shown by one client alone
+ * (ONE_CLIENT_ANOMALIES); else undefined. A run dir's are its results.json's minimal run's (its
+ * test.json plans that one); a counterexample dir's are its failure's in the run's results.json
+ * (`failures`, by the dir's name: counterexample/ is not the minimal's when a bug was found after
+ * an inherent failure), else the minimal's.
  */
 export function soloAnomalies(dir: string): string[] | undefined {
-  for (const file of [join(dir, 'results.json'), join(dir, '..', 'results.json')]) {
-    let results: unknown;
-    try { results = JSON.parse(readFileSync(file, 'utf8')); } catch { continue; }
-    const minimal = (results as { minimal?: { check?: { anomalies?: unknown }; resource?: { anomalies?: unknown } } } | null)?.minimal;
-    const types = [minimal?.check?.anomalies, minimal?.resource?.anomalies].flatMap((l) => (Array.isArray(l) ? l : []))
-      .map((a) => (a as { type?: unknown } | null)?.type);
-    if (types.length === 0) return undefined;
-    return types.every((t) => typeof t === 'string' && ONE_CLIENT_ANOMALIES.has(t)) ? [...new Set(types as string[])] : undefined;
-  }
-  return undefined;
+  const inCx = /^counterexample(-\d+)?$/.test(basename(dir)) && !existsSync(join(dir, 'results.json'));
+  let results: { minimal?: { check?: { anomalies?: unknown }; resource?: { anomalies?: unknown } }; failures?: unknown } | null;
+  try { results = JSON.parse(readFileSync(join(inCx ? dirname(dir) : dir, 'results.json'), 'utf8')); } catch { return undefined; }
+  const failure = inCx && Array.isArray(results?.failures)
+    ? (results.failures as { counterexample?: unknown; anomalies?: unknown }[]).find((f) => typeof f?.counterexample === 'string' && basename(f.counterexample) === basename(dir))
+    : undefined;
+  const types = failure !== undefined
+    ? (Array.isArray(failure.anomalies) ? failure.anomalies : [])
+    : [results?.minimal?.check?.anomalies, results?.minimal?.resource?.anomalies].flatMap((l) => (Array.isArray(l) ? l : [])).map((a) => (a as { type?: unknown } | null)?.type);
+  if (types.length === 0) return undefined;
+  return types.every((t) => typeof t === 'string' && ONE_CLIENT_ANOMALIES.has(t)) ? [...new Set(types as string[])] : undefined;
 }

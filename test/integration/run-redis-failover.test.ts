@@ -16,7 +16,9 @@ import { assertDoubleHolder, replayScenario } from './run-scenarios.ts';
  * kind's "takes effect and is healed" to these replays).
  */
 function failoverRecord(r: CliResult): void {
-  const events = readFileSync(path.join(r.summary!.dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { f: string; process?: unknown; value?: Record<string, unknown> });
+  const all = readFileSync(path.join(r.summary!.dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { f: string; process?: unknown; value?: Record<string, unknown> });
+  // The last run's events (the replay stops at the run that broke the lock).
+  const events = all.slice(all.map((e) => e.f).lastIndexOf('run-start'));
   const nemesis = events.filter((e) => e.process === 'nemesis').map((e) => e.f);
   assert.ok(!nemesis.some((f) => f.endsWith('-start-failed') || f === 'heal-failed'), nemesis.join(', '));
   const start = events.find((e) => e.f === 'failover-start')?.value;
@@ -31,14 +33,16 @@ function failoverRecord(r: CliResult): void {
   assert.ok(steps[1]!.i < at && steps[3]!.i > at, 'cut, kill and promotion before the start record; the primary back after it');
 }
 
+// Up to 3 runs of each plan, stopping at the first that breaks: under a loaded CI a run's promotion
+// once came after c2's 5 s of retries, and that run's c2 never got the lock (no second holder).
 test('redis-sentinel + failover before replication: double holder', async () => {
-  const r = await replayScenario('sentinel-failover');
+  const r = await replayScenario('sentinel-failover', 3);
   assertDoubleHolder(r);
   failoverRecord(r);
 });
 
 test('redis-sentinel (WAIT 1 after the SET) + failover before replication: still a double holder', async () => {
-  const r = await replayScenario('sentinel-failover-wait');
+  const r = await replayScenario('sentinel-failover-wait', 3);
   assertDoubleHolder(r);
   failoverRecord(r);
 });

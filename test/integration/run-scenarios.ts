@@ -35,7 +35,7 @@ export function replayPlanAs(name: string, lock: string, o: { runs?: number; ren
  * before c2 is done. A release that deletes whatever is there frees c2's lock and c3 holds it too
  * (a stale unlock); a compare-and-delete release finds c2's value and leaves it. `more` faults join c1's.
  */
-export function replayReleasePause(lock: string, point: string, more: object[] = []): Promise<CliResult> {
+export function replayReleasePause(lock: string, point: string, more: object[] = [], flags: string[] = []): Promise<CliResult> {
   const dir = tempStore();
   writeFileSync(path.join(dir, 'test.json'), JSON.stringify({
     description: 'c1 paused before a command of its release past its lease; c2 holds meanwhile, c3 asks before c2 is done', lock, lock_spec: { path: lock }, property: 'both',
@@ -49,7 +49,7 @@ export function replayReleasePause(lock: string, point: string, more: object[] =
       faults: [{ kind: 'client-pause', at_ms: 0, duration_ms: 2000, target: 'c1', params: { point } }, ...more],
     },
   }));
-  return lockpick(['run', '--replay', dir, '--runs', '1', '--store', tempStore(), '--json'], 90_000);
+  return lockpick(['run', '--replay', dir, '--runs', '1', '--store', tempStore(), '--json', ...flags], 90_000);
 }
 
 /** The lock history of the run had two holders at once, and the resource saw it too. */

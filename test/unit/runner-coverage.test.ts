@@ -234,6 +234,14 @@ test("a replay of a counterexample one client shows alone asks for no contention
   assert.deepEqual(soloAnomalies(path.join(dir, 'counterexample')), ['overstated-validity', 'expired-grant'], "a counterexample dir: its run's results");
   writeFileSync(path.join(dir, 'results.json'), results(['overstated-validity', 'double-holder']));
   assert.equal(soloAnomalies(dir), undefined, 'a double holder needs a second client');
+  // A bug found after an inherent failure: the minimal run is the bug's (counterexample-2), counterexample/ the other's.
+  writeFileSync(path.join(dir, 'results.json'), JSON.stringify({
+    ...JSON.parse(results(['double-holder', 'stale-release'])),
+    failures: [{ counterexample: '/moved/run/counterexample-2', anomalies: ['stale-release'] }, { counterexample: '/moved/run/counterexample', anomalies: ['overstated-validity'] }],
+  }));
+  mkdirSync(path.join(dir, 'counterexample-2'));
+  assert.equal(soloAnomalies(path.join(dir, 'counterexample-2')), undefined, "the bug's counterexample needs contention");
+  assert.deepEqual(soloAnomalies(path.join(dir, 'counterexample')), ['overstated-validity'], 'counterexample/ by its own failure, not the minimal run');
   writeFileSync(path.join(dir, 'results.json'), JSON.stringify({ minimal: null }));
   assert.equal(soloAnomalies(dir), undefined, 'no counterexample stored');
   const c = emptyCoverage([]);

@@ -72,7 +72,8 @@ options:
   --property P         what must hold: lock (its history), resource (the protected counter:
                        no lost update, no stale write), both (default: lock + resource),
                        liveness (no lock stays unavailable past --liveness-ms after its
-                       holder was gone while clients kept trying), or all three (all)
+                       holder was gone while clients kept trying), or all three (all);
+                       with --replay: instead of the stored one (a fix judged by lock alone)
   --liveness-ms N      the liveness bound (default 2 x TTL, plus the session timeout of a
                        session lock such as ZooKeeper's)
   --env KIND           where the servers come from: local (default: started here from the OS
@@ -127,7 +128,8 @@ export async function run(argv: string[]): Promise<number> {
       if (args['min-coverage'] !== undefined || args['coverage-guided'] !== undefined) throw new UsageError(`--${args['min-coverage'] !== undefined ? 'min-coverage' : 'coverage-guided'} is about a search's fault-space coverage; a replay runs one stored plan, so leave it out (or drop --replay)`);
       // --lock: another module (a fix, or the same one moved) against the stored plan.
       const lock = args.lock === undefined ? undefined : parseLockArg(args.lock);
-      summary = await replay({ dir: replayDir(args.replay), runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env, lock, measure: args.measure === true, ...(lang ? { lang } : {}) });
+      const property = args.property === undefined ? undefined : propertyOf(args.property, (p) => `--property must be lock, resource or both (safety), liveness, or all (safety and liveness), got '${String(p)}'`);
+      summary = await replay({ dir: replayDir(args.replay), runs: int(args.runs, '--runs', 3), storeRoot, resolve: recipeFor, log, junitPath, interrupts, env, lock, measure: args.measure === true, ...(property ? { property } : {}), ...(lang ? { lang } : {}) });
     } else {
       if (args.measure) throw new UsageError('--measure measures how often a stored counterexample breaks the lock again: give it with --replay DIR (and --runs N)');
       if (args['keep-going'] && args['first-failure']) throw new UsageError('--keep-going searches on after every violation, --first-failure stops at the first: give one of them');

@@ -82,11 +82,14 @@ export async function readReplay(o: ReplayOptions) {
 export async function replay(o: ReplayOptions): Promise<RunSummary> {
   o.interrupts?.signal?.throwIfAborted();
   const t0 = Date.now();
-  const { test, plan, spec, same, note, recipe, lockOptions, property, livenessMs, env, keyPrefix } = await readReplay(o);
+  const { test, plan, spec, same, note, recipe, lockOptions, property: stored, livenessMs, env, keyPrefix } = await readReplay(o);
+  // --property judges by another property than the stored run's (a fix judged for the lock alone).
+  const property = o.property ?? stored;
   const { id, dir } = newRunDir(o.storeRoot, lockLabel(spec));
   o = { ...o, ...logged(dir, o) };
   if (note) o.log(note);
-  writeJson(join(dir, 'test.json'), { ...test, lock: lockLabel(spec), ...storedLock(spec), ...envJson(env, keyPrefix), replay_of: o.dir, versions: versions(serverPackages(recipe, env)), started: new Date().toISOString() });
+  if (property !== stored) o.log(`judged by --property ${property} (the stored run's: ${stored})`);
+  writeJson(join(dir, 'test.json'), { ...test, lock: lockLabel(spec), ...storedLock(spec), ...envJson(env, keyPrefix), property, replay_of: o.dir, versions: versions(serverPackages(recipe, env)), started: new Date().toISOString() });
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
   const record: ReplayRecord = { o, dir, id, t0, plan, spec, property, tally: new ReplayTally(plan, property, livenessMs) };
   appendProgress(dir, 'search', record.tally.coverage, { runs: 0, violations: 0, ops: 0 });   // started: `lockpick serve` shows it from now

@@ -93,6 +93,8 @@ export interface ReplayOptions {
   lock?: LockSpec;
   /** --measure: run all `runs` times (not to the first violation) and say the reproduction rate, stored beside the counterexample. */
   measure?: boolean;
+  /** The property to judge by instead of the stored one (--property with --replay: a fix judged for the lock alone). */
+  property?: Property;
   /** The language of the counterexample's timeline page (default en). */
   lang?: Lang;
 }

@@ -33,14 +33,16 @@ test('redis-cli Lua unlock: SAFE paused before its release\'s EVAL and its acqui
   assert.deepEqual(points.sort(), ['send:acquire:1 SET', 'send:release:1 EVAL']);
 });
 
-test('the GET-compare-DEL plan replayed against the Lua unlock (--lock): its pause before the 2nd command moved to the fix\'s one command, said; SAFE', async () => {
-  const r = await replayReleasePause('test/fixtures/locks/cli-get-del-unlock.ts', 'send:release:2', [], ['--lock', 'test/fixtures/locks/cli-lua-unlock.ts']);
+test('the GET-compare-DEL plan replayed against the Lua unlock (--lock), judged by --property lock: its pause before the 2nd command moved to the fix\'s one command, said; SAFE', async () => {
+  const r = await replayReleasePause('test/fixtures/locks/cli-get-del-unlock.ts', 'send:release:2', [], ['--lock', 'test/fixtures/locks/cli-lua-unlock.ts', '--property', 'lock']);
   assertSafe(r);
+  assert.match(r.stderr, /judged by --property lock \(the stored run's: both\)/);
   assert.match(r.stderr, /replay: plan\.faults\[0\]\.params\.point: send:release:2 moved to send:release:1: this lock's release makes 1 request\(s\) at most/);
   const starts = historyOf(r.summary!.dir).filter((e) => e.f === 'client-pause-start').map((e) => `${e.value.point} ${e.value.command}`);
   assert.deepEqual(starts, ['send:release:1 EVAL'], 'c1 paused before the fix\'s EVAL, as the stored plan paused the DEL');
-  const stored = JSON.parse(readFileSync(path.join(r.summary!.dir, 'test.json'), 'utf8')) as { plan: { faults: { params: { point: string } }[] }; replay_moved: string[] };
+  const stored = JSON.parse(readFileSync(path.join(r.summary!.dir, 'test.json'), 'utf8')) as { property: string; plan: { faults: { params: { point: string } }[] }; replay_moved: string[] };
   assert.equal(stored.plan.faults[0]!.params.point, 'send:release:1', 'the run dir replays what this replay ran');
+  assert.equal(stored.property, 'lock');
   assert.equal(stored.replay_moved.length, 1);
 });
 

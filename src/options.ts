@@ -249,9 +249,10 @@ export function parsePausePoints(list: string | undefined, recipePoints: string[
 }
 
 /** Why `point` is no point of this lock (named: the worker's and the recipe's; I/O: send|reply:op:N), or undefined. */
-function pointProblem(point: string, recipePoints: readonly string[]): string | undefined {
+function pointProblem(point: string, recipePoints: readonly string[], ioPoints?: 'proxy' | 'hooks'): string | undefined {
   const known = [...WORKER_POINTS, ...recipePoints];
-  return parseIoPoint(point) || known.includes(point) ? undefined : `this lock has no point '${point}' (its points: ${known.join(', ')}, send:<op>:N, reply:<op>:N)`;
+  // The fault proxy sees requests only: a lock whose I/O points it makes has no reply points.
+  return parseIoPoint(point) || known.includes(point) ? undefined : `this lock has no point '${point}' (its points: ${known.join(', ')}, send:<op>:N${ioPoints === 'proxy' ? '' : ', reply:<op>:N'})`;
 }
 
 /** --points-from DIR: the points a run learned, each a point this lock has. */
@@ -418,7 +419,7 @@ export async function checkStoredRun(test: Record<string, unknown>, where: strin
     if (problem) throw new UsageError(`${where}: plan.faults[${i}]: ${problem}${other}`);
     const points: [string, string | undefined][] = [['params.point', typeof f.params?.point === 'string' ? f.params.point : undefined], ['anchor.point', f.anchor?.point]];
     for (const [field, point] of points) {
-      const p = point === undefined ? undefined : pointProblem(point, recipe.points ?? []);
+      const p = point === undefined ? undefined : pointProblem(point, recipe.points ?? [], recipe.ioPoints);
       if (p) throw new UsageError(`${where}: plan.faults[${i}].${field}: ${p}${other}`);
     }
   }

@@ -127,7 +127,7 @@ export function faultEffects(faults: readonly FaultSpec[], events: readonly Hist
       missing.push(`${what}: it failed to start: ${failure}`);
       earlierFailed = true;
     } else if (isAnchoredPause(f)) {
-      missing.push(`${what}: client ${anchoredClient(f) ?? String(f.target)} did not reach '${anchorPoint(f)}' after ${f.at_ms} ms`);
+      missing.push(`${what}: client ${anchoredClient(f) ?? String(f.target)} did not reach '${anchorPoint(f)}'${f.at_ms > 0 ? ` after ${f.at_ms} ms` : ' in the run'}`);
     } else if (earlierFailed) {
       missing.push(`${what}: the schedule stopped at an earlier fault that failed`);
     } else if (f.at_ms >= runMs) {

@@ -48,12 +48,13 @@ export class Progress {
     };
   }
 
-  private line(e: ProgressEvent): string {
-    return `${e.phase}: ${e.runs} runs (${e.runsPerMinute}/min), ${e.ops} ops, ${e.opsPerSec} ops/s, ${e.faultsActive} faults active, ${e.violations} violations, ${(e.elapsedMs / 1000).toFixed(0)} s`;
+  /** `live`: the terminal's line, redrawn while a run goes on; a plain line is printed after a run, when its faults are all healed (never any active to say). */
+  private line(e: ProgressEvent, live: boolean): string {
+    return `${e.phase}: ${e.runs} runs (${e.runsPerMinute}/min), ${e.ops} ops, ${e.opsPerSec} ops/s, ${live ? `${e.faultsActive} faults active, ` : ''}${e.violations} violations, ${(e.elapsedMs / 1000).toFixed(0)} s`;
   }
 
   private draw(): void {
-    this.out?.write(`\r\x1b[K${this.line(this.event(''))}`);
+    this.out?.write(`\r\x1b[K${this.line(this.event(''), true)}`);
   }
 
   run(ops: number, unsafe: boolean, phase: 'search' | 'shrink', note = ''): void {
@@ -65,7 +66,7 @@ export class Progress {
     this.onEvent?.(e);
     if (!this.out) return;
     if (this.tty) this.draw();
-    else this.out.write(`${this.line(e)}${note ? ` (${note})` : ''}\n`);
+    else this.out.write(`${this.line(e, false)}${note ? ` (${note})` : ''}\n`);
   }
 
   done(): void {

@@ -129,7 +129,9 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
     const firstS = ((res.firstAfterMs ?? 0) / 1000).toFixed(1);
     o.log(o.keepGoing
       ? `\nUNSAFE: ${lockLabel(o.lock)} broke first after ${firstS} s of search (--keep-going: ${res.runs} search run(s), ${res.shrinkRuns} shrinking run(s) in all)${res.shrinkInterrupted ? '; its shrink time ran out' : ''}.`
-      : `\nUNSAFE: ${lockLabel(o.lock)} broke in search run ${res.firstRun ?? '?'} (${firstS} s of search; ${res.runs} search run(s) in all), shrunk in ${res.shrinkRuns} more run(s)${res.shrinkInterrupted ? ' (shrink time ran out)' : ''}.`);
+      : `\nUNSAFE: ${lockLabel(o.lock)} broke in search run ${res.firstRun ?? '?'} (${firstS} s of search; ${res.runs} search run(s) in all), shrunk in ${res.shrinkRuns} more run(s)${res.shrinkInterrupted ? ' (shrink time ran out)' : ''}.` +
+        // The failure shown first (a bug of the lock) may have come after that one (one inherent to its design).
+        (res.failures[0] !== firstFound ? ` The failure below, shown first, came after ${(res.failures[0]!.afterMs / 1000).toFixed(1)} s.` : ''));
     if (res.stoppedBy !== undefined) o.log(`the search stopped on an error after it found this (no more runs; the failure as far as it was shrunk): ${res.stoppedBy}`);
     const head = res.failures[0]!;
     if (head.words) o.log(`${head.words}${res.failures.length > 1 ? ` (and ${res.failures.length - 1} more failure(s) below)` : ''}`);
@@ -137,7 +139,7 @@ export async function storeSearch(r: SearchRecord, res: SearchResult, learned: L
       o.log(o.firstFailure ? `--first-failure: the search stopped at this failure, inherent to the lock's design; search on without it for a bug of this implementation`
         : `no bug of this implementation found beyond it in ${(res.searchMs / 1000).toFixed(1)} s of search (${inherentRuns(res) - 1} more run(s) broke it only in ways inherent to its design)`);
     }
-    o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? `broke the lock ${SHRINK_HOLD} of ${SHRINK_HOLD} times` : res.failures[0]!.stoppedBy !== undefined ? 'no confirmation run: the search stopped on an error; replay with --runs 5' : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
+    o.log(`\nMinimal schedule (${planOps(m.plan)} operations at most, ${m.ops} done; ${m.plan.faults.length} fault(s); ${res.minimalConfirmed ? `${m.check.valid === true ? 'failed' : 'broke the lock'} ${SHRINK_HOLD} of ${SHRINK_HOLD} times` : res.failures[0]!.stoppedBy !== undefined ? 'no confirmation run: the search stopped on an error; replay with --runs 5' : 'not seen again on a confirmation run: timing-sensitive, replay with --runs 5'}):\n${describePlan(m.plan)}`);
     o.log(`\n${await describeOutcome(m, join(cdir, 'history.jsonl'))}`);
     o.log(`\nsearch: ${describeCoverage(coverage)}`);
     await sayCells(r);

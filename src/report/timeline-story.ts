@@ -213,12 +213,15 @@ export function buildStory(h: ParsedHistory, tl: Timeline, extras: TimelineExtra
     if (m.anomaly.type !== 'stale-release') return;
     const rel = m.anomaly.lines.map((ln) => releaseByLine.get(ln)).find((o) => o !== undefined && o.process === m.anomaly.processes[0]);
     if (!rel) return;
-    const x = opStart(rel, tl.pos);
+    const called = opStart(rel, tl.pos), returned = opEnd(rel, tl.pos);
+    // Marked where the unlock had taken effect by: its return (a release held up inside, between its
+    // compare and its delete, frees the lock long after its call); at its call when it never returned.
+    const x = returned ?? called;
     // The anomaly's tag and list link go to the unlock, not to the hold it came from.
-    m.a = x;
-    m.b = Math.max(x, opEnd(rel, tl.pos) ?? x);
+    m.a = called;
+    m.b = Math.max(called, x);
     notes.push({ lane: laneOf(rel.process), a: x, kind: 'stale-unlock', text: t(lang, 'tl.st.staleUnlock'), anomaly: i, pri: 0,
-      tip: `#${i + 1} stale unlock by ${laneOf(rel.process)} (p${rel.process}) at ${x.toFixed(3)} ms (line ${rel.invokeLine})\n${m.anomaly.message}` });
+      tip: `#${i + 1} stale unlock by ${laneOf(rel.process)} (p${rel.process}): its release was called at ${called.toFixed(3)} ms (line ${rel.invokeLine})${returned !== undefined ? ` and returned at ${returned.toFixed(3)} ms (line ${rel.completeLine}): it took effect in between` : ' and never returned'}\n${m.anomaly.message}` });
   });
 
   // Client crashes of the lock's code (checkers/crash.ts): a mark on that client's lane where its process died.

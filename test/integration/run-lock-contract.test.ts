@@ -48,7 +48,9 @@ test("release returns 'ok': exit 2 naming release", () =>
   expectContractExit('release-garbage', /lockpick run: lock contract: release\(held of 'r\d+-k\d+'\) returned "ok"; it must return 'released' or 'lost'/));
 
 test('a plain Error carrying the DefiniteFailure brand is recorded fail, not info', async () => {
-  const r = await lockpick(['run', '--lock', fixture('branded-failure'), '--clients', '3', '--first-failure', '--time', '6', '--shrink-time', '0', '--store', tempStore(), '--json']);
+  // A number of runs, not a time: seed 2's first six plans contend (seed 1's first four do not),
+  // however loaded the machine (6 s of search once met no taken lock under a loaded CI).
+  const r = await lockpick(['run', '--lock', fixture('branded-failure'), '--clients', '3', '--first-failure', '--runs', '6', '--seed', '2', '--time', '60', '--shrink-time', '0', '--store', tempStore(), '--json']);
   assert.ok(r.summary, `no summary (exit ${r.code})\n${r.stderr}`);
   assert.notEqual(r.code, 2, r.stderr);
   const events = readFileSync(path.join(r.summary.dir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; f: string; error?: string });

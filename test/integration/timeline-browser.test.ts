@@ -129,7 +129,7 @@ test('DEL unlock + pause: the lease ends before the stale unlock, the second acq
   const lease = await xOf(page, `${c3} rect.lease`);
   assert.ok(Math.abs(lease.r - leaseEnd.l) < 3 && Math.abs(gap.l - leaseEnd.l) < 3, `the lease bar ends where the gap starts (${lease.r}, ${leaseEnd.l}, ${gap.l})`);
   assert.ok(leaseEnd.l + 100 < stale.l, `lease end (${leaseEnd.l}) drawn well before the stale unlock (${stale.l})`);
-  // The unlock mark sits on c3's release call.
+  // The unlock mark sits on c3's release (at its return, less than a millisecond after its call here).
   const release = (await call<Box[]>(page, `__t.boxes(${JSON.stringify(`${c3} rect.op`)})`)).filter((r) => r.tip.startsWith('c3 (p106) release')).map((r) => r.l);
   assert.equal(release.length, 1);
   assert.ok(Math.abs(stale.l - release[0]!) < 3, `stale unlock at the release call (${stale.l} vs ${release[0]})`);

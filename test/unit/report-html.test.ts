@@ -168,7 +168,7 @@ test('DEL unlock + pause: client lanes, lease and belief, the gap, who acquired 
   assert.match(lane(html, 'c3'), /data-a="1195.9553" data-b="1197.1352" class="lease-unsure"/);
   assert.match(lane(html, 'c3'), /data-a="1197.1352" data-b="1590.7759" class="gap"/, 'past the lease (return + lease) until the release call');
   assert.match(lane(html, 'c3'), /data-a="1197.1352"[^>]*class="note n-lease-end"[^>]*>lease ends</);
-  assert.match(lane(html, 'c3'), /data-a="1590.7759"[^>]*class="note n-stale-unlock an-1"[^>]*>✕ stale unlock</, 'marked at the unlock call');
+  assert.match(lane(html, 'c3'), /data-a="1591.5894"[^>]*class="note n-stale-unlock an-1"[^>]*>✕ stale unlock</, 'marked where the unlock had taken effect by: its return');
   assert.match(lane(html, 'c1'), /data-a="1212.8608"[^>]*class="note n-gap-acquire"[^>]*>acquires in c3&#39;s gap</);
   assert.match(html, /class="flabel" data-tip="[^"]*">pause c3 1186 ms \(&gt; lease 800 ms\) at in-critical-section<\/text>/);
   assert.match(lane(html, 'c3'), /class="fault k-client-pause"/, 'the pause shades the lane of the client it paused');

@@ -26,7 +26,7 @@ import { EXIT_HELP, fsReason, UsageError } from '../errors.ts';
 import { clientLogs, clientOutputNote } from '../runner/client-logs.ts';
 import { samePath } from '../same-path.ts';
 import { requireRegularFile } from '../regular-file.ts';
-import { checkResultsJson, checkTestJson, counterexampleResourceAnomalies, minimalResourceAnomalies, type StoredResults } from '../runner/stored-files.ts';
+import { checkResultsJson, checkTestJson, COUNTEREXAMPLE_DIR, counterexampleResourceAnomalies, minimalResourceAnomalies, type StoredResults } from '../runner/stored-files.ts';
 
 const EXIT = { valid: 0, invalid: 1, usage: 2, unknown: 3 } as const;
 /** File-system errors on a path the user gave: bad input (exit 2), not lockpick's failure. */
@@ -139,7 +139,7 @@ function render(format: Format, name: string, h: ParsedHistory, r: CheckResult, 
  */
 async function issueReport(path: string, model: string | undefined, maxLineBytes: number | undefined): Promise<{ text: string; valid: CheckResult['valid'] }> {
   const abs = resolve(path);
-  const inCx = /^counterexample(-\d+)?$/.test(basename(abs)) && existsSync(join(dirname(abs), 'test.json'));
+  const inCx = COUNTEREXAMPLE_DIR.test(basename(abs)) && existsSync(join(dirname(abs), 'test.json'));
   const runDir = inCx ? dirname(abs) : abs;
   const fix = 'give a run directory store/<lock>/<run-id> of a `lockpick run` that broke the lock (exit 1), or one of its counterexample directories';
   if (!existsSync(join(runDir, 'results.json')) || !existsSync(join(runDir, 'test.json'))) throw new ReportError(`${path}: no results.json and test.json of a run here\n  fix: ${fix}`);
@@ -149,7 +149,7 @@ async function issueReport(path: string, model: string | undefined, maxLineBytes
   // failure inherent to its design), whose counterexample may be counterexample-N: the first found
   // is always counterexample/. Its dir is named in failures[0], by the path the run wrote (the store may have moved since).
   const headline = Array.isArray(results.failures) ? (results.failures[0] as { counterexample?: unknown } | undefined)?.counterexample : undefined;
-  const headlineDir = typeof headline === 'string' && /^counterexample(-\d+)?$/.test(basename(headline)) ? basename(headline) : 'counterexample';
+  const headlineDir = typeof headline === 'string' && COUNTEREXAMPLE_DIR.test(basename(headline)) ? basename(headline) : 'counterexample';
   const cxDir = inCx ? abs : join(abs, existsSync(join(abs, headlineDir, 'history.jsonl')) ? headlineDir : 'counterexample');
   if (!existsSync(join(cxDir, 'history.jsonl'))) throw new ReportError(`${path}: the run has no counterexample (it did not break the lock)\n  fix: ${fix}`);
   // A counterexample-N dir carries its own test.json (its plan); the run's says the rest.

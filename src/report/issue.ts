@@ -4,7 +4,9 @@
 // whether it is a bug of the lock or inherent to its design and why, the fix the cause points
 // to, and how to see it again. It speaks of the lock and the run, in the user's terms.
 import type { Anomaly, CheckResult } from '../../checkers/types.ts';
+import { basename } from 'node:path';
 import { inClientTerms } from './text.ts';
+import { failureOfDir } from '../runner/stored-files.ts';
 
 /** What the report says about the lock under test (gathered by the command, which reads the files). */
 export interface LockFacts {
@@ -80,9 +82,7 @@ function anomalyLines(a: Anomaly, cause: string | undefined, clients: ReadonlyMa
 
 export function renderIssue(i: IssueInputs): string {
   const failures = (Array.isArray(i.results.failures) ? i.results.failures : []) as Failure[];
-  // The failure of this counterexample, by its dir's name in the run dir (the store may have moved since the run wrote the paths).
-  const name = i.counterexampleDir.split(/[\\/]/).pop();
-  const shown = failures.find((f) => typeof f.counterexample === 'string' && f.counterexample.split(/[\\/]/).pop() === name) ?? failures[0];
+  const shown = failureOfDir<Failure>(failures, basename(i.counterexampleDir)) ?? failures[0];
   const anomalies = i.check.anomalies;
   const resource = i.resource ?? [];
   const kinds = shown?.kinds ?? [];

@@ -14,6 +14,7 @@ import { envJson, envFromTest, keyNamespace } from './env-spec.ts';
 import { checkPackages } from '../optional.ts';
 import { UsageError } from '../errors.ts';
 import { checkStoredRun } from '../options.ts';
+import { COUNTEREXAMPLE_DIR, failureOfDir } from './stored-files.ts';
 import { hasIoPoints, retargetIoPoints } from './replay-retarget.ts';
 import { calibrationPlan } from '../workload/points.ts';
 import { logged } from './run-files.ts';
@@ -139,12 +140,10 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
  * an inherent failure), else the minimal's.
  */
 export function soloAnomalies(dir: string): string[] | undefined {
-  const inCx = /^counterexample(-\d+)?$/.test(basename(dir)) && !existsSync(join(dir, 'results.json'));
+  const inCx = COUNTEREXAMPLE_DIR.test(basename(dir)) && !existsSync(join(dir, 'results.json'));
   let results: { minimal?: { check?: { anomalies?: unknown }; resource?: { anomalies?: unknown } }; failures?: unknown } | null;
   try { results = JSON.parse(readFileSync(join(inCx ? dirname(dir) : dir, 'results.json'), 'utf8')); } catch { return undefined; }
-  const failure = inCx && Array.isArray(results?.failures)
-    ? (results.failures as { counterexample?: unknown; anomalies?: unknown }[]).find((f) => typeof f?.counterexample === 'string' && basename(f.counterexample) === basename(dir))
-    : undefined;
+  const failure = inCx ? failureOfDir<{ counterexample?: unknown; anomalies?: unknown }>(results?.failures, basename(dir)) : undefined;
   const types = failure !== undefined
     ? (Array.isArray(failure.anomalies) ? failure.anomalies : [])
     : [results?.minimal?.check?.anomalies, results?.minimal?.resource?.anomalies].flatMap((l) => (Array.isArray(l) ? l : [])).map((a) => (a as { type?: unknown } | null)?.type);

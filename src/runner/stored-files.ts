@@ -3,6 +3,7 @@
 // TypeError deep in a report (exit 4) or a verdict taken on trust. Hand-written: a field is
 // checked only for what a reader of it relies on; fields nobody reads pass as they are.
 import type { Anomaly, CheckResult, Verdict } from '../../checkers/types.ts';
+import { basename } from 'node:path';
 import { UsageError } from '../errors.ts';
 import { validatePlan } from '../workload/plan.ts';
 
@@ -99,6 +100,18 @@ export function minimalResourceAnomalies(raw: Record<string, unknown>, file: str
   const resource = c.object(raw.minimal, 'minimal').resource;
   if (resource === undefined) return [];
   return checkAnomalies(c, c.object(resource, 'minimal.resource').anomalies, 'minimal.resource.anomalies');
+}
+
+/** A counterexample dir's name in its run dir: counterexample/ (the first failure found), counterexample-N/ (the others). */
+export const COUNTEREXAMPLE_DIR = /^counterexample(-\d+)?$/;
+
+/**
+ * The entry of a results.json's `failures` whose counterexample is the dir named `name`, matched by
+ * name: the store may have moved since the run wrote the paths.
+ */
+export function failureOfDir<F extends { counterexample?: unknown }>(failures: unknown, name: string): F | undefined {
+  if (!Array.isArray(failures)) return undefined;
+  return (failures as F[]).find((f) => typeof f?.counterexample === 'string' && basename(f.counterexample) === name);
 }
 
 /** A counterexample's resource.json (the resource check of its run, ./run-files.ts): its anomalies. */

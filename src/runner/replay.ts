@@ -90,7 +90,8 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
   o = { ...o, ...logged(dir, o) };
   if (note) o.log(note);
   if (property !== stored) o.log(`judged by --property ${property} (the stored run's: ${stored})`);
-  writeJson(join(dir, 'test.json'), { ...test, lock: lockLabel(spec), ...storedLock(spec), ...envJson(env, keyPrefix), property, replay_of: o.dir, versions: versions(serverPackages(recipe, env)), started: new Date().toISOString() });
+  const replayTest = { ...test, lock: lockLabel(spec), ...storedLock(spec), ...envJson(env, keyPrefix), property, replay_of: o.dir, versions: versions(serverPackages(recipe, env)), started: new Date().toISOString() };
+  writeJson(join(dir, 'test.json'), replayTest);
   o.log(`lockpick replay ${id} of ${o.dir}: lock ${lockLabel(spec)}\n${describePlan(plan)}`);
   const record: ReplayRecord = { o, dir, id, t0, plan, spec, property, tally: new ReplayTally(plan, property, livenessMs) };
   appendProgress(dir, 'search', record.tally.coverage, { runs: 0, violations: 0, ops: 0 });   // started: `lockpick serve` shows it from now
@@ -116,7 +117,7 @@ export async function replay(o: ReplayOptions): Promise<RunSummary> {
         record.moved = true;
         for (const m of moved.moves) o.log(`replay: ${m}`);
         // What this replay ran, so a replay of it runs the same.
-        writeJson(join(dir, 'test.json'), { ...readTestJson(dir), plan: runPlan, replay_moved: moved.moves });
+        writeJson(join(dir, 'test.json'), { ...replayTest, plan: runPlan, replay_moved: moved.moves });
       }
     }
     for (; tally.n < o.runs; tally.n++) {
